@@ -1,0 +1,25 @@
+"""Files that ship inside the package: the MiniLM tokenizer and the embedded verifier."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+ASSETS = Path(__file__).parent / "assets"
+MINILM_TOKENIZER = ASSETS / "minilm" / "tokenizer.json"
+VERIFIER_DIR = ASSETS / "verifier"
+
+
+@functools.lru_cache(maxsize=4)
+def load_tokenizer(path: str = str(MINILM_TOKENIZER)) -> Any:
+    """A fresh ``tokenizers.Tokenizer`` from ``path`` (the shipped MiniLM vocabulary by default).
+
+    Padding and truncation are left off: callers pad per batch and never truncate silently.
+    """
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(path)
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer

@@ -1,0 +1,39 @@
+"""Every default model, threshold and limit, in one place."""
+
+from __future__ import annotations
+
+# --- corpus -----------------------------------------------------------------------------------
+#: Chunk size and overlap, in word-level tokens (see ``corpus.chunker.count_tokens``).
+CHUNK_TOKENS = 160
+CHUNK_OVERLAP = 32
+#: Files larger than this are refused (bytes).
+MAX_FILE_BYTES = 50 * 1024 * 1024
+#: File extensions the loaders read.
+EXTENSIONS = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".jsonl")
+
+# --- index ------------------------------------------------------------------------------------
+INDEX_FORMAT_VERSION = 1
+
+# --- retrieval --------------------------------------------------------------------------------
+TOP_K = 5
+SEARCH_MODE = "hybrid"
+SEARCH_MODES = ("bm25", "dense", "hybrid")
+#: Reciprocal-rank fusion constant (Cormack et al., 2009).
+RRF_K = 60
+#: How many candidates each retriever contributes before fusion.
+FUSION_CANDIDATES = 50
+EMBED_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+EMBED_MAX_TOKENS = 256
+EMBED_BATCH = 32
+
+# --- verifier ---------------------------------------------------------------------------------
+VERIFIER = "embedded"
+VERIFIER_MAX_TOKENS = 256
+VERIFIER_WINDOW_STRIDE_TOKENS = 64
+VERIFIER_BATCH = 16
+#: Support probability at or above which a claim counts as supported.
+SUPPORT_THRESHOLD = 0.5
+
+# --- runtime ----------------------------------------------------------------------------------
+#: onnxruntime intra-op threads; 0 lets onnxruntime decide.
+ONNX_THREADS = 0

@@ -1,0 +1,105 @@
+"""One exception tree for veracity.
+
+Every error says what went wrong, names the value or file, and says what to do::
+
+    VeracityError
+    ├── InputError                 bad input from the caller (fix the input)
+    │   ├── DocumentError          a file or document cannot be ingested (carries ``path``)
+    │   ├── OptionError            an option has a value outside its allowed choices or range
+    │   └── ClaimTooLongError      a claim does not fit the verifier's window
+    ├── IndexStoreError            an index folder is missing, corrupt or from another version
+    │   ├── IndexNotFoundError
+    │   └── IndexVersionError
+    ├── ModelError                 a model cannot be found, loaded or run
+    │   └── MissingDependencyError an optional extra is not installed (names the extra)
+    └── GenerationError            a chat model failed or replied with something unparseable
+
+Catch :class:`VeracityError` to handle all of them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = [
+    "ClaimTooLongError",
+    "DocumentError",
+    "GenerationError",
+    "IndexNotFoundError",
+    "IndexStoreError",
+    "IndexVersionError",
+    "InputError",
+    "MissingDependencyError",
+    "ModelError",
+    "OptionError",
+    "VeracityError",
+]
+
+
+class VeracityError(Exception):
+    """Base of every error veracity raises on purpose."""
+
+
+class InputError(VeracityError):
+    """The caller gave input that cannot be used as it is."""
+
+
+class DocumentError(InputError):
+    """A file or document cannot be ingested.
+
+    ``path`` names the file (or the JSONL line, as ``file.jsonl:12``) and ``reason`` is a short
+    machine-readable code such as ``"empty"`` or ``"binary"``.
+    """
+
+    def __init__(self, path: str | Path, reason: str, message: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {message}")
+
+
+class OptionError(InputError):
+    """An option has a value outside its allowed choices or range."""
+
+    def __init__(self, name: str, value: object, allowed: str, fix: str = "") -> None:
+        self.name = name
+        self.value = value
+        text = f"{name}={value!r} is not allowed: {allowed}."
+        if fix:
+            text += f" {fix}"
+        super().__init__(text)
+
+
+class ClaimTooLongError(InputError):
+    """A claim alone does not fit the verifier's window; it is never truncated silently."""
+
+
+class IndexStoreError(VeracityError):
+    """An index folder cannot be opened or written."""
+
+
+class IndexNotFoundError(IndexStoreError):
+    """There is no index at the given folder."""
+
+
+class IndexVersionError(IndexStoreError):
+    """The index was written by an incompatible version of veracity."""
+
+
+class ModelError(VeracityError):
+    """A model cannot be found, loaded or run."""
+
+
+class MissingDependencyError(ModelError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+    def __init__(self, package: str, extra: str, purpose: str) -> None:
+        self.package = package
+        self.extra = extra
+        super().__init__(
+            f"{purpose} needs the package {package!r}, which is not installed. "
+            f"Install it with: pip install 'veracity[{extra}]'"
+        )
+
+
+class GenerationError(VeracityError):
+    """A chat model failed, or its reply could not be parsed."""

