@@ -15,6 +15,8 @@ import typer
 from rich.console import Console
 
 from veracity.errors import VeracityError
+from veracity.types import PairScore
+from veracity.verify.base import PairScorer
 
 app = typer.Typer(
     name="veracity",
@@ -44,6 +46,103 @@ def _root() -> None:
 
 def emit_json(payload: Any) -> None:
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_text_or_file(value: str) -> str:
+    """``value`` itself, or the text of the file it names."""
+    path = Path(value)
+    if len(value) < 4096 and "\n" not in value and path.is_file():
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise fail(VeracityError(f"{path}: cannot read it as UTF-8 text ({exc})")) from exc
+    return value
+
+
+def score_payload(premise: str, claim: str, score: PairScore) -> dict[str, Any]:
+    return {
+        "claim": claim,
+        "label": score.label,
+        "supported": score.supported,
+        "contradicted": score.contradicted,
+        "neither": score.neither,
+        "window": [score.window.start, score.window.end],
+        "windows": score.windows,
+        "evidence": [{"start": s.start, "end": s.end, "text": s.of(premise)}
+                     for s in score.evidence],
+    }
+
+
+@app.command("check")
+def check(
+    premise: Annotated[str | None, typer.Option(help="premise text, or a file holding it")] = None,
+    claim: Annotated[str | None, typer.Option(help="the claim to check")] = None,
+    batch: Annotated[Path | None, typer.Option(
+        help="JSONL file of {premise, claim} rows (an `id` is passed through)")] = None,
+    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine or hf:<model>")]
+    = "embedded",
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Does the premise support the claim? One pair, or a JSONL batch (JSONL out)."""
+    from veracity.verify.registry import make_verifier
+
+    try:
+        scorer = make_verifier(verifier).load()
+        if batch is not None:
+            raise typer.Exit(check_batch(scorer, batch))
+        if premise is None or claim is None:
+            raise VeracityError("give --premise and --claim, or --batch FILE.jsonl")
+        text = read_text_or_file(premise)
+        result = scorer.run([text], [claim])
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    payload = score_payload(text, claim, result.scores[0]) | {"model": result.model_id,
+                                                               "version": result.model_version}
+    if as_json:
+        emit_json(payload)
+        return
+    colour = {"supported": "green", "contradicted": "red"}.get(payload["label"], "yellow")
+    console.print(f"[bold {colour}]{payload['label']}[/]  supported {payload['supported']:.3f}  "
+                  f"contradicted {payload['contradicted']:.3f}  neither {payload['neither']:.3f}"
+                  f"  ({result.model_id} {result.model_version})")
+    for part in payload["evidence"]:
+        console.print(f"  evidence [{part['start']}:{part['end']}] {part['text']}",
+                      highlight=False)
+
+
+def check_batch(scorer: PairScorer, path: Path, chunk: int = 64) -> int:
+    """Score a JSONL file of pairs to stdout as JSONL; returns the exit code."""
+    from rich.progress import track
+
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise VeracityError(f"{path}: cannot read it ({exc})") from exc
+    rows: list[dict[str, Any]] = []
+    failed = 0
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict) or not isinstance(row.get("premise"), str) or \
+                    not isinstance(row.get("claim", row.get("hypothesis")), str):
+                raise ValueError("need string fields premise and claim")
+        except ValueError as exc:
+            errors.print(f"{path}:{number}: skipped: {exc}")
+            failed += 1
+            continue
+        rows.append(row)
+    for first in track(range(0, len(rows), chunk), description="checking", console=errors):
+        part = rows[first:first + chunk]
+        claims = [str(row.get("claim", row.get("hypothesis"))) for row in part]
+        result = scorer.run([row["premise"] for row in part], claims)
+        for row, claim_text, score in zip(part, claims, result.scores, strict=True):
+            out = score_payload(row["premise"], claim_text, score)
+            if "id" in row:
+                out = {"id": row["id"]} | out
+            sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+    return EXIT_PARTIAL if failed else EXIT_OK
 
 
 @app.command("train-verifier")
