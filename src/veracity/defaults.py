@@ -22,6 +22,12 @@ SEARCH_MODES = ("bm25", "dense", "hybrid")
 RRF_K = 60
 #: How many candidates each retriever contributes before fusion.
 FUSION_CANDIDATES = 50
+#: BM25 term-frequency saturation, length normalisation and scoring variant (bm25s method names).
+BM25_K1 = 1.5
+BM25_B = 0.75
+BM25_METHOD = "lucene"
+#: Snowball stemmer language for BM25 (PyStemmer), or None to index surface words.
+BM25_STEMMER: str | None = "english"
 EMBED_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 EMBED_MAX_TOKENS = 256
 EMBED_BATCH = 32

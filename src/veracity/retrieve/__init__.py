@@ -1,0 +1,25 @@
+"""Retrieval: BM25 (bm25s), dense (shipped MiniLM ONNX), hybrid RRF fusion, and their builders.
+
+>>> from veracity.retrieve import open_retriever       # doctest: +SKIP
+>>> open_retriever("my-index", mode="bm25").run("eclipse", k=3).hits  # doctest: +SKIP
+"""
+
+from veracity.retrieve.base import Retriever
+from veracity.retrieve.bm25 import BM25Builder, BM25Retriever
+from veracity.retrieve.dense import DenseBuilder, DenseRetriever
+from veracity.retrieve.embed import Embedder, Embeddings
+from veracity.retrieve.hybrid import HybridRetriever, reciprocal_rank_fusion
+from veracity.retrieve.open import open_retriever
+
+__all__ = [
+    "BM25Builder",
+    "BM25Retriever",
+    "DenseBuilder",
+    "DenseRetriever",
+    "Embedder",
+    "Embeddings",
+    "HybridRetriever",
+    "Retriever",
+    "open_retriever",
+    "reciprocal_rank_fusion",
+]

@@ -1,0 +1,274 @@
+"""Dense retrieval: MiniLM sentence vectors of every chunk, searched by cosine similarity.
+
+``DenseBuilder`` writes two files into a generation folder: ``dense.npy`` (float32 unit rows in
+chunk ordinal order) and ``dense.json`` (model id, dimension, count, max tokens, the sha256 of
+each chunk text in order, and the ordinals whose text was truncated to the model's window). A
+chunk whose text hash is already in the previous generation gets its vector copied from there, so
+re-indexing embeds only new text.
+
+>>> new, old = Path("idx/gen-000002"), Path("idx/gen-000001")               # doctest: +SKIP
+>>> DenseBuilder().build(chunks, new, old)["embedded"]                       # doctest: +SKIP
+20
+>>> DenseRetriever(chunks, new).run("a film about spiders").hits            # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from veracity import defaults
+from veracity.corpus.base import ChunkLookup
+from veracity.errors import IndexStoreError, InputError, VeracityError
+from veracity.retrieve.base import check_k, check_query, hits_at, read_meta, top_k, write_meta
+from veracity.retrieve.embed import Embedder, Embeddings
+from veracity.types import Confidence, SearchResult
+
+__all__ = ["DENSE_META", "DENSE_VECTORS", "DenseBuilder", "DenseRetriever", "TextEmbedder"]
+
+DENSE_VECTORS = "dense.npy"
+DENSE_META = "dense.json"
+#: Texts handed to the embedder per call while indexing (it sorts each call by length).
+_BLOCK = 2048
+
+
+@runtime_checkable
+class TextEmbedder(Protocol):
+    """What dense retrieval needs of an embedder; :class:`Embedder` is the shipped one."""
+
+    model_id: str
+    max_tokens: int
+
+    @property
+    def dimension(self) -> int: ...
+
+    def load(self) -> Any: ...
+
+    def run(self, texts: Sequence[str]) -> Embeddings: ...
+
+
+def _embedder(embedder: TextEmbedder | None) -> TextEmbedder:
+    if embedder is None:
+        return Embedder()
+    if not isinstance(embedder, TextEmbedder):
+        raise InputError(
+            f"embedder must be a veracity Embedder (or have model_id, max_tokens, dimension, "
+            f"load() and run(texts)), got {type(embedder).__name__}"
+        )
+    return embedder
+
+
+def text_hash(text: str) -> str:
+    """The sha256 hex digest of ``text`` as UTF-8: the key for reusing a chunk's vector."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class DenseBuilder:
+    """Embeds every chunk of a generation into ``dense.npy`` + ``dense.json``.
+
+    The summary it returns counts the texts ``embedded`` now, the rows ``reused`` from the
+    previous generation, and the rows whose text was ``truncated`` to the embedder's window
+    (those are embedded from their first ``max_tokens`` tokens only).
+
+    >>> summary = DenseBuilder().build(chunks, Path("idx/gen-000001"), None)  # doctest: +SKIP
+    >>> summary["truncated"]                                                  # doctest: +SKIP
+    0
+    """
+
+    name = "dense"
+
+    def __init__(self, embedder: TextEmbedder | None = None) -> None:
+        self.embedder = _embedder(embedder)
+
+    def build(
+        self, chunks: ChunkLookup, directory: Path, previous: Path | None
+    ) -> Mapping[str, object]:
+        """Write the vectors of ``chunks`` (ordinal order) into ``directory``."""
+        embedder = self.embedder
+        texts = [chunk.text for chunk in chunks]
+        hashes = [text_hash(text) for text in texts]
+        dimension = embedder.dimension
+        vectors = np.zeros((len(texts), dimension), dtype=np.float32)
+        known = _previous_vectors(previous, embedder)
+        truncated_hashes: set[str] = set()
+        todo: dict[str, list[int]] = {}  # each distinct new text is embedded once
+        reused = 0
+        for ordinal, digest in enumerate(hashes):
+            found = known.get(digest)
+            if found is None:
+                todo.setdefault(digest, []).append(ordinal)
+                continue
+            vectors[ordinal] = found[0]
+            reused += 1
+            if found[1]:
+                truncated_hashes.add(digest)
+        pending = list(todo)
+        if pending:
+            embedder.load()
+        for first in range(0, len(pending), _BLOCK):
+            block = pending[first : first + _BLOCK]
+            result = embedder.run([texts[todo[digest][0]] for digest in block])
+            if result.vectors.shape != (len(block), dimension):
+                raise IndexStoreError(
+                    f"the embedder returned vectors of shape {result.vectors.shape} for "
+                    f"{len(block)} texts; expected ({len(block)}, {dimension})"
+                )
+            for row, digest in enumerate(block):
+                vectors[todo[digest]] = result.vectors[row]
+            truncated_hashes.update(block[row] for row in result.truncated)
+        truncated = [i for i, digest in enumerate(hashes) if digest in truncated_hashes]
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        np.save(directory / DENSE_VECTORS, vectors, allow_pickle=False)
+        meta = {
+            "model_id": embedder.model_id,
+            "dimension": dimension,
+            "count": len(texts),
+            "max_tokens": embedder.max_tokens,
+            "sha256": hashes,
+            "truncated": truncated,
+        }
+        write_meta(directory / DENSE_META, meta)
+        return {
+            "model_id": embedder.model_id,
+            "dimension": dimension,
+            "count": len(texts),
+            "embedded": len(pending),
+            "reused": reused,
+            "truncated": len(truncated),
+        }
+
+
+def _previous_vectors(
+    previous: Path | None, embedder: TextEmbedder
+) -> dict[str, tuple[np.ndarray, bool]]:
+    """Vectors of the previous generation by text hash, when they came from the same model.
+
+    The previous generation is only a cache: when it is missing, unreadable or from another
+    model, everything is embedded again.
+    """
+    if previous is None:
+        return {}
+    try:
+        meta = read_meta(Path(previous) / DENSE_META, "dense index")
+        matrix = np.load(Path(previous) / DENSE_VECTORS, mmap_mode="r", allow_pickle=False)
+    except (VeracityError, OSError, ValueError):
+        return {}
+    same_model = (
+        meta.get("model_id") == embedder.model_id
+        and meta.get("max_tokens") == embedder.max_tokens
+        and meta.get("dimension") == embedder.dimension
+    )
+    hashes = meta.get("sha256")
+    if not same_model or not isinstance(hashes, list) or matrix.shape != (
+        len(hashes),
+        embedder.dimension,
+    ):
+        return {}
+    truncated = set(meta.get("truncated", []))
+    return {digest: (matrix[row], row in truncated) for row, digest in enumerate(hashes)}
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    matrix: np.ndarray
+    count: int
+
+
+class DenseRetriever:
+    """Cosine search over the chunk vectors of one index generation.
+
+    ``directory`` is the generation folder holding ``dense.npy``; the vectors are memory-mapped.
+    The query is embedded with the same model (checked against ``dense.json``). Confidence:
+    ``top_cosine`` is the best cosine and ``margin`` the best minus the second best.
+
+    >>> retriever = DenseRetriever(chunks, Path("idx/gen-000001")).load()   # doctest: +SKIP
+    >>> retriever.run("who directed the film?", k=3).confidence.top_cosine  # doctest: +SKIP
+    0.61
+    """
+
+    name = "dense"
+
+    def __init__(
+        self,
+        chunks: ChunkLookup,
+        directory: str | Path,
+        embedder: TextEmbedder | None = None,
+    ) -> None:
+        if not isinstance(chunks, ChunkLookup):
+            raise InputError(
+                "chunks must be a ChunkLookup (such as InMemoryChunks), "
+                f"got {type(chunks).__name__}"
+            )
+        self.chunks = chunks
+        self.directory = Path(directory)
+        self.embedder = _embedder(embedder)
+        self._loaded: _Loaded | None = None
+
+    def load(self) -> DenseRetriever:
+        """Map the vectors and load the embedder once; later calls do nothing."""
+        self._index()
+        return self
+
+    def _index(self) -> _Loaded:
+        if self._loaded is None:
+            self._loaded = self._open()
+        return self._loaded
+
+    def _open(self) -> _Loaded:
+        meta = read_meta(self.directory / DENSE_META, "dense index")
+        count = int(meta["count"])
+        if count != len(self.chunks):
+            raise IndexStoreError(
+                f"the dense index at {self.directory} holds {count} chunks but the chunk store "
+                f"holds {len(self.chunks)}; they come from different generations. Re-index."
+            )
+        if meta.get("model_id") != self.embedder.model_id:
+            raise IndexStoreError(
+                f"the dense index at {self.directory} was embedded with {meta.get('model_id')!r} "
+                f"but the query embedder is {self.embedder.model_id!r}. Pass the embedder the "
+                "index was built with, or re-index with this one."
+            )
+        try:
+            matrix = np.load(self.directory / DENSE_VECTORS, mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise IndexStoreError(
+                f"cannot read {self.directory / DENSE_VECTORS}: {exc}. Re-index."
+            ) from exc
+        if matrix.shape != (count, self.embedder.dimension) or matrix.dtype != np.float32:
+            raise IndexStoreError(
+                f"{self.directory / DENSE_VECTORS} holds {matrix.dtype} {matrix.shape}; expected "
+                f"float32 ({count}, {self.embedder.dimension}). Re-index."
+            )
+        self.embedder.load()
+        return _Loaded(matrix, count)
+
+    def score_all(self, query: str) -> np.ndarray:
+        """Cosine of ``query`` with every chunk (float32, ordinal order)."""
+        return self._scores(check_query(query))
+
+    def _scores(self, query: str) -> np.ndarray:
+        index = self._index()
+        if index.count == 0:
+            return np.zeros(0, dtype=np.float32)
+        vector = self.embedder.run([query]).vectors[0].astype(np.float32, copy=False)
+        return np.asarray(index.matrix @ vector)
+
+    def run(self, query: str, *, k: int = defaults.TOP_K) -> SearchResult:
+        """The ``k`` chunks closest to ``query`` (all of them when there are fewer), best first."""
+        query = check_query(query)
+        k = check_k(k)
+        scores = self._scores(query)
+        best = top_k(scores, max(k, 2))
+        first = float(scores[best[0]]) if best.size else None
+        margin = float(scores[best[0]] - scores[best[1]]) if best.size > 1 else None
+        top = best[:k]
+        values = scores[top]
+        hits = hits_at(self.chunks, top, values, self.name, {"cosine": values})
+        confidence = Confidence(top_cosine=first, margin=margin)
+        return SearchResult(query=query, mode=self.name, hits=hits, confidence=confidence)
