@@ -1,0 +1,142 @@
+"""Shared output of the benchmarks: ``results/<name>.json`` and a section of ``README.md``.
+
+Every benchmark ends with one call::
+
+    from _report import write_result
+    write_result("retrieval_speed", figures, table_md, command)
+
+The JSON file holds the date, the machine (platform, CPU model, usable cores, memory, Python),
+the git commit, the exact command and the figures. In the README, the text between
+``<!-- NAME -->`` and ``<!-- /NAME -->`` is replaced (the section is appended the first time) by
+a ``### NAME`` heading, the date, machine, commit and command, followed by ``table_md``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+__all__ = ["BENCH", "REPO", "machine", "write_result"]
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+RESULTS = BENCH / "results"
+README = BENCH / "README.md"
+_HEADER = (
+    "# Benchmarks\n\n"
+    "Measured figures, written by the scripts in this folder (each section names its exact "
+    "command). These are benchmarks, not tests; raw figures are in `results/`.\n"
+)
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def _memory_gib() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 1024**2, 1)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def machine() -> dict[str, Any]:
+    """Where the benchmark ran: platform, CPU model, usable cores, memory, Python."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 0
+    return {
+        "platform": platform.platform(),
+        "cpu": _cpu_model(),
+        "cores": cores,
+        "memory_gib": _memory_gib(),
+        "python": platform.python_version(),
+    }
+
+
+def _git(*args: str) -> str:
+    try:
+        done = subprocess.run(
+            ["git", *args], cwd=REPO, capture_output=True, text=True, timeout=10, check=True
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip()
+
+
+def _commit() -> str:
+    commit = _git("rev-parse", "--short", "HEAD") or "unknown"
+    # uncommitted changes to the code being measured make the commit only approximate
+    if _git("status", "--porcelain", "--", "src", "bench/*.py"):
+        commit += " (with uncommitted changes)"
+    return commit
+
+
+def _describe(info: dict[str, Any]) -> str:
+    memory = f", {info['memory_gib']} GiB RAM" if info["memory_gib"] else ""
+    return (
+        f"{info['cpu']}, {info['cores']} cores{memory}, {info['platform']}, "
+        f"Python {info['python']}"
+    )
+
+
+def write_result(name: str, figures: dict[str, Any], table_md: str, command: str) -> Path:
+    """Write ``results/<name>.json`` and replace the ``name`` section of the README.
+
+    ``figures`` must be JSON-serialisable; ``table_md`` is Markdown (a table, maybe with notes);
+    ``command`` is the exact command line that produced the figures. Returns the JSON path.
+    """
+    if not re.fullmatch(r"[A-Za-z0-9_]+", name):
+        raise ValueError(f"benchmark name {name!r} must be a plain word like 'retrieval_speed'")
+    now = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
+    info = machine()
+    commit = _commit()
+    payload = {
+        "name": name,
+        "date": now.isoformat(),
+        "machine": info,
+        "commit": commit,
+        "command": command,
+        "figures": figures,
+    }
+    RESULTS.mkdir(exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    begin, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+    section = "\n".join(
+        [
+            begin,
+            f"### {name}",
+            "",
+            f"Measured {now:%Y-%m-%d %H:%M} UTC on {_describe(info)}; commit {commit}.",
+            "",
+            f"Command: `{command}`",
+            "",
+            table_md.strip(),
+            end,
+        ]
+    )
+    text = README.read_text(encoding="utf-8") if README.is_file() else _HEADER
+    if begin in text and end in text:
+        text = text[: text.index(begin)] + section + text[text.index(end) + len(end) :]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    README.write_text(text, encoding="utf-8")
+    return path
