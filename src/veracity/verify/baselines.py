@@ -1,0 +1,154 @@
+"""Two baseline pair scorers that any verifier must beat: word overlap and embedding cosine.
+
+Both follow the :class:`~veracity.verify.base.PairScorer` shape, but their ``supported`` field is
+a **similarity score in [0, 1], not a probability**: ``contradicted`` is always 0 and ``neither``
+is ``1 - supported``. A fixed threshold such as 0.5 means nothing for them; choose one on
+development data (``evaluate.classification.cross_threshold``). ``scores_are_probabilities`` is
+``False`` on both so that callers can tell.
+
+>>> scorer = LexicalCoverageScorer()
+>>> scorer.run(["Paris is the capital of France."], ["France's capital is Paris."]).supported()
+[1.0]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, Protocol
+
+import numpy as np
+
+from veracity.errors import OptionError
+from veracity.retrieve.embed import Embedder, Embeddings
+from veracity.sentences import split_sentences
+from veracity.types import PairScore, PairScores, Span
+from veracity.verify.base import check_pairs
+from veracity.verify.signals import lexical_coverage
+
+__all__ = ["CosineScorer", "LexicalCoverageScorer", "TextEmbedder", "sentence_windows"]
+
+
+def _similarity(value: float, window: Span, index: int = 0, windows: int = 1) -> PairScore:
+    return PairScore(value, 0.0, 1.0 - value, window=window, window_index=index, windows=windows)
+
+
+class LexicalCoverageScorer:
+    """``supported`` = share of the claim's content words found in the premise.
+
+    See :func:`veracity.verify.signals.lexical_coverage`. The window is always the whole premise.
+    """
+
+    model_id = "lexical-coverage"
+    model_version = "1"
+    scores_are_probabilities: ClassVar[bool] = False
+
+    def load(self) -> LexicalCoverageScorer:
+        return self
+
+    def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+        check_pairs(premises, hypotheses)
+        scores = tuple(_similarity(lexical_coverage(premise, hypothesis), Span(0, len(premise)))
+                       for premise, hypothesis in zip(premises, hypotheses, strict=True))
+        return PairScores(scores, self.model_id, self.model_version)
+
+
+class TextEmbedder(Protocol):
+    """What :class:`CosineScorer` needs of an embedder: unit vectors for a batch of texts."""
+
+    model_id: str
+    max_tokens: int
+
+    def load(self) -> Any: ...
+
+    def run(self, texts: Sequence[str]) -> Embeddings: ...
+
+
+def sentence_windows(spans: Sequence[Span], token_counts: Sequence[int], *, max_sentences: int,
+                     max_tokens: int) -> list[Span]:
+    """Windows of consecutive sentences: one starting at each sentence, up to ``max_sentences``
+    sentences and ``max_tokens`` tokens (a single longer sentence is still its own window).
+
+    >>> [(w.start, w.end) for w in sentence_windows(
+    ...     [Span(0, 5), Span(6, 9), Span(10, 20)], [4, 2, 9], max_sentences=2, max_tokens=8)]
+    [(0, 9), (6, 9), (10, 20)]
+    """
+    windows: list[Span] = []
+    for first in range(len(spans)):
+        last, used = first, token_counts[first]
+        while (last + 1 < len(spans) and last + 1 - first < max_sentences
+               and used + token_counts[last + 1] <= max_tokens):
+            last += 1
+            used += token_counts[last]
+        windows.append(Span(spans[first].start, spans[last].end))
+    return windows
+
+
+class CosineScorer:
+    """``supported`` = the best cosine between the claim and a window of the premise, in [0, 1].
+
+    The premise is split into sentences and cut into windows of up to ``window_sentences``
+    consecutive sentences that fit the embedder's window; the claim and every window are
+    embedded in one batched call per ``run`` (a premise repeated in the batch is embedded once),
+    and the best window's span is recorded. Negative cosines are clipped to 0.
+
+    >>> scorer = CosineScorer().load()                           # doctest: +SKIP
+    >>> scorer.run(["A cat sat. It purred."], ["A cat purred."]).scores[0].window  # doctest: +SKIP
+    Span(start=0, end=21)
+    """
+
+    scores_are_probabilities: ClassVar[bool] = False
+    model_version = "1"
+
+    def __init__(self, embedder: TextEmbedder | None = None, *, window_sentences: int = 3,
+                 threads: int = 0) -> None:
+        if window_sentences < 1:
+            raise OptionError("window_sentences", window_sentences, "1 or more")
+        self.embedder: TextEmbedder = embedder if embedder is not None else Embedder(
+            threads=threads)
+        self.window_sentences = window_sentences
+        self.model_id = f"cosine:{self.embedder.model_id}"
+        self._tokenizer: Any = None
+
+    def load(self) -> CosineScorer:
+        if self._tokenizer is None:
+            from veracity.assets import load_tokenizer
+
+            self.embedder.load()
+            self._tokenizer = load_tokenizer()
+        return self
+
+    def _windows(self, premise: str) -> list[Span]:
+        spans = split_sentences(premise)
+        if not spans:
+            return []
+        encodings = self._tokenizer.encode_batch([span.of(premise) for span in spans],
+                                                 add_special_tokens=False)
+        return sentence_windows(spans, [len(encoding.ids) for encoding in encodings],
+                                max_sentences=self.window_sentences,
+                                max_tokens=self.embedder.max_tokens - 2)
+
+    def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+        check_pairs(premises, hypotheses)
+        self.load()
+        unique_premises = list(dict.fromkeys(premises))
+        unique_claims = list(dict.fromkeys(hypotheses))
+        windows = {premise: self._windows(premise) for premise in unique_premises}
+        texts = [span.of(premise) for premise in unique_premises for span in windows[premise]]
+        rows: dict[str, tuple[int, int]] = {}
+        offset = 0
+        for premise in unique_premises:
+            rows[premise] = (offset, offset + len(windows[premise]))
+            offset += len(windows[premise])
+        claim_row = {claim: len(texts) + i for i, claim in enumerate(unique_claims)}
+        vectors = self.embedder.run(texts + unique_claims).vectors
+        scores = []
+        for premise, hypothesis in zip(premises, hypotheses, strict=True):
+            begin, stop = rows[premise]
+            if begin == stop:  # a blank premise supports nothing
+                scores.append(_similarity(0.0, Span(0, len(premise))))
+                continue
+            cosines = vectors[begin:stop] @ vectors[claim_row[hypothesis]]
+            best = int(np.argmax(cosines))
+            value = float(np.clip(cosines[best], 0.0, 1.0))
+            scores.append(_similarity(value, windows[premise][best], best, stop - begin))
+        return PairScores(tuple(scores), self.model_id, self.model_version)

@@ -1,0 +1,245 @@
+"""Cheap exact signals between a claim and a premise: words, numbers and names it shares.
+
+They serve as baselines (see ``verify.baselines``) and as features of the knowledge layer. All
+functions are pure and English-only.
+
+>>> lexical_coverage("The Eiffel Tower opened in 1889 in Paris.", "The tower opened in Paris.")
+1.0
+>>> number_agreement("It cost $1,200 and grew 2.5 percent.", "It cost 1200 dollars, up 3%.").missing
+('3%',)
+>>> entity_coverage("Marie Curie was born in Warsaw.", "Marie Curie was born in Paris.").missing
+('paris',)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+__all__ = [
+    "STOPWORDS",
+    "Agreement",
+    "capitalised_entities",
+    "content_word_agreement",
+    "content_words",
+    "entity_coverage",
+    "lexical_coverage",
+    "number_agreement",
+    "numbers",
+    "stem",
+    "word_tokens",
+]
+
+#: English function words, lowercased (close to NLTK's list, with contractions spelled out).
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any are aren't as at be because been before
+being below between both but by can can't cannot could couldn't did didn't do does doesn't doing
+don't down during each either few for from further had hadn't has hasn't have haven't having he
+he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in
+into is isn't it it's its itself just let's may me might more most must mustn't my myself neither
+no nor not of off on once only or other ought our ours ourselves out over own same shall shan't
+she she'd she'll she's should shouldn't so some such than that that's the their theirs them
+themselves then there there's these they they'd they'll they're they've this those through to too
+under until up upon very was wasn't we we'd we'll we're we've were weren't what what's when when's
+where where's which while who who's whom why why's will with won't would wouldn't yet you you'd
+you'll you're you've your yours yourself yourselves s t d ll m re ve
+""".split())
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+_APOSTROPHE = str.maketrans({"’": "'"})
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Items of the claim that the premise contains (``found``) and does not (``missing``).
+
+    ``share`` is ``len(found) / total``, and 1.0 when the claim has no such items (nothing to
+    contradict); check ``total`` to tell that case apart.
+    """
+
+    found: tuple[str, ...]
+    missing: tuple[str, ...]
+
+    @property
+    def total(self) -> int:
+        return len(self.found) + len(self.missing)
+
+    @property
+    def share(self) -> float:
+        return len(self.found) / self.total if self.total else 1.0
+
+
+def _agreement(claim_items: list[str], premise_items: set[str]) -> Agreement:
+    unique = list(dict.fromkeys(claim_items))
+    return Agreement(tuple(item for item in unique if item in premise_items),
+                     tuple(item for item in unique if item not in premise_items))
+
+
+# --- words ------------------------------------------------------------------------------------
+
+
+def word_tokens(text: str) -> list[str]:
+    """Lowercased word tokens (letters and digits; inner apostrophes kept, curly ones made ')."""
+    return [match.group().translate(_APOSTROPHE) for match in _WORD.finditer(text.lower())]
+
+
+def stem(word: str) -> str:
+    """A light suffix stem, so plural and tense variants meet: studies/study, opened/opens/open.
+
+    Not a linguistic stemmer: it only has to map the same word form to the same key on both
+    sides of a comparison. Stems keep at least three characters.
+
+    >>> [stem(w) for w in ("studies", "opened", "opening", "boxes", "cars", "glass", "bus")]
+    ['study', 'open', 'open', 'box', 'car', 'glass', 'bus']
+    """
+    if word.endswith("'s"):
+        word = word[:-2]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed"):
+        return word[:-2]
+    if len(word) > 4 and word.endswith(("ches", "shes", "xes", "zes", "sses")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def content_words(text: str) -> list[str]:
+    """Stemmed word tokens of ``text`` without stopwords, in order (numbers included).
+
+    >>> content_words("The cats were sleeping on the mats.")
+    ['cat', 'sleep', 'mat']
+    """
+    return [stem(word) for word in word_tokens(text) if word not in STOPWORDS]
+
+
+def content_word_agreement(premise: str, claim: str) -> Agreement:
+    """The claim's distinct content words, split into those the premise has and has not."""
+    return _agreement(content_words(claim), set(content_words(premise)))
+
+
+def lexical_coverage(premise: str, claim: str) -> float:
+    """Share of the claim's distinct content words found in the premise (1.0 if it has none)."""
+    return content_word_agreement(premise, claim).share
+
+
+# --- numbers ----------------------------------------------------------------------------------
+
+_NUMBER = re.compile(
+    r"(?<![\w.])(?P<value>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?P<suffix>s\b|st\b|nd\b|rd\b|th\b)?"
+    r"(?:\s*(?P<percent>%|percent\b|per\s+cent\b))?"
+    r"(?:\s+(?P<scale>thousand|million|billion|trillion)\b)?",
+    re.IGNORECASE,
+)
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+
+
+def _canonical(value: str, scale: str | None) -> str:
+    try:
+        number = Decimal(value.replace(",", ""))
+    except InvalidOperation:  # pragma: no cover - the pattern only admits decimals
+        return value
+    if scale:
+        number *= _SCALES[scale.lower()]
+    text = format(number.normalize(), "f")
+    return text if "." not in text else text.rstrip("0").rstrip(".")
+
+
+def numbers(text: str) -> list[str]:
+    """Numbers in ``text`` in a canonical form, in order.
+
+    Thousands separators go ("1,200" -> "1200"), trailing zeros go ("2.50" -> "2.5"), scale words
+    multiply ("1.2 million" -> "1200000"), percentages keep a "%" ("2.5 percent" -> "2.5%"),
+    ordinals lose their suffix ("21st" -> "21") and decades keep theirs ("1990s").
+    Number words ("three") are not read.
+
+    >>> numbers("In the 1990s, 1,200 people (2.50 per cent) paid $1.2 million on May 21st.")
+    ['1990s', '1200', '2.5%', '1200000', '21']
+    """
+    found: list[str] = []
+    for match in _NUMBER.finditer(text):
+        canonical = _canonical(match["value"], match["scale"])
+        if match["percent"]:
+            canonical += "%"
+        elif (match["suffix"] or "").lower() == "s":
+            canonical += "s"
+        found.append(canonical)
+    return found
+
+
+def number_agreement(premise: str, claim: str) -> Agreement:
+    """The claim's distinct numbers, split into those the premise states and does not."""
+    return _agreement(numbers(claim), set(numbers(premise)))
+
+
+# --- capitalised names ------------------------------------------------------------------------
+
+_CONNECTORS = frozenset({"of", "the", "de", "del", "da", "du", "van", "von", "der", "la", "le"})
+_OPENERS = frozenset('.!?:;\n"“(')
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    before = start - 1
+    while before >= 0 and text[before] in " \t":
+        before -= 1
+    return before < 0 or text[before] in _OPENERS
+
+
+def capitalised_entities(text: str) -> list[str]:
+    """Runs of capitalised words, lowercased: a cheap stand-in for named entities.
+
+    A run may hold inner connectors ("Bank of England") and "&" or "-" ("AT&T"); a capitalised
+    stopword that opens a sentence ("The", "In", "He") is not part of a name. Single capitalised
+    words that open a sentence are kept, so "Paris is ..." still yields "paris".
+
+    >>> capitalised_entities("The Bank of England raised rates. In March, Andrew Bailey spoke.")
+    ['bank of england', 'march', 'andrew bailey']
+    """
+    entities: list[str] = []
+    run: list[re.Match[str]] = []
+
+    def close() -> None:
+        while run and run[-1].group().lower() in _CONNECTORS:
+            run.pop()
+        if len(run) == 1 and run[0].group().lower() in STOPWORDS:  # "I", "We" mid-sentence
+            run.clear()
+        if run:
+            name = text[run[0].start():run[-1].end()].lower().translate(_APOSTROPHE)
+            entities.append(" ".join(name.split()))
+        run.clear()
+
+    position = 0
+    for match in _WORD.finditer(text):
+        word = match.group()
+        gap = text[position:match.start()]
+        position = match.end()
+        if run and gap.strip() not in ("", "&", "-"):
+            close()
+        if word[0].isupper():
+            if not run and _opens_sentence(text, match.start()) and word.lower() in STOPWORDS:
+                continue
+            run.append(match)
+        elif run and word in _CONNECTORS:
+            run.append(match)
+        else:
+            close()
+    close()
+    return entities
+
+
+def entity_coverage(premise: str, claim: str) -> Agreement:
+    """The claim's distinct capitalised names, split into those the premise mentions and not.
+
+    A name counts as mentioned when its words occur consecutively in the premise, in any case.
+    """
+    premise_words = " " + " ".join(word_tokens(premise)) + " "
+    entities = [" ".join(word_tokens(entity)) for entity in capitalised_entities(claim)]
+    entities = [entity for entity in entities if entity]
+    unique = list(dict.fromkeys(entities))
+    return Agreement(tuple(e for e in unique if f" {e} " in premise_words),
+                     tuple(e for e in unique if f" {e} " not in premise_words))

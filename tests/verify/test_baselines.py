@@ -1,0 +1,121 @@
+"""Baseline scorers: lexical coverage and MiniLM cosine over sentence windows."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from veracity.errors import InputError, OptionError
+from veracity.retrieve.embed import Embeddings
+from veracity.types import Span
+from veracity.verify.base import PairScorer
+from veracity.verify.baselines import CosineScorer, LexicalCoverageScorer, sentence_windows
+
+
+class BagOfWordsEmbedder:
+    """Unit vectors of hashed lowercase words: texts sharing words have high cosine."""
+
+    model_id = "bag-of-words"
+    max_tokens = 256
+
+    def __init__(self) -> None:
+        self.calls: list[list[str]] = []
+
+    def load(self) -> BagOfWordsEmbedder:
+        return self
+
+    def run(self, texts: Sequence[str]) -> Embeddings:
+        self.calls.append(list(texts))
+        vectors = np.zeros((len(texts), 97), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().replace(".", " ").split():
+                vectors[row, zlib.crc32(word.encode()) % 97] += 1.0
+        norms = np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return Embeddings(vectors / norms, self.model_id)
+
+
+@pytest.mark.unit
+def test_lexical_scorer_fields_and_order() -> None:
+    scorer = LexicalCoverageScorer().load()
+    assert isinstance(scorer, PairScorer)
+    premise = "The Eiffel Tower opened in 1889."
+    result = scorer.run([premise, premise], ["The tower opened.", "The tower opened in Paris."])
+    assert result.supported() == [1.0, pytest.approx(2 / 3)]
+    for score in result.scores:
+        assert score.contradicted == 0.0
+        assert score.neither == pytest.approx(1 - score.supported)
+        assert score.window == Span(0, len(premise))
+    assert result.model_id == "lexical-coverage"
+    assert LexicalCoverageScorer.scores_are_probabilities is False
+
+
+@pytest.mark.unit
+def test_lexical_scorer_checks_pairs() -> None:
+    with pytest.raises(InputError, match="2 premises and 1 hypotheses"):
+        LexicalCoverageScorer().run(["a", "b"], ["c"])
+
+
+@pytest.mark.unit
+def test_sentence_windows_respect_sentence_and_token_limits() -> None:
+    spans = [Span(0, 10), Span(11, 20), Span(21, 30), Span(31, 40)]
+    windows = sentence_windows(spans, [5, 5, 5, 5], max_sentences=3, max_tokens=100)
+    assert windows == [Span(0, 30), Span(11, 40), Span(21, 40), Span(31, 40)]
+    tight = sentence_windows(spans, [5, 50, 5, 5], max_sentences=3, max_tokens=20)
+    assert tight == [Span(0, 10), Span(11, 20), Span(21, 40), Span(31, 40)]
+    assert sentence_windows([], [], max_sentences=3, max_tokens=10) == []
+
+
+@pytest.mark.unit
+def test_cosine_scorer_picks_the_best_window_and_batches_once() -> None:
+    embedder = BagOfWordsEmbedder()
+    scorer = CosineScorer(embedder, window_sentences=1).load()
+    assert isinstance(scorer, PairScorer)
+    premise = "Cats purr softly. Stock markets fell sharply. Rain is wet."
+    result = scorer.run([premise, premise, "Rain is wet."],
+                        ["stock markets fell", "rain is wet", "rain is wet"])
+    assert len(embedder.calls) == 1
+    # three premise sentences + one single-sentence premise + two distinct claims
+    assert len(embedder.calls[0]) == 3 + 1 + 2
+    first, second, third = result.scores
+    assert first.window.of(premise) == "Stock markets fell sharply."
+    assert (first.window_index, first.windows) == (1, 3)
+    assert second.window.of(premise) == "Rain is wet."
+    assert second.supported == pytest.approx(1.0)
+    assert third.supported == pytest.approx(1.0)
+    assert first.contradicted == 0.0
+    assert first.neither == pytest.approx(1 - first.supported)
+    assert result.model_id == "cosine:bag-of-words"
+
+
+@pytest.mark.unit
+def test_cosine_scorer_blank_premise_scores_zero() -> None:
+    result = CosineScorer(BagOfWordsEmbedder()).run(["   "], ["anything"])
+    assert result.scores[0].supported == 0.0
+    assert result.scores[0].window == Span(0, 3)
+
+
+@pytest.mark.unit
+def test_cosine_scorer_validates() -> None:
+    with pytest.raises(OptionError, match="window_sentences"):
+        CosineScorer(BagOfWordsEmbedder(), window_sentences=0)
+    with pytest.raises(InputError, match="hypothesis 0 is empty"):
+        CosineScorer(BagOfWordsEmbedder()).run(["text"], [" "])
+
+
+@pytest.mark.integration
+def test_cosine_scorer_with_shipped_minilm() -> None:
+    scorer = CosineScorer(threads=1).load()
+    premise = ("The committee met on Tuesday to discuss the budget. Several members objected. "
+               "Meanwhile, the city's new bridge over the river opened to traffic in June. "
+               "It carries four lanes. The mayor attended the ceremony.")
+    result = scorer.run([premise, premise],
+                        ["A bridge across the river was opened in June.",
+                         "Penguins live in Antarctica."])
+    related, unrelated = result.scores
+    assert related.supported > unrelated.supported + 0.2
+    assert "bridge" in related.window.of(premise)
+    assert related.windows == 5  # one window of up to 3 sentences starting at each sentence
+    assert 0.0 <= unrelated.supported <= 1.0
