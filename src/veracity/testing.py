@@ -3,6 +3,9 @@
 >>> scorer = TablePairScorer({("The sky is blue.", "The sky is blue."): (0.9, 0.05, 0.05)})
 >>> scorer.run(["The sky is blue."], ["The sky is blue."]).scores[0].supported
 0.9
+>>> chat = ScriptedChatModel(["SUPPORTED"])
+>>> chat.run(ChatRequest.of("Is the sky blue?")).text
+'SUPPORTED'
 """
 
 from __future__ import annotations
@@ -10,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from veracity.errors import InputError
+from veracity.llm.base import ChatRequest, ChatResponse
 from veracity.types import PairScore, PairScores, Span
 from veracity.verify.base import check_pairs
 
-__all__ = ["TablePairScorer"]
+__all__ = ["ScriptExhaustedError", "ScriptedChatModel", "TablePairScorer"]
 
 
 class TablePairScorer:
@@ -48,3 +52,60 @@ class TablePairScorer:
                 raise InputError(f"TablePairScorer has no row for {(premise, hypothesis)!r}")
             scores.append(PairScore(*probs, window=Span(0, len(premise))))
         return PairScores(tuple(scores), self.model_id, "0")
+
+
+class ScriptExhaustedError(RuntimeError):
+    """A :class:`ScriptedChatModel` was asked for more replies than it was given.
+
+    Not a :class:`~veracity.errors.VeracityError` on purpose: code that keeps going on model
+    failures must not swallow a test's own mistake.
+    """
+
+
+class ScriptedChatModel:
+    """A ``ChatModel`` that returns ``replies`` in order, one per request.
+
+    An ``Exception`` in ``replies`` is raised instead of replying (to test how callers handle a
+    failing model). ``requests`` records every request, including those that raised. Usage is
+    reported in whitespace-separated words, a stand-in for tokens.
+
+    >>> chat = ScriptedChatModel(["CONTRADICTED"], model_id="judge")
+    >>> chat.run(ChatRequest.of("Is grass red?", seed=0)).model
+    'judge'
+    >>> chat.requests[0].seed
+    0
+    """
+
+    def __init__(self, replies: Sequence[str | Exception], *, model_id: str = "scripted") -> None:
+        if isinstance(replies, str):
+            raise InputError("replies must be a sequence of replies, not one string: "
+                             f"wrap it as ScriptedChatModel([{replies!r}])")
+        self.replies: tuple[str | Exception, ...] = tuple(replies)
+        self.model_id = model_id
+        self.requests: list[ChatRequest] = []
+
+    @property
+    def remaining(self) -> int:
+        """How many replies have not been used yet."""
+        return len(self.replies) - len(self.requests)
+
+    def run(self, request: ChatRequest) -> ChatResponse:
+        if self.remaining <= 0:
+            last = request.messages[-1].content
+            raise ScriptExhaustedError(
+                f"ScriptedChatModel was given {len(self.replies)} replies but got request "
+                f"{len(self.requests) + 1} (its last message starts {last[:80]!r}); "
+                "add a reply for every call the code under test makes")
+        reply = self.replies[len(self.requests)]
+        self.requests.append(request)
+        if isinstance(reply, Exception):
+            raise reply
+        return ChatResponse(
+            text=reply,
+            model=self.model_id,
+            finish_reason="stop",
+            prompt_tokens=sum(len(m.content.split()) for m in request.messages),
+            completion_tokens=len(reply.split()),
+            temperature=request.temperature,
+            seed=request.seed,
+        )

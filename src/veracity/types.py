@@ -7,6 +7,7 @@ index its document's ``text`` so that ``document.text[chunk.start:chunk.end] == 
 from __future__ import annotations
 
 import bisect
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -26,7 +27,8 @@ __all__ = [
 ]
 
 MetadataValue = str | int | float | bool | None
-Label = Literal["supported", "contradicted", "neither"]
+#: ``"error"`` marks a pair whose scoring failed (see :attr:`PairScore.error`); it is never a score.
+Label = Literal["supported", "contradicted", "neither", "error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +162,10 @@ class PairScore:
     taken from (the whole premise when it fit), ``evidence`` the exact spans of that evidence
     (several when sentences were selected from a long premise), and ``window_index`` the position
     of that window among the ``windows`` tried.
+
+    ``error`` is set when the pair could not be scored (for example a judge model's reply could
+    not be parsed): the three probabilities are then ``nan`` and ``label`` is ``"error"``. Build
+    such a result with :meth:`failure`.
     """
 
     supported: float
@@ -169,9 +175,26 @@ class PairScore:
     window_index: int = 0
     windows: int = 1
     evidence: tuple[Span, ...] = ()
+    error: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.error is not None and not all(
+            math.isnan(p) for p in (self.supported, self.contradicted, self.neither)
+        ):
+            raise ValueError("a PairScore with an error must have nan probabilities: "
+                             "build it with PairScore.failure(error, window=...)")
+
+    @classmethod
+    def failure(cls, error: str, *, window: Span, window_index: int = 0, windows: int = 1,
+                evidence: tuple[Span, ...] = ()) -> PairScore:
+        """A result for a pair that could not be scored: ``nan`` probabilities and ``error``."""
+        nan = float("nan")
+        return cls(nan, nan, nan, window, window_index, windows, evidence, error)
 
     @property
     def label(self) -> Label:
+        if self.error is not None:
+            return "error"
         best = max(self.supported, self.contradicted, self.neither)
         if best == self.supported:
             return "supported"
@@ -193,3 +216,8 @@ class PairScores:
 
     def supported(self) -> list[float]:
         return [score.supported for score in self.scores]
+
+    @property
+    def failures(self) -> int:
+        """How many pairs could not be scored (their ``error`` is set)."""
+        return sum(score.error is not None for score in self.scores)
