@@ -1,0 +1,335 @@
+"""Build a new index generation from files and folders, incrementally.
+
+Files whose bytes (sha256) have not changed since the live generation are not re-read: their
+documents and chunks are copied over. Changed and new files are loaded and chunked; files
+indexed before under one of the given folders that no longer exist are dropped, and files
+indexed from other places stay. Retrieval builders then run over the new chunk store.
+
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (folder / "docs").mkdir(), (folder / "docs" / "a.txt").write_text("The sky is blue.")
+>>> report = Indexer().run([folder / "docs"], folder / "index")
+>>> report.files_indexed, report.chunks, report.generation
+(1, 1, 'gen-000001')
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from veracity.corpus.base import ChunkLookup, IndexBuilder
+from veracity.corpus.chunker import Chunker
+from veracity.corpus.index_dir import STORE, IndexDir
+from veracity.corpus.loaders import LOADERS, document_id, iter_files, parse_file, read_file
+from veracity.corpus.store import ChunkStore, FileInfo
+from veracity.errors import DocumentError, IndexStoreError, InputError, OptionError
+from veracity.types import Document
+
+__all__ = ["Failure", "IndexReport", "Indexer", "Progress"]
+
+PathLike = str | os.PathLike[str]
+#: Called as ``progress(stage, done, total)``; stages are "load", "keep" and "build".
+Progress = Callable[[str, int, int], None]
+
+
+class Failure(NamedTuple):
+    """A file (or JSONL line, ``file.jsonl:LINE``) that could not be indexed, and why."""
+
+    path: str
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    """What one indexing run did.
+
+    ``files_seen`` files were found under the given paths: ``files_indexed`` were (re)loaded,
+    ``files_unchanged`` copied over as they were, ``files_failed`` could not be indexed.
+    ``files_removed`` were indexed before under a given folder but are gone, ``files_kept``
+    come from other paths indexed earlier. ``documents`` and ``chunks`` count the whole new
+    generation; ``failures`` lists every failed file or line.
+    """
+
+    index: str
+    generation: str
+    files_seen: int
+    files_indexed: int
+    files_unchanged: int
+    files_removed: int
+    files_failed: int
+    files_kept: int
+    documents: int
+    chunks: int
+    failures: tuple[Failure, ...]
+    builders: Mapping[str, Mapping[str, object]]
+
+
+@dataclass(frozen=True)
+class _Target:
+    path: Path  # absolute
+    root: Path | None  # the folder it was found in, or None for a file given by name
+
+
+def _expand(paths: list[Path], index: Path) -> tuple[list[_Target], list[Path]]:
+    """Every file to index (never the index's own), and the absolute given paths (the scope
+    of removals)."""
+    targets: list[_Target] = []
+    seen: set[Path] = set()
+    scopes = [Path(os.path.abspath(path)) for path in paths]
+    index = Path(os.path.abspath(index))
+    for given in scopes:
+        root = given if given.is_dir() else None
+        for file in iter_files([given]):
+            if file not in seen and not file.is_relative_to(index):
+                seen.add(file)
+                targets.append(_Target(file, root))
+    return targets, scopes
+
+
+class _Build:
+    """The state of one run: the new store being filled from files and the previous store."""
+
+    def __init__(
+        self,
+        store: ChunkStore,
+        previous: ChunkStore | None,
+        chunker: Chunker,
+        *,
+        reuse: bool,
+        strict: bool,
+    ) -> None:
+        self.store, self.previous, self.chunker = store, previous, chunker
+        self.reuse, self.strict = reuse, strict
+        self.old_files = {info.path: info for info in previous.files()} if previous else {}
+        self.sources: dict[str, str] = {}
+        self.failures: list[Failure] = []
+        self.indexed = self.unchanged = self.failed = self.removed = self.kept = 0
+
+    def fail(self, error: DocumentError) -> None:
+        if self.strict:
+            raise error
+        self.failures.append(Failure(error.path, error.reason, str(error)))
+
+    def add_target(self, target: _Target) -> None:
+        try:
+            data = read_file(target.path)
+        except DocumentError as error:
+            self.fail(error)
+            self.failed += 1
+            return
+        sha = hashlib.sha256(data).hexdigest()
+        old = self.old_files.get(str(target.path))
+        if old is not None and self._unchanged(old, target, sha, len(data)):
+            if self._copy(old):
+                self.unchanged += 1
+            else:
+                self.failed += 1
+            return
+        try:
+            result = parse_file(target.path, data, root=target.root)
+        except DocumentError as error:
+            self.fail(error)
+            self.failed += 1
+            return
+        for line_error in result.failures:
+            self.fail(line_error)
+        if self._add(target.path, sha, len(data), result.documents, reuse=False):
+            self.indexed += 1
+        else:  # every line of a JSONL file failed, or every id was taken
+            self.failed += 1
+
+    def carry_over(self, targets: list[_Target], scopes: list[Path], progress: Progress) -> None:
+        """Copy files indexed earlier from outside the given paths; drop vanished ones inside."""
+        done = {str(target.path) for target in targets}
+        rest = [info for path, info in self.old_files.items() if path not in done]
+        for count, info in enumerate(rest, start=1):
+            path = Path(info.path)
+            if any(path == scope or path.is_relative_to(scope) for scope in scopes):
+                self.removed += 1
+            elif self._copy(info):
+                self.kept += 1
+            progress("keep", count, len(rest))
+
+    def _unchanged(self, old: FileInfo, target: _Target, sha: str, size: int) -> bool:
+        if self.previous is None:
+            return False
+        loader = LOADERS.get(target.path.suffix.lower())
+        same_ids = loader is not None and (
+            loader.ids_from_content or old.doc_ids == (document_id(target.path, target.root),)
+        )
+        return (
+            old.sha256 == sha
+            and old.size == size
+            and same_ids
+            and all(self.previous.has_document(doc_id) for doc_id in old.doc_ids)
+        )
+
+    def _copy(self, old: FileInfo) -> bool:
+        if self.previous is None:
+            return False
+        documents = tuple(self.previous.document(doc_id) for doc_id in old.doc_ids)
+        return self._add(Path(old.path), old.sha256, old.size, documents, reuse=self.reuse)
+
+    def _add(
+        self, path: Path, sha: str, size: int, documents: Iterable[Document], *, reuse: bool
+    ) -> bool:
+        """Add a file's documents and their chunks; whether any document was added."""
+        added: list[str] = []
+        for document in documents:
+            other = self.sources.get(document.id)
+            if other is not None:
+                self.fail(
+                    DocumentError(
+                        document.source or path,
+                        "duplicate_id",
+                        f"has the document id {document.id!r}, which {other} already uses; "
+                        "rename one of them, or index the two folders into separate indexes",
+                    )
+                )
+                continue
+            self.sources[document.id] = document.source or str(path)
+            self.store.add_document(document)
+            if reuse and self.previous is not None:
+                self.store.add_chunks(self.previous.document_chunks(document.id))
+            else:
+                self.store.add_chunks(self.chunker.run(document))
+            added.append(document.id)
+        if not added:
+            return False
+        self.store.add_file(FileInfo(str(path), sha, size, tuple(added)))
+        return True
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    """The default progress callback: report nothing."""
+
+
+class Indexer:
+    """Index files and folders into an index folder (see ``corpus.index_dir``).
+
+    ``builders`` write retrieval structures (BM25, dense vectors) for each new generation;
+    ``strict=True`` makes the first failing file abort the run with nothing written, otherwise
+    failing files are skipped and listed in the report. ``progress(stage, done, total)`` is
+    called as work advances.
+    """
+
+    def __init__(
+        self,
+        *,
+        chunker: Chunker | None = None,
+        builders: Iterable[IndexBuilder] = (),
+        strict: bool = False,
+        progress: Progress | None = None,
+    ) -> None:
+        if chunker is not None and not isinstance(chunker, Chunker):
+            raise OptionError("chunker", chunker, "a veracity.corpus.chunker.Chunker or None")
+        self.builders = tuple(builders)
+        names: set[str] = set()
+        for builder in self.builders:
+            if not isinstance(builder, IndexBuilder) or not isinstance(builder.name, str):
+                raise OptionError(
+                    "builders",
+                    builder,
+                    "objects with a str `name` and a `build(chunks, directory, previous)` method "
+                    "(veracity.corpus.base.IndexBuilder)",
+                )
+            if not builder.name or builder.name in names:
+                raise OptionError(
+                    "builders", builder.name, "non-empty names, each used once", "Rename it."
+                )
+            names.add(builder.name)
+        if not isinstance(strict, bool):
+            raise OptionError("strict", strict, "True or False")
+        if progress is not None and not callable(progress):
+            raise OptionError("progress", progress, "a callable(stage, done, total) or None")
+        self.chunker = chunker or Chunker()
+        self.strict = strict
+        self.progress: Progress = progress or _no_progress
+
+    def run(self, paths: Iterable[PathLike] | PathLike, index: IndexDir | PathLike) -> IndexReport:
+        """Index ``paths`` (files and folders) into a new generation of ``index``.
+
+        Raises :class:`~veracity.errors.InputError` for an empty path list, a missing path, or
+        when nothing could be indexed and there is no previous index; with ``strict=True``,
+        the first :class:`~veracity.errors.DocumentError`. The previous generation stays live
+        whenever this raises.
+        """
+        given = [Path(paths)] if isinstance(paths, str | os.PathLike) else [Path(p) for p in paths]
+        if not given:
+            raise InputError(
+                "no paths to index: give at least one file or folder, for example "
+                "Indexer().run(['docs/'], 'index/')"
+            )
+        folder = index if isinstance(index, IndexDir) else IndexDir(index)
+        targets, scopes = _expand(given, folder.path)
+        with folder.write() as new, contextlib.ExitStack() as stack:
+            previous = None
+            reuse = False
+            if new.previous is not None:
+                previous = stack.enter_context(ChunkStore.open(new.previous / STORE))
+                reuse = folder.manifest().get("chunker") == self.chunker.settings
+            store = stack.enter_context(ChunkStore.create(new.path / STORE))
+            build = _Build(store, previous, self.chunker, reuse=reuse, strict=self.strict)
+            for count, target in enumerate(targets, start=1):
+                build.add_target(target)
+                self.progress("load", count, len(targets))
+            build.carry_over(targets, scopes, self.progress)
+            if build.indexed == 0 and previous is None:
+                raise InputError(_nothing_indexed(given, targets, build.failures))
+            store.commit()
+            results = self._build(store, new.path, new.previous)
+            documents = len(build.sources)
+            counts = {"files": len(store.files()), "documents": documents, "chunks": len(store)}
+            new.write_manifest(
+                {"chunker": self.chunker.settings, "counts": counts, "builders": results}
+            )
+        return IndexReport(
+            index=str(folder.path),
+            generation=new.name,
+            files_seen=len(targets),
+            files_indexed=build.indexed,
+            files_unchanged=build.unchanged,
+            files_removed=build.removed,
+            files_failed=build.failed,
+            files_kept=build.kept,
+            documents=documents,
+            chunks=counts["chunks"],
+            failures=tuple(build.failures),
+            builders=results,
+        )
+
+    def _build(
+        self, chunks: ChunkLookup, directory: Path, previous: Path | None
+    ) -> dict[str, Mapping[str, object]]:
+        results: dict[str, Mapping[str, object]] = {}
+        for count, builder in enumerate(self.builders, start=1):
+            result = builder.build(chunks, directory, previous)
+            if not isinstance(result, Mapping):
+                raise IndexStoreError(
+                    f"index builder {builder.name!r} returned {type(result).__name__}, not a "
+                    "mapping for the manifest"
+                )
+            results[builder.name] = dict(result)
+            self.progress("build", count, len(self.builders))
+        return results
+
+
+def _nothing_indexed(given: list[Path], targets: list[_Target], failures: list[Failure]) -> str:
+    where = ", ".join(str(path) for path in given)
+    if not targets:
+        return (
+            f"found no files to index in {where}; veracity reads files ending in "
+            f"{', '.join(sorted(LOADERS))} (hidden files and folders are skipped)"
+        )
+    first = failures[0].message if failures else "no documents"
+    return (
+        f"none of the {len(targets)} file(s) in {where} could be indexed, and there is no "
+        f"earlier index; the first failure: {first}"
+    )

@@ -1,0 +1,231 @@
+"""Read files into :class:`~veracity.types.Document` objects.
+
+Every document carries its plain ``text``; its ``sections`` (Markdown and HTML headings) and
+``pages`` (PDF) are spans over that same text. Which loader reads a file is chosen by its
+extension from the registry :data:`LOADERS`.
+
+>>> from pathlib import Path
+>>> import tempfile
+>>> folder = Path(tempfile.mkdtemp())
+>>> _ = (folder / "notes.md").write_text("# Notes\\nThe sky is blue.\\n")
+>>> result = load_file(folder / "notes.md", root=folder)
+>>> doc = result.documents[0]
+>>> doc.id, doc.title, doc.sections[0].path
+('notes.md', 'Notes', ('Notes',))
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from veracity import defaults
+from veracity.corpus._common import LoadResult, Source, decode_text, require_text
+from veracity.corpus._html import load_html
+from veracity.corpus._jsonl import load_jsonl
+from veracity.corpus._markdown import load_markdown
+from veracity.corpus._pdf import load_pdf
+from veracity.errors import DocumentError, OptionError
+from veracity.types import Document
+
+__all__ = [
+    "LOADERS",
+    "LoadResult",
+    "Loader",
+    "Source",
+    "document_id",
+    "iter_files",
+    "load_file",
+    "parse_file",
+    "read_file",
+]
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class Loader:
+    """How to read one format: ``load`` turns a :class:`Source` into a :class:`LoadResult`.
+
+    ``ids_from_content`` is true when document ids come from the file's content (JSONL) rather
+    than from its path, so moving the file does not change them.
+    """
+
+    name: str
+    load: Callable[[Source], LoadResult]
+    ids_from_content: bool = False
+
+
+def _load_text(source: Source) -> LoadResult:
+    text = decode_text(source.path, source.data)
+    require_text(source.path, text)
+    document = Document(
+        id=source.doc_id, text=text, title=source.path.stem, source=str(source.path)
+    )
+    return LoadResult((document,))
+
+
+_MARKDOWN = Loader("markdown", load_markdown)
+_HTML = Loader("html", load_html)
+
+#: Extension (lower case, with the dot) -> loader. Add an entry to read another format.
+LOADERS: dict[str, Loader] = {
+    ".txt": Loader("text", _load_text),
+    ".md": _MARKDOWN,
+    ".markdown": _MARKDOWN,
+    ".html": _HTML,
+    ".htm": _HTML,
+    ".pdf": Loader("pdf", load_pdf),
+    ".jsonl": Loader("jsonl", load_jsonl, ids_from_content=True),
+}
+
+
+def _loader(path: Path) -> Loader:
+    suffix = path.suffix.lower()
+    loader = LOADERS.get(suffix)
+    if loader is None:
+        has = f"has the extension {suffix!r}" if suffix else "has no file extension"
+        raise DocumentError(
+            path,
+            "unknown_extension",
+            f"{has}, which veracity cannot read; supported extensions: "
+            f"{', '.join(sorted(LOADERS))}. Convert it to one of them (for example save it as "
+            "PDF or plain text) or rename it if it already is one",
+        )
+    return loader
+
+
+def _hidden(name: str) -> bool:
+    return name.startswith(".")
+
+
+def _unlistable(error: OSError) -> None:
+    raise DocumentError(
+        error.filename or "?",
+        "unreadable",
+        f"is a folder that cannot be listed ({error.strerror}); check its permissions, or "
+        "leave it out of the paths you index",
+    )
+
+
+def iter_files(paths: Iterable[PathLike]) -> list[Path]:
+    """The files to read for ``paths``: files as given, folders expanded recursively.
+
+    Inside folders only files with a registered extension are kept, hidden files and folders
+    (names starting with ``.``) are skipped and symbolic links to folders are not followed;
+    each folder's files come sorted by relative path. A file named explicitly is always kept,
+    so that a wrong extension raises a clear error when it is loaded. Duplicates are dropped.
+
+    >>> iter_files([])
+    []
+    """
+    found: list[Path] = []
+    seen: set[Path] = set()
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            batch: list[Path] = []
+            for folder, dirnames, filenames in os.walk(path, onerror=_unlistable):
+                dirnames[:] = [name for name in dirnames if not _hidden(name)]
+                batch += [
+                    Path(folder, name)
+                    for name in filenames
+                    if not _hidden(name) and Path(name).suffix.lower() in LOADERS
+                ]
+            batch.sort(key=lambda file: file.relative_to(path).as_posix())
+        elif path.exists():
+            batch = [path]
+        else:
+            raise DocumentError(
+                path,
+                "missing",
+                f"does not exist; check the path (the current folder is {Path.cwd()})",
+            )
+        for file in batch:
+            key = Path(os.path.abspath(file))
+            if key not in seen:
+                seen.add(key)
+                found.append(file)
+    return found
+
+
+def document_id(path: PathLike, root: PathLike | None = None) -> str:
+    """The id of a file's document: its path relative to ``root`` (POSIX style), else its name.
+
+    >>> document_id("docs/guide/intro.md", root="docs")
+    'guide/intro.md'
+    """
+    path = Path(path)
+    if root is None:
+        return path.name
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        raise OptionError("root", str(root), f"a folder that contains {path}") from None
+
+
+def read_file(path: PathLike, *, max_bytes: int | None = None) -> bytes:
+    """The bytes of ``path``, refusing files larger than ``max_bytes``.
+
+    ``max_bytes`` defaults to :data:`veracity.defaults.MAX_FILE_BYTES` (read at call time).
+    Raises ``DocumentError`` with reason ``missing``, ``unreadable`` or ``too_large``.
+    """
+    path = Path(path)
+    limit = defaults.MAX_FILE_BYTES if max_bytes is None else max_bytes
+    try:
+        with path.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            data = b"" if size > limit else handle.read(limit + 1)
+    except FileNotFoundError:
+        raise DocumentError(
+            path, "missing", f"does not exist; check the path (the current folder is {Path.cwd()})"
+        ) from None
+    except IsADirectoryError:
+        raise DocumentError(
+            path,
+            "unreadable",
+            "is a folder, not a file; pass folders to iter_files() or the indexer, which read "
+            "the files inside",
+        ) from None
+    except PermissionError:
+        raise DocumentError(
+            path, "unreadable", "cannot be read (permission denied); check its permissions"
+        ) from None
+    except OSError as exc:
+        raise DocumentError(path, "unreadable", f"cannot be read ({exc.strerror})") from None
+    if size > limit or len(data) > limit:
+        size_text = f"{size:,} bytes" if size > limit else f"more than {limit:,} bytes"
+        raise DocumentError(
+            path,
+            "too_large",
+            f"is {size_text}, over the limit of {limit:,} bytes ({limit / 2**20:g} MiB); split "
+            "it into smaller files (for example one per chapter, or a JSONL file with "
+            "`split -l 10000`) and index those",
+        )
+    return data
+
+
+def parse_file(path: PathLike, data: bytes, *, root: PathLike | None = None) -> LoadResult:
+    """Documents from the bytes ``data`` of the file ``path``, read by its extension's loader."""
+    path = Path(path)
+    loader = _loader(path)
+    return loader.load(Source(path, data, document_id(path, root)))
+
+
+def load_file(
+    path: PathLike, *, root: PathLike | None = None, max_bytes: int | None = None
+) -> LoadResult:
+    """Read one file: its documents, and the lines that failed (JSONL).
+
+    Document ids are the path relative to ``root`` (or the file name), or the ``id`` field of
+    each JSONL line. A failure of the whole file raises :class:`~veracity.errors.DocumentError`
+    whose ``reason`` is one of ``missing``, ``unreadable``, ``binary``, ``undecodable``,
+    ``empty``, ``too_large``, ``unknown_extension`` or ``corrupt_pdf``; failed JSONL lines
+    (``bad_line``, ``duplicate_id``) come back in ``LoadResult.failures``.
+    """
+    path = Path(path)
+    if path.is_file():
+        _loader(path)  # refuse an unknown extension before reading anything
+    return parse_file(path, read_file(path, max_bytes=max_bytes), root=root)

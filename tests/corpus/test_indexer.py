@@ -1,0 +1,286 @@
+"""Indexer: every format into a generation, incremental re-indexing, failures, atomicity."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from veracity.corpus.chunker import Chunker, count_tokens
+from veracity.corpus.index_dir import IndexDir
+from veracity.corpus.indexer import Failure, Indexer
+from veracity.corpus.loaders import LOADERS
+from veracity.errors import DocumentError, InputError, OptionError
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture
+def docs(tmp_path, make_pdf) -> Path:
+    root = tmp_path / "docs"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.txt").write_text("Alpha is the first letter. It comes before beta.")
+    (root / "sub" / "b.md").write_text("# Bees\n\nBees make honey.\n\n## Hives\n\nHives hold bees.")
+    (root / "c.html").write_text("<title>Cats</title><h1>Cats</h1><p>Cats purr &amp; sleep.</p>")
+    rows = [{"id": "row-1", "text": "Row one text."}, {"id": "row-2", "text": "Row two text."}]
+    (root / "d.jsonl").write_text("\n".join(json.dumps(row) for row in rows))
+    make_pdf(root / "e.pdf", ["Eagles fly high.", "Eagles nest on cliffs."], title="Eagles")
+    (root / "ignored.png").write_bytes(b"\x89PNG\x00")
+    return root
+
+
+@pytest.fixture
+def loads(monkeypatch) -> list[str]:
+    """Names of the files the loaders parse (every registered loader is wrapped)."""
+    calls: list[str] = []
+    for extension, loader in list(LOADERS.items()):
+
+        def counting(source, _load=loader.load):
+            calls.append(source.path.name)
+            return _load(source)
+
+        monkeypatch.setitem(LOADERS, extension, dataclasses.replace(loader, load=counting))
+    return calls
+
+
+def _chunks(index: Path):
+    with IndexDir(index).store() as store:
+        return list(store)
+
+
+def _doc_ids(index: Path) -> set[str]:
+    with IndexDir(index).store() as store:
+        return {document.id for document in store.documents()}
+
+
+def test_indexes_every_format_into_a_new_generation(tmp_path, docs, make_builder):
+    builder = make_builder()
+    index = tmp_path / "index"
+    report = Indexer(builders=[builder]).run([docs], index)
+    assert (report.files_seen, report.files_indexed, report.files_failed) == (5, 5, 0)
+    assert (report.files_unchanged, report.files_removed, report.files_kept) == (0, 0, 0)
+    assert report.generation == "gen-000001"
+    assert report.failures == ()
+    assert _doc_ids(index) == {"a.txt", "sub/b.md", "c.html", "row-1", "row-2", "e.pdf"}
+    assert report.documents == 6
+    chunks = _chunks(index)
+    assert report.chunks == len(chunks)
+    with IndexDir(index).store() as store:
+        assert store.chunks(list(range(len(store)))) == chunks  # ordinals 0..N-1
+    assert {c.page for c in chunks if c.doc_id == "e.pdf"} == {1}
+    assert [c.page_end for c in chunks if c.doc_id == "e.pdf"][-1] == 2
+    assert ("Bees", "Hives") in {c.section for c in chunks}
+    ((count, directory, previous),) = builder.calls
+    assert (count, directory.name, previous) == (len(chunks), "gen-000001.tmp", None)
+    manifest = IndexDir(index).manifest()
+    assert manifest["builders"] == {"fake": {"chunks": len(chunks), "file": "fake.json"}}
+    assert report.builders == manifest["builders"]
+    assert manifest["counts"] == {"files": 5, "documents": 6, "chunks": len(chunks)}
+    assert manifest["chunker"]["size"] == 160
+    assert json.loads((IndexDir(index).current() / "fake.json").read_text()) == [
+        c.text for c in chunks
+    ]
+
+
+def test_unchanged_files_are_not_read_again(tmp_path, docs, loads, make_builder):
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    before = _chunks(index)
+    loads.clear()
+    builder = make_builder()
+    report = Indexer(builders=[builder]).run([docs], index)
+    assert loads == []
+    assert (report.files_unchanged, report.files_indexed, report.generation) == (5, 0, "gen-000002")
+    assert _chunks(index) == before
+    assert builder.calls[0][2] == index / "gen-000001"
+
+
+def test_a_changed_file_is_read_again_and_its_chunks_replaced(tmp_path, docs, loads):
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    (docs / "a.txt").write_text("Aardvarks dig burrows at night.")
+    loads.clear()
+    report = Indexer().run([docs], index)
+    assert loads == ["a.txt"]
+    assert (report.files_indexed, report.files_unchanged) == (1, 4)
+    texts = [c.text for c in _chunks(index) if c.doc_id == "a.txt"]
+    assert texts == ["Aardvarks dig burrows at night."]
+    assert not any("Alpha" in c.text for c in _chunks(index))
+
+
+def test_a_removed_file_is_dropped(tmp_path, docs):
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    (docs / "sub" / "b.md").unlink()
+    report = Indexer().run([docs], index)
+    assert (report.files_removed, report.files_unchanged, report.files_seen) == (1, 4, 4)
+    assert "sub/b.md" not in _doc_ids(index)
+    assert all(c.doc_id != "sub/b.md" for c in _chunks(index))
+
+
+def test_files_from_other_roots_stay(tmp_path, docs, loads):
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    more = tmp_path / "more"
+    more.mkdir()
+    (more / "z.txt").write_text("Zebras have stripes.")
+    loads.clear()
+    report = Indexer().run([more], index)
+    assert loads == ["z.txt"]
+    assert (report.files_indexed, report.files_kept, report.files_removed) == (1, 5, 0)
+    assert "z.txt" in _doc_ids(index)
+    assert "a.txt" in _doc_ids(index)
+    chunks = _chunks(index)
+    assert len({c.id for c in chunks}) == len(chunks) == report.chunks
+
+
+def test_moving_the_root_renames_ids_and_rereads_path_named_files(tmp_path, docs, loads):
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    loads.clear()
+    Indexer().run([tmp_path / "docs" / ".." / "docs" / "sub"], index)
+    assert loads == ["b.md"]  # the id becomes "b.md" (relative to the new root)
+    assert "b.md" in _doc_ids(index)
+    assert "sub/b.md" not in _doc_ids(index)
+
+
+def test_new_chunker_settings_rechunk_without_rereading(tmp_path, docs, loads):
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    loads.clear()
+    report = Indexer(chunker=Chunker(size=16, overlap=2)).run([docs], index)
+    assert loads == []
+    assert report.files_unchanged == 5
+    assert IndexDir(index).manifest()["chunker"]["size"] == 16
+    assert all(count_tokens(c.text) <= 16 for c in _chunks(index))
+
+
+def test_failing_files_are_skipped_and_reported(tmp_path, docs):
+    (docs / "broken.txt").write_bytes(b"\x00\x01binary")
+    (docs / "d.jsonl").write_text('{"id": "row-1", "text": "ok"}\n{"id": "row-2"}\n')
+    report = Indexer().run([docs], tmp_path / "index")
+    assert (report.files_seen, report.files_indexed, report.files_failed) == (6, 5, 1)
+    line, binary = sorted(report.failures, key=lambda failure: failure.reason)
+    assert isinstance(binary, tuple)
+    assert isinstance(binary, Failure)
+    assert binary[:2] == (str(docs / "broken.txt"), "binary")
+    assert line[:2] == (f"{docs / 'd.jsonl'}:2", "bad_line")
+    assert "'text'" in line.message
+    assert "row-1" in _doc_ids(tmp_path / "index")
+
+
+def test_strict_mode_aborts_on_the_first_failure_and_writes_nothing(tmp_path, docs):
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    before = sorted(p.name for p in index.iterdir())
+    (docs / "a.txt").write_text("Changed.")
+    (docs / "broken.txt").write_bytes(b"\x00\x01binary")
+    with pytest.raises(DocumentError) as caught:
+        Indexer(strict=True).run([docs], index)
+    assert caught.value.reason == "binary"
+    assert sorted(p.name for p in index.iterdir()) == before
+    assert IndexDir(index).current().name == "gen-000001"
+    assert "Alpha" in " ".join(c.text for c in _chunks(index))
+    fresh = tmp_path / "fresh"
+    with pytest.raises(DocumentError):
+        Indexer(strict=True).run([docs], fresh)
+    assert not IndexDir(fresh).exists()
+
+
+def test_a_builder_crash_leaves_the_previous_generation_live(tmp_path, docs, make_builder):
+    index = tmp_path / "index"
+    Indexer(builders=[make_builder()]).run([docs], index)
+    before = _chunks(index)
+    (docs / "a.txt").write_text("Something new.")
+    crashing = make_builder("second", fail=True)
+    with pytest.raises(RuntimeError, match="crashed"):
+        Indexer(builders=[make_builder(), crashing]).run([docs], index)
+    assert crashing.calls  # it ran, and wrote a file, before failing
+    assert sorted(p.name for p in index.iterdir()) == ["CURRENT", "LOCK", "gen-000001"]
+    assert IndexDir(index).current().name == "gen-000001"
+    assert _chunks(index) == before
+    report = Indexer().run([docs], index)  # and the next run works
+    assert report.generation == "gen-000002"
+
+
+def test_a_builder_crash_on_the_first_run_leaves_no_index(tmp_path, docs, make_builder):
+    index = tmp_path / "index"
+    with pytest.raises(RuntimeError):
+        Indexer(builders=[make_builder(fail=True)]).run([docs], index)
+    assert not IndexDir(index).exists()
+    assert [p.name for p in index.iterdir()] == ["LOCK"]
+
+
+def test_the_same_document_id_from_two_folders_fails_the_second(tmp_path):
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "same.txt").write_text(f"From folder {folder}.")
+    report = Indexer().run([tmp_path / "one", tmp_path / "two"], tmp_path / "index")
+    assert (report.files_indexed, report.files_failed) == (1, 1)
+    (failure,) = report.failures
+    assert failure.reason == "duplicate_id"
+    assert str(tmp_path / "one" / "same.txt") in failure.message
+
+
+def test_nothing_to_index_is_an_error(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputError, match="found no files to index"):
+        Indexer().run([empty], tmp_path / "index")
+    (empty / "bad.txt").write_bytes(b"\x00")
+    with pytest.raises(InputError, match=r"none of the 1 file\(s\).*binary"):
+        Indexer().run([empty], tmp_path / "index")
+    with pytest.raises(InputError, match="no paths to index"):
+        Indexer().run([], tmp_path / "index")
+    with pytest.raises(DocumentError, match="does not exist"):
+        Indexer().run([tmp_path / "missing"], tmp_path / "index")
+    assert not IndexDir(tmp_path / "index").exists()
+
+
+def test_a_single_path_and_progress(tmp_path, docs, make_builder):
+    seen: list[tuple[str, int, int]] = []
+    report = Indexer(builders=[make_builder()], progress=lambda *a: seen.append(a)).run(
+        str(docs / "a.txt"), tmp_path / "index"
+    )
+    assert report.files_indexed == 1
+    assert _doc_ids(tmp_path / "index") == {"a.txt"}
+    assert seen == [("load", 1, 1), ("build", 1, 1)]
+
+
+@pytest.mark.parametrize(
+    ("options", "name"),
+    [
+        ({"builders": [object()]}, "builders"),
+        ({"builders": ["bm25"]}, "builders"),
+        ({"strict": "yes"}, "strict"),
+        ({"progress": 3}, "progress"),
+        ({"chunker": {"size": 100}}, "chunker"),
+    ],
+)
+def test_options_are_validated(options, name):
+    with pytest.raises(OptionError) as caught:
+        Indexer(**options)
+    assert caught.value.name == name
+
+
+def test_builder_names_must_be_unique(make_builder):
+    with pytest.raises(OptionError, match="each used once"):
+        Indexer(builders=[make_builder("x"), make_builder("x")])
+
+
+def test_the_index_folder_inside_a_root_is_never_indexed(tmp_path, docs):
+    index = docs / "index"
+    Indexer().run([docs], index)
+    (IndexDir(index).current() / "stray.txt").write_text("Not a document.")
+    report = Indexer().run([docs], index)
+    assert report.files_seen == 5
+    assert "index/gen-000001/stray.txt" not in _doc_ids(index)
+
+
+def test_public_api():
+    import veracity.corpus as corpus
+
+    assert set(corpus.__all__) >= {"Indexer", "IndexDir", "ChunkStore", "Chunker", "load_file"}
+    assert all(hasattr(corpus, name) for name in corpus.__all__)
