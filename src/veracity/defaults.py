@@ -40,6 +40,12 @@ VERIFIER_BATCH = 16
 #: Support probability at or above which a claim counts as supported.
 SUPPORT_THRESHOLD = 0.5
 
+#: LLM judge: premise + claim budget per chat call (MiniLM word pieces, about an LLM's tokens),
+#: reply length limit, and the shipped prompt.
+JUDGE_MAX_TOKENS = 2048
+JUDGE_REPLY_TOKENS = 32
+JUDGE_PROMPT = "judge_v1"
+
 # --- runtime ----------------------------------------------------------------------------------
 #: onnxruntime intra-op threads; 0 lets onnxruntime decide.
 ONNX_THREADS = 0

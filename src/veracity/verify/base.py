@@ -33,8 +33,9 @@ def check_pairs(premises: Sequence[str], hypotheses: Sequence[str]) -> None:
         raise InputError("premises and hypotheses must be sequences of strings, not one string: "
                          "wrap a single pair as run([premise], [hypothesis])")
     if len(premises) != len(hypotheses):
-        raise InputError(f"got {len(premises)} premises and {len(hypotheses)} hypotheses; "
-                         "pass one premise per hypothesis (repeat a premise to check several claims)")
+        raise InputError(
+            f"got {len(premises)} premises and {len(hypotheses)} hypotheses; pass one premise "
+            "per hypothesis (repeat a premise to check several claims)")
     for i, hypothesis in enumerate(hypotheses):
         if not hypothesis.strip():
             raise InputError(f"hypothesis {i} is empty: give a claim to check")

@@ -39,6 +39,8 @@ Strategy = Literal["select", "slide"]
 STRATEGIES: tuple[Strategy, ...] = ("select", "slide")
 #: Tokens the model adds around a pair: [CLS] premise [SEP] claim [SEP].
 SPECIAL_TOKENS = 3
+#: Largest window accepted: cross-encoders stop at 512, chat models go far beyond.
+MAX_WINDOW = 1_000_000
 #: A claim may take at most this share of the window; the rest is left for evidence.
 MAX_CLAIM_SHARE = 0.6
 
@@ -80,8 +82,9 @@ class EvidenceSelector:
         strategy: Strategy = "select",
         tokenizer: Any = None,
     ) -> None:
-        if not 32 <= max_tokens <= 512:
-            raise OptionError("max_tokens", max_tokens, "between 32 and 512 (the model window)")
+        if not 32 <= max_tokens <= MAX_WINDOW:
+            raise OptionError("max_tokens", max_tokens, f"between 32 and {MAX_WINDOW} tokens",
+                              "Use the window of the model that will read the pair.")
         if strategy not in STRATEGIES:
             raise OptionError("strategy", strategy, f"one of {', '.join(STRATEGIES)}")
         self.max_tokens = max_tokens

@@ -44,7 +44,6 @@ TARGETS: tuple[Target, ...] = ("supported", "contradicted", "neither")
 DEVICES = ("cpu", "cuda", "mps", "xpu")
 _DEVICE = re.compile(rf"^({'|'.join(DEVICES)})(:\d+)?$")
 #: EvidenceSelector's own range check stops at 512; models with wider windows exist (BART: 1024).
-_SELECTOR_LIMIT = 512
 #: Tokenizers without a declared maximum report a huge ``model_max_length``.
 _NO_LIMIT = 1_000_000
 
@@ -214,9 +213,8 @@ class HFVerifier:
         # The selector reserves SPECIAL_TOKENS (BERT's three); RoBERTa-style pairs add four.
         added = int(hf_tokenizer.num_special_tokens_to_add(pair=True))
         usable = window - max(0, added - SPECIAL_TOKENS)
-        selector = EvidenceSelector(max_tokens=min(usable, _SELECTOR_LIMIT),
+        selector = EvidenceSelector(max_tokens=usable,
                                     strategy=self.strategy, tokenizer=tokenizer)
-        selector.max_tokens = usable  # read only at run time; see _SELECTOR_LIMIT
         self._matrix = matrix
         self._window = window
         self._pad_id = hf_tokenizer.pad_token_id or 0

@@ -36,13 +36,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from veracity import defaults
 from veracity.assets import load_tokenizer
 from veracity.errors import GenerationError, ModelError, OptionError
 from veracity.llm.base import ChatModel, ChatRequest
 from veracity.prompts import ChatPrompt, load_prompt
 from veracity.types import PairScore, PairScores
 from veracity.verify.base import check_pairs
-from veracity.verify.evidence import STRATEGIES, EvidenceSelector, Strategy, Window
+from veracity.verify.evidence import MAX_WINDOW, STRATEGIES, EvidenceSelector, Strategy, Window
 
 __all__ = [
     "JUDGE_LABELS",
@@ -59,15 +60,9 @@ JUDGE_LABELS: tuple[JudgeLabel, ...] = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIO
 OnError = Literal["raise", "record"]
 ON_ERROR: tuple[OnError, ...] = ("raise", "record")
 
-# TODO(lead): move these three into defaults.py (JUDGE_*); kept here to stay out of a shared file.
-#: Premise + claim budget per chat call, in MiniLM word pieces (about the LLM's tokens).
-JUDGE_MAX_TOKENS = 2048
-#: Reply length limit: enough for the JSON form with a confidence.
-JUDGE_REPLY_TOKENS = 32
-JUDGE_PROMPT = "judge_v1"
-#: EvidenceSelector's own range check stops at a cross-encoder's 512; a chat window is wider.
-_SELECTOR_LIMIT = 512
-_MAX_WINDOW = 1_000_000
+JUDGE_MAX_TOKENS = defaults.JUDGE_MAX_TOKENS
+JUDGE_REPLY_TOKENS = defaults.JUDGE_REPLY_TOKENS
+JUDGE_PROMPT = defaults.JUDGE_PROMPT
 
 _LABEL_WORD = re.compile(r"\b(?:SUPPORTED|CONTRADICTED|NOT[ _-]?MENTIONED)\b", re.IGNORECASE)
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.IGNORECASE | re.DOTALL)
@@ -195,8 +190,8 @@ class LLMJudgeVerifier:
             raise OptionError("chat", chat, "a ChatModel (a model_id and a run(request) method)",
                               "Pass a chat backend from veracity.llm, or ScriptedChatModel "
                               "from veracity.testing in tests.")
-        if not 32 <= max_tokens <= _MAX_WINDOW:
-            raise OptionError("max_tokens", max_tokens, f"between 32 and {_MAX_WINDOW}",
+        if not 32 <= max_tokens <= MAX_WINDOW:
+            raise OptionError("max_tokens", max_tokens, f"between 32 and {MAX_WINDOW}",
                               "Give the premise + claim budget of one chat call, in tokens.")
         if strategy not in STRATEGIES:
             raise OptionError("strategy", strategy, f"one of {', '.join(STRATEGIES)}")
@@ -230,9 +225,8 @@ class LLMJudgeVerifier:
                               f"{', '.join(JUDGE_LABELS)}",
                               f"It has fields {list(prompt.fields)} and labels "
                               f"{list(prompt.labels)}; pass prompt={JUDGE_PROMPT!r}.")
-        selector = EvidenceSelector(max_tokens=min(self.max_tokens, _SELECTOR_LIMIT),
+        selector = EvidenceSelector(max_tokens=self.max_tokens,
                                     strategy=self.strategy, tokenizer=load_tokenizer())
-        selector.max_tokens = self.max_tokens  # read only at run time; see _SELECTOR_LIMIT
         self._selector = selector
         self._prompt = prompt
         return self
