@@ -6,6 +6,7 @@ Exit codes: 0 success; 1 partial success (some inputs failed, the rest was done)
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -14,8 +15,9 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from veracity import defaults
 from veracity.errors import VeracityError
-from veracity.types import PairScore
+from veracity.types import Hit, PairScore
 from veracity.verify.base import PairScorer
 
 app = typer.Typer(
@@ -71,6 +73,106 @@ def score_payload(premise: str, claim: str, score: PairScore) -> dict[str, Any]:
         "evidence": [{"start": s.start, "end": s.end, "text": s.of(premise)}
                      for s in score.evidence],
     }
+
+
+@app.command("index")
+def index(
+    paths: Annotated[list[Path], typer.Argument(help="files and folders to index")],
+    index_dir: Annotated[Path, typer.Option("--index", help="index folder (created if new)")],
+    chunk_tokens: Annotated[int, typer.Option(help="chunk size in word tokens")]
+    = defaults.CHUNK_TOKENS,
+    overlap: Annotated[int, typer.Option(help="overlap between chunks in word tokens")]
+    = defaults.CHUNK_OVERLAP,
+    dense: Annotated[bool, typer.Option(help="also build dense (MiniLM) vectors")] = True,
+    strict: Annotated[bool, typer.Option(help="stop at the first bad file; write nothing")]
+    = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Index documents (.txt .md .html .pdf .jsonl, or folders of them) for search.
+
+    Unchanged files are skipped; a failure leaves the previous index live. Exit 0 when every
+    file was indexed, 1 when some failed (the rest is indexed), 2 when nothing was written.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from veracity.corpus.chunker import Chunker
+    from veracity.corpus.indexer import Indexer
+    from veracity.retrieve.bm25 import BM25Builder
+    from veracity.retrieve.dense import DenseBuilder
+
+    builders: list[Any] = [BM25Builder()]
+    if dense:
+        builders.append(DenseBuilder())
+    try:
+        with Progress(TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(),
+                      console=errors, disable=as_json, transient=True) as progress:
+            tasks: dict[str, Any] = {}
+
+            def update(stage: str, done: int, total: int) -> None:
+                if stage not in tasks:
+                    tasks[stage] = progress.add_task(stage, total=total)
+                progress.update(tasks[stage], completed=done, total=total)
+
+            report = Indexer(chunker=Chunker(size=chunk_tokens, overlap=overlap),
+                             builders=builders, strict=strict, progress=update
+                             ).run(paths, index_dir)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    code = EXIT_PARTIAL if report.failures else EXIT_OK
+    if as_json:
+        emit_json(dataclasses.asdict(report) | {
+            "failures": [f._asdict() for f in report.failures], "exit_code": code})
+        raise typer.Exit(code)
+    console.print(
+        f"indexed {report.files_indexed} file(s), {report.files_unchanged} unchanged, "
+        f"{report.files_removed} removed, {report.files_failed} failed: {report.documents} "
+        f"documents, {report.chunks} chunks in {report.index} ({report.generation})")
+    for failure in report.failures:
+        errors.print(f"[yellow]skipped[/] {failure.path}: {failure.message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def hit_payload(hit: Hit) -> dict[str, Any]:
+    chunk = hit.chunk
+    return {"rank": hit.rank, "score": hit.score, "scores": dict(hit.scores),
+            "doc_id": chunk.doc_id, "title": chunk.title, "section": list(chunk.section),
+            "page": chunk.page, "page_end": chunk.page_end, "start": chunk.start,
+            "end": chunk.end, "chunk_id": chunk.id, "source": chunk.source, "text": chunk.text}
+
+
+@app.command("search")
+def search(
+    query: Annotated[str, typer.Argument(help="what to look for")],
+    index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
+    mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
+    k: Annotated[int, typer.Option("-k", help="number of passages")] = defaults.TOP_K,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Search an index; each passage shows its document, section, page and character span."""
+    from veracity.retrieve.open import open_retriever
+
+    try:
+        result = open_retriever(index_dir, mode=mode).run(query, k=k)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    confidence = dataclasses.asdict(result.confidence)
+    if as_json:
+        emit_json({"query": result.query, "mode": result.mode, "confidence": confidence,
+                   "hits": [hit_payload(hit) for hit in result.hits]})
+        return
+    console.print(f"[bold]{result.query}[/]  ({result.mode}; " + ", ".join(
+        f"{name} {value:.3f}" for name, value in confidence.items() if value is not None) + ")")
+    if not result.hits:
+        console.print("no passage matched")
+    for hit in result.hits:
+        chunk = hit.chunk
+        where = " > ".join(chunk.section) or "—"
+        page = "" if chunk.page is None else f"  page {chunk.page}" + (
+            f"-{chunk.page_end}" if chunk.page_end not in (None, chunk.page) else "")
+        console.print(f"\n[bold cyan]{hit.rank}.[/] [bold]{chunk.doc_id}[/]  {chunk.title}\n"
+                      f"   section: {where}{page}  chars {chunk.start}-{chunk.end}  "
+                      f"score {hit.score:.4f}", highlight=False)
+        console.print(f"   {chunk.text}", highlight=False, soft_wrap=False)
 
 
 @app.command("check")
