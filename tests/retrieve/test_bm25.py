@@ -242,3 +242,26 @@ def test_retriever_needs_a_chunk_lookup(tmp_path):
 def test_analyzer_keeps_repeats_and_drops_stopwords():
     assert Analyzer(stemmer=None).terms("The cat and THE cat") == ["cat", "cat"]
     assert Analyzer().terms("Running runners ran") == ["run", "runner", "ran"]
+
+
+@pytest.mark.parametrize("stemmer", ["english", None])
+def test_term_ids_index_the_same_terms(stemmer):
+    analyzer = Analyzer(stemmer=stemmer)
+    rows, vocab = analyzer.term_ids(CORPUS)
+    terms = {term_id: term for term, term_id in vocab.items()}
+    assert sorted(vocab.values()) == list(range(len(vocab)))
+    for text, row in zip(CORPUS, rows, strict=True):
+        assert [terms[i] for i in row] == Analyzer(stemmer=stemmer).terms(text)
+
+
+def test_damaged_metadata_raises_index_store_error(chunks_of, generation):
+    BM25Builder().build(chunks_of(CORPUS), generation, None)
+    meta_path = generation / "bm25" / "veracity.bm25.json"
+    meta = json.loads(meta_path.read_text())
+    del meta["count"]
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(IndexStoreError, match="'count'"):
+        BM25Retriever(chunks_of(CORPUS), generation).load()
+    meta_path.write_text("{not json")
+    with pytest.raises(IndexStoreError, match="Re-index"):
+        BM25Retriever(chunks_of(CORPUS), generation).load()

@@ -28,7 +28,16 @@ from veracity.errors import (
 )
 from veracity.types import Hit, SearchResult
 
-__all__ = ["Retriever", "check_k", "check_query", "hits_at", "read_meta", "top_k", "write_meta"]
+__all__ = [
+    "Retriever",
+    "check_k",
+    "check_query",
+    "hits_at",
+    "meta_count",
+    "read_meta",
+    "top_k",
+    "write_meta",
+]
 
 
 @runtime_checkable
@@ -140,3 +149,11 @@ def read_meta(path: Path, what: str) -> dict[str, Any]:
             f"reads version {defaults.INDEX_FORMAT_VERSION}. Re-index the documents."
         )
     return meta
+
+
+def meta_count(meta: Mapping[str, Any], key: str, path: Path) -> int:
+    """The non-negative integer ``meta[key]`` read from ``path``, or :class:`IndexStoreError`."""
+    value = meta.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise IndexStoreError(f"{path} has no valid {key!r} (found {value!r}); re-index")
+    return value

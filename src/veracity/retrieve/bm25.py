@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,15 @@ import numpy as np
 from veracity import defaults
 from veracity.corpus.base import ChunkLookup
 from veracity.errors import IndexStoreError, InputError, ModelError, OptionError
-from veracity.retrieve.base import check_k, check_query, hits_at, read_meta, top_k, write_meta
+from veracity.retrieve.base import (
+    check_k,
+    check_query,
+    hits_at,
+    meta_count,
+    read_meta,
+    top_k,
+    write_meta,
+)
 from veracity.types import Confidence, SearchResult
 
 __all__ = ["BM25_DIR", "BM25_METHODS", "Analyzer", "BM25Builder", "BM25Retriever"]
@@ -86,6 +94,32 @@ class Analyzer:
             out.append(stem)
         return out
 
+    def term_ids(self, texts: Iterable[str]) -> tuple[list[list[int]], dict[str, int]]:
+        """Term ids of each text and the vocabulary (term -> id) they index.
+
+        Same terms as :meth:`terms`; each distinct word is looked at once, so the cost per
+        word of a large corpus is one dictionary lookup.
+        """
+        vocab: dict[str, int] = {}
+        word_ids: dict[str, int] = {}  # -1 for a stopword
+        split, stopwords, stem = self._split, self._stopwords, self._stem
+        rows = []
+        for text in texts:
+            row = []
+            for word in split(text.lower()):
+                term_id = word_ids.get(word)
+                if term_id is None:
+                    if word in stopwords:
+                        term_id = -1
+                    else:
+                        term = word if stem is None else stem(word)
+                        term_id = vocab.setdefault(term, len(vocab))
+                    word_ids[word] = term_id
+                if term_id >= 0:
+                    row.append(term_id)
+            rows.append(row)
+        return rows, vocab
+
 
 def _check_bm25_options(k1: float, b: float, method: str, idf_method: str | None) -> None:
     if isinstance(k1, bool) or not isinstance(k1, int | float) or not k1 > 0:
@@ -136,11 +170,7 @@ class BM25Builder:
         """Index every chunk of ``chunks`` (in ordinal order) into ``directory / "bm25"``."""
         import bm25s
 
-        analyzer = Analyzer(stemmer=self.stemmer)
-        vocab: dict[str, int] = {}
-        ids: list[list[int]] = []
-        for chunk in chunks:
-            ids.append([vocab.setdefault(term, len(vocab)) for term in analyzer.terms(chunk.text)])
+        ids, vocab = Analyzer(stemmer=self.stemmer).term_ids(chunk.text for chunk in chunks)
         out = Path(directory) / BM25_DIR
         out.mkdir(parents=True, exist_ok=True)
         if vocab:  # bm25s cannot index a corpus without a single term
@@ -209,7 +239,7 @@ class BM25Retriever:
     def _open(self) -> _Loaded:
         folder = self.directory / BM25_DIR
         meta = read_meta(folder / _META, "BM25 index")
-        count = int(meta["count"])
+        count = meta_count(meta, "count", folder / _META)
         if count != len(self.chunks):
             raise IndexStoreError(
                 f"the BM25 index at {folder} holds {count} chunks but the chunk store holds "
@@ -218,7 +248,7 @@ class BM25Retriever:
         analyzer = Analyzer(stemmer=meta.get("stemmer"))
         model: Any = None
         vocab: dict[str, int] = {}
-        if int(meta["terms"]) > 0:
+        if meta_count(meta, "terms", folder / _META) > 0:
             import bm25s
 
             try:

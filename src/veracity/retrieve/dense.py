@@ -25,7 +25,15 @@ import numpy as np
 from veracity import defaults
 from veracity.corpus.base import ChunkLookup
 from veracity.errors import IndexStoreError, InputError, VeracityError
-from veracity.retrieve.base import check_k, check_query, hits_at, read_meta, top_k, write_meta
+from veracity.retrieve.base import (
+    check_k,
+    check_query,
+    hits_at,
+    meta_count,
+    read_meta,
+    top_k,
+    write_meta,
+)
 from veracity.retrieve.embed import Embedder, Embeddings
 from veracity.types import Confidence, SearchResult
 
@@ -222,7 +230,7 @@ class DenseRetriever:
 
     def _open(self) -> _Loaded:
         meta = read_meta(self.directory / DENSE_META, "dense index")
-        count = int(meta["count"])
+        count = meta_count(meta, "count", self.directory / DENSE_META)
         if count != len(self.chunks):
             raise IndexStoreError(
                 f"the dense index at {self.directory} holds {count} chunks but the chunk store "
