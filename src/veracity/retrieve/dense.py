@@ -192,8 +192,10 @@ class DenseRetriever:
     """Cosine search over the chunk vectors of one index generation.
 
     ``directory`` is the generation folder holding ``dense.npy``; the vectors are memory-mapped.
-    The query is embedded with the same model (checked against ``dense.json``). Confidence:
-    ``top_cosine`` is the best cosine and ``margin`` the best minus the second best.
+    The query is embedded with the same model (checked against ``dense.json``); a query longer
+    than the embedder's window is embedded from its first ``max_tokens`` tokens. Confidence:
+    ``top_cosine`` is the best cosine and ``margin`` the best minus the second best, both over
+    the whole index whatever ``k`` is.
 
     >>> retriever = DenseRetriever(chunks, Path("idx/gen-000001")).load()   # doctest: +SKIP
     >>> retriever.run("who directed the film?", k=3).confidence.top_cosine  # doctest: +SKIP

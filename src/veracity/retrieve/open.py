@@ -40,8 +40,8 @@ def open_retriever(
     if mode != "bm25" and not (generation / DENSE_META).is_file():
         raise IndexStoreError(
             f"the index at {index} was built without dense vectors, so mode={mode!r} cannot "
-            "run. Re-index with the dense builder (veracity.retrieve.dense.DenseBuilder), "
-            "or search with mode='bm25'."
+            "run. Re-index with dense vectors (`veracity index` without --no-dense, or "
+            "Indexer(builders=[BM25Builder(), DenseBuilder()])), or search with mode='bm25'."
         )
     chunks = ChunkStore.open(generation / STORE)
     bm25 = BM25Retriever(chunks, generation)
