@@ -59,12 +59,17 @@ def test_lexical_scorer_checks_pairs() -> None:
 
 
 @pytest.mark.unit
-def test_sentence_windows_respect_sentence_and_token_limits() -> None:
-    spans = [Span(0, 10), Span(11, 20), Span(21, 30), Span(31, 40)]
-    windows = sentence_windows(spans, [5, 5, 5, 5], max_sentences=3, max_tokens=100)
-    assert windows == [Span(0, 30), Span(11, 40), Span(21, 40), Span(31, 40)]
-    tight = sentence_windows(spans, [5, 50, 5, 5], max_sentences=3, max_tokens=20)
-    assert tight == [Span(0, 10), Span(11, 20), Span(21, 40), Span(31, 40)]
+def test_sentence_windows_share_one_sentence_and_respect_limits() -> None:
+    spans = [Span(0, 10), Span(11, 20), Span(21, 30), Span(31, 40), Span(41, 50)]
+    windows = sentence_windows(spans, [5] * 5, max_sentences=3, max_tokens=100)
+    assert windows == [Span(0, 30), Span(21, 50)]
+    # token cap: 5 + 50 > 20, so sentence 0 and sentence 1 stand alone, no sentence is skipped
+    tight = sentence_windows(spans, [5, 50, 5, 5, 5], max_sentences=3, max_tokens=20)
+    assert tight == [Span(0, 10), Span(11, 20), Span(21, 50)]
+    pairs = sentence_windows(spans, [5] * 5, max_sentences=2, max_tokens=100)
+    assert pairs == [Span(0, 20), Span(11, 30), Span(21, 40), Span(31, 50)]
+    single = sentence_windows(spans, [5] * 5, max_sentences=1, max_tokens=100)
+    assert single == spans
     assert sentence_windows([], [], max_sentences=3, max_tokens=10) == []
 
 
@@ -117,5 +122,5 @@ def test_cosine_scorer_with_shipped_minilm() -> None:
     related, unrelated = result.scores
     assert related.supported > unrelated.supported + 0.2
     assert "bridge" in related.window.of(premise)
-    assert related.windows == 5  # one window of up to 3 sentences starting at each sentence
+    assert related.windows == 2  # sentences 1-3 and 3-5
     assert 0.0 <= unrelated.supported <= 1.0

@@ -65,21 +65,30 @@ class TextEmbedder(Protocol):
 
 def sentence_windows(spans: Sequence[Span], token_counts: Sequence[int], *, max_sentences: int,
                      max_tokens: int) -> list[Span]:
-    """Windows of consecutive sentences: one starting at each sentence, up to ``max_sentences``
-    sentences and ``max_tokens`` tokens (a single longer sentence is still its own window).
+    """Windows of up to ``max_sentences`` consecutive sentences and ``max_tokens`` tokens.
+
+    Each window starts at the last sentence of the one before (at the next sentence when that
+    one held a single sentence), so every two adjacent sentences share a window, no sentence is
+    skipped, and each sentence is embedded at most twice. A sentence longer than ``max_tokens``
+    is still its own window (the embedder truncates it and says so).
 
     >>> [(w.start, w.end) for w in sentence_windows(
-    ...     [Span(0, 5), Span(6, 9), Span(10, 20)], [4, 2, 9], max_sentences=2, max_tokens=8)]
-    [(0, 9), (6, 9), (10, 20)]
+    ...     [Span(0, 5), Span(6, 9), Span(10, 20), Span(21, 30)], [4, 2, 9, 3],
+    ...     max_sentences=3, max_tokens=8)]
+    [(0, 9), (6, 9), (10, 20), (21, 30)]
     """
     windows: list[Span] = []
-    for first in range(len(spans)):
+    first = 0
+    while first < len(spans):
         last, used = first, token_counts[first]
         while (last + 1 < len(spans) and last + 1 - first < max_sentences
                and used + token_counts[last + 1] <= max_tokens):
             last += 1
             used += token_counts[last]
         windows.append(Span(spans[first].start, spans[last].end))
+        if last == len(spans) - 1:
+            break
+        first = max(first + 1, last)
     return windows
 
 
@@ -87,7 +96,8 @@ class CosineScorer:
     """``supported`` = the best cosine between the claim and a window of the premise, in [0, 1].
 
     The premise is split into sentences and cut into windows of up to ``window_sentences``
-    consecutive sentences that fit the embedder's window; the claim and every window are
+    consecutive sentences that fit the embedder's window, each sharing one sentence with the
+    next (see :func:`sentence_windows`); the claim and every window are
     embedded in one batched call per ``run`` (a premise repeated in the batch is embedded once),
     and the best window's span is recorded. Negative cosines are clipped to 0.
 
