@@ -49,12 +49,27 @@ def test_swap_answer_uses_a_same_type_span_of_the_paragraph() -> None:
     assert swapped.text == "The Broncos last won the title in 2016."
 
 
-def test_swap_answer_for_names_skips_where_questions_and_overlapping_names() -> None:
+def test_swap_answer_for_names_uses_answers_to_sibling_questions() -> None:
     statement = rewrite("Who retired after the season?", "Peyton Manning")
     assert statement is not None
-    swapped = swap_answer(statement, PARAGRAPH, "Who retired after the season?", random.Random(1))
+    question = "Who retired after the season?"
+    # No typed candidate: a person is not swapped for any capitalised name of the passage.
+    assert swap_answer(statement, PARAGRAPH, question, random.Random(1)) is None
+    siblings = frozenset({"Peyton Manning", "Carolina Panthers", "John Elway"})
+    swapped = swap_answer(
+        statement, PARAGRAPH, question, random.Random(1), sibling_answers=siblings
+    )
     assert swapped is not None
-    assert swapped.answer in {"Carolina Panthers", "Levi's Stadium", "Santa Clara"}
+    assert swapped.text == "Carolina Panthers retired after the season."  # Elway: not in passage
+
+
+def test_swap_answer_by_keyword_class_and_never_for_where_questions() -> None:
+    paragraph = "The game was held at Levi's Stadium. The team trained at Rose Bowl Stadium."
+    statement = rewrite("Which venue held the game?", "Levi's Stadium")
+    assert statement is not None
+    swapped = swap_answer(statement, paragraph, "Which venue held the game?", random.Random(0))
+    assert swapped is not None
+    assert swapped.answer == "Rose Bowl Stadium"
     where = rewrite("Where was the game played?", "Santa Clara")
     assert where is not None
     assert swap_answer(where, PARAGRAPH, "Where was the game played?", random.Random(0)) is None

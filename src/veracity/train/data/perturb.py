@@ -23,6 +23,7 @@ from veracity.train.data.text import (
     NUMBER,
     YEAR,
     capitalise_first,
+    core_words,
     drop_parentheticals,
     entities,
     lower_first,
@@ -42,9 +43,11 @@ __all__ = [
     "change_date_format",
     "change_number",
     "compress",
+    "drop_discourse_marker",
     "front_to_back",
     "negate",
     "paraphrase",
+    "passive_to_active",
     "reorder_coordination",
     "swap_entity",
     "synonym",
@@ -214,11 +217,6 @@ def _new_number(text: str, percent: bool, rng: random.Random) -> str | None:
 # --- entities -----------------------------------------------------------------------------------
 
 
-def _core_words(name: str) -> set[str]:
-    """The words that identify a name, without its class word: "Oxford" of "Oxford University"."""
-    return {w.lower() for w in name.split() if name_class(w) == "other"} - {"of", "the"}
-
-
 def attributive(sentence: str, end: int) -> bool:
     """Whether the name ending at ``end`` modifies a following lower-case word ("Roman
     soldiers"): such one-word names are adjectives more often than not."""
@@ -265,7 +263,7 @@ def swap_entity(
         context = before[-1].lower() if before else ""
         if not context:
             continue
-        words = _core_words(name)
+        words = core_words(name)
         kind = name_class(name)
         choices = sorted(
             {
@@ -274,7 +272,7 @@ def swap_entity(
                 if ctx == context
                 and not attr
                 and other != name
-                and not words & _core_words(other)
+                and not words & core_words(other)
                 and not keep_words & set(other.split())
                 and other.lower() not in low_sentence
                 and abs(len(other.split()) - len(name.split())) <= 1
@@ -381,6 +379,31 @@ def reorder_coordination(sentence: str, known: set[str]) -> str | None:
     return None
 
 
+_PASSIVE = re.compile(
+    r"^(?P<a>(?:The |A |An )?[A-Z][^,;]{1,60}?) (?P<aux>was|were) (?P<v>[a-z]+ed) by "
+    r"(?P<b>(?:the )?[A-Z][\w'’.-]*(?: (?:of |the |and |de )?[A-Z][\w'’.-]*){0,5})"
+    r"(?P<rest>(?: in \d{4}| on [A-Z][a-z]+ \d{1,2}, \d{4}| in [A-Z][a-z]+ \d{4})?)\.$"
+)
+
+
+def passive_to_active(sentence: str) -> str | None:
+    """ "The bridge was designed by John Smith in 1890." -> "John Smith designed the bridge in
+    1890." (regular verbs only, where the participle is also the past tense)."""
+    match = _PASSIVE.match(sentence)
+    if not match:
+        return None
+    verb = match.group("v")
+    if verb in _IRREGULAR_PARTICIPLE_LIKE:
+        return None
+    a = match.group("a")
+    if a.split(" ", 1)[0] in {"The", "A", "An"}:
+        a = a[0].lower() + a[1:]
+    b = match.group("b")
+    return f"{capitalise_first(b)} {verb} {a}{match.group('rest')}."
+
+
+_IRREGULAR_PARTICIPLE_LIKE = frozenset({"succeeded", "exceeded", "proceeded", "based", "used"})
+
 _FRONT = re.compile(r"^((?:In|On|During|By|Since|From|After|Before) [^,]{2,40}), (.+?)([.!?])$")
 
 
@@ -410,6 +433,12 @@ _TRAILING = re.compile(
     r", (?:which|who|whose|while|whereas|although|though|including|where|making|becoming|"
     r"as well as|but|with) [^;]*?([.!?])$"
 )
+
+
+def drop_discourse_marker(sentence: str) -> str:
+    """ "However, the bridge ..." -> "The bridge ...": a claim should not lean on context."""
+    out = _DISCOURSE.sub("", sentence, count=1)
+    return capitalise_first(out) if out != sentence else sentence
 
 
 def compress(sentence: str, rng: random.Random, *, force: bool = False) -> str:
@@ -442,6 +471,7 @@ def paraphrase(sentence: str, rng: random.Random, known: set[str]) -> tuple[str,
         ("date_format", change_date_format),
         ("reorder", lambda s: reorder_coordination(s, known)),
         ("front_to_back", front_to_back),
+        ("passive_to_active", passive_to_active),
         ("synonym", lambda s: synonym(s, rng)),
         ("drop_parenthetical", lambda s: drop_parentheticals(s) if "(" in s else None),
     ]

@@ -35,6 +35,7 @@ from veracity.train.data.text import (
     YEAR,
     clean,
     content_tokens,
+    core_words,
     detokenize,
     entities,
     name_class,
@@ -197,6 +198,14 @@ def answer_type(answer: str) -> str | None:
     return None
 
 
+def _date_form(text: str) -> str:
+    """Which spelling a date uses: "dmy", "mdy" or "my" (month and year only)."""
+    match = DATE.fullmatch(text)
+    if match is None:
+        return ""
+    return "dmy" if match.group("dmy_d") else "mdy" if match.group("mdy_d") else "my"
+
+
 def _number_value(text: str) -> float | None:
     match = NUMBER.search(text)
     if not match:
@@ -205,9 +214,20 @@ def _number_value(text: str) -> float | None:
 
 
 def swap_answer(
-    statement: Statement, passage: str, question: str, rng: random.Random
+    statement: Statement,
+    passage: str,
+    question: str,
+    rng: random.Random,
+    *,
+    sibling_answers: frozenset[str] = frozenset(),
 ) -> Statement | None:
-    """The statement with its answer swapped for another same-type span of the passage."""
+    """The statement with its answer swapped for another same-type span of the passage.
+
+    For a name the replacement is, by preference, the answer to another question of the same
+    article asked with the same wh-word (so a person stays a person); failing that, another name
+    of the passage of the same keyword class (organisation, place, event). Plain capitalised
+    names with no class ("Super Bowl", "Cam Newton") are never swapped for one another blindly.
+    """
     answer = statement.answer
     kind = answer_type(answer)
     if kind is None:
@@ -216,7 +236,8 @@ def swap_answer(
     if kind == "year":
         candidates = {m.group(0) for m in YEAR.finditer(passage)}
     elif kind == "date":
-        candidates = {m.group(0) for m in DATE.finditer(passage)}
+        form = _date_form(answer)
+        candidates = {m.group(0) for m in DATE.finditer(passage) if _date_form(m.group(0)) == form}
     elif kind == "number":
         value = _number_value(answer)
         match = NUMBER.search(answer)
@@ -228,15 +249,27 @@ def swap_answer(
     else:
         if question.lower().startswith("where"):
             return None  # places nest ("Santa Clara" is in "the Bay Area"): a swap may stay true
-        answer_words = {w.lower() for w in answer.split()}
+        answer_words = core_words(answer)
         text_low = statement.text.lower()
         passage_low = f" {passage.lower()} "
         n = len(answer.split())
         kind_of_name = name_class(answer)
+        siblings = {
+            s
+            for s in sibling_answers
+            if s.lower() in passage_low
+            and not core_words(s) & answer_words
+            and s.lower() not in text_low
+            and answer_type(s) == "name"
+        }
+        if siblings:
+            return statement.with_answer(rng.choice(sorted(siblings)))
+        if kind_of_name not in {"org", "place", "event"}:
+            return None
         for sentence in sentences(passage):
             for _, end, name in entities(sentence):
                 words = name.split()
-                if abs(len(words) - n) > 1 or {w.lower() for w in words} & answer_words:
+                if abs(len(words) - n) > 1 or core_words(name) & answer_words:
                     continue
                 if name.lower() in text_low or name.split()[0] in MONTHS:
                     continue
@@ -309,6 +342,14 @@ def _statement(item: QAItem, passage: str) -> Statement | None:
     return statement
 
 
+def _wh_word(question: str) -> str:
+    """The question word ("who", "which", ...), skipping a leading preposition."""
+    for token in question.lower().split()[:3]:
+        if token in {"who", "whom", "what", "which", "when", "where", "why", "how"}:
+            return token
+    return ""
+
+
 def build_qa(
     items: list[QAItem],
     *,
@@ -320,6 +361,10 @@ def build_qa(
     """Rows for one QA source: questions visited in a seeded order until every quota is full."""
     rng = random.Random(f"{seed}:qa:{source}")
     order = sorted(items, key=lambda it: (it.group, it.qid))
+    collected: dict[tuple[str, str], set[str]] = {}
+    for it in order:
+        collected.setdefault((it.group, _wh_word(it.question)), set()).add(it.answer)
+    siblings = {key: frozenset(values) for key, values in collected.items()}
     rng.shuffle(order)
     counts: Counter[str] = Counter()
     rows: list[Row] = []
@@ -347,6 +392,9 @@ def build_qa(
         if all(not room(kind) for kind in quotas):
             break
         premise = _premise(item, rng)
+        if word_count(premise) > _MAX_PREMISE_WORDS:
+            stats["skipped_long_premise"] += 1
+            continue
         if item.answer.lower() not in premise.lower():
             stats["skipped_answer_not_in_premise"] += 1
             continue
@@ -374,7 +422,14 @@ def build_qa(
         elif room("qa_statement"):
             add("qa_statement", premise, claim, "supported", item)
         if room("qa_answer_swap"):
-            swapped = swap_answer(statement, premise, item.question, rng)
+            key = (item.group, _wh_word(item.question))
+            swapped = swap_answer(
+                statement,
+                premise,
+                item.question,
+                rng,
+                sibling_answers=siblings.get(key, frozenset()),
+            )
             if swapped is not None:
                 add("qa_answer_swap", premise, swapped.text, "contradicted", item)
         if room("qa_sentence_removed"):
@@ -397,13 +452,14 @@ _GLUED = re.compile(r"(?<=[a-z0-9)\]\"'])\.(?=[A-Z])")
 
 
 def _sentence_like(text: str) -> bool:
-    tokens = [t.lower().strip(".,;:") for t in text.split()]
+    tokens = [t.strip(".,;:") for t in text.split()]
     finite = any(
         t in AUXILIARIES
-        or t.endswith("ed")
+        or (t.endswith("ed") and len(t) > 4)
         or t in IRREGULAR_PAST.values()
         or (t.endswith("s") and t[:-1] in BASE_VERBS)
         for t in tokens[1:]
+        if t.islower()
     )
     return len(tokens) >= 4 and text[:1].isupper() and finite
 

@@ -230,7 +230,10 @@ def answer_ok(question: str, answer: str) -> bool:
         len(tokens) > 1
         and tokens[0].islower()
         and is_base_verb(first)
-        and low[1] in DETERMINERS | {"my", "your", "our", "their", "his", "her", "it", "them"}
+        and low[1]
+        in DETERMINERS
+        | {"my", "your", "our", "their", "his", "her", "it", "them", "him", "us", "you", "me"}
+        | {"people", "more", "up", "out", "down"}
     )
     return why or not verb_phrase
 
@@ -593,6 +596,14 @@ def _how(tokens: list[str], low: list[str], a: str, passage: str) -> Statement |
         rest = tokens[i + 1 :]
         if verb in AUXILIARIES and rest and rest[0].lower() == "there":
             return _finish(_join("There", verb), quantity, " ".join(rest[1:]), "how_many")
+        if verb in DO and rest and not _subject_like(rest[0]):
+            return None  # "how much percent did public spending increase": no safe order
+        if verb in HAVE | MODALS and rest and not _subject_like(rest[0]):
+            p = _split_predicate(rest, verb)
+            if p is None:
+                return None
+            head = _join(" ".join(rest[:p]), verb, rest[p])  # "have man u won" -> "man u have won"
+            return _finish(head, quantity, " ".join(rest[p + 1 :]), "how_many")
         if verb in AUXILIARIES and rest and _subject_like(rest[0]):
             if verb in BE:
                 return None
@@ -640,6 +651,8 @@ def _how(tokens: list[str], low: list[str], a: str, passage: str) -> Statement |
 
 
 def _who_what(tokens: list[str], low: list[str], a: str, passage: str) -> Statement | None:
+    if len(tokens) > 2 and (low[1] in _ADVERBS or low[1].endswith("ly")):
+        tokens, low = tokens[:1] + tokens[2:], low[:1] + low[2:]  # "Who actually won" -> "Who won"
     wh = low[0]
     i = 1
     if len(tokens) > 1 and low[1] in DETERMINERS:

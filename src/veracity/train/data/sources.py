@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from veracity.train.data.schema import DataLabel, Row
-from veracity.train.data.text import capitalise_first, clean, detokenize
+from veracity.train.data.text import capitalise_first, clean, detokenize, word_count
 
 __all__ = [
     "PUBLIC_SOURCES",
@@ -185,14 +185,30 @@ def _sample(
     return chosen[:quota]
 
 
+#: Longer premises (a few SummEdits transcripts) are dropped rather than cut, since a cut could
+#: remove the evidence a label depends on.
+MAX_PREMISE_WORDS = 800
+
+
+def _unquote(text: str) -> str:
+    """Undo TSV quoting left in some files: '""' -> '"', and a lone leading or trailing quote."""
+    text = text.replace('"""', '"').replace('""', '"')
+    if text.count('"') % 2 == 1:
+        if text.startswith('"'):
+            text = text[1:]
+        elif text.endswith('"'):
+            text = text[:-1]
+    return text.strip()
+
+
 def _to_row(raw: JsonRow, spec: PublicSource) -> Row | None:
     label = spec.labels.get(str(raw.get("label")))
     if label is None:
         return None
     fix = detokenize if spec.tokenized else clean
-    premise = fix(str(raw.get("premise") or ""))
-    hypothesis = fix(str(raw.get("hypothesis") or ""))
-    if not premise or not hypothesis:
+    premise = _unquote(fix(str(raw.get("premise") or "")))
+    hypothesis = _unquote(fix(str(raw.get("hypothesis") or "")))
+    if not premise or not hypothesis or word_count(premise) > MAX_PREMISE_WORDS:
         return None
     hypothesis = capitalise_first(hypothesis)
     group_value = str(raw.get(spec.group) or raw.get("premise") or "")
@@ -226,7 +242,7 @@ def build_public(
         for raw in read_jsonl(root / spec.path, stats=counter):
             row = _to_row(raw, spec)
             if row is None:
-                counter["dropped_label"] += 1
+                counter["dropped_unmapped_label_empty_or_long"] += 1
                 continue
             if (row.premise, row.hypothesis) in seen:
                 counter["dropped_duplicate"] += 1

@@ -31,8 +31,11 @@ from veracity.train.data.perturb import (
     attributive,
     change_number,
     compress,
+    drop_discourse_marker,
+    front_to_back,
     negate,
     paraphrase,
+    passive_to_active,
     swap_entity,
     synonym,
 )
@@ -296,8 +299,13 @@ def _parts(window: Window, rng: random.Random) -> list[_Part]:
         resolved = resolve(sentence, window.article, previous, name=name)
         if resolved is None or "?" in resolved or ": " in resolved or resolved.count('"') % 2:
             continue
-        text = compress(resolved, rng)
-        if rng.random() < 0.25:
+        text = compress(drop_discourse_marker(resolved), rng)
+        # Light rewording, so that a claim is rarely a verbatim copy of the premise.
+        if rng.random() < 0.6:
+            text = passive_to_active(text) or text
+        if rng.random() < 0.4:
+            text = front_to_back(text) or text
+        if rng.random() < 0.4:
             text = synonym(text, rng) or text
         n = word_count(text)
         if _MIN_SENTENCE_WORDS <= n <= _MAX_SENTENCE_WORDS and text[-1:] in ".!":

@@ -23,6 +23,7 @@ __all__ = [
     "capitalise_first",
     "clean",
     "content_tokens",
+    "core_words",
     "detokenize",
     "drop_parentheticals",
     "ensure_period",
@@ -206,6 +207,11 @@ def name_class(name: str) -> str:
     if 2 <= len(parts) <= 4 and all(p[:1].isupper() and p.isalpha() for p in parts):
         return "person"
     return "other"
+
+
+def core_words(name: str) -> set[str]:
+    """The words that identify a name, without its class word: "oxford" of "Oxford University"."""
+    return {w.lower() for w in name.split() if name_class(w) == "other"} - {"of", "the"}
 
 
 _PAREN = re.compile(r"\s*[(\[][^()\[\]]*[)\]]")
