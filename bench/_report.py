@@ -82,8 +82,8 @@ def _git(*args: str) -> str:
 
 def _commit() -> str:
     commit = _git("rev-parse", "--short", "HEAD") or "unknown"
-    # uncommitted changes to the code being measured make the commit only approximate
-    if _git("status", "--porcelain", "--", "src", "bench/*.py"):
+    # uncommitted changes to tracked code make the commit only approximate
+    if _git("status", "--porcelain", "--untracked-files=no", "--", "src", "bench/*.py"):
         commit += " (with uncommitted changes)"
     return commit
 

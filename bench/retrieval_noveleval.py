@@ -35,12 +35,17 @@ from veracity.corpus.indexer import Indexer  # noqa: E402
 from veracity.evaluate.retrieval import ndcg_at_k, recall_at_k  # noqa: E402
 from veracity.retrieve import BM25Builder, DenseBuilder, Embedder, open_retriever  # noqa: E402
 
-COMMAND = ".venv/bin/python bench/retrieval_noveleval.py"
 #: RankGPT (Sun et al., 2023, "Is ChatGPT Good at Search?"), NovelEval BM25 nDCG@10, as given
 #: in the RankGPT README and shared/data/noveleval/SOURCE.md. The only figure not measured here.
 PUBLISHED_BM25 = 55.77
 PUBLISHED_SOURCE = "RankGPT (Sun et al., 2023), NovelEval table; BM25 reranks each query's 20"
 CHUNKS_PER_QUERY = 50  # first-stage depth in the pool setting (= defaults.FUSION_CANDIDATES)
+
+
+def command() -> str:
+    line = ".venv/bin/python bench/retrieval_noveleval.py"
+    niceness = os.nice(0)
+    return f"nice -n {niceness} {line}" if niceness else line
 
 
 def data_dir() -> Path:
@@ -174,12 +179,13 @@ def main() -> None:
         f"{figures['chunks']} chunks ({figures['dense_truncated_chunks']} truncated to the "
         f"embedder's {defaults.EMBED_MAX_TOKENS} tokens) in {figures['index_seconds']} s; a "
         f"passage ranks by its best chunk among the first {CHUNKS_PER_QUERY} chunks (pool) or "
-        "all chunks (own candidates). Our BM25 beats the published figure because it scores "
-        "160-token chunks (a passage counts by its best chunk) with statistics of the whole "
-        "pool; on whole passages in the published setting bare bm25s lands near it. "
+        "all chunks (own candidates). Our BM25 differs from the published setting in two ways: "
+        "it scores 160-token chunks (a passage counts by its best chunk) and takes term "
+        "statistics from the whole pool; on whole passages in the published setting, bare bm25s "
+        "with the same tokenizer lands near the published figure. "
         "21 queries: differences of a few points are noise.",
     ]
-    write_result("retrieval_noveleval", figures, "\n".join(lines), COMMAND)
+    write_result("retrieval_noveleval", figures, "\n".join(lines), command())
 
 
 if __name__ == "__main__":

@@ -62,3 +62,21 @@ def test_check_k():
     for bad in (0, -2, 1.0, False, None):
         with pytest.raises(OptionError, match="k="):
             check_k(bad)
+
+
+def test_public_api_is_pinned():
+    import veracity.retrieve as retrieve
+
+    assert sorted(retrieve.__all__) == [
+        "BM25Builder",
+        "BM25Retriever",
+        "DenseBuilder",
+        "DenseRetriever",
+        "Embedder",
+        "Embeddings",
+        "HybridRetriever",
+        "Retriever",
+        "open_retriever",
+        "reciprocal_rank_fusion",
+    ]
+    assert all(hasattr(retrieve, name) for name in retrieve.__all__)
