@@ -77,6 +77,8 @@ def test_resolve_replaces_pronouns_of_the_subject_only(tmp_path: Path) -> None:
     assert resolve("In , she was promoted.", article, None) is None  # text lost in the dump
     assert resolve("Byrne moved to Leeds.", article, None) == "Byrne moved to Leeds."
     assert resolve("She married.", article, None, name="Byrne") == "Byrne married."
+    assert resolve("In 1880, she moved.", article, None) == "In 1880, Ada Byrne moved."
+    assert resolve("In 1880, he moved.", article, None) is None
 
 
 def test_fuse_shares_the_subject_or_joins_sentences() -> None:

@@ -241,10 +241,15 @@ def swap_answer(
     elif kind == "number":
         value = _number_value(answer)
         match = NUMBER.search(answer)
+        year_like = match is not None and YEAR.fullmatch(match.group(0)) is not None
         for found in NUMBER.finditer(passage):
             other = float(found.group(0).replace(",", ""))
-            if match is None or other == value or YEAR.fullmatch(found.group(0)):
+            if match is None or other == value:
                 continue
+            if (YEAR.fullmatch(found.group(0)) is not None) != year_like:
+                continue  # a year only for a year, a count only for a count
+            if re.search(rf"(?:{'|'.join(MONTHS)})\s*$", passage[: found.start()]):
+                continue  # the day of a date ("July 5") is not a count
             candidates.add(answer[: match.start()] + found.group(0) + answer[match.end() :])
     else:
         if question.lower().startswith("where"):

@@ -43,6 +43,7 @@ from veracity.train.data.schema import DataLabel, Row
 from veracity.train.data.sources import digest
 from veracity.train.data.text import (
     FUNCTION_WORDS,
+    capitalise_first,
     clean,
     content_tokens,
     drop_parentheticals,
@@ -257,12 +258,27 @@ _BROKEN = re.compile(
 )
 
 
+_FRONTED_PRONOUN = re.compile(
+    r"^((?:In|On|At|During|After|Before|By|From|Since|Following|Upon|Later|Then|Eventually)\b"
+    r"[^,]{0,60}, )(?=(?:he|she|it|his|her|its)\b)"
+)
+
+
 def resolve(sentence: str, article: Article, previous: str | None, *, name: str = "") -> str | None:
     """The sentence with an initial He/She/It/His/Her/Its replaced by the article's subject (or
     ``name``), or ``None`` when its first word refers to something the sentence alone cannot
     name, or when the sentence lost words in the dump ("In , he was promoted")."""
     if _UNRESOLVABLE.match(sentence) or _EXTRAPOSED.match(sentence) or _BROKEN.search(sentence):
         return None
+    fronted = _FRONTED_PRONOUN.match(sentence)
+    if fronted:
+        # "In 1994, he ran ..." -> resolve the pronoun after the fronted phrase the same way.
+        lead = fronted.group(1)
+        rest = resolve(capitalise_first(sentence[len(lead) :]), article, previous, name=name)
+        if rest is None:
+            return None
+        return lead + (rest if rest[:1].isupper() and rest.split(" ", 1)[0] != "The" else
+                       rest[0].lower() + rest[1:])  # fmt: skip
     first = sentence.split(" ", 1)[0]
     pronoun = article.pronoun
     subject = name or article.subject
@@ -300,6 +316,8 @@ def _parts(window: Window, rng: random.Random) -> list[_Part]:
         if resolved is None or "?" in resolved or ": " in resolved or resolved.count('"') % 2:
             continue
         text = compress(drop_discourse_marker(resolved), rng)
+        if re.match(r"(?:He|She|It|They|His|Her|Its|Their)\b", text):
+            continue
         # Light rewording, so that a claim is rarely a verbatim copy of the premise.
         if rng.random() < 0.6:
             text = passive_to_active(text) or text
@@ -566,9 +584,8 @@ def _window_rows(
         p, s = part.key
         previous = article.paragraphs[p][s - 1] if s > 0 else None
         resolved = resolve(part.original, article, previous, name=article.name_in(premise))
-        resolved = resolved or part.original
-        short = compress(resolved, rng, force=True)
-        if short != resolved and word_count(short) >= _MIN_SENTENCE_WORDS:
+        short = compress(resolved, rng, force=True) if resolved else ""
+        if resolved and short != resolved and word_count(short) >= _MIN_SENTENCE_WORDS:
             out.add("compression", window, premise, short, "supported")
     if out.room("entity_swap"):
         sentence = rng.choice(parts).text
@@ -591,8 +608,7 @@ def _window_rows(
             p, s = candidate.key
             previous = article.paragraphs[p][s - 1] if s > 0 else None
             resolved = resolve(candidate.original, article, previous, name=article.name_in(premise))
-            resolved = resolved or candidate.original
-            edited = paraphrase(resolved, rng, names)
+            edited = paraphrase(resolved, rng, names) if resolved else None
             if edited and out.add("paraphrase_edit", window, premise, edited[0], "supported"):
                 stats[f"paraphrase:{edited[1]}"] += 1
                 break
