@@ -419,6 +419,8 @@ def _bank(articles: list[Article]) -> _Bank:
                 match = _CLAUSE.match(plain)
                 if match and not _EXTRAPOSED.match(plain) and 4 <= word_count(match.group(2)) <= 16:
                     vp = match.group(2)
+                    if re.search(r"\b[A-Z]\.(?:[A-Z]\.)*$", vp + "."):
+                        continue  # cut at an abbreviation ("serving U.S."): not a whole clause
                     same = match.group(1).lower() == article.pronoun
                     if same and not re.search(r"\b(they|them|their|this|these|those|it|its)\b", vp):
                         clauses[category].append((article.doc_id, vp))
