@@ -255,6 +255,9 @@ _UNRESOLVABLE = re.compile(
 
 _BROKEN = re.compile(
     r"\s[,.;:]|\(\s*[;,]|\b(?:in|on|at|of|from|to|by|and|the|a|an|was|is)\s*[,.;:)]|\$ \)|\(\s*\)"
+    # a measurement lost in the dump: "located approximately north of"
+    r"|\b(?:approximately|about|roughly|around)\s+(?:north|south|east|west|northeast|"
+    r"northwest|southeast|southwest)\b"
 )
 
 
