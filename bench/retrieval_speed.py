@@ -414,7 +414,7 @@ def table(figures: dict[str, Any], args: argparse.Namespace) -> str:
                      f"{row['median_queries_per_s']:,.1f} | {row['time_ratio_to_bm25s']:.2f}× |")
     lines += [
         "",
-        "Memory while querying grows little: +"
+        "Memory while querying: +"
         f"{mem['load_bm25']['increase_mib']} MiB to load our BM25 retriever, +"
         f"{mem['bm25_runs']['increase_mib']} MiB during the BM25 runs, +"
         f"{mem['load_dense']['increase_mib']} MiB to load the dense retriever (memory-mapped), +"
