@@ -10,15 +10,20 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
 from veracity import defaults
 from veracity.errors import VeracityError
-from veracity.types import Hit, PairScore
+from veracity.types import Answer, Citation, Hit, InvalidCitation, PairScore
 from veracity.verify.base import PairScorer
+
+if TYPE_CHECKING:
+    from veracity.generate.abstain import Abstainer
+    from veracity.generate.calibration import StoredCalibration
+    from veracity.llm.base import ChatModel
 
 app = typer.Typer(
     name="veracity",
@@ -292,6 +297,352 @@ def train_verifier(
                       f"checkpoint {report.checkpoint}")
         for evaluation in report.evaluations[-3:]:
             console.print(evaluation)
+
+
+@app.command("export-verifier")
+def export_verifier(
+    checkpoint: Annotated[Path, typer.Option(help="RUN/checkpoint folder of train-verifier")],
+    data: Annotated[Path, typer.Option(help="the training data folder (card.json, val.jsonl)")],
+    out: Annotated[Path, typer.Option(help="where to write the verifier")] = Path(
+        "src/veracity/assets/verifier"),
+    version: Annotated[str, typer.Option(help="version string recorded in the model")] = "dev",
+    combine: Annotated[bool, typer.Option(help="fit the combiner on validation rows")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Export a checkpoint to int8 ONNX with its combiner and model card (needs [train])."""
+    from veracity.train.release import release_verifier
+
+    command = (f"veracity export-verifier --checkpoint RUN/checkpoint --data DATA "
+               f"--version {version}" + ("" if combine else " --no-combine"))
+    try:
+        report = release_verifier(checkpoint, data, out, version=version, command=command,
+                                  combine=combine)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    payload = {"directory": str(report.directory), "model_bytes": report.model_bytes,
+               "validation": report.validation}
+    if as_json:
+        emit_json(payload)
+    else:
+        console.print(f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB)")
+        for name, value in report.validation.items():
+            console.print(f"  {name}: {value:.4f}")
+
+
+# --- ask and calibrate ---------------------------------------------------------------------------
+_MARKS = {
+    "supported": ("✓", "green", "supported"),
+    "unsupported": ("✗", "red", "unsupported"),
+    "invalid_citation": ("!", "red", "invalid citation"),
+    "citation_attached": ("+", "cyan", "citation attached"),
+    "uncited": ("?", "yellow", "uncited"),
+    "not_factual": ("·", "dim", "not factual"),
+    "error": ("⚠", "red", "not verified"),
+}
+
+
+def chat_factory(spec: str, model: str | None, scorer: PairScorer) -> ChatModel:
+    """The chat model of ``--llm``/``--model`` (tests replace this function)."""
+    from veracity.generate.chat import make_chat
+
+    return make_chat(spec, model=model, scorer=scorer)
+
+
+def verifier_factory(name: str) -> PairScorer:
+    """The verifier of ``--verifier`` (tests replace this function)."""
+    from veracity.verify.registry import make_verifier
+
+    return make_verifier(name)
+
+
+def citation_payload(citation: Citation) -> dict[str, Any]:
+    return {"marker": citation.marker,
+            "span": None if citation.span is None else [citation.span.start, citation.span.end],
+            "attached": citation.attached, "support": citation.support, "error": citation.error,
+            "chunk_id": citation.chunk_id, "doc_id": citation.doc_id, "title": citation.title,
+            "section": list(citation.section), "page": citation.page,
+            "page_end": citation.page_end, "start": citation.start, "end": citation.end,
+            "evidence": [[span.start, span.end] for span in citation.evidence]}
+
+
+def answer_payload(answer: Answer) -> dict[str, Any]:
+    def invalid(items: tuple[InvalidCitation, ...]) -> list[dict[str, Any]]:
+        return [{"marker": item.marker, "span": [item.span.start, item.span.end],
+                 "reason": item.reason} for item in items]
+
+    status = "abstained" if answer.abstained else "refused" if answer.refused else "answered"
+    abstention = None
+    if answer.abstention is not None:
+        abstention = dataclasses.asdict(answer.abstention) | {"reason": answer.abstention.reason}
+    refusal = None
+    if answer.refusal is not None:
+        refusal = {"pattern": answer.refusal.pattern, "language": answer.refusal.language,
+                   "span": [answer.refusal.span.start, answer.refusal.span.end],
+                   "text": answer.refusal.text}
+    provenance = None
+    if answer.provenance is not None:
+        provenance = dataclasses.asdict(answer.provenance) | {"prompt": answer.provenance.prompt}
+    return {
+        "question": answer.question,
+        "status": status,
+        "text": answer.text,
+        "abstained": answer.abstained,
+        "abstention": abstention,
+        "refused": answer.refused,
+        "refusal": refusal,
+        "sentences": [
+            {"index": s.index, "span": [s.span.start, s.span.end], "text": s.text,
+             "claim": s.claim, "status": s.status, "support": s.support, "failure": s.failure,
+             "citations": [citation_payload(c) for c in s.citations],
+             "invalid": invalid(s.invalid)}
+            for s in answer.sentences],
+        "citations": [citation_payload(c) for c in answer.citations],
+        "invalid_citations": invalid(answer.invalid_citations),
+        "sources": [{"block": n} | hit_payload(hit) for n, hit in enumerate(answer.sources, 1)],
+        "provenance": provenance,
+        "timings": dataclasses.asdict(answer.timings) | {"total": answer.timings.total},
+    }
+
+
+def _abstainer(index_dir: Path, *, mode: str, signal: str | None, threshold: float | None,
+               scorer: PairScorer, notes: list[str]) -> Abstainer | None:
+    """The abstainer ``ask`` uses: ``--threshold``, else the saved calibration, else none."""
+    from veracity.generate.abstain import Abstainer, make_signal
+    from veracity.generate.calibration import StaleCalibrationError, load_calibration
+
+    if threshold is not None:
+        name = signal or defaults.ABSTAIN_SIGNAL
+        return Abstainer(make_signal(name, scorer=scorer), threshold, source="--threshold")
+    if signal is not None:
+        raise VeracityError(f"--signal {signal} needs --threshold (or run `veracity calibrate "
+                            f"--index {index_dir} --dev FILE.jsonl --signal {signal}`)")
+    try:
+        stored = load_calibration(index_dir)
+    except StaleCalibrationError as exc:
+        notes.append(f"{exc}. Answering without abstention.")
+        return None
+    if stored is None:
+        notes.append(f"no abstention threshold: none was calibrated for {index_dir} (run "
+                     f"`veracity calibrate --index {index_dir} --dev FILE.jsonl`)")
+        return None
+    calibration = stored.calibration
+    if stored.mode != mode:
+        notes.append(f"the threshold was calibrated with --mode {stored.mode}; this search "
+                     f"uses --mode {mode}")
+    notes.append(f"abstaining below {calibration.signal} = {calibration.threshold:.4g}, "
+                 f"{stored.source}")
+    return Abstainer(make_signal(calibration.signal, scorer=scorer, hits=stored.k),
+                     calibration.threshold, source=stored.source)
+
+
+def _print_answer(answer: Answer) -> None:
+    from rich.markup import escape
+
+    if answer.abstained and answer.abstention is not None:
+        check = answer.abstention
+        console.print(f"[bold]{escape(answer.text)}[/]  [yellow](abstained without asking the "
+                      f"model: {escape(check.reason)}; {escape(check.source)})[/]",
+                      highlight=False)
+        return
+    console.print(escape(answer.text), highlight=False)
+    if answer.refused and answer.refusal is not None:
+        console.print(f"\n[yellow]the model declined to answer (matched "
+                      f"{escape(repr(answer.refusal.text))}, {answer.refusal.pattern})[/]",
+                      highlight=False)
+    if answer.sentences:
+        console.print("\n[bold]sentences[/]")
+    for sentence in answer.sentences:
+        mark, colour, label = _MARKS[sentence.status]
+        cited = "".join(f"[{c.marker}]" for c in sentence.citations)
+        detail = [label]
+        if sentence.support is not None:
+            detail.append(f"{sentence.support:.2f}")
+        if cited:
+            detail.append(("attached " if any(c.attached for c in sentence.citations) else "")
+                          + cited)
+        detail += [f"[{item.marker}] {item.reason}" for item in sentence.invalid]
+        console.print(f"  [{colour}]{mark}[/] {escape(sentence.claim)}\n"
+                      f"    [{colour}]{escape(' · '.join(detail))}[/]", highlight=False)
+        if sentence.failure:
+            console.print(f"    [red]{escape(sentence.failure)}[/]", highlight=False)
+    if answer.sources:
+        console.print("\n[bold]sources[/]")
+    cited_blocks = {c.marker for c in answer.citations}
+    for number, hit in enumerate(answer.sources, start=1):
+        chunk = hit.chunk
+        where = " > ".join(chunk.section) or "—"
+        page = "" if chunk.page is None else f"  page {chunk.page}" + (
+            f"-{chunk.page_end}" if chunk.page_end not in (None, chunk.page) else "")
+        used = "" if number in cited_blocks else "  (not cited)"
+        console.print(f"  [bold cyan][{number}][/] [bold]{escape(chunk.doc_id)}[/]  "
+                      f"{escape(chunk.title)}{used}\n      section: {escape(where)}{page}  "
+                      f"chars {chunk.start}-{chunk.end}", highlight=False)
+        quoted = chunk.text.strip().replace("\n", "\n      ")
+        console.print(f"      “{escape(quoted)}”", highlight=False)
+    if answer.provenance is not None:
+        p, t = answer.provenance, answer.timings
+        console.print(f"\n[dim]{escape(p.model)} · prompt {p.prompt} · temperature "
+                      f"{p.temperature:g} · seed {p.seed} · verifier {escape(p.verifier)} "
+                      f"(tau {p.tau:g}) · retrieve {t.retrieve:.2f}s, generate "
+                      f"{t.generate:.2f}s, verify {t.verify:.2f}s[/]", highlight=False)
+
+
+@app.command("ask")
+def ask(
+    question: Annotated[str, typer.Argument(help="the question")],
+    index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
+    llm: Annotated[str, typer.Option(
+        help="extractive, llamacpp[:PATH] or openai:URL")] = defaults.CHAT_BACKEND,
+    model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
+    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine or hf:<model>")]
+    = defaults.VERIFIER,
+    mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
+    k: Annotated[int, typer.Option("-k", help="passages given to the model")] = defaults.TOP_K,
+    tau: Annotated[float, typer.Option(help="P(supported) a citation must reach")]
+    = defaults.CITATION_TAU,
+    abstain: Annotated[bool, typer.Option(
+        help="abstain below the saved calibration (or --threshold)")] = True,
+    signal: Annotated[str | None, typer.Option(
+        help="confidence signal for --threshold: top_bm25, top_cosine, top_support")] = None,
+    threshold: Annotated[float | None, typer.Option(
+        help="abstain below this signal value instead of the calibrated one")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Answer from the index with checked [n] citations, or say "I don't know".
+
+    Every sentence is marked: ✓ supported, ✗ unsupported, ! invalid citation, + citation
+    attached by the verifier, ? uncited, · not factual. Exit 0 when answered, abstained or
+    refused; 1 when the verifier failed on some sentence; 2 on bad options or a missing index.
+    """
+    from veracity.generate.ask import Asker
+    from veracity.generate.grounded import GroundedGenerator
+    from veracity.retrieve.open import open_retriever
+
+    notes: list[str] = []
+    try:
+        retriever = open_retriever(index_dir, mode=mode)
+        scorer = verifier_factory(verifier)
+        abstainer = _abstainer(index_dir, mode=mode, signal=signal, threshold=threshold,
+                               scorer=scorer, notes=notes) if abstain else None
+        generator = GroundedGenerator(chat_factory(llm, model, scorer), scorer, tau=tau)
+        answer = Asker(retriever, generator, k=k, abstainer=abstainer).run(question)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    code = EXIT_PARTIAL if answer.failures else EXIT_OK
+    if as_json:
+        emit_json(answer_payload(answer) | {"notes": notes, "exit_code": code})
+        raise typer.Exit(code)
+    for note in notes:
+        errors.print(f"[dim]{note}[/]", highlight=False)
+    _print_answer(answer)
+    raise typer.Exit(code)
+
+
+def _dev_questions(path: Path) -> tuple[list[tuple[str, bool]], list[str]]:
+    """(question, answerable) rows of a JSONL dev file, and a message per skipped line."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise VeracityError(f"{path}: cannot read it ({exc})") from exc
+    rows: list[tuple[str, bool]] = []
+    skipped: list[str] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            skipped.append(f"{path}:{number}: not JSON ({exc})")
+            continue
+        if not isinstance(row, dict) or not isinstance(row.get("question"), str) or \
+                not row["question"].strip() or not isinstance(row.get("answerable"), bool):
+            skipped.append(f"{path}:{number}: needs a string question and a true/false "
+                           "answerable")
+            continue
+        rows.append((row["question"], row["answerable"]))
+    return rows, skipped
+
+
+def calibration_payload(stored: StoredCalibration) -> dict[str, Any]:
+    return {"path": str(stored.path), "generation": stored.generation, "mode": stored.mode,
+            "k": stored.k, "verifier": stored.verifier, "dev": stored.dev,
+            "created": stored.created, **dataclasses.asdict(stored.calibration)}
+
+
+@app.command("calibrate")
+def calibrate_command(
+    index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
+    dev: Annotated[Path, typer.Option(
+        help="JSONL of {question, answerable: true/false} (e.g. examples/questions.jsonl)")],
+    signal: Annotated[str, typer.Option(help="top_bm25, top_cosine or top_support")]
+    = defaults.ABSTAIN_SIGNAL,
+    mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
+    k: Annotated[int, typer.Option("-k", help="passages retrieved per question")]
+    = defaults.TOP_K,
+    verifier: Annotated[str, typer.Option(help="verifier for top_support")] = defaults.VERIFIER,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Choose the abstention threshold of best F1 on dev questions and save it with the index.
+
+    `ask` then says "I don't know" without calling the model when the signal is below it. The
+    calibration records the index generation; after re-indexing, calibrate again. Exit 0 when
+    every row was used, 1 when some rows or signals failed, 2 when nothing was saved.
+    """
+    from rich.progress import track
+
+    from veracity.generate.abstain import make_signal
+    from veracity.generate.calibration import calibrate, save_calibration
+    from veracity.retrieve.open import open_retriever
+
+    try:
+        scorer = verifier_factory(verifier) if signal == "top_support" else None
+        confidence = make_signal(signal, scorer=scorer, hits=k)
+        rows, skipped = _dev_questions(dev)
+        if not rows:
+            raise VeracityError(f"{dev} holds no usable {{question, answerable}} row")
+        retriever = open_retriever(index_dir, mode=mode).load()
+        results = [retriever.run(question, k=k) for question, _ in
+                   track(rows, description="retrieving", console=errors, disable=as_json)]
+        readings = confidence.run(results)
+        calibration = calibrate([r.value for r in readings],
+                                [not answerable for _, answerable in rows], signal=signal)
+        stored = save_calibration(index_dir, calibration, mode=mode, k=k,
+                                  verifier=None if scorer is None else scorer.model_id,
+                                  dev=str(dev))
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    failures = [f"{question!r}: {r.error}" for (question, _), r in zip(rows, readings,
+                                                                       strict=True) if r.error]
+    code = EXIT_PARTIAL if skipped or failures else EXIT_OK
+    if as_json:
+        emit_json(calibration_payload(stored) | {"skipped": skipped, "failed_questions": failures,
+                                                 "exit_code": code})
+        raise typer.Exit(code)
+    for message in skipped + failures:
+        errors.print(f"[yellow]skipped[/] {message}", highlight=False)
+    _print_calibration(stored)
+    raise typer.Exit(code)
+
+
+def _print_calibration(stored: StoredCalibration) -> None:
+    from rich.table import Table
+
+    c = stored.calibration
+    console.print(
+        f"abstain when {c.signal} < {c.threshold:.4g}: precision {c.precision:.3f}, recall "
+        f"{c.recall:.3f}, F1 {c.f1:.3f}; {c.answered} of {c.answerable} answerable questions "
+        f"still answered, {c.abstained} abstentions ({c.unanswerable} unanswerable, "
+        f"{c.failed} failed)\nsaved to {stored.path} (generation {stored.generation}, "
+        f"mode {stored.mode}, k {stored.k})", highlight=False)
+    table = Table("threshold", "precision", "recall", "F1", "abstained", "answered")
+    step = max(1, len(c.curve) // 20)
+    for position, point in enumerate(c.curve):
+        if point.threshold != c.threshold and position % step:
+            continue
+        style = "bold green" if point.threshold == c.threshold else None
+        table.add_row(f"{point.threshold:.4g}", f"{point.precision:.3f}", f"{point.recall:.3f}",
+                      f"{point.f1:.3f}", str(point.abstained), str(point.answered), style=style)
+    console.print(table)
 
 
 def main() -> None:

@@ -34,7 +34,7 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                     "source": "t",
                     "kind": "t",
                     "hypothesis": f"The value is {rng.randint(1, 99)}.",
-                    "label": LABELS[i % 4],
+                    "label": LABELS[(i // 2) % 4],
                 }
                 handle.write(json.dumps(row) + "\n")
             # A claim too long for the window is left out of training, not truncated.
@@ -102,3 +102,25 @@ def test_export_runs_in_onnxruntime_and_matches_torch(data_dir: Path, tmp_path: 
     alone = verifier.run(["The value is 3."], ["The value is 3."]).scores[0]
     # int8 activations are quantized per batch, so batch-mates move scores by ~1e-4 at most.
     assert alone.supported == pytest.approx(scores.scores[1].supported, abs=2e-3)
+
+
+def test_release_writes_a_combined_model_and_its_card(data_dir: Path, tmp_path: Path) -> None:
+    from veracity.train.release import release_verifier
+    from veracity.verify.embedded import EmbeddedVerifier
+
+    (data_dir / "card.json").write_text(json.dumps({
+        "command": "python -m veracity.train.data --out DATA --seed 13",
+        "rows": {"train": 25, "val": 9}, "per_source": {"t": 34}, "per_kind": {"t": 34},
+        "licenses": {"t": "CC0"}}))
+    report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=2)
+    released = release_verifier(report.checkpoint, data_dir, tmp_path / "model",
+                                version="t1", command="veracity export-verifier ...")
+    card = (tmp_path / "model" / "CARD.md").read_text()
+    assert "| t | 34 | CC0 |" in card
+    assert "--seed 13" in card
+    assert released.validation["rows"] == 8  # the long claim cannot be scored
+    combined = EmbeddedVerifier(model_dir=tmp_path / "model").load()
+    raw = EmbeddedVerifier(model_dir=tmp_path / "model", combine=False).load()
+    assert combined.version == "t1+combined"
+    pair = (["The value is 3. Another fact."], ["The value is 3."])
+    assert combined.run(*pair).scores[0].supported != raw.run(*pair).scores[0].supported

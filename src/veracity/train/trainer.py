@@ -118,6 +118,14 @@ def read_rows(path: Path) -> list[Row]:
     return rows
 
 
+def fitting_rows(selector: EvidenceSelector, rows: list[Row]) -> list[Row]:
+    """The rows whose claim fits the window (the rest cannot be scored, so never trained)."""
+    budget = selector.claim_budget()
+    encodings = selector.tokenizer.encode_batch([row.hypothesis for row in rows],
+                                                add_special_tokens=False)
+    return [row for row, e in zip(rows, encodings, strict=True) if len(e.ids) <= budget]
+
+
 class Trainer:
     """Fine-tunes the cross-encoder from ``config``, resuming from its last checkpoint."""
 
@@ -126,6 +134,8 @@ class Trainer:
         self.config = config
         self.progress = progress
         self.selector = EvidenceSelector(max_tokens=config.max_tokens)
+        self._seconds_before = 0.0
+        self._started = time.monotonic()
 
     @property
     def checkpoint_dir(self) -> Path:
@@ -138,10 +148,11 @@ class Trainer:
         torch = require("torch", extra="train", purpose="training the verifier")
         config = self.config
         torch.set_num_threads(config.threads)
-        train_rows = self._fitting(read_rows(config.data_dir / "train.jsonl"))
-        val_rows = self._fitting(read_rows(config.data_dir / "val.jsonl"))[: config.eval_rows]
+        train_rows = fitting_rows(self.selector, read_rows(config.data_dir / "train.jsonl"))
+        val_rows = fitting_rows(self.selector, read_rows(config.data_dir / "val.jsonl"))
+        val_rows = val_rows[: config.eval_rows]
         model, optimizer, scheduler, step, evaluations = self._restore(torch)
-        started = time.monotonic()
+        started = self._started = time.monotonic()
         losses: list[float] = []
         order = self._order(len(train_rows))
         model.train()
@@ -175,13 +186,6 @@ class Trainer:
         self._save(torch, model, optimizer, scheduler, step, evaluations)
         return TrainReport(step, config.steps, step >= config.steps,
                            time.monotonic() - started, self.checkpoint_dir, tuple(evaluations))
-
-    def _fitting(self, rows: list[Row]) -> list[Row]:
-        """The rows whose claim fits the window (the rest cannot be scored, so never trained)."""
-        budget = self.selector.claim_budget()
-        encodings = self.selector.tokenizer.encode_batch(
-            [row.hypothesis for row in rows], add_special_tokens=False)
-        return [row for row, e in zip(rows, encodings, strict=True) if len(e.ids) <= budget]
 
     def _order(self, n: int) -> list[int]:
         """Seeded epochs of permutations, long enough for every step."""
@@ -268,6 +272,7 @@ class Trainer:
         optimizer_tensors = load_file(str(self.checkpoint_dir / "optimizer.safetensors"))
         optimizer.load_state_dict(_unflatten_optimizer(optimizer, optimizer_tensors, state))
         scheduler.load_state_dict(state["scheduler"])
+        self._seconds_before = float(state.get("train_seconds", 0.0))
         return model, optimizer, scheduler, int(state["step"]), list(state["evaluations"])
 
     def _save(self, torch: Any, model: Any, optimizer: Any, scheduler: Any, step: int,
@@ -282,6 +287,7 @@ class Trainer:
         save_file(tensors, str(temporary / "optimizer.safetensors"))
         state = {"step": step, "config": self.config.to_json(), "optimizer": meta,
                  "scheduler": scheduler.state_dict(), "evaluations": evaluations,
+                 "train_seconds": self._seconds_before + time.monotonic() - self._started,
                  "saved": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         (temporary / "state.json").write_text(json.dumps(state, indent=1))
         old = self.checkpoint_dir.with_name("checkpoint.old")

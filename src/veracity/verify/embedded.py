@@ -10,6 +10,7 @@ over the premise), and each result records the premise spans it was taken from.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,12 +22,22 @@ from veracity import defaults
 from veracity._onnx import pad_batch, session
 from veracity.assets import VERIFIER_DIR, load_tokenizer
 from veracity.errors import ModelError, OptionError
-from veracity.types import PairScores
+from veracity.types import PairScore, PairScores
 from veracity.verify.base import check_pairs
+from veracity.verify.combine import Combiner
 from veracity.verify.evidence import STRATEGIES, EvidenceSelector, Strategy
 from veracity.verify.windowed import score_pairs
 
 __all__ = ["EmbeddedVerifier"]
+
+
+def _with_support(score: PairScore, supported: float) -> PairScore:
+    """``score`` with P(supported) replaced; the other two keep their ratio."""
+    rest = score.contradicted + score.neither
+    share = score.contradicted / rest if rest > 0 else 0.5
+    return dataclasses.replace(score, supported=supported,
+                               contradicted=(1 - supported) * share,
+                               neither=(1 - supported) * (1 - share))
 
 _LABELS = ("supported", "contradicted", "neither")
 
@@ -41,6 +52,7 @@ class EmbeddedVerifier:
         strategy: Strategy | None = None,
         batch_size: int = defaults.VERIFIER_BATCH,
         threads: int = defaults.ONNX_THREADS,
+        combine: bool = True,
     ) -> None:
         if strategy is not None and strategy not in STRATEGIES:
             raise OptionError("strategy", strategy, f"one of {', '.join(STRATEGIES)}")
@@ -50,10 +62,12 @@ class EmbeddedVerifier:
         self.strategy = strategy
         self.batch_size = batch_size
         self.threads = threads
+        self.combine = combine
         self.model_id = "veracity-verifier"
         self.version = "unloaded"
         self._session: Any = None
         self._selector: EvidenceSelector | None = None
+        self._combiner: Combiner | None = None
 
     def load(self) -> EmbeddedVerifier:
         if self._session is not None:
@@ -73,6 +87,9 @@ class EmbeddedVerifier:
             strategy=self.strategy or config.get("strategy", "select"),
             tokenizer=load_tokenizer(),
         )
+        if self.combine and config.get("combiner"):
+            self._combiner = Combiner.from_json(config["combiner"])
+            self.version += "+combined"
         self._session = session(self.model_dir / "model.onnx", threads=self.threads)
         return self
 
@@ -80,9 +97,18 @@ class EmbeddedVerifier:
     def max_tokens(self) -> int:
         return self._loaded().max_tokens
 
+    @property
+    def selector(self) -> EvidenceSelector:
+        """The evidence selector of the loaded model (its window and tokenizer)."""
+        return self._loaded()
+
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         check_pairs(premises, hypotheses)
         scores = score_pairs(self._loaded(), premises, hypotheses, self._score_batch)
+        if self._combiner is not None and scores:
+            support = self._combiner.support([s.supported for s in scores], premises, hypotheses)
+            scores = [_with_support(score, value) for score, value in zip(scores, support,
+                                                                           strict=True)]
         return PairScores(tuple(scores), self.model_id, self.version)
 
     def _score_batch(self, pairs: list[tuple[str, str]]) -> np.ndarray:

