@@ -15,10 +15,9 @@ re-indexing embeds only new text.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -34,7 +33,7 @@ from veracity.retrieve.base import (
     top_k,
     write_meta,
 )
-from veracity.retrieve.embed import Embedder, Embeddings
+from veracity.retrieve.embed import Embedder, TextEmbedder
 from veracity.types import Confidence, SearchResult
 
 __all__ = ["DENSE_META", "DENSE_VECTORS", "DenseBuilder", "DenseRetriever", "TextEmbedder"]
@@ -43,21 +42,6 @@ DENSE_VECTORS = "dense.npy"
 DENSE_META = "dense.json"
 #: Texts handed to the embedder per call while indexing (it sorts each call by length).
 _BLOCK = 2048
-
-
-@runtime_checkable
-class TextEmbedder(Protocol):
-    """What dense retrieval needs of an embedder; :class:`Embedder` is the shipped one."""
-
-    model_id: str
-    max_tokens: int
-
-    @property
-    def dimension(self) -> int: ...
-
-    def load(self) -> Any: ...
-
-    def run(self, texts: Sequence[str]) -> Embeddings: ...
 
 
 def _embedder(embedder: TextEmbedder | None) -> TextEmbedder:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -19,7 +19,7 @@ from veracity._onnx import pad_batch, session
 from veracity.assets import MINILM_TOKENIZER, load_tokenizer
 from veracity.errors import OptionError
 
-__all__ = ["Embedder", "Embeddings", "default_model_path"]
+__all__ = ["Embedder", "Embeddings", "TextEmbedder", "default_model_path"]
 
 
 def default_model_path() -> Path:
@@ -40,6 +40,24 @@ class Embeddings:
     vectors: np.ndarray
     model_id: str
     truncated: tuple[int, ...] = ()
+
+
+@runtime_checkable
+class TextEmbedder(Protocol):
+    """What dense retrieval and the cosine baseline need of an embedder.
+
+    :class:`Embedder` is the shipped one; tests inject fakes.
+    """
+
+    model_id: str
+    max_tokens: int
+
+    @property
+    def dimension(self) -> int: ...
+
+    def load(self) -> Any: ...
+
+    def run(self, texts: Sequence[str]) -> Embeddings: ...
 
 
 class Embedder:

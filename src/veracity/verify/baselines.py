@@ -14,12 +14,12 @@ development data (``evaluate.classification.cross_threshold``). ``scores_are_pro
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 import numpy as np
 
 from veracity.errors import OptionError
-from veracity.retrieve.embed import Embedder, Embeddings
+from veracity.retrieve.embed import Embedder, TextEmbedder
 from veracity.sentences import split_sentences
 from veracity.types import PairScore, PairScores, Span
 from veracity.verify.base import check_pairs
@@ -50,17 +50,6 @@ class LexicalCoverageScorer:
         scores = tuple(_similarity(lexical_coverage(premise, hypothesis), Span(0, len(premise)))
                        for premise, hypothesis in zip(premises, hypotheses, strict=True))
         return PairScores(scores, self.model_id, self.model_version)
-
-
-class TextEmbedder(Protocol):
-    """What :class:`CosineScorer` needs of an embedder: unit vectors for a batch of texts."""
-
-    model_id: str
-    max_tokens: int
-
-    def load(self) -> Any: ...
-
-    def run(self, texts: Sequence[str]) -> Embeddings: ...
 
 
 def sentence_windows(spans: Sequence[Span], token_counts: Sequence[int], *, max_sentences: int,
