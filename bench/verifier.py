@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import csv
 import functools
-import importlib
 import shlex
 import sys
 import time
@@ -57,38 +56,22 @@ class UnavailableError(Exception):
 
 
 def make_scorer(name: str, threads: int) -> PairScorer:
-    """A loaded scorer for ``name``, or :class:`UnavailableError` with a note."""
-    if name == "lexical":
-        from veracity.verify.baselines import LexicalCoverageScorer
+    """A loaded scorer for ``name`` (see veracity.verify.registry), or UnavailableError."""
+    from veracity.verify.registry import make_verifier
 
-        return LexicalCoverageScorer().load()
-    if name == "cosine":
-        from veracity.verify.baselines import CosineScorer
-
-        return CosineScorer(threads=threads).load()
-    if name == "embedded":
-        try:
-            module = importlib.import_module("veracity.verify.embedded")
-            scorer: PairScorer = module.EmbeddedVerifier(threads=threads).load()
-        except (ImportError, AttributeError) as exc:
-            raise UnavailableError(f"veracity.verify.embedded.EmbeddedVerifier is not importable "
-                              f"yet ({exc})") from exc
-        except VeracityError as exc:
-            raise UnavailableError(f"the embedded verifier cannot load: {exc}") from exc
-        return scorer
     if name.startswith("hf:"):
         try:
             import torch
 
             torch.set_num_threads(threads)
-            from veracity.verify.registry import make_verifier
-
-            return make_verifier(name).load()
         except ImportError as exc:
             raise UnavailableError(f"hf scorers need the [hf] extra ({exc})") from exc
-        except VeracityError as exc:
-            raise UnavailableError(f"cannot load {name[3:]!r}: {exc}") from exc
-    raise SystemExit(f"unknown scorer {name!r}: choose from {', '.join(SCORER_NAMES)}")
+    try:
+        return make_verifier(name, threads=threads).load()
+    except ImportError as exc:
+        raise UnavailableError(f"{name} cannot be imported: {exc}") from exc
+    except VeracityError as exc:
+        raise UnavailableError(f"{name} cannot load: {exc}") from exc
 
 
 def _score_one_by_one(scorer: PairScorer, premises: list[str], claims: list[str]) -> list[float]:

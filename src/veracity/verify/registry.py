@@ -1,6 +1,7 @@
 """Verifiers by name, for the CLI, the benchmarks and configuration files.
 
-Names: ``embedded`` (the shipped verifier), ``lexical`` and ``cosine`` (baselines), and
+Names: ``embedded`` (the shipped verifier; ``embedded-raw`` without its combiner; either with
+``:PATH`` for another exported verifier folder), ``lexical`` and ``cosine`` (baselines), and
 ``hf:<model id or path>[@preset]`` for any Hugging Face checker (preset ``nli``, ``binary`` or
 ``score``; default ``nli``).
 
@@ -12,45 +13,55 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from veracity import defaults
 from veracity.errors import OptionError
 from veracity.verify.base import PairScorer
 
 __all__ = ["VERIFIERS", "make_verifier"]
 
 
-def _embedded() -> PairScorer:
+def _embedded(path: str, threads: int, combine: bool = True) -> PairScorer:
     from veracity.verify.embedded import EmbeddedVerifier
 
-    return EmbeddedVerifier()
+    if path:
+        return EmbeddedVerifier(model_dir=path, threads=threads, combine=combine)
+    return EmbeddedVerifier(threads=threads, combine=combine)
 
 
-def _lexical() -> PairScorer:
+def _embedded_raw(path: str, threads: int) -> PairScorer:
+    return _embedded(path, threads, combine=False)
+
+
+def _lexical(path: str, threads: int) -> PairScorer:
     from veracity.verify.baselines import LexicalCoverageScorer
 
     return LexicalCoverageScorer()
 
 
-def _cosine() -> PairScorer:
+def _cosine(path: str, threads: int) -> PairScorer:
     from veracity.verify.baselines import CosineScorer
 
-    return CosineScorer()
+    return CosineScorer(threads=threads)
 
 
-VERIFIERS: dict[str, Callable[[], PairScorer]] = {
+#: name -> factory(path after ":", onnxruntime threads)
+VERIFIERS: dict[str, Callable[[str, int], PairScorer]] = {
     "embedded": _embedded,
+    "embedded-raw": _embedded_raw,
     "lexical": _lexical,
     "cosine": _cosine,
 }
 
 
-def make_verifier(name: str) -> PairScorer:
+def make_verifier(name: str, *, threads: int = defaults.ONNX_THREADS) -> PairScorer:
     """A verifier from its name (see the module docstring); raises OptionError if unknown."""
     if name.startswith("hf:"):
         from veracity.verify.hf import HFVerifier
 
         model, _, preset = name[3:].partition("@")
         return HFVerifier(model, labels=preset or "nli")
+    name, _, path = name.partition(":")
     if name not in VERIFIERS:
         choices = ", ".join(VERIFIERS)
         raise OptionError("verifier", name, f"one of {choices}, or hf:<model>[@preset]")
-    return VERIFIERS[name]()
+    return VERIFIERS[name](path, threads)
