@@ -50,6 +50,30 @@ JUDGE_PROMPT = "judge_v1"
 #: onnxruntime intra-op threads; 0 lets onnxruntime decide.
 ONNX_THREADS = 0
 
+# --- generate ---------------------------------------------------------------------------------
+#: The shipped grounded-answer prompt, and the reply length and sampling it is run with.
+GROUNDED_PROMPT = "grounded_v1"
+GENERATE_MAX_TOKENS = 512
+GENERATE_TEMPERATURE = 0.0
+GENERATE_SEED = 0
+#: P(supported) at or above which a cited sentence counts as supported (and a block is attached).
+CITATION_TAU = SUPPORT_THRESHOLD
+#: The widest citation range expanded (``[1-20]``); a wider one is an invalid citation.
+MAX_CITATION_RANGE = 20
+#: A reply is a refusal when its refusal phrase starts within this many characters of it ...
+REFUSAL_LEAD_CHARS = 60
+#: ... and, when the reply cites blocks, the reply is at most this long (without markers).
+REFUSAL_MAX_CHARS = 200
+#: What an abstained or empty answer says.
+ABSTAIN_TEXT = "I don't know"
+#: Retrieval-confidence signal used for abstention, and how many hits ``top_support`` reads.
+ABSTAIN_SIGNAL = "top_cosine"
+SUPPORT_SIGNAL_HITS = 3
+#: File of an index folder that holds the abstention calibration.
+CALIBRATION_FILE = "calibration.json"
+#: Chat backend of ``veracity ask`` (``extractive``, ``llamacpp[:PATH]``, ``openai:URL``).
+CHAT_BACKEND = "extractive"
+
 # --- llm --------------------------------------------------------------------------------------
 #: OpenAI-compatible endpoint used when neither the caller nor the environment names one
 #: (llama.cpp's server listens there by default; ``python -m llama_cpp.server --port 8080``).

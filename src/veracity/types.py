@@ -13,17 +13,27 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
+    "SENTENCE_STATUSES",
+    "AbstentionCheck",
+    "Answer",
     "Chunk",
+    "Citation",
     "Confidence",
     "Document",
+    "GenerationProvenance",
     "Hit",
+    "InvalidCitation",
     "Label",
     "Page",
     "PairScore",
     "PairScores",
+    "Refusal",
     "SearchResult",
     "Section",
+    "SentenceCheck",
+    "SentenceStatus",
     "Span",
+    "Timings",
 ]
 
 MetadataValue = str | int | float | bool | None
@@ -221,3 +231,209 @@ class PairScores:
     def failures(self) -> int:
         """How many pairs could not be scored (their ``error`` is set)."""
         return sum(score.error is not None for score in self.scores)
+
+
+# --- grounded generation ------------------------------------------------------------------------
+# Spans below index the answer text (``Answer.text``) unless they say otherwise; a Citation's
+# ``start``/``end`` and ``evidence`` index its source document's text.
+
+#: What the checks found for one sentence of an answer (see :class:`SentenceCheck`).
+SentenceStatus = Literal[
+    "supported",
+    "unsupported",
+    "invalid_citation",
+    "uncited",
+    "citation_attached",
+    "not_factual",
+    "error",
+]
+SENTENCE_STATUSES: tuple[SentenceStatus, ...] = (
+    "supported", "unsupported", "invalid_citation", "uncited", "citation_attached", "not_factual",
+    "error",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A citation of context block ``marker`` (1-based), resolved to the exact source passage.
+
+    ``span`` is the marker group as written in the answer (``[1, 2]`` for both 1 and 2), or
+    ``None`` for a citation the verifier ``attached`` after generation. ``start``/``end`` index
+    the cited chunk in its document's text (``document.text[start:end] == chunk.text``);
+    ``evidence`` holds the document spans the verifier read. ``support`` is the verifier's
+    P(supported) of the sentence given the passage (``None`` when the pair was not scored, and
+    then ``error`` says why).
+    """
+
+    marker: int
+    span: Span | None
+    chunk_id: str
+    doc_id: str
+    title: str
+    section: tuple[str, ...]
+    page: int | None
+    page_end: int | None
+    start: int
+    end: int
+    attached: bool = False
+    support: float | None = None
+    evidence: tuple[Span, ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class InvalidCitation:
+    """A citation marker that names no context block: ``marker`` as written (``"7"``, ``"3-1"``).
+
+    ``span`` is the marker group in the answer; ``reason`` says why, e.g.
+    ``"out of range: 4 blocks were given"``.
+    """
+
+    marker: str
+    span: Span
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceCheck:
+    """One sentence of an answer and what verifying it found.
+
+    ``span`` covers the sentence and the citation markers that follow it; ``claim`` is the text
+    the verifier checked (markers removed). ``support`` is the best P(supported) over the
+    sentence's citations (or, for a sentence without a valid citation, over every block);
+    ``failure`` is set when the verifier could not score a pair (never turned into a score).
+    Statuses:
+
+    - ``supported`` / ``unsupported``: its best written citation reaches ``tau`` / does not;
+    - ``invalid_citation``: it cites only blocks that do not exist (a block may be attached);
+    - ``citation_attached``: no citation was written and the verifier attached the best block;
+    - ``uncited``: no citation, and no block reaches ``tau``;
+    - ``not_factual``: nothing to verify ("I don't know", a question, a greeting, code);
+    - ``error``: its written citations could not be scored (see ``failure``).
+    """
+
+    index: int
+    span: Span
+    text: str
+    claim: str
+    status: SentenceStatus
+    citations: tuple[Citation, ...] = ()
+    invalid: tuple[InvalidCitation, ...] = ()
+    support: float | None = None
+    failure: str | None = None
+
+    @property
+    def flagged(self) -> bool:
+        """Whether a reader should be warned about this sentence."""
+        return self.status in ("unsupported", "invalid_citation", "uncited", "error")
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A reply recognised as the model declining to answer.
+
+    ``pattern`` is the id of the matched entry of the refusal table, ``language`` its language
+    code, and ``span`` the matched characters of the reply.
+    """
+
+    pattern: str
+    language: str
+    span: Span
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class AbstentionCheck:
+    """The retrieval-confidence check made before calling the model.
+
+    The model is skipped (``abstain``) when ``value`` of ``signal`` is below ``threshold``.
+    ``source`` says where the threshold came from (a calibration file, or ``"given"``).
+    ``error`` is set when the signal could not be computed; the check then does not abstain.
+    """
+
+    signal: str
+    value: float | None
+    threshold: float
+    abstain: bool
+    source: str = "given"
+    error: str | None = None
+
+    @property
+    def reason(self) -> str:
+        if self.error is not None:
+            return f"{self.signal} could not be computed ({self.error}); not abstaining"
+        relation = "is below" if self.abstain else "reaches"
+        return f"{self.signal} = {self.value:.4g} {relation} the threshold {self.threshold:.4g}"
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationProvenance:
+    """What produced an answer: chat model, prompt ``id@version``, sampling, verifier and tau."""
+
+    model: str
+    prompt_id: str
+    prompt_version: int
+    temperature: float
+    seed: int | None
+    max_tokens: int | None
+    finish_reason: str
+    verifier: str
+    verifier_version: str
+    tau: float
+
+    @property
+    def prompt(self) -> str:
+        return f"{self.prompt_id}@{self.prompt_version}"
+
+
+@dataclass(frozen=True, slots=True)
+class Timings:
+    """Seconds spent in each stage of answering one question."""
+
+    retrieve: float = 0.0
+    abstain: float = 0.0
+    generate: float = 0.0
+    verify: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.retrieve + self.abstain + self.generate + self.verify
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A grounded answer to ``question``, sentence by sentence, with its citations checked.
+
+    ``sources`` are the hits given to the model as numbered blocks (block ``n`` is
+    ``sources[n - 1]``). ``abstained`` means no model was asked (see ``abstention``);
+    ``refused`` means the model declined (see ``refusal``); neither has sentences to check.
+    ``provenance`` is ``None`` when no model was called.
+    """
+
+    question: str
+    text: str
+    sentences: tuple[SentenceCheck, ...] = ()
+    citations: tuple[Citation, ...] = ()
+    invalid_citations: tuple[InvalidCitation, ...] = ()
+    sources: tuple[Hit, ...] = ()
+    abstained: bool = False
+    abstention: AbstentionCheck | None = None
+    refused: bool = False
+    refusal: Refusal | None = None
+    provenance: GenerationProvenance | None = None
+    timings: Timings = field(default_factory=Timings)
+
+    @property
+    def answered(self) -> bool:
+        """Whether this is an answer (neither abstained nor refused)."""
+        return not (self.abstained or self.refused)
+
+    @property
+    def flagged(self) -> tuple[SentenceCheck, ...]:
+        """Sentences a reader should be warned about (see :attr:`SentenceCheck.flagged`)."""
+        return tuple(sentence for sentence in self.sentences if sentence.flagged)
+
+    @property
+    def failures(self) -> int:
+        """How many sentences had a verifier failure."""
+        return sum(sentence.failure is not None for sentence in self.sentences)

@@ -1,0 +1,73 @@
+"""Grounded generation: numbered context blocks, ``[n]`` citations mapped to exact source
+passages and verified, refusal recognition, and abstention on weak retrieval.
+
+>>> from veracity.testing import ScriptedChatModel, TablePairScorer
+>>> from veracity.types import Chunk, Hit
+>>> hit = Hit(Chunk("d#0", "bees.md", 0, "Bees dance.", 0, 11), 1.0, 1, "bm25")
+>>> scorer = TablePairScorer({("Bees dance.", "Bees dance."): (0.9, 0.0, 0.1)})
+>>> answer = GroundedGenerator(ScriptedChatModel(["Bees dance [1]."]), scorer).run("?", [hit])
+>>> [(s.status, [c.doc_id for c in s.citations]) for s in answer.sentences]
+[('supported', ['bees.md'])]
+"""
+
+from veracity.generate.abstain import (
+    RANK_ONLY,
+    SIGNALS,
+    Abstainer,
+    ConfidenceSignal,
+    SignalReading,
+    make_signal,
+    question_content,
+)
+from veracity.generate.ask import Asker
+from veracity.generate.blocks import format_context
+from veracity.generate.calibration import (
+    Calibration,
+    StaleCalibrationError,
+    StoredCalibration,
+    ThresholdPoint,
+    calibrate,
+    load_calibration,
+    read_calibration,
+    save_calibration,
+)
+from veracity.generate.chat import CHAT_BACKENDS, make_chat
+from veracity.generate.check import CheckedAnswer, CitationChecker
+from veracity.generate.citations import Marker, find_markers, resolve_markers
+from veracity.generate.factual import is_factual
+from veracity.generate.grounded import GroundedGenerator
+from veracity.generate.refusal import detect_refusal, refusal_languages
+from veracity.generate.segment import AnswerSentence, segment_answer
+
+__all__ = [
+    "CHAT_BACKENDS",
+    "RANK_ONLY",
+    "SIGNALS",
+    "Abstainer",
+    "AnswerSentence",
+    "Asker",
+    "Calibration",
+    "CheckedAnswer",
+    "CitationChecker",
+    "ConfidenceSignal",
+    "GroundedGenerator",
+    "Marker",
+    "SignalReading",
+    "StaleCalibrationError",
+    "StoredCalibration",
+    "ThresholdPoint",
+    "calibrate",
+    "detect_refusal",
+    "find_markers",
+    "format_context",
+    "is_factual",
+    "load_calibration",
+    "make_chat",
+    "make_signal",
+    "question_content",
+    "read_calibration",
+    "refusal_languages",
+    "resolve_markers",
+    "save_calibration",
+    "segment_answer",
+]

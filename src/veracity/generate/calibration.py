@@ -1,0 +1,282 @@
+"""Choose an abstention threshold on development questions, and keep it with the index.
+
+:func:`calibrate` is pure: given each dev question's signal value and whether it should get
+"I don't know" (it is unanswerable from the corpus), it tries every threshold that changes a
+decision (the lowest value, the midpoints between neighbouring values, and just above the
+highest) and keeps the one with the best abstention F1, the positive class being "should
+abstain". Ties go to the threshold that still answers more answerable questions, then to the
+lower threshold. A question abstains when its value is *below* the threshold.
+
+The result is saved as ``<index>/calibration.json`` (written atomically: a temporary file,
+fsync, rename), at the top of the index folder rather than inside a generation, because
+generations are immutable once live. Each re-index makes a new generation, so the file records
+the generation it was made on; :func:`load_calibration` refuses a calibration made on another
+generation with :class:`StaleCalibrationError` instead of silently applying a threshold chosen
+for a different corpus (re-run ``veracity calibrate``, or ask without abstention).
+
+>>> result = calibrate([0.1, 0.2, 0.8, 0.9], [True, True, False, False], signal="top_cosine")
+>>> result.threshold, result.f1, result.answered
+(0.5, 1.0, 2)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import itertools
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from veracity import defaults
+from veracity.errors import IndexStoreError, InputError
+
+__all__ = [
+    "CALIBRATION_FORMAT",
+    "Calibration",
+    "StaleCalibrationError",
+    "StoredCalibration",
+    "ThresholdPoint",
+    "calibrate",
+    "calibration_path",
+    "load_calibration",
+    "read_calibration",
+    "save_calibration",
+]
+
+CALIBRATION_FORMAT = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdPoint:
+    """Abstention quality at one threshold: abstain when the signal is below ``threshold``.
+
+    ``abstained`` counts the questions abstained on, ``answered`` the answerable questions still
+    answered.
+    """
+
+    threshold: float
+    precision: float
+    recall: float
+    f1: float
+    abstained: int
+    answered: int
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The chosen threshold of ``signal`` with its precision, recall and F1 for abstention.
+
+    ``answerable`` and ``unanswerable`` count the dev questions used; ``failed`` those left
+    out because their signal could not be computed. ``curve`` holds every threshold tried.
+    """
+
+    signal: str
+    threshold: float
+    precision: float
+    recall: float
+    f1: float
+    abstained: int
+    answered: int
+    answerable: int
+    unanswerable: int
+    failed: int
+    curve: tuple[ThresholdPoint, ...]
+
+
+def _candidates(values: Sequence[float]) -> list[float]:
+    distinct = sorted(set(values))
+    middles = [(a + b) / 2.0 for a, b in itertools.pairwise(distinct)]
+    return [distinct[0], *middles, math.nextafter(distinct[-1], math.inf)]
+
+
+def _point(threshold: float, values: Sequence[float], labels: Sequence[bool]) -> ThresholdPoint:
+    tp = fp = fn = answered = 0
+    for value, should in zip(values, labels, strict=True):
+        abstains = value < threshold
+        if abstains and should:
+            tp += 1
+        elif abstains:
+            fp += 1
+        elif should:
+            fn += 1
+        else:
+            answered += 1
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return ThresholdPoint(threshold, precision, recall, f1, tp + fp, answered)
+
+
+def calibrate(
+    values: Sequence[float | None],
+    should_abstain: Sequence[bool],
+    *,
+    signal: str,
+) -> Calibration:
+    """The threshold of best abstention F1 (see the module docstring).
+
+    ``values[i]`` is question ``i``'s signal (``None`` when it could not be computed: left out
+    and counted in ``failed``); ``should_abstain[i]`` is true for an unanswerable question.
+    """
+    if isinstance(values, str | bytes) or len(values) != len(should_abstain):
+        raise InputError(f"got {len(values)} signal values and {len(should_abstain)} labels; "
+                         "give one value and one label per dev question")
+    kept: list[float] = []
+    labels: list[bool] = []
+    failed = 0
+    for i, (value, label) in enumerate(zip(values, should_abstain, strict=True)):
+        if value is None:
+            failed += 1
+            continue
+        if not isinstance(label, bool):
+            raise InputError(f"label {i} is {label!r}; should_abstain holds true or false")
+        if not math.isfinite(value):
+            raise InputError(f"signal value {i} is {value!r}; values must be finite numbers")
+        kept.append(float(value))
+        labels.append(label)
+    unanswerable = sum(labels)
+    answerable = len(labels) - unanswerable
+    if not unanswerable or not answerable:
+        raise InputError(
+            f"calibration needs answerable and unanswerable questions with a signal value; got "
+            f"{answerable} answerable and {unanswerable} unanswerable ({failed} failed). Add "
+            "questions whose answer is not in the documents (answerable: false) and ones whose "
+            "answer is")
+    curve = tuple(_point(t, kept, labels) for t in _candidates(kept))
+    best = max(curve, key=lambda p: (p.f1, p.answered, -p.threshold))
+    return Calibration(signal, best.threshold, best.precision, best.recall, best.f1,
+                       best.abstained, best.answered, answerable, unanswerable, failed, curve)
+
+
+@dataclass(frozen=True)
+class StoredCalibration:
+    """A calibration saved with an index: the ``generation`` it was made on, the search
+    ``mode`` and ``k`` its signals were computed with, the ``verifier`` (for ``top_support``),
+    the ``dev`` file, when it was ``created``, and the file's ``path``.
+    """
+
+    calibration: Calibration
+    generation: str
+    mode: str
+    k: int
+    verifier: str | None
+    dev: str
+    created: str
+    path: Path
+
+    @property
+    def source(self) -> str:
+        """How an answer names this threshold's origin."""
+        return f"calibrated on {self.generation} ({self.path})"
+
+
+class StaleCalibrationError(IndexStoreError):
+    """The saved calibration was made on another generation of the index (it was re-indexed)."""
+
+    def __init__(self, stored: StoredCalibration, current: str) -> None:
+        self.stored = stored
+        self.current = current
+        super().__init__(
+            f"the abstention calibration {stored.path} was made on index generation "
+            f"{stored.generation}, but the index is now at {current} (it was re-indexed since), "
+            f"so its {stored.calibration.signal} threshold may not fit this corpus. Re-run "
+            f"`veracity calibrate --index {stored.path.parent} --dev FILE.jsonl`, or ask with "
+            "--no-abstain")
+
+
+def calibration_path(index: str | Path) -> Path:
+    """Where the calibration of the index at ``index`` is saved."""
+    return Path(index) / defaults.CALIBRATION_FILE
+
+
+def save_calibration(
+    index: str | Path,
+    calibration: Calibration,
+    *,
+    mode: str,
+    k: int,
+    verifier: str | None = None,
+    dev: str = "",
+) -> StoredCalibration:
+    """Save ``calibration`` with the live generation of ``index``, atomically."""
+    from veracity.corpus.index_dir import IndexDir
+
+    generation = IndexDir(index).current().name
+    stored = StoredCalibration(
+        calibration, generation, mode, k, verifier, dev,
+        datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        calibration_path(index))
+    payload = {"format_version": CALIBRATION_FORMAT, "generation": generation, "mode": mode,
+               "k": k, "verifier": verifier, "dev": dev, "created": stored.created,
+               **dataclasses.asdict(calibration)}
+    _write_atomically(stored.path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    return stored
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def read_calibration(index: str | Path) -> StoredCalibration | None:
+    """The calibration saved with ``index`` whatever its generation, or ``None`` if none."""
+    path = calibration_path(index)
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format_version") != CALIBRATION_FORMAT:
+            raise ValueError(f"format_version {data.get('format_version')!r}, "
+                             f"expected {CALIBRATION_FORMAT}")
+        return _stored(data, path)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise IndexStoreError(
+            f"{path} is not a readable calibration ({exc}); delete it and run `veracity "
+            f"calibrate --index {path.parent} --dev FILE.jsonl` again") from exc
+
+
+def _stored(data: Mapping[str, Any], path: Path) -> StoredCalibration:
+    curve = tuple(ThresholdPoint(**point) for point in data["curve"])
+    fields = {f.name for f in dataclasses.fields(Calibration)} - {"curve"}
+    calibration = Calibration(**{name: data[name] for name in fields}, curve=curve)
+    if not isinstance(calibration.threshold, int | float) or \
+            not math.isfinite(calibration.threshold):
+        raise ValueError(f"threshold {calibration.threshold!r} is not a finite number")
+    return StoredCalibration(calibration, str(data["generation"]), str(data["mode"]),
+                             int(data["k"]), data["verifier"], str(data["dev"]),
+                             str(data["created"]), path)
+
+
+def load_calibration(index: str | Path) -> StoredCalibration | None:
+    """The calibration of ``index``'s live generation, ``None`` if none was saved.
+
+    Raises :class:`StaleCalibrationError` when it was made on another generation.
+    """
+    from veracity.corpus.index_dir import IndexDir
+
+    stored = read_calibration(index)
+    if stored is None:
+        return None
+    current = IndexDir(index).current().name
+    if stored.generation != current:
+        raise StaleCalibrationError(stored, current)
+    return stored
