@@ -15,6 +15,7 @@ from veracity.llm import (
     StreamingChatModel,
 )
 from veracity.llm.extractive import cite, content_terms, parse_prompt_blocks
+from veracity.prompts import load_prompt
 from veracity.testing import TablePairScorer
 
 pytestmark = pytest.mark.unit
@@ -161,6 +162,18 @@ def test_question_before_the_blocks_and_unlabelled_questions() -> None:
     assert trailing.texts[1] == "Ants march."
 
 
+def test_source_labels_are_split_off_and_out_of_order_numbers_stay_in_their_block() -> None:
+    prompt = ("[1] (Bees (insects) — Dance, page 3) Bees dance.\nSee:\n[3] Smith 2001.\n\n"
+              "[2] (Ants) Ants march.\n\n[3] (Note) Nothing here.\n\n[5] (x) y\n\n"
+              "Question: Who dances?")
+    blocks = parse_prompt_blocks(prompt)
+    assert blocks.numbers == (1, 2, 3)
+    assert blocks.sources == ("Bees (insects) — Dance, page 3", "Ants", "Note")
+    assert blocks.texts[0] == "Bees dance.\nSee:\n[3] Smith 2001."
+    assert blocks.texts[2] == "Nothing here.\n\n[5] (x) y"
+    assert parse_prompt_blocks("[1] (only a label)\nQ: q").texts == ("(only a label)",)
+
+
 def test_a_label_inside_a_block_belongs_to_the_block() -> None:
     faq = "[1] Q: Do bees sleep?\nA: Yes.\n[2] Bees dance.\n\nQuestion: Do bees sleep?"
     blocks = parse_prompt_blocks(faq)
@@ -171,7 +184,6 @@ def test_a_label_inside_a_block_belongs_to_the_block() -> None:
 @pytest.mark.parametrize(("prompt", "needle"), [
     ("Is the sky blue?", "numbered context blocks"),
     ("[1] Bees dance.", "no question"),
-    ("[1] Bees dance.\n[1] Ants march.\nQuestion: who?", r"\[1\] appears twice"),
 ])
 def test_unusable_prompts_raise(prompt: str, needle: str) -> None:
     with pytest.raises(GenerationError, match=needle):
@@ -202,8 +214,17 @@ def test_chat_replies_with_cited_sentences() -> None:
 
 
 def test_chat_keeps_the_prompts_block_numbers() -> None:
-    prompt = "[4] Ants march.\n[7] Bees dance at dawn.\nQuestion: When do bees dance?"
-    assert ExtractiveChat().run(ChatRequest.of(prompt)).text == "Bees dance at dawn [7]."
+    prompt = "[4] Ants march.\n[5] Bees dance at dawn.\nQuestion: When do bees dance?"
+    assert ExtractiveChat().run(ChatRequest.of(prompt)).text == "Bees dance at dawn [5]."
+
+
+def test_chat_answers_the_prompt_that_generate_builds() -> None:
+    prompt = load_prompt("grounded_v1").render(
+        question="How fast do honeybee wings beat?",
+        context="[1] (Bees — Anatomy) Honeybee wings beat about 230 times per second.\n\n"
+                "[2] (Mites, page 2) Varroa mites weaken colonies.")
+    reply = ExtractiveChat().run(ChatRequest.of(prompt)).text
+    assert reply == "Honeybee wings beat about 230 times per second [1]."
 
 
 def test_chat_refuses_when_nothing_answers() -> None:

@@ -234,6 +234,8 @@ def _idf(terms: set[str], pool: list[_Candidate]) -> dict[str, float]:
 _BLOCK = re.compile(r"^[ \t]*\[(\d+)\][ \t]*", re.MULTILINE)
 _LABEL = re.compile(r"^[ \t]*(?:question|query|q)[ \t]*:[ \t]*", re.MULTILINE | re.IGNORECASE)
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+#: "(title — section, page 3)" right after a block's number; one level of nested parentheses.
+_SOURCE_LABEL = re.compile(r"\(((?:[^()\n]|\([^()\n]*\))*)\)[ \t]*")
 #: Citation-like markers inside source text, e.g. Wikipedia's "[3]"; removed from the reply so
 #: they are never read as citations of context blocks.
 _SOURCE_MARKER = re.compile(r"\s*\[\d+(?:\s*[,;–-]\s*\d+)*\]")
@@ -242,27 +244,35 @@ _TAIL = re.compile(r"[.!?…]*[\"'”’)\]]*$")
 
 @dataclass(frozen=True, slots=True)
 class PromptBlocks:
-    """The numbered context blocks of a prompt (``numbers[i]`` labels ``texts[i]``) and its
-    question."""
+    """The numbered context blocks of a prompt and its question: ``numbers[i]`` labels
+    ``texts[i]``, whose source label (``""`` when it has none) is ``sources[i]``."""
 
     numbers: tuple[int, ...]
     texts: tuple[str, ...]
     question: str
+    sources: tuple[str, ...] = ()
 
 
 def parse_prompt_blocks(text: str) -> PromptBlocks:
     """Read numbered blocks and the question out of a grounded-generation user message.
 
-    A block starts with ``[n]`` at the start of a line and runs to the next block or to the
-    question label. The question is the rest of the line labelled ``Question:`` (or ``Query:``,
-    ``Q:``), before or after the blocks; without a label, the text before the first block, or
-    else the last paragraph of the message. Raises :class:`GenerationError` when the message has
-    no numbered block, no question, or a block number twice.
+    A block starts with ``[n]`` at the start of a line, numbered one more than the block before
+    it (so a passage's own ``[3]`` footnote line stays in its block), and runs to the next block
+    or to the question label. A parenthesised source label right after the number, as in
+    ``[2] (Bees — Dance, page 3) text``, goes to ``sources``, not into the text. The question is
+    the rest of the line labelled ``Question:`` (or ``Query:``, ``Q:``) after the blocks (the
+    last such label) or before them; without a label, the text before the first block, or else
+    the last paragraph of the message. Raises :class:`GenerationError` when the message has no
+    numbered block or no question.
 
-    >>> parse_prompt_blocks("[1] Bees dance.\\n[2] Ants march.\\n\\nQuestion: Who dances?")
-    PromptBlocks(numbers=(1, 2), texts=('Bees dance.', 'Ants march.'), question='Who dances?')
+    >>> blocks = parse_prompt_blocks("[1] (Bees) Bees dance.\\n[2] Ants march.\\nQ: Who dances?")
+    >>> blocks.numbers, blocks.texts, blocks.sources, blocks.question
+    ((1, 2), ('Bees dance.', 'Ants march.'), ('Bees', ''), 'Who dances?')
     """
-    markers = list(_BLOCK.finditer(text))
+    markers: list[re.Match[str]] = []
+    for marker in _BLOCK.finditer(text):
+        if not markers or int(marker.group(1)) == int(markers[-1].group(1)) + 1:
+            markers.append(marker)
     if not markers:
         raise GenerationError(
             "the extractive model needs numbered context blocks (lines starting [1], [2], ...) "
@@ -290,17 +300,20 @@ def parse_prompt_blocks(text: str) -> PromptBlocks:
     if not question:
         raise GenerationError("the extractive model found numbered blocks but no question: "
                               "label it 'Question: ...' in the user message")
-    numbers: list[int] = []
     texts: list[str] = []
+    sources: list[str] = []
     for i, marker in enumerate(markers):
         stop = markers[i + 1].start() if i + 1 < len(markers) else end_of_blocks
-        number = int(marker.group(1))
-        if number in numbers:
-            raise GenerationError(f"context block [{number}] appears twice in the prompt; "
-                                  "number the blocks 1, 2, 3, ...")
-        numbers.append(number)
-        texts.append(text[marker.end(): max(stop, marker.end())].strip())
-    return PromptBlocks(tuple(numbers), tuple(texts), question)
+        body = text[marker.end(): max(stop, marker.end())].strip()
+        source = _SOURCE_LABEL.match(body)
+        if source is not None and body[source.end():].strip():
+            sources.append(source.group(1).strip())
+            body = body[source.end():].strip()
+        else:
+            sources.append("")
+        texts.append(body)
+    numbers = tuple(int(marker.group(1)) for marker in markers)
+    return PromptBlocks(numbers, tuple(texts), question, tuple(sources))
 
 
 def cite(sentence: str, number: int) -> str:
