@@ -15,7 +15,6 @@ from veracity.llm import (
     StreamingChatModel,
 )
 from veracity.llm.extractive import cite, content_terms, parse_prompt_blocks
-from veracity.prompts import load_prompt
 from veracity.testing import TablePairScorer
 
 pytestmark = pytest.mark.unit
@@ -218,11 +217,14 @@ def test_chat_keeps_the_prompts_block_numbers() -> None:
     assert ExtractiveChat().run(ChatRequest.of(prompt)).text == "Bees dance at dawn [5]."
 
 
-def test_chat_answers_the_prompt_that_generate_builds() -> None:
-    prompt = load_prompt("grounded_v1").render(
-        question="How fast do honeybee wings beat?",
-        context="[1] (Bees — Anatomy) Honeybee wings beat about 230 times per second.\n\n"
-                "[2] (Mites, page 2) Varroa mites weaken colonies.")
+def test_chat_answers_a_grounded_prompt_with_source_labels() -> None:
+    # The shape of generate's grounded prompt: labelled blocks, a question, then instructions.
+    prompt = ("Context blocks:\n\n"
+              "[1] (Bees — Anatomy) Honeybee wings beat about 230 times per second.\n\n"
+              "[2] (Mites, page 2) Varroa mites weaken colonies.\n\n"
+              "Question: How fast do honeybee wings beat?\n\n"
+              "Answer using only the context blocks above and cite them as [n] after each "
+              "sentence. If they do not contain the answer, reply exactly \"I don't know\".")
     reply = ExtractiveChat().run(ChatRequest.of(prompt)).text
     assert reply == "Honeybee wings beat about 230 times per second [1]."
 
