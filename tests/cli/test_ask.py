@@ -1,0 +1,281 @@
+"""`veracity ask` and `veracity calibrate` through the CLI on a small BM25 index built in the test.
+
+The chat model and the verifier are replaced through the CLI's factory functions; everything
+else (indexing, retrieval, calibration files, rendering) is the real thing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from veracity import cli
+from veracity.corpus.index_dir import IndexDir
+from veracity.testing import ScriptedChatModel
+from veracity.types import PairScore, PairScores, Span
+
+pytestmark = pytest.mark.unit
+
+DOCS = {
+    "bees.txt": "Honeybee workers develop in 21 days from egg to adult.\n",
+    "wax.md": "# Beeswax\n\n## Melting\n\nBeeswax melts at about 62 to 64 degrees Celsius.\n",
+    "mites.txt": "Varroa mites are the most damaging parasite of honeybee colonies.\n",
+}
+DEV = [
+    {"question": "How many days do honeybee workers take to develop?", "answerable": True},
+    {"question": "At what temperature does beeswax melt?", "answerable": True},
+    {"question": "Which parasite damages honeybee colonies most?", "answerable": True},
+    {"question": "Who painted the Mona Lisa?", "answerable": False},
+    {"question": "What colour are honeybee eggs?", "answerable": False},
+]
+QUESTION = "At what temperature does beeswax melt?"
+#: Retrieves passages (it shares "honeybee"), but weak ones: calibration abstains on it.
+WEAK = "Who first bred honeybee queens?"
+
+
+class PhraseScorer:
+    """P(supported) 0.9 when the premise holds the phrase listed for the claim, else 0.05.
+
+    Claims listed under ``fail`` get a failure result instead of a score.
+    """
+
+    model_id = "phrase"
+
+    def __init__(self, phrases: dict[str, str], fail: Sequence[str] = ()) -> None:
+        self.phrases = phrases
+        self.fail = set(fail)
+        self.calls: list[int] = []
+
+    def load(self) -> PhraseScorer:
+        return self
+
+    def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+        self.calls.append(len(premises))
+        scores = []
+        for premise, claim in zip(premises, hypotheses, strict=True):
+            window = Span(0, len(premise))
+            if claim in self.fail:
+                scores.append(PairScore.failure("the judge replied 'maybe'", window=window))
+                continue
+            p = 0.9 if self.phrases.get(claim, "\0") in premise else 0.05
+            scores.append(PairScore(p, 0.0, 1.0 - p, window=window))
+        return PairScores(tuple(scores), self.model_id, "1")
+
+
+PHRASES = {
+    "Beeswax melts at about 63 degrees.": "62 to 64 degrees",
+    "Wax melts between 62 and 64.": "62 to 64 degrees",
+    "Beeswax is made by workers.": "made by workers",
+}
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in DOCS.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    folder = tmp_path / "index"
+    result = CliRunner().invoke(cli.app, ["index", str(docs), "--index", str(folder),
+                                          "--no-dense"])
+    assert result.exit_code == 0, result.output
+    return folder
+
+
+@pytest.fixture
+def dev(tmp_path: Path) -> Path:
+    path = tmp_path / "dev.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in DEV), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def fakes(monkeypatch):
+    """Install a scripted chat model and a phrase scorer; returns a setter for the replies."""
+    state: dict[str, object] = {"chat": ScriptedChatModel([]), "scorer": PhraseScorer(PHRASES)}
+
+    def install(replies: Sequence[str], scorer: PhraseScorer | None = None) -> ScriptedChatModel:
+        state["chat"] = ScriptedChatModel(list(replies), model_id="scripted-llm")
+        if scorer is not None:
+            state["scorer"] = scorer
+        return state["chat"]  # type: ignore[return-value]
+
+    monkeypatch.setattr(cli, "chat_factory", lambda spec, model, scorer: state["chat"])
+    monkeypatch.setattr(cli, "verifier_factory", lambda name: state["scorer"])
+    return install
+
+
+def flat(text: str) -> str:
+    """``text`` with every run of whitespace as one space (the console wraps long lines)."""
+    return " ".join(text.split())
+
+
+def ask(index: Path, *args: str, question: str = QUESTION):
+    return CliRunner().invoke(cli.app, ["ask", question, "--index", str(index), "--mode", "bm25",
+                                        "-k", "3", *args])
+
+
+def calibrate(index: Path, dev: Path, *args: str):
+    return CliRunner().invoke(cli.app, ["calibrate", "--index", str(index), "--dev", str(dev),
+                                        "--mode", "bm25", "--signal", "top_bm25", *args])
+
+
+REPLY = ("Beeswax melts at about 63 degrees [1]. Wax melts between 62 and 64. "
+         "Beeswax is made by workers [2]. Beeswax melts at about 63 degrees [7].")
+
+
+def test_ask_marks_every_sentence_and_quotes_the_sources(index, fakes):
+    fakes([REPLY])
+    result = ask(index)
+    assert result.exit_code == 0, result.output
+    out = flat(result.output)
+    assert REPLY in out
+    assert "✓ Beeswax melts at about 63 degrees." in out
+    assert "supported · 0.90 · [1]" in out
+    assert "+ Wax melts between 62 and 64." in out
+    assert "citation attached · 0.90 · attached [" in out
+    assert "✗ Beeswax is made by workers." in out
+    assert "! Beeswax melts at about 63 degrees." in out
+    assert "[7] out of range: 2 blocks were given" in out  # only two chunks match
+    assert "wax.md" in out
+    assert "section: Beeswax > Melting" in out
+    assert "“## Melting Beeswax melts at about 62 to 64 degrees Celsius.”" in out
+    assert "scripted-llm · prompt grounded_v1@1" in out
+    assert "none was calibrated" in out
+
+
+def test_ask_json_points_every_citation_at_its_document_span(index, fakes):
+    chat = fakes([REPLY])
+    result = ask(index, "--json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["status"] == "answered"
+    assert [s["status"] for s in payload["sentences"]] == [
+        "supported", "citation_attached", "unsupported", "invalid_citation"]
+    assert payload["invalid_citations"] == [
+        {"marker": "7", "span": [len(REPLY) - 4, len(REPLY) - 1],
+         "reason": "out of range: 2 blocks were given"}]
+    store = IndexDir(index).store()
+    for citation in payload["citations"]:
+        source = payload["sources"][citation["marker"] - 1]
+        text = store.document(citation["doc_id"]).text
+        assert text[citation["start"]:citation["end"]] == source["text"]
+        if citation["span"] is not None:
+            start, end = citation["span"]
+            assert REPLY[start:end] == f"[{citation['marker']}]"
+    assert payload["provenance"]["prompt"] == "grounded_v1@1"
+    assert set(payload["timings"]) == {"retrieve", "abstain", "generate", "verify", "total"}
+    assert len(chat.requests) == 1
+
+
+def test_a_refusal_is_shown_as_one(index, fakes):
+    fakes(["I don't know."])
+    result = ask(index)
+    assert result.exit_code == 0, result.output
+    assert "the model declined to answer" in flat(result.output)
+    assert "en.dont_know" in result.output
+
+
+def test_a_verifier_failure_is_reported_and_exits_1(index, fakes):
+    fakes(["Beeswax melts at about 63 degrees [1]."],
+          PhraseScorer(PHRASES, fail=["Beeswax melts at about 63 degrees."]))
+    result = ask(index)
+    assert result.exit_code == 1, result.output
+    assert "⚠ Beeswax melts at about 63 degrees." in flat(result.output)
+    assert "the judge replied 'maybe'" in flat(result.output)
+
+
+def test_calibrate_saves_the_threshold_and_ask_uses_it(index, dev, fakes):
+    result = calibrate(index, dev)
+    assert result.exit_code == 0, result.output
+    out = flat(result.output)
+    assert "abstain when top_bm25 <" in out
+    assert "F1 1.000" in out
+    assert "3 of 3 answerable questions still answered" in out
+    saved = json.loads((index / "calibration.json").read_text())
+    assert (saved["signal"], saved["generation"], saved["mode"]) == (
+        "top_bm25", "gen-000001", "bm25")
+    # A question the corpus cannot answer: abstained without any model call.
+    chat = fakes([])
+    result = ask(index, question=WEAK)
+    assert result.exit_code == 0, result.output
+    assert "abstained without asking the model: top_bm25 =" in flat(result.output)
+    assert "calibrated on gen-000001" in flat(result.output)
+    assert chat.requests == []
+    # An answerable one reaches the model, and the output says which threshold was used.
+    chat = fakes(["Beeswax melts at about 63 degrees [1]."])
+    result = ask(index)
+    assert result.exit_code == 0, result.output
+    assert "abstaining below top_bm25 =" in flat(result.output)
+    assert len(chat.requests) == 1
+
+
+def test_no_abstain_turns_the_threshold_off(index, dev, fakes):
+    assert calibrate(index, dev).exit_code == 0
+    chat = fakes(["I don't know."])
+    result = ask(index, "--no-abstain", "--json", question=WEAK)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["status"] == "refused"
+    assert len(chat.requests) == 1
+
+
+def test_a_threshold_on_the_command_line(index, fakes):
+    chat = fakes([])
+    result = ask(index, "--signal", "top_bm25", "--threshold", "1000", "--json")
+    payload = json.loads(result.output)
+    assert payload["status"] == "abstained"
+    assert payload["abstention"]["source"] == "--threshold"
+    assert "is below the threshold 1000" in payload["abstention"]["reason"]
+    assert chat.requests == []
+
+
+def test_a_stale_calibration_is_not_used_after_reindexing(index, dev, fakes, tmp_path):
+    assert calibrate(index, dev).exit_code == 0
+    (tmp_path / "docs" / "more.txt").write_text("Drones have no sting.\n", encoding="utf-8")
+    reindex = CliRunner().invoke(cli.app, ["index", str(tmp_path / "docs"), "--index",
+                                           str(index), "--no-dense"])
+    assert reindex.exit_code == 0, reindex.output
+    chat = fakes(["I don't know."])
+    result = ask(index, "--json", question=WEAK)
+    payload = json.loads(result.output)
+    assert payload["status"] == "refused"  # the model was asked: no stale threshold applied
+    assert len(chat.requests) == 1
+    assert any("gen-000001" in note and "gen-000002" in note and "re-indexed" in note
+               for note in payload["notes"])
+
+
+def test_calibrate_json_and_partial_rows(index, dev, fakes):
+    with dev.open("a", encoding="utf-8") as out:
+        out.write('{"question": "no label"}\nnot json\n')
+    result = calibrate(index, dev, "--json")
+    assert result.exit_code == 1, result.output
+    payload = json.loads(result.output)
+    assert payload["answerable"] == 3
+    assert payload["unanswerable"] == 2
+    assert len(payload["skipped"]) == 2
+    assert payload["skipped"][0].endswith("needs a string question and a true/false answerable")
+    assert payload["curve"][0]["threshold"] <= payload["threshold"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--signal", "rrf"], "RRF depends only on ranks"),
+    (["--signal", "top_cosine"], "top_cosine (dense, hybrid)"),
+])
+def test_calibrate_refuses_unusable_signals(index, dev, fakes, args, message):
+    result = CliRunner().invoke(cli.app, ["calibrate", "--index", str(index), "--dev", str(dev),
+                                          "--mode", "bm25", *args])
+    assert result.exit_code == 2
+    assert message in flat(result.output)
+
+
+def test_ask_failures_exit_2(index, tmp_path, fakes):
+    missing = CliRunner().invoke(cli.app, ["ask", QUESTION, "--index", str(tmp_path / "none")])
+    assert missing.exit_code == 2
+    assert "no index at" in flat(missing.output)
+    lonely = ask(index, "--signal", "top_bm25")
+    assert lonely.exit_code == 2
+    assert "needs --threshold" in flat(lonely.output)

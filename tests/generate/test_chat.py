@@ -1,0 +1,48 @@
+"""Chat backends by name, as `veracity ask --llm` chooses them (nothing is loaded or called)."""
+
+from __future__ import annotations
+
+import pytest
+
+from veracity.errors import OptionError
+from veracity.generate.chat import CHAT_BACKENDS, make_chat
+from veracity.llm.base import ChatModel
+from veracity.testing import TablePairScorer
+
+pytestmark = pytest.mark.unit
+
+
+def test_unknown_backends_list_the_choices():
+    with pytest.raises(OptionError, match="one of extractive, llamacpp, openai") as caught:
+        make_chat("gpt")
+    assert "--llm openai:http://" in str(caught.value)
+    assert set(CHAT_BACKENDS) == {"extractive", "llamacpp", "openai"}
+
+
+def test_extractive_uses_the_verifier_it_is_given():
+    chat = make_chat("extractive", scorer=TablePairScorer({}))
+    assert isinstance(chat, ChatModel)
+    assert chat.model_id == "extractive+table"
+    assert make_chat("extractive").model_id == "extractive"
+
+
+@pytest.mark.parametrize(("spec", "model"), [("extractive:x", None), ("extractive", "m")])
+def test_extractive_takes_no_argument(spec, model):
+    with pytest.raises(OptionError, match=r"^llm="):
+        make_chat(spec, model=model)
+
+
+def test_llamacpp_takes_a_gguf_path_not_a_model_name(tmp_path):
+    chat = make_chat(f"llamacpp:{tmp_path / 'tiny.gguf'}")
+    assert chat.model_id == "tiny"
+    with pytest.raises(OptionError, match="llamacpp:PATH"):
+        make_chat("llamacpp", model="smol")
+
+
+def test_openai_takes_the_url_after_the_colon(monkeypatch):
+    monkeypatch.delenv("VERACITY_LLM_MODEL", raising=False)
+    chat = make_chat("openai:http://127.0.0.1:11434/v1", model="qwen2.5:3b")
+    assert chat.model_id == "qwen2.5:3b"
+    assert chat.url == "http://127.0.0.1:11434/v1/chat/completions"  # type: ignore[attr-defined]
+    with pytest.raises(OptionError, match=r"^model=None"):
+        make_chat("openai:http://127.0.0.1:11434/v1")
