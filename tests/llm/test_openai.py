@@ -360,3 +360,9 @@ def test_request_body_leaves_out_unset_options() -> None:
     body = request_body(ChatRequest.of("hi"), model="m", stream=True)
     assert body == {"model": "m", "messages": [{"role": "user", "content": "hi"}],
                     "temperature": 0.0, "stream": True}
+
+
+def test_repr_never_shows_the_api_key() -> None:
+    chat = OpenAIChat(model="m", api_key="sk-secret", env={})
+    assert "sk-secret" not in repr(chat)
+    assert "api_key=set" in repr(chat)

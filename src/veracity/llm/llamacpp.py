@@ -69,7 +69,8 @@ class LlamaCppChat:
     ``n_ctx`` is the context window in tokens (prompt and reply together), ``threads`` the CPU
     threads (``None``: llama.cpp's choice), ``seed`` the sampling seed of requests that set none,
     ``chat_format`` a llama-cpp-python chat format name overriding the GGUF's template. Calls are
-    serialised: one llama.cpp context runs one generation at a time.
+    serialised, since one llama.cpp context runs one generation at a time: a stream holds the
+    model until it is exhausted or closed.
     """
 
     def __init__(

@@ -148,6 +148,10 @@ class OpenAIChat:
         self._sleep = sleep
         self._lock = threading.Lock()
 
+    def __repr__(self) -> str:  # never shows the API key
+        key = "set" if self._api_key else "none"
+        return f"OpenAIChat(model={self.model_id!r}, base_url={self.base_url!r}, api_key={key})"
+
     @property
     def url(self) -> str:
         """The chat completions endpoint."""
@@ -187,8 +191,9 @@ class OpenAIChat:
     def stream(self, request: ChatRequest) -> Iterator[str]:
         """The reply's text deltas as the server sends them (server-sent events).
 
-        Failures before the first delta are retried like :meth:`run`; a stream that breaks
-        later raises :class:`ServerUnreachableError` saying how much had arrived.
+        A failed connection or an error status is retried like :meth:`run`; once the server has
+        started streaming, a break raises :class:`ServerUnreachableError` saying how much had
+        arrived (the deltas already yielded stay valid).
         """
         body = request_body(request, model=self.model_id, stream=True, extra=self.extra_body)
         response = self._send(body, stream=True)
