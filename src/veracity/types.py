@@ -308,7 +308,8 @@ class SentenceCheck:
     - ``invalid_citation``: it cites only blocks that do not exist (a block may be attached);
     - ``citation_attached``: no citation was written and the verifier attached the best block;
     - ``uncited``: no citation, and no block reaches ``tau``;
-    - ``not_factual``: nothing to verify ("I don't know", a question, a greeting, code);
+    - ``not_factual``: nothing to verify ("I don't know", a question, a greeting, code, a
+      heading);
     - ``error``: its written citations could not be scored (see ``failure``).
     """
 

@@ -93,6 +93,14 @@ def test_all_pairs_go_to_the_verifier_in_one_batched_call(hits):
     assert scorer.calls == [2 + 3 * 4]
 
 
+def test_headings_and_code_are_not_factual(hits):
+    scorer = TablePairScorer(TABLE)
+    answer = generator("# Development [1]\n\n`Workers take 21 days.`", scorer).run(QUESTION, hits)
+    assert [s.status for s in answer.sentences] == ["not_factual", "not_factual"]
+    assert [c.support for c in answer.sentences[0].citations] == [None]
+    assert scorer.calls == []
+
+
 def test_repeated_pairs_are_scored_once(hits):
     scorer = TablePairScorer(TABLE)
     answer = generator("Workers take 21 days [1]. Workers take 21 days [1][1].",

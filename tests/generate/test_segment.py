@@ -59,6 +59,12 @@ def test_code_blocks_are_marked_and_their_brackets_are_not_markers():
     assert [len(s.markers) for s in sentences] == [0, 0, 1]
 
 
+def test_markdown_headings_are_marked():
+    sentences = segment_answer("# Waggle dance [2]\n\nBees dance [1].")
+    assert [(s.heading, s.claim) for s in sentences] == [(True, "Waggle dance"),
+                                                         (False, "Bees dance.")]
+
+
 def test_spans_index_the_answer_text():
     text = "  Bees dance [1].  They fly.  "
     for sentence in segment_answer(text):

@@ -11,7 +11,8 @@ For each sentence (see :mod:`veracity.generate.segment`):
   block reaches ``tau`` that block is attached (``Citation.attached``): ``citation_attached``,
   or ``invalid_citation`` when it cited only blocks that do not exist; otherwise ``uncited`` (or
   ``invalid_citation``);
-- non-factual sentences (refusals, questions, greetings, code) are ``not_factual``.
+- non-factual sentences (refusals, questions, greetings, code, Markdown headings) are
+  ``not_factual``.
 
 All pairs of an answer go to the verifier in one batched call (pairs are deduplicated). A pair the
 verifier could not score is reported on its sentence as ``failure``; a sentence none of whose
@@ -131,7 +132,8 @@ class CitationChecker:
         cited: dict[int, Span] = {}
         for number, marker in valid:
             cited.setdefault(number, marker.span)
-        factual = not sentence.in_code and bool(sentence.claim) and is_factual(sentence.claim)
+        factual = not (sentence.in_code or sentence.heading) and bool(sentence.claim) \
+            and is_factual(sentence.claim)
         if not factual:
             scored: tuple[int, ...] = ()
         elif cited:

@@ -27,6 +27,7 @@ __all__ = ["AnswerSentence", "claim_text", "segment_answer"]
 _CJK_END = re.compile(r"(?<=[。！？])")
 _SPACE = re.compile(r"\s+")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+(?=[.,;:!?。，；：！？)\]])")
+_HEADING = re.compile(r"#{1,6}\s")
 _ENUMERATOR = re.compile(r"(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]|[-*•+]")
 _BULLET = re.compile(r"^(?:[-*•+]|\d+[.)]|#+)\s+")
 _EMPHASIS = re.compile(r"\*\*|__")
@@ -36,13 +37,15 @@ _EMPHASIS = re.compile(r"\*\*|__")
 class AnswerSentence:
     """A sentence of an answer: its span (with its markers), markers, and the bare claim.
 
-    ``in_code`` is true when the whole sentence lies inside a code block or inline code.
+    ``in_code`` is true when the whole sentence lies inside a code block or inline code, and
+    ``heading`` when it starts as a Markdown heading (``# ...``): neither states a claim.
     """
 
     span: Span
     markers: tuple[Marker, ...]
     claim: str
     in_code: bool
+    heading: bool = False
 
 
 def claim_text(text: str, markers: Sequence[Marker], *, offset: int = 0) -> str:
@@ -119,5 +122,6 @@ def segment_answer(text: str) -> tuple[AnswerSentence, ...]:
         full = Span(start, end)
         in_code = any(c.start <= full.start and full.end <= c.end for c in code)
         claim = claim_text(full.of(text), mine, offset=full.start)
-        sentences.append(AnswerSentence(full, tuple(mine), claim, in_code))
+        heading = bool(_HEADING.match(full.of(text)))
+        sentences.append(AnswerSentence(full, tuple(mine), claim, in_code, heading))
     return tuple(sentences)
