@@ -236,7 +236,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--threads", type=int, default=2, help="onnxruntime threads")
     parser.add_argument("--seed", type=int, default=0, help="seed of the group split")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--name", default="verifier", help="result name (json + README section)")
+    parser.add_argument("--name", default=None,
+                        help="result name (json + README section); default 'verifier' for full "
+                        "runs, and nothing is written for --limit runs unless a name is given")
     args = parser.parse_args(argv)
 
     from rich.console import Console
@@ -288,8 +290,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     headline = headline_checkers(ANCHORS / "NUMBERS.md")
     markdown = table_md(figures, headline, board)
     command = "python bench/verifier.py " + shlex.join(sys.argv[1:] if argv is None else argv)
-    path = write_result(args.name, figures, markdown, command)
-    console.print(f"wrote {path} and the {args.name!r} section of bench/README.md")
+    name = args.name or (None if args.limit is not None else "verifier")
+    if name is None:  # a quick run must not replace the recorded full-run figures
+        console.print("--limit run: nothing written (pass --name NAME to record it)")
+    else:
+        path = write_result(name, figures, markdown, command)
+        console.print(f"wrote {path} and the {name!r} section of bench/README.md")
     print(markdown)
 
 

@@ -2,11 +2,12 @@
 
     nice -n 10 .venv/bin/python bench/verifier_speed.py --scorers lexical,cosine,embedded
 
-Each scorer runs in its own subprocess (its peak RSS is that process's ``ru_maxrss``: Python,
-libraries and model included) with 2 onnxruntime threads. Premises are cut from real text (the
-LFQA and WiCE development documents) to exactly N MiniLM tokens (premise alone, without the
-claim or special tokens), each pair with its own premise and a real answer sentence as the
-claim; pairs go through ``run`` in batches of 64; a length's figure is the median of 3 runs.
+Each scorer runs in its own subprocess with 2 onnxruntime threads; its peak memory is that
+process's high-water RSS (VmHWM: Python, libraries and model included). Premises are cut from
+real text (the LFQA and WiCE development documents) to exactly N MiniLM tokens (premise alone,
+without the claim or special tokens), each pair with its own premise and a real answer
+sentence as the claim; pairs go through ``run`` in batches of 64; a length's figure is the
+median of 3 runs.
 
 The reference is a model of MiniCheck-Flan-T5-L's size: a T5 built from flan-t5-large's
 published configuration with random weights (nothing downloaded), in torch on 2 threads, timed
@@ -37,7 +38,7 @@ from verifier_data import DEFAULT_DATA, load
 
 LENGTHS = (128, 512, 2048)
 #: pairs timed per run at each premise length (enough for a stable figure, few enough to be quick)
-PAIRS = {128: 64, 512: 32, 2048: 16}
+PAIRS = {128: 32, 512: 16, 2048: 8}
 BATCH = 64
 REFERENCE = "minicheck-flan-t5-large-sized"
 #: flan-t5-large's published config.json (google/flan-t5-large), as MiniCheck-Flan-T5-L uses it
@@ -51,10 +52,19 @@ FLAN_T5_LARGE: dict[str, Any] = {
 }
 T5_CHUNK_TOKENS = 512
 T5_BATCH = 4
-T5_BATCHES = 3
+T5_BATCHES = 2
 
 
 def _peak_rss_mib() -> float:
+    """This process's peak RSS. ``ru_maxrss`` of a forked child starts at its parent's peak
+    (Linux keeps the high-water mark across fork and exec), so read the fresh ``VmHWM`` of
+    the exec'd process where /proc has it."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024  # kB
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
@@ -191,14 +201,17 @@ def run_worker(name: str, args: argparse.Namespace, inputs: Path) -> dict[str, A
 def _rate(value: float | None) -> str:
     if value is None:
         return "—"
-    return f"{value:,.0f}" if value >= 100 else f"{value:.2f}" if value < 10 else f"{value:.1f}"
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if value >= 10 else f"{value:.2f}" if value >= 1 else f"{value:.3g}"
 
 
 def table_md(figures: dict[str, Any], lengths: Sequence[int]) -> str:
     reference = figures["scorers"].get(REFERENCE, {}).get("pairs_per_s", {})
     head = " | ".join(f"{n} tok" for n in lengths)
     lines = [f"Pairs per second by premise length (MiniLM tokens), {figures['threads']} threads, "
-             f"median of {figures['runs']} runs; peak RSS of the scorer's own process. Load "
+             f"median of {figures['runs']} runs (the reference: of {T5_BATCHES} batches of "
+             f"{T5_BATCH} after a warm-up); peak RSS of the scorer's own process. Load "
              f"average when it started: {figures['load_average']} (the CPU was shared with a "
              "training job, so figures are lower bounds). Speed-up = our pairs/s over the "
              "MiniCheck-Flan-T5-L-sized reference's at the same length (its 2048 figure is "
@@ -207,7 +220,6 @@ def table_md(figures: dict[str, Any], lengths: Sequence[int]) -> str:
              "| --- | " + " | ".join("---:" for _ in lengths) + " | ---: | ---: | ---: |"]
     for name, entry in figures["scorers"].items():
         if "skipped" in entry:
-            lines.append(f"| {name} | skipped: {entry['skipped']} |")
             continue
         rates = entry["pairs_per_s"]
         cells = [_rate(rates.get(str(n))) for n in lengths]
@@ -221,6 +233,13 @@ def table_md(figures: dict[str, Any], lengths: Sequence[int]) -> str:
             if name == REFERENCE else name
         lines.append(f"| {label} | " + " | ".join(cells)
                      + f" | {entry['peak_rss_mib']:,.0f} | {ratios[0]} | {ratios[1]} |")
+    for name, entry in figures["scorers"].items():
+        if "skipped" in entry:
+            lines += ["", f"Skipped `{name}`: {entry['skipped']}"]
+    if REFERENCE in figures["scorers"] and "parameters" in figures["scorers"][REFERENCE]:
+        lines += ["", "The reference's parameter count is as transformers builds it from the "
+                  "config (it counts a weight shared by two modules once); its compute per pair "
+                  "is that of flan-t5-large: 24 + 24 layers, d_model 1024, gated-GELU d_ff 2816."]
     return "\n".join(lines)
 
 
