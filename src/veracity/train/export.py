@@ -57,8 +57,11 @@ def export_checkpoint(checkpoint: Path, out_dir: Path, *, model_id: str, version
         )
         staged = Path(scratch) / "export"
         staged.mkdir()
+        # Per-channel 7-bit weights: plain per-tensor int8 moved probabilities by up to 0.12 on
+        # a trained model (AVX2 u8s8 kernels saturate); this keeps them within about 0.02.
         quantization.quantize_dynamic(str(fp32), str(staged / "model.onnx"),
-                                      weight_type=quantization.QuantType.QInt8)
+                                      weight_type=quantization.QuantType.QInt8,
+                                      per_channel=True, reduce_range=True)
         difference = _compare(torch, model, staged / "model.onnx")
         config = {
             "model_id": model_id,

@@ -21,7 +21,6 @@ it saw in training. Every window records the character spans of the premise it h
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from veracity.assets import load_tokenizer
 from veracity.errors import ClaimTooLongError, OptionError
 from veracity.sentences import split_sentences
 from veracity.types import Span
+from veracity.verify.signals import content_words
 
 __all__ = ["STRATEGIES", "EvidenceSelector", "Window"]
 
@@ -44,17 +44,6 @@ MAX_WINDOW = 1_000_000
 #: A claim may take at most this share of the window; the rest is left for evidence.
 MAX_CLAIM_SHARE = 0.6
 
-_WORD = re.compile(r"\w+")
-_STOP = frozenset(
-    "a an the and or but if of at by for with about against between into through during before "
-    "after above below to from up down in out on off over under again further then once here "
-    "there when where why how all any both each few more most other some such no nor not only own "
-    "same so than too very can will just should now is are was were be been being have has had "
-    "having do does did doing it its he she they them his her their this that these those which "
-    "who whom what as i you we our your my me him us also would could may might".split()
-)
-
-
 @dataclass(frozen=True, slots=True)
 class Window:
     """Evidence sent to the model: ``text`` is built from ``spans`` of the premise."""
@@ -66,10 +55,6 @@ class Window:
     def span(self) -> Span:
         """The smallest span of the premise that covers every part of the window."""
         return Span(self.spans[0].start, self.spans[-1].end)
-
-
-def _content(text: str) -> list[str]:
-    return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
 
 
 class EvidenceSelector:
@@ -161,8 +146,8 @@ class EvidenceSelector:
 
     def _select(self, premise: str, claim: str, units: list[Span], sizes: list[int],
                 budget: int) -> Window:
-        claim_words = set(_content(claim))
-        unit_words = [set(_content(u.of(premise))) for u in units]
+        claim_words = set(content_words(claim))
+        unit_words = [set(content_words(u.of(premise))) for u in units]
         frequency = Counter(w for words in unit_words for w in words)
         idf = {w: math.log(1 + len(units) / frequency[w]) for w in frequency}
         scores = [sum(idf[w] for w in words & claim_words) for words in unit_words]
