@@ -50,7 +50,7 @@ class EmbeddedVerifier:
         *,
         model_dir: str | Path = VERIFIER_DIR,
         strategy: Strategy | None = None,
-        batch_size: int = defaults.VERIFIER_BATCH,
+        batch_size: int = defaults.EMBEDDED_BATCH,
         threads: int = defaults.ONNX_THREADS,
         combine: bool = True,
     ) -> None:
