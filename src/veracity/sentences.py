@@ -1,6 +1,7 @@
 """Sentence boundaries as character spans (Punkt, English model, pickle-free).
 
->>> [s.of("Dr. Smith left. He was tired.") for s in split_sentences("Dr. Smith left. He was tired.")]
+>>> text = "Dr. Smith left. He was tired."
+>>> [span.of(text) for span in split_sentences(text)]
 ['Dr. Smith left.', 'He was tired.']
 """
 

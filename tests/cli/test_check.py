@@ -37,4 +37,5 @@ def test_check_batch_reports_bad_lines_and_exits_partial(tmp_path: Path) -> None
 def test_unknown_verifier_lists_the_choices() -> None:
     result = runner.invoke(app, ["check", "--premise", "x.", "--claim", "y.", "--verifier", "nope"])
     assert result.exit_code == 2
-    assert "embedded" in result.stderr and "hf:<model>" in result.stderr
+    assert "embedded" in result.stderr
+    assert "hf:<model>" in result.stderr

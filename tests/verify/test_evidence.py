@@ -1,3 +1,5 @@
+import itertools
+
 import pytest
 
 from veracity.errors import ClaimTooLongError, OptionError
@@ -39,7 +41,7 @@ def test_slide_covers_the_premise_with_overlap() -> None:
     assert len(windows) > 3
     assert windows[0].span.start == 0
     assert windows[-1].span.end == len(PREMISE)
-    for before, after in zip(windows, windows[1:], strict=False):
+    for before, after in itertools.pairwise(windows):
         assert after.span.start < before.span.end  # overlapping
         assert after.span.start > before.span.start  # moving forward
 
