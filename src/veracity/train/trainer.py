@@ -146,6 +146,15 @@ class Trainer:
         """Train until ``config.steps``, or stop early (resumably) after ``time_limit`` seconds
         or ``stop_after`` steps of this call."""
         torch = require("torch", extra="train", purpose="training the verifier")
+        # Seeds and threads are scoped to the run: the caller's settings come back afterwards.
+        threads = torch.get_num_threads()
+        try:
+            with torch.random.fork_rng():
+                return self._run(torch, time_limit, stop_after)
+        finally:
+            torch.set_num_threads(threads)
+
+    def _run(self, torch: Any, time_limit: float | None, stop_after: int | None) -> TrainReport:
         config = self.config
         torch.set_num_threads(config.threads)
         train_rows = fitting_rows(self.selector, read_rows(config.data_dir / "train.jsonl"))
