@@ -11,7 +11,8 @@ Scorers: ``lexical`` and ``cosine`` (veracity.verify.baselines), ``embedded`` (v
 shipped verifier, skipped with a note until it is importable and its model is present), and
 ``hf:<model id or path>[@preset]`` (``veracity.verify.registry.make_verifier``).
 Aggregate figures go to bench/results/verifier.json and the ``verifier`` section of
-bench/README.md; per-item scores are not kept.
+bench/README.md; per-item scores are not kept. A ``--limit`` run writes nothing unless given a
+``--name``, so that a quick check never replaces the full-run figures.
 """
 
 from __future__ import annotations
