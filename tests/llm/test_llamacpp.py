@@ -26,6 +26,9 @@ class FakeLlama:
         self.chat_format = options.get("chat_format") or "chatml"
         FakeLlama.built.append(options)
 
+    def reset(self) -> None:
+        self.resets = getattr(self, "resets", 0) + 1
+
     def create_chat_completion(self, **options: Any) -> Any:
         self.calls.append(options)
         if "too long" in options["messages"][-1]["content"]:
@@ -62,7 +65,7 @@ def test_init_validates_and_touches_nothing() -> None:
 
 @pytest.mark.unit
 @pytest.mark.parametrize(("options", "needle"), [
-    ({"n_ctx": 8}, "n_ctx=8"),
+    ({"n_ctx": 128}, "n_ctx=128"),
     ({"threads": 0}, "threads=0"),
     ({"seed": -1}, "seed=-1"),
     ({"model_path": " "}, "model_path"),
@@ -146,14 +149,19 @@ def test_context_overflow_becomes_a_generation_error_with_the_fix(fake_llama: Pa
         chat.run(ChatRequest.of("too long"))
     with pytest.raises(GenerationError, match=r"n_ctx=2048"):
         list(chat.stream(ChatRequest.of("too long")))
+    assert chat._model.resets == 2
 
 
 # --- the real model -------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
-def smollm2() -> LlamaCppChat:
+def llm_extra() -> None:
     pytest.importorskip("llama_cpp", reason="needs the [llm] extra: pip install 'veracity[llm]'")
+
+
+@pytest.fixture(scope="module")
+def smollm2(llm_extra: None) -> LlamaCppChat:
     return LlamaCppChat(threads=2).load()
 
 
@@ -189,7 +197,9 @@ def test_bundled_smollm2_uses_the_chat_template_of_its_gguf(smollm2: LlamaCppCha
 
 
 @pytest.mark.integration
-def test_a_prompt_over_the_window_raises(smollm2: LlamaCppChat) -> None:
-    small = LlamaCppChat(n_ctx=64, threads=2)
-    with pytest.raises(GenerationError, match="n_ctx=64"):
-        small.run(ChatRequest.of("bees " * 200, max_tokens=4))
+@pytest.mark.usefixtures("llm_extra")
+def test_a_prompt_over_the_window_raises_and_the_model_keeps_working() -> None:
+    small = LlamaCppChat(n_ctx=256, threads=2)
+    with pytest.raises(GenerationError, match=r"exceed context window.*n_ctx=256"):
+        small.run(ChatRequest.of("bees " * 400, max_tokens=4))
+    assert small.run(ChatRequest.of("Name a colour.", max_tokens=4, seed=0)).text.strip()

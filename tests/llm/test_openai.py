@@ -366,3 +366,12 @@ def test_repr_never_shows_the_api_key() -> None:
     chat = OpenAIChat(model="m", api_key="sk-secret", env={})
     assert "sk-secret" not in repr(chat)
     assert "api_key=set" in repr(chat)
+
+
+def test_retry_after_as_an_http_date_and_unreadable_values() -> None:
+    from veracity.llm.openai import _retry_after
+
+    assert _retry_after(httpx.Headers({"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})) == 0.0
+    assert _retry_after(httpx.Headers({"Retry-After": "soon"})) is None
+    assert _retry_after(httpx.Headers({"Retry-After": "-5"})) == 0.0
+    assert _retry_after(httpx.Headers({})) is None

@@ -33,8 +33,9 @@ from veracity.llm.base import ChatRequest, ChatResponse
 
 __all__ = ["LlamaCppChat", "bundled_gguf"]
 
-#: The smallest context window accepted (tokens): a chat template alone takes a few dozen.
-MIN_N_CTX = 64
+#: The smallest context window accepted (tokens): llama.cpp pads smaller ones to 256, and
+#: llama-cpp-python 0.3 then sizes its token buffer for the smaller one and fails mid-generation.
+MIN_N_CTX = 256
 
 
 def bundled_gguf() -> Path:
@@ -178,6 +179,7 @@ class LlamaCppChat:
         try:
             yield
         except (ValueError, RuntimeError) as exc:
+            self._model.reset()  # a failed evaluation must not leave a half-filled context
             hint = ""
             if "context window" in str(exc) or "exceed" in str(exc):
                 hint = (f" The prompt and reply must fit n_ctx={self.n_ctx} tokens: pass "
