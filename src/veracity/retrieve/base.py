@@ -51,6 +51,14 @@ class Retriever(Protocol):
     def run(self, query: str, *, k: int = defaults.TOP_K) -> SearchResult: ...
 
 
+def check_lookup(chunks: object) -> ChunkLookup:
+    """``chunks`` if it is a :class:`ChunkLookup`, else an InputError that names its type."""
+    if not isinstance(chunks, ChunkLookup):
+        raise InputError("chunks must be a ChunkLookup (such as InMemoryChunks), "
+                         f"got {type(chunks).__name__}")
+    return chunks
+
+
 def check_query(query: object) -> str:
     """``query`` itself, or :class:`InputError` when it is not a string with some text."""
     if not isinstance(query, str):

@@ -24,9 +24,10 @@ import numpy as np
 
 from veracity import defaults
 from veracity.corpus.base import ChunkLookup
-from veracity.errors import IndexStoreError, InputError, ModelError, OptionError
+from veracity.errors import IndexStoreError, ModelError, OptionError
 from veracity.retrieve.base import (
     check_k,
+    check_lookup,
     check_query,
     hits_at,
     meta_count,
@@ -217,12 +218,7 @@ class BM25Retriever:
     name = "bm25"
 
     def __init__(self, chunks: ChunkLookup, directory: str | Path) -> None:
-        if not isinstance(chunks, ChunkLookup):
-            raise InputError(
-                "chunks must be a ChunkLookup (such as InMemoryChunks), "
-                f"got {type(chunks).__name__}"
-            )
-        self.chunks = chunks
+        self.chunks = check_lookup(chunks)
         self.directory = Path(directory)
         self._loaded: _Loaded | None = None
 

@@ -26,6 +26,7 @@ from veracity.corpus.base import ChunkLookup
 from veracity.errors import IndexStoreError, InputError, VeracityError
 from veracity.retrieve.base import (
     check_k,
+    check_lookup,
     check_query,
     hits_at,
     meta_count,
@@ -194,12 +195,7 @@ class DenseRetriever:
         directory: str | Path,
         embedder: TextEmbedder | None = None,
     ) -> None:
-        if not isinstance(chunks, ChunkLookup):
-            raise InputError(
-                "chunks must be a ChunkLookup (such as InMemoryChunks), "
-                f"got {type(chunks).__name__}"
-            )
-        self.chunks = chunks
+        self.chunks = check_lookup(chunks)
         self.directory = Path(directory)
         self.embedder = _embedder(embedder)
         self._loaded: _Loaded | None = None
