@@ -224,29 +224,17 @@ def build(config: BuildConfig) -> BuildResult:
         if not item.group.startswith(("squad:reddit", "squad:amazon"))
         or keep.random() < _INFORMAL_SHARE
     ]
-    rows += build_qa(
-        squad,
-        source="squad_bigbench",
-        quotas=_scaled(QA_QUOTAS["squad_bigbench"], scale),
-        seed=seed,
-        stats=squad_stats,
-    )
     qed_stats = stats.setdefault("qed_nq", Counter())
-    rows += build_qa(
-        load_qed(root / "qed_nq" / "qed_all.jsonl", qed_stats),
-        source="qed_nq",
-        quotas=_scaled(QA_QUOTAS["qed_nq"], scale),
-        seed=seed,
-        stats=qed_stats,
-    )
+    qed = load_qed(root / "qed_nq" / "qed_all.jsonl", qed_stats)
     cpkc_stats = stats.setdefault("cpkc_nq_counterfactual", Counter())
-    rows += build_qa(
-        load_cpkc(root / "cpkc_nq_counterfactual" / "cpkc.jsonl", cpkc_stats),
-        source="cpkc_nq_counterfactual",
-        quotas=_scaled(QA_QUOTAS["cpkc_nq_counterfactual"], scale),
-        seed=seed,
-        stats=cpkc_stats,
-    )
+    cpkc = load_cpkc(root / "cpkc_nq_counterfactual" / "cpkc.jsonl", cpkc_stats)
+    for source, items, source_stats in (
+        ("squad_bigbench", squad, squad_stats),
+        ("qed_nq", qed, qed_stats),
+        ("cpkc_nq_counterfactual", cpkc, cpkc_stats),
+    ):
+        rows += build_qa(items, source=source, quotas=_scaled(QA_QUOTAS[source], scale),
+                         seed=seed, stats=source_stats)
 
     wiki_stats = stats.setdefault("raw_wikipedia_bigbench", Counter())
     articles = load_articles(root / "raw_wikipedia_bigbench" / "wikipedia_docs.jsonl")
