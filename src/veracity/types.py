@@ -14,26 +14,38 @@ from typing import Literal
 
 __all__ = [
     "SENTENCE_STATUSES",
+    "VERDICT_LABELS",
     "AbstentionCheck",
     "Answer",
     "Chunk",
     "Citation",
+    "Claim",
+    "ClaimSet",
+    "ClaimVerdict",
     "Confidence",
     "Document",
+    "EvidenceJudgement",
     "GenerationProvenance",
     "Hit",
     "InvalidCitation",
     "Label",
+    "LayerResult",
     "Page",
     "PairScore",
     "PairScores",
     "Refusal",
+    "Report",
     "SearchResult",
     "Section",
     "SentenceCheck",
     "SentenceStatus",
+    "SkipReason",
+    "SkippedSentence",
     "Span",
     "Timings",
+    "ValueCheck",
+    "ValueStatus",
+    "VerdictLabel",
 ]
 
 MetadataValue = str | int | float | bool | None
@@ -438,3 +450,198 @@ class Answer:
     def failures(self) -> int:
         """How many sentences had a verifier failure."""
         return sum(sentence.failure is not None for sentence in self.sentences)
+
+
+# --- claim verification -------------------------------------------------------------------------
+# Spans below index the verified answer text (``Report.answer``) unless they say otherwise; an
+# ``EvidenceJudgement``'s ``start``/``end``/``evidence`` and a ``ValueCheck``'s ``evidence`` index
+# the source document's text, and a ``ValueCheck``'s ``span`` indexes its claim's ``text``.
+
+#: A claim's verdict. ``unsupported``: the evidence does not mention it; ``error``: a layer failed.
+VerdictLabel = Literal["supported", "contradicted", "unsupported", "error"]
+VERDICT_LABELS: tuple[VerdictLabel, ...] = ("supported", "contradicted", "unsupported", "error")
+#: Why a sentence of an answer was not verified (see :class:`SkippedSentence`).
+SkipReason = Literal["question", "greeting", "meta", "opinion", "refusal", "code", "heading",
+                     "empty"]
+#: How the value of a claim compares with the evidence (see :class:`ValueCheck`).
+ValueStatus = Literal["match", "mismatch", "absent"]
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """One atomic, self-contained claim taken from an answer.
+
+    ``text`` is what the verifier checks (decomposed and decontextualized); ``span`` the
+    characters of the answer it came from (the whole sentence when the claim was rewritten, a
+    part of it when it was cut out verbatim); ``sentence`` the 0-based index of that sentence.
+    ``markers`` are the citation numbers written on that sentence; ``edits`` record every
+    rewrite, e.g. ``("decomposed", "decontextualized: 'He' -> 'Karl von Frisch'")``.
+    """
+
+    index: int
+    text: str
+    span: Span
+    sentence: int
+    markers: tuple[int, ...] = ()
+    edits: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedSentence:
+    """A sentence of the answer that needs no verification, and why (``reason``)."""
+
+    sentence: int
+    span: Span
+    text: str
+    reason: SkipReason
+
+
+@dataclass(frozen=True)
+class ClaimSet:
+    """The claims of ``answer`` and the sentences skipped, with how they were made.
+
+    ``method`` is ``"rules"`` or ``"llm"``; ``model`` and ``prompt`` (``id@version``) name the
+    chat model and prompts when an LLM decomposed or decontextualized.
+    """
+
+    answer: str
+    claims: tuple[Claim, ...]
+    skipped: tuple[SkippedSentence, ...] = ()
+    sentences: int = 0
+    method: str = "rules"
+    model: str | None = None
+    prompt: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceJudgement:
+    """How one passage bears on one claim: the verifier's probabilities and the exact spans.
+
+    ``start``/``end`` index the passage (a chunk) in its document; ``evidence`` the document
+    spans the verifier read. ``cited`` is true when the answer cited this passage; otherwise
+    ``query`` is the retrieval query that found it.
+    """
+
+    chunk_id: str
+    doc_id: str
+    title: str
+    section: tuple[str, ...]
+    page: int | None
+    start: int
+    end: int
+    text: str
+    supported: float
+    contradicted: float
+    neither: float
+    evidence: tuple[Span, ...] = ()
+    cited: bool = False
+    query: str = ""
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ValueCheck:
+    """A number, date, amount or named entity of a claim compared exactly with the evidence.
+
+    ``kind`` is one of ``number``, ``percent``, ``money``, ``quantity``, ``date``, ``year``,
+    ``entity``; ``value`` the normalised form (``"1200"``, ``"2022-09-20"``, ``"usd 5000000"``).
+    ``status``: ``match`` (the evidence states it), ``mismatch`` (the evidence states a different
+    value of the same kind in the same place: ``found`` and ``evidence`` say which), ``absent``.
+    ``source`` is ``"evidence"`` or ``"knowledge_base"``.
+    """
+
+    kind: str
+    text: str
+    span: Span
+    value: str
+    status: ValueStatus
+    found: str | None = None
+    doc_id: str | None = None
+    evidence: Span | None = None
+    source: str = "evidence"
+
+
+@dataclass(frozen=True, slots=True)
+class LayerResult:
+    """One detection layer's finding for one claim.
+
+    ``score`` is the layer's risk that the claim is not supported, in [0, 1] (``None`` when the
+    layer has no score, or failed). ``flagged`` is the layer's own decision; ``error`` is set
+    when the layer could not judge the claim (then it neither flags nor clears it).
+    """
+
+    layer: str
+    label: VerdictLabel
+    flagged: bool
+    score: float | None
+    detail: str = ""
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ClaimVerdict:
+    """The combined verdict on one claim, each layer's finding, and the evidence for it.
+
+    ``citations`` are the passages that support the claim, ``anti_citations`` those that
+    contradict it, best first; ``values`` the knowledge layer's exact comparisons.
+    """
+
+    claim: Claim
+    label: VerdictLabel
+    layers: tuple[LayerResult, ...]
+    citations: tuple[EvidenceJudgement, ...] = ()
+    anti_citations: tuple[EvidenceJudgement, ...] = ()
+    evidence: tuple[EvidenceJudgement, ...] = ()
+    values: tuple[ValueCheck, ...] = ()
+
+    @property
+    def flagged(self) -> bool:
+        return self.label != "supported"
+
+    def layer(self, name: str) -> LayerResult | None:
+        """The finding of layer ``name``, or ``None`` when that layer did not run."""
+        return next((result for result in self.layers if result.layer == name), None)
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything verifying one answer found, claim by claim, with its provenance.
+
+    ``rule`` is the declared combination rule (``any``, ``all``, ``cascade`` or ``logistic``);
+    ``timings`` the seconds spent per stage; ``calls`` the model calls per model
+    (``{"verifier": 42, "chat": 6}``).
+    """
+
+    answer: str
+    verdicts: tuple[ClaimVerdict, ...]
+    skipped: tuple[SkippedSentence, ...] = ()
+    question: str | None = None
+    layers: tuple[str, ...] = ()
+    rule: str = "any"
+    query_mode: str = "claim"
+    claims_method: str = "rules"
+    verifier: str = ""
+    verifier_version: str = ""
+    timings: Mapping[str, float] = field(default_factory=dict)
+    calls: Mapping[str, int] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def count(self, label: VerdictLabel) -> int:
+        return sum(verdict.label == label for verdict in self.verdicts)
+
+    @property
+    def failures(self) -> int:
+        """How many claims could not be judged (label ``error``)."""
+        return self.count("error")
+
+    @property
+    def summary(self) -> dict[str, int]:
+        """Claims checked, supported, contradicted, unsupported, skipped and failed."""
+        return {
+            "claims": len(self.verdicts),
+            "supported": self.count("supported"),
+            "contradicted": self.count("contradicted"),
+            "unsupported": self.count("unsupported"),
+            "skipped": len(self.skipped),
+            "failed": self.failures,
+        }
