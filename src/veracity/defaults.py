@@ -108,3 +108,36 @@ EXTRACTIVE_SCORER_WEIGHT = 0.5
 EXTRACTIVE_REFUSAL = "I don't know"
 #: Sentences (best lexical first) that an injected scorer sees, in one batch.
 EXTRACTIVE_MAX_CANDIDATES = 32
+
+# --- claim verification (veracity verify) ---
+#: Passages retrieved per claim when the answer does not cite (or for source texts beyond k).
+VERIFY_TOP_K = 5
+#: How a claim's support is aggregated over its passages: "max" or "noisy_or".
+VERIFY_AGGREGATION = "max"
+#: noisy-OR: at most this many passages (best first), each corrected for the support the
+#: verifier gives unrelated passages (the background rate).
+NOISY_OR_K = 3
+NOISY_OR_BACKGROUND = 0.1
+#: A claim is supported when its aggregated P(supported) reaches this (the verifier's own
+#: threshold); contradicted when the best P(contradicted) reaches the second and beats support.
+VERIFY_TAU = SUPPORT_THRESHOLD
+VERIFY_CONTRADICTION = 0.5
+#: Layers run by default, and the combination rule.
+VERIFY_LAYERS = ("nli", "knowledge")
+VERIFY_RULE = "any"
+#: cascade: a layer whose risk score is outside [low, high] decides; otherwise the next layer.
+CASCADE_BAND = (0.25, 0.75)
+
+# --- consistency ------------------------------------------------------------------------------
+#: Self-consistency layer (SelfCheckGPT, NLI variant): the closed-book prompt, how many answers
+#: are sampled and at what temperature, the first seed (sample i uses seed + i), the reply length,
+#: and the fewest samples below which a warning says the score is noisy.
+CONSISTENCY_PROMPT = "consistency_v1"
+CONSISTENCY_SAMPLES = 5
+CONSISTENCY_TEMPERATURE = 1.0
+CONSISTENCY_SEED = 0
+CONSISTENCY_MAX_TOKENS = 128
+CONSISTENCY_MIN_SAMPLES = 3
+#: Inconsistency score at or above which a claim is flagged. 0.5 (contradiction outweighs support
+#: on average) is untuned: calibrate it on labelled data before trusting the flags.
+CONSISTENCY_THRESHOLD = 0.5

@@ -20,7 +20,7 @@ import numpy as np
 from veracity.errors import InputError, ModelError
 from veracity.verify.signals import content_word_agreement, entity_coverage, number_agreement
 
-__all__ = ["FEATURES", "Combiner", "features", "fit_combiner"]
+__all__ = ["FEATURES", "Combiner", "features", "fit_combiner", "fit_logistic"]
 
 #: Feature order of the weights.
 FEATURES = (
@@ -87,16 +87,31 @@ class Combiner:
 
 def fit_combiner(matrix: np.ndarray, labels: Sequence[int], *, l2: float = 1.0,
                  iterations: int = 50) -> Combiner:
-    """Fit logistic weights by Newton's method with an L2 penalty (the bias is not penalised).
+    """Fit the combiner's logistic weights on a :func:`features` matrix (see :func:`fit_logistic`).
 
-    ``labels`` are 1 for supported and 0 otherwise. Classes are weighted to balance, since the
-    verifier is judged by balanced accuracy.
+    ``labels`` are 1 for supported and 0 otherwise.
+    """
+    if matrix.shape[1:] != (len(FEATURES),):
+        raise InputError(f"need a (n, {len(FEATURES)}) feature matrix, got {matrix.shape}")
+    if len(set(labels)) < 2:
+        raise InputError("fitting the combiner needs both supported and unsupported rows")
+    weights, bias = fit_logistic(matrix, labels, l2=l2, iterations=iterations)
+    return Combiner(tuple(float(v) for v in weights), bias)
+
+
+def fit_logistic(matrix: np.ndarray, labels: Sequence[int], *, l2: float = 1.0,
+                 iterations: int = 50) -> tuple[np.ndarray, float]:
+    """Logistic weights and bias by Newton's method with an L2 penalty (the bias not penalised).
+
+    ``labels`` are 1 for the positive class and 0 otherwise. Classes are weighted to balance,
+    since detectors here are judged by balanced accuracy.
     """
     y = np.asarray(labels, dtype=np.float64)
-    if matrix.shape[0] != y.shape[0] or matrix.shape[1] != len(FEATURES):
-        raise InputError(f"need a ({len(y)}, {len(FEATURES)}) feature matrix, got {matrix.shape}")
-    if y.min() == y.max():
-        raise InputError("fitting the combiner needs both supported and unsupported rows")
+    if matrix.ndim != 2 or matrix.shape[0] != y.shape[0]:
+        raise InputError(f"need a ({len(y)}, features) matrix for {len(y)} labels, "
+                         f"got {matrix.shape}")
+    if y.size == 0 or y.min() == y.max():
+        raise InputError("fitting logistic weights needs rows of both classes")
     x = np.hstack([matrix, np.ones((len(y), 1))])
     sample = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))
     penalty = np.full(x.shape[1], l2)
@@ -110,4 +125,4 @@ def fit_combiner(matrix: np.ndarray, labels: Sequence[int], *, l2: float = 1.0,
         w -= step
         if np.abs(step).max() < 1e-8:
             break
-    return Combiner(tuple(float(v) for v in w[:-1]), float(w[-1]))
+    return w[:-1], float(w[-1])

@@ -1,0 +1,188 @@
+"""The NLI layer: each claim scored against its evidence passages by the verifier.
+
+All (passage, claim) pairs of an answer go to the verifier in one batched call. A claim's
+support is aggregated over its passages:
+
+- ``max`` (default): the best passage's P(supported), as MiniCheck does over chunks;
+- ``noisy_or``: the evidence of several passages combined, ``1 - prod(1 - p_i')`` over the ``k``
+  best passages, where ``p_i' = max(0, (p_i - b) / (1 - b))`` removes the background support
+  ``b`` that the verifier gives unrelated text. Without that correction and the cap on ``k``,
+  many weak passages would add up to a confident "supported".
+
+The label: ``supported`` when the support reaches ``tau``; ``contradicted`` when the best
+P(contradicted) reaches ``contradiction`` and beats the support; ``unsupported`` otherwise (also
+when no passage was found). A claim whose every pair failed is ``error`` (never a score). The
+layer's risk score is ``1 - support``. Citations are the passages whose own support reaches
+``tau``; anti-citations those whose P(contradicted) reaches ``contradiction`` and beats their
+support.
+
+>>> from veracity.testing import TablePairScorer
+>>> from veracity.types import Chunk, Claim, Span
+>>> from veracity.verify.gather import ClaimEvidence, EvidenceSet
+>>> passage = Chunk("d#0", "d", 0, "Bees dance.", 0, 11)
+>>> claim = Claim(0, "Bees dance.", Span(0, 11), 0)
+>>> scorer = TablePairScorer({("Bees dance.", "Bees dance."): (0.9, 0.05, 0.05)})
+>>> evidence = EvidenceSet((ClaimEvidence(claim, (passage,), (False,)),), "claim", 0)
+>>> NLILayer(scorer).run(evidence).results[0].label
+'supported'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from veracity import defaults
+from veracity.errors import OptionError
+from veracity.generate.scoring import score_groups
+from veracity.types import Chunk, EvidenceJudgement, LayerResult, PairScore, Span
+from veracity.verify.base import PairScorer
+from veracity.verify.gather import ClaimEvidence, EvidenceSet
+
+__all__ = ["AGGREGATIONS", "Aggregation", "NLILayer", "NLIResult", "aggregate_support"]
+
+Aggregation = Literal["max", "noisy_or"]
+AGGREGATIONS: tuple[Aggregation, ...] = ("max", "noisy_or")
+
+
+@dataclass(frozen=True)
+class NLIResult:
+    """Per claim: the layer's finding, every passage's judgement, citations and anti-citations."""
+
+    results: tuple[LayerResult, ...]
+    judgements: tuple[tuple[EvidenceJudgement, ...], ...]
+    citations: tuple[tuple[EvidenceJudgement, ...], ...]
+    anti_citations: tuple[tuple[EvidenceJudgement, ...], ...]
+    model_id: str
+    model_version: str
+    pairs: int
+    calls: int
+    failures: int
+
+
+def aggregate_support(supported: Sequence[float], *, aggregation: Aggregation = "max",
+                      k: int = defaults.NOISY_OR_K,
+                      background: float = defaults.NOISY_OR_BACKGROUND) -> float:
+    """One claim's support from its passages' P(supported) (see the module docstring).
+
+    >>> aggregate_support([0.6, 0.6], aggregation="noisy_or", background=0.2)
+    0.75
+    """
+    if not supported:
+        return 0.0
+    if aggregation == "max":
+        return max(supported)
+    corrected = [max(0.0, (p - background) / (1.0 - background))
+                 for p in sorted(supported, reverse=True)[:k]]
+    return 1.0 - math.prod(1.0 - p for p in corrected)
+
+
+class NLILayer:
+    """Scores claims against their evidence with a ``PairScorer`` (see the module docstring)."""
+
+    name = "nli"
+
+    def __init__(
+        self,
+        scorer: PairScorer,
+        *,
+        aggregation: Aggregation = defaults.VERIFY_AGGREGATION,  # type: ignore[assignment]
+        tau: float = defaults.VERIFY_TAU,
+        contradiction: float = defaults.VERIFY_CONTRADICTION,
+        k: int = defaults.NOISY_OR_K,
+        background: float = defaults.NOISY_OR_BACKGROUND,
+    ) -> None:
+        if not isinstance(scorer, PairScorer):
+            raise OptionError("scorer", scorer, "a PairScorer (model_id, load(), run())",
+                              "Use veracity.verify.make_verifier('embedded').")
+        if aggregation not in AGGREGATIONS:
+            raise OptionError("aggregation", aggregation, f"one of {', '.join(AGGREGATIONS)}")
+        for name, value in (("tau", tau), ("contradiction", contradiction)):
+            if not 0.0 <= value <= 1.0:
+                raise OptionError(name, value, "a probability between 0 and 1")
+        if not 0.0 <= background < 1.0:
+            raise OptionError("background", background, "at least 0 and below 1",
+                              "It is the support the verifier gives unrelated text, e.g. 0.1.")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise OptionError("k", k, "a positive integer", "Cap noisy-OR at e.g. 3 passages.")
+        self.scorer = scorer
+        self.aggregation: Aggregation = aggregation
+        self.tau = tau
+        self.contradiction = contradiction
+        self.k = k
+        self.background = background
+
+    def load(self) -> NLILayer:
+        self.scorer.load()
+        return self
+
+    def run(self, evidence: EvidenceSet) -> NLIResult:
+        """The finding for every claim of ``evidence``, from one batched verifier call."""
+        groups = [[(passage.text, item.claim.text) for passage in item.passages]
+                  for item in evidence.items]
+        scored = score_groups(self.scorer, groups)
+        results, judgements, citations, anti = [], [], [], []
+        for item, scores in zip(evidence.items, scored.groups, strict=True):
+            judged = tuple(_judgement(passage, score, cited, item.query) for passage, score, cited
+                           in zip(item.passages, scores, item.cited, strict=True))
+            judgements.append(judged)
+            results.append(self._finding(item, judged))
+            citations.append(tuple(sorted(
+                (j for j in judged if j.error is None and j.supported >= self.tau),
+                key=lambda j: -j.supported)))
+            anti.append(tuple(sorted(
+                (j for j in judged if j.error is None and j.contradicted >= self.contradiction
+                 and j.contradicted > j.supported),
+                key=lambda j: -j.contradicted)))
+        return NLIResult(tuple(results), tuple(judgements), tuple(citations), tuple(anti),
+                         scored.model_id, scored.model_version, sum(map(len, groups)),
+                         scored.calls, scored.failures)
+
+    def _finding(self, item: ClaimEvidence, judged: Sequence[EvidenceJudgement]) -> LayerResult:
+        if not judged:
+            return LayerResult("nli", "unsupported", True, 1.0, "no evidence passage was found")
+        scored = [j for j in judged if j.error is None]
+        if not scored:
+            return LayerResult("nli", "error", False, None,
+                               error=f"the verifier could not score any of {len(judged)} "
+                                     f"passage(s): {judged[0].error}")
+        support = aggregate_support([j.supported for j in scored], aggregation=self.aggregation,
+                                    k=self.k, background=self.background)
+        best = max(scored, key=lambda j: j.supported)
+        against = max(scored, key=lambda j: j.contradicted)
+        failed = len(judged) - len(scored)
+        note = f"; {failed} passage(s) could not be scored" if failed else ""
+        if support >= self.tau:
+            return LayerResult("nli", "supported", False, 1.0 - support,
+                               f"support {support:.2f} ({self.aggregation}), best passage "
+                               f"{best.chunk_id}{note}")
+        if against.contradicted >= self.contradiction and against.contradicted > support:
+            return LayerResult("nli", "contradicted", True, 1.0 - support,
+                               f"contradicted {against.contradicted:.2f} by {against.chunk_id}, "
+                               f"support {support:.2f}{note}")
+        return LayerResult("nli", "unsupported", True, 1.0 - support,
+                           f"support {support:.2f} ({self.aggregation}) is below tau "
+                           f"{self.tau:.2f}; best passage {best.chunk_id}{note}")
+
+
+def _judgement(passage: Chunk, score: PairScore, cited: bool, query: str) -> EvidenceJudgement:
+    return EvidenceJudgement(
+        chunk_id=passage.id,
+        doc_id=passage.doc_id,
+        title=passage.title,
+        section=passage.section,
+        page=passage.page,
+        start=passage.start,
+        end=passage.end,
+        text=passage.text,
+        supported=score.supported,
+        contradicted=score.contradicted,
+        neither=score.neither,
+        evidence=tuple(Span(passage.start + part.start, passage.start + part.end)
+                       for part in score.evidence),
+        cited=cited,
+        query=query,
+        error=score.error,
+    )

@@ -1,0 +1,113 @@
+import math
+
+import pytest
+
+from veracity.errors import OptionError
+from veracity.testing import TablePairScorer
+from veracity.types import Chunk, Claim, PairScore, PairScores, Span
+from veracity.verify.gather import ClaimEvidence, EvidenceSet
+from veracity.verify.nli import NLILayer, aggregate_support
+
+A = Chunk("a.md#0", "a.md", 0, "Bees dance.", 100, 111, title="A", section=("Bees",), page=2)
+B = Chunk("b.md#0", "b.md", 0, "Bees never dance.", 0, 17)
+C = Chunk("c.md#0", "c.md", 0, "Ants walk.", 0, 10)
+
+
+def _claim(i: int, text: str) -> Claim:
+    return Claim(i, text, Span(0, len(text)), i)
+
+
+def _evidence(*items: tuple[Claim, tuple[Chunk, ...]]) -> EvidenceSet:
+    return EvidenceSet(tuple(ClaimEvidence(claim, passages, (False,) * len(passages), "q")
+                             for claim, passages in items), "claim", len(items))
+
+
+def test_labels_citations_and_anti_citations_from_one_batched_call() -> None:
+    dance, sting = _claim(0, "Bees dance."), _claim(1, "Bees sting.")
+    scorer = TablePairScorer({
+        ("Bees dance.", "Bees dance."): (0.92, 0.02, 0.06),
+        ("Bees never dance.", "Bees dance."): (0.05, 0.85, 0.10),
+        ("Ants walk.", "Bees sting."): (0.10, 0.10, 0.80),
+    })
+    result = NLILayer(scorer).run(_evidence((dance, (A, B)), (sting, (C,))))
+    assert scorer.calls == [3]
+    first, second = result.results
+    assert (first.label, first.flagged) == ("supported", False)
+    assert first.score == pytest.approx(0.08)
+    assert (second.label, second.flagged) == ("unsupported", True)
+    assert [j.doc_id for j in result.citations[0]] == ["a.md"]
+    assert [j.doc_id for j in result.anti_citations[0]] == ["b.md"]
+    cited = result.citations[0][0]
+    assert (cited.start, cited.end, cited.page, cited.section) == (100, 111, 2, ("Bees",))
+    assert result.pairs == 3
+    assert result.failures == 0
+
+
+def test_evidence_spans_are_shifted_into_document_coordinates() -> None:
+    class WithEvidence(TablePairScorer):
+        def run(self, premises, hypotheses):  # type: ignore[no-untyped-def]
+            return PairScores(tuple(PairScore(0.9, 0.0, 0.1, Span(0, len(p)),
+                                              evidence=(Span(0, 4),)) for p in premises),
+                              "evidence", "0")
+
+    result = NLILayer(WithEvidence({})).run(_evidence((_claim(0, "Bees dance."), (A,))))
+    judged = result.citations[0][0]
+    assert judged.evidence == (Span(100, 104),)
+    assert A.text[judged.evidence[0].start - A.start:judged.evidence[0].end - A.start] == "Bees"
+
+
+def test_contradicted_needs_the_contradiction_to_beat_support() -> None:
+    claim = _claim(0, "Bees dance.")
+    scorer = TablePairScorer({("Bees never dance.", "Bees dance."): (0.3, 0.6, 0.1)})
+    result = NLILayer(scorer).run(_evidence((claim, (B,))))
+    assert result.results[0].label == "contradicted"
+    weak = TablePairScorer({("Bees never dance.", "Bees dance."): (0.3, 0.45, 0.25)})
+    assert NLILayer(weak).run(_evidence((claim, (B,)))).results[0].label == "unsupported"
+
+
+def test_no_passage_is_unsupported_and_failed_pairs_are_errors_not_scores() -> None:
+    class Failing(TablePairScorer):
+        def run(self, premises, hypotheses):  # type: ignore[no-untyped-def]
+            return PairScores(tuple(PairScore.failure("reply unreadable", window=Span(0, 1))
+                                    for _ in premises), "failing", "0")
+
+    claim = _claim(0, "Bees dance.")
+    empty = NLILayer(TablePairScorer({})).run(_evidence((claim, ())))
+    assert (empty.results[0].label, empty.results[0].score) == ("unsupported", 1.0)
+    failed = NLILayer(Failing({})).run(_evidence((claim, (A,))))
+    finding = failed.results[0]
+    assert finding.label == "error"
+    assert finding.score is None
+    assert not finding.flagged
+    assert "reply unreadable" in (finding.error or "")
+    assert failed.failures == 1
+    assert failed.citations == ((),)
+
+
+def test_noisy_or_corrects_for_background_and_caps_k() -> None:
+    assert aggregate_support([0.6, 0.6], aggregation="noisy_or", background=0.2) == \
+        pytest.approx(0.75)
+    # Many weak passages at the background rate add nothing.
+    assert aggregate_support([0.1] * 20, aggregation="noisy_or", background=0.1) == 0.0
+    capped = aggregate_support([0.9, 0.5, 0.5, 0.5], aggregation="noisy_or", k=1, background=0.0)
+    assert capped == pytest.approx(0.9)
+    assert aggregate_support([0.2, 0.7]) == 0.7
+    assert aggregate_support([]) == 0.0
+    assert not math.isnan(aggregate_support([0.99], aggregation="noisy_or"))
+
+
+def test_noisy_or_layer_can_support_from_two_partial_passages() -> None:
+    claim = _claim(0, "Bees dance.")
+    scorer = TablePairScorer({("Bees dance.", "Bees dance."): (0.45, 0.0, 0.55),
+                              ("Ants walk.", "Bees dance."): (0.45, 0.0, 0.55)})
+    evidence = _evidence((claim, (A, C)))
+    assert NLILayer(scorer).run(evidence).results[0].label == "unsupported"
+    noisy = NLILayer(scorer, aggregation="noisy_or", background=0.1).run(evidence)
+    assert noisy.results[0].label == "supported"
+
+
+@pytest.mark.parametrize(("option", "value"), [
+    ("aggregation", "mean"), ("tau", 1.5), ("background", 1.0), ("k", 0)])
+def test_bad_options_are_refused(option: str, value: object) -> None:
+    with pytest.raises(OptionError, match=option):
+        NLILayer(TablePairScorer({}), **{option: value})  # type: ignore[arg-type]

@@ -1,0 +1,43 @@
+import pytest
+
+from veracity.errors import GenerationError, OptionError
+from veracity.testing import ScriptedChatModel
+from veracity.verify.questions import QueryMaker, parse_question, rule_question
+
+
+@pytest.mark.parametrize(("claim", "question"), [
+    ("Karl von Frisch won the Nobel Prize in 1973.", "When Karl von Frisch won the Nobel Prize?"),
+    ("A colony has 60,000 bees.", "How many a colony has bees?"),
+    ("The treaty was signed on 20 Sept 2022 in Paris.", "When the treaty was signed in Paris?"),
+    ("The hive sold $5 million of honey.", "How much the hive sold of honey?"),
+    ("About 45% of workers forage.", "What share about of workers forage?"),
+    ("Bees dance to show where food is.", "What Bees dance to show where food is?"),
+])
+def test_rule_questions_drop_the_asserted_values(claim: str, question: str) -> None:
+    assert rule_question(claim) == question
+
+
+def test_rule_question_never_returns_an_empty_query() -> None:
+    assert rule_question("1973.") == "1973."
+
+
+def test_parse_question_reads_the_first_question_line() -> None:
+    assert parse_question('Question: "When did he win?"\nextra') == "When did he win?"
+    assert parse_question("- Where do bees live?") == "Where do bees live?"
+    with pytest.raises(GenerationError, match="question_v1"):
+        parse_question("Bees live in hives.")
+    with pytest.raises(GenerationError):
+        parse_question("   ")
+
+
+def test_query_maker_modes() -> None:
+    claims = ["Bees were domesticated in 2400 BC."]
+    assert QueryMaker("claim").run(claims) == tuple(claims)
+    assert QueryMaker("question").run(claims)[0].startswith("How many")
+    chat = ScriptedChatModel(["When were bees domesticated?"])
+    maker = QueryMaker("question", chat=chat)
+    assert maker.run(claims) == ("When were bees domesticated?",)
+    assert maker.method == "question:question_v1@1"
+    assert QueryMaker("question").method == "question:rules"
+    with pytest.raises(OptionError, match="claim, question"):
+        QueryMaker("keywords")  # type: ignore[arg-type]
