@@ -598,6 +598,12 @@ class ClaimVerdict:
     def flagged(self) -> bool:
         return self.label != "supported"
 
+    @property
+    def contested(self) -> bool:
+        """Whether some passages support the claim and others contradict it (conflicting
+        sources: a reader should see both, whatever the label)."""
+        return bool(self.citations) and bool(self.anti_citations)
+
     def layer(self, name: str) -> LayerResult | None:
         """The finding of layer ``name``, or ``None`` when that layer did not run."""
         return next((result for result in self.layers if result.layer == name), None)
@@ -636,7 +642,8 @@ class Report:
 
     @property
     def summary(self) -> dict[str, int]:
-        """Claims checked, supported, contradicted, unsupported, skipped and failed."""
+        """Claims checked, supported, contradicted, unsupported, skipped and failed, and how
+        many claims have conflicting sources (``contested``, counted within the others)."""
         return {
             "claims": len(self.verdicts),
             "supported": self.count("supported"),
@@ -644,4 +651,5 @@ class Report:
             "unsupported": self.count("unsupported"),
             "skipped": len(self.skipped),
             "failed": self.failures,
+            "contested": sum(verdict.contested for verdict in self.verdicts),
         }

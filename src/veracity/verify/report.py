@@ -37,7 +37,7 @@ def _verdict(verdict: ClaimVerdict) -> dict[str, Any]:
     return {
         "index": claim.index, "text": claim.text, "span": _span(claim.span),
         "sentence": claim.sentence, "markers": list(claim.markers), "edits": list(claim.edits),
-        "label": verdict.label,
+        "label": verdict.label, "contested": verdict.contested,
         "layers": [{"layer": r.layer, "label": r.label, "flagged": r.flagged, "score": r.score,
                     "detail": r.detail, "error": r.error} for r in verdict.layers],
         "citations": [_judgement(j) for j in verdict.citations],
