@@ -141,3 +141,15 @@ CONSISTENCY_MIN_SAMPLES = 3
 #: Inconsistency score at or above which a claim is flagged. 0.5 (contradiction outweighs support
 #: on average) is untuned: calibrate it on labelled data before trusting the flags.
 CONSISTENCY_THRESHOLD = 0.5
+
+# --- claims -----------------------------------------------------------------------------------
+#: Prompts of the LLM claim decomposer and decontextualizer, their reply budget and sampling.
+CLAIMS_DECOMPOSE_PROMPT = "decompose_v1"
+CLAIMS_DECONTEXTUALIZE_PROMPT = "decontextualize_v1"
+CLAIMS_REPLY_TOKENS = 1024
+CLAIMS_TEMPERATURE = 0.0
+CLAIMS_SEED = 0
+#: The rule reader's reach: words before the verb it reads as a subject, words in an
+#: introductory phrase ("In the summer of 1973, ...").
+CLAIMS_MAX_SUBJECT_WORDS = 8
+CLAIMS_MAX_INTRO_WORDS = 6

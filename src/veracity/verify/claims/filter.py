@@ -1,0 +1,58 @@
+"""Why a sentence of an answer needs no verification: code, a heading, or one of the reasons of
+:func:`veracity.generate.factual.skip_reason` (question, greeting, meta, opinion, refusal,
+empty).
+
+A heading is a Markdown ``#`` heading, a line that is bold and nothing else (``**Key facts**``),
+or a short title line: alone on its line, no bullet, no end mark, at most
+``TITLE_MAX_WORDS`` words and no verb ("Key Facts", "Waggle dance").
+
+>>> sentence_skip_reason("**Key facts**", "Key facts")
+'heading'
+>>> sentence_skip_reason("Bees dance [1].", "Bees dance.") is None
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+from veracity.generate.factual import skip_reason
+from veracity.types import SkipReason
+from veracity.verify.claims.grammar import read_clause, tokenize
+
+__all__ = ["TITLE_MAX_WORDS", "sentence_skip_reason"]
+
+#: The longest line (in words) read as a title when it has no verb and no end mark.
+TITLE_MAX_WORDS = 6
+
+_HEADING = re.compile(r"#{1,6}\s")
+_BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1\s*:?")
+_BULLET = re.compile(r"(?:[-*•+]|\d{1,3}[.)]|[a-zA-Z][.)])\s")
+_END_MARK = re.compile(r"[.!?…。！？:;)\]]$")
+
+
+def sentence_skip_reason(text: str, claim: str, *, code: bool = False, heading: bool = False,
+                         own_line: bool = False) -> SkipReason | None:
+    """Why a sentence needs no verification, or ``None`` when it states something to check.
+
+    ``text`` is the sentence as written, ``claim`` its bare text (markers, bullets and emphasis
+    removed); ``code`` and ``heading`` say whether it lies in code or opens with ``#``, and
+    ``own_line`` whether nothing else stands on its line(s).
+    """
+    written = text.strip()
+    if code:
+        return "code"
+    if heading or _HEADING.match(written) or _BOLD_LINE.fullmatch(written):
+        return "heading"
+    if own_line and _is_title(written, claim):
+        return "heading"
+    return skip_reason(claim)
+
+
+def _is_title(written: str, claim: str) -> bool:
+    if _BULLET.match(written) or _END_MARK.search(claim) or not claim[:1].isupper():
+        return False
+    words = [token for token in tokenize(claim) if token.is_word]
+    if not words or len(words) > TITLE_MAX_WORDS or "\n" in written:
+        return False
+    return read_clause(tokenize(claim), claim) is None
