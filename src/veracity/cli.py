@@ -17,7 +17,16 @@ from rich.console import Console
 
 from veracity import defaults
 from veracity.errors import VeracityError
-from veracity.types import Answer, Citation, Hit, InvalidCitation, PairScore
+from veracity.types import (
+    Answer,
+    Chunk,
+    Citation,
+    EvidenceJudgement,
+    Hit,
+    InvalidCitation,
+    PairScore,
+    Report,
+)
 from veracity.verify.base import PairScorer
 
 if TYPE_CHECKING:
@@ -643,6 +652,180 @@ def _print_calibration(stored: StoredCalibration) -> None:
         table.add_row(f"{point.threshold:.4g}", f"{point.precision:.3f}", f"{point.recall:.3f}",
                       f"{point.f1:.3f}", str(point.abstained), str(point.answered), style=style)
     console.print(table)
+
+_VERDICT_STYLE = {"contradicted": "bold white on red", "unsupported": "black on yellow",
+                  "error": "underline red", "supported": ""}
+_VERDICT_MARK = {"supported": ("✓", "green"), "contradicted": ("✗", "red"),
+                 "unsupported": ("?", "yellow"), "error": ("⚠", "red")}
+
+
+def _highlighted(report: Report) -> Any:
+    """The answer with contradicted and unsupported claims highlighted (worst label wins)."""
+    from rich.text import Text
+
+    rank = {"supported": 0, "error": 1, "unsupported": 2, "contradicted": 3}
+    worst = [0] * len(report.answer)
+    for verdict in report.verdicts:
+        for position in range(verdict.claim.span.start, verdict.claim.span.end):
+            worst[position] = max(worst[position], rank[verdict.label])
+    names = {value: key for key, value in rank.items()}
+    text = Text()
+    start = 0
+    for position in range(1, len(worst) + 1):
+        if position == len(worst) or worst[position] != worst[start]:
+            text.append(report.answer[start:position], style=_VERDICT_STYLE[names[worst[start]]])
+            start = position
+    return text
+
+
+def _quote(judgement: EvidenceJudgement) -> str:
+    parts = [judgement.text[s.start - judgement.start : s.end - judgement.start]
+             for s in judgement.evidence] or [judgement.text]
+    return " … ".join(" ".join(part.split()) for part in parts)
+
+
+def _print_report(report: Report) -> None:
+    from rich.markup import escape
+
+    console.print(_highlighted(report))
+    console.print("\n[bold]claims[/]")
+    for verdict in report.verdicts:
+        mark, colour = _VERDICT_MARK[verdict.label]
+        claim = verdict.claim
+        console.print(f"  [{colour}]{mark} {verdict.label}[/]  {escape(claim.text)}  "
+                      f"[dim](chars {claim.span.start}-{claim.span.end})[/]", highlight=False)
+        if verdict.contested:
+            console.print("      [magenta]the sources conflict: some passages support this "
+                          "claim and others contradict it[/]", highlight=False)
+        for edit in claim.edits:
+            console.print(f"      [dim]{escape(edit)}[/]", highlight=False)
+        for layer in verdict.layers:
+            flag = "[red]flags[/]" if layer.flagged else "[green]clears[/]"
+            if layer.error is not None:
+                flag, detail = "[red]failed[/]", layer.error
+            else:
+                detail = layer.detail
+            console.print(f"      {layer.layer}: {flag} {escape(detail)}", highlight=False)
+        for title, items in (("evidence", verdict.citations[:2]),
+                             ("contradicted by", verdict.anti_citations[:2])):
+            for item in items:
+                where = " > ".join(item.section)
+                page = "" if item.page is None else f", page {item.page}"
+                console.print(f"      [bold]{title}[/] {escape(item.doc_id)}"
+                              f"{escape(' · ' + where) if where else ''}{page}, chars "
+                              f"{item.start}-{item.end} (supported {item.supported:.2f}, "
+                              f"contradicted {item.contradicted:.2f})\n"
+                              f"        “{escape(_quote(item))}”", highlight=False)
+        for value in verdict.values:
+            if value.status != "match":
+                found = f", evidence says {value.found!r}" if value.found else ""
+                console.print(f"      [yellow]{value.kind} {escape(value.text)!s}: "
+                              f"{value.status}{escape(found)}[/]", highlight=False)
+    for skipped in report.skipped:
+        console.print(f"  [dim]· skipped ({skipped.reason}): {escape(skipped.text)}[/]",
+                      highlight=False)
+    summary = report.summary
+    console.print(f"\n[bold]{summary['claims']} claims:[/] {summary['supported']} supported, "
+                  f"{summary['contradicted']} contradicted, {summary['unsupported']} "
+                  f"unsupported, {summary['skipped']} sentences skipped, {summary['failed']} "
+                  f"failed; {summary['contested']} with conflicting sources", highlight=False)
+    for warning in report.warnings:
+        errors.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+    timing = ", ".join(f"{stage} {seconds:.2f}s" for stage, seconds in report.timings.items())
+    console.print(f"[dim]layers {','.join(report.layers)} · rule {report.rule} · query "
+                  f"{report.query_mode} · claims {report.claims_method} · verifier "
+                  f"{escape(report.verifier)} · {timing}[/]", highlight=False)
+
+
+@app.command("verify")
+def verify_command(
+    answer: Annotated[str, typer.Option(help="the answer to check: a file, or the text itself")],
+    sources: Annotated[list[Path] | None, typer.Option(
+        "--sources", help="source files to check against (txt, md, html, pdf, jsonl)")] = None,
+    index_dir: Annotated[Path | None, typer.Option(
+        "--index", help="index folder to retrieve evidence from")] = None,
+    question: Annotated[str | None, typer.Option(
+        help="the question the answer replies to (needed by the consistency layer)")] = None,
+    layers: Annotated[str, typer.Option(help="comma-separated: nli, knowledge, consistency")]
+    = ",".join(defaults.VERIFY_LAYERS),
+    rule: Annotated[str, typer.Option(help="combination: any, all, cascade or logistic")]
+    = defaults.VERIFY_RULE,
+    weights: Annotated[Path | None, typer.Option(
+        help="fitted layer weights (JSON) for --rule logistic")] = None,
+    query: Annotated[str, typer.Option(
+        help="retrieval query per claim: claim, or question (made from the claim)")] = "claim",
+    knowledge_base: Annotated[Path | None, typer.Option(
+        "--kb", help="CSV or JSON of entity, attribute, value to cross-check")] = None,
+    llm: Annotated[str | None, typer.Option(
+        help="chat model for consistency and LLM claims: llamacpp[:PATH] or openai:URL")] = None,
+    model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
+    samples: Annotated[int, typer.Option(help="consistency: sampled answers")]
+    = defaults.CONSISTENCY_SAMPLES,
+    temperature: Annotated[float, typer.Option(help="consistency: sampling temperature")]
+    = defaults.CONSISTENCY_TEMPERATURE,
+    llm_claims: Annotated[bool, typer.Option(
+        help="decompose and decontextualize with --llm instead of rules")] = False,
+    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine or hf:<model>")]
+    = defaults.VERIFIER,
+    mode: Annotated[str, typer.Option(help="index search: bm25, dense or hybrid")]
+    = defaults.SEARCH_MODE,
+    k: Annotated[int, typer.Option("-k", help="passages per claim")] = defaults.VERIFY_TOP_K,
+    tau: Annotated[float, typer.Option(help="P(supported) a claim must reach")]
+    = defaults.VERIFY_TAU,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Check an answer claim by claim against source files or an index.
+
+    Prints the answer with contradicted (red) and unsupported (yellow) claims highlighted, each
+    claim's verdict with the layers' findings, the passages that support or contradict it, and
+    a summary. Exit 0 when every claim was judged (whatever the verdicts); 1 when some claims
+    could not be judged (a layer failed); 2 on bad options or unreadable input.
+    """
+    from veracity.verify.claims import ClaimExtractor
+    from veracity.verify.combination import LayerCombiner, LayerWeights
+    from veracity.verify.consistency import ConsistencyLayer
+    from veracity.verify.gather import source_chunks, source_documents
+    from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer
+    from veracity.verify.pipeline import AnswerVerifier
+    from veracity.verify.report import report_payload
+
+    try:
+        if bool(sources) == (index_dir is not None):
+            raise VeracityError("give the sources to verify against: --sources FILE ... or "
+                                "--index DIR (one of them, not both)")
+        text = read_text_or_file(answer)
+        scorer = verifier_factory(verifier)
+        chat = None if llm is None else chat_factory(llm, model, scorer)
+        retriever = None
+        chunks: tuple[Chunk, ...] = ()
+        if index_dir is not None:
+            from veracity.retrieve.open import open_retriever
+
+            retriever = open_retriever(index_dir, mode=mode)
+        else:
+            chunks = source_chunks(source_documents(sources or ()))
+        names = tuple(part.strip() for part in layers.split(",") if part.strip())
+        consistency = None
+        if "consistency" in names and chat is not None:
+            consistency = ConsistencyLayer(chat, scorer, samples=samples, temperature=temperature)
+        facts = None if knowledge_base is None else KnowledgeBase.from_file(knowledge_base)
+        knowledge = KnowledgeLayer(knowledge_base=facts)
+        combiner = LayerCombiner(rule, order=names,
+                                 weights=None if weights is None else LayerWeights.load(weights))
+        extractor = ClaimExtractor(chat=chat if llm_claims else None)
+        pipeline = AnswerVerifier(scorer, retriever=retriever, sources=chunks, layers=names,
+                                  rule=combiner, chat=chat, extractor=extractor,
+                                  knowledge=knowledge, consistency=consistency,
+                                  query=query, k=k, tau=tau)  # type: ignore[arg-type]
+        report = pipeline.run(text, question=question)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    code = EXIT_PARTIAL if report.failures else EXIT_OK
+    if as_json:
+        emit_json(report_payload(report) | {"exit_code": code})
+        raise typer.Exit(code)
+    _print_report(report)
+    raise typer.Exit(code)
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import FailingScorer
+from failing_scorers import FailingScorer
 
 from veracity import defaults
 from veracity.errors import InputError, OptionError

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import FailingScorer, ShortWindowScorer
+from failing_scorers import FailingScorer, ShortWindowScorer
 
 from veracity.errors import GenerationError, InputError, OptionError
 from veracity.generate.check import CitationChecker

@@ -35,9 +35,9 @@ from typing import Protocol, runtime_checkable
 
 from veracity import defaults
 from veracity.errors import InputError, OptionError
-from veracity.generate.scoring import score_groups
 from veracity.types import AbstentionCheck, SearchResult
 from veracity.verify.base import PairScorer
+from veracity.verify.scoring import score_groups
 
 __all__ = [
     "RANK_ONLY",

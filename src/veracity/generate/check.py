@@ -35,7 +35,6 @@ from veracity import defaults
 from veracity.errors import InputError, OptionError
 from veracity.generate.citations import resolve_markers
 from veracity.generate.factual import is_factual
-from veracity.generate.scoring import score_groups
 from veracity.generate.segment import AnswerSentence, segment_answer
 from veracity.types import (
     Citation,
@@ -47,6 +46,7 @@ from veracity.types import (
     Span,
 )
 from veracity.verify.base import PairScorer
+from veracity.verify.scoring import score_groups
 
 __all__ = ["CheckedAnswer", "CitationChecker"]
 

@@ -1,0 +1,63 @@
+"""Claim verification: pair verifiers, and the pipeline that checks any answer claim by claim.
+
+>>> from veracity.verify import AnswerVerifier, make_verifier     # doctest: +SKIP
+>>> from veracity.verify.gather import source_chunks, source_documents
+>>> sources = source_chunks(source_documents(["notes.md"]))          # doctest: +SKIP
+>>> report = AnswerVerifier(make_verifier("embedded"), sources=sources).run(
+...     "Honey bees dance to share where food is.")                  # doctest: +SKIP
+>>> report.summary                                                    # doctest: +SKIP
+{'claims': 1, 'supported': 1, 'contradicted': 0, 'unsupported': 0, 'skipped': 0, ...}
+"""
+
+from veracity.verify.base import PairScorer, check_pairs
+from veracity.verify.claims import ClaimExtractor
+from veracity.verify.combination import RULES, LayerCombiner, LayerWeights, fit_layer_weights
+from veracity.verify.consistency import ConsistencyLayer, ConsistencyResult, inconsistency
+from veracity.verify.gather import (
+    ClaimEvidence,
+    EvidenceGatherer,
+    EvidenceSet,
+    source_chunks,
+    source_documents,
+)
+from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer, KnowledgeResult
+from veracity.verify.nli import AGGREGATIONS, NLILayer, NLIResult, aggregate_support
+from veracity.verify.pipeline import LAYERS, AnswerVerifier
+from veracity.verify.questions import QUERY_MODES, QueryMaker, rule_question
+from veracity.verify.registry import make_verifier
+from veracity.verify.report import report_payload
+from veracity.verify.stream import StreamedSentence, StreamVerifier
+
+__all__ = [
+    "AGGREGATIONS",
+    "LAYERS",
+    "QUERY_MODES",
+    "RULES",
+    "AnswerVerifier",
+    "ClaimEvidence",
+    "ClaimExtractor",
+    "ConsistencyLayer",
+    "ConsistencyResult",
+    "EvidenceGatherer",
+    "EvidenceSet",
+    "KnowledgeBase",
+    "KnowledgeLayer",
+    "KnowledgeResult",
+    "LayerCombiner",
+    "LayerWeights",
+    "NLILayer",
+    "NLIResult",
+    "PairScorer",
+    "QueryMaker",
+    "StreamVerifier",
+    "StreamedSentence",
+    "aggregate_support",
+    "check_pairs",
+    "fit_layer_weights",
+    "inconsistency",
+    "make_verifier",
+    "report_payload",
+    "rule_question",
+    "source_chunks",
+    "source_documents",
+]

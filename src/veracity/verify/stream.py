@@ -1,0 +1,91 @@
+"""Verify an answer sentence by sentence while a streaming model is still writing it.
+
+Text arrives in pieces (``chat.stream(request)``). A sentence is final once the next one has
+begun; its claims are then extracted (with every earlier sentence as context, so "He" still
+resolves) and verified at once, and the result is yielded before the model has finished. The
+last sentence is verified when the stream ends.
+
+>>> from veracity.testing import TablePairScorer
+>>> from veracity.types import Chunk
+>>> source = Chunk("d#0", "d", 0, "Bees dance. Bees sting.", 0, 23)
+>>> table = {("Bees dance. Bees sting.", "Bees dance."): (0.9, 0.0, 0.1),
+...          ("Bees dance. Bees sting.", "Bees sting."): (0.8, 0.0, 0.2)}
+>>> verifier = AnswerVerifier(TablePairScorer(table), sources=[source], layers=("nli",))
+>>> [(s.text, s.verdicts[0].label) for s in StreamVerifier(verifier).run(
+...     ["Bees da", "nce. Bees", " sting."])]
+[('Bees dance.', 'supported'), ('Bees sting.', 'supported')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+
+from veracity.types import Chunk, ClaimSet, ClaimVerdict, Report, SkippedSentence, Span
+from veracity.verify.claims import split_answer
+from veracity.verify.pipeline import AnswerVerifier
+
+__all__ = ["StreamVerifier", "StreamedSentence"]
+
+
+@dataclass(frozen=True)
+class StreamedSentence:
+    """One finished sentence of a streamed answer and what verifying it found.
+
+    ``span`` indexes the answer as it stands when the stream ends (the text only grows);
+    ``skipped`` is set instead of ``verdicts`` for a sentence that needs no verification.
+    ``report`` is the report on this sentence's claims alone.
+    """
+
+    index: int
+    span: Span
+    text: str
+    verdicts: tuple[ClaimVerdict, ...]
+    skipped: SkippedSentence | None
+    report: Report
+
+
+class StreamVerifier:
+    """Wraps an :class:`AnswerVerifier` to verify text as it streams in."""
+
+    def __init__(self, verifier: AnswerVerifier) -> None:
+        self.verifier = verifier
+
+    def run(self, deltas: Iterable[str], *, question: str | None = None,
+            cited: Mapping[int, Chunk] | None = None) -> Iterator[StreamedSentence]:
+        """Yield each sentence, verified, as soon as it is complete (see the module docstring)."""
+        text = ""
+        done = 0
+        for delta in deltas:
+            text += delta
+            finished = len(split_answer(text)) - 1  # the last sentence may still grow
+            if finished > done:
+                yield from self._verify(text, done, finished, question, cited)
+                done = finished
+        total = len(split_answer(text)) if text.strip() else 0
+        if total > done:
+            yield from self._verify(text, done, total, question, cited)
+
+    def _verify(self, text: str, first: int, last: int, question: str | None,
+                cited: Mapping[int, Chunk] | None) -> Iterator[StreamedSentence]:
+        sentences = split_answer(text)[:last]
+        prefix = text[: sentences[-1].span.end]
+        claims = self.verifier.extractor.run(prefix)
+        wanted = range(first, last)
+        subset = ClaimSet(
+            answer=prefix,
+            claims=tuple(c for c in claims.claims if c.sentence in wanted),
+            skipped=tuple(s for s in claims.skipped if s.sentence in wanted),
+            sentences=len(wanted), method=claims.method, model=claims.model,
+            prompt=claims.prompt)
+        report = self.verifier.verify_claims(subset, question=question, cited=cited)
+        for index in wanted:
+            sentence = sentences[index]
+            yield StreamedSentence(
+                index=index,
+                span=sentence.span,
+                text=sentence.span.of(text),
+                verdicts=tuple(v for v in report.verdicts if v.claim.sentence == index),
+                skipped=next((s for s in report.skipped if s.sentence == index), None),
+                report=report,
+            )

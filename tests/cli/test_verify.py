@@ -1,0 +1,105 @@
+"""`veracity verify` through the CLI with a fake verifier; claims, knowledge and rendering real."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from veracity import cli
+from veracity.corpus.indexer import Indexer
+from veracity.retrieve.bm25 import BM25Builder
+from veracity.testing import TablePairScorer
+
+pytestmark = pytest.mark.unit
+
+SOURCES = [
+    "Honey bees perform a waggle dance to show other workers where food is.",
+    "A honey bee colony can hold about 60,000 workers in summer.",
+    "Bumblebees do not perform a waggle dance.",
+]
+TABLE = {
+    (SOURCES[0], "Honey bees perform a waggle dance."): (0.9, 0.02, 0.08),
+    (SOURCES[2], "Bumblebees perform a waggle dance."): (0.05, 0.8, 0.15),
+}
+
+ANSWER = ("Honey bees perform a waggle dance. A colony can hold about 90,000 workers. "
+          "Bumblebees perform a waggle dance.")
+
+
+@pytest.fixture
+def sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    monkeypatch.setattr(cli, "verifier_factory", lambda name: TablePairScorer(TABLE))
+    paths = []
+    for number, text in enumerate(SOURCES, start=1):
+        path = tmp_path / f"source{number}.md"
+        path.write_text(text + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli.app, ["verify", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_verify_json_reports_each_claim_with_evidence(sources: list[Path]) -> None:
+    args = ["--answer", ANSWER, "--json"]
+    for path in sources:
+        args += ["--sources", str(path)]
+    code, out, _ = _run(*args)
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["summary"] == {"claims": 3, "supported": 1, "contradicted": 2,
+                                  "unsupported": 0, "skipped": 0, "failed": 0, "contested": 0}
+    first = payload["claims"][0]
+    assert first["label"] == "supported"
+    assert first["citations"][0]["doc_id"] == "source1.md"
+    start, end = first["span"]
+    assert ANSWER[start:end] == "Honey bees perform a waggle dance."
+    number = payload["claims"][1]
+    assert [layer["layer"] for layer in number["layers"]] == ["nli", "knowledge"]
+    assert number["values"][0]["status"] == "mismatch"
+    assert payload["claims"][2]["anti_citations"][0]["doc_id"] == "source3.md"
+
+
+def test_verify_terminal_output_highlights_and_summarises(sources: list[Path],
+                                                          tmp_path: Path) -> None:
+    answer_file = tmp_path / "answer.txt"
+    answer_file.write_text(ANSWER, encoding="utf-8")
+    code, out, _ = _run("--answer", str(answer_file), "--sources", str(sources[0]),
+                        "--sources", str(sources[2]), "--layers", "nli")
+    assert code == 0
+    assert "✓ supported" in out
+    assert "✗ contradicted" in out
+    assert "contradicted by source3.md" in out
+    assert "3 claims: 1 supported, 1 contradicted, 1 unsupported" in out
+
+
+def test_verify_against_an_index(sources: list[Path], tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    Indexer(builders=[BM25Builder()]).run(sources, index)
+    code, out, _ = _run("--answer", ANSWER, "--index", str(index), "--json", "--layers", "nli",
+                        "--mode", "bm25")
+    assert code == 0
+    assert json.loads(out)["summary"]["claims"] == 3
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--answer", "  ", "--sources", "SOURCE"], "answer is empty"),
+    (["--answer", "Bees dance."], "--sources FILE"),
+    (["--answer", "Bees dance.", "--sources", "missing.md"], "missing.md"),
+    (["--answer", "Bees dance.", "--sources", "SOURCE", "--layers", "nli,vibes"],
+     "nli, knowledge, consistency"),
+    (["--answer", "Bees dance.", "--sources", "SOURCE", "--layers", "consistency"],
+     "chat model"),
+    (["--answer", "Bees dance.", "--sources", "SOURCE", "--rule", "majority"],
+     "any, all, cascade, logistic"),
+])
+def test_verify_bad_input_exits_2_with_the_fix(sources: list[Path], args: list[str],
+                                                message: str) -> None:
+    code, _, err = _run(*[str(sources[0]) if arg == "SOURCE" else arg for arg in args])
+    assert code == 2
+    assert message in " ".join(err.split())

@@ -1,0 +1,156 @@
+"""AnswerVerifier end to end on fakes: claims, evidence, layers, combination, report."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import pytest
+
+from veracity.errors import InputError, OptionError
+from veracity.testing import ScriptedChatModel
+from veracity.types import Chunk, PairScore, PairScores, Span
+from veracity.verify.combination import LayerCombiner
+from veracity.verify.gather import source_chunks, source_documents
+from veracity.verify.pipeline import AnswerVerifier
+from veracity.verify.stream import StreamVerifier
+
+pytestmark = pytest.mark.unit
+
+SOURCES = [
+    "Honey bees perform a waggle dance to show other workers where food is.",
+    "A honey bee colony can hold about 60,000 workers in summer.",
+    "Bumblebees do not perform a waggle dance.",
+]
+_WORD = re.compile(r"[a-z0-9,]+")
+
+
+class WordScorer:
+    """P(contradicted) 0.8 when the premise says "do not" and holds the claim's first three
+    words; else P(supported) 0.9 when it holds every word of the claim; else neither."""
+
+    model_id = "words"
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def load(self) -> WordScorer:
+        return self
+
+    def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+        self.calls.append(len(premises))
+        scores = []
+        for premise, claim in zip(premises, hypotheses, strict=True):
+            have = set(_WORD.findall(premise.lower()))
+            words = _WORD.findall(claim.lower().rstrip("."))
+            if "do not" in premise.lower() and set(words[:3]) <= have:
+                probs = (0.05, 0.8, 0.15)
+            elif set(words) <= have:
+                probs = (0.9, 0.02, 0.08)
+            else:
+                probs = (0.05, 0.05, 0.9)
+            scores.append(PairScore(*probs, window=Span(0, len(premise))))
+        return PairScores(tuple(scores), self.model_id, "1")
+
+
+def _chunks() -> tuple[Chunk, ...]:
+    return source_chunks(source_documents(texts=SOURCES))
+
+
+def test_report_labels_each_claim_with_evidence_and_summary() -> None:
+    scorer = WordScorer()
+    answer = ("Honey bees perform a waggle dance. A colony can hold about 90,000 workers. "
+              "Bumblebees perform a waggle dance. I hope this helps!")
+    report = AnswerVerifier(scorer, sources=_chunks()).run(answer)
+    labels = {v.claim.text: v.label for v in report.verdicts}
+    assert labels["Honey bees perform a waggle dance."] == "supported"
+    assert labels["Bumblebees perform a waggle dance."] == "contradicted"
+    wrong_number = next(v for v in report.verdicts if "90,000" in v.claim.text)
+    assert wrong_number.flagged
+    knowledge = wrong_number.layer("knowledge")
+    assert knowledge is not None
+    assert knowledge.flagged
+    assert report.summary["claims"] == 3
+    assert report.summary["skipped"] == 1
+    assert report.skipped[0].text == "I hope this helps!"
+    supported = next(v for v in report.verdicts if v.label == "supported")
+    assert supported.citations[0].doc_id == "text-1"
+    contradicted = next(v for v in report.verdicts if v.claim.text.startswith("Bumblebees"))
+    assert contradicted.anti_citations[0].doc_id == "text-3"
+    assert wrong_number.label == "contradicted"  # the knowledge layer: 90,000 vs 60,000
+    assert wrong_number.values[0].found is not None
+    for verdict in report.verdicts:
+        assert answer[verdict.claim.span.start:verdict.claim.span.end].strip()
+    assert len(scorer.calls) == 1  # one batched verifier call for every claim and passage
+    assert report.calls["verifier_calls"] == 1
+    assert set(report.timings) >= {"claims", "evidence", "nli", "knowledge"}
+
+
+def test_layers_and_rules_change_the_verdict_but_keep_every_finding() -> None:
+    answer = "A colony can hold about 90,000 workers."
+    nli_only = AnswerVerifier(WordScorer(), sources=_chunks(), layers=("nli",)).run(answer)
+    assert [r.layer for r in nli_only.verdicts[0].layers] == ["nli"]
+    both_all = AnswerVerifier(WordScorer(), sources=_chunks(), rule="all").run(answer)
+    assert [r.layer for r in both_all.verdicts[0].layers] == ["nli", "knowledge"]
+    assert both_all.rule == "all"
+    cascade = AnswerVerifier(WordScorer(), sources=_chunks(),
+                             rule=LayerCombiner("cascade", order=("knowledge", "nli")))
+    assert cascade.run(answer).verdicts[0].flagged
+
+
+def test_cited_passages_are_the_evidence_of_citing_claims() -> None:
+    bees, colony, _ = _chunks()
+    report = AnswerVerifier(WordScorer(), layers=("nli",)).run(
+        "Honey bees perform a waggle dance [2].", cited={1: bees, 2: colony})
+    verdict = report.verdicts[0]
+    assert verdict.claim.markers == (2,)
+    assert [j.chunk_id for j in verdict.evidence] == [colony.id]
+    assert verdict.evidence[0].cited
+    assert verdict.label == "unsupported"
+
+
+def test_bad_input_is_refused_with_the_fix() -> None:
+    verifier = AnswerVerifier(WordScorer(), sources=_chunks())
+    with pytest.raises(InputError, match="answer is empty"):
+        verifier.run("   ")
+    with pytest.raises(InputError, match="no sources"):
+        AnswerVerifier(WordScorer()).run("Bees dance.")
+    with pytest.raises(OptionError, match="nli, knowledge, consistency"):
+        AnswerVerifier(WordScorer(), sources=_chunks(), layers=("vibes",))
+    with pytest.raises(OptionError, match="chat model"):
+        AnswerVerifier(WordScorer(), sources=_chunks(), layers=("nli", "consistency"))
+
+
+def test_consistency_layer_needs_the_question_and_uses_the_chat_model() -> None:
+    chat = ScriptedChatModel(["Honey bees perform a waggle dance."] * 5)
+    verifier = AnswerVerifier(WordScorer(), sources=_chunks(),
+                              layers=("nli", "consistency"), chat=chat)
+    with pytest.raises(InputError, match="question"):
+        verifier.run("Honey bees perform a waggle dance.")
+    report = verifier.run("Honey bees perform a waggle dance.", question="What do bees do?")
+    consistency = report.verdicts[0].layer("consistency")
+    assert consistency is not None
+    assert not consistency.flagged
+    assert report.calls["chat"] == 5
+
+
+def test_stream_verifies_each_sentence_once_it_is_complete() -> None:
+    verifier = AnswerVerifier(WordScorer(), sources=_chunks(), layers=("nli",))
+    pieces = ["Honey bees perform a wag", "gle dance. Bumblebees perform", " a waggle dance."]
+    seen: list[tuple[int, str]] = []
+
+    def deltas():  # type: ignore[no-untyped-def]
+        for piece in pieces:
+            yield piece
+            seen.append((len(streamed), piece))
+
+    streamed = []
+    for sentence in StreamVerifier(verifier).run(deltas()):
+        streamed.append(sentence)
+    assert [(s.index, s.verdicts[0].label) for s in streamed] == [
+        (0, "supported"), (1, "contradicted")]
+    # The first sentence was reported before the last piece arrived.
+    assert seen[1] == (1, pieces[1])
+    text = "".join(pieces)
+    assert [s.span.of(text) for s in streamed] == [
+        "Honey bees perform a waggle dance.", "Bumblebees perform a waggle dance."]
