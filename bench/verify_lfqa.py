@@ -128,14 +128,14 @@ def sentence_predictions(report: Report, starts: list[int], count: int) -> tuple
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "nli": {"layers": ("nli",)},
-    "nli, no decomposition": {"layers": ("nli",), "decompose": False, "decontextualize": False},
-    "nli, question queries": {"layers": ("nli",), "query": "question"},
-    "nli, noisy-OR": {"layers": ("nli",), "aggregation": "noisy_or"},
+    "nli (no decomposition)": {"layers": ("nli",), "decompose": False, "decontextualize": False},
+    "nli (question queries)": {"layers": ("nli",), "query": "question"},
+    "nli (noisy-OR)": {"layers": ("nli",), "aggregation": "noisy_or"},
     "knowledge": {"layers": ("knowledge",)},
-    "knowledge, no decomposition": {"layers": ("knowledge",), "decompose": False,
+    "knowledge (no decomposition)": {"layers": ("knowledge",), "decompose": False,
                                     "decontextualize": False},
     "nli+knowledge": {"layers": ("nli", "knowledge")},
-    "nli+knowledge, no decomposition": {"layers": ("nli", "knowledge"), "decompose": False,
+    "nli+knowledge (no decomposition)": {"layers": ("nli", "knowledge"), "decompose": False,
                                         "decontextualize": False},
 }
 

@@ -144,6 +144,17 @@ def test_a_number_written_like_a_year_does_not_contradict_a_count() -> None:
 
 
 @pytest.mark.unit
+def test_a_year_contradicts_a_number_written_like_a_year_in_the_same_context() -> None:
+    text = "For this work he shared the 1973 Nobel Prize in Physiology or Medicine."
+    passage = Chunk("f#0", "frisch.md", 0, text, 0, len(text))
+    label, score, checks = check("He shared the Nobel Prize in Physiology or Medicine in 1983.",
+                                 [passage])
+    assert (label, score) == ("contradicted", 1.0)
+    assert [(c.text, c.status, c.found) for c in checks if c.kind == "year"] == [
+        ("1983", "mismatch", "1973")]
+
+
+@pytest.mark.unit
 def test_a_rounded_amount_matches_the_precise_one_and_not_a_different_one() -> None:
     passage = Chunk("a#0", "apple.md", 0, "Apple reported revenue of $394.3 billion for fiscal "
                     "2022, an increase of 8% from the previous year.", 0, 99)

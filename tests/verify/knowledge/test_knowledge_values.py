@@ -176,14 +176,17 @@ def test_the_signals_number_parser_is_shared_and_unchanged() -> None:
     ("in 1994", "the 1990s", "vaguer"),
     ("the 1990s", "in 2003", "conflict"),
     ("1886", "in 1886", "match"),
-    ("1887", "in 1886", "incomparable"),
+    ("1887", "in 1886", "conflict"),
+    ("1887 bees", "in 1886", "conflict"),
+    ("3,000", "in 1886", "incomparable"),
 ])
 def test_compare(claim: str, evidence: str, relation: str) -> None:
     assert compare(only(claim), only(evidence)) == relation
 
 
-def test_a_bare_number_conflicts_with_a_year_only_when_asked() -> None:
+def test_a_bare_number_conflicts_with_a_year_when_written_like_one_or_when_asked() -> None:
     year, number = only("in 1886"), only("1887")
-    assert compare(year, number) == "incomparable"
-    assert compare(year, number, years_as_numbers=True) == "conflict"
+    assert compare(year, number) == "conflict"  # "the 1887 prize" reads as a year
+    assert compare(year, only("12,000")) == "incomparable"
+    assert compare(year, only("12,000"), years_as_numbers=True) == "conflict"
     assert compare(only("the 1880s"), number, years_as_numbers=True) == "incomparable"

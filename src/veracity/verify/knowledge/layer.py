@@ -62,7 +62,7 @@ from veracity.sentences import split_sentences
 from veracity.types import Chunk, Claim, LayerResult, Span, ValueCheck
 from veracity.verify.knowledge.entities import Entity, EntityRecognizer, NerBackend, find_entity
 from veracity.verify.knowledge.kb import KnowledgeBase, Mention
-from veracity.verify.knowledge.values import Value, compare, extract_values
+from veracity.verify.knowledge.values import Value, compare, extract_values, year_like
 from veracity.verify.signals import STOPWORDS, stem
 
 __all__ = ["KnowledgeLayer", "KnowledgeResult"]
@@ -259,7 +259,7 @@ class KnowledgeLayer:
                 if (value.kind == "number" and context.heads and other.context.heads
                         and not context.heads & other.context.heads):
                     continue  # "60,000 bees" against "60 frames": not the same thing
-                if _year_like(value) != _year_like(other.value):
+                if year_like(value) != year_like(other.value):
                     continue  # "three prizes" against "the 1911 prize": a year, not a count
                 # Most shared words first, then the passage value closest to them.
                 rank = (len(shared), -sum(other.context.window[word] for word in shared))
@@ -385,12 +385,6 @@ class KnowledgeLayer:
             return LayerResult("knowledge", "unsupported", True, risk, "; ".join(parts))
         return LayerResult("knowledge", "supported", False, defaults.KNOWLEDGE_MATCH_RISK,
                            f"all {len(confirmed)} values and names checked match")
-
-
-def _year_like(value: Value) -> bool:
-    """A number written like a year ("the 1911 prize"): four digits from 1000 to 2100."""
-    return (value.kind == "number" and len(value.text) == 4 and value.text.isdigit()
-            and 1000 <= int(value.text) <= 2100)
 
 
 def _value_check(value: Value, status: str, chunk: Chunk, other: Value) -> ValueCheck:

@@ -59,6 +59,7 @@ __all__ = [
     "ValueKind",
     "compare",
     "extract_values",
+    "year_like",
 ]
 
 ValueKind = Literal["number", "percent", "money", "quantity", "date", "year"]
@@ -443,7 +444,8 @@ def compare(claim: Value, evidence: Value, *, years_as_numbers: bool = False) ->
     - Dates and years compare at the precision given: every part both state (decade, year,
       month, day) must agree, else they conflict; they match when the evidence states every
       part the claim does ("2022" vs "20 Sept 2022", "the 1990s" vs "1994"), else ``vaguer``.
-    - A number matches a year of the same value ("1886"); they conflict only when
+    - A number matches a year of the same value ("1886"); they conflict when the number is
+      written like a year (four digits from 1000 to 2100, as in "the 1973 Nobel Prize") or
       ``years_as_numbers`` (a knowledge-base value such as "1886" has no cue word).
     - Anything else (percent vs number, euros vs dollars, km vs kg) is ``incomparable``.
 
@@ -460,10 +462,19 @@ def compare(claim: Value, evidence: Value, *, years_as_numbers: bool = False) ->
             return "incomparable"
         if claim.value == evidence.value:
             return "match"
-        return "conflict" if years_as_numbers else "incomparable"
+        number = evidence if year is claim else claim
+        return "conflict" if years_as_numbers or year_like(number) else "incomparable"
     if claim.kind != evidence.kind or claim.unit != evidence.unit:
         return "incomparable"
     return _compare_amounts(_amount(claim), claim.step, _amount(evidence), evidence.step)
+
+
+def year_like(value: Value) -> bool:
+    """A year, or a number written like one ("the 1911 prize"): four digits from 1000 to 2100."""
+    if value.kind == "year":
+        return not value.value.endswith("s")
+    return (value.kind == "number" and len(value.text) == 4 and value.text.isdigit()
+            and 1000 <= int(value.text) <= 2100)
 
 
 def _amount(value: Value) -> Decimal:
