@@ -444,20 +444,33 @@ def _abstainer(index_dir: Path, *, mode: str, signal: str | None, threshold: flo
                      calibration.threshold, source=stored.source)
 
 
+def _indented(markup: str, indent: int, hang: int | None = None, *,
+              out: Console = console) -> None:
+    """Print ``markup`` wrapped to ``out``: the first line indented by ``indent`` columns, the
+    lines it wraps onto by ``hang`` (default ``indent``); no trailing spaces."""
+    from rich.text import Text
+
+    hang = indent if hang is None else hang
+    width = max(20, out.width - max(indent, hang))
+    for number, line in enumerate(Text.from_markup(markup).wrap(out, width)):
+        line.rstrip()
+        margin = Text(" " * (indent if number == 0 else hang))
+        out.print(margin + line if line.plain else line, highlight=False, soft_wrap=True)
+
+
 def _print_answer(answer: Answer) -> None:
     from rich.markup import escape
 
     if answer.abstained and answer.abstention is not None:
         check = answer.abstention
-        console.print(f"[bold]{escape(answer.text)}[/]  [yellow](abstained without asking the "
-                      f"model: {escape(check.reason)}; {escape(check.source)})[/]",
-                      highlight=False)
+        _indented(f"[bold]{escape(answer.text)}[/]  [yellow](abstained without asking the "
+                  f"model: {escape(check.reason)}; {escape(check.source)})[/]", 0)
         return
-    console.print(escape(answer.text), highlight=False)
+    _indented(escape(answer.text), 0)
     if answer.refused and answer.refusal is not None:
-        console.print(f"\n[yellow]the model declined to answer (matched "
-                      f"{escape(repr(answer.refusal.text))}, {answer.refusal.pattern})[/]",
-                      highlight=False)
+        console.print()
+        _indented(f"[yellow]the model declined to answer (matched "
+                  f"{escape(repr(answer.refusal.text))}, {answer.refusal.pattern})[/]", 0)
     if answer.sentences:
         console.print("\n[bold]sentences[/]")
     for sentence in answer.sentences:
@@ -470,10 +483,10 @@ def _print_answer(answer: Answer) -> None:
             detail.append(("attached " if any(c.attached for c in sentence.citations) else "")
                           + cited)
         detail += [f"[{item.marker}] {item.reason}" for item in sentence.invalid]
-        console.print(f"  [{colour}]{mark}[/] {escape(sentence.claim)}\n"
-                      f"    [{colour}]{escape(' · '.join(detail))}[/]", highlight=False)
+        _indented(f"[{colour}]{mark}[/] {escape(sentence.claim)}", 2, 4)
+        _indented(f"[{colour}]{escape(' · '.join(detail))}[/]", 4)
         if sentence.failure:
-            console.print(f"    [red]{escape(sentence.failure)}[/]", highlight=False)
+            _indented(f"[red]{escape(sentence.failure)}[/]", 4)
     if answer.sources:
         console.print("\n[bold]sources[/]")
     cited_blocks = {c.marker for c in answer.citations}
@@ -482,18 +495,19 @@ def _print_answer(answer: Answer) -> None:
         where = " > ".join(chunk.section) or "—"
         page = "" if chunk.page is None else f"  page {chunk.page}" + (
             f"-{chunk.page_end}" if chunk.page_end not in (None, chunk.page) else "")
-        used = "" if number in cited_blocks else "  (not cited)"
-        console.print(f"  [bold cyan][{number}][/] [bold]{escape(chunk.doc_id)}[/]  "
-                      f"{escape(chunk.title)}{used}\n      section: {escape(where)}{page}  "
-                      f"chars {chunk.start}-{chunk.end}", highlight=False)
-        quoted = chunk.text.strip().replace("\n", "\n      ")
-        console.print(f"      “{escape(quoted)}”", highlight=False)
+        used = "" if number in cited_blocks else "  [dim](not cited)[/]"
+        _indented(f"[bold cyan][{number}][/] [bold]{escape(chunk.doc_id)}[/]  "
+                  f"{escape(chunk.title)}{used}", 2, 6)
+        _indented(f"section: {escape(where)}{page}  chars {chunk.start}-{chunk.end}", 6)
+        if number in cited_blocks:  # the passages an answer rests on are quoted in full
+            _indented(f"“{escape(chunk.text.strip())}”", 6)
     if answer.provenance is not None:
         p, t = answer.provenance, answer.timings
-        console.print(f"\n[dim]{escape(p.model)} · prompt {p.prompt} · temperature "
-                      f"{p.temperature:g} · seed {p.seed} · verifier {escape(p.verifier)} "
-                      f"(tau {p.tau:g}) · retrieve {t.retrieve:.2f}s, generate "
-                      f"{t.generate:.2f}s, verify {t.verify:.2f}s[/]", highlight=False)
+        console.print()
+        _indented(f"[dim]{escape(p.model)} · prompt {p.prompt} · temperature "
+                  f"{p.temperature:g} · seed {p.seed} · verifier {escape(p.verifier)} "
+                  f"(tau {p.tau:g}) · retrieve {t.retrieve:.2f}s, generate "
+                  f"{t.generate:.2f}s, verify {t.verify:.2f}s[/]", 0)
 
 
 @app.command("ask")
@@ -523,6 +537,8 @@ def ask(
     attached by the verifier, ? uncited, · not factual. Exit 0 when answered, abstained or
     refused; 1 when the verifier failed on some sentence; 2 on bad options or a missing index.
     """
+    from rich.markup import escape
+
     from veracity.generate.ask import Asker
     from veracity.generate.grounded import GroundedGenerator
     from veracity.retrieve.open import open_retriever
@@ -542,7 +558,7 @@ def ask(
         emit_json(answer_payload(answer) | {"notes": notes, "exit_code": code})
         raise typer.Exit(code)
     for note in notes:
-        errors.print(f"[dim]{note}[/]", highlight=False)
+        _indented(f"[dim]{escape(note)}[/]", 0, out=errors)
     _print_answer(answer)
     raise typer.Exit(code)
 
@@ -644,7 +660,7 @@ def _print_calibration(stored: StoredCalibration) -> None:
         f"{c.failed} failed)\nsaved to {stored.path} (generation {stored.generation}, "
         f"mode {stored.mode}, k {stored.k})", highlight=False)
     table = Table("threshold", "precision", "recall", "F1", "abstained", "answered")
-    step = max(1, len(c.curve) // 20)
+    step = max(1, -(-len(c.curve) // 10))  # about ten rows, and the chosen one
     for position, point in enumerate(c.curve):
         if point.threshold != c.threshold and position % step:
             continue

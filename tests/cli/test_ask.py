@@ -148,6 +148,25 @@ def test_ask_marks_every_sentence_and_quotes_the_sources(index, fakes):
     assert "none was calibrated" in out
 
 
+def test_ask_quotes_the_cited_sources_only_and_indents_wrapped_lines(index, fakes):
+    long = ("Beeswax melts at about 63 degrees, which beekeepers who render old comb in a solar "
+            "wax melter over a warm summer afternoon reach without any other source of heat.")
+    fakes([f"{long} [1]"])
+    result = ask(index)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "(not cited)" in result.output
+    assert "“## Melting Beeswax melts at about 62 to 64 degrees Celsius.”" in flat(result.output)
+    assert "“Honeybee workers develop" not in flat(result.output)  # block 2, not cited
+    # The long sentence wraps; its continuation lines keep the sentence's indentation.
+    first = next(i for i, line in enumerate(lines) if "Beeswax melts at about 63 degrees," in line
+                 and line.startswith("  "))
+    detail = next(i for i in range(first, len(lines)) if "unsupported ·" in lines[i])
+    assert detail - first > 1
+    assert all(line.startswith("    ") for line in lines[first + 1:detail + 1])
+    assert all(line == line.rstrip() for line in lines)
+
+
 def test_ask_json_points_every_citation_at_its_document_span(index, fakes):
     chat = fakes([REPLY])
     result = ask(index, "--json")

@@ -100,8 +100,59 @@ def test_an_injected_scorer_reranks_in_one_batch() -> None:
     assert ranked.model_id == "extractive+table"
 
 
+def test_markdown_headings_are_never_chosen() -> None:
+    passage = "## Bee space and its width\n\nA bee space is about 6 to 9 mm wide."
+    answer = ExtractiveAnswerer(min_score=0.0).run("How wide is a bee space?", [passage])
+    assert [s.text for s in answer.sentences] == ["A bee space is about 6 to 9 mm wide."]
+
+
+def test_another_passage_comes_in_only_for_another_part_of_the_question() -> None:
+    question = "When was the bee space discovered, and how wide is it?"
+    history = ("Langstroth discovered the bee space in 1851. "
+               "He discovered it while working with hives.")
+    loose = "The bee space was discovered by many readers of his book."
+    width = "The bee space is about 8 mm wide."
+    for share in (0.7, 0.0):
+        answer = ExtractiveAnswerer(min_score=0.0, max_sentences=4, other_passage_share=share,
+                                    ).run(question, [history, loose, width])
+        # The width sentence comes first; the history adds "discovered"; the loose match has
+        # no question word that the chosen sentences lack, whatever its score.
+        assert [s.passage for s in answer.sentences] == [2, 0, 0]
+
+
+def test_a_weak_sentence_of_another_passage_is_left_out() -> None:
+    question = "When do queens and drones mate?"
+    passages = ["Queens mate in early summer.", "Drones die after they mate."]
+    scorer = TablePairScorer({(passages[0], question): (1.0, 0.0, 0.0),
+                              (passages[1], question): (0.0, 0.0, 1.0)})
+    strict = ExtractiveAnswerer(min_score=0.0, scorer=scorer).run(question, passages)
+    loose = ExtractiveAnswerer(min_score=0.0, scorer=scorer,
+                               other_passage_share=0.0).run(question, passages)
+    # "drones" is new, but the sentence scores under 0.7 of the first one's score
+    assert strict.sentences[1:] == ()
+    assert strict.sentences[0].score * 0.7 > loose.sentences[1].score
+    assert [s.passage for s in loose.sentences] == [0, 1]
+
+
+def test_the_passage_ranking_breaks_near_ties() -> None:
+    question = "What do varroa mites weaken?"
+    passages = ["Varroa mites weaken honeybee colonies over winter.",
+                "Varroa mites weaken colonies."]
+    scorer = TablePairScorer({(passages[0], question): (0.8, 0.0, 0.2),
+                              (passages[1], question): (0.9, 0.0, 0.1)})
+    by_score = ExtractiveAnswerer(max_sentences=1, scorer=scorer, rank_penalty=0.0).run(
+        question, passages)
+    ranked = ExtractiveAnswerer(max_sentences=1, scorer=scorer, rank_penalty=0.1).run(
+        question, passages)
+    assert by_score.sentences[0].passage == 1
+    assert ranked.sentences[0].passage == 0
+    assert ranked.sentences[0].score == pytest.approx(0.9)  # the penalty only orders
+
+
 @pytest.mark.parametrize(("options", "needle"), [
     ({"max_sentences": 0}, "max_sentences=0"),
+    ({"rank_penalty": 2.0}, "rank_penalty"),
+    ({"other_passage_share": -1.0}, "other_passage_share"),
     ({"min_score": 1.5}, "min_score=1.5"),
     ({"scorer_weight": -0.1}, "scorer_weight"),
     ({"max_sentences": 5, "max_candidates": 4}, "max_candidates=4"),
