@@ -106,18 +106,21 @@ def test_markdown_headings_are_never_chosen() -> None:
     assert [s.text for s in answer.sentences] == ["A bee space is about 6 to 9 mm wide."]
 
 
-def test_another_passage_comes_in_only_for_another_part_of_the_question() -> None:
-    question = "When was the bee space discovered, and how wide is it?"
-    history = ("Langstroth discovered the bee space in 1851. "
-               "He discovered it while working with hives.")
-    loose = "The bee space was discovered by many readers of his book."
-    width = "The bee space is about 8 mm wide."
-    for share in (0.7, 0.0):
-        answer = ExtractiveAnswerer(min_score=0.0, max_sentences=4, other_passage_share=share,
-                                    ).run(question, [history, loose, width])
-        # The width sentence comes first; the history adds "discovered"; the loose match has
-        # no question word that the chosen sentences lack, whatever its score.
-        assert [s.passage for s in answer.sentences] == [2, 0, 0]
+def test_more_of_the_answering_passage_is_kept_where_a_loose_match_elsewhere_is_not() -> None:
+    question = "How wide is a bee space?"
+    answering = "A bee space is about 8 mm wide. Bees fill a wider space with comb."
+    elsewhere = "Bees glue a narrower space with propolis."
+    scorer = TablePairScorer({("A bee space is about 8 mm wide.", question): (0.9, 0.0, 0.1)},
+                             default=(0.1, 0.0, 0.9))
+    answer = ExtractiveAnswerer(min_score=0.0, scorer=scorer).run(question,
+                                                                  [answering, elsewhere])
+    assert [s.text for s in answer.sentences] == ["A bee space is about 8 mm wide.",
+                                                  "Bees fill a wider space with comb."]
+    weaker = answer.sentences[1].score
+    assert weaker < 0.6 * answer.sentences[0].score  # kept all the same: the same passage
+    everything = ExtractiveAnswerer(min_score=0.0, scorer=scorer,
+                                    other_passage_share=0.0).run(question, [answering, elsewhere])
+    assert [s.passage for s in everything.sentences] == [0, 0, 1]
 
 
 def test_a_weak_sentence_of_another_passage_is_left_out() -> None:

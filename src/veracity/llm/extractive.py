@@ -22,13 +22,15 @@ How sentences are chosen (all ties broken by passage order, then position, so ru
 4. Sentences are taken in order of ``score - rank_penalty * passage`` (the passages come ranked,
    and the retriever's order is evidence too), up to ``max_sentences``, each with
    ``score >= min_score``; a sentence whose text repeats one already kept is skipped. After the
-   first, a sentence from a passage none of the kept ones came from must hold a question term
-   they lack and score at least ``other_passage_share`` of the first one's: a second source
-   comes in for another part of the question, not for a loose word match. Measured once on the
-   300 answerable ClapNQ dev questions (hybrid top 5 of its 600 passages, shipped verifier), the
-   share of chosen sentences that an annotator chose as answer sentences rose from 0.44 to 0.51
-   and the share from the question's own passage from 0.70 to 0.84, while the share of the
-   annotators' sentences found stayed at 0.49.
+   first, a sentence from a passage none of the kept ones came from needs at least
+   ``other_passage_share`` of the first one's score: more of the passage that answers is
+   welcome, a loose match elsewhere is not, while a strong one (another part of the question,
+   another source's answer) still comes in. Chosen on dev data (shipped verifier): on the 300
+   answerable ClapNQ questions (hybrid top 5 of its 600 passages) the share of chosen sentences
+   that an annotator chose as answer sentences rose from 0.44 to 0.49 and the share of the
+   annotators' sentences found from 0.49 to 0.51; on QuoteSum, whose answers draw on several
+   sources, the share of the reference's per-source short answers that the answer holds stayed
+   at 0.68-0.69.
 
 >>> answerer = ExtractiveAnswerer(max_sentences=1)
 >>> answer = answerer.run("How fast do honeybee wings beat?",
@@ -70,7 +72,7 @@ __all__ = [
 #: ranking lowers a sentence's standing, and the share of the first sentence's score that a
 #: sentence from another passage needs.
 RANK_PENALTY = 0.05
-OTHER_PASSAGE_SHARE = 0.7
+OTHER_PASSAGE_SHARE = 0.6
 
 _WORD = re.compile(r"\w+")
 _HEADING = re.compile(r"\s*#{1,6}\s")
@@ -214,29 +216,24 @@ class ExtractiveAnswerer:
         for (lexical, candidate), support in zip(ranked, supported, strict=True):
             score = (lexical if support is None
                      else (1 - self.scorer_weight) * lexical + self.scorer_weight * support)
-            scored.append((ExtractedSentence(candidate.passage, candidate.span, candidate.text,
-                                             score, lexical, support),
-                           candidate.terms & question_terms))
-        scored.sort(key=lambda item: (-(item[0].score - self.rank_penalty * item[0].passage),
-                                      item[0].passage, item[0].span.start))
+            scored.append(ExtractedSentence(candidate.passage, candidate.span, candidate.text,
+                                            score, lexical, support))
+        scored.sort(key=lambda s: (-(s.score - self.rank_penalty * s.passage), s.passage,
+                                   s.span.start))
         chosen = self._choose(scored)
         return ExtractiveAnswer(question, passages, tuple(chosen), len(ranked), self.model_id)
 
-    def _choose(self, ordered: list[tuple[ExtractedSentence, frozenset[str]]],
-                ) -> list[ExtractedSentence]:
+    def _choose(self, ordered: list[ExtractedSentence]) -> list[ExtractedSentence]:
         chosen: list[ExtractedSentence] = []
         seen: set[str] = set()
-        covered: set[str] = set()
-        for sentence, terms in ordered:
+        for sentence in ordered:
             key = " ".join(sentence.text.lower().split())
             if sentence.score < self.min_score or key in seen:
                 continue
-            if chosen and sentence.passage not in {s.passage for s in chosen} and (
-                    not terms - covered
-                    or sentence.score < self.other_passage_share * chosen[0].score):
+            if chosen and sentence.passage not in {s.passage for s in chosen} \
+                    and sentence.score < self.other_passage_share * chosen[0].score:
                 continue
             seen.add(key)
-            covered |= terms
             chosen.append(sentence)
             if len(chosen) == self.max_sentences:
                 break
