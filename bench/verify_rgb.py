@@ -14,7 +14,8 @@ answer. Two source settings:
 
 For each layer setting: the share of false answers *flagged* (label not supported), *contested*
 (some passages support the claim and others contradict it; shown to the reader whatever the
-label), and *caught* (either); and the same shares for the true answers (false alarms).
+label), and *caught* (either); and the same shares for the true answers (false alarms when the
+true passage is among the sources).
 An answer counts once: flagged or contested when any of its claims is.
 """
 
@@ -131,7 +132,7 @@ def run(cases: list[Case], scorer: CachedScorer, knowledge: KnowledgeLayer) -> d
 
 def table_md(figures: dict[str, Any]) -> str:
     rows = ["| sources / layers | false answer flagged | contested | caught | true answer "
-            "flagged | contested | false alarm |",
+            "flagged | contested | flagged or contested |",
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for name, r in figures["results"].items():
         f, t = r["false"], r["true"]
@@ -140,7 +141,11 @@ def table_md(figures: dict[str, Any]) -> str:
                     f"{100 * t['contested']:.0f}% | {100 * t['caught']:.0f}% |")
     note = (f"{figures['cases']} questions; {figures['from_passage']} false answers are a "
             "sentence of a planted passage, the rest the template. *caught* = flagged or "
-            "contested; *false alarm* = the true control flagged or contested. Verifier "
+            "contested. With *conflict* sources, flagging or contesting the true control is a "
+            "false alarm; with *planted only* sources the passages state the false answer, so a "
+            "checker faithful to its sources should flag the true control. Every verdict shows "
+            "its supporting and contradicting passages, scored by the verifier whichever layers "
+            "decide, so *contested* is the same for every layer setting. Verifier "
             f"{figures['verifier']}, default thresholds, k = 8 passages per claim.")
     return "\n".join([*rows, "", note])
 
