@@ -12,6 +12,10 @@
    and names compared exactly) and ``consistency`` (sampled answers from a chat model);
 4. combination: the declared rule (:class:`~veracity.verify.combination.LayerCombiner`).
 
+The verifier scores every (passage, claim) pair even when the ``nli`` layer is not among
+``layers``, so that every verdict shows the passages that support and contradict its claim; the
+layers listed decide the label.
+
 >>> from veracity.testing import TablePairScorer
 >>> from veracity.types import Chunk
 >>> source = Chunk("bees.md#0", "bees.md", 0, "Honey bees dance.", 0, 17)
