@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from veracity.errors import InputError, OptionError
+from veracity.errors import ClaimTooLongError, InputError, OptionError
 from veracity.testing import ScriptedChatModel
 from veracity.types import Chunk, PairScore, PairScores, Span
 from veracity.verify.combination import LayerCombiner
@@ -154,3 +154,21 @@ def test_stream_verifies_each_sentence_once_it_is_complete() -> None:
     text = "".join(pieces)
     assert [s.span.of(text) for s in streamed] == [
         "Honey bees perform a waggle dance.", "Bumblebees perform a waggle dance."]
+
+
+def test_a_claim_longer_than_the_window_is_a_failed_claim_not_a_score() -> None:
+    class ShortWindow(WordScorer):
+        def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+            if any(len(h) > 40 for h in hypotheses):
+                raise ClaimTooLongError("the claim is 12 tokens; the window holds 8: split it")
+            return super().run(premises, hypotheses)
+
+    answer = ("Honey bees perform a waggle dance. Honey bees perform a waggle dance to show "
+              "other workers where food is.")
+    report = AnswerVerifier(ShortWindow(), sources=_chunks(), layers=("nli",)).run(answer)
+    assert [v.label for v in report.verdicts] == ["supported", "error"]
+    failed = report.verdicts[1].layers[0]
+    assert failed.error is not None
+    assert "split it" in failed.error
+    assert report.failures == 1
+    assert report.summary["failed"] == 1
