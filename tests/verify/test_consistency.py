@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 import pytest
 
 from veracity import defaults
-from veracity.errors import GenerationError, InputError, OptionError
+from veracity.errors import ClaimTooLongError, GenerationError, InputError, OptionError
 from veracity.prompts import available, load_prompt
 from veracity.testing import ScriptedChatModel, ScriptExhaustedError, TablePairScorer
 from veracity.types import Claim, PairScore, PairScores, Span
@@ -339,3 +339,22 @@ def test_chat_and_scorer_must_fit_their_protocols() -> None:
         ConsistencyLayer(object(), TablePairScorer({}))  # type: ignore[arg-type]
     with pytest.raises(OptionError, match=r"^scorer="):
         ConsistencyLayer(ScriptedChatModel([]), object())  # type: ignore[arg-type]
+
+
+def test_a_claim_too_long_for_the_verifier_fails_alone() -> None:
+    class ShortWindow(TablePairScorer):
+        def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+            if any(len(h) > 20 for h in hypotheses):
+                raise ClaimTooLongError("the claim does not fit the window: split it")
+            return super().run(premises, hypotheses)
+
+    scorer = ShortWindow({("Bees dance.", "Bees dance."): (0.9, 0.05, 0.05)}, default=None)
+    layer = ConsistencyLayer(ScriptedChatModel(["Bees dance."] * 3), scorer, samples=3)
+    result = layer.run("What do bees do?", [claim(0, "Bees dance."),
+                                             claim(1, "Bees dance in figure eights daily.")])
+    short, long = result.results
+    assert (short.label, short.flagged, short.error) == ("supported", False, None)
+    assert long.label == "error"
+    assert long.error is not None
+    assert "split it" in long.error
+    assert result.pair_failures == 3

@@ -52,6 +52,7 @@ from veracity.llm.base import ChatModel, ChatRequest
 from veracity.prompts import ChatPrompt, load_prompt
 from veracity.types import Claim, LayerResult, PairScore, VerdictLabel
 from veracity.verify.base import PairScorer
+from veracity.verify.scoring import score_groups
 
 __all__ = [
     "CONSISTENCY_MODES",
@@ -267,19 +268,15 @@ class ConsistencyLayer:
                             "looks consistent and the layer cannot detect anything; raise the "
                             f"temperature (now {self.temperature:g}) or check that the chat "
                             "backend honours it")
-        pair_scores: tuple[PairScore, ...] = ()
+        # One batched call; a claim too long for the verifier's window fails alone, as data.
+        per_claim: tuple[tuple[PairScore, ...], ...] = tuple(() for _ in claim_list)
         if texts:
-            premises = [text for text in texts for _ in claim_list]
-            hypotheses = [claim.text for _ in texts for claim in claim_list]
-            pair_scores = self.scorer.run(premises, hypotheses).scores
-            if len(pair_scores) != len(premises):
-                raise ModelError(f"scorer {self.scorer.model_id!r} returned {len(pair_scores)} "
-                                 f"results for {len(premises)} pairs; a PairScorer returns one "
-                                 "per pair")
+            per_claim = score_groups(
+                self.scorer, [[(text, claim.text) for text in texts] for claim in claim_list]
+            ).groups
         scored = time.perf_counter()
-        results = tuple(
-            self._judge(pair_scores[index::len(claim_list)], len(plan))
-            for index in range(len(claim_list)))
+        results = tuple(self._judge(scores, len(plan)) for scores in per_claim)
+        pairs = sum(len(scores) for scores in per_claim)
         return ConsistencyResult(
             question=question,
             results=results,
@@ -293,8 +290,8 @@ class ConsistencyLayer:
             threshold=self.threshold,
             warnings=tuple(warnings),
             failures=failures,
-            pair_failures=sum(score.error is not None for score in pair_scores),
-            calls={"chat": len(plan), "verifier": len(pair_scores)},
+            pair_failures=sum(score.error is not None for g in per_claim for score in g),
+            calls={"chat": len(plan), "verifier": pairs},
             timings={"sample": sampled - started, "score": scored - sampled},
         )
 
