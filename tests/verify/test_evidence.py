@@ -1,6 +1,8 @@
 import itertools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from veracity.errors import ClaimTooLongError, OptionError
 from veracity.verify.evidence import EvidenceSelector
@@ -63,3 +65,22 @@ def test_claim_too_long_is_an_error_not_a_truncation() -> None:
 def test_bad_options_name_the_value(option: str, value: object) -> None:
     with pytest.raises(OptionError, match=option):
         EvidenceSelector(**{option: value})  # type: ignore[arg-type]
+
+
+WORDS = ["unbelievably", "antidisestablishmentarianism", "bees", "x-ray", "3.14", "co-op",
+         "naïve", "honeycombs", "Langstroth's", "(1852)", "pollination", "e.g.", "and", "the"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(WORDS), min_size=5, max_size=120),
+       st.sampled_from(["select", "slide"]))
+def test_joined_windows_never_exceed_the_window(words: list[str], strategy: str) -> None:
+    # A long run-on sentence is cut inside words; joined again, the pieces can take more
+    # tokens than counted one by one. Every pair must still fit.
+    selector = EvidenceSelector(max_tokens=32, strategy=strategy)  # type: ignore[arg-type]
+    claim = "Bees make honeycombs."
+    claim_tokens = len(selector.tokenizer.encode(claim, add_special_tokens=False).ids)
+    for window in selector.run(" ".join(words), claim):
+        pair = selector.tokenizer.encode(window.text, claim)
+        assert len(pair.ids) <= 32
+        assert claim_tokens > 0

@@ -98,6 +98,21 @@ class EvidenceSelector:
         claim_tokens = len(self.tokenizer.encode(claim, add_special_tokens=False).ids)
         self.check_claim(claim, claim_tokens)
         budget = self.max_tokens - SPECIAL_TOKENS - claim_tokens
+        # Units are counted one by one; joined, their text can take a few more tokens (a long
+        # sentence cut inside a word). Shrink the budget by the overflow until every window
+        # fits, so a pair never exceeds the window.
+        target = budget
+        while True:
+            windows = self._windows(premise, claim, target)
+            over = max(self._count(window.text) for window in windows) - budget
+            if over <= 0 or target <= 1:
+                return windows
+            target = max(1, target - over)
+
+    def _count(self, text: str) -> int:
+        return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def _windows(self, premise: str, claim: str, budget: int) -> list[Window]:
         units, sizes = self._units(premise, budget)
         if not units:
             stripped = premise.strip()
