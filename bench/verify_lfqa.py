@@ -259,8 +259,10 @@ def table_md(figures: dict[str, Any]) -> str:
         f"{first['not_supported']} not supported (positive class, "
         f"{100 * first['not_supported'] / first['sentences']:.1f}%). Decisions at the shipped "
         f"defaults (tau {figures['tau']}, k {figures['k']} passages per claim); nothing tuned "
-        "on this set except the logistic row's layer weights (fit on one half of the "
-        "questions, measured on the other, both ways). Verifier "
+        "on this set" + (" except the logistic row's layer weights (fit on one half of the "
+                         "questions, measured on the other, both ways)"
+                         if any("logistic" in name for name in figures["configs"]) else "")
+        + ". Verifier "
         f"{figures['verifier']}; {figures['pairs_scored']} distinct pairs scored.",
     ]
     speed = figures.get("throughput")
