@@ -57,6 +57,7 @@ from _report import REPO, write_result  # noqa: E402
 from veracity.evaluate.classification import roc_auc  # noqa: E402
 from veracity.generate import calibrate, make_signal  # noqa: E402
 from veracity.generate.abstain import question_content  # noqa: E402
+from veracity.generate.calibration import threshold_point  # noqa: E402
 from veracity.types import SearchResult  # noqa: E402
 from veracity.verify.scoring import score_groups  # noqa: E402
 
@@ -208,24 +209,12 @@ def logistic_values(features: np.ndarray, model: tuple[np.ndarray, np.ndarray, n
 
 def measure(threshold: float, values: Sequence[float], should: Sequence[bool]) -> dict[str, Any]:
     """Abstention precision, recall, F1 (abstain when value < threshold) and answered count."""
-    tp = fp = fn = answered = 0
-    for value, label in zip(values, should, strict=True):
-        abstains = value < threshold
-        if abstains and label:
-            tp += 1
-        elif abstains:
-            fp += 1
-        elif label:
-            fn += 1
-        else:
-            answered += 1
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"threshold": threshold, "precision": round(precision, 4),
-            "recall": round(recall, 4), "f1": round(f1, 4), "abstained": tp + fp,
-            "answerable_answered": answered, "answerable": answered + fp,
-            "unanswerable": tp + fn}
+    point = threshold_point(threshold, values, should)
+    unanswerable = sum(should)
+    return {"threshold": threshold, "precision": round(point.precision, 4),
+            "recall": round(point.recall, 4), "f1": round(point.f1, 4),
+            "abstained": point.abstained, "answerable_answered": point.answered,
+            "answerable": len(should) - unanswerable, "unanswerable": unanswerable}
 
 
 def cross(values: Sequence[float], should: Sequence[bool], a: Sequence[int], b: Sequence[int],

@@ -47,6 +47,7 @@ __all__ = [
     "load_calibration",
     "read_calibration",
     "save_calibration",
+    "threshold_point",
 ]
 
 CALIBRATION_FORMAT = 1
@@ -95,7 +96,10 @@ def _candidates(values: Sequence[float]) -> list[float]:
     return [distinct[0], *middles, math.nextafter(distinct[-1], math.inf)]
 
 
-def _point(threshold: float, values: Sequence[float], labels: Sequence[bool]) -> ThresholdPoint:
+def threshold_point(threshold: float, values: Sequence[float],
+                    labels: Sequence[bool]) -> ThresholdPoint:
+    """Abstention precision, recall and F1 when abstaining below ``threshold`` (``labels``:
+    should abstain), with how many abstained and how many answerable questions were answered."""
     tp = fp = fn = answered = 0
     for value, should in zip(values, labels, strict=True):
         abstains = value < threshold
@@ -148,7 +152,7 @@ def calibrate(
             f"{answerable} answerable and {unanswerable} unanswerable ({failed} failed). Add "
             "questions whose answer is not in the documents (answerable: false) and ones whose "
             "answer is")
-    curve = tuple(_point(t, kept, labels) for t in _candidates(kept))
+    curve = tuple(threshold_point(t, kept, labels) for t in _candidates(kept))
     best = max(curve, key=lambda p: (p.f1, p.answered, -p.threshold))
     return Calibration(signal, best.threshold, best.precision, best.recall, best.f1,
                        best.abstained, best.answered, answerable, unanswerable, failed, curve)
