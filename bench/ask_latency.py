@@ -138,17 +138,15 @@ def main(argv: Sequence[str] | None = None) -> None:
                                                                        questions[i].answerable)})
             print(f"  {spec} {n}/{len(chosen)} {status} "
                   f"{per_question[-1]['total']:.2f} s", flush=True)
-        summary: dict[str, Any] = {}
+        asked = [q for q in per_question if q["status"] != "abstained"]
+        summary: dict[str, Any] = {"asked": len(asked)}
         for stage in (*STAGES, "wall"):
-            values = [q[stage] for q in per_question]
-            summary[stage] = {"median": round(statistics.median(values), 4),
-                              "p90": round(percentile(values, 90), 4)}
-        answered = [q for q in per_question if q["status"] != "abstained"]
-        if answered:
-            summary["total_not_abstained"] = {
-                "median": round(statistics.median(q["total"] for q in answered), 4),
-                "p90": round(percentile([q["total"] for q in answered], 90), 4),
-                "questions": len(answered)}
+            summary[stage] = {}
+            for group, questions_ in (("all", per_question), ("asked", asked)):
+                values = [q[stage] for q in questions_]
+                summary[stage][group] = None if not values else {
+                    "median": round(statistics.median(values), 4),
+                    "p90": round(percentile(values, 90), 4)}
         rows[spec] = {"model": getattr(chat, "model_id", spec), "outcomes": outcomes,
                       "stages": summary, "seconds": round(time.perf_counter() - started, 1),
                       "load_average_before": load_before, "load_average_after": load_average(),
@@ -168,19 +166,19 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def table(figures: dict[str, Any]) -> str:
+    def cell(value: dict[str, float] | None) -> str:
+        return "— | —" if value is None else f"{value['median']:.3f} | {value['p90']:.3f}"
+
     lines = [
-        "| generator | stage | median s | p90 s |",
-        "| --- | --- | ---: | ---: |",
+        "| generator | stage | median s, all questions | p90 s, all | median s, questions "
+        "asked | p90 s, asked |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
     ]
     for spec, row in figures["generators"].items():
         for stage in STAGES:
             s = row["stages"][stage]
-            lines.append(f"| {spec} ({row['model']}) | {stage} | {s['median']:.3f} | "
-                         f"{s['p90']:.3f} |")
-        if "total_not_abstained" in row["stages"]:
-            s = row["stages"]["total_not_abstained"]
-            lines.append(f"| {spec} ({row['model']}) | total, the {s['questions']} questions "
-                         f"not abstained on | {s['median']:.3f} | {s['p90']:.3f} |")
+            lines.append(f"| {spec} ({row['model']}) | {stage} | {cell(s['all'])} | "
+                         f"{cell(s['asked'])} |")
     notes = [f"{spec}: {o['answered']} answered, {o['refused']} refused, {o['abstained']} "
              f"abstained; load average {row['load_average_before']} before, "
              f"{row['load_average_after']} after ({row['seconds']:.0f} s in all)"
@@ -191,10 +189,10 @@ def table(figures: dict[str, Any]) -> str:
         f"each asked {figures['runs']} times over the 600-passage index ({figures['mode']}, "
         f"k={figures['k']}) with the shipped verifier and abstention on {figures['signal']} "
         f"below {figures['threshold']:.4f} (calibrated on the other 580 questions). A question's "
-        "stage time is the median of its runs; median and p90 are over questions. Abstained "
-        "questions stop after the abstain stage, which pulls the medians down: the last row per "
-        "generator leaves them out. The 2 cores were shared with a training job, so absolute "
-        "times are slower than on an idle machine.",
+        "stage time is the median of its runs; median and p90 are over questions, all of them "
+        "or only those asked (not abstained on: abstained questions stop after the abstain "
+        "stage). llama.cpp ran with its default thread count, as `veracity ask` runs it (half "
+        "the CPUs: 1 here). The load averages below say how busy the 2 shared cores were.",
         "",
         *[f"- {note}" for note in notes],
     ]
