@@ -68,6 +68,14 @@ demo: $(STAMP)
 		--claim "A honeybee's wings beat about 230 times per second."
 	$(VENV)/bin/veracity check --premise examples/sample_corpus/biology/waggle_dance.md \
 		--claim "A honeybee's wings beat about 400 times per second."
+	# Calibrate abstention on the sample's dev questions, then ask: extractive answers, one question
+	# the sample cannot answer (abstains without calling a model), then the bundled SmolLM2.
+	$(VENV)/bin/veracity calibrate --index $(DEMO_INDEX) --dev examples/questions.jsonl
+	$(VENV)/bin/veracity ask "How many days does a worker honeybee take to develop from egg to adult?" --index $(DEMO_INDEX)
+	$(VENV)/bin/veracity ask "When was the first Asian hornet nest found in Britain?" --index $(DEMO_INDEX)
+	$(VENV)/bin/veracity ask "How much does a beekeeping suit cost?" --index $(DEMO_INDEX)
+	$(VENV)/bin/veracity ask "When was the first Asian hornet nest found in Britain?" --index $(DEMO_INDEX) --llm llamacpp
+	$(VENV)/bin/veracity ask "How much does a beekeeping suit cost?" --index $(DEMO_INDEX) --llm llamacpp
 	# Check a third-party answer claim by claim (one wrong year, one claim the sources lack).
 	$(VENV)/bin/veracity verify --answer examples/answer_to_check.md --index $(DEMO_INDEX)
 
