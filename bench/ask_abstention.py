@@ -91,6 +91,17 @@ def data_dir(name: str) -> Path:
     return folder
 
 
+def bench_chat(spec: str, scorer: Any, threads: int | None) -> Any:
+    """The chat model of ``--llm`` spec; llama.cpp with ``threads`` (None: its default)."""
+    if spec.startswith("llamacpp"):
+        from veracity.llm.llamacpp import LlamaCppChat
+
+        return LlamaCppChat(spec.partition(":")[2] or None, threads=threads or None)
+    from veracity.generate.chat import make_chat
+
+    return make_chat(spec, scorer=scorer)
+
+
 def load_clapnq(folder: Path | None = None) -> list[ClapQuestion]:
     """The 300 answerable then the 300 unanswerable dev questions, in file order."""
     folder = folder or data_dir("clapnq")

@@ -53,10 +53,18 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from _report import write_result  # noqa: E402
-from ask_abstention import CACHE, MODE, K, clapnq_index, data_dir, load_clapnq  # noqa: E402
+from ask_abstention import (  # noqa: E402
+    CACHE,
+    MODE,
+    K,
+    bench_chat,
+    clapnq_index,
+    data_dir,
+    load_clapnq,
+)
 from veracity import defaults  # noqa: E402
 from veracity.errors import VeracityError  # noqa: E402
-from veracity.generate import Asker, GroundedGenerator, make_chat  # noqa: E402
+from veracity.generate import Asker, GroundedGenerator  # noqa: E402
 from veracity.types import Answer, Chunk, Hit  # noqa: E402
 from veracity.verify.scoring import score_groups  # noqa: E402
 
@@ -403,13 +411,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     details = CACHE / "ask_citations"
     details.mkdir(parents=True, exist_ok=True)
     for spec in args.llm.split(","):
-        if spec.startswith("llamacpp"):
-            from veracity.llm.llamacpp import LlamaCppChat
-
-            chat: Any = LlamaCppChat(spec.partition(":")[2] or None,
-                                     threads=args.threads or None)
-        else:
-            chat = make_chat(spec, scorer=scorer)
+        chat = bench_chat(spec, scorer, args.threads)
         generator = GroundedGenerator(chat, scorer).load()
         asker = None if retriever is None else Asker(retriever, generator, k=K).load()
         for set_name, items in sets.items():

@@ -34,14 +34,13 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from _report import write_result  # noqa: E402
-from ask_abstention import MODE, K, clapnq_index, load_clapnq  # noqa: E402
+from ask_abstention import MODE, K, bench_chat, clapnq_index, load_clapnq  # noqa: E402
 from veracity import defaults  # noqa: E402
 from veracity.generate import (  # noqa: E402
     Abstainer,
     Asker,
     GroundedGenerator,
     calibrate,
-    make_chat,
     make_signal,
 )
 
@@ -104,13 +103,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     rows: dict[str, Any] = {}
     for spec in args.llm.split(","):
-        if spec.startswith("llamacpp"):
-            from veracity.llm.llamacpp import LlamaCppChat
-
-            chat: Any = LlamaCppChat(spec.partition(":")[2] or None,
-                                     threads=args.threads or None)
-        else:
-            chat = make_chat(spec, scorer=scorer)
+        chat = bench_chat(spec, scorer, args.threads)
         asker = Asker(retriever, GroundedGenerator(chat, scorer), k=K,
                       abstainer=abstainer).load()
         chat.load()
