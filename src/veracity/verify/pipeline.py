@@ -35,7 +35,7 @@ from veracity import defaults
 from veracity.errors import InputError, OptionError
 from veracity.llm.base import ChatModel
 from veracity.retrieve.base import Retriever
-from veracity.types import Chunk, ClaimSet, ClaimVerdict, EvidenceJudgement, LayerResult, Report
+from veracity.types import Chunk, ClaimSet, ClaimVerdict, LayerResult, Report
 from veracity.verify.base import PairScorer
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.combination import LayerCombiner
@@ -222,9 +222,3 @@ def _warnings(nli: NLIResult, consistency: ConsistencyResult | None) -> tuple[st
     if consistency is not None:
         warnings.extend(consistency.warnings)
     return tuple(warnings)
-
-
-def best_citation(judgements: Sequence[EvidenceJudgement]) -> EvidenceJudgement | None:
-    """The passage with the highest P(supported) among those scored."""
-    scored = [j for j in judgements if j.error is None]
-    return max(scored, key=lambda j: j.supported) if scored else None
