@@ -271,6 +271,8 @@ def train_verifier(
     batch_size: int = 16,
     learning_rate: float = 5e-5,
     threads: int = 2,
+    exclude_kind: Annotated[list[str] | None, typer.Option(
+        help="leave out training rows of this kind (repeat for more), e.g. public")] = None,
     time_limit: Annotated[float | None, typer.Option(
         help="stop cleanly after this many seconds; run again to resume")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
@@ -283,7 +285,8 @@ def train_verifier(
     try:
         config = TrainConfig(data_dir=data, out_dir=out, seed=seed, examples=examples,
                              max_tokens=max_tokens, batch_size=batch_size,
-                             learning_rate=learning_rate, threads=threads)
+                             learning_rate=learning_rate, threads=threads,
+                             exclude_kinds=tuple(exclude_kind or ()))
         with Progress(TextColumn("training"), BarColumn(), TextColumn("{task.completed}/"
                       "{task.total} steps loss {task.fields[loss]:.3f}"), TimeRemainingColumn(),
                       console=errors, disable=as_json) as progress:

@@ -124,3 +124,24 @@ def test_release_writes_a_combined_model_and_its_card(data_dir: Path, tmp_path: 
     assert combined.version == "t1+combined"
     pair = (["The value is 3. Another fact."], ["The value is 3."])
     assert combined.run(*pair).scores[0].supported != raw.run(*pair).scores[0].supported
+
+
+def test_excluded_kinds_leave_training_but_not_the_recorded_config(tmp_path: Path) -> None:
+    from veracity.errors import InputError
+    from veracity.train.trainer import read_rows
+
+    path = tmp_path / "train.jsonl"
+    rows = [{"premise": "P.", "hypothesis": f"C{i}.", "label": "supported", "kind": kind}
+            for i, kind in enumerate(["public", "multi_sentence", "public"])]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    kept = read_rows(path, exclude_kinds=("public",))
+    assert [(row.hypothesis, row.kind) for row in kept] == [("C1.", "multi_sentence")]
+    assert len(read_rows(path)) == 3
+    plain = TrainConfig(data_dir=tmp_path, out_dir=tmp_path / "a")
+    assert "exclude_kinds" not in plain.to_json()  # older checkpoints still resume
+    assert TrainConfig(data_dir=tmp_path, out_dir=tmp_path / "a",
+                       exclude_kinds=("public",)).to_json()["exclude_kinds"] == ["public"]
+    (tmp_path / "val.jsonl").write_text(path.read_text())
+    with pytest.raises(InputError, match="exclude fewer"):
+        Trainer(TrainConfig(data_dir=tmp_path, out_dir=tmp_path / "b", examples=16,
+                            exclude_kinds=("public", "multi_sentence"))).run()

@@ -99,7 +99,8 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
         str(data_card.get("command", "python -m veracity.train.data")),
         "veracity train-verifier --data DATA --out RUN " + " ".join(
             f"--{k.replace('_', '-')} {train[k]}" for k in
-            ("seed", "examples", "max_tokens", "batch_size", "learning_rate")),
+            ("seed", "examples", "max_tokens", "batch_size", "learning_rate")) + "".join(
+            f" --exclude-kind {kind}" for kind in train.get("exclude_kinds", [])),
         command,
         "```",
         "",
@@ -114,7 +115,9 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
         f"{data_card['rows']['train']:,} training rows and {data_card['rows']['val']:,} "
         "held-out validation rows, from public data staged in `shared/nlidata` (rows that share "
         "a 12-word span with an evaluation set dropped) and rules applied to it. No evaluation "
-        "data was read.",
+        "data was read."
+        + (f" Left out of training (kept in validation): the kinds "
+           f"{', '.join(train['exclude_kinds'])}." if train.get("exclude_kinds") else ""),
         "",
         "| source | rows | license as stated |",
         "| --- | ---: | --- |",

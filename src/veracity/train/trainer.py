@@ -59,6 +59,9 @@ class TrainConfig:
     warmup_share: float = 0.06
     examples: int = 60_000
     freeze_embeddings: bool = True
+    #: Training rows of these kinds (the data's ``kind`` field, e.g. "public") are left out;
+    #: validation rows are kept whole so that runs stay comparable.
+    exclude_kinds: tuple[str, ...] = ()
     checkpoint_every: int = 100
     eval_every: int = 500
     eval_rows: int = 1_500
@@ -80,6 +83,9 @@ class TrainConfig:
         values = asdict(self)
         values["data_dir"] = str(self.data_dir)
         values["out_dir"] = str(self.out_dir)
+        values["exclude_kinds"] = list(self.exclude_kinds)
+        if not self.exclude_kinds:
+            del values["exclude_kinds"]  # runs recorded before the option resume unchanged
         return values
 
 
@@ -100,10 +106,12 @@ class Row:
     premise: str
     hypothesis: str
     label: int
+    kind: str = ""
 
 
-def read_rows(path: Path) -> list[Row]:
-    """Rows of a data JSONL file; an unknown label is an error naming the line."""
+def read_rows(path: Path, *, exclude_kinds: Sequence[str] = ()) -> list[Row]:
+    """Rows of a data JSONL file, less those of ``exclude_kinds``; an unknown label is an error
+    naming the line."""
     if not path.is_file():
         raise InputError(f"training data not found: {path}. Build it first with "
                          "`python -m veracity.train.data --out <data dir>`")
@@ -114,7 +122,10 @@ def read_rows(path: Path) -> list[Row]:
             if item["label"] not in _LABEL_IDS:
                 raise InputError(f"{path}:{number}: label {item['label']!r} is not one of "
                                  f"{', '.join(_LABEL_IDS)}")
-            rows.append(Row(item["premise"], item["hypothesis"], _LABEL_IDS[item["label"]]))
+            kind = str(item.get("kind", ""))
+            if kind not in exclude_kinds:
+                rows.append(Row(item["premise"], item["hypothesis"], _LABEL_IDS[item["label"]],
+                                kind))
     return rows
 
 
@@ -157,7 +168,11 @@ class Trainer:
     def _run(self, torch: Any, time_limit: float | None, stop_after: int | None) -> TrainReport:
         config = self.config
         torch.set_num_threads(config.threads)
-        train_rows = fitting_rows(self.selector, read_rows(config.data_dir / "train.jsonl"))
+        train_rows = fitting_rows(self.selector, read_rows(config.data_dir / "train.jsonl",
+                                                           exclude_kinds=config.exclude_kinds))
+        if not train_rows:
+            raise InputError(f"no training rows left in {config.data_dir / 'train.jsonl'} after "
+                             f"leaving out kinds {list(config.exclude_kinds)}: exclude fewer")
         val_rows = fitting_rows(self.selector, read_rows(config.data_dir / "val.jsonl"))
         val_rows = val_rows[: config.eval_rows]
         model, optimizer, scheduler, step, evaluations = self._restore(torch)
