@@ -319,16 +319,21 @@ def export_verifier(
         "src/veracity/assets/verifier"),
     version: Annotated[str, typer.Option(help="version string recorded in the model")] = "dev",
     combine: Annotated[bool, typer.Option(help="fit the combiner on validation rows")] = True,
+    combiner_all_rows: Annotated[bool, typer.Option(
+        help="fit the combiner on every validation row, also public NLI and contradiction "
+             "perturbations (as 0.1.0 was)")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Export a checkpoint to int8 ONNX with its combiner and model card (needs [train])."""
-    from veracity.train.release import release_verifier
+    from veracity.train.release import COMBINER_SKIPS, release_verifier
 
     command = (f"veracity export-verifier --checkpoint RUN/checkpoint --data DATA "
-               f"--version {version}" + ("" if combine else " --no-combine"))
+               f"--version {version}" + ("" if combine else " --no-combine")
+               + (" --combiner-all-rows" if combiner_all_rows else ""))
     try:
         report = release_verifier(checkpoint, data, out, version=version, command=command,
-                                  combine=combine)
+                                  combine=combine,
+                                  combiner_skips=() if combiner_all_rows else COMBINER_SKIPS)
     except VeracityError as exc:
         raise fail(exc) from exc
     payload = {"directory": str(report.directory), "model_bytes": report.model_bytes,

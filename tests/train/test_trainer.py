@@ -105,7 +105,7 @@ def test_export_runs_in_onnxruntime_and_matches_torch(data_dir: Path, tmp_path: 
 
 
 def test_release_writes_a_combined_model_and_its_card(data_dir: Path, tmp_path: Path) -> None:
-    from veracity.train.release import release_verifier
+    from veracity.train.release import COMBINER_SKIPS, release_verifier
     from veracity.verify.embedded import EmbeddedVerifier
 
     (data_dir / "card.json").write_text(json.dumps({
@@ -119,6 +119,11 @@ def test_release_writes_a_combined_model_and_its_card(data_dir: Path, tmp_path: 
     assert "| t | 34 | CC0 |" in card
     assert "--seed 13" in card
     assert released.validation["rows"] == 8  # the long claim cannot be scored
+    # The combiner is fit on the RAG-like kinds only; kind "t" is one of them.
+    assert released.validation["combiner_rows"] == 8
+    shipped = json.loads((tmp_path / "model" / "config.json").read_text())
+    assert shipped["combiner"]["skipped_kinds"] == list(COMBINER_SKIPS)
+    assert "except the kinds public, entity_swap" in card
     combined = EmbeddedVerifier(model_dir=tmp_path / "model").load()
     raw = EmbeddedVerifier(model_dir=tmp_path / "model", combine=False).load()
     assert combined.version == "t1+combined"
