@@ -353,8 +353,9 @@ def table(figures: dict[str, Any]) -> str:
         "supports the sentence; ALCE precision also credits a citation the others need. Uncited: "
         "factual sentences with no valid written citation; invalid: written markers naming no "
         "block. Refused answers and failures have no factual sentence and are left out of these "
-        "rates. The verifier reads 256-token windows, so a concatenation of long passages is "
-        "judged by its best window: a sentence needing two passages at once can be missed.",
+        "rates. The verifier reads one window of evidence selected from the concatenation (the "
+        "sentences that best match the claim), so a sentence needing more than fits can be "
+        "missed.",
         "",
         "The extractive answerer copies each sentence verbatim from the block it cites, so its "
         "recall and precision would be 100% for a perfect judge: its shortfall measures the "
