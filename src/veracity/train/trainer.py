@@ -83,8 +83,9 @@ class TrainConfig:
         values = asdict(self)
         values["data_dir"] = str(self.data_dir)
         values["out_dir"] = str(self.out_dir)
-        values["exclude_kinds"] = list(self.exclude_kinds)
-        if not self.exclude_kinds:
+        if self.exclude_kinds:
+            values["exclude_kinds"] = list(self.exclude_kinds)
+        else:
             del values["exclude_kinds"]  # runs recorded before the option resume unchanged
         return values
 
