@@ -28,12 +28,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from veracity.assets import load_tokenizer
 from veracity.errors import VeracityError
-from veracity.train.trainer import base_model_dir
+from veracity.train.trainer import LABELS, NOT_SUPPORTED, base_model_dir
 from veracity.verify.combine import features
 from veracity.verify.evidence import EvidenceSelector
 from verifier_data import DEFAULT_DATA, load
 
-LABELS = {"supported": 0, "contradicted": 1, "neither": 2, "not_supported": 3}
+#: Label ids as the trainer uses them (the "not supported" training label last).
+LABEL_IDS = {**{label: i for i, label in enumerate(LABELS)}, "not_supported": NOT_SUPPORTED}
 
 
 def pack(out: Path, name: str, selector: EvidenceSelector, premises: list[str],
@@ -104,7 +105,7 @@ def main() -> None:
         premises = [row["premise"] for row in part]
         claims = [row["hypothesis"] for row in part]
         extra: dict[str, object] = {
-            "label": [LABELS[row["label"]] for row in part],
+            "label": [LABEL_IDS[row["label"]] for row in part],
             "kind": [kinds.index(row["kind"]) if row["kind"] in kinds else -1 for row in part]}
         if name == "val":
             extra["feat"] = features([0.5] * len(part), premises, claims)
