@@ -319,21 +319,21 @@ def export_verifier(
         "src/veracity/assets/verifier"),
     version: Annotated[str, typer.Option(help="version string recorded in the model")] = "dev",
     combine: Annotated[bool, typer.Option(help="fit the combiner on validation rows")] = True,
-    combiner_all_rows: Annotated[bool, typer.Option(
-        help="fit the combiner on every validation row, also public NLI and contradiction "
-             "perturbations (as 0.1.0 was)")] = False,
+    combiner_rows: Annotated[str, typer.Option(
+        help="validation rows that fit the combiner: unseen (the kinds left out of training "
+             "with --exclude-kind), rag (all but public NLI and contradiction perturbations), "
+             "all (as 0.1.0 was), or auto (unseen if the run left kinds out, else rag)")] = "auto",
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Export a checkpoint to int8 ONNX with its combiner and model card (needs [train])."""
-    from veracity.train.release import COMBINER_SKIPS, release_verifier
+    from veracity.train.release import release_verifier
 
     command = (f"veracity export-verifier --checkpoint RUN/checkpoint --data DATA "
                f"--version {version}" + ("" if combine else " --no-combine")
-               + (" --combiner-all-rows" if combiner_all_rows else ""))
+               + ("" if combiner_rows == "auto" else f" --combiner-rows {combiner_rows}"))
     try:
         report = release_verifier(checkpoint, data, out, version=version, command=command,
-                                  combine=combine,
-                                  combiner_skips=() if combiner_all_rows else COMBINER_SKIPS)
+                                  combine=combine, combiner=combiner_rows)
     except VeracityError as exc:
         raise fail(exc) from exc
     payload = {"directory": str(report.directory), "model_bytes": report.model_bytes,

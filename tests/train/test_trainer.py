@@ -119,9 +119,10 @@ def test_release_writes_a_combined_model_and_its_card(data_dir: Path, tmp_path: 
     assert "| t | 34 | CC0 |" in card
     assert "--seed 13" in card
     assert released.validation["rows"] == 8  # the long claim cannot be scored
-    # The combiner is fit on the RAG-like kinds only; kind "t" is one of them.
+    # The run left no kind out, so "auto" fits the combiner on the RAG-like kinds; "t" is one.
     assert released.validation["combiner_rows"] == 8
     shipped = json.loads((tmp_path / "model" / "config.json").read_text())
+    assert shipped["combiner"]["fit_rows"] == "rag"
     assert shipped["combiner"]["skipped_kinds"] == list(COMBINER_SKIPS)
     assert "except the kinds public, entity_swap" in card
     combined = EmbeddedVerifier(model_dir=tmp_path / "model").load()
@@ -129,6 +130,24 @@ def test_release_writes_a_combined_model_and_its_card(data_dir: Path, tmp_path: 
     assert combined.version == "t1+combined"
     pair = (["The value is 3. Another fact."], ["The value is 3."])
     assert combined.run(*pair).scores[0].supported != raw.run(*pair).scores[0].supported
+
+
+def test_combiner_rows_follow_the_kinds_left_out_of_training() -> None:
+    from veracity.errors import InputError, OptionError
+    from veracity.train.release import combiner_rows
+
+    kinds = ["public", "multi_sentence", "negation", "public"]
+    mask, record = combiner_rows("auto", kinds, ("public",))
+    assert mask.tolist() == [True, False, False, True]
+    assert record == {"fit_rows": "unseen", "fit_kinds": ["public"]}
+    mask, record = combiner_rows("auto", kinds, ())
+    assert mask.tolist() == [False, True, False, False]
+    assert record["fit_rows"] == "rag"
+    assert combiner_rows("all", kinds, ())[0].all()
+    with pytest.raises(InputError, match="--exclude-kind"):
+        combiner_rows("unseen", kinds, ())
+    with pytest.raises(OptionError, match="combiner_rows"):
+        combiner_rows("some", kinds, ())
 
 
 def test_excluded_kinds_leave_training_but_not_the_recorded_config(tmp_path: Path) -> None:

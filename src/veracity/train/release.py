@@ -13,17 +13,19 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
+from veracity.errors import InputError, OptionError
 from veracity.evaluate.classification import balanced_accuracy, roc_auc
 from veracity.train.export import export_checkpoint
 from veracity.train.trainer import NOT_SUPPORTED, fitting_rows, read_rows
 from veracity.verify.combine import features, fit_combiner
 from veracity.verify.embedded import EmbeddedVerifier
 
-__all__ = ["COMBINER_SKIPS", "ReleaseReport", "release_verifier"]
+__all__ = ["COMBINER_ROWS", "COMBINER_SKIPS", "CombinerRows", "ReleaseReport", "combiner_rows",
+           "release_verifier"]
 
 MODEL_ID = "veracity-verifier-minilm-l6"
 #: Validation kinds the combiner is not fit on: public NLI rows and perturbations that make a
@@ -34,6 +36,15 @@ MODEL_ID = "veracity-verifier-minilm-l6"
 COMBINER_SKIPS = ("public", "entity_swap", "number_change", "negation", "qa_answer_swap",
                   "qa_real_world_answer", "qa_counterfactual")
 
+#: Which validation rows fit the combiner:
+#: ``unseen``: the kinds the network was not trained on (``train-verifier --exclude-kind``). The
+#: network looks better on rows made like its training rows than it is on real answers; rows it
+#: never saw show how far to trust it, so the layer leans on the exact signals as it should.
+#: ``rag``: every kind but :data:`COMBINER_SKIPS`; ``all``: every row (as 0.1.0 was);
+#: ``auto``: ``unseen`` when the checkpoint left kinds out of training, else ``rag``.
+CombinerRows = Literal["auto", "unseen", "rag", "all"]
+COMBINER_ROWS: tuple[CombinerRows, ...] = ("auto", "unseen", "rag", "all")
+
 
 @dataclass(frozen=True)
 class ReleaseReport:
@@ -42,12 +53,36 @@ class ReleaseReport:
     validation: dict[str, float]
 
 
+def combiner_rows(rule: str, kinds: list[str],
+                  untrained: tuple[str, ...]) -> tuple[np.ndarray, dict[str, Any]]:
+    """The validation rows (a mask over ``kinds``) that fit the combiner under ``rule`` (see
+    :data:`COMBINER_ROWS`), and the record of that choice for config.json.
+
+    ``untrained`` are the kinds the checkpoint was not trained on.
+    """
+    if rule not in COMBINER_ROWS:
+        raise OptionError("combiner_rows", rule, f"one of {', '.join(COMBINER_ROWS)}")
+    if rule == "auto":
+        rule = "unseen" if untrained else "rag"
+    if rule == "unseen":
+        if not untrained:
+            raise InputError("the checkpoint was trained on every kind of row, so no validation "
+                             "rows are unseen: fit the combiner on 'rag' or 'all' rows, or train "
+                             "with --exclude-kind KIND")
+        return np.isin(kinds, untrained), {"fit_rows": rule, "fit_kinds": list(untrained)}
+    if rule == "rag":
+        return (~np.isin(kinds, COMBINER_SKIPS),
+                {"fit_rows": rule, "skipped_kinds": list(COMBINER_SKIPS)})
+    return np.ones(len(kinds), dtype=bool), {"fit_rows": rule}
+
+
 def release_verifier(checkpoint: Path, data_dir: Path, out_dir: Path, *, version: str,
                      command: str, combine: bool = True,
-                     combiner_skips: tuple[str, ...] = COMBINER_SKIPS) -> ReleaseReport:
+                     combiner: str = "auto") -> ReleaseReport:
     """Export ``checkpoint`` into ``out_dir`` as the verifier veracity ships; the combiner is fit
-    on the validation rows whose kind is not in ``combiner_skips``."""
+    on the validation rows that ``combiner`` names (see :data:`COMBINER_ROWS`)."""
     state = json.loads((checkpoint / "state.json").read_text())
+    untrained = tuple(state["config"].get("exclude_kinds", ()))
     data_card = json.loads((data_dir / "card.json").read_text())
     exported = export_checkpoint(checkpoint, out_dir, model_id=MODEL_ID, version=version,
                                  card="(written below)\n")
@@ -59,7 +94,10 @@ def release_verifier(checkpoint: Path, data_dir: Path, out_dir: Path, *, version
     labels = np.array([int(r.label == 0) for r in rows])
     matrix = features(raw.tolist(), premises, claims)
     # The combiner's rows: half of them fit it, the other half measures it.
-    usable = np.array([r.kind not in combiner_skips for r in rows])
+    usable, fit_record = combiner_rows(combiner, [r.kind for r in rows], untrained)
+    if combine and len(set(labels[usable].tolist())) < 2:
+        raise InputError(f"the combiner's validation rows ({fit_record}) hold "
+                         f"{int(usable.sum())} rows of one class only: choose other rows")
     fit_half = usable & (np.cumsum(usable) % 2 == 1)
     measure_half = usable & ~fit_half
     validation = {
@@ -82,7 +120,7 @@ def release_verifier(checkpoint: Path, data_dir: Path, out_dir: Path, *, version
             "combined_auc_held_out_half": roc_auc(combined, labels[measure_half]),
         }
         config["combiner"] = fit_combiner(matrix[usable], labels[usable].tolist()).to_json()
-        config["combiner"]["skipped_kinds"] = list(combiner_skips)
+        config["combiner"] |= fit_record
     config["validation"] = validation
     (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n")
     (out_dir / "CARD.md").write_text(model_card(config, state, data_card, command, exported
@@ -145,14 +183,22 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
     lines += [f"- {name}: {value:.4f}" for name, value in config["validation"].items()]
     if "combiner" in config:
         combiner = config["combiner"]
-        skipped = combiner.get("skipped_kinds")
         weights = ", ".join(f"{name} {weight:+.3f}" for name, weight in
                             zip(combiner["features"], combiner["weights"], strict=True))
         lines += ["", "## Combiner", "",
-                  "Logistic layer over the model's logit and exact signals, fit on the validation "
-                  "rows" + (f" except the kinds {', '.join(skipped)}" if skipped else "")
-                  + f": {weights}, bias {combiner['bias']:+.3f}."]
+                  "Logistic layer over the model's logit and exact signals, fit on "
+                  + _fit_rows_text(combiner) + f": {weights}, bias {combiner['bias']:+.3f}."]
     lines += ["", "## Evaluation", "",
               "Measured on the development sets by `bench/verifier.py`; see bench/README.md.",
               "", f"Card written {time.strftime('%Y-%m-%d', time.gmtime())}.", ""]
     return "\n".join(lines)
+
+
+def _fit_rows_text(combiner: dict[str, Any]) -> str:
+    if combiner.get("fit_kinds"):
+        return ("the validation rows of the kinds the network was not trained on ("
+                + ", ".join(combiner["fit_kinds"]) + "), so that it learns how far to trust the "
+                "network on rows unlike its training rows")
+    if combiner.get("skipped_kinds"):
+        return "the validation rows except the kinds " + ", ".join(combiner["skipped_kinds"])
+    return "every validation row"
