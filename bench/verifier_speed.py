@@ -212,8 +212,8 @@ def table_md(figures: dict[str, Any], lengths: Sequence[int]) -> str:
     lines = [f"Pairs per second by premise length (MiniLM tokens), {figures['threads']} threads, "
              f"median of {figures['runs']} runs (the reference: of {T5_BATCHES} batches of "
              f"{T5_BATCH} after a warm-up); peak RSS of the scorer's own process. Load "
-             f"average when it started: {figures['load_average']} (the CPU was shared with a "
-             "training job, so figures are lower bounds). Speed-up = our pairs/s over the "
+             f"average when it started: {figures['load_average']} (above 1, other work shared "
+             "the 2 cores, so figures are lower bounds). Speed-up = our pairs/s over the "
              "MiniCheck-Flan-T5-L-sized reference's at the same length (its 2048 figure is "
              "4 chunks of 512).", "",
              f"| scorer | {head} | peak RSS MiB | speed-up @512 | speed-up @2048 |",
