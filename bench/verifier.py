@@ -7,7 +7,8 @@ only for scorers whose output is a probability; "—" for the similarity baselin
 accuracy with the threshold chosen on the other half of the groups (both directions averaged,
 ``evaluate.classification.cross_threshold``), ROC-AUC and PR-AUC (supported = positive class).
 
-Scorers: ``lexical`` and ``cosine`` (veracity.verify.baselines), ``embedded`` (veracity's
+Scorers: ``lexical`` and ``cosine`` (the baselines), ``align`` (token alignment; all three in
+veracity.verify.baselines, similarities rather than probabilities), ``embedded`` (veracity's
 shipped verifier, skipped with a note until it is importable and its model is present), and
 ``hf:<model id or path>[@preset]`` (``veracity.verify.registry.make_verifier``).
 Aggregate figures go to bench/results/verifier.json and the ``verifier`` section of
@@ -45,7 +46,7 @@ from verifier_data import DATASETS, DEFAULT_DATA, Item, load
 
 BENCH = Path(__file__).resolve().parent
 ANCHORS = DEFAULT_DATA.parent / "anchors"
-SCORER_NAMES = ("lexical", "cosine", "embedded", "hf:<model>[@nli|binary|score]")
+SCORER_NAMES = ("lexical", "cosine", "align", "embedded", "hf:<model>[@nli|binary|score]")
 DASH = "—"
 
 
@@ -220,7 +221,7 @@ def table_md(figures: dict[str, Any], headline: list[dict[str, str]],
 
 # --- main -------------------------------------------------------------------------------------
 
-SIZES = {"lexical": "0", "cosine": "22M", "embedded": "22M"}
+SIZES = {"lexical": "0", "cosine": "22M", "align": "22M", "embedded": "22M"}
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -195,7 +195,7 @@ def check(
     claim: Annotated[str | None, typer.Option(help="the claim to check")] = None,
     batch: Annotated[Path | None, typer.Option(
         help="JSONL file of {premise, claim} rows (an `id` is passed through)")] = None,
-    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine or hf:<model>")]
+    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine, align or hf:<model>")]
     = "embedded",
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
@@ -525,7 +525,7 @@ def ask(
     llm: Annotated[str, typer.Option(
         help="extractive, llamacpp[:PATH] or openai:URL")] = defaults.CHAT_BACKEND,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
-    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine or hf:<model>")]
+    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine, align or hf:<model>")]
     = defaults.VERIFIER,
     mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
     k: Annotated[int, typer.Option("-k", help="passages given to the model")] = defaults.TOP_K,
@@ -789,7 +789,7 @@ def verify_command(
     = defaults.CONSISTENCY_TEMPERATURE,
     llm_claims: Annotated[bool, typer.Option(
         help="decompose and decontextualize with --llm instead of rules")] = False,
-    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine or hf:<model>")]
+    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine, align or hf:<model>")]
     = defaults.VERIFIER,
     mode: Annotated[str, typer.Option(help="index search: bm25, dense or hybrid")]
     = defaults.SEARCH_MODE,

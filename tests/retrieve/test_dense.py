@@ -206,3 +206,15 @@ def test_real_embedder_reports_truncation(chunks_of, generation, minilm):
     long_text = "word " * 600
     summary = DenseBuilder(minilm).build(chunks_of([long_text, "short text"]), generation, None)
     assert summary["truncated"] == 1
+
+
+@pytest.mark.integration
+def test_real_token_vectors_are_unit_pieces_with_offsets(minilm):
+    text = "Marie Curie won two Nobel Prizes."
+    (pieces,) = minilm.token_vectors([text])
+    assert "".join(text[a:b] for a, b in pieces.offsets) == "MarieCuriewontwoNobelPrizes."
+    assert pieces.vectors.shape == (len(pieces.offsets), minilm.dimension)
+    assert np.allclose(np.linalg.norm(pieces.vectors, axis=1), 1.0, atol=1e-5)
+    assert minilm.token_vectors([]) == []
+    with pytest.raises(InputError, match="split it"):
+        minilm.token_vectors(["word " * 600])

@@ -1,7 +1,8 @@
-"""Baseline scorers: lexical coverage and MiniLM cosine over sentence windows."""
+"""Similarity scorers: lexical coverage, MiniLM cosine over sentence windows, token alignment."""
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Sequence
 
@@ -9,10 +10,15 @@ import numpy as np
 import pytest
 
 from veracity.errors import InputError, OptionError
-from veracity.retrieve.embed import Embeddings
+from veracity.retrieve.embed import Embeddings, TokenVectors
 from veracity.types import Span
 from veracity.verify.base import PairScorer
-from veracity.verify.baselines import CosineScorer, LexicalCoverageScorer, sentence_windows
+from veracity.verify.baselines import (
+    AlignmentScorer,
+    CosineScorer,
+    LexicalCoverageScorer,
+    sentence_windows,
+)
 
 
 class BagOfWordsEmbedder:
@@ -124,3 +130,76 @@ def test_cosine_scorer_with_shipped_minilm() -> None:
     assert "bridge" in related.window.of(premise)
     assert related.windows == 2  # sentences 1-3 and 3-5
     assert 0.0 <= unrelated.supported <= 1.0
+
+
+class WordPieceEmbedder:
+    """One piece per word, its vector a hashed one-hot of the lowercased word: alignment then
+    counts exact word matches, which makes the expected scores easy to state."""
+
+    model_id = "word-pieces"
+
+    def __init__(self, max_tokens: int = 256) -> None:
+        self.max_tokens = max_tokens
+        self.calls: list[list[str]] = []
+
+    def load(self) -> WordPieceEmbedder:
+        return self
+
+    def token_vectors(self, texts: Sequence[str]) -> list[TokenVectors]:
+        self.calls.append(list(texts))
+        found = []
+        for text in texts:
+            spans = [m.span() for m in re.finditer(r"\w+", text)]
+            vectors = np.zeros((len(spans), 97), dtype=np.float32)
+            for row, (start, end) in enumerate(spans):
+                vectors[row, zlib.crc32(text[start:end].lower().encode()) % 97] = 1.0
+            found.append(TokenVectors(vectors, tuple(spans)))
+        return found
+
+
+@pytest.mark.unit
+def test_alignment_scores_the_share_of_content_words_found() -> None:
+    scorer = AlignmentScorer(WordPieceEmbedder()).load()
+    assert isinstance(scorer, PairScorer)
+    assert scorer.scores_are_probabilities is False
+    premise = "The tower opened in 1889. It stands in Paris."
+    result = scorer.run([premise] * 3 + ["  "],
+                        ["The tower opened.", "The tower opened in Rome.", "It is.", "A tower."])
+    assert result.supported()[:3] == pytest.approx([1.0, 2 / 3, 1.0])  # "It is." has no content
+    assert result.supported()[3] == 0.0  # a blank premise supports nothing
+    assert result.scores[0].window == Span(0, len(premise))
+    assert result.model_id == "align:word-pieces"
+
+
+@pytest.mark.unit
+def test_alignment_embeds_each_premise_once_and_keeps_recent_ones() -> None:
+    embedder = WordPieceEmbedder()
+    scorer = AlignmentScorer(embedder, cache_size=1)
+    scorer.run(["One fact. Two facts.", "One fact. Two facts."], ["One.", "Two."])
+    assert embedder.calls[0] == ["One fact.", "Two facts."]  # sentences of the one premise
+    scorer.run(["One fact. Two facts."], ["Fact."])
+    assert embedder.calls[2] == []  # cached: only the claim was embedded
+    scorer.run(["Other text."], ["Text."])
+    scorer.run(["One fact. Two facts."], ["Fact."])
+    assert embedder.calls[-2] == ["One fact.", "Two facts."]  # evicted by the newer premise
+
+
+@pytest.mark.unit
+def test_alignment_reads_a_long_sentence_in_pieces_not_cut() -> None:
+    embedder = WordPieceEmbedder(max_tokens=8)
+    words = " ".join(f"w{i}" for i in range(30)) + " zebra"
+    scorer = AlignmentScorer(embedder)
+    assert scorer.run([words], ["zebra"]).supported() == [1.0]
+    assert len(embedder.calls[0]) > 1
+    with pytest.raises(OptionError):
+        AlignmentScorer(embedder, cache_size=-1)
+
+
+@pytest.mark.integration
+def test_real_alignment_credits_a_paraphrase_over_an_unsupported_claim() -> None:
+    scorer = AlignmentScorer().load()
+    premise = "Marie Curie died in 1934 in France. She won two Nobel Prizes."
+    paraphrase, unsupported = scorer.run(
+        [premise] * 2, ["Curie passed away in 1934.", "Curie was born in Warsaw."]).supported()
+    assert paraphrase > 0.8
+    assert unsupported < paraphrase - 0.2

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -17,9 +17,10 @@ import numpy as np
 from veracity import defaults
 from veracity._onnx import pad_batch, session
 from veracity.assets import MINILM_TOKENIZER, load_tokenizer
-from veracity.errors import OptionError
+from veracity.errors import InputError, OptionError
 
-__all__ = ["Embedder", "Embeddings", "TextEmbedder", "default_model_path"]
+__all__ = ["Embedder", "Embeddings", "TextEmbedder", "TokenEmbedder", "TokenVectors",
+           "default_model_path"]
 
 
 def default_model_path() -> Path:
@@ -40,6 +41,27 @@ class Embeddings:
     vectors: np.ndarray
     model_id: str
     truncated: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class TokenVectors:
+    """Contextual vectors of one text's word pieces (unit length, [CLS] and [SEP] left out);
+    ``offsets[i]`` is the character span of piece ``i`` in the text."""
+
+    vectors: np.ndarray
+    offsets: tuple[tuple[int, int], ...]
+
+
+@runtime_checkable
+class TokenEmbedder(Protocol):
+    """What token alignment needs: contextual word-piece vectors of texts that fit the window."""
+
+    model_id: str
+    max_tokens: int
+
+    def load(self) -> TokenEmbedder: ...
+
+    def token_vectors(self, texts: Sequence[str]) -> list[TokenVectors]: ...
 
 
 @runtime_checkable
@@ -106,13 +128,37 @@ class Embedder:
         truncated = tuple(i for i, row in enumerate(ids) if len(row) > self.max_tokens)
         for i in truncated:  # keep [CLS] ... [SEP] shape when cutting
             ids[i] = ids[i][: self.max_tokens - 1] + ids[i][-1:]
+        for batch, hidden, mask in self._hidden(ids):
+            pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            vectors[batch] = pooled / np.maximum(norms, 1e-12)
+        return Embeddings(vectors, self.model_id, truncated)
+
+    def token_vectors(self, texts: Sequence[str]) -> list[TokenVectors]:
+        """Contextual word-piece vectors of each text; a text longer than the window is an
+        error (split it first), never cut."""
+        self.load()
+        encodings = self._tokenizer.encode_batch(list(texts))
+        for i, encoding in enumerate(encodings):
+            if len(encoding.ids) > self.max_tokens:
+                raise InputError(f"text {i} has {len(encoding.ids)} tokens but the embedder's "
+                                 f"window is {self.max_tokens}: split it into shorter pieces "
+                                 f"(text starts {texts[i][:60]!r})")
+        found: list[TokenVectors | None] = [None] * len(texts)
+        for batch, hidden, _ in self._hidden([enc.ids for enc in encodings]):
+            for row, i in enumerate(batch):
+                pieces = hidden[row, 1 : len(encodings[i].ids) - 1]
+                norms = np.maximum(np.linalg.norm(pieces, axis=1, keepdims=True), 1e-12)
+                found[i] = TokenVectors(pieces / norms,
+                                        tuple(encodings[i].offsets[1 : len(encodings[i].ids) - 1]))
+        return [v if v is not None else TokenVectors(np.zeros((0, self.dimension)), ())
+                for v in found]
+
+    def _hidden(self, ids: list[list[int]]) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
+        """(input rows, last hidden states, attention mask) per batch, shortest inputs first."""
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         for first in range(0, len(order), self.batch_size):
             batch = order[first : first + self.batch_size]
             feeds = pad_batch([ids[i] for i in batch])
             (hidden,) = self._session.run(["last_hidden_state"], feeds)
-            mask = feeds["attention_mask"][..., None].astype(np.float32)
-            pooled = (hidden * mask).sum(axis=1) / np.maximum(mask.sum(axis=1), 1.0)
-            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-            vectors[batch] = pooled / np.maximum(norms, 1e-12)
-        return Embeddings(vectors, self.model_id, truncated)
+            yield batch, hidden, feeds["attention_mask"][..., None].astype(np.float32)

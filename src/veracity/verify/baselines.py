@@ -1,10 +1,11 @@
-"""Two baseline pair scorers that any verifier must beat: word overlap and embedding cosine.
+"""Similarity pair scorers: the two baselines any verifier must beat (word overlap and embedding
+cosine) and token alignment.
 
-Both follow the :class:`~veracity.verify.base.PairScorer` shape, but their ``supported`` field is
-a **similarity score in [0, 1], not a probability**: ``contradicted`` is always 0 and ``neither``
-is ``1 - supported``. A fixed threshold such as 0.5 means nothing for them; choose one on
-development data (``evaluate.classification.cross_threshold``). ``scores_are_probabilities`` is
-``False`` on both so that callers can tell.
+All three follow the :class:`~veracity.verify.base.PairScorer` shape, but their ``supported``
+field is a **similarity score in [0, 1], not a probability**: ``contradicted`` is always 0 and
+``neither`` is ``1 - supported``. A fixed threshold such as 0.5 means nothing for them; choose
+one on development data (``evaluate.classification.cross_threshold``).
+``scores_are_probabilities`` is ``False`` on all three so that callers can tell.
 
 >>> scorer = LexicalCoverageScorer()
 >>> scorer.run(["Paris is the capital of France."], ["France's capital is Paris."]).supported()
@@ -13,19 +14,22 @@ development data (``evaluate.classification.cross_threshold``). ``scores_are_pro
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
 from veracity.errors import OptionError
-from veracity.retrieve.embed import Embedder, TextEmbedder
+from veracity.retrieve.embed import Embedder, TextEmbedder, TokenEmbedder
 from veracity.sentences import split_sentences
 from veracity.types import PairScore, PairScores, Span
 from veracity.verify.base import check_pairs
-from veracity.verify.signals import lexical_coverage
+from veracity.verify.evidence import sentence_units
+from veracity.verify.signals import content_word_spans, lexical_coverage
 
-__all__ = ["CosineScorer", "LexicalCoverageScorer", "TextEmbedder", "sentence_windows"]
+__all__ = ["AlignmentScorer", "CosineScorer", "LexicalCoverageScorer", "TextEmbedder",
+           "TokenEmbedder", "sentence_windows"]
 
 
 def _similarity(value: float, window: Span, index: int = 0, windows: int = 1) -> PairScore:
@@ -151,3 +155,88 @@ class CosineScorer:
             value = float(np.clip(cosines[best], 0.0, 1.0))
             scores.append(_similarity(value, windows[premise][best], best, stop - begin))
         return PairScores(tuple(scores), self.model_id, self.model_version)
+
+
+class AlignmentScorer:
+    """``supported`` = how closely the claim's content words align with the premise, in [0, 1].
+
+    Token alignment in the manner of BERTScore recall: the claim and each sentence of the premise
+    are embedded as contextual word-piece vectors (all-MiniLM-L6-v2 by default); every piece of
+    the claim's content words takes its best cosine with any piece of the premise, and the score
+    is their mean, clipped to [0, 1] (1.0 for a claim without content words, as lexical coverage
+    gives). Unlike word coverage it credits paraphrases ("passed away" ~ "died"), and unlike one
+    cosine per window it still asks that every content word be found.
+
+    The premise is read whole: a sentence longer than the embedder's window is embedded in
+    pieces, never cut. That makes it slow for long premises that are each checked once (every
+    premise token goes through the embedder), so the last ``cache_size`` premises are kept:
+    claims checked against the same sources pay for them once. The window is the whole premise.
+    """
+
+    scores_are_probabilities: ClassVar[bool] = False
+    model_version = "1"
+
+    def __init__(self, embedder: TokenEmbedder | None = None, *, cache_size: int = 256,
+                 threads: int = 0) -> None:
+        if cache_size < 0:
+            raise OptionError("cache_size", cache_size, "0 or more")
+        self.embedder: TokenEmbedder = embedder if embedder is not None else Embedder(
+            threads=threads)
+        self.cache_size = cache_size
+        self.model_id = f"align:{self.embedder.model_id}"
+        self._tokenizer: Any = None
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def load(self) -> AlignmentScorer:
+        if self._tokenizer is None:
+            from veracity.assets import load_tokenizer
+
+            self.embedder.load()
+            self._tokenizer = load_tokenizer()
+        return self
+
+    def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+        check_pairs(premises, hypotheses)
+        self.load()
+        pieces = self._premise_pieces(list(dict.fromkeys(premises)))
+        claims = self.embedder.token_vectors(list(hypotheses))
+        scores = []
+        for premise, hypothesis, claim in zip(premises, hypotheses, claims, strict=True):
+            value = self._align(hypothesis, claim.vectors, claim.offsets, pieces[premise])
+            scores.append(_similarity(value, Span(0, len(premise))))
+        return PairScores(tuple(scores), self.model_id, self.model_version)
+
+    def _premise_pieces(self, premises: list[str]) -> dict[str, np.ndarray]:
+        """Word-piece vectors of every premise (rows of one matrix each), cached ones reused."""
+        found = {p: self._cache[p] for p in premises if p in self._cache}
+        missing = [p for p in premises if p not in found]
+        units = {p: sentence_units(p, self.embedder.max_tokens - 2, self._tokenizer)[0]
+                 for p in missing}
+        texts = [span.of(p) for p in missing for span in units[p]]
+        vectors = iter(self.embedder.token_vectors(texts))
+        for premise in missing:
+            rows = [next(vectors).vectors for _ in units[premise]]
+            found[premise] = (np.vstack(rows) if rows
+                              else np.zeros((0, 1), dtype=np.float32))
+            if self.cache_size:
+                self._cache[premise] = found[premise]
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        for premise in found:
+            if premise in self._cache:
+                self._cache.move_to_end(premise)
+        return found
+
+    @staticmethod
+    def _align(claim: str, vectors: np.ndarray, offsets: Sequence[tuple[int, int]],
+               premise: np.ndarray) -> float:
+        content = np.zeros(len(claim) + 1, dtype=bool)
+        for start, end in content_word_spans(claim):
+            content[start:end] = True
+        keep = np.array([content[start] for start, _ in offsets], dtype=bool)
+        if not keep.any():
+            return 1.0
+        if premise.shape[0] == 0:  # a blank premise supports nothing
+            return 0.0
+        best = (vectors[keep] @ premise.T).max(axis=1)
+        return float(np.clip(best.mean(), 0.0, 1.0))

@@ -33,7 +33,7 @@ from veracity.sentences import split_sentences
 from veracity.types import Span
 from veracity.verify.signals import content_words
 
-__all__ = ["STRATEGIES", "EvidenceSelector", "Window"]
+__all__ = ["STRATEGIES", "EvidenceSelector", "Window", "sentence_units"]
 
 Strategy = Literal["select", "slide"]
 STRATEGIES: tuple[Strategy, ...] = ("select", "slide")
@@ -125,27 +125,7 @@ class EvidenceSelector:
         return [self._select(premise, claim, units, sizes, budget)]
 
     def _units(self, premise: str, budget: int) -> tuple[list[Span], list[int]]:
-        sentences = split_sentences(premise)
-        if not sentences:
-            return [], []
-        encodings = self.tokenizer.encode_batch(
-            [s.of(premise) for s in sentences], add_special_tokens=False
-        )
-        units: list[Span] = []
-        sizes: list[int] = []
-        for sentence, encoding in zip(sentences, encodings, strict=True):
-            n = len(encoding.ids)
-            if n <= budget:
-                units.append(sentence)
-                sizes.append(n)
-                continue
-            offsets = encoding.offsets
-            for first in range(0, n, budget):
-                last = min(first + budget, n) - 1
-                units.append(Span(sentence.start + offsets[first][0],
-                                  sentence.start + offsets[last][1]))
-                sizes.append(last - first + 1)
-        return units, sizes
+        return sentence_units(premise, budget, self.tokenizer)
 
     @staticmethod
     def _join(premise: str, units: Sequence[Span]) -> Window:
@@ -195,3 +175,28 @@ class EvidenceSelector:
                 kept += sizes[back]
             first = max(back, first + 1)
         return windows
+
+
+def sentence_units(premise: str, budget: int, tokenizer: Any) -> tuple[list[Span], list[int]]:
+    """The premise's sentences as spans with their token counts; a sentence longer than
+    ``budget`` tokens is cut at token boundaries into pieces that fit."""
+    sentences = split_sentences(premise)
+    if not sentences:
+        return [], []
+    encodings = tokenizer.encode_batch([s.of(premise) for s in sentences],
+                                       add_special_tokens=False)
+    units: list[Span] = []
+    sizes: list[int] = []
+    for sentence, encoding in zip(sentences, encodings, strict=True):
+        n = len(encoding.ids)
+        if n <= budget:
+            units.append(sentence)
+            sizes.append(n)
+            continue
+        offsets = encoding.offsets
+        for first in range(0, n, budget):
+            last = min(first + budget, n) - 1
+            units.append(Span(sentence.start + offsets[first][0],
+                              sentence.start + offsets[last][1]))
+            sizes.append(last - first + 1)
+    return units, sizes

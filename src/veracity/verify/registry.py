@@ -1,7 +1,8 @@
 """Verifiers by name, for the CLI, the benchmarks and configuration files.
 
 Names: ``embedded`` (the shipped verifier; ``embedded-raw`` without its combiner; either with
-``:PATH`` for another exported verifier folder), ``lexical`` and ``cosine`` (baselines), and
+``:PATH`` for another exported verifier folder), ``lexical`` and ``cosine`` (baselines), ``align``
+(token alignment, a similarity like the baselines), and
 ``hf:<model id or path>[@preset]`` for any Hugging Face checker (preset ``nli``, ``binary`` or
 ``score``; default ``nli``).
 
@@ -44,12 +45,19 @@ def _cosine(path: str, threads: int) -> PairScorer:
     return CosineScorer(threads=threads)
 
 
+def _align(path: str, threads: int) -> PairScorer:
+    from veracity.verify.baselines import AlignmentScorer
+
+    return AlignmentScorer(threads=threads)
+
+
 #: name -> factory(path after ":", onnxruntime threads)
 VERIFIERS: dict[str, Callable[[str, int], PairScorer]] = {
     "embedded": _embedded,
     "embedded-raw": _embedded_raw,
     "lexical": _lexical,
     "cosine": _cosine,
+    "align": _align,
 }
 
 

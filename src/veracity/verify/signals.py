@@ -22,6 +22,7 @@ __all__ = [
     "Agreement",
     "capitalised_entities",
     "content_word_agreement",
+    "content_word_spans",
     "content_words",
     "entity_coverage",
     "format_number",
@@ -117,6 +118,16 @@ def content_words(text: str) -> list[str]:
     ['cat', 'sleep', 'mat']
     """
     return [stem(word) for word in word_tokens(text) if word not in STOPWORDS]
+
+
+def content_word_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the words of ``text`` that are not stopwords, in order.
+
+    >>> content_word_spans("The cat sat.")
+    [(4, 7), (8, 11)]
+    """
+    return [match.span() for match in _WORD.finditer(text)
+            if match.group().lower().translate(_APOSTROPHE) not in STOPWORDS]
 
 
 def content_word_agreement(premise: str, claim: str) -> Agreement:
