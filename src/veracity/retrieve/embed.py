@@ -144,15 +144,15 @@ class Embedder:
                 raise InputError(f"text {i} has {len(encoding.ids)} tokens but the embedder's "
                                  f"window is {self.max_tokens}: split it into shorter pieces "
                                  f"(text starts {texts[i][:60]!r})")
-        found: list[TokenVectors | None] = [None] * len(texts)
+        empty = TokenVectors(np.zeros((0, self.dimension), dtype=np.float32), ())
+        found = [empty] * len(texts)  # every text is filled in by its batch below
         for batch, hidden, _ in self._hidden([enc.ids for enc in encodings]):
             for row, i in enumerate(batch):
                 pieces = hidden[row, 1 : len(encodings[i].ids) - 1]
                 norms = np.maximum(np.linalg.norm(pieces, axis=1, keepdims=True), 1e-12)
                 found[i] = TokenVectors(pieces / norms,
                                         tuple(encodings[i].offsets[1 : len(encodings[i].ids) - 1]))
-        return [v if v is not None else TokenVectors(np.zeros((0, self.dimension)), ())
-                for v in found]
+        return found
 
     def _hidden(self, ids: list[list[int]]) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
         """(input rows, last hidden states, attention mask) per batch, shortest inputs first."""
