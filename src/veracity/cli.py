@@ -75,10 +75,19 @@ def read_text_or_file(value: str) -> str:
     return value
 
 
-def score_payload(premise: str, claim: str, score: PairScore) -> dict[str, Any]:
+def probabilities(scorer: PairScorer) -> bool:
+    """Whether ``scorer``'s ``supported`` is a probability (the baselines give similarities)."""
+    return bool(getattr(scorer, "scores_are_probabilities", True))
+
+
+def score_payload(premise: str, claim: str, score: PairScore, *,
+                  probabilities: bool = True) -> dict[str, Any]:
+    """One scored pair as JSON. A similarity scorer's pair has no label (``null``): its score
+    is not a probability, so there is no threshold to read one off."""
     return {
         "claim": claim,
-        "label": score.label,
+        "label": score.label if probabilities else None,
+        "probabilities": probabilities,
         "supported": score.supported,
         "contradicted": score.contradicted,
         "neither": score.neither,
@@ -212,15 +221,21 @@ def check(
         result = scorer.run([text], [claim])
     except VeracityError as exc:
         raise fail(exc) from exc
-    payload = score_payload(text, claim, result.scores[0]) | {"model": result.model_id,
-                                                               "version": result.model_version}
+    payload = score_payload(text, claim, result.scores[0], probabilities=probabilities(scorer))
+    payload |= {"model": result.model_id, "version": result.model_version}
     if as_json:
         emit_json(payload)
         return
-    colour = {"supported": "green", "contradicted": "red"}.get(payload["label"], "yellow")
-    console.print(f"[bold {colour}]{payload['label']}[/]  supported {payload['supported']:.3f}  "
-                  f"contradicted {payload['contradicted']:.3f}  neither {payload['neither']:.3f}"
-                  f"  ({result.model_id} {result.model_version})")
+    if not payload["probabilities"]:
+        console.print(f"similarity {payload['supported']:.3f}  ({result.model_id} "
+                      f"{result.model_version}: a similarity in [0, 1], not a probability; "
+                      "choose a threshold on your own data)")
+    else:
+        colour = {"supported": "green", "contradicted": "red"}.get(payload["label"], "yellow")
+        console.print(f"[bold {colour}]{payload['label']}[/]  supported "
+                      f"{payload['supported']:.3f}  contradicted {payload['contradicted']:.3f}  "
+                      f"neither {payload['neither']:.3f}  ({result.model_id} "
+                      f"{result.model_version})")
     for part in payload["evidence"]:
         console.print(f"  evidence [{part['start']}:{part['end']}] {part['text']}",
                       highlight=False)
@@ -254,7 +269,8 @@ def check_batch(scorer: PairScorer, path: Path, chunk: int = 64) -> int:
         claims = [str(row.get("claim", row.get("hypothesis"))) for row in part]
         result = scorer.run([row["premise"] for row in part], claims)
         for row, claim_text, score in zip(part, claims, result.scores, strict=True):
-            out = score_payload(row["premise"], claim_text, score)
+            out = score_payload(row["premise"], claim_text, score,
+                                probabilities=probabilities(scorer))
             if "id" in row:
                 out = {"id": row["id"]} | out
             sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
