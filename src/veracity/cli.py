@@ -75,7 +75,7 @@ def read_text_or_file(value: str) -> str:
     return value
 
 
-def probabilities(scorer: PairScorer) -> bool:
+def gives_probabilities(scorer: PairScorer) -> bool:
     """Whether ``scorer``'s ``supported`` is a probability (the baselines give similarities)."""
     return bool(getattr(scorer, "scores_are_probabilities", True))
 
@@ -221,7 +221,8 @@ def check(
         result = scorer.run([text], [claim])
     except VeracityError as exc:
         raise fail(exc) from exc
-    payload = score_payload(text, claim, result.scores[0], probabilities=probabilities(scorer))
+    payload = score_payload(text, claim, result.scores[0],
+                            probabilities=gives_probabilities(scorer))
     payload |= {"model": result.model_id, "version": result.model_version}
     if as_json:
         emit_json(payload)
@@ -264,13 +265,13 @@ def check_batch(scorer: PairScorer, path: Path, chunk: int = 64) -> int:
             failed += 1
             continue
         rows.append(row)
+    probabilities = gives_probabilities(scorer)
     for first in track(range(0, len(rows), chunk), description="checking", console=errors):
         part = rows[first:first + chunk]
         claims = [str(row.get("claim", row.get("hypothesis"))) for row in part]
         result = scorer.run([row["premise"] for row in part], claims)
         for row, claim_text, score in zip(part, claims, result.scores, strict=True):
-            out = score_payload(row["premise"], claim_text, score,
-                                probabilities=probabilities(scorer))
+            out = score_payload(row["premise"], claim_text, score, probabilities=probabilities)
             if "id" in row:
                 out = {"id": row["id"]} | out
             sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")

@@ -168,9 +168,9 @@ class AlignmentScorer:
     cosine per window it still asks that every content word be found.
 
     The premise is read whole: a sentence longer than the embedder's window is embedded in
-    pieces, never cut. That makes it slow for long premises that are each checked once (every
-    premise token goes through the embedder), so the last ``cache_size`` premises are kept:
-    claims checked against the same sources pay for them once. The window is the whole premise.
+    pieces, never cut. Every premise token goes through the embedder, so the cost grows with the
+    premise; the last ``cache_size`` premises are kept, and claims checked against the same
+    sources pay for them once. The window is the whole premise.
     """
 
     scores_are_probabilities: ClassVar[bool] = False
