@@ -7,7 +7,9 @@ process's high-water RSS (VmHWM: Python, libraries and model included). Premises
 real text (the LFQA and WiCE development documents) to exactly N MiniLM tokens (premise alone,
 without the claim or special tokens), each pair with its own premise and a real answer
 sentence as the claim; pairs go through ``run`` in batches of 64; a length's figure is the
-median of 3 runs.
+median of 3 runs. The warm-up and every run get premises and claims of their own, so a scorer
+that caches what it has read (``align`` keeps recent premises) is timed on text it has not
+seen.
 
 The reference is a model of MiniCheck-Flan-T5-L's size: a T5 built from flan-t5-large's
 published configuration with random weights (nothing downloaded), in torch on 2 threads, timed
@@ -40,6 +42,8 @@ LENGTHS = (128, 512, 2048)
 #: pairs timed per run at each premise length (enough for a stable figure, few enough to be quick)
 PAIRS = {128: 32, 512: 16, 2048: 8}
 BATCH = 64
+#: pairs of the warm-up call, apart from the timed ones
+WARM_UP = 4
 REFERENCE = "minicheck-flan-t5-large-sized"
 #: flan-t5-large's published config.json (google/flan-t5-large), as MiniCheck-Flan-T5-L uses it
 FLAN_T5_LARGE: dict[str, Any] = {
@@ -106,12 +110,13 @@ def premises_of_length(text: str, tokens: int, count: int) -> list[str]:
 # --- workers (run in a subprocess each) -------------------------------------------------------
 
 
-def build_inputs(lengths: Sequence[int]) -> dict[str, dict[str, list[str]]]:
-    """Premises and claims per length, made once in the parent so workers hold only these."""
+def build_inputs(lengths: Sequence[int], runs: int) -> dict[str, dict[str, list[str]]]:
+    """Premises and claims per length, made once in the parent so workers hold only these: the
+    first :data:`WARM_UP` pairs for the warm-up, then ``PAIRS[length]`` fresh pairs per run."""
     text, claims = _corpus()
     inputs = {}
     for tokens in lengths:
-        count = PAIRS.get(tokens, 16)
+        count = WARM_UP + PAIRS.get(tokens, 16) * runs
         inputs[str(tokens)] = {"premises": premises_of_length(text, tokens, count),
                                "claims": [claims[i % len(claims)] for i in range(count)]}
     return inputs
@@ -128,15 +133,19 @@ def _time_scorer(name: str, threads: int, runs: int, inputs: dict[str, dict[str,
     figures: dict[str, Any] = {"model_id": scorer.model_id, "pairs_per_s": {}, "run_seconds": {}}
     for tokens, pairs in inputs.items():
         premises, claims = pairs["premises"], pairs["claims"]
-        scorer.run(premises[:4], claims[:4])  # warm-up: first-call allocations, lazy loads
+        # warm-up: first-call allocations, lazy loads
+        scorer.run(premises[:WARM_UP], claims[:WARM_UP])
+        count = (len(premises) - WARM_UP) // runs
         seconds = []
-        for _ in range(runs):
+        for run in range(runs):
+            begin = WARM_UP + run * count
             started = time.perf_counter()
-            for first in range(0, len(premises), BATCH):
-                scorer.run(premises[first:first + BATCH], claims[first:first + BATCH])
+            for first in range(begin, begin + count, BATCH):
+                stop = min(first + BATCH, begin + count)
+                scorer.run(premises[first:stop], claims[first:stop])
             seconds.append(time.perf_counter() - started)
         figures["run_seconds"][tokens] = [round(s, 3) for s in seconds]
-        figures["pairs_per_s"][tokens] = len(premises) / statistics.median(seconds)
+        figures["pairs_per_s"][tokens] = count / statistics.median(seconds)
     return figures
 
 
@@ -267,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                                "load_average": round(os.getloadavg()[0], 2), "scorers": {}}
     with tempfile.TemporaryDirectory() as folder:
         inputs = Path(folder) / "inputs.json"
-        inputs.write_text(json.dumps(build_inputs(args.lengths)), encoding="utf-8")
+        inputs.write_text(json.dumps(build_inputs(args.lengths, args.runs)), encoding="utf-8")
         for name in names:
             print(f"timing {name} ...", file=sys.stderr, flush=True)
             figures["scorers"][name] = run_worker(name, args, inputs)
