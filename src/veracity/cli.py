@@ -340,6 +340,9 @@ def export_verifier(
         help="validation rows that fit the combiner: unseen (the kinds left out of training "
              "with --exclude-kind), rag (all but public NLI and contradiction perturbations), "
              "all (as 0.1.0 was), or auto (unseen if the run left kinds out, else rag)")] = "auto",
+    combiner_train_rows: Annotated[int, typer.Option(
+        help="with unseen rows: training rows of those kinds that join the fit")] = (
+        defaults.COMBINER_TRAIN_ROWS),
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Export a checkpoint to int8 ONNX with its combiner and model card (needs [train])."""
@@ -347,10 +350,13 @@ def export_verifier(
 
     command = (f"veracity export-verifier --checkpoint RUN/checkpoint --data DATA "
                f"--version {version}" + ("" if combine else " --no-combine")
-               + ("" if combiner_rows == "auto" else f" --combiner-rows {combiner_rows}"))
+               + ("" if combiner_rows == "auto" else f" --combiner-rows {combiner_rows}")
+               + ("" if combiner_train_rows == defaults.COMBINER_TRAIN_ROWS
+                  else f" --combiner-train-rows {combiner_train_rows}"))
     try:
         report = release_verifier(checkpoint, data, out, version=version, command=command,
-                                  combine=combine, combiner=combiner_rows)
+                                  combine=combine, combiner=combiner_rows,
+                                  train_rows=combiner_train_rows)
     except VeracityError as exc:
         raise fail(exc) from exc
     payload = {"directory": str(report.directory), "model_bytes": report.model_bytes,

@@ -42,6 +42,8 @@ VERIFIER_BATCH = 16
 #: (by up to 0.06 measured). One pair at a time keeps every score reproducible, at about 12% of
 #: its throughput.
 EMBEDDED_BATCH = 1
+#: Training rows of the kinds a verifier never trained on that join its combiner's fit.
+COMBINER_TRAIN_ROWS = 6000
 #: Support probability at or above which a claim counts as supported.
 SUPPORT_THRESHOLD = 0.5
 

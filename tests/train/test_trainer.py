@@ -132,6 +132,40 @@ def test_release_writes_a_combined_model_and_its_card(data_dir: Path, tmp_path: 
     assert combined.run(*pair).scores[0].supported != raw.run(*pair).scores[0].supported
 
 
+def test_release_fits_on_unseen_kinds_with_their_training_rows(data_dir: Path,
+                                                               tmp_path: Path) -> None:
+    import dataclasses
+
+    from veracity.train.release import release_verifier
+
+    # Rows 0, 1, 4, 5 of every 8 (of each label, one) become kind "u", left out of training.
+    mixed = tmp_path / "data"
+    mixed.mkdir()
+    for name in ("train", "val"):
+        lines = (data_dir / f"{name}.jsonl").read_text().splitlines()
+        rows = [json.loads(line) | ({"kind": "u"} if i % 4 < 2 else {}) for i, line in
+                enumerate(lines)]
+        (mixed / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (mixed / "card.json").write_text(json.dumps({
+        "rows": {"train": 25, "val": 9}, "per_source": {"t": 34}, "per_kind": {"t": 17, "u": 17}}))
+    run = dataclasses.replace(config(mixed, tmp_path / "run"), exclude_kinds=("u",))
+    report = Trainer(run).run(stop_after=2)
+    release_verifier(report.checkpoint, mixed, tmp_path / "model", version="t2",
+                     command="veracity export-verifier ...", train_rows=5)
+    combiner = json.loads((tmp_path / "model" / "config.json").read_text())["combiner"]
+    assert combiner["fit_rows"] == "unseen"
+    assert combiner["fit_kinds"] == ["u"]
+    assert combiner["fit_validation_rows"] == 4  # val rows 0, 1, 4, 5
+    assert combiner["fit_training_rows"] == 5  # capped: 12 "u" training rows fit the window
+    card = (tmp_path / "model" / "CARD.md").read_text()
+    assert "(4 validation rows and 5 training rows the network skipped)" in card
+    release_verifier(report.checkpoint, mixed, tmp_path / "alone", version="t2",
+                     command="veracity export-verifier ...", train_rows=0)
+    alone = json.loads((tmp_path / "alone" / "config.json").read_text())["combiner"]
+    assert "fit_training_rows" not in alone
+    assert alone["weights"] != combiner["weights"]  # the training rows took part in the fit
+
+
 def test_combiner_rows_follow_the_kinds_left_out_of_training() -> None:
     from veracity.errors import InputError, OptionError
     from veracity.train.release import combiner_rows

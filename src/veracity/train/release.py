@@ -10,6 +10,7 @@ Evaluation data (``../shared/data``) is never read here.
 from __future__ import annotations
 
 import json
+import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,15 +18,16 @@ from typing import Any, Literal
 
 import numpy as np
 
+from veracity import defaults
 from veracity.errors import InputError, OptionError
 from veracity.evaluate.classification import balanced_accuracy, roc_auc
 from veracity.train.export import export_checkpoint
-from veracity.train.trainer import NOT_SUPPORTED, fitting_rows, read_rows
+from veracity.train.trainer import NOT_SUPPORTED, Row, fitting_rows, read_rows
 from veracity.verify.combine import features, fit_combiner
 from veracity.verify.embedded import EmbeddedVerifier
 
 __all__ = ["COMBINER_ROWS", "COMBINER_SKIPS", "CombinerRows", "ReleaseReport", "combiner_rows",
-           "release_verifier"]
+           "release_verifier", "unseen_training_rows"]
 
 MODEL_ID = "veracity-verifier-minilm-l6"
 #: Validation kinds the combiner is not fit on: public NLI rows and perturbations that make a
@@ -76,11 +78,26 @@ def combiner_rows(rule: str, kinds: list[str],
     return np.ones(len(kinds), dtype=bool), {"fit_rows": rule}
 
 
+def unseen_training_rows(path: Path, kinds: tuple[str, ...], count: int, *, seed: int,
+                         verifier: EmbeddedVerifier) -> list[Row]:
+    """Up to ``count`` training rows of ``kinds`` whose claim fits the verifier's window, drawn
+    at random (``seed``) so that every source of those kinds is represented."""
+    rows = [row for row in read_rows(path) if row.kind in kinds]
+    random.Random(seed).shuffle(rows)
+    return fitting_rows(verifier.selector, rows)[:count]
+
+
 def release_verifier(checkpoint: Path, data_dir: Path, out_dir: Path, *, version: str,
-                     command: str, combine: bool = True,
-                     combiner: str = "auto") -> ReleaseReport:
+                     command: str, combine: bool = True, combiner: str = "auto",
+                     train_rows: int = defaults.COMBINER_TRAIN_ROWS) -> ReleaseReport:
     """Export ``checkpoint`` into ``out_dir`` as the verifier veracity ships; the combiner is fit
-    on the validation rows that ``combiner`` names (see :data:`COMBINER_ROWS`)."""
+    on the validation rows that ``combiner`` names (see :data:`COMBINER_ROWS`).
+
+    When those are the ``unseen`` kinds, up to ``train_rows`` training rows of the same kinds join
+    the fit (the network never trained on them either): more rows, a steadier layer.
+    """
+    if train_rows < 0:
+        raise OptionError("train_rows", train_rows, "0 or more")
     state = json.loads((checkpoint / "state.json").read_text())
     untrained = tuple(state["config"].get("exclude_kinds", ()))
     data_card = json.loads((data_dir / "card.json").read_text())
@@ -100,6 +117,17 @@ def release_verifier(checkpoint: Path, data_dir: Path, out_dir: Path, *, version
                          f"{int(usable.sum())} rows of one class only: choose other rows")
     fit_half = usable & (np.cumsum(usable) % 2 == 1)
     measure_half = usable & ~fit_half
+    extra_matrix, extra_labels = np.zeros((0, matrix.shape[1])), np.zeros(0, dtype=int)
+    if combine and fit_record["fit_rows"] == "unseen" and train_rows:
+        extra = unseen_training_rows(data_dir / "train.jsonl", untrained, train_rows,
+                                     seed=int(state["config"]["seed"]), verifier=verifier)
+        if extra:
+            extra_claims = [r.hypothesis for r in extra]
+            extra_premises = [r.premise for r in extra]
+            extra_raw = verifier.run(extra_premises, extra_claims).supported()
+            extra_matrix = features(extra_raw, extra_premises, extra_claims)
+            extra_labels = np.array([int(r.label == 0) for r in extra])
+        fit_record |= {"fit_validation_rows": int(usable.sum()), "fit_training_rows": len(extra)}
     validation = {
         "rows": float(len(rows)),
         "raw_balanced_accuracy_at_0.5": balanced_accuracy((raw >= 0.5).astype(int), labels),
@@ -108,7 +136,8 @@ def release_verifier(checkpoint: Path, data_dir: Path, out_dir: Path, *, version
     }
     config = json.loads((out_dir / "config.json").read_text())
     if combine:
-        held_out = fit_combiner(matrix[fit_half], labels[fit_half].tolist())
+        held_out = fit_combiner(np.vstack([matrix[fit_half], extra_matrix]),
+                                np.concatenate([labels[fit_half], extra_labels]).tolist())
         logits = matrix[measure_half] @ np.asarray(held_out.weights) + held_out.bias
         combined = 1 / (1 + np.exp(-logits))
         validation |= {
@@ -119,7 +148,9 @@ def release_verifier(checkpoint: Path, data_dir: Path, out_dir: Path, *, version
                 (raw[measure_half] >= 0.5).astype(int), labels[measure_half]),
             "combined_auc_held_out_half": roc_auc(combined, labels[measure_half]),
         }
-        config["combiner"] = fit_combiner(matrix[usable], labels[usable].tolist()).to_json()
+        config["combiner"] = fit_combiner(
+            np.vstack([matrix[usable], extra_matrix]),
+            np.concatenate([labels[usable], extra_labels]).tolist()).to_json()
         config["combiner"] |= fit_record
     config["validation"] = validation
     (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n")
@@ -196,9 +227,13 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
 
 def _fit_rows_text(combiner: dict[str, Any]) -> str:
     if combiner.get("fit_kinds"):
-        return ("the validation rows of the kinds the network was not trained on ("
-                + ", ".join(combiner["fit_kinds"]) + "), so that it learns how far to trust the "
-                "network on rows unlike its training rows")
+        counted = ""
+        if "fit_training_rows" in combiner:
+            counted = (f" ({combiner['fit_validation_rows']:,} validation rows and "
+                       f"{combiner['fit_training_rows']:,} training rows the network skipped)")
+        return ("the rows of the kinds the network was not trained on ("
+                + ", ".join(combiner["fit_kinds"]) + f"){counted}, so that it learns how far to "
+                "trust the network on rows unlike its training rows")
     if combiner.get("skipped_kinds"):
         return "the validation rows except the kinds " + ", ".join(combiner["skipped_kinds"])
     return "every validation row"
