@@ -5,7 +5,9 @@
 For each scorer and set: balanced accuracy at a threshold fixed in advance (``--threshold``,
 only for scorers whose output is a probability; "—" for the similarity baselines), balanced
 accuracy with the threshold chosen on the other half of the groups (both directions averaged,
-``evaluate.classification.cross_threshold``), ROC-AUC and PR-AUC (supported = positive class).
+``evaluate.classification.cross_threshold``), the same averaged over ``--splits`` random group
+splits, ROC-AUC and PR-AUC (supported = positive class); then every other scorer against the
+baselines (lexical, cosine) split by split.
 
 Scorers: ``lexical`` and ``cosine`` (the baselines), ``align`` (token alignment; all three in
 veracity.verify.baselines, similarities rather than probabilities), ``embedded`` (veracity's
@@ -111,14 +113,26 @@ def score_items(scorer: PairScorer, items: Sequence[Item], *, batch: int,
 # --- metrics ----------------------------------------------------------------------------------
 
 
+def split_values(scores: np.ndarray, items: Sequence[Item], *, seed: int,
+                 splits: int) -> list[float]:
+    """Cross-threshold balanced accuracy on ``splits`` random group splits (seeds ``seed``,
+    ``seed + 1``, ...); failed items left out."""
+    ok = ~np.isnan(scores)
+    labels = np.array([item.label for item in items])[ok]
+    groups = [item.group for item, good in zip(items, ok, strict=True) if good]
+    return [cross_threshold(scores[ok], labels, groups, folds=2, seed=seed + i).value
+            for i in range(splits)]
+
+
 def measure(scores: np.ndarray, items: Sequence[Item], *, threshold: float | None,
-            seed: int) -> dict[str, Any]:
+            seed: int, splits: int = 1) -> dict[str, Any]:
     """Aggregate figures of one scorer on one set (failed items left out and counted)."""
     ok = ~np.isnan(scores)
     labels = np.array([item.label for item in items])[ok]
     groups = [item.group for item, good in zip(items, ok, strict=True) if good]
     values = scores[ok]
     cross = cross_threshold(values, labels, groups, folds=2, seed=seed)
+    over_splits = split_values(scores, items, seed=seed, splits=splits)
     return {
         "items": int(ok.sum()),
         "failed": int((~ok).sum()),
@@ -129,6 +143,7 @@ def measure(scores: np.ndarray, items: Sequence[Item], *, threshold: float | Non
         "cross_fold_values": list(cross.fold_values),
         "cross_thresholds": list(cross.thresholds),
         "cross_fold_sizes": list(cross.fold_sizes),
+        "balanced_accuracy_cross_splits": over_splits,
         "roc_auc": roc_auc(values, labels),
         "pr_auc": average_precision(values, labels),
         "supported_share": float(labels.mean()),
@@ -164,6 +179,45 @@ def _pct(value: float | None) -> str:
     return DASH if value is None else f"{100 * value:.1f}"
 
 
+def _spread(values: Sequence[float]) -> str:
+    if len(values) < 2:
+        return _pct(values[0]) if values else DASH
+    return f"{100 * np.mean(values):.1f} ± {100 * np.std(values, ddof=1):.1f}"
+
+
+def against_baselines(figures: dict[str, Any]) -> list[str]:
+    """Each other scorer against each baseline of the run, split by split (the same group
+    splits for both): mean difference in cross-threshold BAcc and the splits it wins."""
+    scorers = figures["scorers"]
+    baselines = [name for name in BASELINES if name in scorers]
+    others = [name for name in scorers if name not in BASELINES]
+    if not baselines or not others:
+        return []
+    splits = figures["protocol"]["splits"]
+    lines = ["", f"#### Against the baselines, split by split ({splits} group splits)", "",
+             "Difference in cross-threshold balanced accuracy (points) to each baseline on the "
+             "same splits, mean ± standard deviation, and the splits on which the scorer is "
+             "higher. The spread shows how far the choice of threshold split moves the gap; it "
+             "does not cover the sampling of the items themselves.", "",
+             "| scorer | set | " + " | ".join(f"vs {name}" for name in baselines) + " |",
+             "| --- | --- | " + " | ".join("---:" for _ in baselines) + " |"]
+    for name in others:
+        for key, result in scorers[name]["results"].items():
+            cells = []
+            for baseline in baselines:
+                other = scorers[baseline]["results"].get(key)
+                if other is None:
+                    cells.append(DASH)
+                    continue
+                gaps = 100 * (np.array(result["balanced_accuracy_cross_splits"])
+                              - np.array(other["balanced_accuracy_cross_splits"]))
+                spread = f" ± {np.std(gaps, ddof=1):.1f}" if len(gaps) > 1 else ""
+                cells.append(f"{np.mean(gaps):+.1f}{spread} ({int((gaps > 0).sum())} of "
+                             f"{len(gaps)})")
+            lines.append(f"| {name} | {DATASETS[key][1]} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def _column_sets() -> list[tuple[str, str]]:
     """(our dataset key, leaderboard column) in table order."""
     return [(key, DATASETS[key][2]) for key in ("wice", "lfqa", "climate_fever")]
@@ -175,10 +229,12 @@ def table_md(figures: dict[str, Any], headline: list[dict[str, str]],
              "Balanced accuracy (%) with supported as the positive class. *Fixed*: at the "
              f"threshold given in advance ({figures['protocol']['threshold']}; only for "
              "probabilities). *Cross*: threshold chosen on one half of the groups, measured on "
-             "the other, both directions averaged (per-fold thresholds shown).", "",
+             "the other, both directions averaged (per-fold thresholds shown). *Cross, "
+             f"{figures['protocol']['splits']} splits*: the same on that many random group "
+             "splits (seeds from the one above), mean ± standard deviation.", "",
              "| scorer | set | items | supported % | BAcc fixed | BAcc cross | thresholds | "
-             "ROC-AUC | PR-AUC | pairs/s |",
-             "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |"]
+             f"cross, {figures['protocol']['splits']} splits | ROC-AUC | PR-AUC | pairs/s |",
+             "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
     for name, entry in figures["scorers"].items():
         for key, result in entry["results"].items():
             thresholds = " / ".join(f"{t:.3f}" for t in result["cross_thresholds"])
@@ -187,10 +243,12 @@ def table_md(figures: dict[str, Any], headline: list[dict[str, str]],
                 f"| {name} | {DATASETS[key][1]} | {result['items']}{failed} | "
                 f"{_pct(result['supported_share'])} | {_pct(result['balanced_accuracy_fixed'])} "
                 f"| {_pct(result['balanced_accuracy_cross'])} | {thresholds} | "
+                f"{_spread(result['balanced_accuracy_cross_splits'])} | "
                 f"{result['roc_auc']:.3f} | {result['pr_auc']:.3f} | "
                 f"{result['pairs_per_s']:.1f} |")
     for name, note in figures["skipped"].items():
         lines += ["", f"Skipped `{name}`: {' '.join(note.split())}"]
+    lines += against_baselines(figures)
 
     lines += ["", "#### Beside the LLM-AggreFact leaderboard (balanced accuracy %)", "",
               "Our rows: cross-threshold balanced accuracy on our dev data (WiCE dev, our LFQA "
@@ -222,6 +280,8 @@ def table_md(figures: dict[str, Any], headline: list[dict[str, str]],
 # --- main -------------------------------------------------------------------------------------
 
 SIZES = {"lexical": "0", "cosine": "22M", "align": "22M", "embedded": "22M"}
+#: The issue's two baselines, compared split by split with every other scorer.
+BASELINES = ("lexical", "cosine")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -237,6 +297,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--batch", type=int, default=64, help="pairs per run() call")
     parser.add_argument("--threads", type=int, default=2, help="onnxruntime threads")
     parser.add_argument("--seed", type=int, default=0, help="seed of the group split")
+    parser.add_argument("--splits", type=int, default=10, help="random group splits for the "
+                        "mean cross-threshold figure (seeds --seed, --seed + 1, ...)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--name", default=None,
                         help="result name (json + README section); default 'verifier' for full "
@@ -251,6 +313,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     data = {name: load(name, args.data, args.limit) for name in datasets}
     figures: dict[str, Any] = {
         "protocol": {"threshold": args.threshold, "folds": 2, "seed": args.seed,
+                     "splits": args.splits,
                      "batch": args.batch, "threads": args.threads, "limit": args.limit,
                      "positive_class": "supported",
                      "date": datetime.now(UTC).strftime("%Y-%m-%d")},
@@ -279,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                                      advance=functools.partial(progress.advance, task))
                 seconds = time.perf_counter() - started
             result = measure(scores, items, threshold=args.threshold if probabilistic else None,
-                             seed=args.seed)
+                             seed=args.seed, splits=args.splits)
             result.update(seconds=round(seconds, 2), pairs_per_s=len(items) / seconds)
             entry["results"][key] = result
             console.print(f"{name:>10} {DATASETS[key][1]:<15} BAcc fixed "
