@@ -164,6 +164,7 @@ def test_release_fits_on_unseen_kinds_with_their_training_rows(data_dir: Path,
     alone = json.loads((tmp_path / "alone" / "config.json").read_text())["combiner"]
     assert "fit_training_rows" not in alone
     assert alone["weights"] != combiner["weights"]  # the training rows took part in the fit
+    assert "fit on the validation rows of the kinds" in (tmp_path / "alone" / "CARD.md").read_text()
 
 
 def test_combiner_rows_follow_the_kinds_left_out_of_training() -> None:

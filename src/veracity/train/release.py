@@ -229,11 +229,12 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
 
 def _fit_rows_text(combiner: dict[str, Any]) -> str:
     if combiner.get("fit_kinds"):
-        counted = ""
+        rows, counted = "the validation rows", ""
         if "fit_training_rows" in combiner:
+            rows = "the rows"
             counted = (f" ({combiner['fit_validation_rows']:,} validation rows and "
                        f"{combiner['fit_training_rows']:,} training rows the network skipped)")
-        return ("the rows of the kinds the network was not trained on ("
+        return (f"{rows} of the kinds the network was not trained on ("
                 + ", ".join(combiner["fit_kinds"]) + f"){counted}, so that it learns how far to "
                 "trust the network on rows unlike its training rows")
     if combiner.get("skipped_kinds"):
