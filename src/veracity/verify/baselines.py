@@ -32,6 +32,14 @@ __all__ = ["AlignmentScorer", "CosineScorer", "LexicalCoverageScorer", "TextEmbe
            "TokenEmbedder", "sentence_windows"]
 
 
+def _load_with_tokenizer(embedder: TextEmbedder | TokenEmbedder) -> Any:
+    """Load ``embedder`` and return the MiniLM tokenizer that splits premises for it."""
+    from veracity.assets import load_tokenizer
+
+    embedder.load()
+    return load_tokenizer()
+
+
 def _similarity(value: float, window: Span, index: int = 0, windows: int = 1) -> PairScore:
     return PairScore(value, 0.0, 1.0 - value, window=window, window_index=index, windows=windows)
 
@@ -114,10 +122,7 @@ class CosineScorer:
 
     def load(self) -> CosineScorer:
         if self._tokenizer is None:
-            from veracity.assets import load_tokenizer
-
-            self.embedder.load()
-            self._tokenizer = load_tokenizer()
+            self._tokenizer = _load_with_tokenizer(self.embedder)
         return self
 
     def _windows(self, premise: str) -> list[Span]:
@@ -189,10 +194,7 @@ class AlignmentScorer:
 
     def load(self) -> AlignmentScorer:
         if self._tokenizer is None:
-            from veracity.assets import load_tokenizer
-
-            self.embedder.load()
-            self._tokenizer = load_tokenizer()
+            self._tokenizer = _load_with_tokenizer(self.embedder)
         return self
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
