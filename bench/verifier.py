@@ -7,7 +7,9 @@ only for scorers whose output is a probability; "—" for the similarity baselin
 accuracy with the threshold chosen on the other half of the groups (both directions averaged,
 ``evaluate.classification.cross_threshold``), the same averaged over ``--splits`` random group
 splits, ROC-AUC and PR-AUC (supported = positive class); then every other scorer against the
-baselines (lexical, cosine) split by split.
+baselines (lexical, cosine) split by split, and each scorer's ROC-AUC within buckets of the
+claim's word coverage (the lexical baseline's own score), which shows whether a scorer knows
+more than which words the premise contains.
 
 Scorers: ``lexical`` and ``cosine`` (the baselines), ``align`` (token alignment; all three in
 veracity.verify.baselines, similarities rather than probabilities), ``embedded`` (veracity's
@@ -44,6 +46,7 @@ from veracity.evaluate.classification import (
     roc_auc,
 )
 from veracity.verify.base import PairScorer
+from veracity.verify.signals import lexical_coverage
 from verifier_data import DATASETS, DEFAULT_DATA, Item, load
 
 BENCH = Path(__file__).resolve().parent
@@ -112,10 +115,34 @@ def score_items(scorer: PairScorer, items: Sequence[Item], *, batch: int,
 
 # --- metrics ----------------------------------------------------------------------------------
 
+#: Upper bounds of the word-coverage buckets (the last one takes everything up to 1.0).
+COVERAGE_EDGES = (0.5, 0.8)
+COVERAGE_NAMES = ("coverage < 0.5", "0.5 to 0.8", "0.8 or more")
+
+
+def coverage_buckets(items: Sequence[Item]) -> np.ndarray:
+    """Each item's bucket (0, 1, 2) by the share of the claim's content words in the premise."""
+    coverage = [lexical_coverage(item.premise, item.claim) for item in items]
+    return np.digitize(coverage, COVERAGE_EDGES)
+
+
+def by_bucket(values: np.ndarray, labels: np.ndarray, buckets: np.ndarray
+              ) -> list[dict[str, Any]]:
+    """ROC-AUC within each coverage bucket (None where a bucket holds one class only)."""
+    out = []
+    for index, name in enumerate(COVERAGE_NAMES):
+        inside = buckets == index
+        both = 0 < labels[inside].sum() < inside.sum()
+        out.append({"bucket": name, "items": int(inside.sum()),
+                    "supported_share": float(labels[inside].mean()) if inside.any() else None,
+                    "roc_auc": roc_auc(values[inside], labels[inside]) if both else None})
+    return out
+
 
 def measure(scores: np.ndarray, items: Sequence[Item], *, threshold: float | None,
-            seed: int, splits: int = 1) -> dict[str, Any]:
-    """Aggregate figures of one scorer on one set (failed items left out and counted)."""
+            seed: int, splits: int = 1, buckets: np.ndarray | None = None) -> dict[str, Any]:
+    """Aggregate figures of one scorer on one set (failed items left out and counted);
+    ``buckets`` (from :func:`coverage_buckets`) adds the ROC-AUC within each."""
     ok = ~np.isnan(scores)
     labels = np.array([item.label for item in items])[ok]
     groups = [item.group for item, good in zip(items, ok, strict=True) if good]
@@ -138,6 +165,7 @@ def measure(scores: np.ndarray, items: Sequence[Item], *, threshold: float | Non
         "roc_auc": roc_auc(values, labels),
         "pr_auc": average_precision(values, labels),
         "supported_share": float(labels.mean()),
+        "by_coverage": None if buckets is None else by_bucket(values, labels, buckets[ok]),
     }
 
 
@@ -209,6 +237,27 @@ def against_baselines(figures: dict[str, Any]) -> list[str]:
     return lines
 
 
+def coverage_table(figures: dict[str, Any]) -> list[str]:
+    """ROC-AUC of every scorer within the word-coverage buckets of each set."""
+    rows = [(name, key, result["by_coverage"]) for name, entry in figures["scorers"].items()
+            for key, result in entry["results"].items() if result.get("by_coverage")]
+    if not rows:
+        return []
+    lines = ["", "#### Within buckets of word coverage", "",
+             "ROC-AUC inside each bucket of the claim's word coverage (the share of its content "
+             "words found in the premise: the lexical baseline's score), with the bucket's "
+             "items and supported share. Word overlap varies less inside a bucket: a scorer that "
+             "does no better there than lexical itself knows little beyond which words the "
+             "premise contains.", "",
+             "| scorer | set | " + " | ".join(COVERAGE_NAMES) + " |",
+             "| --- | --- | " + " | ".join("---:" for _ in COVERAGE_NAMES) + " |"]
+    for name, key, buckets in rows:
+        cells = [f"{DASH if b['roc_auc'] is None else format(b['roc_auc'], '.3f')} "
+                 f"({b['items']}, {_pct(b['supported_share'])}%)" for b in buckets]
+        lines.append(f"| {name} | {DATASETS[key][1]} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def _column_sets() -> list[tuple[str, str]]:
     """(our dataset key, leaderboard column) in table order."""
     return [(key, DATASETS[key][2]) for key in ("wice", "lfqa", "climate_fever")]
@@ -240,6 +289,7 @@ def table_md(figures: dict[str, Any], headline: list[dict[str, str]],
     for name, note in figures["skipped"].items():
         lines += ["", f"Skipped `{name}`: {' '.join(note.split())}"]
     lines += against_baselines(figures)
+    lines += coverage_table(figures)
 
     lines += ["", "#### Beside the LLM-AggreFact leaderboard (balanced accuracy %)", "",
               "Our rows: cross-threshold balanced accuracy on our dev data (WiCE dev, our LFQA "
@@ -302,6 +352,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     console = Console(stderr=True)
     datasets = [name.strip() for name in args.datasets.split(",") if name.strip()]
     data = {name: load(name, args.data, args.limit) for name in datasets}
+    buckets = {name: coverage_buckets(items) for name, items in data.items()}
     figures: dict[str, Any] = {
         "protocol": {"threshold": args.threshold, "folds": 2, "seed": args.seed,
                      "splits": args.splits,
@@ -333,7 +384,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                                      advance=functools.partial(progress.advance, task))
                 seconds = time.perf_counter() - started
             result = measure(scores, items, threshold=args.threshold if probabilistic else None,
-                             seed=args.seed, splits=args.splits)
+                             seed=args.seed, splits=args.splits, buckets=buckets[key])
             result.update(seconds=round(seconds, 2), pairs_per_s=len(items) / seconds)
             entry["results"][key] = result
             console.print(f"{name:>10} {DATASETS[key][1]:<15} BAcc fixed "
