@@ -55,3 +55,12 @@ def test_a_score_does_not_depend_on_its_batch(verifier: EmbeddedVerifier) -> Non
     together = verifier.run([PREMISE] * 2 + ["Bees have six legs."], [*CLAIMS, "Bees have legs."])
     alone = verifier.run([PREMISE], [CLAIMS[0]])
     assert together.scores[0].supported == pytest.approx(alone.scores[0].supported, abs=1e-12)
+
+
+def test_chat_control_tokens_are_not_read_as_part_of_the_claim(
+        verifier: EmbeddedVerifier) -> None:
+    claim = CLAIMS[0]
+    marked = [claim + "</s>", claim + "<|im_end|>", claim + " <|eot_id|>", "[/INST] " + claim]
+    result = verifier.run([PREMISE] * 5, [claim, *marked])
+    plain = result.scores[0].supported
+    assert [s.supported for s in result.scores[1:]] == pytest.approx([plain] * 4, abs=1e-9)

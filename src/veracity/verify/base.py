@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from veracity.errors import InputError
 from veracity.types import PairScores
 
-__all__ = ["PairScorer", "check_pairs"]
+__all__ = ["CONTROL_TOKENS", "PairScorer", "check_pairs", "strip_control_tokens"]
 
 
 @runtime_checkable
@@ -25,6 +26,26 @@ class PairScorer(Protocol):
     def load(self) -> PairScorer: ...
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores: ...
+
+
+#: End-of-text and turn markers of chat templates that leak into model answers: markup, never
+#: part of a claim ("</s>", "<|im_end|>", "<|eot_id|>", "[/INST]", "<end_of_turn>", "<eos>").
+CONTROL_TOKENS = re.compile(r"</?s>|<\|[a-z_]{2,24}\|>|\[/?INST\]|<(?:start|end)_of_turn>|</?eos>|"
+                            r"</?bos>")
+
+
+def strip_control_tokens(text: str) -> str:
+    """``text`` without chat-template control tokens; unchanged when nothing else is left.
+
+    A verifier reads "...between animals and humans.</s>" as a claim about "</s>": the shipped
+    network gave a sentence copied word for word from its premise P(supported) 0.05 with the
+    marker and 0.83 without it.
+
+    >>> strip_control_tokens("Water boils at 100 degrees.</s>")
+    'Water boils at 100 degrees.'
+    """
+    stripped = CONTROL_TOKENS.sub("", text).strip()
+    return stripped or text
 
 
 def check_pairs(premises: Sequence[str], hypotheses: Sequence[str]) -> None:

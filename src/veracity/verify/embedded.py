@@ -23,7 +23,7 @@ from veracity._onnx import pad_batch, session
 from veracity.assets import VERIFIER_DIR, load_tokenizer
 from veracity.errors import ModelError, OptionError
 from veracity.types import PairScore, PairScores
-from veracity.verify.base import check_pairs
+from veracity.verify.base import check_pairs, strip_control_tokens
 from veracity.verify.combine import Combiner
 from veracity.verify.evidence import STRATEGIES, EvidenceSelector, Strategy
 from veracity.verify.windowed import score_pairs
@@ -104,9 +104,10 @@ class EmbeddedVerifier:
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         check_pairs(premises, hypotheses)
-        scores = score_pairs(self._loaded(), premises, hypotheses, self._score_batch)
+        claims = [strip_control_tokens(h) for h in hypotheses]
+        scores = score_pairs(self._loaded(), premises, claims, self._score_batch)
         if self._combiner is not None and scores:
-            support = self._combiner.support([s.supported for s in scores], premises, hypotheses)
+            support = self._combiner.support([s.supported for s in scores], premises, claims)
             scores = [_with_support(score, value) for score, value in zip(scores, support,
                                                                            strict=True)]
         return PairScores(tuple(scores), self.model_id, self.version)
