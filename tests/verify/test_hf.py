@@ -148,6 +148,8 @@ def test_scores_are_the_softmax_of_the_models_own_logits(models: dict[str, Path]
     assert result.model_version == "local"
     assert result.scores[0].window.of(PREMISE) == PREMISE
     assert result.scores[0].windows == 1
+    marked = verifier.run([PREMISE], [CLAIM + "</s>"])  # a leaked control token is not read
+    np.testing.assert_allclose(_triples(marked), expected[:1], atol=1e-5)
 
 
 @pytest.mark.integration

@@ -37,6 +37,8 @@ CONTROL_TOKENS = re.compile(r"</?s>|<\|[a-z_]{2,24}\|>|\[/?INST\]|<(?:start|end)
 def strip_control_tokens(text: str) -> str:
     """``text`` without chat-template control tokens; unchanged when nothing else is left.
 
+    The cross-encoders (embedded and Hugging Face) score the stripped claim.
+
     A verifier reads "...between animals and humans.</s>" as a claim about "</s>": the shipped
     network gave a sentence copied word for word from its premise P(supported) 0.05 with the
     marker and 0.83 without it.

@@ -32,7 +32,7 @@ from veracity import defaults
 from veracity._deps import require
 from veracity.errors import ModelError, OptionError
 from veracity.types import PairScores
-from veracity.verify.base import check_pairs
+from veracity.verify.base import check_pairs, strip_control_tokens
 from veracity.verify.evidence import SPECIAL_TOKENS, STRATEGIES, EvidenceSelector, Strategy
 from veracity.verify.windowed import score_pairs
 
@@ -232,7 +232,8 @@ class HFVerifier:
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         """One result per pair, in input order, from each pair's best window."""
         check_pairs(premises, hypotheses)
-        scores = score_pairs(self._loaded(), premises, hypotheses, self._score_batch)
+        claims = [strip_control_tokens(h) for h in hypotheses]
+        scores = score_pairs(self._loaded(), premises, claims, self._score_batch)
         return PairScores(tuple(scores), self.model_id, self.version)
 
     def _from_pretrained(self, transformers: Any) -> tuple[Any, Any]:
