@@ -31,6 +31,9 @@ BM25_STEMMER: str | None = "english"
 EMBED_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 EMBED_MAX_TOKENS = 256
 EMBED_BATCH = 32
+#: Token alignment reads the evidence the shipped verifier would read (its 192-token window):
+#: on WiCE dev this beat reading whole Wikipedia pages, where any word is found somewhere.
+ALIGN_EVIDENCE_TOKENS = 192
 
 # --- verifier ---------------------------------------------------------------------------------
 VERIFIER = "embedded"

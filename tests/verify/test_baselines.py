@@ -195,6 +195,27 @@ def test_alignment_reads_a_long_sentence_in_pieces_not_cut() -> None:
         AlignmentScorer(embedder, cache_size=-1)
 
 
+@pytest.mark.unit
+def test_alignment_reads_the_selected_evidence_of_a_long_premise() -> None:
+    # The claim's words all occur on the page, but "Paris" only in a long sentence that does
+    # not fit the evidence window beside the best-matching one.
+    far = "Paris " + " ".join(f"w{i}" for i in range(20)) + "."
+    premise = f"Ada wrote the first program. {far}"
+    claim = "Ada wrote the first program in Paris."
+    whole = AlignmentScorer(WordPieceEmbedder(), evidence_tokens=None).run([premise], [claim])
+    selected = AlignmentScorer(WordPieceEmbedder(), evidence_tokens=48).run([premise], [claim])
+    assert whole.supported() == [1.0]
+    assert whole.model_version == "1"
+    assert whole.scores[0].window == Span(0, len(premise))
+    score = selected.scores[0]
+    assert score.supported == pytest.approx(4 / 5)  # ada, wrote, first, program; not paris
+    assert [span.of(premise) for span in score.evidence] == ["Ada wrote the first program."]
+    assert score.window.of(premise) == "Ada wrote the first program."
+    assert selected.model_version == "2-evidence48"
+    with pytest.raises(OptionError):
+        AlignmentScorer(WordPieceEmbedder(), evidence_tokens=8)
+
+
 @pytest.mark.integration
 def test_real_alignment_credits_a_paraphrase_over_an_unsupported_claim() -> None:
     scorer = AlignmentScorer().load()

@@ -14,18 +14,20 @@ one on development data (``evaluate.classification.cross_threshold``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
+from veracity import defaults
 from veracity.errors import OptionError
 from veracity.retrieve.embed import Embedder, TextEmbedder, TokenEmbedder
 from veracity.sentences import split_sentences
 from veracity.types import PairScore, PairScores, Span
 from veracity.verify.base import check_pairs
-from veracity.verify.evidence import sentence_units
+from veracity.verify.evidence import EvidenceSelector, Window, sentence_units
 from veracity.verify.signals import content_word_spans, lexical_coverage
 
 __all__ = ["AlignmentScorer", "CosineScorer", "LexicalCoverageScorer", "TextEmbedder",
@@ -172,44 +174,73 @@ class AlignmentScorer:
     gives). Unlike word coverage it credits paraphrases ("passed away" ~ "died"), and unlike one
     cosine per window it still asks that every content word be found.
 
-    The premise is read whole: a sentence longer than the embedder's window is embedded in
-    pieces, never cut. Every premise token goes through the embedder, so the cost grows with the
-    premise; the last ``cache_size`` premises are kept, and claims checked against the same
-    sources pay for them once. The window is the whole premise.
+    By default the claim is aligned with the evidence the embedded verifier would read: the
+    premise's sentences that share the most rare words with the claim, up to
+    ``evidence_tokens`` (see :class:`~veracity.verify.evidence.EvidenceSelector`; a premise that
+    fits is read whole). A word the claim shares only with some distant sentence of a long page
+    then no longer counts as found, and the cost no longer grows with the premise. Each result
+    records the window and the evidence spans; as for the verifier, a claim longer than 60% of
+    ``evidence_tokens`` is a :class:`~veracity.errors.ClaimTooLongError`.
+    ``evidence_tokens=None`` reads the premise whole (every token through the embedder).
+
+    Either way a sentence longer than the embedder's window is embedded in pieces, never cut;
+    the last ``cache_size`` evidence texts are kept, so claims checked against the same sources
+    pay for them once.
     """
 
     scores_are_probabilities: ClassVar[bool] = False
-    model_version = "1"
 
-    def __init__(self, embedder: TokenEmbedder | None = None, *, cache_size: int = 256,
-                 threads: int = 0) -> None:
+    def __init__(self, embedder: TokenEmbedder | None = None, *,
+                 evidence_tokens: int | None = defaults.ALIGN_EVIDENCE_TOKENS,
+                 cache_size: int = 256, threads: int = 0) -> None:
         if cache_size < 0:
             raise OptionError("cache_size", cache_size, "0 or more")
+        if evidence_tokens is not None and evidence_tokens < 32:
+            raise OptionError("evidence_tokens", evidence_tokens,
+                              "32 or more, or None to read the premise whole")
         self.embedder: TokenEmbedder = embedder if embedder is not None else Embedder(
             threads=threads)
+        self.evidence_tokens = evidence_tokens
         self.cache_size = cache_size
         self.model_id = f"align:{self.embedder.model_id}"
+        # "1" reads every premise whole (the only behaviour before evidence selection)
+        self.model_version = (f"2-evidence{evidence_tokens}" if evidence_tokens is not None
+                              else "1")
         self._tokenizer: Any = None
+        self._selector: EvidenceSelector | None = None
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
 
     def load(self) -> AlignmentScorer:
         if self._tokenizer is None:
             self._tokenizer = _load_with_tokenizer(self.embedder)
+            if self.evidence_tokens is not None:
+                self._selector = EvidenceSelector(max_tokens=self.evidence_tokens,
+                                                  tokenizer=self._tokenizer)
         return self
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         check_pairs(premises, hypotheses)
         self.load()
-        pieces = self._premise_pieces(list(dict.fromkeys(premises)))
+        windows = [self._evidence(premise, hypothesis)
+                   for premise, hypothesis in zip(premises, hypotheses, strict=True)]
+        pieces = self._premise_pieces(list(dict.fromkeys(window.text for window in windows)))
         claims = self.embedder.token_vectors(list(hypotheses))
         scores = []
-        for premise, hypothesis, claim in zip(premises, hypotheses, claims, strict=True):
-            value = self._align(hypothesis, claim.vectors, claim.offsets, pieces[premise])
-            scores.append(_similarity(value, Span(0, len(premise))))
+        for window, hypothesis, claim in zip(windows, hypotheses, claims, strict=True):
+            value = self._align(hypothesis, claim.vectors, claim.offsets, pieces[window.text])
+            scores.append(dataclasses.replace(_similarity(value, window.span),
+                                              evidence=window.spans))
         return PairScores(tuple(scores), self.model_id, self.model_version)
 
+    def _evidence(self, premise: str, claim: str) -> Window:
+        """The part of ``premise`` the claim is aligned with: the selected evidence, or all."""
+        if self._selector is None:
+            return Window(premise, (Span(0, len(premise)),))
+        return self._selector.run(premise, claim)[0]
+
     def _premise_pieces(self, premises: list[str]) -> dict[str, np.ndarray]:
-        """Word-piece vectors of every premise (rows of one matrix each), cached ones reused."""
+        """Word-piece vectors of every evidence text (rows of one matrix each), cached ones
+        reused."""
         found = {p: self._cache[p] for p in premises if p in self._cache}
         missing = [p for p in premises if p not in found]
         units = {p: sentence_units(p, self.embedder.max_tokens - 2, self._tokenizer)[0]
