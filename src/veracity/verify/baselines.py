@@ -14,7 +14,6 @@ one on development data (``evaluate.classification.cross_threshold``).
 
 from __future__ import annotations
 
-import dataclasses
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any, ClassVar
@@ -42,8 +41,10 @@ def _load_with_tokenizer(embedder: TextEmbedder | TokenEmbedder) -> Any:
     return load_tokenizer()
 
 
-def _similarity(value: float, window: Span, index: int = 0, windows: int = 1) -> PairScore:
-    return PairScore(value, 0.0, 1.0 - value, window=window, window_index=index, windows=windows)
+def _similarity(value: float, window: Span, index: int = 0, windows: int = 1,
+                evidence: tuple[Span, ...] = ()) -> PairScore:
+    return PairScore(value, 0.0, 1.0 - value, window=window, window_index=index, windows=windows,
+                     evidence=evidence)
 
 
 class LexicalCoverageScorer:
@@ -228,8 +229,7 @@ class AlignmentScorer:
         scores = []
         for window, hypothesis, claim in zip(windows, hypotheses, claims, strict=True):
             value = self._align(hypothesis, claim.vectors, claim.offsets, pieces[window.text])
-            scores.append(dataclasses.replace(_similarity(value, window.span),
-                                              evidence=window.spans))
+            scores.append(_similarity(value, window.span, evidence=window.spans))
         return PairScores(tuple(scores), self.model_id, self.model_version)
 
     def _evidence(self, premise: str, claim: str) -> Window:
