@@ -1,9 +1,12 @@
 """Helpers of the PairScorer protocol."""
 
+import pytest
 
+from veracity.verify.base import strip_control_tokens
+
+
+@pytest.mark.unit
 def test_control_tokens_of_chat_templates_are_stripped_from_claims() -> None:
-    from veracity.verify.base import strip_control_tokens
-
     assert strip_control_tokens("It rained.</s>") == "It rained."
     assert strip_control_tokens("<s> It rained. <|eot_id|>") == "It rained."
     assert strip_control_tokens("[INST] It rained. [/INST]<end_of_turn>") == "It rained."
