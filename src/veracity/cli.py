@@ -290,6 +290,13 @@ def train_verifier(
     threads: int = 2,
     exclude_kind: Annotated[list[str] | None, typer.Option(
         help="leave out training rows of this kind (repeat for more), e.g. public")] = None,
+    init_from: Annotated[Path | None, typer.Option(
+        help="start from this RUN/checkpoint folder instead of all-MiniLM-L6-v2")] = None,
+    distill_weight: Annotated[float, typer.Option(
+        help="weight of the term that pulls P(supported) toward the teacher's calibrated "
+             "probability (0: labels only)")] = 0.0,
+    teacher: Annotated[str, typer.Option(
+        help="teacher to distil: align (token alignment on the selected evidence)")] = "align",
     time_limit: Annotated[float | None, typer.Option(
         help="stop cleanly after this many seconds; run again to resume")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
@@ -303,16 +310,26 @@ def train_verifier(
         config = TrainConfig(data_dir=data, out_dir=out, seed=seed, examples=examples,
                              max_tokens=max_tokens, batch_size=batch_size,
                              learning_rate=learning_rate, threads=threads,
-                             exclude_kinds=tuple(exclude_kind or ()))
-        with Progress(TextColumn("training"), BarColumn(), TextColumn("{task.completed}/"
-                      "{task.total} steps loss {task.fields[loss]:.3f}"), TimeRemainingColumn(),
-                      console=errors, disable=as_json) as progress:
-            task = progress.add_task("train", total=config.steps, loss=float("nan"))
+                             exclude_kinds=tuple(exclude_kind or ()), init_from=init_from,
+                             distill_weight=distill_weight, teacher=teacher)
+        with Progress(TextColumn("{task.description}"), BarColumn(),
+                      TextColumn("{task.completed}/{task.total} {task.fields[unit]}"),
+                      TimeRemainingColumn(), console=errors, disable=as_json) as progress:
+            task = progress.add_task("training", total=config.steps, unit="steps")
+            teaching = None
 
             def update(step: int, total: int, loss: float) -> None:
-                progress.update(task, completed=step, loss=loss)
+                progress.update(task, completed=step, unit=f"steps loss {loss:.3f}")
 
-            report = Trainer(config, progress=update).run(time_limit=time_limit)
+            def update_teacher(done: int, total: int) -> None:
+                nonlocal teaching
+                if teaching is None:
+                    teaching = progress.add_task(f"teacher ({teacher})", total=total,
+                                                 unit="rows")
+                progress.update(teaching, completed=done)
+
+            report = Trainer(config, progress=update, teacher_progress=update_teacher).run(
+                time_limit=time_limit)
     except VeracityError as exc:
         raise fail(exc) from exc
     payload = {"step": report.step, "steps": report.steps, "finished": report.finished,

@@ -204,3 +204,71 @@ def test_excluded_kinds_leave_training_but_not_the_recorded_config(tmp_path: Pat
     with pytest.raises(InputError, match="exclude fewer"):
         Trainer(TrainConfig(data_dir=tmp_path, out_dir=tmp_path / "b", examples=16,
                             exclude_kinds=("public", "multi_sentence"))).run()
+
+
+class LengthTeacher:
+    """A fake teacher for distillation: a claim's score is its last number / 100."""
+
+    def run(self, premises: list[str], claims: list[str]) -> object:
+        class Result:
+            def supported(self) -> list[float]:
+                return [float(c.rstrip(".").split()[-1]) / 100 if c.split()[-1][:1].isdigit()
+                        else 0.5 for c in claims]
+
+        return Result()
+
+
+def distilled(data_dir: Path, out: Path, **changes: object) -> TrainConfig:
+    from dataclasses import replace
+
+    return replace(config(data_dir, out), distill_weight=2.0, **changes)
+
+
+def test_a_distilled_run_resumes_exactly_and_records_its_teacher(data_dir: Path,
+                                                                  tmp_path: Path) -> None:
+    whole = Trainer(distilled(data_dir, tmp_path / "whole"), teacher_scorer=LengthTeacher()).run()
+    Trainer(distilled(data_dir, tmp_path / "split"), teacher_scorer=LengthTeacher()).run(
+        stop_after=3)
+    second = Trainer(distilled(data_dir, tmp_path / "split"), teacher_scorer=LengthTeacher()).run()
+    a, b = weights(whole.checkpoint), weights(second.checkpoint)
+    for name in a:
+        np.testing.assert_allclose(a[name], b[name], atol=1e-6, err_msg=name)
+    plain = weights(Trainer(config(data_dir, tmp_path / "plain")).run().checkpoint)
+    assert any(not np.allclose(a[n], plain[n]) for n in a)  # the term changes the training
+    state = json.loads((whole.checkpoint / "state.json").read_text())
+    assert state["config"]["distill_weight"] == 2.0
+    assert state["config"]["teacher"] == "align"
+    assert set(state["teacher_calibration"]) == {"slope", "bias"}
+    assert (tmp_path / "whole" / "teacher-align.npz").is_file()
+    assert "distill_weight" not in config(data_dir, tmp_path).to_json()
+
+
+def test_init_from_starts_at_another_runs_weights(data_dir: Path, tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from veracity.errors import InputError
+
+    first = Trainer(config(data_dir, tmp_path / "first")).run()
+    # learning rate 0: the continued run must end exactly where it started
+    frozen = replace(config(data_dir, tmp_path / "next"), init_from=first.checkpoint,
+                     learning_rate=0.0, examples=8)
+    assert frozen.to_json()["init_from"] == str(first.checkpoint)
+    after = Trainer(frozen).run()
+    a, b = weights(first.checkpoint), weights(after.checkpoint)
+    for name in a:
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+    with pytest.raises(InputError, match=r"no config\.json there"):
+        replace(frozen, init_from=tmp_path)
+
+
+def test_the_distillation_term_is_binary_cross_entropy_on_p_supported() -> None:
+    import torch
+
+    logits = torch.tensor([[2.0, 0.0, -1.0], [0.0, 1.0, 1.0], [0.5, 0.5, 0.5]])
+    targets = torch.tensor([0.9, 0.2, float("nan")])
+    p = torch.softmax(logits, -1)[:2, 0]
+    expected = torch.nn.functional.binary_cross_entropy(p, targets[:2])
+    got = Trainer._distill_loss(torch, logits, targets)
+    assert float(got) == pytest.approx(float(expected), rel=1e-6)
+    nothing = Trainer._distill_loss(torch, logits, torch.full((3,), float("nan")))
+    assert float(nothing) == 0.0

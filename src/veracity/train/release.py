@@ -165,7 +165,9 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
                command: str, model_bytes: int, difference: float) -> str:
     """The shipped model's card: what it is, what it was trained on, how to rebuild it."""
     train = state["config"]
-    hours = float(state.get("train_seconds", 0.0)) / 3600
+    chain = _run_chain(state)
+    hours = sum(float(s.get("train_seconds", 0.0)) + float(s.get("teacher_seconds", 0.0))
+                for s in chain) / 3600
     lines = [
         f"# {config['model_id']} {config['version']}",
         "",
@@ -182,17 +184,12 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
         "",
         "```sh",
         str(data_card.get("command", "python -m veracity.train.data")),
-        "veracity train-verifier --data DATA --out RUN " + " ".join(
-            f"--{k.replace('_', '-')} {train[k]}" for k in
-            ("seed", "examples", "max_tokens", "batch_size", "learning_rate")) + "".join(
-            f" --exclude-kind {kind}" for kind in train.get("exclude_kinds", [])),
+        *(_train_command(s["config"], i, len(chain)) for i, s in enumerate(chain)),
         command,
         "```",
         "",
-        f"Seed {train['seed']}; {state['step']} steps of batch {train['batch_size']} "
-        f"({state['step'] * train['batch_size']:,} examples); learning rate "
-        f"{train['learning_rate']} with warm-up and cosine decay; embeddings frozen: "
-        f"{train['freeze_embeddings']}; {hours:.2f} CPU-hours of training on 2 cores "
+        *(_run_text(s) for s in chain),
+        f"{hours:.2f} CPU-hours of training{' in all' if len(chain) > 1 else ''} on 2 cores "
         "(wall clock while the machine was shared).",
         "",
         "## Training data",
@@ -225,6 +222,50 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
               "Measured on the development sets by `bench/verifier.py`; see bench/README.md.",
               "", f"Card written {time.strftime('%Y-%m-%d', time.gmtime())}.", ""]
     return "\n".join(lines)
+
+
+def _run_chain(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The states of the runs that led to ``state``, first run first (``--init-from`` links)."""
+    chain = [state]
+    while chain[0]["config"].get("init_from"):
+        parent = Path(chain[0]["config"]["init_from"]) / "state.json"
+        if not parent.is_file():
+            raise InputError(f"the run started from {parent.parent}, which is gone: the card "
+                             "needs its state.json to record how to rebuild the model")
+        chain.insert(0, json.loads(parent.read_text()))
+    return chain
+
+
+def _train_command(train: dict[str, Any], index: int, runs: int) -> str:
+    """The train-verifier command of run ``index`` of a chain (RUN, or RUN1, RUN2, ...)."""
+    name = "RUN" if runs == 1 else f"RUN{index + 1}"
+    options = [f"--{k.replace('_', '-')} {train[k]}" for k in
+               ("seed", "examples", "max_tokens", "batch_size", "learning_rate")]
+    options += [f"--exclude-kind {kind}" for kind in train.get("exclude_kinds", [])]
+    if train.get("init_from"):
+        options.append(f"--init-from RUN{index}/checkpoint")
+    if train.get("distill_weight"):
+        options.append(f"--distill-weight {train['distill_weight']} --teacher {train['teacher']}")
+    return f"veracity train-verifier --data DATA --out {name} " + " ".join(options)
+
+
+def _run_text(state: dict[str, Any]) -> str:
+    train = state["config"]
+    start = ("Continued from the run before" if train.get("init_from") else
+             "From all-MiniLM-L6-v2")
+    text = (f"{start}: seed {train['seed']}; {state['step']} steps of batch "
+            f"{train['batch_size']} ({state['step'] * train['batch_size']:,} examples); learning "
+            f"rate {train['learning_rate']} with warm-up and cosine decay; embeddings frozen: "
+            f"{train['freeze_embeddings']}.")
+    if train.get("distill_weight"):
+        calibration = state.get("teacher_calibration", {})
+        text += (f" Distilled from the `{train['teacher']}` scorer: the loss adds "
+                 f"{train['distill_weight']} × the binary cross-entropy between P(supported) and "
+                 "the teacher's probability, sigmoid("
+                 f"{calibration.get('slope', float('nan')):.3f} × score "
+                 f"{calibration.get('bias', float('nan')):+.3f}), a logistic fit on the training "
+                 "rows themselves.")
+    return text + "\n"
 
 
 def _fit_rows_text(combiner: dict[str, Any]) -> str:

@@ -28,6 +28,7 @@ from veracity._deps import require
 from veracity._onnx import pad_batch
 from veracity.errors import InputError, OptionError
 from veracity.evaluate.classification import balanced_accuracy, roc_auc
+from veracity.train.teacher import TEACHERS, Calibration, TeacherScores, teacher_scores
 from veracity.verify.evidence import EvidenceSelector
 
 __all__ = ["LABELS", "TrainConfig", "TrainReport", "Trainer", "base_model_dir"]
@@ -66,6 +67,12 @@ class TrainConfig:
     eval_every: int = 500
     eval_rows: int = 1_500
     threads: int = 2
+    #: Start from this checkpoint (a RUN/checkpoint folder) instead of all-MiniLM-L6-v2.
+    init_from: Path | None = None
+    #: Weight of the distillation term: binary cross-entropy between the network's
+    #: P(supported) and ``teacher``'s calibrated probability (0 = labels only).
+    distill_weight: float = 0.0
+    teacher: str = "align"
 
     def __post_init__(self) -> None:
         if self.batch_size < 1:
@@ -74,6 +81,13 @@ class TrainConfig:
             raise OptionError("examples", self.examples, f"at least batch_size ({self.batch_size})")
         if not 32 <= self.max_tokens <= 512:
             raise OptionError("max_tokens", self.max_tokens, "between 32 and 512")
+        if self.distill_weight < 0:
+            raise OptionError("distill_weight", self.distill_weight, "0 or more")
+        if self.teacher not in TEACHERS:
+            raise OptionError("teacher", self.teacher, f"one of {', '.join(TEACHERS)}")
+        if self.init_from is not None and not (self.init_from / "config.json").is_file():
+            raise InputError(f"--init-from {self.init_from}: no config.json there; pass a "
+                             "RUN/checkpoint folder written by train-verifier")
 
     @property
     def steps(self) -> int:
@@ -87,6 +101,13 @@ class TrainConfig:
             values["exclude_kinds"] = list(self.exclude_kinds)
         else:
             del values["exclude_kinds"]  # runs recorded before the option resume unchanged
+        # likewise for the options of continued and distilled runs
+        if self.init_from is None:
+            del values["init_from"]
+        else:
+            values["init_from"] = str(self.init_from)
+        if not self.distill_weight:
+            del values["distill_weight"], values["teacher"]
         return values
 
 
@@ -142,9 +163,15 @@ class Trainer:
     """Fine-tunes the cross-encoder from ``config``, resuming from its last checkpoint."""
 
     def __init__(self, config: TrainConfig, *, progress: Callable[[int, int, float], None] | None
-                 = None) -> None:
+                 = None, teacher_progress: Callable[[int, int], None] | None = None,
+                 teacher_scorer: Any = None) -> None:
         self.config = config
         self.progress = progress
+        self.teacher_progress = teacher_progress
+        #: Scores rows for distillation; the align scorer on the shipped embedder by default.
+        self.teacher_scorer = teacher_scorer
+        self.teacher_calibration: Calibration | None = None
+        self.teacher_seconds = 0.0
         self.selector = EvidenceSelector(max_tokens=config.max_tokens)
         self._seconds_before = 0.0
         self._started = time.monotonic()
@@ -176,10 +203,11 @@ class Trainer:
                              f"leaving out kinds {list(config.exclude_kinds)}: exclude fewer")
         val_rows = fitting_rows(self.selector, read_rows(config.data_dir / "val.jsonl"))
         val_rows = val_rows[: config.eval_rows]
+        order = self._order(len(train_rows))
+        targets = self._teacher(train_rows, order) if config.distill_weight else None
         model, optimizer, scheduler, step, evaluations = self._restore(torch)
         started = self._started = time.monotonic()
         losses: list[float] = []
-        order = self._order(len(train_rows))
         model.train()
         first_step = step
         while step < config.steps:
@@ -188,11 +216,14 @@ class Trainer:
             if stop_after is not None and step - first_step >= stop_after:
                 break
             torch.manual_seed(config.seed * 1_000_003 + step)
-            batch = [train_rows[i] for i in order[step * config.batch_size:
-                                                   (step + 1) * config.batch_size]]
+            positions = slice(step * config.batch_size, (step + 1) * config.batch_size)
+            batch = [train_rows[i] for i in order[positions]]
             features, labels = self._encode(torch, batch)
             logits = model(**features).logits
             loss = self._loss(torch, logits, labels)
+            if targets is not None:
+                loss = loss + config.distill_weight * self._distill_loss(
+                    torch, logits, torch.tensor(targets[positions], dtype=torch.float32))
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
@@ -211,6 +242,36 @@ class Trainer:
         self._save(torch, model, optimizer, scheduler, step, evaluations)
         return TrainReport(step, config.steps, step >= config.steps,
                            time.monotonic() - started, self.checkpoint_dir, tuple(evaluations))
+
+    def _teacher(self, rows: Sequence[Row], order: Sequence[int]) -> np.ndarray:
+        """The teacher's calibrated P(supported) per training position (NaN: no target)."""
+        config = self.config
+        needed = [rows[i] for i in order[: config.steps * config.batch_size]]
+        scorer = self.teacher_scorer
+        if scorer is None:
+            from veracity.verify.baselines import AlignmentScorer
+
+            scorer = AlignmentScorer(threads=config.threads).load()
+        config.out_dir.mkdir(parents=True, exist_ok=True)
+        scores: TeacherScores = teacher_scores(
+            needed, scorer, config.out_dir / f"teacher-{config.teacher}.npz",
+            progress=self.teacher_progress)
+        self.teacher_calibration = scores.calibration
+        self.teacher_seconds = scores.seconds
+        return scores.targets()
+
+    @staticmethod
+    def _distill_loss(torch: Any, logits: Any, targets: Any) -> Any:
+        """Binary cross-entropy of P(supported) toward the targets; rows without one add 0."""
+        known = ~torch.isnan(targets)
+        if not bool(known.any()):
+            return logits.sum() * 0.0
+        log_probs = torch.log_softmax(logits, dim=-1)
+        supported = log_probs[:, 0]
+        unsupported = torch.logsumexp(log_probs[:, 1:], dim=-1)
+        target = torch.nan_to_num(targets, nan=0.0)
+        loss = -(target * supported + (1 - target) * unsupported)
+        return (loss * known).sum() / known.sum()
 
     def _order(self, n: int) -> list[int]:
         """Seeded epochs of permutations, long enough for every step."""
@@ -265,7 +326,8 @@ class Trainer:
         torch.manual_seed(config.seed)
         state_file = self.checkpoint_dir / "state.json"
         resume = state_file.is_file()
-        source = self.checkpoint_dir if resume else base_model_dir()
+        source = (self.checkpoint_dir if resume else
+                  config.init_from if config.init_from is not None else base_model_dir())
         model = transformers.AutoModelForSequenceClassification.from_pretrained(
             str(source), num_labels=len(LABELS), local_files_only=True)
         model.config.id2label = dict(enumerate(LABELS))
@@ -313,6 +375,9 @@ class Trainer:
         state = {"step": step, "config": self.config.to_json(), "optimizer": meta,
                  "scheduler": scheduler.state_dict(), "evaluations": evaluations,
                  "train_seconds": self._seconds_before + time.monotonic() - self._started,
+                 **({"teacher_calibration": asdict(self.teacher_calibration),
+                     "teacher_seconds": self.teacher_seconds}
+                    if self.teacher_calibration is not None else {}),
                  "saved": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         (temporary / "state.json").write_text(json.dumps(state, indent=1))
         old = self.checkpoint_dir.with_name("checkpoint.old")

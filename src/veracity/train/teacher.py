@@ -1,0 +1,128 @@
+"""Soft targets for distilling a slower scorer into the cross-encoder.
+
+Token alignment on the selected evidence (:class:`~veracity.verify.baselines.AlignmentScorer`)
+ranks long-form answer sentences better than the cross-encoder does, but it is too slow to run
+beside it. Distillation moves what it knows into the network at no cost at inference: the
+trainer adds a term that pulls the network's P(supported) toward the teacher's calibrated
+probability for the same row.
+
+The teacher's scores are computed once per run, in training order, and kept in
+``RUN/teacher-align.npz`` (written atomically every chunk), so a stopped run resumes without
+recomputing them. The calibration (a logistic fit of the supported label on the score) uses the
+training rows themselves: no validation or evaluation data is read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from veracity.errors import InputError, VeracityError
+from veracity.verify.combine import fit_logistic
+
+__all__ = ["TEACHERS", "Calibration", "TeacherScores", "teacher_scores"]
+
+#: Teachers the trainer can distil (the name is recorded in the run's config).
+TEACHERS = ("align",)
+
+
+class _Result(Protocol):
+    def supported(self) -> Sequence[float]: ...
+
+
+class _Scorer(Protocol):
+    def run(self, premises: Sequence[str], claims: Sequence[str]) -> _Result: ...
+
+
+class _HasPremiseClaim(Protocol):
+    @property
+    def premise(self) -> str: ...
+
+    @property
+    def hypothesis(self) -> str: ...
+
+    @property
+    def label(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """``sigmoid(slope * score + bias)``: the teacher's probability that a row is supported."""
+
+    slope: float
+    bias: float
+
+    def probabilities(self, scores: np.ndarray) -> np.ndarray:
+        return 1.0 / (1.0 + np.exp(-(self.slope * scores + self.bias)))
+
+
+@dataclass(frozen=True)
+class TeacherScores:
+    """One score per training position (NaN where the teacher could not score the row)."""
+
+    scores: np.ndarray
+    calibration: Calibration
+    #: Time spent scoring, summed over resumed calls (0 for caches written before it was kept).
+    seconds: float = 0.0
+
+    def targets(self) -> np.ndarray:
+        """Calibrated P(supported); NaN rows stay NaN (the trainer skips their term)."""
+        return self.calibration.probabilities(self.scores)
+
+
+def _supported(scorer: _Scorer, premises: Sequence[str], claims: Sequence[str]) -> np.ndarray:
+    return np.asarray(scorer.run(premises, claims).supported(), dtype=np.float64)
+
+
+def _score_chunk(scorer: _Scorer, rows: Sequence[_HasPremiseClaim]) -> np.ndarray:
+    premises = [r.premise for r in rows]
+    claims = [r.hypothesis for r in rows]
+    try:
+        return _supported(scorer, premises, claims)
+    except VeracityError:  # one row the teacher cannot read must not cost the chunk
+        out = np.full(len(rows), np.nan)
+        for i, (premise, claim) in enumerate(zip(premises, claims, strict=True)):
+            with contextlib.suppress(VeracityError):
+                out[i] = _supported(scorer, [premise], [claim])[0]
+        return out
+
+
+def teacher_scores(rows: Sequence[_HasPremiseClaim], scorer: _Scorer, cache: Path, *,
+                   chunk: int = 256,
+                   progress: Callable[[int, int], None] | None = None) -> TeacherScores:
+    """The teacher's scores for ``rows`` (in training order), resuming from ``cache``."""
+    scores = np.full(len(rows), np.nan)
+    done = 0
+    seconds = 0.0
+    if cache.is_file():
+        saved = np.load(cache)
+        if int(saved["rows"]) != len(rows):
+            raise InputError(f"{cache} holds teacher scores for {int(saved['rows'])} rows, this "
+                             f"run needs {len(rows)}: delete it or use a new --out folder")
+        done = int(saved["done"])
+        scores[:done] = saved["scores"][:done]
+        seconds = float(saved["seconds"]) if "seconds" in saved else 0.0
+    while done < len(rows):
+        end = min(done + chunk, len(rows))
+        started = time.monotonic()
+        scores[done:end] = _score_chunk(scorer, rows[done:end])
+        seconds += time.monotonic() - started
+        done = end
+        temporary = cache.with_name(cache.name + ".tmp.npz")
+        np.savez(temporary, scores=scores, done=done, rows=len(rows), seconds=seconds)
+        temporary.replace(cache)
+        if progress is not None:
+            progress(done, len(rows))
+    known = ~np.isnan(scores)
+    labels = np.array([int(r.label == 0) for r in rows])
+    if known.sum() < 2 or labels[known].min() == labels[known].max():
+        raise InputError(f"the teacher scored too few rows of both classes ({int(known.sum())} "
+                         f"of {len(rows)}) to calibrate it: check the training data")
+    weights, bias = fit_logistic(scores[known][:, None], labels[known])
+    return TeacherScores(scores, Calibration(float(weights[0]), float(bias)), seconds)

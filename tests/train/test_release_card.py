@@ -1,0 +1,55 @@
+"""The model card records every run that led to the shipped weights."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from veracity.errors import InputError
+from veracity.train.release import model_card
+
+pytestmark = pytest.mark.unit
+
+BASE = {"seed": 13, "examples": 32000, "max_tokens": 192, "batch_size": 16,
+        "learning_rate": 5e-05, "freeze_embeddings": True, "exclude_kinds": ["public"]}
+
+
+def test_a_continued_distilled_run_records_both_commands_and_the_teacher(tmp_path: Path) -> None:
+    first = tmp_path / "r4" / "checkpoint"
+    first.mkdir(parents=True)
+    (first / "state.json").write_text(json.dumps(
+        {"config": BASE, "step": 2000, "train_seconds": 3600.0}))
+    second = {"config": BASE | {"seed": 14, "examples": 19200, "learning_rate": 2e-05,
+                                "init_from": str(first), "distill_weight": 2.0,
+                                "teacher": "align"},
+              "step": 1200, "train_seconds": 1800.0, "teacher_seconds": 1800.0,
+              "teacher_calibration": {"slope": 3.5, "bias": -2.25}}
+    config = {"model_id": "veracity-verifier", "version": "9", "max_tokens": 192,
+              "validation": {"rows": 10.0}}
+    data = {"command": "python -m veracity.train.data --out DATA", "rows": {"train": 5, "val": 2},
+            "per_source": {"t": 7}, "per_kind": {"t": 7}}
+    card = model_card(config, second, data, "veracity export-verifier ...", 1_000_000, 0.001)
+    assert ("veracity train-verifier --data DATA --out RUN1 --seed 13 --examples 32000 "
+            "--max-tokens 192 --batch-size 16 --learning-rate 5e-05 --exclude-kind public\n"
+            ) in card
+    assert ("veracity train-verifier --data DATA --out RUN2 --seed 14 --examples 19200 "
+            "--max-tokens 192 --batch-size 16 --learning-rate 2e-05 --exclude-kind public "
+            "--init-from RUN1/checkpoint --distill-weight 2.0 --teacher align\n") in card
+    assert "From all-MiniLM-L6-v2: seed 13; 2000 steps" in card
+    assert "Continued from the run before: seed 14; 1200 steps" in card
+    assert "sigmoid(3.500 × score -2.250)" in card
+    assert "2.00 CPU-hours of training in all" in card  # both runs and the teacher's scoring
+    (first / "state.json").unlink()
+    with pytest.raises(InputError, match="which is gone"):
+        model_card(config, second, data, "x", 1, 0.0)
+
+
+def test_a_single_run_keeps_its_one_command() -> None:
+    state = {"config": BASE, "step": 2000, "train_seconds": 7200.0}
+    config = {"model_id": "m", "version": "1", "max_tokens": 192, "validation": {}}
+    data = {"rows": {"train": 5, "val": 2}, "per_source": {}, "per_kind": {}}
+    card = model_card(config, state, data, "export", 1, 0.0)
+    assert "--out RUN --seed 13" in card
+    assert "--init-from" not in card
+    assert "Distilled" not in card
+    assert "2.00 CPU-hours of training on 2 cores" in card
