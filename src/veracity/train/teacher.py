@@ -26,7 +26,7 @@ import numpy as np
 from veracity.errors import InputError, VeracityError
 from veracity.verify.combine import fit_logistic
 
-__all__ = ["TEACHERS", "Calibration", "TeacherScores", "teacher_scores"]
+__all__ = ["TEACHERS", "Calibration", "TeacherScorer", "TeacherScores", "teacher_scores"]
 
 #: Teachers the trainer can distil (the name is recorded in the run's config).
 TEACHERS = ("align",)
@@ -36,7 +36,9 @@ class _Result(Protocol):
     def supported(self) -> Sequence[float]: ...
 
 
-class _Scorer(Protocol):
+class TeacherScorer(Protocol):
+    """What the teacher must do: score (premise, claim) pairs, ``supported()`` per pair."""
+
     def run(self, premises: Sequence[str], claims: Sequence[str]) -> _Result: ...
 
 
@@ -76,11 +78,11 @@ class TeacherScores:
         return self.calibration.probabilities(self.scores)
 
 
-def _supported(scorer: _Scorer, premises: Sequence[str], claims: Sequence[str]) -> np.ndarray:
+def _supported(scorer: TeacherScorer, premises: Sequence[str], claims: Sequence[str]) -> np.ndarray:
     return np.asarray(scorer.run(premises, claims).supported(), dtype=np.float64)
 
 
-def _score_chunk(scorer: _Scorer, rows: Sequence[_HasPremiseClaim]) -> np.ndarray:
+def _score_chunk(scorer: TeacherScorer, rows: Sequence[_HasPremiseClaim]) -> np.ndarray:
     premises = [r.premise for r in rows]
     claims = [r.hypothesis for r in rows]
     try:
@@ -93,7 +95,7 @@ def _score_chunk(scorer: _Scorer, rows: Sequence[_HasPremiseClaim]) -> np.ndarra
         return out
 
 
-def teacher_scores(rows: Sequence[_HasPremiseClaim], scorer: _Scorer, cache: Path, *,
+def teacher_scores(rows: Sequence[_HasPremiseClaim], scorer: TeacherScorer, cache: Path, *,
                    chunk: int = 256,
                    progress: Callable[[int, int], None] | None = None) -> TeacherScores:
     """The teacher's scores for ``rows`` (in training order), resuming from ``cache``."""

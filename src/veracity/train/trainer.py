@@ -28,7 +28,13 @@ from veracity._deps import require
 from veracity._onnx import pad_batch
 from veracity.errors import InputError, OptionError
 from veracity.evaluate.classification import balanced_accuracy, roc_auc
-from veracity.train.teacher import TEACHERS, Calibration, TeacherScores, teacher_scores
+from veracity.train.teacher import (
+    TEACHERS,
+    Calibration,
+    TeacherScorer,
+    TeacherScores,
+    teacher_scores,
+)
 from veracity.verify.evidence import EvidenceSelector
 
 __all__ = ["LABELS", "TrainConfig", "TrainReport", "Trainer", "base_model_dir"]
@@ -164,7 +170,7 @@ class Trainer:
 
     def __init__(self, config: TrainConfig, *, progress: Callable[[int, int, float], None] | None
                  = None, teacher_progress: Callable[[int, int], None] | None = None,
-                 teacher_scorer: Any = None) -> None:
+                 teacher_scorer: TeacherScorer | None = None) -> None:
         self.config = config
         self.progress = progress
         self.teacher_progress = teacher_progress
