@@ -28,7 +28,9 @@ def test_a_continued_distilled_run_records_both_commands_and_the_teacher(tmp_pat
               "validation": {"rows": 10.0}}
     data = {"command": "python -m veracity.train.data --out DATA", "rows": {"train": 5, "val": 2},
             "per_source": {"t": 7}, "per_kind": {"t": 7}}
-    card = model_card(config, second, data, "veracity export-verifier ...", 1_000_000, 0.001)
+    export = "veracity export-verifier --checkpoint RUN/checkpoint --data DATA --version 9"
+    card = model_card(config, second, data, export, 1_000_000, 0.001)
+    assert "veracity export-verifier --checkpoint RUN2/checkpoint --data DATA" in card
     assert ("veracity train-verifier --data DATA --out RUN1 --seed 13 --examples 32000 "
             "--max-tokens 192 --batch-size 16 --learning-rate 5e-05 --exclude-kind public\n"
             ) in card

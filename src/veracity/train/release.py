@@ -185,7 +185,7 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
         "```sh",
         str(data_card.get("command", "python -m veracity.train.data")),
         *(_train_command(s["config"], i, len(chain)) for i, s in enumerate(chain)),
-        command,
+        command if len(chain) == 1 else command.replace("RUN/", f"RUN{len(chain)}/"),
         "```",
         "",
         *(_run_text(s) for s in chain),
