@@ -24,9 +24,9 @@ def test_shipped_model_separates_support_from_contradiction(verifier: EmbeddedVe
     supported, changed_year = result.scores
     assert supported.label == "supported"
     assert changed_year.label == "contradicted"
-    # Pinned for the shipped 0.3.0 model; re-exporting the verifier updates these values.
-    assert supported.supported == pytest.approx(0.67, abs=0.01)
-    assert changed_year.supported == pytest.approx(0.45, abs=0.01)
+    # Pinned for the shipped 0.2.0 model; re-exporting the verifier updates these values.
+    assert supported.supported == pytest.approx(0.65, abs=0.01)
+    assert changed_year.supported == pytest.approx(0.44, abs=0.01)
     assert result.model_id == "veracity-verifier-minilm-l6"
     assert result.model_version.endswith("+combined")
 
