@@ -297,6 +297,9 @@ def train_verifier(
              "probability (0: labels only)")] = 0.0,
     teacher: Annotated[str, typer.Option(
         help="teacher to distil: align (token alignment on the selected evidence)")] = "align",
+    distill_skip_contradicted: Annotated[bool, typer.Option(
+        help="no distillation target for rows labelled contradicted (align cannot see a "
+             "contradiction)")] = False,
     time_limit: Annotated[float | None, typer.Option(
         help="stop cleanly after this many seconds; run again to resume")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
@@ -311,7 +314,8 @@ def train_verifier(
                              max_tokens=max_tokens, batch_size=batch_size,
                              learning_rate=learning_rate, threads=threads,
                              exclude_kinds=tuple(exclude_kind or ()), init_from=init_from,
-                             distill_weight=distill_weight, teacher=teacher)
+                             distill_weight=distill_weight, teacher=teacher,
+                             distill_skip_contradicted=distill_skip_contradicted)
         with Progress(TextColumn("{task.description}"), BarColumn(),
                       TextColumn("{task.completed}/{task.total} {task.fields[unit]}"),
                       TimeRemainingColumn(), console=errors, disable=as_json) as progress:

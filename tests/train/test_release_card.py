@@ -21,7 +21,7 @@ def test_a_continued_distilled_run_records_both_commands_and_the_teacher(tmp_pat
         {"config": BASE, "step": 2000, "train_seconds": 3600.0}))
     second = {"config": BASE | {"seed": 14, "examples": 19200, "learning_rate": 2e-05,
                                 "init_from": str(first), "distill_weight": 2.0,
-                                "teacher": "align"},
+                                "teacher": "align", "distill_skip_contradicted": True},
               "step": 1200, "train_seconds": 1800.0, "teacher_seconds": 1800.0,
               "teacher_calibration": {"slope": 3.5, "bias": -2.25}}
     config = {"model_id": "veracity-verifier", "version": "9", "max_tokens": 192,
@@ -36,7 +36,9 @@ def test_a_continued_distilled_run_records_both_commands_and_the_teacher(tmp_pat
             ) in card
     assert ("veracity train-verifier --data DATA --out RUN2 --seed 14 --examples 19200 "
             "--max-tokens 192 --batch-size 16 --learning-rate 2e-05 --exclude-kind public "
-            "--init-from RUN1/checkpoint --distill-weight 2.0 --teacher align\n") in card
+            "--init-from RUN1/checkpoint --distill-weight 2.0 --teacher align "
+            "--distill-skip-contradicted\n") in card
+    assert "rows labelled contradicted had no distillation target" in card
     assert "From all-MiniLM-L6-v2: seed 13; 2000 steps" in card
     assert "Continued from the run before: seed 14; 1200 steps" in card
     assert "sigmoid(3.500 × score -2.250)" in card

@@ -272,3 +272,20 @@ def test_the_distillation_term_is_binary_cross_entropy_on_p_supported() -> None:
     assert float(got) == pytest.approx(float(expected), rel=1e-6)
     nothing = Trainer._distill_loss(torch, logits, torch.full((3,), float("nan")))
     assert float(nothing) == 0.0
+
+
+def test_contradicted_rows_can_go_without_a_distillation_target(data_dir: Path,
+                                                                tmp_path: Path) -> None:
+    from veracity.train.trainer import fitting_rows, read_rows
+
+    skip = distilled(data_dir, tmp_path / "skip", distill_skip_contradicted=True)
+    assert skip.to_json()["distill_skip_contradicted"] is True
+    assert "distill_skip_contradicted" not in distilled(data_dir, tmp_path / "x").to_json()
+    trainer = Trainer(skip, teacher_scorer=LengthTeacher())
+    rows = fitting_rows(trainer.selector, read_rows(data_dir / "train.jsonl"))
+    order = trainer._order(len(rows))
+    targets = trainer._teacher(rows, order)
+    labels = np.array([rows[i].label for i in order[: len(targets)]])
+    assert (labels == 1).any()
+    assert np.isnan(targets[labels == 1]).all()
+    assert not np.isnan(targets[labels != 1]).any()

@@ -246,6 +246,8 @@ def _train_command(train: dict[str, Any], index: int, runs: int) -> str:
         options.append(f"--init-from RUN{index}/checkpoint")
     if train.get("distill_weight"):
         options.append(f"--distill-weight {train['distill_weight']} --teacher {train['teacher']}")
+        if train.get("distill_skip_contradicted"):
+            options.append("--distill-skip-contradicted")
     return f"veracity train-verifier --data DATA --out {name} " + " ".join(options)
 
 
@@ -264,7 +266,9 @@ def _run_text(state: dict[str, Any]) -> str:
                  "the teacher's probability, sigmoid("
                  f"{calibration.get('slope', float('nan')):.3f} × score "
                  f"{calibration.get('bias', float('nan')):+.3f}), a logistic fit on the training "
-                 "rows themselves.")
+                 "rows themselves"
+                 + ("; rows labelled contradicted had no distillation target."
+                    if train.get("distill_skip_contradicted") else "."))
     return text + "\n"
 
 

@@ -79,6 +79,10 @@ class TrainConfig:
     #: P(supported) and ``teacher``'s calibrated probability (0 = labels only).
     distill_weight: float = 0.0
     teacher: str = "align"
+    #: Rows labelled contradicted get no distillation target: align cannot see a contradiction
+    #: (a swapped name keeps every other word), so its target would teach the network to call
+    #: them supported.
+    distill_skip_contradicted: bool = False
 
     def __post_init__(self) -> None:
         if self.batch_size < 1:
@@ -114,6 +118,8 @@ class TrainConfig:
             values["init_from"] = str(self.init_from)
         if not self.distill_weight:
             del values["distill_weight"], values["teacher"]
+        if not self.distill_weight or not self.distill_skip_contradicted:
+            del values["distill_skip_contradicted"]
         return values
 
 
@@ -264,7 +270,10 @@ class Trainer:
             progress=self.teacher_progress)
         self.teacher_calibration = scores.calibration
         self.teacher_seconds = scores.seconds
-        return scores.targets()
+        targets = scores.targets()
+        if config.distill_skip_contradicted:
+            targets[[row.label == _LABEL_IDS["contradicted"] for row in needed]] = np.nan
+        return targets
 
     @staticmethod
     def _distill_loss(torch: Any, logits: Any, targets: Any) -> Any:
