@@ -206,7 +206,7 @@ def test_excluded_kinds_leave_training_but_not_the_recorded_config(tmp_path: Pat
                             exclude_kinds=("public", "multi_sentence"))).run()
 
 
-class LengthTeacher:
+class LastNumberTeacher:
     """A fake teacher for distillation: a claim's score is its last number / 100."""
 
     def run(self, premises: list[str], claims: list[str]) -> object:
@@ -226,10 +226,10 @@ def distilled(data_dir: Path, out: Path, **changes: object) -> TrainConfig:
 
 def test_a_distilled_run_resumes_exactly_and_records_its_teacher(data_dir: Path,
                                                                   tmp_path: Path) -> None:
-    whole = Trainer(distilled(data_dir, tmp_path / "whole"), teacher_scorer=LengthTeacher()).run()
-    Trainer(distilled(data_dir, tmp_path / "split"), teacher_scorer=LengthTeacher()).run(
-        stop_after=3)
-    second = Trainer(distilled(data_dir, tmp_path / "split"), teacher_scorer=LengthTeacher()).run()
+    teacher = LastNumberTeacher()
+    whole = Trainer(distilled(data_dir, tmp_path / "whole"), teacher_scorer=teacher).run()
+    Trainer(distilled(data_dir, tmp_path / "split"), teacher_scorer=teacher).run(stop_after=3)
+    second = Trainer(distilled(data_dir, tmp_path / "split"), teacher_scorer=teacher).run()
     a, b = weights(whole.checkpoint), weights(second.checkpoint)
     for name in a:
         np.testing.assert_allclose(a[name], b[name], atol=1e-6, err_msg=name)
@@ -281,7 +281,7 @@ def test_contradicted_rows_can_go_without_a_distillation_target(data_dir: Path,
     skip = distilled(data_dir, tmp_path / "skip", distill_skip_contradicted=True)
     assert skip.to_json()["distill_skip_contradicted"] is True
     assert "distill_skip_contradicted" not in distilled(data_dir, tmp_path / "x").to_json()
-    trainer = Trainer(skip, teacher_scorer=LengthTeacher())
+    trainer = Trainer(skip, teacher_scorer=LastNumberTeacher())
     rows = fitting_rows(trainer.selector, read_rows(data_dir / "train.jsonl"))
     order = trainer._order(len(rows))
     targets = trainer._teacher(rows, order)

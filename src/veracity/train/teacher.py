@@ -30,6 +30,8 @@ __all__ = ["TEACHERS", "Calibration", "TeacherScorer", "TeacherScores", "teacher
 
 #: Teachers the trainer can distil (the name is recorded in the run's config).
 TEACHERS = ("align",)
+#: The supported label's id in training rows (``veracity.train.trainer.LABELS`` order).
+SUPPORTED = 0
 
 
 class _Result(Protocol):
@@ -122,7 +124,7 @@ def teacher_scores(rows: Sequence[_HasPremiseClaim], scorer: TeacherScorer, cach
         if progress is not None:
             progress(done, len(rows))
     known = ~np.isnan(scores)
-    labels = np.array([int(r.label == 0) for r in rows])
+    labels = np.array([int(r.label == SUPPORTED) for r in rows])
     if known.sum() < 2 or labels[known].min() == labels[known].max():
         raise InputError(f"the teacher scored too few rows of both classes ({int(known.sum())} "
                          f"of {len(rows)}) to calibrate it: check the training data")

@@ -29,6 +29,7 @@ from veracity._onnx import pad_batch
 from veracity.errors import InputError, OptionError
 from veracity.evaluate.classification import balanced_accuracy, roc_auc
 from veracity.train.teacher import (
+    SUPPORTED,
     TEACHERS,
     Calibration,
     TeacherScorer,
@@ -43,7 +44,8 @@ __all__ = ["LABELS", "TrainConfig", "TrainReport", "Trainer", "base_model_dir"]
 LABELS = ("supported", "contradicted", "neither")
 #: Training-only label: not supported, without saying whether contradicted or missing.
 NOT_SUPPORTED = 3
-_LABEL_IDS = {"supported": 0, "contradicted": 1, "neither": 2, "not_supported": NOT_SUPPORTED}
+_LABEL_IDS = {"supported": SUPPORTED, "contradicted": 1, "neither": 2,
+              "not_supported": NOT_SUPPORTED}
 
 
 def base_model_dir() -> Path:
