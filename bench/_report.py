@@ -22,7 +22,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BENCH", "REPO", "machine", "write_result"]
+__all__ = ["BENCH", "REPO", "RESULTS", "machine", "write_result"]
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent

@@ -204,6 +204,14 @@ def _spread(values: Sequence[float]) -> str:
     return f"{100 * np.mean(values):.1f} ± {100 * np.std(values, ddof=1):.1f}"
 
 
+def split_gaps(result: dict[str, Any], baseline: dict[str, Any]) -> np.ndarray:
+    """Points by which ``result`` beats ``baseline`` in cross-threshold BAcc, split by split
+    (both measured on the same group splits of one run)."""
+    gaps: np.ndarray = 100 * (np.array(result["balanced_accuracy_cross_splits"])
+                              - np.array(baseline["balanced_accuracy_cross_splits"]))
+    return gaps
+
+
 def against_baselines(figures: dict[str, Any]) -> list[str]:
     """Each other scorer against each baseline of the run, split by split (the same group
     splits for both): mean difference in cross-threshold BAcc and the splits it wins."""
@@ -228,8 +236,7 @@ def against_baselines(figures: dict[str, Any]) -> list[str]:
                 if other is None:
                     cells.append(DASH)
                     continue
-                gaps = 100 * (np.array(result["balanced_accuracy_cross_splits"])
-                              - np.array(other["balanced_accuracy_cross_splits"]))
+                gaps = split_gaps(result, other)
                 spread = f" ± {np.std(gaps, ddof=1):.1f}" if len(gaps) > 1 else ""
                 cells.append(f"{np.mean(gaps):+.1f}{spread} ({int((gaps > 0).sum())} of "
                              f"{len(gaps)})")
