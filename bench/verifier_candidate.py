@@ -45,7 +45,7 @@ RGB_CHECKS = (("conflict / nli", "false", "contested"),
 @dataclass(frozen=True)
 class Check:
     name: str
-    value: float
+    value: float | None  # None when not measured
     bar: float
     passed: bool
     detail: str
@@ -59,7 +59,7 @@ def baseline_checks(figures: dict[str, Any], candidate: str) -> list[Check]:
         ours = scorers[candidate]["results"][key]
         for baseline in verifier.BASELINES:
             if key not in scorers.get(baseline, {}).get("results", {}):
-                checks.append(Check(name=f"{DATASETS[key][1]} vs {baseline}", value=float("nan"),
+                checks.append(Check(name=f"{DATASETS[key][1]} vs {baseline}", value=None,
                                     bar=0.0, passed=False, detail="baseline not measured"))
                 continue
             gaps = verifier.split_gaps(ours, scorers[baseline]["results"][key])
