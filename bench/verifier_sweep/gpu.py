@@ -1,6 +1,6 @@
 """Step 2 of the verifier sweep (on the device machine): train each setting, score the dev sets.
 
-    cd .devsweep && python3 gpu.py 420        # $OUT receives results.json, scores.npz, best_*
+    cd .devsweep && python3 gpu.py 420 [NAME ...]   # $OUT receives results.json, scores.npz, best_*
 
 Needs only torch, transformers, safetensors and numpy (the device's image has them) and the
 folder written by prep.py. Each setting fine-tunes all-MiniLM-L6-v2 as veracity's trainer does
@@ -9,7 +9,8 @@ weight decay 0.01, 6% warm-up then cosine decay, gradient clipping at 1.0, froze
 batch 16, the three-way loss with "not supported" rows maximising P(contradicted)+P(neither)) on
 the pre-selected windows, then writes P(supported) for the validation rows and both dev sets.
 This is a search: the model that ships is trained by ``veracity train-verifier`` on the CPU.
-Settings are tried in order until ``BUDGET`` seconds have passed; the weights of the setting with
+Settings are tried in order until ``budget`` seconds (the first argument) have passed (only the
+NAMEs given, if any; ``parallel.py`` runs one process per NAME); the weights of the setting with
 the best mean dev ROC-AUC are kept (float16, token embeddings left out when frozen).
 """
 
@@ -27,7 +28,6 @@ from transformers import BertConfig, BertForSequenceClassification
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.environ.get("OUT", "/tmp/out")
-BUDGET = float(sys.argv[1]) if len(sys.argv) > 1 else 420
 DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 PUBLIC = ["public"]
 PERTURBED = ["entity_swap", "number_change", "negation", "qa_answer_swap"]
@@ -49,6 +49,15 @@ CONFIGS = [
     {"name": "A192_12k", "W": 192, "examples": 12000},
     {"name": "lr3e5_192", "W": 192, "examples": 24000, "lr": 3e-5},
     {"name": "noPub192_48k", "W": 192, "examples": 48000, "drop": PUBLIC},
+    # Second search, on a pool from ``--scale 3`` data (prep.py --public 20000: every synthetic
+    # row and 20,000 public rows): does the network keep improving with more distinct rows?
+    {"name": "s3noPub_48k", "W": 192, "examples": 48000, "drop": PUBLIC},
+    {"name": "s3noPub_108k", "W": 192, "examples": 108000, "drop": PUBLIC},
+    {"name": "s3noPub_108k_s14", "W": 192, "examples": 108000, "drop": PUBLIC, "seed": 14},
+    {"name": "s3noPub_160k", "W": 192, "examples": 160000, "drop": PUBLIC},
+    {"name": "s3all_128k", "W": 192, "examples": 128000},
+    {"name": "s3noPub_108k_unfreeze", "W": 192, "examples": 108000, "drop": PUBLIC,
+     "unfreeze": True},
 ]
 
 
@@ -123,7 +132,9 @@ def train(cfg, pool, kinds_vocab, devs, base):
     if cfg.get("dup"):
         doubled = [kinds_vocab.index(k) for k in cfg["dup"] if k in kinds_vocab]
         allowed = np.concatenate([allowed, allowed[np.isin(kinds[allowed], doubled)]])
-    seed, batch, steps = cfg.get("seed", 13), 16, cfg["examples"] // 16
+    # SWEEP_EXAMPLES caps every setting: a smoke test of the scripts on this machine's CPU
+    examples = min(cfg["examples"], int(os.environ.get("SWEEP_EXAMPLES", cfg["examples"])))
+    seed, batch, steps = cfg.get("seed", 13), 16, examples // 16
     torch.manual_seed(seed)
     settings = {**json.loads(Path(HERE, "config.json").read_text()), "num_labels": 3}
     model = BertForSequenceClassification(BertConfig(**settings))
@@ -162,15 +173,21 @@ def train(cfg, pool, kinds_vocab, devs, base):
 
 def main():
     t0 = time.time()
+    budget = float(sys.argv[1]) if len(sys.argv) > 1 else 420
     base = base_state()
+    named = sys.argv[2:]
+    unknown = sorted(set(named) - {cfg["name"] for cfg in CONFIGS})
+    if unknown:
+        sys.exit(f"unknown settings {unknown}: choose from {[cfg['name'] for cfg in CONFIGS]}")
+    configs = [cfg for cfg in CONFIGS if not named or cfg["name"] in named]
     pools, vocab, devs = {}, {}, {}
-    for window in sorted({cfg["W"] for cfg in CONFIGS}):
+    for window in sorted({cfg["W"] for cfg in configs}):
         pools[window] = load_pack("train", window)
         vocab[window] = json.loads(Path(HERE, f"vocab_{window}.json").read_text())["kinds"]
         devs[window] = {name: load_pack(name, window) for name in ("val", "wice", "lfqa")}
     results, saved, best = [], {}, 0.0
-    for cfg in CONFIGS:
-        if time.time() - t0 > BUDGET:
+    for cfg in configs:
+        if time.time() - t0 > budget:
             print("budget reached; skipping", cfg["name"], flush=True)
             continue
         window = cfg["W"]

@@ -9,7 +9,7 @@ here. Writes, for the training pool (a seeded sample of the training data), the 
 and the WiCE and LFQA development sets: ``NAME_WINDOW.npz`` with the concatenated token ids, each
 pair's length and where the claim starts, labels, kinds and features. Also copies the base model
 (all-MiniLM-L6-v2, token embeddings as int8 with a scale per row and the rest as float16, so that
-the folder fits the device's 64 MiB transfer) and ``gpu.py``.
+the folder fits the device's 64 MiB transfer), ``gpu.py`` and ``parallel.py``.
 """
 
 from __future__ import annotations
@@ -88,7 +88,12 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", type=Path, default=Path(".devsweep"))
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--public", type=int, default=None,
+                        help="keep at most this many public rows in the pool (default: all)")
+    parser.add_argument("--parts", default="train,val,dev,base",
+                        help="what to write, comma-separated (run two processes on two cores)")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     args.out.mkdir(parents=True, exist_ok=True)
     selector = EvidenceSelector(max_tokens=args.window, tokenizer=load_tokenizer())
 
@@ -98,10 +103,17 @@ def main() -> None:
 
     train = rows("train")
     random.Random(args.seed).shuffle(train)
+    if args.public is not None:
+        public = [row for row in train if row["kind"] == "public"][: args.public]
+        train = [row for row in train if row["kind"] != "public"] + public
+        random.Random(args.seed).shuffle(train)
     train = train[: args.pool]
     kinds = sorted({row["kind"] for row in train})
     (args.out / f"vocab_{args.window}.json").write_text(json.dumps({"kinds": kinds}))
-    for name, part in (("val", rows("val")), ("train", train)):
+    for name, part in (("val", rows("val") if "val" in parts else []),
+                       ("train", train if "train" in parts else [])):
+        if not part:
+            continue
         premises = [row["premise"] for row in part]
         claims = [row["hypothesis"] for row in part]
         extra: dict[str, object] = {
@@ -110,7 +122,7 @@ def main() -> None:
         if name == "val":
             extra["feat"] = features([0.5] * len(part), premises, claims)
         pack(args.out, name, selector, premises, claims, extra)
-    for name in ("wice", "lfqa"):
+    for name in ("wice", "lfqa") if "dev" in parts else ():
         items = load(name, args.data)
         groups = sorted({item.group for item in items})
         premises = [item.premise for item in items]
@@ -119,8 +131,10 @@ def main() -> None:
             "label": [item.label for item in items],
             "group": [groups.index(item.group) for item in items],
             "feat": features([0.5] * len(items), premises, claims)})
-    base_weights(args.out)
-    shutil.copy(Path(__file__).with_name("gpu.py"), args.out / "gpu.py")
+    if "base" in parts:
+        base_weights(args.out)
+    for script in ("gpu.py", "parallel.py"):
+        shutil.copy(Path(__file__).with_name(script), args.out / script)
 
 
 if __name__ == "__main__":

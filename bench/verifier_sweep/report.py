@@ -47,7 +47,38 @@ def combined(fit_scores: np.ndarray, fit_signals: np.ndarray, labels: np.ndarray
     return np.asarray(1 / (1 + np.exp(-z)))
 
 
+def load_gpu_module() -> Any:
+    """gpu.py as a module (its batching and prediction), loaded from beside this file."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sweep_gpu", Path(__file__).with_name("gpu.py"))
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load gpu.py beside {__file__}")
+    gpu = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gpu)
+    return gpu
+
+
+def reference_scores(checkpoint: Path, packs: dict[str, Any], name: str) -> dict[str, np.ndarray]:
+    """P(supported) of a trainer checkpoint on the packed pairs, computed here on the CPU with
+    gpu.py's own batching and prediction."""
+    import torch
+    from transformers import BertForSequenceClassification
+
+    gpu = load_gpu_module()
+    torch.set_num_threads(2)
+    model = BertForSequenceClassification.from_pretrained(str(checkpoint)).to(gpu.DEVICE)
+    result = {}
+    for part, pack in packs.items():
+        arrays = {key: pack[key] for key in pack.files}
+        arrays["starts"] = np.concatenate([[0], np.cumsum(arrays["lens"])[:-1]])
+        result[f"{name}|{part}"] = gpu.predict(model, arrays)
+    return result
+
+
 def describe(cfg: dict[str, Any]) -> str:
+    if "reference" in cfg:
+        return f"trained on this machine's CPU: {cfg['reference']}"
     parts = [f"{cfg['examples'] // 1000}k ex"]
     for key, text in (("drop", "without {}"), ("dup", "doubled: {}")):
         if cfg.get(key):
@@ -67,6 +98,20 @@ def main() -> None:
     parser.add_argument("--scores", type=Path, default=Path("bench/results/verifier_sweep"))
     parser.add_argument("--prep", type=Path, default=Path(".devsweep"))
     parser.add_argument("--window", type=int, default=192)
+    parser.add_argument("--name", default="verifier_sweep",
+                        help="result name (bench/results/NAME.json, README section)")
+    parser.add_argument("--pool", default="a 56,000-row seeded sample of the training data "
+                        "(`python -m veracity.train.data`, seed 13)",
+                        help="how the training pool was made, for the table's text")
+    parser.add_argument("--prep-command", default="python bench/verifier_sweep/prep.py "
+                        "--window 192 --pool 56000 --out .devsweep",
+                        help="the prep.py command, for the recorded command")
+    parser.add_argument("--device-command", default="cd .devsweep && python3 gpu.py 420",
+                        help="the command run on the device, for the recorded command")
+    parser.add_argument("--note", default="", help="a sentence added to the table's text")
+    parser.add_argument("--reference", type=Path, action="append", default=[],
+                        help="a trainer checkpoint folder to score on the same pairs here (CPU), "
+                        "as a row of its own; repeatable")
     args = parser.parse_args()
     scores = np.load(args.scores / "scores.npz")
     runs = json.loads((args.scores / "results.json").read_text())
@@ -75,65 +120,75 @@ def main() -> None:
     val = packs["val"]
     val_y = (val["label"] == 0).astype(int)
     val_kinds = np.array([kinds[k] if k >= 0 else "" for k in val["kind"]])
-    rag_like = ~np.isin(val_kinds, list(COMBINER_SKIPS))
+    #: the validation rows each combined column is fit on
+    fits = {"combined_cross": np.ones(len(val_kinds), dtype=bool),
+            "combined_rag_val_cross": ~np.isin(val_kinds, list(COMBINER_SKIPS)),
+            "combined_public_val_cross": val_kinds == "public"}
     rows: list[dict[str, Any]] = []
     baseline: dict[str, float] = {}
     for name in ("wice", "lfqa"):
         pack = packs[name]
         baseline[name] = cross_threshold(pack["feat"][:, 1], pack["label"], pack["group"]).value
+    for name in ("wice", "lfqa"):
+        baseline[f"{name}_auc"] = roc_auc(packs[name]["feat"][:, 1], packs[name]["label"])
+    scores = {key: scores[key] for key in scores.files}
+    for checkpoint in args.reference:
+        runs.append({"cfg": {"name": checkpoint.parent.name, "reference": str(checkpoint)},
+                     "train_seconds": None})
+        scores.update(reference_scores(checkpoint, packs, checkpoint.parent.name))
     for run in runs:
         cfg = run["cfg"]
         val_p = scores[f"{cfg['name']}|val"]
+        seconds = run["train_seconds"]
         row: dict[str, Any] = {"name": cfg["name"], "setting": describe(cfg),
-                               "h200_train_seconds": round(run["train_seconds"], 1),
+                               "h200_train_seconds": None if seconds is None else round(seconds, 1),
                                "val_auc": roc_auc(val_p, val_y)}
         for name in ("wice", "lfqa"):
             pack = packs[name]
             p = scores[f"{cfg['name']}|{name}"]
-            both = combined(val_p, val["feat"], val_y, p, pack["feat"])
-            rag = combined(val_p[rag_like], val["feat"][rag_like], val_y[rag_like], p,
-                           pack["feat"])
             row[name] = {
                 "raw_cross": cross_threshold(p, pack["label"], pack["group"]).value,
-                "raw_auc": roc_auc(p, pack["label"]),
-                "combined_cross": cross_threshold(both, pack["label"], pack["group"]).value,
-                "combined_rag_val_cross": cross_threshold(rag, pack["label"],
-                                                          pack["group"]).value,
-            }
+                "raw_auc": roc_auc(p, pack["label"])}
+            for key, fit in fits.items():
+                value = combined(val_p[fit], val["feat"][fit], val_y[fit], p, pack["feat"])
+                row[name][key] = cross_threshold(value, pack["label"], pack["group"]).value
         rows.append(row)
     lines = [
         "A search on the device machine (one NVIDIA H200, lent for this session): each setting "
         "fine-tunes all-MiniLM-L6-v2 from the base weights with the 0.1.0 recipe except where "
-        "named, at a 192-token window, on a 56,000-row seeded sample of the training data "
-        "(`python -m veracity.train.data`, seed 13), and is scored on the pre-selected evidence "
+        f"named, at a {args.window}-token window, on {args.pool}, and is scored on the "
+        "pre-selected evidence "
         "of WiCE dev and LFQA dev. Balanced accuracy (%) with the threshold chosen on the other "
         "half of the groups; *comb*: the combiner over the model's logit and exact signals fit on "
-        "the validation rows (as shipped); *comb RAG-val*: fit on the validation rows without "
-        "public NLI rows and without contradiction perturbations. Models trained on the GPU are "
-        "not shipped; one seed per setting unless named.",
+        "all the validation rows (as 0.1.0 shipped); *comb RAG-val*: fit on the validation rows "
+        "without public NLI rows and without contradiction perturbations; *comb pub-val*: fit on "
+        "the public validation rows only (as 0.2.0 ships, whose network never saw public rows). "
+        "Models trained on the GPU are "
+        "not shipped; one seed per setting unless named." + (f" {args.note}" if args.note else ""),
         "",
-        f"Lexical coverage on the same pairs: WiCE {baseline['wice'] * 100:.1f}, LFQA "
-        f"{baseline['lfqa'] * 100:.1f}.",
+        f"Lexical coverage on the same pairs: WiCE {baseline['wice'] * 100:.1f} (ROC-AUC "
+        f"{baseline['wice_auc']:.3f}), LFQA {baseline['lfqa'] * 100:.1f} (ROC-AUC "
+        f"{baseline['lfqa_auc']:.3f}).",
         "",
-        "| setting | H200 s | val AUC | WiCE raw | AUC | comb | comb RAG-val | LFQA raw | AUC "
-        "| comb | comb RAG-val |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| setting | H200 s | val AUC | WiCE raw | AUC | comb | comb RAG-val | comb pub-val "
+        "| LFQA raw | AUC | comb | comb RAG-val | comb pub-val |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+        "| ---: |",
     ]
     for row in rows:
-        cells = [f"{row['name']} ({row['setting']})", f"{row['h200_train_seconds']:.0f}",
+        seconds = row["h200_train_seconds"]
+        cells = [f"{row['name']} ({row['setting']})", "—" if seconds is None else f"{seconds:.0f}",
                  f"{row['val_auc']:.3f}"]
         for name in ("wice", "lfqa"):
             f = row[name]
-            cells += [f"{f['raw_cross'] * 100:.1f}", f"{f['raw_auc']:.3f}",
-                      f"{f['combined_cross'] * 100:.1f}",
-                      f"{f['combined_rag_val_cross'] * 100:.1f}"]
+            cells += [f"{f['raw_cross'] * 100:.1f}", f"{f['raw_auc']:.3f}"]
+            cells += [f"{f[key] * 100:.1f}" for key in fits]
         lines.append("| " + " | ".join(cells) + " |")
     markdown = "\n".join(lines)
-    command = ("python bench/verifier_sweep/prep.py --window 192 --pool 56000 --out .devsweep; "
-               "(device) cd .devsweep && python3 gpu.py 420; "
+    command = (f"{args.prep_command}; (device) {args.device_command}; "
                "python " + " ".join(shlex.quote(a) for a in ["bench/verifier_sweep/report.py",
                                                              *sys.argv[1:]]))
-    write_result("verifier_sweep", {"baseline_lexical_cross": baseline, "runs": rows},
+    write_result(args.name, {"baseline_lexical_cross": baseline, "runs": rows},
                  markdown, command)
     print(markdown)
 
