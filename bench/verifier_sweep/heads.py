@@ -8,7 +8,8 @@ supported from unsupported claims on the pairs prep.py packed (validation rows, 
 dev): the ROC-AUC of P(supported), of 1 - P(contradicted) and of 1 - P(neither), beside lexical
 coverage on the same pairs. An AUC under 0.5 for 1 - P(contradicted) means the network calls
 *supported* claims contradicted more often than unsupported ones.
-Writes bench/results/verifier_heads.json and the ``verifier_heads`` section of bench/README.md.
+Writes bench/results/NAME.json and the NAME section of bench/README.md (``--name``, default
+``verifier_heads``).
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ def main() -> None:
     parser.add_argument("--window", type=int, default=192)
     parser.add_argument("--checkpoint", type=Path, action="append", required=True,
                         help="a trainer checkpoint folder (RUN/checkpoint); repeatable")
+    parser.add_argument("--name", default="verifier_heads",
+                        help="result name (bench/results/NAME.json, README section)")
     args = parser.parse_args()
     packs = {name: np.load(args.prep / f"{name}_{args.window}.npz") for name in SETS}
     labels = {name: (packs[name]["label"] == 0).astype(int) if name == "val"
@@ -87,7 +90,7 @@ def main() -> None:
     markdown = "\n".join(lines)
     command = "python " + " ".join(shlex.quote(a) for a in ["bench/verifier_sweep/heads.py",
                                                             *sys.argv[1:]])
-    write_result("verifier_heads", {"rows": rows}, markdown, command)
+    write_result(args.name, {"rows": rows}, markdown, command)
     print(markdown)
 
 
