@@ -33,14 +33,18 @@ SETS = ("val", "wice", "lfqa")
 HEADS = ("P(supported)", "1 - P(contradicted)", "1 - P(neither)")
 
 
-def probabilities(checkpoint: Path, pack: Any) -> np.ndarray:
-    """The three probabilities of every packed pair, batched as gpu.py batches."""
+def load_model(checkpoint: Path) -> Any:
     import torch
     from transformers import BertForSequenceClassification
 
-    gpu = load_gpu_module()
     torch.set_num_threads(2)
-    model = BertForSequenceClassification.from_pretrained(str(checkpoint)).eval()
+    return BertForSequenceClassification.from_pretrained(str(checkpoint)).eval()
+
+
+def probabilities(model: Any, gpu: Any, pack: Any) -> np.ndarray:
+    """The three probabilities of every packed pair, batched as gpu.py batches."""
+    import torch
+
     arrays = {key: pack[key] for key in pack.files}
     arrays["starts"] = np.concatenate([[0], np.cumsum(arrays["lens"])[:-1]])
     order = np.argsort(arrays["lens"])
@@ -67,10 +71,12 @@ def main() -> None:
               else packs[name]["label"] for name in SETS}
     rows: list[dict[str, Any]] = [{"name": "lexical coverage", **{
         name: {"coverage": roc_auc(packs[name]["feat"][:, 1], labels[name])} for name in SETS}}]
+    gpu = load_gpu_module()
     for checkpoint in args.checkpoint:
         row: dict[str, Any] = {"name": checkpoint.parent.name, "checkpoint": str(checkpoint)}
+        model = load_model(checkpoint)
         for name in SETS:
-            p = probabilities(checkpoint, packs[name])
+            p = probabilities(model, gpu, packs[name])
             row[name] = {head: roc_auc(value, labels[name]) for head, value in
                          zip(HEADS, (p[:, 0], 1 - p[:, 1], 1 - p[:, 2]), strict=True)}
         rows.append(row)
