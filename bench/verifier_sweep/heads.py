@@ -24,7 +24,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from report import load_gpu_module
+from report import load_checkpoint, load_gpu_module, unpack
 
 from _report import write_result
 from veracity.evaluate.classification import roc_auc
@@ -33,20 +33,11 @@ SETS = ("val", "wice", "lfqa")
 HEADS = ("P(supported)", "1 - P(contradicted)", "1 - P(neither)")
 
 
-def load_model(checkpoint: Path) -> Any:
-    import torch
-    from transformers import BertForSequenceClassification
-
-    torch.set_num_threads(2)
-    return BertForSequenceClassification.from_pretrained(str(checkpoint)).eval()
-
-
 def probabilities(model: Any, gpu: Any, pack: Any) -> np.ndarray:
     """The three probabilities of every packed pair, batched as gpu.py batches."""
     import torch
 
-    arrays = {key: pack[key] for key in pack.files}
-    arrays["starts"] = np.concatenate([[0], np.cumsum(arrays["lens"])[:-1]])
+    arrays = unpack(pack)
     order = np.argsort(arrays["lens"])
     result = np.zeros((len(order), 3))
     with torch.no_grad():
@@ -74,7 +65,7 @@ def main() -> None:
     gpu = load_gpu_module()
     for checkpoint in args.checkpoint:
         row: dict[str, Any] = {"name": checkpoint.parent.name, "checkpoint": str(checkpoint)}
-        model = load_model(checkpoint)
+        model = load_checkpoint(checkpoint)
         for name in SETS:
             p = probabilities(model, gpu, packs[name])
             row[name] = {head: roc_auc(value, labels[name]) for head, value in

@@ -59,21 +59,28 @@ def load_gpu_module() -> Any:
     return gpu
 
 
-def reference_scores(checkpoint: Path, packs: dict[str, Any], name: str) -> dict[str, np.ndarray]:
-    """P(supported) of a trainer checkpoint on the packed pairs, computed here on the CPU with
-    gpu.py's own batching and prediction."""
+def load_checkpoint(checkpoint: Path) -> Any:
+    """A trainer checkpoint (RUN/checkpoint) as a torch model for inference on 2 threads."""
     import torch
     from transformers import BertForSequenceClassification
 
-    gpu = load_gpu_module()
     torch.set_num_threads(2)
-    model = BertForSequenceClassification.from_pretrained(str(checkpoint)).to(gpu.DEVICE)
-    result = {}
-    for part, pack in packs.items():
-        arrays = {key: pack[key] for key in pack.files}
-        arrays["starts"] = np.concatenate([[0], np.cumsum(arrays["lens"])[:-1]])
-        result[f"{name}|{part}"] = gpu.predict(model, arrays)
-    return result
+    return BertForSequenceClassification.from_pretrained(str(checkpoint)).eval()
+
+
+def unpack(pack: Any) -> dict[str, np.ndarray]:
+    """A prep.py pack as the arrays gpu.py batches from (with each pair's start offset)."""
+    arrays = {key: pack[key] for key in pack.files}
+    arrays["starts"] = np.concatenate([[0], np.cumsum(arrays["lens"])[:-1]])
+    return arrays
+
+
+def reference_scores(checkpoint: Path, packs: dict[str, Any], name: str) -> dict[str, np.ndarray]:
+    """P(supported) of a trainer checkpoint on the packed pairs, computed here on the CPU with
+    gpu.py's own batching and prediction."""
+    gpu = load_gpu_module()
+    model = load_checkpoint(checkpoint).to(gpu.DEVICE)
+    return {f"{name}|{part}": gpu.predict(model, unpack(pack)) for part, pack in packs.items()}
 
 
 def describe(cfg: dict[str, Any]) -> str:
