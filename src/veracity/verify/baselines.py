@@ -27,7 +27,7 @@ from veracity.sentences import split_sentences
 from veracity.types import PairScore, PairScores, Span
 from veracity.verify.base import check_pairs
 from veracity.verify.evidence import EvidenceSelector, Window, sentence_units
-from veracity.verify.signals import content_word_spans, lexical_coverage
+from veracity.verify.signals import alignment, lexical_coverage
 
 __all__ = ["AlignmentScorer", "CosineScorer", "LexicalCoverageScorer", "TextEmbedder",
            "TokenEmbedder", "sentence_windows"]
@@ -228,7 +228,7 @@ class AlignmentScorer:
         claims = self.embedder.token_vectors(list(hypotheses))
         scores = []
         for window, hypothesis, claim in zip(windows, hypotheses, claims, strict=True):
-            value = self._align(hypothesis, claim.vectors, claim.offsets, pieces[window.text])
+            value = alignment(hypothesis, claim.vectors, claim.offsets, pieces[window.text])
             scores.append(_similarity(value, window.span, evidence=window.spans))
         return PairScores(tuple(scores), self.model_id, self.model_version)
 
@@ -259,17 +259,3 @@ class AlignmentScorer:
             if premise in self._cache:
                 self._cache.move_to_end(premise)
         return found
-
-    @staticmethod
-    def _align(claim: str, vectors: np.ndarray, offsets: Sequence[tuple[int, int]],
-               premise: np.ndarray) -> float:
-        content = np.zeros(len(claim) + 1, dtype=bool)
-        for start, end in content_word_spans(claim):
-            content[start:end] = True
-        keep = np.array([content[start] for start, _ in offsets], dtype=bool)
-        if not keep.any():
-            return 1.0
-        if premise.shape[0] == 0:  # a blank premise supports nothing
-            return 0.0
-        best = (vectors[keep] @ premise.T).max(axis=1)
-        return float(np.clip(best.mean(), 0.0, 1.0))

@@ -4,6 +4,10 @@ Inference needs only onnxruntime and tokenizers. Long premises are never truncat
 evidence selector fits the claim's best-matching sentences into the window (or slides windows
 over the premise), and each result records the premise spans it was taken from.
 
+A verifier exported with an aligner (0.4 and later; see :mod:`veracity.train.aligner`) also
+runs all-MiniLM-L6-v2 over the window and the claim in the same ONNX call, and its combiner uses
+the claim's token alignment with the window.
+
 >>> verifier = EmbeddedVerifier().load()                                 # doctest: +SKIP
 >>> verifier.run(["Paris is the capital of France."], ["France's capital is Paris."])
 """
@@ -24,22 +28,23 @@ from veracity.assets import VERIFIER_DIR, load_tokenizer
 from veracity.errors import ModelError, OptionError
 from veracity.types import PairScore, PairScores
 from veracity.verify.base import check_pairs, strip_control_tokens
-from veracity.verify.combine import Combiner
+from veracity.verify.combine import Combiner, features
 from veracity.verify.evidence import STRATEGIES, EvidenceSelector, Strategy
-from veracity.verify.windowed import score_pairs
+from veracity.verify.signals import alignment
+from veracity.verify.windowed import score_windows
 
 __all__ = ["EmbeddedVerifier"]
 
 
-def _with_support(score: PairScore, supported: float) -> PairScore:
-    """``score`` with P(supported) replaced; the other two keep their ratio."""
-    rest = score.contradicted + score.neither
-    share = score.contradicted / rest if rest > 0 else 0.5
-    return dataclasses.replace(score, supported=supported,
-                               contradicted=(1 - supported) * share,
-                               neither=(1 - supported) * (1 - share))
-
 _LABELS = ("supported", "contradicted", "neither")
+
+
+def _pieces(hidden: np.ndarray, encoding: Any) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Unit vectors of a text's word pieces ([CLS], [SEP] and padding left out) and their
+    character spans."""
+    inner = hidden[1 : len(encoding.ids) - 1]
+    norms = np.maximum(np.linalg.norm(inner, axis=1, keepdims=True), 1e-12)
+    return inner / norms, list(encoding.offsets[1 : len(encoding.ids) - 1])
 
 
 class EmbeddedVerifier:
@@ -68,6 +73,7 @@ class EmbeddedVerifier:
         self._session: Any = None
         self._selector: EvidenceSelector | None = None
         self._combiner: Combiner | None = None
+        self._aligned = False
 
     def load(self) -> EmbeddedVerifier:
         if self._session is not None:
@@ -87,8 +93,12 @@ class EmbeddedVerifier:
             strategy=self.strategy or config.get("strategy", "select"),
             tokenizer=load_tokenizer(),
         )
+        self._aligned = bool(config.get("aligner"))
         if self.combine and config.get("combiner"):
             self._combiner = Combiner.from_json(config["combiner"])
+            if self._combiner.aligned and not self._aligned:
+                raise ModelError(f"{config_file}: the combiner needs the aligner, which this "
+                                 "verifier lacks; re-export it with its aligner")
             self.version += "+combined"
         self._session = session(self.model_dir / "model.onnx", threads=self.threads)
         return self
@@ -105,25 +115,52 @@ class EmbeddedVerifier:
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         check_pairs(premises, hypotheses)
         claims = [strip_control_tokens(h) for h in hypotheses]
-        scores = score_pairs(self._loaded(), premises, claims, self._score_batch)
+        scores, matrix = self.features(premises, claims)
         if self._combiner is not None and scores:
-            support = self._combiner.support([s.supported for s in scores], premises, claims)
-            scores = [_with_support(score, value) for score, value in zip(scores, support,
-                                                                           strict=True)]
+            combined = self._combiner.outputs(
+                matrix, [(s.supported, s.contradicted, s.neither) for s in scores])
+            scores = [dataclasses.replace(score, supported=s, contradicted=c, neither=n)
+                      for score, (s, c, n) in zip(scores, combined, strict=True)]
         return PairScores(tuple(scores), self.model_id, self.version)
 
+    def features(self, premises: Sequence[str], claims: Sequence[str]
+                 ) -> tuple[list[PairScore], np.ndarray]:
+        """The network's scores per pair (best window, not combined) and the combiner's
+        :func:`~veracity.verify.combine.features` matrix (with ``alignment`` when the verifier
+        has an aligner)."""
+        scores, rows = score_windows(self._loaded(), premises, claims, self._score_batch)
+        aligned = rows[:, 3].tolist() if self._aligned else None
+        probabilities = [(s.supported, s.contradicted, s.neither) for s in scores]
+        return scores, features(probabilities, premises, claims, aligned)
+
     def _score_batch(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        encodings = self._loaded().tokenizer.encode_batch(pairs)
+        """(supported, contradicted, neither) per pair, and the alignment as a fourth column
+        when the verifier has an aligner."""
+        tokenizer = self._loaded().tokenizer
+        encodings = tokenizer.encode_batch(pairs)
         order = sorted(range(len(pairs)), key=lambda i: len(encodings[i].ids))
-        probabilities = np.zeros((len(pairs), 3), dtype=np.float64)
+        rows = np.zeros((len(pairs), 4 if self._aligned else 3), dtype=np.float64)
         for first in range(0, len(order), self.batch_size):
             batch = order[first : first + self.batch_size]
             feeds = pad_batch([encodings[i].ids for i in batch],
                               [encodings[i].type_ids for i in batch])
-            (logits,) = self._session.run(["logits"], feeds)
+            if not self._aligned:
+                (logits,) = self._session.run(["logits"], feeds)
+            else:
+                windows = tokenizer.encode_batch([pairs[i][0] for i in batch])
+                claims = tokenizer.encode_batch([pairs[i][1] for i in batch])
+                for name, encoded in (("window", windows), ("claim", claims)):
+                    padded = pad_batch([e.ids for e in encoded])
+                    feeds[f"{name}_ids"] = padded["input_ids"]
+                    feeds[f"{name}_mask"] = padded["attention_mask"]
+                logits, window_hidden, claim_hidden = self._session.run(
+                    ["logits", "window_hidden", "claim_hidden"], feeds)
+                for row, i in enumerate(batch):
+                    rows[i, 3] = alignment(pairs[i][1], *_pieces(claim_hidden[row], claims[row]),
+                                           _pieces(window_hidden[row], windows[row])[0])
             shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
-            probabilities[batch] = shifted / shifted.sum(axis=1, keepdims=True)
-        return probabilities
+            rows[batch, :3] = shifted / shifted.sum(axis=1, keepdims=True)
+        return rows
 
     def _loaded(self) -> EvidenceSelector:
         self.load()

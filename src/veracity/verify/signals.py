@@ -14,12 +14,16 @@ functions are pure and English-only.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+
+import numpy as np
 
 __all__ = [
     "STOPWORDS",
     "Agreement",
+    "alignment",
     "capitalised_entities",
     "content_word_agreement",
     "content_word_spans",
@@ -276,3 +280,27 @@ def entity_coverage(premise: str, claim: str) -> Agreement:
     unique = list(dict.fromkeys(entities))
     return Agreement(tuple(e for e in unique if f" {e} " in premise_words),
                      tuple(e for e in unique if f" {e} " not in premise_words))
+
+
+def alignment(claim: str, claim_vectors: np.ndarray, offsets: Sequence[tuple[int, int]],
+              evidence_vectors: np.ndarray) -> float:
+    """How closely the claim's content words align with the evidence, in [0, 1].
+
+    BERTScore-style recall: every word piece of the claim's content words (``claim_vectors``,
+    unit rows, ``offsets`` their character spans in ``claim``) takes its best cosine with any
+    piece of the evidence (``evidence_vectors``, unit rows); the score is their mean, clipped.
+    1.0 for a claim without content words (as lexical coverage gives), 0.0 for empty evidence.
+    """
+    content = np.zeros(len(claim) + 1, dtype=bool)
+    for start, end in content_word_spans(claim):
+        content[start:end] = True
+    keep = np.array([content[start] for start, _ in offsets], dtype=bool)
+    if not keep.any():
+        return 1.0
+    if evidence_vectors.shape[0] == 0:
+        return 0.0
+    # einsum, not @: a BLAS matmul wakes OpenBLAS's threads, which then fight onnxruntime's
+    # spinning threads for the cores between two model calls (the verifier ran at 32 pairs/s
+    # at 512 tokens with @ and 67 with einsum, bench/README.md verifier_speed).
+    best = np.einsum("id,jd->ij", claim_vectors[keep], evidence_vectors).max(axis=1)
+    return float(np.clip(best.mean(), 0.0, 1.0))
