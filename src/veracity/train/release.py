@@ -109,14 +109,15 @@ def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, 
     """
     if train_rows < 0:
         raise OptionError("train_rows", train_rows, "0 or more")
-    if (checkpoint is None) == (from_verifier is None):
-        raise InputError("give either a training checkpoint or an exported verifier to start from")
+    if checkpoint is not None and from_verifier is not None:
+        raise InputError("give a training checkpoint or an exported verifier, not both")
     data_card = json.loads((data_dir / "card.json").read_text())
     if from_verifier is not None:
         state, exported = _copy_network(from_verifier, out_dir, version)
         state["rebuild"] = _source_rebuild(from_verifier)
+    elif checkpoint is None:
+        raise InputError("give either a training checkpoint or an exported verifier to start from")
     else:
-        assert checkpoint is not None
         state = json.loads((checkpoint / "state.json").read_text())
         exported = export_checkpoint(checkpoint, out_dir, model_id=MODEL_ID, version=version,
                                      card="(written below)\n")
