@@ -68,3 +68,9 @@ def test_chat_control_tokens_are_not_read_as_part_of_the_claim(
     result = verifier.run([PREMISE] * 5, [claim, *marked])
     plain = result.scores[0].supported
     assert [s.supported for s in result.scores[1:]] == pytest.approx([plain] * 4, abs=1e-9)
+
+
+def test_no_pairs_give_no_scores(verifier: EmbeddedVerifier) -> None:
+    result = verifier.run([], [])
+    assert result.scores == ()
+    assert result.model_id == "veracity-verifier-minilm-l6"

@@ -129,7 +129,9 @@ class EmbeddedVerifier:
         :func:`~veracity.verify.combine.features` matrix (with ``alignment`` when the verifier
         has an aligner)."""
         scores, rows = score_windows(self._loaded(), premises, claims, self._score_batch)
-        aligned = rows[:, 3].tolist() if self._aligned else None
+        aligned = None
+        if self._aligned:  # no pairs: no fourth column either
+            aligned = rows[:, 3].tolist() if len(rows) else []
         probabilities = [(s.supported, s.contradicted, s.neither) for s in scores]
         return scores, features(probabilities, premises, claims, aligned)
 
