@@ -21,6 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from veracity._deps import require
 from veracity.errors import InputError
 
@@ -95,7 +97,8 @@ def add_aligner(model_path: Path) -> dict[str, object]:
     for init in aligner.graph.initializer:
         twin = "bert." + init.name[len(_BASE):] if init.name.startswith(_BASE) else None
         if (twin is not None and twin in own and ".embeddings." in twin
-                and (numpy_helper.to_array(own[twin]) == numpy_helper.to_array(init)).all()):
+                and np.array_equal(numpy_helper.to_array(own[twin]),
+                                   numpy_helper.to_array(init))):
             renamed[init.name] = twin
             shared += init.ByteSize()
             continue
