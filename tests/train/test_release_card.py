@@ -57,3 +57,33 @@ def test_a_single_run_keeps_its_one_command() -> None:
     assert "--init-from" not in card
     assert "Distilled" not in card
     assert "2.00 CPU-hours of training on 2 cores" in card
+
+
+def test_a_refit_from_an_exported_verifier_keeps_its_rebuild_commands(tmp_path: Path) -> None:
+    from veracity.train.release import _copy_network, _source_rebuild
+
+    source = tmp_path / "v020"
+    source.mkdir()
+    (source / "model.onnx").write_bytes(b"onnx")
+    (source / "config.json").write_text(json.dumps({
+        "model_id": "veracity-verifier", "version": "0.2.0", "labels": ["a", "b", "c"],
+        "max_tokens": 192, "strategy": "select", "tokenizer": "minilm",
+        "training": {"config": BASE, "step": 2000}}))
+    (source / "CARD.md").write_text(
+        "# v 0.2.0\n\nexported (23.1 MB; largest probability difference to the fp32 model on a "
+        "probe input 0.0070).\n\n## Rebuild\n\n```sh\npython -m veracity.train.data --out D\n"
+        "veracity train-verifier --data DATA --out RUN --seed 13\n"
+        "veracity export-verifier --checkpoint RUN/checkpoint --data DATA --version 0.2.0\n"
+        "```\n\n1.10 CPU-hours of training on 2 cores\n")
+    assert _source_rebuild(source) == [
+        "python -m veracity.train.data --out D",
+        "veracity train-verifier --data DATA --out RUN --seed 13",
+        "veracity export-verifier --checkpoint RUN/checkpoint --data DATA --version 0.2.0 "
+        "--no-aligner --out VERIFIER"]
+    state, exported = _copy_network(source, tmp_path / "out", "0.4.0")
+    assert state["train_seconds"] == pytest.approx(1.10 * 3600)
+    assert exported.max_abs_difference == pytest.approx(0.007)
+    assert json.loads((tmp_path / "out" / "config.json").read_text())["version"] == "0.4.0"
+    (source / "CARD.md").write_text("# v\n")
+    with pytest.raises(InputError, match="no Rebuild section"):
+        _source_rebuild(source)
