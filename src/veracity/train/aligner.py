@@ -4,8 +4,9 @@ The combiner's strongest feature on answer sentences is token alignment (BERTSco
 recall of the claim's content words over the evidence window; see
 :func:`veracity.verify.signals.alignment`). It needs all-MiniLM-L6-v2's hidden states for the
 window and the claim. :func:`add_aligner` exports that encoder as dynamic int8 ONNX (the same
-quantization as the cross-encoder, about 2.5 times faster on our CPUs than the fp32-kernel int8
-file retrieval uses) and merges it into the verifier's ``model.onnx``: two copies of its nodes
+quantization as the cross-encoder; in an ad-hoc timing on our CPUs it read a 165-token window
+in 4.4 ms against 10.5 ms for the fp32-kernel int8 file retrieval uses) and merges it into
+the verifier's ``model.onnx``: two copies of its nodes
 (one reads the windows, one the claims) over one set of weights, and the word, position and type
 embeddings shared with the cross-encoder, which training leaves frozen (the export checks that
 they are bit-identical and keeps its own copy when they are not).

@@ -300,7 +300,7 @@ def alignment(claim: str, claim_vectors: np.ndarray, offsets: Sequence[tuple[int
     if evidence_vectors.shape[0] == 0:
         return 0.0
     # einsum, not @: a BLAS matmul wakes OpenBLAS's threads, which then fight onnxruntime's
-    # spinning threads for the cores between two model calls (the verifier ran at 32 pairs/s
-    # at 512 tokens with @ and 67 with einsum, bench/README.md verifier_speed).
+    # spinning threads for the cores between two model calls (in an ad-hoc timing the verifier
+    # ran at 32 pairs/s at 512 tokens with @ and 67 with einsum).
     best = np.einsum("id,jd->ij", claim_vectors[keep], evidence_vectors).max(axis=1)
     return float(np.clip(best.mean(), 0.0, 1.0))
