@@ -75,15 +75,15 @@ def test_a_refit_from_an_exported_verifier_keeps_its_rebuild_commands(tmp_path: 
         "veracity train-verifier --data DATA --out RUN --seed 13\n"
         "veracity export-verifier --checkpoint RUN/checkpoint --data DATA --version 0.2.0\n"
         "```\n\n1.10 CPU-hours of training on 2 cores\n")
-    assert _source_rebuild(source) == [
+    assert _source_rebuild(source, (source / "CARD.md").read_text()) == [
         "python -m veracity.train.data --out D",
         "veracity train-verifier --data DATA --out RUN --seed 13",
         "veracity export-verifier --checkpoint RUN/checkpoint --data DATA --version 0.2.0 "
         "--no-aligner --out VERIFIER"]
     state, exported = _copy_network(source, tmp_path / "out", "0.4.0")
+    assert state["rebuild"][-1].endswith("--no-aligner --out VERIFIER")
     assert state["train_seconds"] == pytest.approx(1.10 * 3600)
     assert exported.max_abs_difference == pytest.approx(0.007)
     assert json.loads((tmp_path / "out" / "config.json").read_text())["version"] == "0.4.0"
-    (source / "CARD.md").write_text("# v\n")
     with pytest.raises(InputError, match="no Rebuild section"):
-        _source_rebuild(source)
+        _source_rebuild(source, "# v\n")

@@ -114,7 +114,6 @@ def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, 
     data_card = json.loads((data_dir / "card.json").read_text())
     if from_verifier is not None:
         state, exported = _copy_network(from_verifier, out_dir, version)
-        state["rebuild"] = _source_rebuild(from_verifier)
     elif checkpoint is None:
         raise InputError("give either a training checkpoint or an exported verifier to start from")
     else:
@@ -181,10 +180,11 @@ def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, 
     return ReleaseReport(out_dir, model_bytes, validation)
 
 
-def _copy_network(source: Path, out_dir: Path, version: str) -> tuple[dict[str, Any],
-                                                                        ExportReport]:
+def _copy_network(source: Path, out_dir: Path, version: str
+                  ) -> tuple[dict[str, Any], ExportReport]:
     """Copy an exported verifier's network into a fresh ``out_dir`` with a new config; returns
-    its training state (as its config.json records it) and the export figures of its card."""
+    its training state (as its config.json records it, with its card's rebuild commands) and the
+    export figures of its card."""
     config_file = source / "config.json"
     if not config_file.is_file():
         raise InputError(f"{source} is not an exported verifier (no config.json)")
@@ -193,6 +193,7 @@ def _copy_network(source: Path, out_dir: Path, version: str) -> tuple[dict[str, 
         raise InputError(f"{source} already has an aligner: start from a verifier exported "
                          "without one (or from its checkpoint)")
     card = (source / "CARD.md").read_text() if (source / "CARD.md").is_file() else ""
+    rebuild = _source_rebuild(source, card)
     found = re.search(r"probe input ([0-9.]+)", card)
     kept = {key: config[key] for key in ("model_id", "labels", "max_tokens", "strategy",
                                          "tokenizer", "training")}
@@ -202,18 +203,17 @@ def _copy_network(source: Path, out_dir: Path, version: str) -> tuple[dict[str, 
     shutil.copyfile(source / "model.onnx", out_dir / "model.onnx")
     (out_dir / "config.json").write_text(json.dumps(kept | {"version": version}, indent=1) + "\n")
     difference = float(found.group(1)) if found else float("nan")
-    state = dict(config["training"])
+    state = dict(config["training"]) | {"rebuild": rebuild}
     hours = re.search(r"([0-9.]+) CPU-hours", card)
     if "train_seconds" not in state and hours:  # 0.2.0 recorded them in its card only
         state["train_seconds"] = float(hours.group(1)) * 3600
-    return state, ExportReport(out_dir, (out_dir / "model.onnx").stat().st_size,
-                                            difference)
+    size = (out_dir / "model.onnx").stat().st_size
+    return state, ExportReport(out_dir, size, difference)
 
 
-def _source_rebuild(source: Path) -> list[str]:
-    """The commands that rebuilt ``source``, from its card, its export run without an aligner
-    (as it was made) into VERIFIER, the folder ``--from-verifier`` then reads."""
-    card = (source / "CARD.md").read_text() if (source / "CARD.md").is_file() else ""
+def _source_rebuild(source: Path, card: str) -> list[str]:
+    """The commands that rebuilt ``source``, from its ``card``, its export run without an
+    aligner (as it was made) into VERIFIER, the folder ``--from-verifier`` then reads."""
     found = re.search(r"## Rebuild\s+```sh\n(.*?)\n```", card, re.DOTALL)
     if not found:
         raise InputError(f"{source}/CARD.md has no Rebuild section: the new card could not say "

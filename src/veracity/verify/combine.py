@@ -3,11 +3,12 @@
 The cross-encoder reads at most one window of evidence; cheap exact signals read the whole
 premise: the share of the claim's content words, numbers and capitalised entities the premise
 contains. A logistic layer, fit on held-out training rows (never on evaluation data), combines
-them into the final P(supported); P(contradicted) and P(neither) keep their ratio.
+them into the final P(supported).
 
 Two feature sets exist; a verifier's config.json names the one its weights are for:
 
-- :data:`FEATURES` (verifier 0.1 and 0.2): the network's supported logit and the exact signals.
+- :data:`FEATURES` (verifier 0.1 and 0.2): the network's supported logit and the exact signals;
+  P(contradicted) and P(neither) keep their ratio.
 - :data:`ALIGNED_FEATURES` (verifier 0.4): the network's supported-versus-neither log ratio
   (its contradiction head is left out: it rates close restatements of a source as contradicted,
   bench/README.md, verifier_heads), the exact signals, and the token alignment of the claim with
