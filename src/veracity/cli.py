@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from veracity import defaults
 from veracity.errors import OptionError, VeracityError
+from veracity.render import Part, make_console, show, styled
 from veracity.types import (
     Answer,
     Chunk,
@@ -30,6 +30,8 @@ from veracity.types import (
 from veracity.verify.base import PairScorer
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from veracity.generate.abstain import Abstainer
     from veracity.generate.calibration import StoredCalibration
     from veracity.llm.base import ChatModel
@@ -40,9 +42,10 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help text is shown as written: "[train]", "[n]" stay
 )
-console = Console()
-errors = Console(stderr=True)
+console = make_console()
+errors = make_console(stderr=True)
 
 EXIT_OK = 0
 EXIT_PARTIAL = 1
@@ -51,7 +54,7 @@ EXIT_FAILED = 2
 
 def fail(exc: Exception) -> typer.Exit:
     """Print an error the user can act on and return the failure exit."""
-    errors.print(f"[bold red]error:[/] {exc}", highlight=False)
+    show(styled("error:", "bold red"), f" {exc}", out=errors)
     return typer.Exit(EXIT_FAILED)
 
 
@@ -127,8 +130,9 @@ def index(
     if dense:
         builders.append(DenseBuilder())
     try:
-        with Progress(TextColumn("{task.description:<10}"), BarColumn(), MofNCompleteColumn(),
-                      console=errors, disable=as_json, transient=True) as progress:
+        with Progress(TextColumn("{task.description:<10}", markup=False), BarColumn(),
+                      MofNCompleteColumn(), console=errors, disable=as_json,
+                      transient=True) as progress:
             tasks: dict[str, Any] = {}
 
             def update(stage: str, done: int, total: int) -> None:
@@ -146,12 +150,12 @@ def index(
         emit_json(dataclasses.asdict(report) | {
             "failures": [f._asdict() for f in report.failures], "exit_code": code})
         raise typer.Exit(code)
-    console.print(
-        f"indexed {report.files_indexed} file(s), {report.files_unchanged} unchanged, "
-        f"{report.files_removed} removed, {report.files_failed} failed: {report.documents} "
-        f"documents, {report.chunks} chunks in {report.index} ({report.generation})")
+    show(f"indexed {report.files_indexed} file(s), {report.files_unchanged} unchanged, "
+         f"{report.files_removed} removed, {report.files_failed} failed: {report.documents} "
+         f"documents, {report.chunks} chunks in {report.index} ({report.generation})",
+         out=console)
     for failure in report.failures:
-        errors.print(f"[yellow]skipped[/] {failure.path}: {failure.message}", highlight=False)
+        show(styled("skipped", "yellow"), f" {failure.path}: {failure.message}", out=errors)
     raise typer.Exit(code)
 
 
@@ -183,19 +187,21 @@ def search(
         emit_json({"query": result.query, "mode": result.mode, "confidence": confidence,
                    "hits": [hit_payload(hit) for hit in result.hits]})
         return
-    console.print(f"[bold]{result.query}[/]  ({result.mode}; " + ", ".join(
-        f"{name} {value:.3f}" for name, value in confidence.items() if value is not None) + ")")
+    show(styled(result.query, "bold"), f"  ({result.mode}; " + ", ".join(
+        f"{name} {value:.3f}" for name, value in confidence.items() if value is not None) + ")",
+         out=console)
     if not result.hits:
-        console.print("no passage matched")
+        show("no passage matched", out=console)
     for hit in result.hits:
         chunk = hit.chunk
         where = " > ".join(chunk.section) or "—"
         page = "" if chunk.page is None else f"  page {chunk.page}" + (
             f"-{chunk.page_end}" if chunk.page_end not in (None, chunk.page) else "")
-        console.print(f"\n[bold cyan]{hit.rank}.[/] [bold]{chunk.doc_id}[/]  {chunk.title}\n"
-                      f"   section: {where}{page}  chars {chunk.start}-{chunk.end}  "
-                      f"score {hit.score:.4f}", highlight=False)
-        console.print(f"   {chunk.text}", highlight=False, soft_wrap=False)
+        show("\n", styled(f"{hit.rank}.", "bold cyan"), " ", styled(chunk.doc_id, "bold"),
+             f"  {chunk.title}", out=console)
+        show(f"section: {where}{page}  chars {chunk.start}-{chunk.end}  score {hit.score:.4f}",
+             out=console, indent=3)
+        show(chunk.text, out=console, indent=3)
 
 
 @app.command("check")
@@ -209,10 +215,8 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Does the premise support the claim? One pair, or a JSONL batch (JSONL out)."""
-    from veracity.verify.registry import make_verifier
-
     try:
-        scorer = make_verifier(verifier).load()
+        scorer = verifier_factory(verifier).load()
         if batch is not None:
             raise typer.Exit(check_batch(scorer, batch))
         if premise is None or claim is None:
@@ -228,18 +232,17 @@ def check(
         emit_json(payload)
         return
     if not payload["probabilities"]:
-        console.print(f"similarity {payload['supported']:.3f}  ({result.model_id} "
-                      f"{result.model_version}: a similarity in [0, 1], not a probability; "
-                      "choose a threshold on your own data)")
+        show(f"similarity {payload['supported']:.3f}  ({result.model_id} "
+             f"{result.model_version}: a similarity in [0, 1], not a probability; "
+             "choose a threshold on your own data)", out=console)
     else:
         colour = {"supported": "green", "contradicted": "red"}.get(payload["label"], "yellow")
-        console.print(f"[bold {colour}]{payload['label']}[/]  supported "
-                      f"{payload['supported']:.3f}  contradicted {payload['contradicted']:.3f}  "
-                      f"neither {payload['neither']:.3f}  ({result.model_id} "
-                      f"{result.model_version})")
+        show(styled(payload["label"], f"bold {colour}"),
+             f"  supported {payload['supported']:.3f}  contradicted "
+             f"{payload['contradicted']:.3f}  neither {payload['neither']:.3f}  "
+             f"({result.model_id} {result.model_version})", out=console)
     for part in payload["evidence"]:
-        console.print(f"  evidence [{part['start']}:{part['end']}] {part['text']}",
-                      highlight=False)
+        show(f"evidence [{part['start']}:{part['end']}] {part['text']}", out=console, indent=2)
 
 
 def check_batch(scorer: PairScorer, path: Path, chunk: int = 64) -> int:
@@ -261,7 +264,7 @@ def check_batch(scorer: PairScorer, path: Path, chunk: int = 64) -> int:
                     not isinstance(row.get("claim", row.get("hypothesis")), str):
                 raise ValueError("need string fields premise and claim")
         except ValueError as exc:
-            errors.print(f"{path}:{number}: skipped: {exc}")
+            show(f"{path}:{number}: skipped: {exc}", out=errors)
             failed += 1
             continue
         rows.append(row)
@@ -316,8 +319,8 @@ def train_verifier(
                              exclude_kinds=tuple(exclude_kind or ()), init_from=init_from,
                              distill_weight=distill_weight, teacher=teacher,
                              distill_skip_contradicted=distill_skip_contradicted)
-        with Progress(TextColumn("{task.description}"), BarColumn(),
-                      TextColumn("{task.completed}/{task.total} {task.fields[unit]}"),
+        with Progress(TextColumn("{task.description}", markup=False), BarColumn(),
+                      TextColumn("{task.completed}/{task.total} {task.fields[unit]}", markup=False),
                       TimeRemainingColumn(), console=errors, disable=as_json) as progress:
             task = progress.add_task("training", total=config.steps, unit="steps")
             teaching = None
@@ -343,10 +346,10 @@ def train_verifier(
         emit_json(payload)
     else:
         state = "finished" if report.finished else "stopped (run again to resume)"
-        console.print(f"{state} at step {report.step}/{report.steps}; "
-                      f"checkpoint {report.checkpoint}")
+        show(f"{state} at step {report.step}/{report.steps}; checkpoint {report.checkpoint}",
+             out=console)
         for evaluation in report.evaluations[-3:]:
-            console.print(evaluation)
+            show(json.dumps(evaluation, ensure_ascii=False), out=console)
 
 
 @app.command("export-verifier")
@@ -398,9 +401,9 @@ def export_verifier(
     if as_json:
         emit_json(payload)
     else:
-        console.print(f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB)")
+        show(f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB)", out=console)
         for name, value in report.validation.items():
-            console.print(f"  {name}: {value:.4f}")
+            show(f"{name}: {value:.4f}", out=console, indent=2)
 
 
 # --- ask and calibrate ---------------------------------------------------------------------------
@@ -509,35 +512,23 @@ def _abstainer(index_dir: Path, *, mode: str, signal: str | None, threshold: flo
                      calibration.threshold, source=stored.source)
 
 
-def _indented(markup: str, indent: int, hang: int | None = None, *,
-              out: Console = console) -> None:
-    """Print ``markup`` wrapped to ``out``: the first line indented by ``indent`` columns, the
-    lines it wraps onto by ``hang`` (default ``indent``); no trailing spaces."""
-    from rich.text import Text
-
-    hang = indent if hang is None else hang
-    width = max(20, out.width - max(indent, hang))
-    for number, line in enumerate(Text.from_markup(markup).wrap(out, width)):
-        line.rstrip()
-        margin = Text(" " * (indent if number == 0 else hang))
-        out.print(margin + line if line.plain else line, highlight=False, soft_wrap=True)
-
-
 def _print_answer(answer: Answer) -> None:
-    from rich.markup import escape
+    def line(*parts: Part, indent: int = 0, hang: int | None = None) -> None:
+        show(*parts, out=console, indent=indent, hang=hang, wrap=True)
 
     if answer.abstained and answer.abstention is not None:
         check = answer.abstention
-        _indented(f"[bold]{escape(answer.text)}[/]  [yellow](abstained without asking the "
-                  f"model: {escape(check.reason)}; {escape(check.source)})[/]", 0)
+        line(styled(answer.text, "bold"), "  ", styled(
+            f"(abstained without asking the model: {check.reason}; {check.source})", "yellow"))
         return
-    _indented(escape(answer.text), 0)
+    line(answer.text)
     if answer.refused and answer.refusal is not None:
         console.print()
-        _indented(f"[yellow]the model declined to answer (matched "
-                  f"{escape(repr(answer.refusal.text))}, {answer.refusal.pattern})[/]", 0)
+        line(styled(f"the model declined to answer (matched {answer.refusal.text!r}, "
+                    f"{answer.refusal.pattern})", "yellow"))
     if answer.sentences:
-        console.print("\n[bold]sentences[/]")
+        console.print()
+        line(styled("sentences", "bold"))
     for sentence in answer.sentences:
         mark, colour, label = _MARKS[sentence.status]
         cited = "".join(f"[{c.marker}]" for c in sentence.citations)
@@ -548,31 +539,32 @@ def _print_answer(answer: Answer) -> None:
             detail.append(("attached " if any(c.attached for c in sentence.citations) else "")
                           + cited)
         detail += [f"[{item.marker}] {item.reason}" for item in sentence.invalid]
-        _indented(f"[{colour}]{mark}[/] {escape(sentence.claim)}", 2, 4)
-        _indented(f"[{colour}]{escape(' · '.join(detail))}[/]", 4)
+        line(styled(mark, colour), f" {sentence.claim}", indent=2, hang=4)
+        line(styled(" · ".join(detail), colour), indent=4)
         if sentence.failure:
-            _indented(f"[red]{escape(sentence.failure)}[/]", 4)
+            line(styled(sentence.failure, "red"), indent=4)
     if answer.sources:
-        console.print("\n[bold]sources[/]")
+        console.print()
+        line(styled("sources", "bold"))
     cited_blocks = {c.marker for c in answer.citations}
     for number, hit in enumerate(answer.sources, start=1):
         chunk = hit.chunk
         where = " > ".join(chunk.section) or "—"
         page = "" if chunk.page is None else f"  page {chunk.page}" + (
             f"-{chunk.page_end}" if chunk.page_end not in (None, chunk.page) else "")
-        used = "" if number in cited_blocks else "  [dim](not cited)[/]"
-        _indented(f"[bold cyan][{number}][/] [bold]{escape(chunk.doc_id)}[/]  "
-                  f"{escape(chunk.title)}{used}", 2, 6)
-        _indented(f"section: {escape(where)}{page}  chars {chunk.start}-{chunk.end}", 6)
+        used = "" if number in cited_blocks else styled("  (not cited)", "dim")
+        line(styled(f"[{number}]", "bold cyan"), " ", styled(chunk.doc_id, "bold"),
+             f"  {chunk.title}", used, indent=2, hang=6)
+        line(f"section: {where}{page}  chars {chunk.start}-{chunk.end}", indent=6)
         if number in cited_blocks:  # the passages an answer rests on are quoted in full
-            _indented(f"“{escape(chunk.text.strip())}”", 6)
+            line(f"“{chunk.text.strip()}”", indent=6)
     if answer.provenance is not None:
         p, t = answer.provenance, answer.timings
         console.print()
-        _indented(f"[dim]{escape(p.model)} · prompt {p.prompt} · temperature "
-                  f"{p.temperature:g} · seed {p.seed} · verifier {escape(p.verifier)} "
-                  f"(tau {p.tau:g}) · retrieve {t.retrieve:.2f}s, generate "
-                  f"{t.generate:.2f}s, verify {t.verify:.2f}s[/]", 0)
+        line(styled(f"{p.model} · prompt {p.prompt} · temperature {p.temperature:g} · seed "
+                    f"{p.seed} · verifier {p.verifier} (tau {p.tau:g}) · retrieve "
+                    f"{t.retrieve:.2f}s, generate {t.generate:.2f}s, verify {t.verify:.2f}s",
+                    "dim"))
 
 
 @app.command("ask")
@@ -602,8 +594,6 @@ def ask(
     attached by the verifier, ? uncited, · not factual. Exit 0 when answered, abstained or
     refused; 1 when the verifier failed on some sentence; 2 on bad options or a missing index.
     """
-    from rich.markup import escape
-
     from veracity.generate.ask import Asker
     from veracity.generate.grounded import GroundedGenerator
     from veracity.retrieve.open import open_retriever
@@ -623,7 +613,7 @@ def ask(
         emit_json(answer_payload(answer) | {"notes": notes, "exit_code": code})
         raise typer.Exit(code)
     for note in notes:
-        _indented(f"[dim]{escape(note)}[/]", 0, out=errors)
+        show(styled(note, "dim"), out=errors, wrap=True)
     _print_answer(answer)
     raise typer.Exit(code)
 
@@ -709,7 +699,7 @@ def calibrate_command(
                                                  "exit_code": code})
         raise typer.Exit(code)
     for message in skipped + failures:
-        errors.print(f"[yellow]skipped[/] {message}", highlight=False)
+        show(styled("skipped", "yellow"), f" {message}", out=errors)
     _print_calibration(stored)
     raise typer.Exit(code)
 
@@ -718,12 +708,11 @@ def _print_calibration(stored: StoredCalibration) -> None:
     from rich.table import Table
 
     c = stored.calibration
-    console.print(
-        f"abstain when {c.signal} < {c.threshold:.4g}: precision {c.precision:.3f}, recall "
-        f"{c.recall:.3f}, F1 {c.f1:.3f}; {c.answered} of {c.answerable} answerable questions "
-        f"still answered, {c.abstained} abstentions ({c.unanswerable} unanswerable, "
-        f"{c.failed} failed)\nsaved to {stored.path} (generation {stored.generation}, "
-        f"mode {stored.mode}, k {stored.k})", highlight=False)
+    show(f"abstain when {c.signal} < {c.threshold:.4g}: precision {c.precision:.3f}, recall "
+         f"{c.recall:.3f}, F1 {c.f1:.3f}; {c.answered} of {c.answerable} answerable questions "
+         f"still answered, {c.abstained} abstentions ({c.unanswerable} unanswerable, "
+         f"{c.failed} failed)\nsaved to {stored.path} (generation {stored.generation}, "
+         f"mode {stored.mode}, k {stored.k})", out=console)
     table = Table("threshold", "precision", "recall", "F1", "abstained", "answered")
     step = max(1, -(-len(c.curve) // 10))  # about ten rows, and the chosen one
     for position, point in enumerate(c.curve):
@@ -766,56 +755,58 @@ def _quote(judgement: EvidenceJudgement) -> str:
 
 
 def _print_report(report: Report) -> None:
-    from rich.markup import escape
+    def line(*parts: Part, indent: int = 0, out: Console = console) -> None:
+        show(*parts, out=out, indent=indent)
 
     console.print(_highlighted(report))
-    console.print("\n[bold]claims[/]")
+    console.print()
+    line(styled("claims", "bold"))
     for verdict in report.verdicts:
         mark, colour = _VERDICT_MARK[verdict.label]
         claim = verdict.claim
-        console.print(f"  [{colour}]{mark} {verdict.label}[/]  {escape(claim.text)}  "
-                      f"[dim](chars {claim.span.start}-{claim.span.end})[/]", highlight=False)
+        line(styled(f"{mark} {verdict.label}", colour), f"  {claim.text}  ",
+             styled(f"(chars {claim.span.start}-{claim.span.end})", "dim"), indent=2)
         if verdict.contested:
-            console.print("      [magenta]the sources conflict: some passages support this "
-                          "claim and others contradict it[/]", highlight=False)
+            line(styled("the sources conflict: some passages support this claim and others "
+                        "contradict it", "magenta"), indent=6)
         for edit in claim.edits:
-            console.print(f"      [dim]{escape(edit)}[/]", highlight=False)
+            line(styled(edit, "dim"), indent=6)
         for layer in verdict.layers:
-            flag = "[red]flags[/]" if layer.flagged else "[green]clears[/]"
+            flag = styled("flags", "red") if layer.flagged else styled("clears", "green")
             if layer.error is not None:
-                flag, detail = "[red]failed[/]", layer.error
+                flag, detail = styled("failed", "red"), layer.error
             else:
                 detail = layer.detail
-            console.print(f"      {layer.layer}: {flag} {escape(detail)}", highlight=False)
+            line(f"{layer.layer}: ", flag, f" {detail}", indent=6)
         for title, items in (("evidence", verdict.citations[:2]),
                              ("contradicted by", verdict.anti_citations[:2])):
             for item in items:
                 where = " > ".join(item.section)
                 page = "" if item.page is None else f", page {item.page}"
-                console.print(f"      [bold]{title}[/] {escape(item.doc_id)}"
-                              f"{escape(' · ' + where) if where else ''}{page}, chars "
-                              f"{item.start}-{item.end} (supported {item.supported:.2f}, "
-                              f"contradicted {item.contradicted:.2f})\n"
-                              f"        “{escape(_quote(item))}”", highlight=False)
+                line(styled(title, "bold"), f" {item.doc_id}"
+                     f"{' · ' + where if where else ''}{page}, chars {item.start}-{item.end} "
+                     f"(supported {item.supported:.2f}, contradicted {item.contradicted:.2f})",
+                     indent=6)
+                line(f"“{_quote(item)}”", indent=8)
         for value in verdict.values:
             if value.status != "match":
                 found = f", evidence says {value.found!r}" if value.found else ""
-                console.print(f"      [yellow]{value.kind} {escape(value.text)!s}: "
-                              f"{value.status}{escape(found)}[/]", highlight=False)
+                line(styled(f"{value.kind} {value.text}: {value.status}{found}", "yellow"),
+                     indent=6)
     for skipped in report.skipped:
-        console.print(f"  [dim]· skipped ({skipped.reason}): {escape(skipped.text)}[/]",
-                      highlight=False)
+        line(styled(f"· skipped ({skipped.reason}): {skipped.text}", "dim"), indent=2)
     summary = report.summary
-    console.print(f"\n[bold]{summary['claims']} claims:[/] {summary['supported']} supported, "
-                  f"{summary['contradicted']} contradicted, {summary['unsupported']} "
-                  f"unsupported, {summary['skipped']} sentences skipped, {summary['failed']} "
-                  f"failed; {summary['contested']} with conflicting sources", highlight=False)
+    console.print()
+    line(styled(f"{summary['claims']} claims:", "bold"), f" {summary['supported']} supported, "
+         f"{summary['contradicted']} contradicted, {summary['unsupported']} unsupported, "
+         f"{summary['skipped']} sentences skipped, {summary['failed']} failed; "
+         f"{summary['contested']} with conflicting sources")
     for warning in report.warnings:
-        errors.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+        line(styled("warning:", "yellow"), f" {warning}", out=errors)
     timing = ", ".join(f"{stage} {seconds:.2f}s" for stage, seconds in report.timings.items())
-    console.print(f"[dim]layers {','.join(report.layers)} · rule {report.rule} · query "
-                  f"{report.query_mode} · claims {report.claims_method} · verifier "
-                  f"{escape(report.verifier)} · {timing}[/]", highlight=False)
+    line(styled(f"layers {','.join(report.layers)} · rule {report.rule} · query "
+                f"{report.query_mode} · claims {report.claims_method} · verifier "
+                f"{report.verifier} · {timing}", "dim"))
 
 
 @app.command("verify")
