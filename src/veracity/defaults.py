@@ -80,6 +80,9 @@ ABSTAIN_TEXT = "I don't know"
 #: Retrieval-confidence signal used for abstention, and how many hits ``top_support`` reads.
 ABSTAIN_SIGNAL = "top_cosine"
 SUPPORT_SIGNAL_HITS = 3
+#: A question longer than this many words is compared with passages by its asking sentences
+#: (``veracity.sentences.question_focus``): the verifier reads at most 115 tokens of a claim.
+QUESTION_FOCUS_WORDS = 60
 #: File of an index folder that holds the abstention calibration.
 CALIBRATION_FILE = "calibration.json"
 #: Chat backend of ``veracity ask`` (``extractive``, ``llamacpp[:PATH]``, ``openai:URL``).

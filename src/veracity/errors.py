@@ -70,7 +70,15 @@ class OptionError(InputError):
 
 
 class ClaimTooLongError(InputError):
-    """A claim alone does not fit the verifier's window; it is never truncated silently."""
+    """A claim alone does not fit the verifier's window; it is never truncated silently.
+
+    ``tokens`` is the claim's length and ``budget`` the most the verifier reads of a claim.
+    """
+
+    def __init__(self, message: str, *, tokens: int = 0, budget: int = 0) -> None:
+        self.tokens = tokens
+        self.budget = budget
+        super().__init__(message)
 
 
 class IndexStoreError(VeracityError):

@@ -220,3 +220,14 @@ def test_asker_inputs_are_validated(hits):
         Asker(ask.retriever, ask.generator, k=0)
     with pytest.raises(InputError, match="empty"):
         ask.run(" ")
+
+
+@pytest.mark.unit
+def test_question_focus_keeps_short_questions_and_picks_what_a_long_one_asks() -> None:
+    from veracity.sentences import question_focus
+
+    assert question_focus("Which mite is it?") == "Which mite is it?"
+    story = "I keep bees. " * 40
+    assert question_focus(story + "Which mite is it? And when to treat?") == \
+        "Which mite is it? And when to treat?"
+    assert question_focus(story + "Tell me the mite") == "Tell me the mite"

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import pytest
 
-from veracity.errors import GenerationError, InputError, OptionError
+from veracity.errors import ClaimTooLongError, GenerationError, InputError, OptionError
 from veracity.llm import (
     ChatRequest,
     ExtractiveAnswerer,
@@ -16,6 +17,7 @@ from veracity.llm import (
 )
 from veracity.llm.extractive import cite, content_terms, parse_prompt_blocks
 from veracity.testing import TablePairScorer
+from veracity.types import PairScore, PairScores, Span
 
 pytestmark = pytest.mark.unit
 
@@ -303,3 +305,46 @@ def test_chat_raises_on_a_prompt_without_blocks() -> None:
         ExtractiveChat().run(ChatRequest.of("Summarize bees."))
     with pytest.raises(OptionError, match="refusal"):
         ExtractiveChat(refusal=" ")
+
+
+class _ShortClaims:
+    """A scorer that reads claims of at most ``limit`` words, like a verifier's claim budget."""
+
+    model_id = "short-claims"
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.claims: list[str] = []
+
+    def load(self) -> _ShortClaims:
+        return self
+
+    def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+        self.claims += hypotheses
+        longest = max(len(claim.split()) for claim in hypotheses)
+        if longest > self.limit:
+            raise ClaimTooLongError(f"the claim has {longest} tokens", tokens=longest,
+                                    budget=self.limit)
+        return PairScores(tuple(PairScore(0.9, 0.0, 0.1, window=Span(0, len(p)))
+                                for p in premises), self.model_id, "1")
+
+
+STORY = " ".join(["I have kept bees in my garden for three years and the wings look odd."] * 6)
+
+
+def test_a_long_question_is_compared_by_its_asking_sentence() -> None:
+    scorer = _ShortClaims(limit=20)
+    question = f"{STORY} Which mite damages honeybee colonies most?"
+    answer = ExtractiveAnswerer(scorer=scorer).run(
+        question, ["Varroa mites damage honeybee colonies most of all."])
+    assert answer.text == "Varroa mites damage honeybee colonies most of all."
+    assert set(scorer.claims) == {"Which mite damages honeybee colonies most?"}
+
+
+def test_a_question_too_long_to_compare_says_the_question_is_the_problem() -> None:
+    question = "Which mite " + " ".join(["really"] * 80) + " damages honeybee colonies?"
+    with pytest.raises(InputError, match="the question is too long") as caught:
+        ExtractiveAnswerer(scorer=_ShortClaims(limit=20)).run(
+            question, ["Varroa mites damage honeybee colonies."])
+    assert "claims" not in str(caught.value)
+    assert "fewer words" in str(caught.value)

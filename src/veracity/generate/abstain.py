@@ -35,6 +35,7 @@ from typing import Protocol, runtime_checkable
 
 from veracity import defaults
 from veracity.errors import InputError, OptionError
+from veracity.sentences import question_focus
 from veracity.types import AbstentionCheck, SearchResult
 from veracity.verify.base import PairScorer
 from veracity.verify.scoring import score_groups
@@ -124,7 +125,7 @@ class TopSupport:
         self.hits = hits
 
     def run(self, results: Sequence[SearchResult]) -> list[SignalReading]:
-        groups = [[(hit.chunk.text, question_content(result.query))
+        groups = [[(hit.chunk.text, question_content(question_focus(result.query)))
                    for hit in result.hits[: self.hits]] for result in results]
         scored = score_groups(self.scorer, groups)
         readings = []

@@ -50,9 +50,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from veracity import defaults
-from veracity.errors import GenerationError, InputError, OptionError
+from veracity.errors import ClaimTooLongError, GenerationError, InputError, OptionError
 from veracity.llm.base import ChatRequest, ChatResponse
-from veracity.sentences import split_sentences
+from veracity.sentences import question_focus, split_sentences
 from veracity.types import Span
 from veracity.verify.base import PairScorer
 
@@ -242,7 +242,16 @@ class ExtractiveAnswerer:
     def _support(self, question: str, sentences: list[str]) -> list[float | None]:
         if self.scorer is None or not sentences:
             return [None] * len(sentences)
-        scores = self.scorer.run(sentences, [question] * len(sentences)).scores
+        focus = question_focus(question)
+        try:
+            scores = self.scorer.run(sentences, [focus] * len(sentences)).scores
+        except ClaimTooLongError as exc:
+            part = "the question" if focus == question else f"its asking sentence {focus!r}"
+            raise InputError(
+                f"the question is too long to compare with the passages: {part} has "
+                f"{exc.tokens} tokens and the verifier reads at most {exc.budget}. Ask it in "
+                "fewer words (the background can go in a shorter sentence, or be left out)"
+            ) from exc
         return [None if s.error else s.supported for s in scores]
 
 

@@ -90,7 +90,8 @@ class EvidenceSelector:
             raise ClaimTooLongError(
                 f"the claim has {claim_tokens} tokens but the verifier allows at most "
                 f"{self.claim_budget()} of its {self.max_tokens}-token window for the claim: "
-                f"split it into shorter claims first (claim starts {claim[:60]!r})"
+                f"split it into shorter claims first (claim starts {claim[:60]!r})",
+                tokens=claim_tokens, budget=self.claim_budget(),
             )
 
     def run(self, premise: str, claim: str) -> list[Window]:
