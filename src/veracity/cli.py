@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from veracity import defaults
-from veracity.errors import OptionError, VeracityError
+from veracity.errors import InputError, OptionError, VeracityError
 from veracity.render import Part, make_console, show, styled
 from veracity.types import (
     Answer,
@@ -67,15 +67,54 @@ def emit_json(payload: Any) -> None:
     sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
 
 
-def read_text_or_file(value: str) -> str:
-    """``value`` itself, or the text of the file it names."""
-    path = Path(value)
-    if len(value) < 4096 and "\n" not in value and path.is_file():
-        try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise fail(VeracityError(f"{path}: cannot read it as UTF-8 text ({exc})")) from exc
-    return value
+#: Extensions of the files veracity reads; a value ending in one is taken for a file name.
+_FILE_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".jsonl", ".json",
+                  ".csv", ".text", ".rst")
+
+
+def looks_like_path(value: str) -> bool:
+    """Whether ``value`` reads as a file name rather than text: one word that ends in a file
+    extension veracity reads, or starts like a path (``/``, ``./``, ``../``, ``~/``).
+
+    >>> looks_like_path("examples/answer_to_chek.md"), looks_like_path("Bees dance.")
+    (True, False)
+    >>> looks_like_path("TCP/IP"), looks_like_path("./notes")
+    (False, True)
+    """
+    word = value.strip()
+    if not word or any(character.isspace() for character in word):
+        return False
+    return word.lower().endswith(_FILE_SUFFIXES) or word.startswith(("/", "./", "../", "~/"))
+
+
+def read_text_or_file(value: str, option: str) -> str:
+    """The text of the file ``value`` names, or ``value`` itself when it is text.
+
+    ``-`` reads standard input. A value that looks like a file name (see
+    :func:`looks_like_path`) but names no readable file is an error, never checked as text.
+    """
+    if value == "-":
+        return sys.stdin.read()
+    if len(value) >= 4096 or "\n" in value or "\0" in value:
+        return value
+    path = Path(value).expanduser()
+    try:
+        exists, is_dir, is_file = path.exists(), path.is_dir(), path.is_file()
+    except OSError:  # a name too long to be a file
+        exists = is_dir = is_file = False
+    if looks_like_path(value):
+        if not exists:
+            raise InputError(
+                f"{option} {value}: no such file (the current folder is {Path.cwd()}); check "
+                f"the name, or to check this text itself write it in a file and give that")
+        if is_dir:
+            raise InputError(f"{option} {value}: is a folder; give a file")
+    elif not is_file:
+        return value
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{option} {value}: cannot read it as UTF-8 text ({exc})") from exc
 
 
 def gives_probabilities(scorer: PairScorer) -> bool:
@@ -206,7 +245,8 @@ def search(
 
 @app.command("check")
 def check(
-    premise: Annotated[str | None, typer.Option(help="premise text, or a file holding it")] = None,
+    premise: Annotated[str | None, typer.Option(
+        help="premise text, or a file holding it (- reads standard input)")] = None,
     claim: Annotated[str | None, typer.Option(help="the claim to check")] = None,
     batch: Annotated[Path | None, typer.Option(
         help="JSONL file of {premise, claim} rows (an `id` is passed through)")] = None,
@@ -221,7 +261,7 @@ def check(
             raise typer.Exit(check_batch(scorer, batch))
         if premise is None or claim is None:
             raise VeracityError("give --premise and --claim, or --batch FILE.jsonl")
-        text = read_text_or_file(premise)
+        text = read_text_or_file(premise, "--premise")
         result = scorer.run([text], [claim])
     except VeracityError as exc:
         raise fail(exc) from exc
@@ -809,11 +849,25 @@ def _print_report(report: Report) -> None:
                 f"{report.verifier} · {timing}", "dim"))
 
 
-@app.command("verify")
+def _more_sources(sources: list[Path] | None, extra: list[str]) -> list[Path] | None:
+    """``--sources A B C``: the words after ``--sources`` that are no option are sources too."""
+    if extra and not sources:
+        raise InputError(f"unexpected argument {extra[0]!r}: give files to check against with "
+                         f"--sources {' '.join(extra)}")
+    unknown = [word for word in extra if word.startswith("-") and word != "-"]
+    if unknown:
+        raise InputError(f"no such option: {unknown[0]} (see veracity verify --help)")
+    return None if sources is None else [*sources, *map(Path, extra)]
+
+
+@app.command("verify", context_settings={"allow_extra_args": True})
 def verify_command(
-    answer: Annotated[str, typer.Option(help="the answer to check: a file, or the text itself")],
+    ctx: typer.Context,
+    answer: Annotated[str, typer.Option(
+        help="the answer to check: a file, the text itself, or - for standard input")],
     sources: Annotated[list[Path] | None, typer.Option(
-        "--sources", help="source files to check against (txt, md, html, pdf, jsonl)")] = None,
+        "--sources", help="source files or folders to check against (txt, md, html, pdf, "
+                          "jsonl): --sources A B C, or --sources A --sources B")] = None,
     index_dir: Annotated[Path | None, typer.Option(
         "--index", help="index folder to retrieve evidence from")] = None,
     question: Annotated[str | None, typer.Option(
@@ -862,10 +916,11 @@ def verify_command(
     from veracity.verify.report import report_payload
 
     try:
+        sources = _more_sources(sources, ctx.args)
         if bool(sources) == (index_dir is not None):
             raise VeracityError("give the sources to verify against: --sources FILE ... or "
                                 "--index DIR (one of them, not both)")
-        text = read_text_or_file(answer)
+        text = read_text_or_file(answer, "--answer")
         scorer = verifier_factory(verifier)
         chat = None if llm is None else chat_factory(llm, model, scorer)
         retriever = None

@@ -127,3 +127,11 @@ def test_help_shows_brackets_as_written(command: list[str]) -> None:
 def test_help_keeps_the_documented_brackets() -> None:
     assert "[train]" in runner.invoke(cli.app, ["train-verifier", "--help"]).stdout
     assert "[n]" in runner.invoke(cli.app, ["ask", "--help"]).stdout
+
+
+@pytest.mark.parametrize("value", ["premise_typo.md", "./missing.txt"])
+def test_a_mistyped_premise_file_is_an_error_not_text(value: str) -> None:
+    result = runner.invoke(cli.app, ["check", "--premise", value, "--claim", "Bees dance.",
+                                     "--verifier", "lexical"])
+    assert result.exit_code == 2
+    assert f"--premise {value}: no such file" in result.stderr

@@ -103,3 +103,60 @@ def test_verify_bad_input_exits_2_with_the_fix(sources: list[Path], args: list[s
     code, _, err = _run(*[str(sources[0]) if arg == "SOURCE" else arg for arg in args])
     assert code == 2
     assert message in " ".join(err.split())
+
+
+@pytest.mark.parametrize("value", ["examples/answer_to_chek.md", "answer.txt", "./answer",
+                                   "../notes/answer.html", "/no/such/answer.pdf", "~/answer.md"])
+def test_a_mistyped_answer_file_is_an_error_not_text(sources: list[Path], value: str) -> None:
+    code, out, err = _run("--answer", value, "--sources", str(sources[0]))
+    assert code == 2, out
+    assert "no such file" in err
+    assert value in err
+
+
+def test_a_folder_as_answer_is_an_error(sources: list[Path]) -> None:
+    code, _, err = _run("--answer", str(sources[0].parent), "--sources", str(sources[0]))
+    assert code == 2
+    assert "is a folder" in err
+
+
+@pytest.mark.parametrize("text", ["Honey bees perform a waggle dance.", "TCP/IP", "3.14",
+                                  "x" * 300])
+def test_text_that_is_no_path_is_checked_as_text(sources: list[Path], text: str) -> None:
+    code, out, _ = _run("--answer", text, "--sources", str(sources[0]), "--json")
+    assert code == 0, out
+    assert json.loads(out)["answer"] == text
+
+
+def test_the_answer_can_come_from_a_file_or_standard_input(sources: list[Path],
+                                                         tmp_path: Path) -> None:
+    answer = tmp_path / "answer.md"
+    answer.write_text(ANSWER, encoding="utf-8")
+    code, out, _ = _run("--answer", str(answer), "--sources", str(sources[0]), "--json")
+    assert code == 0
+    assert json.loads(out)["answer"] == ANSWER
+    result = CliRunner().invoke(cli.app, ["verify", "--answer", "-", "--sources",
+                                          str(sources[0]), "--json"], input=ANSWER)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["answer"] == ANSWER
+
+
+def test_sources_can_follow_one_option(sources: list[Path]) -> None:
+    repeated = ["--answer", ANSWER, "--json"]
+    for path in sources:
+        repeated += ["--sources", str(path)]
+    code, out, _ = _run(*repeated)
+    listed = ["--answer", ANSWER, "--json", "--sources", *map(str, sources)]
+    code_listed, out_listed, err = _run(*listed)
+    assert (code, code_listed) == (0, 0), err
+    assert json.loads(out_listed)["claims"] == json.loads(out)["claims"]
+    # ... and before other options, as the shell user writes them
+    code_mixed, out_mixed, _ = _run("--sources", *map(str, sources), "--answer", ANSWER, "--json")
+    assert code_mixed == 0
+    assert json.loads(out_mixed)["summary"] == json.loads(out)["summary"]
+
+
+def test_a_stray_argument_without_sources_is_an_error(sources: list[Path], tmp_path: Path) -> None:
+    code, _, err = _run("--answer", ANSWER, "--index", str(tmp_path), str(sources[0]))
+    assert code == 2
+    assert "unexpected argument" in err
