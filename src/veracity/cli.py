@@ -52,9 +52,38 @@ EXIT_PARTIAL = 1
 EXIT_FAILED = 2
 
 
+#: Library option names that a command spells otherwise (``Chunker(size=...)`` is
+#: ``--chunk-tokens``); any other name that is one of the command's options is spelt as its flag.
+_LIBRARY_NAMES = {"index": {"size": "chunk_tokens"}, "calibrate": {"hits": "k"}}
+
+
+def cli_names() -> dict[str, str]:
+    """The current command's flags by library option name, e.g. ``{"k": "-k"}``."""
+    try:  # typer 0.2x carries its own copy of click
+        from typer._click.globals import get_current_context
+    except ImportError:  # pragma: no cover - older typer
+        from click import get_current_context  # type: ignore[no-redef,unused-ignore]
+
+    context = get_current_context(silent=True)
+    if context is None:
+        return {}
+    flags = {param.name: param.opts[0] for param in context.command.params
+             if param.param_type_name == "option" and param.name and param.opts}
+    names = dict(flags)
+    for library, option in _LIBRARY_NAMES.get(context.info_name or "", {}).items():
+        if option in flags:
+            names[library] = flags[option]
+    return names
+
+
 def fail(exc: Exception) -> typer.Exit:
-    """Print an error the user can act on and return the failure exit."""
-    show(styled("error:", "bold red"), f" {exc}", out=errors)
+    """Print an error the user can act on and return the failure exit.
+
+    An option error names the option as the user typed it (``--chunk-tokens 0``), not as the
+    Python API spells it (``size=0``).
+    """
+    message = exc.message(cli_names()) if isinstance(exc, OptionError) else str(exc)
+    show(styled("error:", "bold red"), f" {message}", out=errors)
     return typer.Exit(EXIT_FAILED)
 
 

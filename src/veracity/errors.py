@@ -19,6 +19,7 @@ Catch :class:`VeracityError` to handle all of them.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 __all__ = [
@@ -63,10 +64,31 @@ class OptionError(InputError):
     def __init__(self, name: str, value: object, allowed: str, fix: str = "") -> None:
         self.name = name
         self.value = value
-        text = f"{name}={value!r} is not allowed: {allowed}."
-        if fix:
-            text += f" {fix}"
-        super().__init__(text)
+        self.allowed = allowed
+        self.fix = fix
+        super().__init__(self.message())
+
+    def message(self, names: dict[str, str] | None = None) -> str:
+        """The message, with option names spelt as ``names`` says (the CLI's flags: a
+        ``size=160`` in the text reads ``--chunk-tokens 160`` to a user of ``veracity index``).
+
+        >>> error = OptionError("size", 0, "at least 16", "Use e.g. size=160.")
+        >>> error.message({"size": "--chunk-tokens"})
+        '--chunk-tokens 0 is not allowed: at least 16. Use e.g. --chunk-tokens 160.'
+        """
+        names = names or {}
+
+        def spelt(text: str) -> str:
+            for name, flag in names.items():
+                text = re.sub(rf"(?<![\w.]){re.escape(name)}=", f"{flag} ", text)
+            return text
+
+        shown = f"{names[self.name]} {self.value!r}" if self.name in names \
+            else f"{self.name}={self.value!r}"
+        text = f"{shown} is not allowed: {spelt(self.allowed)}."
+        if self.fix:
+            text += f" {spelt(self.fix)}"
+        return text
 
 
 class ClaimTooLongError(InputError):

@@ -135,3 +135,23 @@ def test_a_mistyped_premise_file_is_an_error_not_text(value: str) -> None:
                                      "--verifier", "lexical"])
     assert result.exit_code == 2
     assert f"--premise {value}: no such file" in result.stderr
+
+
+@pytest.mark.parametrize(("args", "shown", "hidden"), [
+    (["index", "DOCS", "--index", "INDEX", "--chunk-tokens", "3", "--no-dense"],
+     "--chunk-tokens 3 is not allowed", "size="),
+    (["index", "DOCS", "--index", "INDEX", "--overlap", "100", "--no-dense"],
+     "--overlap 100 is not allowed", "overlap="),
+    (["check", "--premise", "Bees dance.", "--claim", "Bees dance.", "--verifier", "nope"],
+     "--verifier 'nope' is not allowed", "name="),
+])
+def test_option_errors_name_the_flag_the_user_typed(tmp_path: Path, args: list[str], shown: str,
+                                                    hidden: str) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Bees dance.\n", encoding="utf-8")
+    values = {"DOCS": str(docs), "INDEX": str(tmp_path / "index")}
+    result = runner.invoke(cli.app, [values.get(arg, arg) for arg in args])
+    assert result.exit_code == 2
+    assert shown in result.stderr
+    assert hidden not in result.stderr

@@ -35,8 +35,8 @@ def test_tokens_are_words_and_single_punctuation_marks():
         ({"size": 15}, "size", "at least 16"),
         ({"size": 20.0}, "size", "integer"),
         ({"size": True}, "size", "integer"),
-        ({"size": 32, "overlap": 16}, "overlap", "size/2 = 16"),
-        ({"size": 32, "overlap": -1}, "overlap", "0 <= overlap"),
+        ({"size": 32, "overlap": 16}, "overlap", "half the chunk size (16)"),
+        ({"size": 32, "overlap": -1}, "overlap", "from 0 to less than half"),
         ({"size": 32, "overlap": 1.5}, "overlap", "integer"),
     ],
 )

@@ -89,7 +89,7 @@ class Chunker:
             raise OptionError(
                 "overlap",
                 overlap,
-                f"an integer with 0 <= overlap < size/2 = {size / 2:g}",
+                f"an integer from 0 to less than half the chunk size ({size / 2:g})",
                 f"Use e.g. overlap={size // 5}.",
             )
         self.size = size

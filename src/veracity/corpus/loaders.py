@@ -186,8 +186,8 @@ def read_file(path: PathLike, *, max_bytes: int | None = None) -> bytes:
         raise DocumentError(
             path,
             "unreadable",
-            "is a folder, not a file; pass folders to iter_files() or the indexer, which read "
-            "the files inside",
+            "is a folder, not a file; give the folder to `veracity index` (Python: the Indexer "
+            "or iter_files()), which reads the files inside",
         ) from None
     except PermissionError:
         raise DocumentError(

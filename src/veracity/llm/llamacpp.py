@@ -182,7 +182,7 @@ class LlamaCppChat:
             self._model.reset()  # a failed evaluation must not leave a half-filled context
             hint = ""
             if "context window" in str(exc) or "exceed" in str(exc):
-                hint = (f" The prompt and reply must fit n_ctx={self.n_ctx} tokens: pass "
-                        "LlamaCppChat(n_ctx=...) larger, a smaller max_tokens, or fewer "
-                        "context blocks.")
+                hint = (f" The prompt and reply must fit n_ctx={self.n_ctx} tokens: give "
+                        "fewer passages (-k in the CLI), or in Python a larger "
+                        "LlamaCppChat(n_ctx=...) or a smaller max_tokens.")
             raise GenerationError(f"llama.cpp failed on {self.model_id}: {exc}.{hint}") from exc

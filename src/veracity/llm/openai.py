@@ -312,7 +312,7 @@ class OpenAIChat:
                        "OPENAI_API_KEY (or VERACITY_LLM_API_KEY) to a valid one.")
             else:
                 fix = ("The server wants an API key: set OPENAI_API_KEY (or "
-                       "VERACITY_LLM_API_KEY), or pass OpenAIChat(api_key=...).")
+                       "VERACITY_LLM_API_KEY); in Python, OpenAIChat(api_key=...) also takes one.")
         elif status == 404:
             fix = (f"Check the model name {self.model_id!r} (the server lists its models at "
                    f"{self.base_url}/models) and that the base URL {self.base_url} is where the "
@@ -352,7 +352,8 @@ def _model(value: str | None, environ: Mapping[str, str], base_url: str) -> str:
         value = environ.get("VERACITY_LLM_MODEL") or None
     if value is None or not isinstance(value, str) or not value.strip():
         raise OptionError("model", value, "the name of a model the server offers",
-                          "Pass OpenAIChat(model=...) or set VERACITY_LLM_MODEL; the server "
+                          "Name it with --model NAME (Python: OpenAIChat(model=...)) or set "
+                          "VERACITY_LLM_MODEL; the server "
                           f"lists its models at {base_url}/models.")
     return value
 
@@ -374,7 +375,7 @@ def _attempts(attempts: int) -> str:
 def _timeout_hint(exc: Exception, timeout: float) -> str:
     if isinstance(exc, httpx.TimeoutException):
         return (f"no reply within timeout={timeout:g} s: a slow model needs a larger "
-                "OpenAIChat(timeout=...) or a smaller max_tokens")
+                "timeout (Python: OpenAIChat(timeout=...)) or a shorter reply")
     return "check the server's log"
 
 

@@ -243,8 +243,9 @@ class HFVerifier:
             model = transformers.AutoModelForSequenceClassification.from_pretrained(
                 self.model_id, **options)
         except (OSError, ValueError) as exc:
-            fix = ("It is looked up in the local Hugging Face cache only: pass a local folder, or "
-                   "local_files_only=False to download it." if self.local_files_only
+            fix = ("It is looked up in the local Hugging Face cache only: give a local folder "
+                   "(--verifier hf:/path/to/model), or in Python HFVerifier(..., "
+                   "local_files_only=False) to download it." if self.local_files_only
                    else "Check the model id, the revision and the network.")
             raise ModelError(f"cannot load {self.model_id!r} (revision {self.revision}) as a "
                              f"sequence-classification model: {exc}. {fix}") from exc
