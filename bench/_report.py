@@ -22,7 +22,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BENCH", "REPO", "RESULTS", "machine", "write_result"]
+__all__ = ["BENCH", "REPO", "RESULTS", "git_commit", "machine", "write_result"]
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -80,7 +80,7 @@ def _git(*args: str) -> str:
     return done.stdout.strip()
 
 
-def _commit() -> str:
+def git_commit() -> str:
     commit = _git("rev-parse", "--short", "HEAD") or "unknown"
     # uncommitted changes to tracked code make the commit only approximate
     if _git("status", "--porcelain", "--untracked-files=no", "--", "src", "bench/*.py"):
@@ -106,7 +106,7 @@ def write_result(name: str, figures: dict[str, Any], table_md: str, command: str
         raise ValueError(f"benchmark name {name!r} must be a plain word like 'retrieval_speed'")
     now = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
     info = machine()
-    commit = _commit()
+    commit = git_commit()
     payload = {
         "name": name,
         "date": now.isoformat(),
