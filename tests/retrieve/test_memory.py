@@ -4,6 +4,8 @@ from veracity.errors import InputError
 from veracity.retrieve.memory import MemoryBM25
 from veracity.types import Chunk
 
+pytestmark = pytest.mark.unit
+
 
 def _chunk(i: int, text: str) -> Chunk:
     return Chunk(f"d{i}#0", f"d{i}", 0, text, 0, len(text))

@@ -12,6 +12,8 @@ from veracity.verify.combination import (
     layer_features,
 )
 
+pytestmark = pytest.mark.unit
+
 NLI_OK = LayerResult("nli", "supported", False, 0.1)
 NLI_UNSURE = LayerResult("nli", "unsupported", True, 0.6)
 NLI_BAD = LayerResult("nli", "unsupported", True, 0.95)

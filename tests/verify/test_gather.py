@@ -7,6 +7,8 @@ from veracity.types import Chunk, Claim, Confidence, Hit, SearchResult, Span
 from veracity.verify.gather import EvidenceGatherer, source_chunks, source_documents
 from veracity.verify.questions import QueryMaker
 
+pytestmark = pytest.mark.unit
+
 BEES = Chunk("bees.md#0", "bees.md", 0, "Honey bees dance to share where food is.", 0, 40)
 ANTS = Chunk("ants.md#0", "ants.md", 0, "Ants follow scent trails to food.", 0, 33)
 

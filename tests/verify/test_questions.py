@@ -4,6 +4,8 @@ from veracity.errors import GenerationError, OptionError
 from veracity.testing import ScriptedChatModel
 from veracity.verify.questions import QueryMaker, parse_question, rule_question
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(("claim", "question"), [
     ("Karl von Frisch won the Nobel Prize in 1973.", "When Karl von Frisch won the Nobel Prize?"),
