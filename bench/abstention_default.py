@@ -144,7 +144,7 @@ def table(figures: dict[str, Any]) -> str:
             f"| {row['recall']:.3f} | {row['answered']} of {row['answerable']} "
             f"| {row['roc_auc']:.3f} | {held['A->B']['f1']:.3f} / {held['B->A']['f1']:.3f} "
             f"| {s['f1']:.3f} | {s['precision']:.3f} | {s['recall']:.3f} "
-            f"| {s['answered']} |")
+            f"| {s['answerable_answered']} of {s['answerable']} |")
     lines += ["", f"Thresholds chosen on all {figures['questions']} ClapNQ dev questions "
               f"({figures['mode']} search, k={figures['k']}, verifier {figures['verifier']} "
               f"{figures['verifier_version']}) and shipped in "

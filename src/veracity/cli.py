@@ -477,7 +477,7 @@ def export_verifier(
 
 # --- ask and calibrate ---------------------------------------------------------------------------
 _MARKS = {
-    "supported": ("✓", "green", "supported"),
+    "supported": ("✓", "green", "supported by its citation"),
     "unsupported": ("✗", "red", "unsupported"),
     "invalid_citation": ("!", "red", "invalid citation"),
     "citation_attached": ("+", "cyan", "citation attached"),
@@ -551,10 +551,16 @@ def answer_payload(answer: Answer) -> dict[str, Any]:
 
 
 def _abstainer(index_dir: Path, *, mode: str, signal: str | None, threshold: float | None,
-               scorer: PairScorer, notes: list[str]) -> Abstainer | None:
-    """The abstainer ``ask`` uses: ``--threshold``, else the saved calibration, else none."""
-    from veracity.generate.abstain import Abstainer, make_signal
-    from veracity.generate.calibration import StaleCalibrationError, load_calibration
+               scorer: PairScorer, notes: list[str]) -> Abstainer:
+    """The abstainer ``ask`` uses: ``--threshold``, else the index's own calibration, else the
+    shipped default threshold (labelled as such on the answer: a stale or missing calibration
+    never turns abstention off in silence)."""
+    from veracity.generate.abstain import SIGNAL_MODES, Abstainer, make_signal
+    from veracity.generate.calibration import (
+        StaleCalibrationError,
+        default_threshold,
+        load_calibration,
+    )
 
     if threshold is not None:
         name = signal or defaults.ABSTAIN_SIGNAL
@@ -562,23 +568,24 @@ def _abstainer(index_dir: Path, *, mode: str, signal: str | None, threshold: flo
     if signal is not None:
         raise VeracityError(f"--signal {signal} needs --threshold (or run `veracity calibrate "
                             f"--index {index_dir} --dev FILE.jsonl --signal {signal}`)")
+    why = ""
     try:
         stored = load_calibration(index_dir)
     except StaleCalibrationError as exc:
-        notes.append(f"{exc}. Answering without abstention.")
-        return None
-    if stored is None:
-        notes.append(f"no abstention threshold: none was calibrated for {index_dir} (run "
-                     f"`veracity calibrate --index {index_dir} --dev FILE.jsonl`)")
-        return None
-    calibration = stored.calibration
-    if stored.mode != mode:
-        notes.append(f"the threshold was calibrated with --mode {stored.mode}; this search "
-                     f"uses --mode {mode}")
-    notes.append(f"abstaining below {calibration.signal} = {calibration.threshold:.4g}, "
-                 f"{stored.source}")
-    return Abstainer(make_signal(calibration.signal, scorer=scorer, hits=stored.k),
-                     calibration.threshold, source=stored.source)
+        stored, why = None, f"the index's content changed since its calibration ({exc}); "
+    if stored is not None:
+        calibration = stored.calibration
+        if stored.mode != mode:
+            notes.append(f"the threshold was calibrated with --mode {stored.mode}; this search "
+                         f"uses --mode {mode}")
+        return Abstainer(make_signal(calibration.signal, scorer=scorer, hits=stored.k),
+                         calibration.threshold, source=stored.source)
+    name = "top_cosine" if mode in SIGNAL_MODES["top_cosine"] else "top_support"
+    default = default_threshold(name)
+    if not why:
+        why = f"no calibration was made for {index_dir}; "
+    return Abstainer(make_signal(name, scorer=scorer), default.threshold,
+                     source=why + default.source)
 
 
 def _print_answer(answer: Answer) -> None:
@@ -591,6 +598,13 @@ def _print_answer(answer: Answer) -> None:
             f"(abstained without asking the model: {check.reason}; {check.source})", "yellow"))
         return
     line(answer.text)
+    if answer.abstention is not None:
+        check = answer.abstention
+        console.print()
+        line(styled("relevance: ", "bold"), styled(
+            f"{check.reason}, so the model was asked; threshold: {check.source}. The marks "
+            "below say whether each sentence is supported by the passage it cites, not whether "
+            "it answers the question.", "dim"))
     if answer.refused and answer.refusal is not None:
         console.print()
         line(styled(f"the model declined to answer (matched {answer.refusal.text!r}, "
@@ -650,7 +664,8 @@ def ask(
     tau: Annotated[float, typer.Option(help="P(supported) a citation must reach")]
     = defaults.CITATION_TAU,
     abstain: Annotated[bool, typer.Option(
-        help="abstain below the saved calibration (or --threshold)")] = True,
+        help="abstain below the index's calibration, else the shipped default (or "
+             "--threshold)")] = True,
     signal: Annotated[str | None, typer.Option(
         help="confidence signal for --threshold: top_bm25, top_cosine, top_support")] = None,
     threshold: Annotated[float | None, typer.Option(
@@ -659,9 +674,13 @@ def ask(
 ) -> None:
     """Answer from the index with checked [n] citations, or say "I don't know".
 
-    Every sentence is marked: ✓ supported, ✗ unsupported, ! invalid citation, + citation
-    attached by the verifier, ? uncited, · not factual. Exit 0 when answered, abstained or
-    refused; 1 when the verifier failed on some sentence; 2 on bad options or a missing index.
+    The model is not asked when retrieval confidence is below the index's calibrated threshold,
+    or, for an index never calibrated (or whose content changed since), below the shipped
+    default, which the answer names. Every sentence is marked by whether the passage it cites
+    supports it (whether it answers the question is the separate relevance line): ✓ supported,
+    ✗ unsupported, ! invalid citation, + citation attached by the verifier, ? uncited, · not
+    factual. Exit 0 when answered, abstained or refused; 1 when the verifier failed on some
+    sentence; 2 on bad options or a missing index.
     """
     from veracity.generate.ask import Asker
     from veracity.generate.grounded import GroundedGenerator
@@ -734,8 +753,9 @@ def calibrate_command(
     """Choose the abstention threshold of best F1 on dev questions and save it with the index.
 
     `ask` then says "I don't know" without calling the model when the signal is below it. The
-    calibration records the index generation; after re-indexing, calibrate again. Exit 0 when
-    every row was used, 1 when some rows or signals failed, 2 when nothing was saved.
+    calibration records the index's content: it stays in use while re-indexing changes nothing,
+    and once the content changes `ask` uses the shipped default and says so (calibrate again).
+    Exit 0 when every row was used, 1 when some rows or signals failed, 2 when nothing was saved.
     """
     from rich.progress import track
 

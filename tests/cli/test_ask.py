@@ -114,9 +114,12 @@ def flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def ask(index: Path, *args: str, question: str = QUESTION):
+def ask(index: Path, *args: str, question: str = QUESTION, abstain: bool = False):
+    """``veracity ask`` on the test index; without abstention unless ``abstain`` (the phrase
+    scorer gives every question's content a low top_support, so the shipped default threshold
+    would abstain on everything)."""
     return CliRunner().invoke(cli.app, ["ask", question, "--index", str(index), "--mode", "bm25",
-                                        "-k", "3", *args])
+                                        "-k", "3", *args, *([] if abstain else ["--no-abstain"])])
 
 
 def calibrate(index: Path, dev: Path, *args: str):
@@ -135,7 +138,7 @@ def test_ask_marks_every_sentence_and_quotes_the_sources(index, fakes):
     out = flat(result.output)
     assert REPLY in out
     assert "✓ Beeswax melts at about 63 degrees." in out
-    assert "supported · 0.90 · [1]" in out
+    assert "supported by its citation · 0.90 · [1]" in out
     assert "+ Wax melts between 62 and 64." in out
     assert "citation attached · 0.90 · attached [" in out
     assert "✗ Beeswax is made by workers." in out
@@ -145,7 +148,6 @@ def test_ask_marks_every_sentence_and_quotes_the_sources(index, fakes):
     assert "section: Beeswax > Melting" in out
     assert "“## Melting Beeswax melts at about 62 to 64 degrees Celsius.”" in out
     assert "scripted-llm · prompt grounded_v1@1" in out
-    assert "none was calibrated" in out
 
 
 def test_ask_quotes_the_cited_sources_only_and_indents_wrapped_lines(index, fakes):
@@ -220,16 +222,20 @@ def test_calibrate_saves_the_threshold_and_ask_uses_it(index, dev, fakes):
         "top_bm25", "gen-000001", "bm25")
     # A question the corpus cannot answer: abstained without any model call.
     chat = fakes([])
-    result = ask(index, question=WEAK)
+    result = ask(index, question=WEAK, abstain=True)
     assert result.exit_code == 0, result.output
     assert "abstained without asking the model: top_bm25 =" in flat(result.output)
     assert "calibrated on gen-000001" in flat(result.output)
     assert chat.requests == []
-    # An answerable one reaches the model, and the output says which threshold was used.
+    # An answerable one reaches the model, and the answer says which threshold was used.
     chat = fakes(["Beeswax melts at about 63 degrees [1]."])
-    result = ask(index)
+    result = ask(index, abstain=True)
     assert result.exit_code == 0, result.output
-    assert "abstaining below top_bm25 =" in flat(result.output)
+    out = flat(result.stdout)
+    assert "relevance: top_bm25 =" in out
+    assert "reaches the threshold" in out
+    assert "calibrated on gen-000001" in out
+    assert "not whether it answers the question" in out
     assert len(chat.requests) == 1
 
 
@@ -244,7 +250,7 @@ def test_no_abstain_turns_the_threshold_off(index, dev, fakes):
 
 def test_a_threshold_on_the_command_line(index, fakes):
     chat = fakes([])
-    result = ask(index, "--signal", "top_bm25", "--threshold", "1000", "--json")
+    result = ask(index, "--signal", "top_bm25", "--threshold", "1000", "--json", abstain=True)
     payload = json.loads(result.output)
     assert payload["status"] == "abstained"
     assert payload["abstention"]["source"] == "--threshold"
@@ -252,19 +258,60 @@ def test_a_threshold_on_the_command_line(index, fakes):
     assert chat.requests == []
 
 
-def test_a_stale_calibration_is_not_used_after_reindexing(index, dev, fakes, tmp_path):
+def _reindex(tmp_path: Path, index: Path, *args: str) -> None:
+    result = CliRunner().invoke(cli.app, ["index", str(tmp_path / "docs"), "--index", str(index),
+                                          "--no-dense", *args])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_reindex_that_changes_nothing_keeps_the_calibration(index, dev, fakes, tmp_path):
     assert calibrate(index, dev).exit_code == 0
-    (tmp_path / "docs" / "more.txt").write_text("Drones have no sting.\n", encoding="utf-8")
-    reindex = CliRunner().invoke(cli.app, ["index", str(tmp_path / "docs"), "--index",
-                                           str(index), "--no-dense"])
-    assert reindex.exit_code == 0, reindex.output
-    chat = fakes(["I don't know."])
-    result = ask(index, "--json", question=WEAK)
+    _reindex(tmp_path, index)
+    (tmp_path / "docs" / "wax.md").touch()  # a newer time, the same bytes
+    _reindex(tmp_path, index)
+    assert IndexDir(index).current().name == "gen-000003"
+    chat = fakes([])
+    payload = json.loads(ask(index, "--json", question=WEAK, abstain=True).output)
+    assert payload["status"] == "abstained"
+    assert payload["abstention"]["source"].startswith("calibrated on gen-000001")
+    assert chat.requests == []
+
+
+@pytest.mark.parametrize("change", ["add", "edit", "remove", "chunking"])
+def test_changed_content_replaces_a_calibration_by_the_default_and_says_so(
+        index, dev, fakes, tmp_path, change):
+    assert calibrate(index, dev).exit_code == 0
+    docs = tmp_path / "docs"
+    extra: tuple[str, ...] = ()
+    if change == "add":
+        (docs / "more.txt").write_text("Drones have no sting.\n", encoding="utf-8")
+    elif change == "edit":
+        (docs / "bees.txt").write_text("Honeybee workers develop in 20 days.\n", encoding="utf-8")
+    elif change == "remove":
+        (docs / "mites.txt").unlink()
+    else:
+        extra = ("--chunk-tokens", "32", "--overlap", "4")
+    _reindex(tmp_path, index, *extra)
+    chat = fakes([])
+    result = ask(index, "--json", question=WEAK, abstain=True)
     payload = json.loads(result.output)
-    assert payload["status"] == "refused"  # the model was asked: no stale threshold applied
-    assert len(chat.requests) == 1
-    assert any("gen-000001" in note and "gen-000002" in note and "re-indexed" in note
-               for note in payload["notes"])
+    assert payload["status"] == "abstained"  # abstention never turns off in silence
+    source = payload["abstention"]["source"]
+    assert "content changed since its calibration" in source
+    assert "the shipped default" in source
+    assert payload["abstention"]["signal"] == "top_support"
+    assert chat.requests == []
+    human = flat(ask(index, question=WEAK, abstain=True).stdout)
+    assert "content changed since its calibration" in human
+
+
+def test_an_index_never_calibrated_abstains_with_the_labelled_default(index, fakes):
+    chat = fakes([])
+    payload = json.loads(ask(index, "--json", question=WEAK, abstain=True).output)
+    assert payload["status"] == "abstained"
+    assert "no calibration was made" in payload["abstention"]["source"]
+    assert "the shipped default, not calibrated for this index" in payload["abstention"]["source"]
+    assert chat.requests == []
 
 
 def test_calibrate_json_and_partial_rows(index, dev, fakes):
@@ -295,6 +342,6 @@ def test_ask_failures_exit_2(index, tmp_path, fakes):
     missing = CliRunner().invoke(cli.app, ["ask", QUESTION, "--index", str(tmp_path / "none")])
     assert missing.exit_code == 2
     assert "no index at" in flat(missing.output)
-    lonely = ask(index, "--signal", "top_bm25")
+    lonely = ask(index, "--signal", "top_bm25", abstain=True)
     assert lonely.exit_code == 2
     assert "needs --threshold" in flat(lonely.output)

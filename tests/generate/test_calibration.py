@@ -13,6 +13,7 @@ from veracity.generate.calibration import (
     StaleCalibrationError,
     calibrate,
     calibration_path,
+    default_threshold,
     load_calibration,
     read_calibration,
     save_calibration,
@@ -78,10 +79,11 @@ def test_bad_inputs_name_the_problem(values, labels, message):
 # --- saved with the index ---------------------------------------------------------------------
 
 
-def make_index(path):
+def make_index(path, content=None):
     index = IndexDir(path)
     with index.write() as new:
-        new.write_manifest({"counts": {"chunks": 0}})
+        new.write_manifest({"counts": {"chunks": 0}}
+                           | ({} if content is None else {"content": content}))
     return index
 
 
@@ -124,13 +126,35 @@ def test_a_calibration_of_another_generation_is_stale(tmp_path):
     with pytest.raises(StaleCalibrationError, match=r"gen-000001.*gen-000002") as caught:
         load_calibration(index.path)
     assert "veracity calibrate --index" in str(caught.value)
-    assert "--no-abstain" in str(caught.value)
     assert caught.value.current == "gen-000002"
     assert isinstance(caught.value, IndexStoreError)
     # reading without the check still works, e.g. to show what was there
     stored = read_calibration(index.path)
     assert stored is not None
     assert stored.generation == "gen-000001"
+
+
+def test_a_new_generation_of_the_same_content_keeps_the_calibration(tmp_path):
+    index = make_index(tmp_path / "index", content="sha256:aa")
+    save_calibration(index.path, calibration(), mode="hybrid", k=5)
+    assert json.loads(calibration_path(index.path).read_text())["content"] == "sha256:aa"
+    make_index(index.path, content="sha256:aa")
+    loaded = load_calibration(index.path)
+    assert loaded is not None
+    assert (loaded.generation, loaded.content) == ("gen-000001", "sha256:aa")
+    make_index(index.path, content="sha256:bb")
+    with pytest.raises(StaleCalibrationError, match="content has changed"):
+        load_calibration(index.path)
+
+
+def test_the_shipped_default_thresholds_are_labelled():
+    for signal in ("top_cosine", "top_support"):
+        default = default_threshold(signal)
+        assert 0.0 < default.threshold < 1.0
+        assert "shipped default" in default.source
+        assert "ClapNQ dev" in default.source
+    with pytest.raises(InputError, match="no shipped default threshold for 'top_bm25'"):
+        default_threshold("top_bm25")
 
 
 def test_no_calibration_is_none(tmp_path):

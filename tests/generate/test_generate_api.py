@@ -21,8 +21,9 @@ def test_public_api_is_pinned():
     assert sorted(veracity.generate.__all__) == sorted([
         "CHAT_BACKENDS", "RANK_ONLY", "SIGNALS", "Abstainer", "AnswerSentence", "Asker",
         "Calibration", "CheckedAnswer", "CitationChecker", "ConfidenceSignal",
-        "GroundedGenerator", "Marker", "SignalReading", "StaleCalibrationError",
-        "StoredCalibration", "ThresholdPoint", "calibrate", "detect_refusal", "find_markers",
+        "DefaultThreshold", "GroundedGenerator", "Marker", "SignalReading", "StaleCalibrationError",
+        "StoredCalibration", "ThresholdPoint", "calibrate", "default_threshold",
+        "detect_refusal", "find_markers",
         "format_context", "is_factual", "load_calibration", "make_chat", "make_signal",
         "question_content", "read_calibration", "refusal_languages", "resolve_markers",
         "save_calibration", "segment_answer",

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 from veracity.corpus.base import ChunkLookup, IndexBuilder
 from veracity.corpus.chunker import Chunker
+from veracity.corpus.fingerprint import content_fingerprint
 from veracity.corpus.index_dir import STORE, IndexDir
 from veracity.corpus.loaders import LOADERS, document_id, iter_files, parse_file, read_file
 from veracity.corpus.store import ChunkStore, FileInfo
@@ -288,7 +289,8 @@ class Indexer:
             documents = len(build.sources)
             counts = {"files": len(store.files()), "documents": documents, "chunks": len(store)}
             new.write_manifest(
-                {"chunker": self.chunker.settings, "counts": counts, "builders": results}
+                {"chunker": self.chunker.settings, "counts": counts, "builders": results,
+                 "content": content_fingerprint(store, self.chunker.settings, results)}
             )
         return IndexReport(
             index=str(folder.path),

@@ -23,10 +23,12 @@ from veracity.generate.ask import Asker
 from veracity.generate.blocks import format_context
 from veracity.generate.calibration import (
     Calibration,
+    DefaultThreshold,
     StaleCalibrationError,
     StoredCalibration,
     ThresholdPoint,
     calibrate,
+    default_threshold,
     load_calibration,
     read_calibration,
     save_calibration,
@@ -50,6 +52,7 @@ __all__ = [
     "CheckedAnswer",
     "CitationChecker",
     "ConfidenceSignal",
+    "DefaultThreshold",
     "GroundedGenerator",
     "Marker",
     "SignalReading",
@@ -57,6 +60,7 @@ __all__ = [
     "StoredCalibration",
     "ThresholdPoint",
     "calibrate",
+    "default_threshold",
     "detect_refusal",
     "find_markers",
     "format_context",

@@ -9,10 +9,15 @@ lower threshold. A question abstains when its value is *below* the threshold.
 
 The result is saved as ``<index>/calibration.json`` (written atomically: a temporary file,
 fsync, rename), at the top of the index folder rather than inside a generation, because
-generations are immutable once live. Each re-index makes a new generation, so the file records
-the generation it was made on; :func:`load_calibration` refuses a calibration made on another
-generation with :class:`StaleCalibrationError` instead of silently applying a threshold chosen
-for a different corpus (re-run ``veracity calibrate``, or ask without abstention).
+generations are immutable once live. The file records the generation it was made on and the
+fingerprint of that generation's content (``manifest.json``'s ``content``): a re-index that
+changed nothing keeps it valid, and :func:`load_calibration` refuses one made on other content
+with :class:`StaleCalibrationError` instead of silently applying a threshold chosen for a
+different corpus.
+
+An index without a calibration of its own abstains with a shipped default threshold
+(:func:`default_threshold`), chosen on ClapNQ dev by ``bench/abstention_default.py`` and
+labelled as such wherever it is used.
 
 >>> result = calibrate([0.1, 0.2, 0.8, 0.9], [True, True, False, False], signal="top_cosine")
 >>> result.threshold, result.f1, result.answered
@@ -39,11 +44,13 @@ from veracity.errors import IndexStoreError, InputError
 __all__ = [
     "CALIBRATION_FORMAT",
     "Calibration",
+    "DefaultThreshold",
     "StaleCalibrationError",
     "StoredCalibration",
     "ThresholdPoint",
     "calibrate",
     "calibration_path",
+    "default_threshold",
     "load_calibration",
     "read_calibration",
     "save_calibration",
@@ -160,7 +167,8 @@ def calibrate(
 
 @dataclass(frozen=True)
 class StoredCalibration:
-    """A calibration saved with an index: the ``generation`` it was made on, the search
+    """A calibration saved with an index: the ``generation`` it was made on (and that
+    generation's ``content`` fingerprint, ``None`` in files written before it), the search
     ``mode`` and ``k`` its signals were computed with, the ``verifier`` (for ``top_support``),
     the ``dev`` file, when it was ``created``, and the file's ``path``.
     """
@@ -173,6 +181,7 @@ class StoredCalibration:
     dev: str
     created: str
     path: Path
+    content: str | None = None
 
     @property
     def source(self) -> str:
@@ -181,17 +190,16 @@ class StoredCalibration:
 
 
 class StaleCalibrationError(IndexStoreError):
-    """The saved calibration was made on another generation of the index (it was re-indexed)."""
+    """The saved calibration was made on other content (the index was re-indexed with changes)."""
 
     def __init__(self, stored: StoredCalibration, current: str) -> None:
         self.stored = stored
         self.current = current
         super().__init__(
             f"the abstention calibration {stored.path} was made on index generation "
-            f"{stored.generation}, but the index is now at {current} (it was re-indexed since), "
-            f"so its {stored.calibration.signal} threshold may not fit this corpus. Re-run "
-            f"`veracity calibrate --index {stored.path.parent} --dev FILE.jsonl`, or ask with "
-            "--no-abstain")
+            f"{stored.generation}, and the index's content has changed since (it is now at "
+            f"{current}), so its {stored.calibration.signal} threshold may not fit this corpus. "
+            f"Re-run `veracity calibrate --index {stored.path.parent} --dev FILE.jsonl`")
 
 
 def calibration_path(index: str | Path) -> Path:
@@ -209,16 +217,14 @@ def save_calibration(
     dev: str = "",
 ) -> StoredCalibration:
     """Save ``calibration`` with the live generation of ``index``, atomically."""
-    from veracity.corpus.index_dir import IndexDir
-
-    generation = IndexDir(index).current().name
+    generation, content = _live(index)
     stored = StoredCalibration(
         calibration, generation, mode, k, verifier, dev,
         datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        calibration_path(index))
-    payload = {"format_version": CALIBRATION_FORMAT, "generation": generation, "mode": mode,
-               "k": k, "verifier": verifier, "dev": dev, "created": stored.created,
-               **dataclasses.asdict(calibration)}
+        calibration_path(index), content)
+    payload = {"format_version": CALIBRATION_FORMAT, "generation": generation,
+               "content": content, "mode": mode, "k": k, "verifier": verifier, "dev": dev,
+               "created": stored.created, **dataclasses.asdict(calibration)}
     _write_atomically(stored.path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     return stored
 
@@ -265,22 +271,71 @@ def _stored(data: Mapping[str, Any], path: Path) -> StoredCalibration:
     if not isinstance(calibration.threshold, int | float) or \
             not math.isfinite(calibration.threshold):
         raise ValueError(f"threshold {calibration.threshold!r} is not a finite number")
+    content = data.get("content")
     return StoredCalibration(calibration, str(data["generation"]), str(data["mode"]),
                              int(data["k"]), data["verifier"], str(data["dev"]),
-                             str(data["created"]), path)
+                             str(data["created"]), path,
+                             content if isinstance(content, str) else None)
+
+
+def _live(index: str | Path) -> tuple[str, str | None]:
+    """The live generation of ``index`` and its content fingerprint (``None`` if unrecorded)."""
+    from veracity.corpus.index_dir import IndexDir
+
+    folder = IndexDir(index)
+    content = folder.manifest().get("content")
+    return folder.current().name, content if isinstance(content, str) else None
 
 
 def load_calibration(index: str | Path) -> StoredCalibration | None:
-    """The calibration of ``index``'s live generation, ``None`` if none was saved.
+    """The calibration of ``index``'s live content, ``None`` if none was saved.
 
-    Raises :class:`StaleCalibrationError` when it was made on another generation.
+    Raises :class:`StaleCalibrationError` when it was made on other content: another content
+    fingerprint, or, for files or indexes that have none, another generation.
     """
-    from veracity.corpus.index_dir import IndexDir
-
     stored = read_calibration(index)
     if stored is None:
         return None
-    current = IndexDir(index).current().name
-    if stored.generation != current:
+    current, content = _live(index)
+    same = stored.content == content if stored.content and content \
+        else stored.generation == current
+    if not same:
         raise StaleCalibrationError(stored, current)
     return stored
+
+
+@dataclass(frozen=True)
+class DefaultThreshold:
+    """A shipped default abstention threshold of ``signal``, with the F1 it reached on the
+    development data it was chosen on (``data``)."""
+
+    signal: str
+    threshold: float
+    f1: float
+    data: str
+
+    @property
+    def source(self) -> str:
+        """How an answer names this threshold's origin."""
+        return (f"the shipped default, not calibrated for this index (abstention F1 "
+                f"{self.f1:.2f} on {self.data}; `veracity calibrate` fits one to your corpus)")
+
+
+#: Signals with a shipped default threshold (see ``bench/abstention_default.py``).
+DEFAULT_FILE = "abstention_default.json"
+
+
+def default_threshold(signal: str) -> DefaultThreshold:
+    """The shipped default threshold of ``signal`` (``top_cosine`` or ``top_support``)."""
+    from importlib import resources
+
+    data = json.loads(resources.files("veracity.generate").joinpath(DEFAULT_FILE)
+                      .read_text(encoding="utf-8"))
+    shipped = data["signals"]
+    if signal not in shipped:
+        raise InputError(f"there is no shipped default threshold for {signal!r}, only for "
+                         f"{', '.join(sorted(shipped))}: calibrate one with `veracity calibrate "
+                         f"--signal {signal}`")
+    entry = shipped[signal]
+    return DefaultThreshold(signal, float(entry["threshold"]), float(entry["f1"]),
+                            data["data"].split(":")[0])
