@@ -602,9 +602,8 @@ def _print_answer(answer: Answer) -> None:
         check = answer.abstention
         console.print()
         line(styled("relevance: ", "bold"), styled(
-            f"{check.reason}, so the model was asked; threshold: {check.source}. The marks "
-            "below say whether each sentence is supported by the passage it cites, not whether "
-            "it answers the question.", "dim"))
+            f"{check.reason}; threshold: {check.source}. A ✓ below means the cited passage "
+            "supports the sentence, not that it answers the question.", "dim"))
     if answer.refused and answer.refusal is not None:
         console.print()
         line(styled(f"the model declined to answer (matched {answer.refusal.text!r}, "

@@ -235,7 +235,7 @@ def test_calibrate_saves_the_threshold_and_ask_uses_it(index, dev, fakes):
     assert "relevance: top_bm25 =" in out
     assert "reaches the threshold" in out
     assert "calibrated on gen-000001" in out
-    assert "not whether it answers the question" in out
+    assert "not that it answers the question" in out
     assert len(chat.requests) == 1
 
 
@@ -310,7 +310,7 @@ def test_an_index_never_calibrated_abstains_with_the_labelled_default(index, fak
     payload = json.loads(ask(index, "--json", question=WEAK, abstain=True).output)
     assert payload["status"] == "abstained"
     assert "no calibration was made" in payload["abstention"]["source"]
-    assert "the shipped default, not calibrated for this index" in payload["abstention"]["source"]
+    assert "the shipped default (abstention F1" in payload["abstention"]["source"]
     assert chat.requests == []
 
 

@@ -317,8 +317,8 @@ class DefaultThreshold:
     @property
     def source(self) -> str:
         """How an answer names this threshold's origin."""
-        return (f"the shipped default, not calibrated for this index (abstention F1 "
-                f"{self.f1:.2f} on {self.data}; `veracity calibrate` fits one to your corpus)")
+        return (f"the shipped default (abstention F1 {self.f1:.2f} on {self.data}); "
+                "`veracity calibrate` fits one to your corpus")
 
 
 #: Signals with a shipped default threshold (see ``bench/abstention_default.py``).
