@@ -120,14 +120,14 @@ def main(argv: Sequence[str] | None = None) -> None:
                "verifier_version": str(getattr(scorer, "version", "")),
                "sample_questions": len(sample), "signals": rows}
     text = command(argv).replace("ask_abstention.py", "abstention_default.py")
-    TARGET.write_text(json.dumps({
+    write_result("abstention_default", figures, table(figures), text)
+    TARGET.write_text(json.dumps({  # after write_result, whose commit must not see it changed
         "format_version": 1,
         "data": "ClapNQ dev: 300 answerable and 300 unanswerable questions, their 600 gold "
                 "passages as the corpus, hybrid search, k=5",
         "command": text, "commit": git_commit(), "verifier": figures["verifier"],
         "verifier_version": figures["verifier_version"], "signals": shipped,
     }, indent=2) + "\n", encoding="utf-8")
-    write_result("abstention_default", figures, table(figures), text)
 
 
 def table(figures: dict[str, Any]) -> str:
