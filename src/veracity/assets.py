@@ -1,4 +1,4 @@
-"""Files that ship inside the package: the MiniLM tokenizer and the embedded verifier."""
+"""Files that ship inside the package: the MiniLM tokenizer, the embedder and the verifier."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 ASSETS = Path(__file__).parent / "assets"
 MINILM_TOKENIZER = ASSETS / "minilm" / "tokenizer.json"
 VERIFIER_DIR = ASSETS / "verifier"
+EMBEDDER_DIR = ASSETS / "embedder"
 
 
 @functools.lru_cache(maxsize=4)

@@ -475,6 +475,31 @@ def export_verifier(
             show(f"{name}: {value:.4f}", out=console, indent=2)
 
 
+@app.command("export-embedder")
+def export_embedder_command(
+    out: Annotated[Path, typer.Option(help="where to write the embedder")] = Path(
+        "src/veracity/assets/embedder"),
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Export all-MiniLM-L6-v2 as the shipped int8 embedder with its card (needs [train])."""
+    from veracity.train.embedder import export_embedder
+
+    command = "veracity export-embedder" + (
+        "" if out == Path("src/veracity/assets/embedder") else " --out DIR")
+    try:
+        report = export_embedder(out, command=command)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    payload = {"directory": str(report.directory), "model_bytes": report.model_bytes,
+               "seconds": round(report.seconds, 1), "min_cosine_to_legacy": report.min_cosine}
+    if as_json:
+        emit_json(payload)
+        return
+    show(f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB) in "
+         f"{report.seconds:.0f} s; lowest cosine to the old embedder {report.min_cosine:.4f}",
+         out=console)
+
+
 # --- ask and calibrate ---------------------------------------------------------------------------
 _MARKS = {
     "supported": ("✓", "green", "supported by its citation"),

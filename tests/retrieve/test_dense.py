@@ -218,3 +218,39 @@ def test_real_token_vectors_are_unit_pieces_with_offsets(minilm):
     assert minilm.token_vectors([]) == []
     with pytest.raises(InputError, match="split it"):
         minilm.token_vectors(["word " * 600])
+
+
+@pytest.mark.integration
+def test_the_shipped_embedder_runs_on_integer_kernels_and_matches_the_old_one():
+    onnx = pytest.importorskip("onnx")
+    from veracity import defaults
+    from veracity.retrieve.embed import Embedder, default_model_path, model_path
+
+    assert default_model_path().parent.name == "embedder"
+    texts = ["Honeybees communicate with a waggle dance.", "The vote was postponed."]
+    new = Embedder().load()
+    old = Embedder(model_id=defaults.EMBED_LEGACY_MODEL_ID).load()
+    assert new.model_id == defaults.EMBED_MODEL_ID
+    assert {i.name for i in new._session.get_inputs()} == {"input_ids", "attention_mask"}
+    graph = onnx.load(str(model_path(new.model_id))).graph
+    ops = {node.op_type for node in graph.node}
+    assert "MatMulInteger" in ops
+    cosines = (new.run(texts).vectors * old.run(texts).vectors).sum(axis=1)
+    assert cosines.min() > 0.98
+
+
+@pytest.mark.integration
+def test_an_index_embedded_by_the_old_embedder_is_searched_with_it(chunks_of, generation):
+    from veracity import defaults
+    from veracity.retrieve.embed import Embedder
+
+    texts = ["Honeybees communicate the location of flowers with a waggle dance.",
+             "The recipe calls for two cups of flour and a pinch of salt."]
+    chunks = chunks_of(texts)
+    old = Embedder(model_id=defaults.EMBED_LEGACY_MODEL_ID)
+    DenseBuilder(old).build(chunks, generation, None)
+    retriever = DenseRetriever(chunks, generation).load()  # no embedder given
+    assert retriever.embedder.model_id == defaults.EMBED_LEGACY_MODEL_ID
+    assert retriever.run("How do bees show where flowers are?", k=1).hits[0].chunk.id == "c0"
+    with pytest.raises(IndexStoreError, match="re-index with this one"):
+        DenseRetriever(chunks, generation, Embedder()).load()  # an embedder chosen explicitly

