@@ -475,7 +475,8 @@ class Claim:
     characters of the answer it came from (the whole sentence when the claim was rewritten, a
     part of it when it was cut out verbatim); ``sentence`` the 0-based index of that sentence.
     ``markers`` are the citation numbers written on that sentence; ``edits`` record every
-    rewrite, e.g. ``("decomposed", "decontextualized: 'He' -> 'Karl von Frisch'")``.
+    rewrite, e.g. ``("decomposed", "decontextualized: 'He' -> 'Karl von Frisch'")``; without
+    one, ``text`` is the span's words as written (``veracity.verify.claims.draft.written``).
     """
 
     index: int
