@@ -8,6 +8,8 @@ from veracity.types import Chunk, Claim, PairScore, PairScores, Span
 from veracity.verify.gather import ClaimEvidence, EvidenceSet
 from veracity.verify.nli import NLILayer, aggregate_support
 
+pytestmark = pytest.mark.unit
+
 A = Chunk("a.md#0", "a.md", 0, "Bees dance.", 100, 111, title="A", section=("Bees",), page=2)
 B = Chunk("b.md#0", "b.md", 0, "Bees never dance.", 0, 17)
 C = Chunk("c.md#0", "c.md", 0, "Ants walk.", 0, 10)
