@@ -475,7 +475,8 @@ class Claim:
     characters of the answer it came from (the whole sentence when the claim was rewritten, a
     part of it when it was cut out verbatim); ``sentence`` the 0-based index of that sentence.
     ``markers`` are the citation numbers written on that sentence; ``edits`` record every
-    rewrite, e.g. ``("decomposed", "decontextualized: 'He' -> 'Karl von Frisch'")``.
+    rewrite, e.g. ``("decomposed", "decontextualized: 'He' -> 'Karl von Frisch'")``; without
+    one, ``text`` is the span's words as written (``veracity.verify.claims.draft.written``).
     """
 
     index: int
@@ -519,7 +520,10 @@ class EvidenceJudgement:
 
     ``start``/``end`` index the passage (a chunk) in its document; ``evidence`` the document
     spans the verifier read. ``cited`` is true when the answer cited this passage; otherwise
-    ``query`` is the retrieval query that found it.
+    ``query`` is the retrieval query that found it. ``cannot_state`` says why the passage
+    cannot state the claim (``"heading"``, ``"fragment"``, ``"other subject"``; see
+    :mod:`veracity.verify.fragments`): its ``contradicted`` is then the verifier's reading, kept
+    as given, but never counts against the claim. ``None`` when it can.
     """
 
     chunk_id: str
@@ -537,6 +541,7 @@ class EvidenceJudgement:
     cited: bool = False
     query: str = ""
     error: str | None = None
+    cannot_state: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

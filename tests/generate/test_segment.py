@@ -53,6 +53,15 @@ def test_claims_drop_bullets_and_bold_and_list_items_split():
     ]
 
 
+@pytest.mark.parametrize(("text", "claim"), [
+    ("Files end in a .gz extension [1].", "Files end in a .gz extension."),
+    ("It targets .NET and the .5 release [1] .", "It targets .NET and the .5 release."),
+    ("Bees dance , fly ; and sing [1] !", "Bees dance, fly; and sing!"),
+])
+def test_a_space_goes_before_punctuation_but_not_before_a_dot_led_token(text, claim):
+    assert parts(text)[0][2] == claim
+
+
 def test_code_blocks_are_marked_and_their_brackets_are_not_markers():
     sentences = segment_answer("Run this:\n\n```\nx[1] = 2\n```\n\nDone [1].")
     assert [s.in_code for s in sentences] == [False, True, False]

@@ -113,3 +113,71 @@ def test_noisy_or_layer_can_support_from_two_partial_passages() -> None:
 def test_bad_options_are_refused(option: str, value: object) -> None:
     with pytest.raises(OptionError, match=option):
         NLILayer(TablePairScorer({}), **{option: value})  # type: ignore[arg-type]
+
+
+# --- a passage that cannot state the claim never counts against it ---------------------------
+
+CLAIM = "The waggle dance was decoded by Karl von Frisch."
+HEADING = Chunk("w.md#0", "w.md", 0, "# The Waggle Dance and Foraging", 0, 31)
+TRUE = Chunk("w.md#1", "w.md", 1, "Karl von Frisch decoded the waggle dance of honey bees.", 33,
+             88, section=("Who decoded it",))
+OTHER = Chunk("h.md#0", "h.md", 0, "Hruschka invented the honey extractor in 1865.", 0, 46)
+WRONG = Chunk("x.md#0", "x.md", 0, "Konrad Lorenz decoded the waggle dance.", 0, 39)
+
+
+def test_a_heading_and_an_off_subject_passage_are_no_anti_citations() -> None:
+    claim = _claim(0, CLAIM)
+    scorer = TablePairScorer({(HEADING.text, CLAIM): (0.11, 0.58, 0.31),
+                              (TRUE.text, CLAIM): (0.60, 0.00, 0.40),
+                              (OTHER.text, CLAIM): (0.11, 0.52, 0.37)})
+    result = NLILayer(scorer).run(_evidence((claim, (HEADING, TRUE, OTHER))))
+    assert result.results[0].label == "supported"
+    assert [j.chunk_id for j in result.citations[0]] == ["w.md#1"]
+    assert result.anti_citations == ((),)
+    # the verifier's reading is kept as given, with the reason it does not count
+    assert [(j.contradicted, j.cannot_state) for j in result.judgements[0]] == [
+        (0.58, "heading"), (0.0, None), (0.52, "other subject")]
+
+
+def test_only_fragments_against_a_claim_leave_it_unsupported_not_contradicted() -> None:
+    claim = _claim(0, CLAIM)
+    title = Chunk("w.md#2", "w.md", 2, "The Waggle Dance and Foraging", 0, 29)
+    scorer = TablePairScorer({(HEADING.text, CLAIM): (0.05, 0.90, 0.05),
+                              (title.text, CLAIM): (0.05, 0.90, 0.05)})
+    result = NLILayer(scorer).run(_evidence((claim, (HEADING, title))))
+    finding = result.results[0]
+    assert (finding.label, finding.flagged) == ("unsupported", True)
+    assert "contradicted" not in finding.detail
+    assert [j.cannot_state for j in result.judgements[0]] == ["heading", "fragment"]
+    assert result.anti_citations == ((),)
+
+
+def test_a_statement_on_the_claims_subject_still_contradicts_it() -> None:
+    claim = _claim(0, CLAIM)
+    scorer = TablePairScorer({(HEADING.text, CLAIM): (0.05, 0.95, 0.0),
+                              (WRONG.text, CLAIM): (0.05, 0.80, 0.15)})
+    result = NLILayer(scorer).run(_evidence((claim, (HEADING, WRONG))))
+    assert result.results[0].label == "contradicted"
+    assert "0.80 by x.md#0" in result.results[0].detail  # not the heading's 0.95
+    assert [j.chunk_id for j in result.anti_citations[0]] == ["x.md#0"]
+
+
+def test_a_fragment_still_counts_for_support() -> None:
+    claim = _claim(0, CLAIM)
+    scorer = TablePairScorer({(HEADING.text, CLAIM): (0.8, 0.0, 0.2)})
+    result = NLILayer(scorer).run(_evidence((claim, (HEADING,))))
+    assert result.results[0].label == "supported"
+    assert [j.cannot_state for j in result.citations[0]] == ["heading"]
+
+
+def test_the_section_path_names_the_subject_of_a_pronoun_paragraph() -> None:
+    claim = _claim(0, "Karl von Frisch won the Nobel Prize in 1983.")
+    text = "For this work he shared the 1973 prize with Lorenz."
+    bare = Chunk("n.md#0", "n.md", 0, text, 0, len(text))
+    placed = Chunk("n.md#1", "n.md", 1, text, 0, len(text), title="Bees",
+                   section=("Karl von Frisch",))
+    scorer = TablePairScorer({(text, claim.text): (0.05, 0.9, 0.05)})
+    result = NLILayer(scorer).run(_evidence((claim, (bare, placed))))
+    assert [j.cannot_state for j in result.judgements[0]] == ["other subject", None]
+    assert [j.chunk_id for j in result.anti_citations[0]] == ["n.md#1"]
+    assert result.results[0].label == "contradicted"

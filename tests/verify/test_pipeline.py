@@ -172,3 +172,28 @@ def test_a_claim_longer_than_the_window_is_a_failed_claim_not_a_score() -> None:
     assert "split it" in failed.error
     assert report.failures == 1
     assert report.summary["failed"] == 1
+
+
+def test_a_heading_source_never_makes_a_true_claim_contested() -> None:
+    from veracity.testing import TablePairScorer
+    from veracity.verify.report import report_payload
+
+    claim = "The waggle dance was decoded by Karl von Frisch."
+    heading = "# The Waggle Dance and Foraging"
+    passage = "Karl von Frisch decoded the waggle dance of honey bees."
+    wrong = "Karl von Frisch won the Nobel Prize in 1983."
+    scorer = TablePairScorer({(heading, claim): (0.11, 0.58, 0.31),
+                              (passage, claim): (0.60, 0.00, 0.40),
+                              (passage, wrong): (0.05, 0.20, 0.75),
+                              (heading, wrong): (0.02, 0.90, 0.08)}, default=None)
+    sources = source_chunks(source_documents(texts=[heading, passage]))
+    verifier = AnswerVerifier(scorer, sources=sources, layers=("nli",))
+    report = verifier.run(claim)
+    verdict = report.verdicts[0]
+    assert (verdict.label, verdict.contested, verdict.anti_citations) == ("supported", False, ())
+    assert report.summary["contested"] == 0
+    payload = report_payload(report)["claims"][0]
+    assert {e["text"]: e["cannot_state"] for e in payload["evidence"]} == {
+        heading: "heading", passage: None}
+    # the heading's 0.90 cannot make a wrong claim contradicted either
+    assert verifier.run(wrong).verdicts[0].label == "unsupported"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from veracity.types import Chunk
 from veracity.verify import AnswerVerifier, StreamVerifier, make_verifier
 from veracity.verify.consistency import ConsistencyLayer
 from veracity.verify.gather import source_chunks, source_documents
@@ -72,3 +73,43 @@ def test_consistency_with_smollm2_scores_every_claim() -> None:
     assert finding.score is None or 0.0 <= finding.score <= 1.0
     assert report.calls["chat"] == 3
     assert len(set(layer.plan)) == 3  # three seeds: the samples are reproducible, not identical
+
+
+def _chunk_of(document: str, text: str, index: int) -> Chunk:
+    start = document.index(text)
+    return Chunk(f"waggle_dance.md#{index}", "waggle_dance.md", index, text, start,
+                 start + len(text), title="The Waggle Dance and Foraging")
+
+
+@pytest.fixture(scope="module")
+def frisch_sources() -> tuple[Chunk, Chunk]:
+    """The sample corpus's H1 heading as a chunk of its own (as this chunker still makes it,
+    and as any other index may), and the paragraph that says who decoded the dance."""
+    document = SOURCE.read_text(encoding="utf-8")
+    paragraph = next(block for block in document.split("\n\n")
+                     if block.startswith("The Austrian zoologist Karl von Frisch"))
+    return (_chunk_of(document, "# The Waggle Dance and Foraging", 0),
+            _chunk_of(document, f"## Who decoded it\n\n{paragraph}", 1))
+
+
+def test_a_heading_is_no_evidence_against_the_true_von_frisch_claim(
+        frisch_sources: tuple[Chunk, Chunk]) -> None:
+    claim = "The waggle dance was decoded by the Austrian zoologist Karl von Frisch."
+    verifier = AnswerVerifier(make_verifier("embedded"), sources=frisch_sources,
+                              layers=("nli",), k=2)
+    verdict = verifier.run(claim).verdicts[0]
+    heading = next(j for j in verdict.evidence if j.chunk_id.endswith("#0"))
+    assert heading.cannot_state == "heading"
+    assert (verdict.label, verdict.contested, verdict.anti_citations) == ("supported", False, ())
+    assert [j.chunk_id for j in verdict.citations] == ["waggle_dance.md#1"]
+
+
+@pytest.mark.parametrize("claim", ["Karl von Frisch won the Nobel Prize in 1983.",
+                                   "He shared the Nobel Prize in Physiology or Medicine in 1983."])
+def test_a_wrong_year_against_the_passage_is_still_contradicted(
+        frisch_sources: tuple[Chunk, Chunk], claim: str) -> None:
+    verifier = AnswerVerifier(make_verifier("embedded"), sources=frisch_sources,
+                              layers=("nli",), k=2)
+    verdict = verifier.run(claim).verdicts[0]
+    assert verdict.label == "contradicted"
+    assert [j.chunk_id for j in verdict.anti_citations] == ["waggle_dance.md#1"]

@@ -26,7 +26,8 @@ __all__ = ["AnswerSentence", "claim_text", "segment_answer"]
 
 _CJK_END = re.compile(r"(?<=[。！？])")
 _SPACE = re.compile(r"\s+")
-_SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+(?=[.,;:!?。，；：！？)\]])")
+# A space before a dot that starts a token (".gz", ".NET", ".5") is a word boundary: keep it.
+_SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+(?=[,;:!?。，；：！？)\]]|\.(?!\w))")
 _HEADING = re.compile(r"#{1,6}\s")
 _ENUMERATOR = re.compile(r"(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]|[-*•+]")
 _BULLET = re.compile(r"^(?:[-*•+]|\d+[.)]|#+)\s+")

@@ -16,6 +16,13 @@ layer's risk score is ``1 - support``. Citations are the passages whose own supp
 ``tau``; anti-citations those whose P(contradicted) reaches ``contradiction`` and beats their
 support.
 
+A passage that cannot state the claim (a heading, a verbless fragment, a paragraph about another
+subject: :func:`~veracity.verify.fragments.cannot_state`) never counts against it: it is no
+anti-citation and cannot make the claim contradicted, whatever its P(contradicted). Its support
+still counts. Its judgement says why (``cannot_state``). The rule sits here, not in the pair
+scorers, so it holds for every verifier (embedded, Hugging Face, LLM judge) and leaves their
+scores, which the benches measure, as they are.
+
 >>> from veracity.testing import TablePairScorer
 >>> from veracity.types import Chunk, Claim, Span
 >>> from veracity.verify.gather import ClaimEvidence, EvidenceSet
@@ -38,6 +45,7 @@ from veracity import defaults
 from veracity.errors import OptionError
 from veracity.types import Chunk, EvidenceJudgement, LayerResult, PairScore, Span
 from veracity.verify.base import PairScorer
+from veracity.verify.fragments import cannot_state
 from veracity.verify.gather import ClaimEvidence, EvidenceSet
 from veracity.verify.scoring import score_groups
 
@@ -125,7 +133,8 @@ class NLILayer:
         scored = score_groups(self.scorer, groups)
         results, judgements, citations, anti = [], [], [], []
         for item, scores in zip(evidence.items, scored.groups, strict=True):
-            judged = tuple(_judgement(passage, score, cited, item.query) for passage, score, cited
+            judged = tuple(_judgement(passage, score, cited, item.query, item.claim.text)
+                           for passage, score, cited
                            in zip(item.passages, scores, item.cited, strict=True))
             judgements.append(judged)
             results.append(self._finding(item, judged))
@@ -133,7 +142,7 @@ class NLILayer:
                 (j for j in judged if j.error is None and j.supported >= self.tau),
                 key=lambda j: -j.supported)))
             anti.append(tuple(sorted(
-                (j for j in judged if j.error is None and j.contradicted >= self.contradiction
+                (j for j in _against(judged) if j.contradicted >= self.contradiction
                  and j.contradicted > j.supported),
                 key=lambda j: -j.contradicted)))
         return NLIResult(tuple(results), tuple(judgements), tuple(citations), tuple(anti),
@@ -151,14 +160,15 @@ class NLILayer:
         support = aggregate_support([j.supported for j in scored], aggregation=self.aggregation,
                                     k=self.k, background=self.background)
         best = max(scored, key=lambda j: j.supported)
-        against = max(scored, key=lambda j: j.contradicted)
+        against = max(_against(scored), key=lambda j: j.contradicted, default=None)
         failed = len(judged) - len(scored)
         note = f"; {failed} passage(s) could not be scored" if failed else ""
         if support >= self.tau:
             return LayerResult("nli", "supported", False, 1.0 - support,
                                f"support {support:.2f} ({self.aggregation}), best passage "
                                f"{best.chunk_id}{note}")
-        if against.contradicted >= self.contradiction and against.contradicted > support:
+        if against is not None and against.contradicted >= self.contradiction \
+                and against.contradicted > support:
             return LayerResult("nli", "contradicted", True, 1.0 - support,
                                f"contradicted {against.contradicted:.2f} by {against.chunk_id}, "
                                f"support {support:.2f}{note}")
@@ -167,7 +177,14 @@ class NLILayer:
                            f"{self.tau:.2f}; best passage {best.chunk_id}{note}")
 
 
-def _judgement(passage: Chunk, score: PairScore, cited: bool, query: str) -> EvidenceJudgement:
+def _against(judged: Sequence[EvidenceJudgement]) -> list[EvidenceJudgement]:
+    """The judgements that may count against their claim: scored, and able to state it."""
+    return [j for j in judged if j.error is None and j.cannot_state is None]
+
+
+def _judgement(passage: Chunk, score: PairScore, cited: bool, query: str,
+               claim: str) -> EvidenceJudgement:
+    context = "\n".join((passage.title, *passage.section))
     return EvidenceJudgement(
         chunk_id=passage.id,
         doc_id=passage.doc_id,
@@ -185,4 +202,5 @@ def _judgement(passage: Chunk, score: PairScore, cited: bool, query: str) -> Evi
         cited=cited,
         query=query,
         error=score.error,
+        cannot_state=cannot_state(passage.text, claim, context=context),
     )

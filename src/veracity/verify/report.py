@@ -23,7 +23,8 @@ def _judgement(item: EvidenceJudgement) -> dict[str, Any]:
             "section": list(item.section), "page": item.page, "start": item.start,
             "end": item.end, "supported": item.supported, "contradicted": item.contradicted,
             "neither": item.neither, "evidence": [_span(s) for s in item.evidence],
-            "cited": item.cited, "query": item.query, "error": item.error, "text": item.text}
+            "cited": item.cited, "query": item.query, "error": item.error,
+            "cannot_state": item.cannot_state, "text": item.text}
 
 
 def _value(item: ValueCheck) -> dict[str, Any]:

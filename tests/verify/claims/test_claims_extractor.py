@@ -86,7 +86,8 @@ def test_spans_are_parts_when_verbatim_and_sentences_when_rewritten(result: Clai
     # parts cut out verbatim
     assert claims[5].span.of(ANSWER) == "Honey bees live in colonies of about 50,000 workers"
     assert claims[6].span.of(ANSWER) == "the queen lays up to 2,000 eggs a day"
-    assert claims[5].edits == claims[6].edits == ("decomposed",)
+    assert claims[5].edits == ("decomposed",)
+    assert claims[6].edits == ("decomposed", "capitalised: 'the' -> 'The'")
     # rewritten claims point at their whole sentence
     sentence = ("He was born in Vienna in 1886 and died in Munich in 1982 [1, 2].")
     assert claims[1].span.of(ANSWER) == sentence

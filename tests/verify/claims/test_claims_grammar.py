@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from veracity.verify.claims.grammar import finish, read_clause, tokenize, verb_form
+from veracity.verify.claims.grammar import (
+    capitalised_opening,
+    finish,
+    read_clause,
+    tokenize,
+    verb_form,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -72,10 +78,31 @@ def test_a_word_after_a_determiner_is_a_noun() -> None:
 
 
 @pytest.mark.parametrize(("text", "claim"), [
-    ("he died in 1982;", "He died in 1982."),
+    ("he died in 1982;", "he died in 1982."),
     ("Bees can fly 10 km!", "Bees can fly 10 km."),
     ("  It was founded in 1776 (approx.).  ", "It was founded in 1776 (approx.)."),
     (" , ", ""),
 ])
 def test_finish_makes_a_sentence_with_one_period(text: str, claim: str) -> None:
     assert finish(text) == claim
+
+
+@pytest.mark.parametrize(("text", "recased"), [
+    ("the queen lays eggs.", ("The queen lays eggs.", "capitalised: 'the' -> 'The'")),
+    ("he died in 1982.", ("He died in 1982.", "capitalised: 'he' -> 'He'")),
+    ("it's 20th-century.", ("It's 20th-century.", "capitalised: \"it's\" -> \"It's\"")),
+    ("in 1973, he won.", ("In 1973, he won.", "capitalised: 'in' -> 'In'")),
+    # open-class, code-like and mixed-case openings are never recased
+    ("gzip writes .gz files.", None), ("npm installs packages.", None),
+    ("iPhone sales rose.", None), ("eBay sells goods.", None), ("x86 chips run hot.", None),
+    ("wasps sting.", None), (".NET runs here.", None), ("The queen lays eggs.", None),
+    (" the queen.", None), ("", None),
+])
+def test_only_a_lower_case_function_word_opening_is_capitalised(
+        text: str, recased: tuple[str, str] | None) -> None:
+    assert capitalised_opening(text) == recased
+
+
+@pytest.mark.parametrize("text", ["gzip writes a .gz file;", "iPhone runs .NET apps", "eBay."])
+def test_finish_changes_no_letter_and_no_space(text: str) -> None:
+    assert finish(text) == text.rstrip(";.") + "."

@@ -13,7 +13,8 @@ Left alone: lists of noun phrases ("Bees, wasps and ants are insects."), anythin
 subordinator or relative pronoun ("Studies show that bees dance and sing."), sentences that open
 with one ("If ..., ..."), negated or modal predicates ("Bees do not hibernate and die."), a
 passive followed by an ambiguous participle ("was built in 1887 and opened in 1889"), and
-anything in parentheses or quotes. Every part is a sentence ending with a period.
+anything in parentheses or quotes. Every part is a sentence ending with a period, its words in
+the case they are written in ("wasps sting.", "gzip runs."): the extractor records any recasing.
 
 >>> [part.text for part in RuleDecomposer().run("Bees dance and sing.")]
 ['Bees dance.', 'Bees sing.']

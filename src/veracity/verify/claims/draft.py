@@ -2,11 +2,15 @@
 
 A :class:`Draft` knows the sentence it came from and its span in the answer: the characters of
 a part cut out verbatim, or the whole sentence once the text was rewritten. :func:`locate`
-finds a part's words in the answer, skipping citation markers, bullets and emphasis.
+finds a part's words in the answer, skipping citation markers, bullets and emphasis;
+:func:`written` is the claim a span states as written. A claim's text differs from
+``written(answer, span)`` only through an edit it records.
 
 >>> answer = "Bees dance [1], and they sing."
 >>> locate("they sing", answer, Span(0, len(answer)))
 Span(start=20, end=29)
+>>> written("- gzip writes a **.gz** file [1].", Span(0, 33))
+'gzip writes a .gz file.'
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ import re
 from dataclasses import dataclass, replace
 
 from veracity.generate.citations import find_markers
+from veracity.generate.segment import claim_text
 from veracity.types import Span
+from veracity.verify.claims.grammar import finish
 
-__all__ = ["Draft", "locate"]
+__all__ = ["Draft", "locate", "written"]
 
 _WORD = re.compile(r"\w+")
 
@@ -39,6 +45,19 @@ class Draft:
         """This draft with new ``text``: no longer verbatim, so its span is the sentence's."""
         return replace(self, text=text, span=self.source, verbatim=False,
                        edits=(*self.edits, edit))
+
+    def recased(self, text: str, edit: str) -> Draft:
+        """This draft with ``text`` that differs from its own only in letter case: span and
+        words stay, and ``edit`` records the change."""
+        return replace(self, text=text, edits=(*self.edits, edit))
+
+
+def written(answer: str, span: Span) -> str:
+    """The claim ``span`` of ``answer`` states as written: citation markers, a list bullet and
+    bold marks removed, runs of whitespace made one space, one final period. No letter changes
+    case and no space before a token (".gz") is dropped."""
+    text = span.of(answer)
+    return finish(claim_text(text, find_markers(text)))
 
 
 def locate(part: str, answer: str, within: Span, *, after: int | None = None) -> Span | None:

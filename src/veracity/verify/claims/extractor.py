@@ -2,9 +2,14 @@
 
 Four steps: split the answer into sentences (:func:`.split.split_answer`), drop those that need
 no verification with the reason recorded, decompose the rest into atomic claims, and
-decontextualize the claims. By rule by default (:class:`.RuleDecomposer`,
-:class:`.RuleDecontextualizer`); with a chat model, the two last steps ask it
-(:class:`.LLMDecomposer`, :class:`.LLMDecontextualizer`, one request each per answer).
+decontextualize the claims. A claim's text is its span's words as written
+(:func:`.draft.written`) unless an edit in ``claim.edits`` says otherwise: a claim that opens
+with a lower-case function word ("the queen lays ...", cut from mid-sentence) has it
+capitalised, recorded as ``capitalised: 'the' -> 'The'``; no other letter changes case.
+
+By rule by default (:class:`.RuleDecomposer`, :class:`.RuleDecontextualizer`); with a chat
+model, the two last steps ask it (:class:`.LLMDecomposer`, :class:`.LLMDecontextualizer`, one
+request each per answer).
 
 A reply that cannot be read raises :class:`~veracity.errors.GenerationError`, or, with
 ``on_error="rules"``, that step falls back to the rules and every claim records
@@ -14,7 +19,7 @@ A reply that cannot be read raises :class:`~veracity.errors.GenerationError`, or
 >>> [(c.text, c.markers) for c in claims.claims]
 [('Karl von Frisch was born in 1886.', (2,)), ('Karl von Frisch died in 1982.', (2,))]
 >>> claims.claims[1].edits
-('decomposed', "decontextualized: 'He' -> 'Karl von Frisch'")
+('decomposed', "decontextualized: 'he' -> 'Karl von Frisch'")
 """
 
 from __future__ import annotations
@@ -29,8 +34,8 @@ from veracity.llm.base import ChatModel
 from veracity.types import Claim, ClaimSet, SkippedSentence
 from veracity.verify.claims.decompose import Part, RuleDecomposer
 from veracity.verify.claims.decontextualize import RuleDecontextualizer
-from veracity.verify.claims.draft import Draft, locate
-from veracity.verify.claims.grammar import finish
+from veracity.verify.claims.draft import Draft, locate, written
+from veracity.verify.claims.grammar import capitalised_opening, finish
 from veracity.verify.claims.llm import LLMDecomposer, LLMDecontextualizer
 from veracity.verify.claims.split import ClaimSentence, split_answer
 
@@ -120,6 +125,7 @@ class ClaimExtractor:
         prompts: list[str] = []
         drafts = self._decomposed(answer, kept, notes, prompts)
         drafts = self._decontextualized(answer, drafts, breaks, notes, prompts)
+        drafts = [_opening_capitalised(draft) for draft in drafts]
         markers = {sentence.index: sentence.markers for sentence in sentences}
         claims = tuple(
             Claim(index, draft.text, draft.span, draft.sentence, markers[draft.sentence],
@@ -138,7 +144,7 @@ class ClaimExtractor:
     def _decomposed(self, answer: str, kept: Sequence[ClaimSentence], notes: list[str],
                     prompts: list[str]) -> list[Draft]:
         if not self.decompose:
-            return [Draft(s.index, finish(s.text), s.span, s.span) for s in kept]
+            return [Draft(s.index, written(answer, s.span), s.span, s.span) for s in kept]
         step = self._decomposer
         if step is not None and kept:
             try:
@@ -180,10 +186,12 @@ class ClaimExtractor:
 
 
 def _rule_drafts(answer: str, sentence: ClaimSentence, parts: Sequence[Part]) -> list[Draft]:
-    """Drafts of a sentence's parts: a verbatim part gets its own characters as span."""
+    """Drafts of a sentence's parts: a verbatim part gets its own characters as span, and its
+    text is what they say as written."""
     if len(parts) == 1 and parts[0].verbatim:
         part = parts[0]
-        return [Draft(sentence.index, part.text, sentence.span, sentence.span, True, part.edits)]
+        return [Draft(sentence.index, written(answer, sentence.span), sentence.span,
+                      sentence.span, True, part.edits)]
     drafts: list[Draft] = []
     cursor = sentence.span.start
     for part in parts:
@@ -192,19 +200,22 @@ def _rule_drafts(answer: str, sentence: ClaimSentence, parts: Sequence[Part]) ->
             drafts.append(Draft(sentence.index, part.text, sentence.span, sentence.span, False,
                                 part.edits))
             continue
-        drafts.append(Draft(sentence.index, part.text, found, sentence.span, True, part.edits))
+        drafts.append(Draft(sentence.index, written(answer, found), found, sentence.span, True,
+                            part.edits))
         cursor = found.end
     return drafts
 
 
 def _llm_drafts(answer: str, kept: Sequence[ClaimSentence],
                 pairs: Sequence[tuple[int, str]]) -> list[Draft]:
-    """Drafts of the LLM's claims: a claim whose words are in its sentence keeps their span."""
+    """Drafts of the LLM's claims: a claim whose words are in its sentence keeps their span and
+    reads as they are written there (the model's recasing or respacing is not taken)."""
     drafts: list[Draft] = []
     for position, sentence in enumerate(kept):
         texts = [finish(text) for number, text in pairs if number == position]
         if len(texts) == 1 and _same_words(texts[0], sentence.text):
-            drafts.append(Draft(sentence.index, texts[0], sentence.span, sentence.span))
+            drafts.append(Draft(sentence.index, written(answer, sentence.span), sentence.span,
+                                sentence.span))
             continue
         edits = ("decomposed (llm)",) if len(texts) > 1 else ()
         cursor = sentence.span.start
@@ -214,9 +225,15 @@ def _llm_drafts(answer: str, kept: Sequence[ClaimSentence],
                 drafts.append(Draft(sentence.index, text, sentence.span, sentence.span, False,
                                     (*edits, "rewritten (llm)")))
                 continue
-            drafts.append(Draft(sentence.index, text, found, sentence.span, True, edits))
+            drafts.append(Draft(sentence.index, written(answer, found), found, sentence.span,
+                                True, edits))
             cursor = found.end
     return drafts
+
+
+def _opening_capitalised(draft: Draft) -> Draft:
+    recased = capitalised_opening(draft.text)
+    return draft if recased is None else draft.recased(*recased)
 
 
 def _llm_rewrite(draft: Draft, text: str) -> Draft:

@@ -25,6 +25,7 @@ __all__ = [
     "Token",
     "VerbForm",
     "cannot_be_passive",
+    "capitalised_opening",
     "finish",
     "is_participle",
     "read_clause",
@@ -73,18 +74,15 @@ def tokenize(text: str) -> tuple[Token, ...]:
 
 
 def finish(text: str) -> str:
-    """``text`` as a claim: trimmed, trailing ``,;:`` and end marks dropped, first letter
-    capitalised, one final period.
+    """``text`` as a claim: trimmed, trailing ``,;:`` and end marks dropped, one final period.
+    No letter changes case: "gzip", "iPhone" and "x86" stay as written (see
+    :func:`capitalised_opening` for the one recorded exception).
 
-    >>> finish("he died in 1982;")
-    'He died in 1982.'
+    >>> finish("gzip writes a .gz file;")
+    'gzip writes a .gz file.'
     """
     body = text.strip().rstrip(",;:.!… \t\n")
-    if not body:
-        return ""
-    if body[0].islower():
-        body = body[0].upper() + body[1:]
-    return body + "."
+    return body + "." if body else ""
 
 
 # --- word lists -------------------------------------------------------------------------------
@@ -177,6 +175,34 @@ _VERBS = frozenset(
     "work write".split()
 )
 _IRREGULAR_PAST = _PAST_ONLY | _PAST_AND_PARTICIPLE
+
+
+#: Closed-class words: written in lower case at the opening of a claim, they are ordinary English
+#: words, never a name or a code token, so capitalising them changes no token's identity.
+FUNCTION_WORDS = (DETERMINERS | PREPOSITIONS | SUBORDINATORS | CONJUNCTIONS | ADVERBS
+                  | INTRO_WORDS | SUBJECT_PRONOUNS | frozenset(CONTRACTIONS)
+                  | frozenset("me us him them".split()))
+
+
+def capitalised_opening(text: str) -> tuple[str, str] | None:
+    """``text`` with its opening word capitalised and the edit that records it, when that word
+    is a lower-case function word (:data:`FUNCTION_WORDS`: "the", "he", "in"); ``None``
+    otherwise. Any other opening ("gzip", "npm", "iPhone", "eBay", "x86", "wasps") is left
+    alone: the rules cannot tell a common noun from a name or a code token.
+
+    >>> capitalised_opening("the queen lays eggs.")
+    ('The queen lays eggs.', "capitalised: 'the' -> 'The'")
+    >>> capitalised_opening("gzip writes .gz files.") is None
+    True
+    """
+    tokens = tokenize(text)
+    if not tokens or tokens[0].start != 0:
+        return None
+    word = tokens[0].text
+    if word.replace("’", "'") not in FUNCTION_WORDS:
+        return None
+    upper = word[0].upper() + word[1:]
+    return upper + text[len(word):], f"capitalised: {word!r} -> {upper!r}"
 
 
 def _third_person(verb: str) -> str:
