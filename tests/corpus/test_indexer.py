@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -284,3 +285,18 @@ def test_public_api():
 
     assert set(corpus.__all__) >= {"Indexer", "IndexDir", "ChunkStore", "Chunker", "load_file"}
     assert all(hasattr(corpus, name) for name in corpus.__all__)
+
+
+def test_a_fifo_in_a_folder_is_reported_and_the_run_finishes(tmp_path, docs, bounded):
+    os.mkfifo(docs / "pipe.txt")
+    os.mkfifo(docs / "sub" / "pipe.md")
+    index = tmp_path / "index"
+    report = bounded(20, lambda: Indexer().run([docs], index))
+    assert (report.files_indexed, report.files_failed) == (5, 2)
+    assert sorted((f.path, f.reason) for f in report.failures) == [
+        (str(docs / "pipe.txt"), "special_file"),
+        (str(docs / "sub" / "pipe.md"), "special_file"),
+    ]
+    assert sorted(p.name for p in index.iterdir()) == ["CURRENT", "LOCK", "gen-000001"]
+    again = bounded(20, lambda: Indexer().run([docs / "pipe.txt", docs / "a.txt"], index))
+    assert [f.reason for f in again.failures] == ["special_file"]

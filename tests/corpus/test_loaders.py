@@ -454,3 +454,72 @@ def test_root_must_contain_the_file(tmp_path):
     path = _write(tmp_path / "a" / "x.txt", "text")
     with pytest.raises(OptionError, match="root="):
         load_file(path, root=tmp_path / "b")
+
+
+# --- files that are not regular files ------------------------------------------------------------
+def _fifo(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    return path
+
+
+def _socket(path: Path) -> Path:
+    import socket
+
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.close()  # the socket file stays behind
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [(_fifo, "named pipe"), (_socket, "socket")],
+    ids=["fifo", "socket"],
+)
+def test_a_pipe_or_socket_is_refused_without_being_opened(tmp_path, bounded, make, kind):
+    path = make(tmp_path / "notes.txt")
+    with pytest.raises(DocumentError) as caught:
+        bounded(5, lambda: load_file(path))
+    assert caught.value.reason == "special_file"
+    assert kind in str(caught.value)
+    assert "regular file" in str(caught.value)
+    with pytest.raises(DocumentError, match="not a regular file"):
+        bounded(5, lambda: read_file(path))
+
+
+@pytest.mark.parametrize(
+    ("device", "kind"),
+    [("/dev/zero", "character device"), ("/dev/null", "character device")],
+)
+def test_a_device_is_refused_without_reading_it(bounded, device, kind):
+    if not Path(device).exists():
+        pytest.skip(f"{device} does not exist here")
+    with pytest.raises(DocumentError) as caught:
+        bounded(5, lambda: read_file(device))
+    assert caught.value.reason == "special_file"
+    assert kind in str(caught.value)
+
+
+def test_standard_input_through_dev_stdin_is_refused(tmp_path, bounded, monkeypatch):
+    fifo = _fifo(tmp_path / "stdin-pipe")
+    if not Path("/dev/stdin").exists():
+        pytest.skip("no /dev/stdin here")
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):  # /dev/stdin -> a pipe nobody writes to, as in `cmd |`
+        return real_stat(fifo if str(path) == "/dev/stdin" else path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    with pytest.raises(DocumentError) as caught:
+        bounded(5, lambda: read_file("/dev/stdin"))
+    assert caught.value.reason == "special_file"
+
+
+def test_a_fifo_in_a_folder_is_listed_and_then_refused(tmp_path, bounded):
+    docs = tmp_path / "docs"
+    _write(docs / "a.txt", "A regular file.")
+    fifo = _fifo(docs / "pipe.txt")
+    assert iter_files([docs]) == [docs / "a.txt", fifo]
+    with pytest.raises(DocumentError, match="named pipe"):
+        bounded(5, lambda: load_file(fifo, root=docs))

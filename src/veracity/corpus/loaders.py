@@ -17,6 +17,7 @@ extension from the registry :data:`LOADERS`.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,7 +117,9 @@ def iter_files(paths: Iterable[PathLike]) -> list[Path]:
     Inside folders only files with a registered extension are kept, hidden files and folders
     (names starting with ``.``) are skipped and symbolic links to folders are not followed;
     each folder's files come sorted by relative path. A file named explicitly is always kept,
-    so that a wrong extension raises a clear error when it is loaded. Duplicates are dropped.
+    so that a wrong extension raises a clear error when it is loaded; so is an entry that is
+    not a regular file (a named pipe, a socket), which :func:`read_file` refuses without
+    opening it. Duplicates are dropped.
 
     >>> iter_files([])
     []
@@ -166,14 +169,69 @@ def document_id(path: PathLike, root: PathLike | None = None) -> str:
         raise OptionError("root", str(root), f"a folder that contains {path}") from None
 
 
+def _folder(path: Path) -> DocumentError:
+    return DocumentError(
+        path,
+        "unreadable",
+        "is a folder, not a file; pass folders to iter_files() or the indexer, which read "
+        "the files inside",
+    )
+
+
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def _special(path: Path, mode: int) -> DocumentError:
+    kind = next((name for test, name in _SPECIAL_KINDS if test(mode)), "not a regular file")
+    return DocumentError(
+        path,
+        "special_file",
+        f"is {kind}, not a regular file; veracity reads only regular files (reading this one "
+        "could block or never end): save its content to a file and give that file instead, or "
+        "leave it out of the paths you index",
+    )
+
+
+def _file_mode(path: Path) -> int:
+    """``path``'s file mode (links followed), read without opening it."""
+    try:
+        return os.stat(path).st_mode
+    except FileNotFoundError:
+        raise DocumentError(
+            path, "missing", f"does not exist; check the path (the current folder is {Path.cwd()})"
+        ) from None
+    except PermissionError:
+        raise DocumentError(
+            path,
+            "unreadable",
+            "cannot be read (permission denied on it or a folder above it); check the "
+            "permissions",
+        ) from None
+    except OSError as exc:
+        raise DocumentError(path, "unreadable", f"cannot be read ({exc.strerror})") from None
+
+
 def read_file(path: PathLike, *, max_bytes: int | None = None) -> bytes:
     """The bytes of ``path``, refusing files larger than ``max_bytes``.
 
     ``max_bytes`` defaults to :data:`veracity.defaults.MAX_FILE_BYTES` (read at call time).
-    Raises ``DocumentError`` with reason ``missing``, ``unreadable`` or ``too_large``.
+    Only regular files are read: a named pipe, socket or device (``/dev/zero``,
+    ``/dev/stdin``) is refused without being opened, since opening a pipe blocks until
+    someone writes to it. Raises ``DocumentError`` with reason ``missing``, ``unreadable``,
+    ``special_file`` or ``too_large``.
     """
     path = Path(path)
     limit = defaults.MAX_FILE_BYTES if max_bytes is None else max_bytes
+    mode = _file_mode(path)
+    if stat.S_ISDIR(mode):
+        raise _folder(path)
+    if not stat.S_ISREG(mode):
+        raise _special(path, mode)
     try:
         with path.open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
@@ -183,12 +241,7 @@ def read_file(path: PathLike, *, max_bytes: int | None = None) -> bytes:
             path, "missing", f"does not exist; check the path (the current folder is {Path.cwd()})"
         ) from None
     except IsADirectoryError:
-        raise DocumentError(
-            path,
-            "unreadable",
-            "is a folder, not a file; pass folders to iter_files() or the indexer, which read "
-            "the files inside",
-        ) from None
+        raise _folder(path) from None
     except PermissionError:
         raise DocumentError(
             path, "unreadable", "cannot be read (permission denied); check its permissions"
@@ -221,9 +274,9 @@ def load_file(
 
     Document ids are the path relative to ``root`` (or the file name), or the ``id`` field of
     each JSONL line. A failure of the whole file raises :class:`~veracity.errors.DocumentError`
-    whose ``reason`` is one of ``missing``, ``unreadable``, ``binary``, ``undecodable``,
-    ``empty``, ``too_large``, ``unknown_extension`` or ``corrupt_pdf``; failed JSONL lines
-    (``bad_line``, ``duplicate_id``) come back in ``LoadResult.failures``.
+    whose ``reason`` is one of ``missing``, ``unreadable``, ``special_file``, ``binary``,
+    ``undecodable``, ``empty``, ``too_large``, ``unknown_extension`` or ``corrupt_pdf``; failed
+    JSONL lines (``bad_line``, ``duplicate_id``) come back in ``LoadResult.failures``.
     """
     path = Path(path)
     if path.is_file():

@@ -1,0 +1,59 @@
+"""`veracity index` through the CLI: exit codes, failure reports and the summary line."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from veracity import cli
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture
+def docs(tmp_path: Path) -> Path:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "a.txt").write_text("Alpha is the first letter.", encoding="utf-8")
+    (root / "b.md").write_text("# Bees\n\nBees make honey.\n", encoding="utf-8")
+    return root
+
+
+def _index(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli.app, ["index", *args, "--no-dense"])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """The real command in a child process, killed after ``timeout`` (a hang fails the test)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    return subprocess.run([sys.executable, "-m", "veracity.cli", *args], capture_output=True,
+                          text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL,
+                          check=False)
+
+
+def test_a_fifo_in_an_indexed_folder_is_skipped_with_a_reason(docs: Path, tmp_path: Path) -> None:
+    os.mkfifo(docs / "pipe.txt")
+    index = tmp_path / "index"
+    done = _cli("index", str(docs), "--index", str(index), "--no-dense", "--json")
+    assert done.returncode == 1, done.stderr
+    payload = json.loads(done.stdout)
+    assert [(f["path"], f["reason"]) for f in payload["failures"]] == [
+        (str(docs / "pipe.txt"), "special_file")]
+    assert payload["files_indexed"] == 2
+    assert sorted(p.name for p in index.iterdir()) == ["CURRENT", "LOCK", "gen-000001"]
+
+
+def test_verify_refuses_a_fifo_source_instead_of_hanging(tmp_path: Path) -> None:
+    fifo = tmp_path / "source.txt"
+    os.mkfifo(fifo)
+    done = _cli("verify", "--answer", "Bees make honey.", "--sources", str(fifo),
+                "--verifier", "lexical", "--layers", "nli")
+    assert done.returncode == 2
+    assert f"{fifo}: is a named pipe (FIFO), not a regular file" in " ".join(done.stderr.split())
