@@ -113,9 +113,12 @@ def index(
 ) -> None:
     """Index documents (.txt .md .html .pdf .jsonl, or folders of them) for search.
 
-    Unchanged files are skipped; a failure leaves the previous index live. Exit 0 when every
-    file was indexed, 1 when some failed (the rest is indexed), 2 when nothing was written.
+    Unchanged files are skipped; a failure leaves the previous index live. Bad paths, files
+    and JSONL lines are reported and skipped (--strict: stop at the first, write nothing).
+    Exit 0 when every file was indexed, 1 when some failed (the rest is indexed), 2 when
+    nothing was written.
     """
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from veracity.corpus.chunker import Chunker
@@ -150,8 +153,8 @@ def index(
         f"indexed {report.files_indexed} file(s), {report.files_unchanged} unchanged, "
         f"{report.files_removed} removed, {report.files_failed} failed: {report.documents} "
         f"documents, {report.chunks} chunks in {report.index} ({report.generation})")
-    for failure in report.failures:
-        errors.print(f"[yellow]skipped[/] {failure.path}: {failure.message}", highlight=False)
+    for failure in report.failures:  # the message starts with the path
+        errors.print(f"[yellow]skipped[/] {escape(failure.message)}", highlight=False)
     raise typer.Exit(code)
 
 

@@ -26,8 +26,9 @@ def docs(tmp_path: Path) -> Path:
 
 
 def _index(*args: str) -> tuple[int, str, str]:
+    """Exit code, stdout, and stderr with Rich's line wrapping undone."""
     result = CliRunner().invoke(cli.app, ["index", *args, "--no-dense"])
-    return result.exit_code, result.stdout, result.stderr
+    return result.exit_code, result.stdout, " ".join(result.stderr.split())
 
 
 def _cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
@@ -57,3 +58,26 @@ def test_verify_refuses_a_fifo_source_instead_of_hanging(tmp_path: Path) -> None
                 "--verifier", "lexical", "--layers", "nli")
     assert done.returncode == 2
     assert f"{fifo}: is a named pipe (FIFO), not a regular file" in " ".join(done.stderr.split())
+
+
+def test_a_missing_path_beside_good_ones_exits_1_with_the_rest_indexed(docs: Path,
+                                                                       tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    code, out, err = _index(str(docs), str(tmp_path / "typo"), "--index", str(index))
+    assert code == 1
+    assert "indexed 2 file(s)" in out
+    assert f"skipped {tmp_path / 'typo'}: does not exist" in err
+    code, out, err = _index(str(tmp_path / "typo"), str(docs), "--index", str(tmp_path / "two"),
+                            "--json")
+    assert code == 1
+    payload = json.loads(out)
+    assert (payload["files_indexed"], payload["paths_failed"], payload["exit_code"]) == (2, 1, 1)
+
+
+def test_strict_stops_at_a_missing_path_with_exit_2_and_writes_nothing(docs: Path,
+                                                                      tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    code, _, err = _index(str(docs), str(tmp_path / "typo"), "--index", str(index), "--strict")
+    assert code == 2
+    assert "does not exist" in err
+    assert not index.exists()

@@ -235,7 +235,7 @@ def test_nothing_to_index_is_an_error(tmp_path):
         Indexer().run([empty], tmp_path / "index")
     with pytest.raises(InputError, match="no paths to index"):
         Indexer().run([], tmp_path / "index")
-    with pytest.raises(DocumentError, match="does not exist"):
+    with pytest.raises(InputError, match=r"nothing could be indexed.*does not exist"):
         Indexer().run([tmp_path / "missing"], tmp_path / "index")
     assert not IndexDir(tmp_path / "index").exists()
 
@@ -300,3 +300,65 @@ def test_a_fifo_in_a_folder_is_reported_and_the_run_finishes(tmp_path, docs, bou
     assert sorted(p.name for p in index.iterdir()) == ["CURRENT", "LOCK", "gen-000001"]
     again = bounded(20, lambda: Indexer().run([docs / "pipe.txt", docs / "a.txt"], index))
     assert [f.reason for f in again.failures] == ["special_file"]
+
+
+def _unlistable(monkeypatch, folder: Path) -> None:
+    """Make ``folder`` fail to list, as it does for a user without read permission (we may
+    run as root, whom chmod 000 does not stop)."""
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if Path(path) == folder:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+def test_a_missing_path_beside_good_ones_is_reported_and_skipped(tmp_path, docs):
+    missing = tmp_path / "no-such-folder"
+    report = Indexer().run([missing, docs, tmp_path / "gone.txt"], tmp_path / "index")
+    assert (report.files_indexed, report.files_failed, report.paths_failed) == (5, 0, 2)
+    assert [(f.path, f.reason) for f in report.failures] == [
+        (str(missing), "missing"),
+        (str(tmp_path / "gone.txt"), "missing"),
+    ]
+    assert "does not exist" in report.failures[0].message
+    assert "a.txt" in _doc_ids(tmp_path / "index")
+
+
+def test_a_folder_that_cannot_be_listed_is_skipped_and_its_old_files_kept(
+    tmp_path, docs, monkeypatch
+):
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    before = {c.text for c in _chunks(index) if c.doc_id == "sub/b.md"}
+    _unlistable(monkeypatch, docs / "sub")
+    (docs / "a.txt").write_text("Alpha changed.")
+    report = Indexer().run([docs], index)
+    assert [(f.path, f.reason) for f in report.failures] == [(str(docs / "sub"), "unreadable")]
+    assert "cannot be listed" in report.failures[0].message
+    assert (report.files_indexed, report.files_removed, report.files_kept) == (1, 0, 1)
+    assert report.paths_failed == 1
+    assert {c.text for c in _chunks(index) if c.doc_id == "sub/b.md"} == before
+    assert "Alpha changed." in {c.text for c in _chunks(index)}
+
+
+def test_a_given_folder_that_cannot_be_listed_beside_a_good_file(tmp_path, docs, monkeypatch):
+    _unlistable(monkeypatch, docs / "sub")
+    report = Indexer().run([docs / "sub", docs / "a.txt"], tmp_path / "index")
+    assert [f.reason for f in report.failures] == ["unreadable"]
+    assert _doc_ids(tmp_path / "index") == {"a.txt"}
+
+
+def test_strict_mode_stops_at_a_missing_path_and_writes_nothing(tmp_path, docs, monkeypatch):
+    index = tmp_path / "index"
+    with pytest.raises(DocumentError) as caught:
+        Indexer(strict=True).run([docs, tmp_path / "missing"], index)
+    assert caught.value.reason == "missing"
+    assert not index.exists()
+    Indexer().run([docs], index)
+    _unlistable(monkeypatch, docs / "sub")
+    with pytest.raises(DocumentError, match="cannot be listed"):
+        Indexer(strict=True).run([docs], index)
+    assert sorted(p.name for p in index.iterdir()) == ["CURRENT", "LOCK", "gen-000001"]

@@ -14,7 +14,14 @@ import pytest
 
 from veracity import defaults
 from veracity.corpus import _html, _markdown, chunker, index_dir, indexer, loaders, store
-from veracity.corpus.loaders import LOADERS, iter_files, load_file, parse_file, read_file
+from veracity.corpus.loaders import (
+    LOADERS,
+    find_files,
+    iter_files,
+    load_file,
+    parse_file,
+    read_file,
+)
 from veracity.errors import DocumentError, InputError, OptionError
 
 pytestmark = pytest.mark.unit
@@ -523,3 +530,27 @@ def test_a_fifo_in_a_folder_is_listed_and_then_refused(tmp_path, bounded):
     assert iter_files([docs]) == [docs / "a.txt", fifo]
     with pytest.raises(DocumentError, match="named pipe"):
         bounded(5, lambda: load_file(fifo, root=docs))
+
+
+def test_find_files_collects_every_bad_path_and_goes_on(tmp_path, monkeypatch):
+    docs = tmp_path / "docs"
+    for name in ["a.txt", "locked/b.txt", "open/c.md"]:
+        _write(docs / name, "x")
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if Path(path) == docs / "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    found = find_files([tmp_path / "gone", docs, tmp_path / "gone.md"])
+    assert list(found.files) == [docs / "a.txt", docs / "open" / "c.md"]
+    assert [(f.path, f.reason) for f in found.failures] == [
+        (str(tmp_path / "gone"), "missing"),
+        (str(docs / "locked"), "unreadable"),
+        (str(tmp_path / "gone.md"), "missing"),
+    ]
+    with pytest.raises(DocumentError) as caught:
+        iter_files([docs, tmp_path / "gone"])
+    assert caught.value.path == str(docs / "locked")

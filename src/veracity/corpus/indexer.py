@@ -26,7 +26,7 @@ from typing import NamedTuple
 from veracity.corpus.base import ChunkLookup, IndexBuilder
 from veracity.corpus.chunker import Chunker
 from veracity.corpus.index_dir import STORE, IndexDir
-from veracity.corpus.loaders import LOADERS, document_id, iter_files, parse_file, read_file
+from veracity.corpus.loaders import LOADERS, document_id, find_files, parse_file, read_file
 from veracity.corpus.store import ChunkStore, FileInfo
 from veracity.errors import DocumentError, IndexStoreError, InputError, OptionError
 from veracity.types import Document
@@ -53,8 +53,10 @@ class IndexReport:
     ``files_seen`` files were found under the given paths: ``files_indexed`` were (re)loaded,
     ``files_unchanged`` copied over as they were, ``files_failed`` could not be indexed.
     ``files_removed`` were indexed before under a given folder but are gone, ``files_kept``
-    come from other paths indexed earlier. ``documents`` and ``chunks`` count the whole new
-    generation; ``failures`` lists every failed file or line.
+    come from other paths indexed earlier (or from a given path that could not be listed this
+    time). ``paths_failed`` given paths were missing or folders could not be listed; they are
+    skipped, never a reason to stop (except with ``strict=True``). ``documents`` and ``chunks``
+    count the whole new generation; ``failures`` lists every failed path, file or line.
     """
 
     index: str
@@ -65,6 +67,7 @@ class IndexReport:
     files_removed: int
     files_failed: int
     files_kept: int
+    paths_failed: int
     documents: int
     chunks: int
     failures: tuple[Failure, ...]
@@ -77,20 +80,37 @@ class _Target:
     root: Path | None  # the folder it was found in, or None for a file given by name
 
 
-def _expand(paths: list[Path], index: Path) -> tuple[list[_Target], list[Path]]:
-    """Every file to index (never the index's own), and the absolute given paths (the scope
-    of removals)."""
+@dataclass(frozen=True)
+class _Expansion:
+    """The files to index, the given paths (the scope of removals) and the paths that failed."""
+
+    targets: list[_Target]
+    scopes: list[Path]
+    failures: list[DocumentError]
+
+    @property
+    def unlisted(self) -> list[Path]:
+        """Paths that were missing or could not be listed: their old files are kept."""
+        return [Path(failure.path) for failure in self.failures]
+
+
+def _expand(paths: list[Path], index: Path) -> _Expansion:
+    """Every file to index (never the index's own), the absolute given paths, and the given
+    paths or folders under them that could not be found or listed."""
     targets: list[_Target] = []
+    failures: list[DocumentError] = []
     seen: set[Path] = set()
     scopes = [Path(os.path.abspath(path)) for path in paths]
     index = Path(os.path.abspath(index))
     for given in scopes:
         root = given if given.is_dir() else None
-        for file in iter_files([given]):
+        found = find_files([given])
+        failures += found.failures
+        for file in found.files:
             if file not in seen and not file.is_relative_to(index):
                 seen.add(file)
                 targets.append(_Target(file, root))
-    return targets, scopes
+    return _Expansion(targets, scopes, failures)
 
 
 class _Build:
@@ -111,6 +131,7 @@ class _Build:
         self.sources: dict[str, str] = {}
         self.failures: list[Failure] = []
         self.indexed = self.unchanged = self.failed = self.removed = self.kept = 0
+        self.paths_failed = 0
 
     def fail(self, error: DocumentError) -> None:
         if self.strict:
@@ -145,13 +166,20 @@ class _Build:
         else:  # every line of a JSONL file failed, or every id was taken
             self.failed += 1
 
-    def carry_over(self, targets: list[_Target], scopes: list[Path], progress: Progress) -> None:
-        """Copy files indexed earlier from outside the given paths; drop vanished ones inside."""
-        done = {str(target.path) for target in targets}
+    def add_unlisted(self, failures: list[DocumentError]) -> None:
+        """Report the given paths that are missing and the folders that cannot be listed."""
+        for error in failures:
+            self.fail(error)
+            self.paths_failed += 1
+
+    def carry_over(self, found: _Expansion, progress: Progress) -> None:
+        """Copy files indexed earlier from outside the given paths, or from paths that could
+        not be listed this time; drop vanished ones inside."""
+        done = {str(target.path) for target in found.targets}
         rest = [info for path, info in self.old_files.items() if path not in done]
         for count, info in enumerate(rest, start=1):
             path = Path(info.path)
-            if any(path == scope or path.is_relative_to(scope) for scope in scopes):
+            if not _under(path, found.unlisted) and _under(path, found.scopes):
                 self.removed += 1
             elif self._copy(info):
                 self.kept += 1
@@ -207,6 +235,10 @@ class _Build:
         return True
 
 
+def _under(path: Path, folders: list[Path]) -> bool:
+    return any(path == folder or path.is_relative_to(folder) for folder in folders)
+
+
 def _no_progress(stage: str, done: int, total: int) -> None:
     """The default progress callback: report nothing."""
 
@@ -256,10 +288,11 @@ class Indexer:
     def run(self, paths: Iterable[PathLike] | PathLike, index: IndexDir | PathLike) -> IndexReport:
         """Index ``paths`` (files and folders) into a new generation of ``index``.
 
-        Raises :class:`~veracity.errors.InputError` for an empty path list, a missing path, or
-        when nothing could be indexed and there is no previous index; with ``strict=True``,
-        the first :class:`~veracity.errors.DocumentError`. The previous generation stays live
-        whenever this raises.
+        Raises :class:`~veracity.errors.InputError` for an empty path list, or when nothing
+        could be indexed and there is no previous index; with ``strict=True``, the first
+        :class:`~veracity.errors.DocumentError` (a missing path, a folder that cannot be
+        listed, a bad file). Otherwise bad paths and files are skipped and reported. The
+        previous generation stays live whenever this raises.
         """
         given = [Path(paths)] if isinstance(paths, str | os.PathLike) else [Path(p) for p in paths]
         if not given:
@@ -268,7 +301,10 @@ class Indexer:
                 "Indexer().run(['docs/'], 'index/')"
             )
         folder = index if isinstance(index, IndexDir) else IndexDir(index)
-        targets, scopes = _expand(given, folder.path)
+        found = _expand(given, folder.path)
+        if self.strict and found.failures:
+            raise found.failures[0]
+        targets = found.targets
         with folder.write() as new, contextlib.ExitStack() as stack:
             previous = None
             reuse = False
@@ -277,10 +313,11 @@ class Indexer:
                 reuse = folder.manifest().get("chunker") == self.chunker.settings
             store = stack.enter_context(ChunkStore.create(new.path / STORE))
             build = _Build(store, previous, self.chunker, reuse=reuse, strict=self.strict)
+            build.add_unlisted(found.failures)
             for count, target in enumerate(targets, start=1):
                 build.add_target(target)
                 self.progress("load", count, len(targets))
-            build.carry_over(targets, scopes, self.progress)
+            build.carry_over(found, self.progress)
             if build.indexed == 0 and previous is None:
                 raise InputError(_nothing_indexed(given, targets, build.failures))
             store.commit()
@@ -299,6 +336,7 @@ class Indexer:
             files_removed=build.removed,
             files_failed=build.failed,
             files_kept=build.kept,
+            paths_failed=build.paths_failed,
             documents=documents,
             chunks=counts["chunks"],
             failures=tuple(build.failures),
@@ -323,6 +361,11 @@ class Indexer:
 
 def _nothing_indexed(given: list[Path], targets: list[_Target], failures: list[Failure]) -> str:
     where = ", ".join(str(path) for path in given)
+    if not targets and failures:
+        return (
+            f"nothing could be indexed from {where}, and there is no earlier index; "
+            f"the first failure: {failures[0].message}"
+        )
     if not targets:
         return (
             f"found no files to index in {where}; veracity reads files ending in "

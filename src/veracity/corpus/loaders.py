@@ -33,10 +33,12 @@ from veracity.types import Document
 
 __all__ = [
     "LOADERS",
+    "FoundFiles",
     "LoadResult",
     "Loader",
     "Source",
     "document_id",
+    "find_files",
     "iter_files",
     "load_file",
     "parse_file",
@@ -102,8 +104,8 @@ def _hidden(name: str) -> bool:
     return name.startswith(".")
 
 
-def _unlistable(error: OSError) -> None:
-    raise DocumentError(
+def _unlistable(error: OSError) -> DocumentError:
+    return DocumentError(
         error.filename or "?",
         "unreadable",
         f"is a folder that cannot be listed ({error.strerror}); check its permissions, or "
@@ -111,26 +113,42 @@ def _unlistable(error: OSError) -> None:
     )
 
 
-def iter_files(paths: Iterable[PathLike]) -> list[Path]:
-    """The files to read for ``paths``: files as given, folders expanded recursively.
+def _missing(path: Path) -> DocumentError:
+    return DocumentError(
+        path, "missing", f"does not exist; check the path (the current folder is {Path.cwd()})"
+    )
 
-    Inside folders only files with a registered extension are kept, hidden files and folders
-    (names starting with ``.``) are skipped and symbolic links to folders are not followed;
-    each folder's files come sorted by relative path. A file named explicitly is always kept,
-    so that a wrong extension raises a clear error when it is loaded; so is an entry that is
-    not a regular file (a named pipe, a socket), which :func:`read_file` refuses without
-    opening it. Duplicates are dropped.
 
-    >>> iter_files([])
-    []
+@dataclass(frozen=True)
+class FoundFiles:
+    """What :func:`find_files` found: the files to read, and the paths it could not use.
+
+    Each failure is a given path that does not exist (reason ``missing``) or a folder that
+    cannot be listed (reason ``unreadable``); its ``path`` names it.
+    """
+
+    files: tuple[Path, ...]
+    failures: tuple[DocumentError, ...] = ()
+
+
+def find_files(paths: Iterable[PathLike]) -> FoundFiles:
+    """The files to read for ``paths``, and every path that could not be used, in order.
+
+    Like :func:`iter_files`, but a missing path or a folder that cannot be listed is recorded
+    in ``failures`` and the search goes on with the other paths and folders.
+
+    >>> find_files([]).files
+    ()
     """
     found: list[Path] = []
+    failures: list[DocumentError] = []
     seen: set[Path] = set()
     for given in paths:
         path = Path(given)
         if path.is_dir():
             batch: list[Path] = []
-            for folder, dirnames, filenames in os.walk(path, onerror=_unlistable):
+            walk = os.walk(path, onerror=lambda error: failures.append(_unlistable(error)))
+            for folder, dirnames, filenames in walk:
                 dirnames[:] = [name for name in dirnames if not _hidden(name)]
                 batch += [
                     Path(folder, name)
@@ -141,17 +159,35 @@ def iter_files(paths: Iterable[PathLike]) -> list[Path]:
         elif path.exists():
             batch = [path]
         else:
-            raise DocumentError(
-                path,
-                "missing",
-                f"does not exist; check the path (the current folder is {Path.cwd()})",
-            )
+            failures.append(_missing(path))
+            continue
         for file in batch:
             key = Path(os.path.abspath(file))
             if key not in seen:
                 seen.add(key)
                 found.append(file)
-    return found
+    return FoundFiles(tuple(found), tuple(failures))
+
+
+def iter_files(paths: Iterable[PathLike]) -> list[Path]:
+    """The files to read for ``paths``: files as given, folders expanded recursively.
+
+    Inside folders only files with a registered extension are kept, hidden files and folders
+    (names starting with ``.``) are skipped and symbolic links to folders are not followed;
+    each folder's files come sorted by relative path. A file named explicitly is always kept,
+    so that a wrong extension raises a clear error when it is loaded; so is an entry that is
+    not a regular file (a named pipe, a socket), which :func:`read_file` refuses without
+    opening it. Duplicates are dropped. The first missing path or folder that cannot be
+    listed raises :class:`~veracity.errors.DocumentError`; :func:`find_files` collects them
+    instead.
+
+    >>> iter_files([])
+    []
+    """
+    result = find_files(paths)
+    if result.failures:
+        raise result.failures[0]
+    return list(result.files)
 
 
 def document_id(path: PathLike, root: PathLike | None = None) -> str:
@@ -202,9 +238,7 @@ def _file_mode(path: Path) -> int:
     try:
         return os.stat(path).st_mode
     except FileNotFoundError:
-        raise DocumentError(
-            path, "missing", f"does not exist; check the path (the current folder is {Path.cwd()})"
-        ) from None
+        raise _missing(path) from None
     except PermissionError:
         raise DocumentError(
             path,
@@ -237,9 +271,7 @@ def read_file(path: PathLike, *, max_bytes: int | None = None) -> bytes:
             size = os.fstat(handle.fileno()).st_size
             data = b"" if size > limit else handle.read(limit + 1)
     except FileNotFoundError:
-        raise DocumentError(
-            path, "missing", f"does not exist; check the path (the current folder is {Path.cwd()})"
-        ) from None
+        raise _missing(path) from None
     except IsADirectoryError:
         raise _folder(path) from None
     except PermissionError:
