@@ -24,6 +24,8 @@ DOCS = {
     "bees.txt": "Honeybee workers develop in 21 days from egg to adult.\n",
     "wax.md": "# Beeswax\n\n## Melting\n\nBeeswax melts at about 62 to 64 degrees Celsius.\n",
     "mites.txt": "Varroa mites are the most damaging parasite of honeybee colonies.\n",
+    "comb.txt": "Worker bees build the six-sided cells of the comb from flakes of beeswax that "
+                "glands under their abdomen secrete.\n",
 }
 DEV = [
     {"question": "How many days do honeybee workers take to develop?", "answerable": True},
@@ -143,7 +145,7 @@ def test_ask_marks_every_sentence_and_quotes_the_sources(index, fakes):
     assert "[7] out of range: 2 blocks were given" in out  # only two chunks match
     assert "wax.md" in out
     assert "section: Beeswax > Melting" in out
-    assert "“## Melting Beeswax melts at about 62 to 64 degrees Celsius.”" in out
+    assert "“# Beeswax ## Melting Beeswax melts at about 62 to 64 degrees Celsius.”" in out
     assert "scripted-llm · prompt grounded_v1@1" in out
     assert "none was calibrated" in out
 
@@ -156,7 +158,8 @@ def test_ask_quotes_the_cited_sources_only_and_indents_wrapped_lines(index, fake
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert "(not cited)" in result.output
-    assert "“## Melting Beeswax melts at about 62 to 64 degrees Celsius.”" in flat(result.output)
+    quote = "“# Beeswax ## Melting Beeswax melts at about 62 to 64 degrees Celsius.”"
+    assert quote in flat(result.output)
     assert "“Honeybee workers develop" not in flat(result.output)  # block 2, not cited
     # The long sentence wraps; its continuation lines keep the sentence's indentation.
     first = next(i for i, line in enumerate(lines) if "Beeswax melts at about 63 degrees," in line
