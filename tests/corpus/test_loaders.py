@@ -143,6 +143,66 @@ def test_markdown_without_headings_is_titled_by_its_file_name(tmp_path):
     assert (doc.title, doc.sections) == ("plain-notes", ())
 
 
+SETEXT = """Beekeeping
+==========
+
+Bees make honey.
+
+Hives and
+frames
+------
+A hive holds frames.
+
+---
+
+Text after a thematic break.
+
+- a list item
+---
+
+> a quote
+---
+"""
+
+
+def test_setext_headings_are_sections_and_a_break_after_a_blank_line_is_not(tmp_path):
+    doc = _only(_write(tmp_path / "setext.md", SETEXT))
+    assert doc.title == "Beekeeping"
+    assert [(s.path, s.start) for s in doc.sections] == [
+        (("Beekeeping",), 0),
+        (("Beekeeping", "Hives and frames"), SETEXT.index("Hives and")),
+    ]
+    assert doc.sections[0].end == len(SETEXT)
+    assert doc.section_at(SETEXT.index("Text after")) == ("Beekeeping", "Hives and frames")
+
+
+@pytest.mark.parametrize(
+    ("text", "paths"),
+    [
+        ("Title\n=\n", [("Title",)]),
+        ("Title\n   ---  \n", [("Title",)]),
+        ("# Top\n\nSub\n---\nbody\n", [("Top",), ("Top", "Sub")]),
+        ("Text.\n\n---\n", []),
+        ("---\nText.\n", []),
+        ("    indented code\n===\n", []),
+        ("```\nin a fence\n---\n```\n", []),
+        ("Para\n- list item\n---\n", []),
+        ("# Heading\n---\n", [("Heading",)]),
+    ],
+)
+def test_setext_underlines_follow_commonmark(text, paths):
+    _, sections = _markdown.markdown_sections(text)
+    assert [section.path for section in sections] == paths
+
+
+def test_a_setext_heading_is_chunked_with_its_body(tmp_path):
+    text = "Bees\n====\n\nHives\n-----\n\nA hive holds bees.\n"
+    doc = _only(_write(tmp_path / "setext.md", text))
+    (chunk,) = chunker.Chunker().run(doc)
+    assert chunk.text == "Bees\n====\n\nHives\n-----\n\nA hive holds bees."
+    assert chunk.section == ("Bees", "Hives")
+
+
 # --- HTML ----------------------------------------------------------------------------------------
 HTML = """<!DOCTYPE html>
 <html><head><title>The  Page</title><style>p { color: red }</style>
