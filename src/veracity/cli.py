@@ -794,7 +794,8 @@ def _print_report(report: Report) -> None:
                              ("contradicted by", verdict.anti_citations[:2])):
             for item in items:
                 where = " > ".join(item.section)
-                page = "" if item.page is None else f", page {item.page}"
+                page = "" if item.page is None else f", page {item.page}" + (
+                    f"-{item.page_end}" if item.page_end not in (None, item.page) else "")
                 console.print(f"      [bold]{title}[/] {escape(item.doc_id)}"
                               f"{escape(' · ' + where) if where else ''}{page}, chars "
                               f"{item.start}-{item.end} (supported {item.supported:.2f}, "

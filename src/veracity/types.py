@@ -518,8 +518,9 @@ class EvidenceJudgement:
     """How one passage bears on one claim: the verifier's probabilities and the exact spans.
 
     ``start``/``end`` index the passage (a chunk) in its document; ``evidence`` the document
-    spans the verifier read. ``cited`` is true when the answer cited this passage; otherwise
-    ``query`` is the retrieval query that found it.
+    spans the verifier read. ``page`` and ``page_end`` are the passage's first and last page
+    (``None`` for unpaginated documents). ``cited`` is true when the answer cited this passage;
+    otherwise ``query`` is the retrieval query that found it.
     """
 
     chunk_id: str
@@ -537,6 +538,7 @@ class EvidenceJudgement:
     cited: bool = False
     query: str = ""
     error: str | None = None
+    page_end: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,3 +111,16 @@ def test_noisy_or_layer_can_support_from_two_partial_passages() -> None:
 def test_bad_options_are_refused(option: str, value: object) -> None:
     with pytest.raises(OptionError, match=option):
         NLILayer(TablePairScorer({}), **{option: value})  # type: ignore[arg-type]
+
+
+@pytest.mark.unit
+def test_a_judgement_keeps_the_first_and_last_page_of_its_passage() -> None:
+    from veracity.verify.report import _judgement as judgement_payload
+
+    spanning = Chunk("p.pdf#0", "p.pdf", 0, "Bees dance.", 0, 11, page=3, page_end=4)
+    scorer = TablePairScorer({("Bees dance.", "Bees dance."): (0.9, 0.0, 0.1)})
+    result = NLILayer(scorer).run(_evidence((_claim(0, "Bees dance."), (spanning, A))))
+    first, second = result.judgements[0]
+    assert (first.page, first.page_end) == (3, 4)
+    assert (second.page, second.page_end) == (2, None)
+    assert judgement_payload(first)["page_end"] == 4

@@ -174,6 +174,7 @@ def _judgement(passage: Chunk, score: PairScore, cited: bool, query: str) -> Evi
         title=passage.title,
         section=passage.section,
         page=passage.page,
+        page_end=passage.page_end,
         start=passage.start,
         end=passage.end,
         text=passage.text,
