@@ -362,3 +362,90 @@ def test_strict_mode_stops_at_a_missing_path_and_writes_nothing(tmp_path, docs, 
     with pytest.raises(DocumentError, match="cannot be listed"):
         Indexer(strict=True).run([docs], index)
     assert sorted(p.name for p in index.iterdir()) == ["CURRENT", "LOCK", "gen-000001"]
+
+
+def test_bad_jsonl_lines_are_reported_again_while_the_file_is_unchanged(tmp_path, docs, loads):
+    rows = docs / "d.jsonl"
+    rows.write_text('{"id": "row-1", "text": "ok"}\nnot json\n{"id": "row-3"}\n')
+    index = tmp_path / "index"
+    first = Indexer().run([docs], index)
+    loads.clear()
+    second = Indexer().run([docs], index)
+    assert "d.jsonl" not in loads  # unchanged: not read again ...
+    expected = [(f"{rows}:2", "bad_line"), (f"{rows}:3", "bad_line")]
+    for report in (first, second):  # ... but its bad lines are still reported
+        assert [(f.path, f.reason) for f in report.failures] == expected
+        assert (report.lines_failed, report.files_failed) == (2, 0)
+    assert second.failures == first.failures
+    assert second.files_unchanged == 5
+    rows.write_text('{"id": "row-1", "text": "ok"}\n')
+    third = Indexer().run([docs], index)
+    assert (third.failures, third.lines_failed) == ((), 0)
+    assert Indexer().run([docs], index).failures == ()
+
+
+def test_strict_mode_stops_at_a_stored_bad_line(tmp_path, docs):
+    (docs / "d.jsonl").write_text('{"id": "row-1", "text": "ok"}\nnot json\n')
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    with pytest.raises(DocumentError) as caught:
+        Indexer(strict=True).run([docs], index)
+    assert (caught.value.path, caught.value.reason) == (f"{docs / 'd.jsonl'}:2", "bad_line")
+
+
+def test_a_duplicate_id_of_a_line_counts_as_a_failed_line(tmp_path, docs):
+    (docs / "more.jsonl").write_text('{"id": "row-1", "text": "again"}\n{"id": "n", "text": "x"}\n')
+    report = Indexer().run([docs], tmp_path / "index")
+    assert [f.reason for f in report.failures] == ["duplicate_id"]
+    assert (report.files_failed, report.lines_failed, report.files_indexed) == (0, 1, 6)
+
+
+@pytest.mark.parametrize(
+    ("name", "broken"),
+    [("a.txt", b"\x00\x01\x02 binary now"), ("e.pdf", b"%PDF-1.4 truncated"), ("b.md", b"")],
+    ids=["binary", "corrupt-pdf", "emptied"],
+)
+def test_a_file_that_breaks_keeps_its_previous_chunks(tmp_path, docs, name, broken):
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    path = docs / name if name != "b.md" else docs / "sub" / "b.md"
+    doc_id = path.relative_to(docs).as_posix()
+    before = [c.text for c in _chunks(index) if c.doc_id == doc_id]
+    assert before
+    path.write_bytes(broken)
+    report = Indexer().run([docs], index)
+    (failure,) = report.failures
+    assert failure.path == str(path)
+    assert "the version indexed before is kept" in failure.message
+    assert (report.files_failed, report.files_indexed, report.files_unchanged) == (1, 0, 4)
+    assert [c.text for c in _chunks(index) if c.doc_id == doc_id] == before
+    assert IndexDir(index).current().name == "gen-000002"
+    again = Indexer().run([docs], index)  # still kept, still reported
+    assert [c.text for c in _chunks(index) if c.doc_id == doc_id] == before
+    assert "kept" in again.failures[0].message
+
+
+def test_a_file_that_becomes_unreadable_keeps_its_previous_chunks(tmp_path, docs, monkeypatch):
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    secret = docs / "a.txt"
+    real_open = Path.open
+
+    def denied(self, *args, **kwargs):  # as chmod 000 would for a user who is not root
+        if self == secret:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", denied)
+    report = Indexer().run([docs], index)
+    assert [(f.reason, "kept" in f.message) for f in report.failures] == [("unreadable", True)]
+    assert "a.txt" in _doc_ids(index)
+    with pytest.raises(DocumentError, match="permission denied"):
+        Indexer(strict=True).run([docs], index)
+
+
+def test_a_new_file_that_cannot_be_read_has_nothing_to_keep(tmp_path, docs):
+    (docs / "new.txt").write_bytes(b"\x00")
+    report = Indexer().run([docs], tmp_path / "index")
+    (failure,) = report.failures
+    assert "kept" not in failure.message

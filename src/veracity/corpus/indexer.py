@@ -27,13 +27,14 @@ from veracity.corpus.base import ChunkLookup, IndexBuilder
 from veracity.corpus.chunker import Chunker
 from veracity.corpus.index_dir import STORE, IndexDir
 from veracity.corpus.loaders import LOADERS, document_id, find_files, parse_file, read_file
-from veracity.corpus.store import ChunkStore, FileInfo
+from veracity.corpus.store import ChunkStore, FileInfo, LineFailure
 from veracity.errors import DocumentError, IndexStoreError, InputError, OptionError
 from veracity.types import Document
 
 __all__ = ["Failure", "IndexReport", "Indexer", "Progress"]
 
 PathLike = str | os.PathLike[str]
+_KEPT = "; the version indexed before is kept until the file can be read again"
 #: Called as ``progress(stage, done, total)``; stages are "load", "keep" and "build".
 Progress = Callable[[str, int, int], None]
 
@@ -51,7 +52,10 @@ class IndexReport:
     """What one indexing run did.
 
     ``files_seen`` files were found under the given paths: ``files_indexed`` were (re)loaded,
-    ``files_unchanged`` copied over as they were, ``files_failed`` could not be indexed.
+    ``files_unchanged`` copied over as they were, ``files_failed`` could not be indexed (a file
+    indexed before that cannot be read now keeps its previous version, and says so).
+    ``lines_failed`` lines (JSONL) failed in files that were indexed or unchanged: a bad line is
+    reported again on every run until the file changes.
     ``files_removed`` were indexed before under a given folder but are gone, ``files_kept``
     come from other paths indexed earlier (or from a given path that could not be listed this
     time). ``paths_failed`` given paths were missing or folders could not be listed; they are
@@ -68,6 +72,7 @@ class IndexReport:
     files_failed: int
     files_kept: int
     paths_failed: int
+    lines_failed: int
     documents: int
     chunks: int
     failures: tuple[Failure, ...]
@@ -131,40 +136,44 @@ class _Build:
         self.sources: dict[str, str] = {}
         self.failures: list[Failure] = []
         self.indexed = self.unchanged = self.failed = self.removed = self.kept = 0
-        self.paths_failed = 0
+        self.paths_failed = self.lines_failed = 0
 
-    def fail(self, error: DocumentError) -> None:
+    def fail(self, error: DocumentError, note: str = "") -> None:
         if self.strict:
             raise error
-        self.failures.append(Failure(error.path, error.reason, str(error)))
+        self.failures.append(Failure(error.path, error.reason, str(error) + note))
 
     def add_target(self, target: _Target) -> None:
+        old = self.old_files.get(str(target.path))
         try:
             data = read_file(target.path)
-        except DocumentError as error:
-            self.fail(error)
-            self.failed += 1
-            return
-        sha = hashlib.sha256(data).hexdigest()
-        old = self.old_files.get(str(target.path))
-        if old is not None and self._unchanged(old, target, sha, len(data)):
-            if self._copy(old):
-                self.unchanged += 1
-            else:
-                self.failed += 1
-            return
-        try:
+            sha = hashlib.sha256(data).hexdigest()
+            if old is not None and self._unchanged(old, target, sha, len(data)):
+                if self._copy(old, report=True):
+                    self.unchanged += 1
+                else:
+                    self.failed += 1
+                return
             result = parse_file(target.path, data, root=target.root)
         except DocumentError as error:
-            self.fail(error)
-            self.failed += 1
+            self._keep_old(error, old)
             return
         for line_error in result.failures:
             self.fail(line_error)
-        if self._add(target.path, sha, len(data), result.documents, reuse=False):
+        failures = tuple(LineFailure(e.path, e.reason, e.detail) for e in result.failures)
+        if self._add(target.path, sha, len(data), result.documents, failures, reuse=False):
             self.indexed += 1
+            self.lines_failed += len(failures)
         else:  # every line of a JSONL file failed, or every id was taken
             self.failed += 1
+
+    def _keep_old(self, error: DocumentError, old: FileInfo | None) -> None:
+        """Report a file that cannot be read now; keep the version indexed before, if any."""
+        if self.strict:
+            raise error
+        kept = old is not None and self._copy(old, report=False)
+        self.fail(error, _KEPT if kept else "")
+        self.failed += 1
 
     def add_unlisted(self, failures: list[DocumentError]) -> None:
         """Report the given paths that are missing and the folders that cannot be listed."""
@@ -199,17 +208,35 @@ class _Build:
             and all(self.previous.has_document(doc_id) for doc_id in old.doc_ids)
         )
 
-    def _copy(self, old: FileInfo) -> bool:
+    def _copy(self, old: FileInfo, *, report: bool = False) -> bool:
+        """Copy a file of the previous generation; with ``report``, report its failed lines
+        again (the file was given and is unchanged, so they still fail)."""
         if self.previous is None:
             return False
         documents = tuple(self.previous.document(doc_id) for doc_id in old.doc_ids)
-        return self._add(Path(old.path), old.sha256, old.size, documents, reuse=self.reuse)
+        path = Path(old.path)
+        if not self._add(path, old.sha256, old.size, documents, old.failures, reuse=self.reuse):
+            return False
+        if report:
+            for line in old.failures:
+                self.fail(DocumentError(line.path, line.reason, line.message))
+            self.lines_failed += len(old.failures)
+        return True
 
     def _add(
-        self, path: Path, sha: str, size: int, documents: Iterable[Document], *, reuse: bool
+        self,
+        path: Path,
+        sha: str,
+        size: int,
+        documents: Iterable[Document],
+        failures: tuple[LineFailure, ...],
+        *,
+        reuse: bool,
     ) -> bool:
-        """Add a file's documents and their chunks; whether any document was added."""
+        """Add a file's documents and their chunks; whether any document was added. Documents
+        whose id another file took fail alone (a line of the file, when others are added)."""
         added: list[str] = []
+        taken = 0
         for document in documents:
             other = self.sources.get(document.id)
             if other is not None:
@@ -221,6 +248,7 @@ class _Build:
                         "rename one of them, or index the two folders into separate indexes",
                     )
                 )
+                taken += 1
                 continue
             self.sources[document.id] = document.source or str(path)
             self.store.add_document(document)
@@ -231,7 +259,8 @@ class _Build:
             added.append(document.id)
         if not added:
             return False
-        self.store.add_file(FileInfo(str(path), sha, size, tuple(added)))
+        self.store.add_file(FileInfo(str(path), sha, size, tuple(added), failures))
+        self.lines_failed += taken
         return True
 
 
@@ -337,6 +366,7 @@ class Indexer:
             files_failed=build.failed,
             files_kept=build.kept,
             paths_failed=build.paths_failed,
+            lines_failed=build.lines_failed,
             documents=documents,
             chunks=counts["chunks"],
             failures=tuple(build.failures),
