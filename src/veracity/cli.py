@@ -30,6 +30,7 @@ from veracity.types import (
 from veracity.verify.base import PairScorer
 
 if TYPE_CHECKING:
+    from veracity.corpus.indexer import IndexReport
     from veracity.generate.abstain import Abstainer
     from veracity.generate.calibration import StoredCalibration
     from veracity.llm.base import ChatModel
@@ -151,11 +152,21 @@ def index(
         raise typer.Exit(code)
     console.print(
         f"indexed {report.files_indexed} file(s), {report.files_unchanged} unchanged, "
-        f"{report.files_removed} removed, {report.files_failed} failed: {report.documents} "
-        f"documents, {report.chunks} chunks in {report.index} ({report.generation})")
+        f"{report.files_removed} removed, {_failed_summary(report)}: {report.documents} "
+        f"documents, {report.chunks} chunks in {report.index} ({report.generation})",
+        highlight=False)
     for failure in report.failures:  # the message starts with the path
         errors.print(f"[yellow]skipped[/] {escape(failure.message)}", highlight=False)
     raise typer.Exit(code)
+
+
+def _failed_summary(report: IndexReport) -> str:
+    """``"2 failed (1 file, 1 line)"``: every failure the exit code counts, by kind."""
+    kinds = [(report.files_failed, "file"), (report.lines_failed, "line"),
+             (report.paths_failed, "path")]
+    parts = [f"{count} {kind}{'' if count == 1 else 's'}" for count, kind in kinds if count]
+    total = sum(count for count, _ in kinds)
+    return f"{total} failed" + (f" ({', '.join(parts)})" if parts else "")
 
 
 def hit_payload(hit: Hit) -> dict[str, Any]:

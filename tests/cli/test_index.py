@@ -81,3 +81,23 @@ def test_strict_stops_at_a_missing_path_with_exit_2_and_writes_nothing(docs: Pat
     assert code == 2
     assert "does not exist" in err
     assert not index.exists()
+
+
+def test_the_summary_counts_failed_lines_as_the_exit_code_does(docs: Path, tmp_path: Path) -> None:
+    (docs / "rows.jsonl").write_text('{"id": "r1", "text": "Row one."}\nnot json\n',
+                                     encoding="utf-8")
+    index = tmp_path / "index"
+    for run in ("first", "unchanged"):
+        code, out, err = _index(str(docs), "--index", str(index))
+        assert code == 1, run
+        assert "1 failed (1 line)" in " ".join(out.split()), run
+        assert f"skipped {docs / 'rows.jsonl'}:2:" in err
+    (docs / "broken.txt").write_bytes(b"\x00\x01")
+    code, out, _ = _index(str(docs), str(tmp_path / "typo"), "--index", str(index))
+    assert code == 1
+    assert "3 failed (1 file, 1 line, 1 path)" in " ".join(out.split())
+    (docs / "rows.jsonl").write_text('{"id": "r1", "text": "Row one."}\n', encoding="utf-8")
+    (docs / "broken.txt").unlink()
+    code, out, _ = _index(str(docs), "--index", str(index))
+    assert code == 0
+    assert "0 failed:" in out
