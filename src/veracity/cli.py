@@ -186,6 +186,8 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Search an index; each passage shows its document, section, page and character span."""
+    from rich.markup import escape
+
     from veracity.retrieve.open import open_retriever
 
     try:
@@ -195,8 +197,10 @@ def search(
     confidence = dataclasses.asdict(result.confidence)
     if as_json:
         emit_json({"query": result.query, "mode": result.mode, "confidence": confidence,
-                   "hits": [hit_payload(hit) for hit in result.hits]})
+                   "notes": list(result.notes), "hits": [hit_payload(hit) for hit in result.hits]})
         return
+    for note in result.notes:
+        errors.print(f"[dim]{escape(note)}[/]", highlight=False)
     console.print(f"[bold]{result.query}[/]  ({result.mode}; " + ", ".join(
         f"{name} {value:.3f}" for name, value in confidence.items() if value is not None) + ")")
     if not result.hits:
@@ -620,11 +624,13 @@ def ask(
 
     from veracity.generate.ask import Asker
     from veracity.generate.grounded import GroundedGenerator
-    from veracity.retrieve.open import open_retriever
+    from veracity.retrieve.open import FallbackRetriever, open_retriever
 
     notes: list[str] = []
     try:
         retriever = open_retriever(index_dir, mode=mode)
+        if isinstance(retriever, FallbackRetriever):
+            notes.append(retriever.note)
         scorer = verifier_factory(verifier)
         abstainer = _abstainer(index_dir, mode=mode, signal=signal, threshold=threshold,
                                scorer=scorer, notes=notes) if abstain else None

@@ -168,12 +168,17 @@ class Hit:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """Hits for one query, best first, with the confidence signals of the ranking."""
+    """Hits for one query, best first, with the confidence signals of the ranking.
+
+    ``mode`` is the retriever that ranked them; ``notes`` say what a reader should know about
+    how (for example that a hybrid search fell back to BM25 on an index without vectors).
+    """
 
     query: str
     mode: str
     hits: tuple[Hit, ...]
     confidence: Confidence
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -301,3 +301,17 @@ def test_ask_failures_exit_2(index, tmp_path, fakes):
     lonely = ask(index, "--signal", "top_bm25")
     assert lonely.exit_code == 2
     assert "needs --threshold" in flat(lonely.output)
+
+
+def test_ask_in_the_default_mode_on_an_index_without_vectors_says_it_used_bm25(index, fakes):
+    fakes([REPLY])
+    result = CliRunner().invoke(cli.app, ["ask", QUESTION, "--index", str(index), "-k", "3",
+                                          "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert any("used BM25 alone" in note for note in payload["notes"])
+    assert payload["sources"][0]["doc_id"] == "wax.md"
+    fakes([REPLY])
+    shown = CliRunner().invoke(cli.app, ["ask", QUESTION, "--index", str(index), "-k", "3"])
+    assert shown.exit_code == 0, shown.output
+    assert "used BM25 alone" in flat(shown.stderr)
