@@ -449,3 +449,56 @@ def test_a_new_file_that_cannot_be_read_has_nothing_to_keep(tmp_path, docs):
     report = Indexer().run([docs], tmp_path / "index")
     (failure,) = report.failures
     assert "kept" not in failure.message
+
+
+class _ReportingBuilder:
+    """A builder that reports two steps of its own progress, as DenseBuilder does."""
+
+    name = "slow"
+    reports_progress = True
+
+    def build(self, chunks, directory, previous, progress=None):
+        assert progress is not None
+        progress(1, 2)
+        progress(2, 2)
+        return {"chunks": len(chunks)}
+
+
+def test_a_builder_reports_its_own_progress_through_the_indexer(tmp_path, docs, make_builder):
+    seen: list[tuple[str, int, int]] = []
+    Indexer(builders=[make_builder(), _ReportingBuilder()], progress=lambda *a: seen.append(a)
+            ).run(docs / "a.txt", tmp_path / "index")
+    assert seen == [("load", 1, 1), ("build", 1, 2), ("slow", 1, 2), ("slow", 2, 2),
+                    ("build", 2, 2)]
+
+
+class _OnesEmbedder:
+    """A fake embedder: the same unit vector for every text."""
+
+    model_id = "ones-4"
+    dimension = 4
+    max_tokens = 64
+
+    def load(self):
+        return self
+
+    def run(self, texts):
+        import numpy as np
+
+        from veracity.retrieve.embed import Embeddings
+
+        return Embeddings(np.full((len(texts), 4), 0.5, dtype=np.float32), self.model_id, ())
+
+
+def test_dense_vectors_are_reported_per_batch_while_indexing(tmp_path):
+    from veracity.retrieve.dense import DenseBuilder
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rows = [json.dumps({"id": f"r{i}", "text": f"Row {i} is about bees."}) for i in range(300)]
+    (docs / "rows.jsonl").write_text("\n".join(rows))
+    seen: list[tuple[str, int, int]] = []
+    Indexer(builders=[DenseBuilder(_OnesEmbedder())], progress=lambda *a: seen.append(a)
+            ).run(docs, tmp_path / "index")
+    assert [event for event in seen if event[0] == "dense"] == [("dense", 256, 300),
+                                                                ("dense", 300, 300)]

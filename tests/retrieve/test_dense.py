@@ -218,3 +218,19 @@ def test_real_token_vectors_are_unit_pieces_with_offsets(minilm):
     assert minilm.token_vectors([]) == []
     with pytest.raises(InputError, match="split it"):
         minilm.token_vectors(["word " * 600])
+
+
+@pytest.mark.unit
+def test_build_reports_progress_after_each_batch(chunks_of, tmp_path, fake_embedder):
+    texts = [f"chunk number {i} about bees" for i in range(600)]
+    seen: list[tuple[int, int]] = []
+    builder = DenseBuilder(fake_embedder)
+    builder.build(chunks_of(texts), tmp_path / "gen-000001", None,
+                  progress=lambda *a: seen.append(a))
+    assert [len(call) for call in fake_embedder.calls] == [256, 256, 88]
+    assert seen == [(256, 600), (512, 600), (600, 600)]
+    seen.clear()
+    texts[5] = "one new chunk"
+    builder.build(chunks_of(texts), tmp_path / "gen-000002", tmp_path / "gen-000001",
+                  progress=lambda *a: seen.append(a))
+    assert seen == [(1, 1)]  # only what is embedded counts, not the reused vectors

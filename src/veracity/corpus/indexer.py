@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from veracity.corpus.base import ChunkLookup, IndexBuilder
+from veracity.corpus.base import ChunkLookup, IndexBuilder, ProgressBuilder
 from veracity.corpus.chunker import Chunker
 from veracity.corpus.index_dir import STORE, IndexDir
 from veracity.corpus.loaders import LOADERS, document_id, find_files, parse_file, read_file
@@ -35,7 +35,8 @@ __all__ = ["Failure", "IndexReport", "Indexer", "Progress"]
 
 PathLike = str | os.PathLike[str]
 _KEPT = "; the version indexed before is kept until the file can be read again"
-#: Called as ``progress(stage, done, total)``; stages are "load", "keep" and "build".
+#: Called as ``progress(stage, done, total)``; stages are "load", "keep" and "build" (builders
+#: done), and the name of a builder that reports its own progress ("dense": chunks embedded).
 Progress = Callable[[str, int, int], None]
 
 
@@ -378,7 +379,10 @@ class Indexer:
     ) -> dict[str, Mapping[str, object]]:
         results: dict[str, Mapping[str, object]] = {}
         for count, builder in enumerate(self.builders, start=1):
-            result = builder.build(chunks, directory, previous)
+            if isinstance(builder, ProgressBuilder) and builder.reports_progress:
+                result = builder.build(chunks, directory, previous, self._stage(builder.name))
+            else:
+                result = builder.build(chunks, directory, previous)
             if not isinstance(result, Mapping):
                 raise IndexStoreError(
                     f"index builder {builder.name!r} returned {type(result).__name__}, not a "
@@ -387,6 +391,12 @@ class Indexer:
             results[builder.name] = dict(result)
             self.progress("build", count, len(self.builders))
         return results
+
+    def _stage(self, name: str) -> Callable[[int, int], None]:
+        def report(done: int, total: int) -> None:
+            self.progress(name, done, total)
+
+        return report
 
 
 def _nothing_indexed(given: list[Path], targets: list[_Target], failures: list[Failure]) -> str:
