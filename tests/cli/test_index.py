@@ -101,3 +101,19 @@ def test_the_summary_counts_failed_lines_as_the_exit_code_does(docs: Path, tmp_p
     code, out, _ = _index(str(docs), "--index", str(index))
     assert code == 0
     assert "0 failed:" in out
+
+
+def test_a_corrupt_pdf_shows_our_error_and_no_pypdf_log_line(docs: Path, tmp_path: Path) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=12)
+    pdf.multi_cell(0, 8, "Bees make honey.")
+    (docs / "cut.pdf").write_bytes(bytes(pdf.output())[:-8])  # no %%EOF marker
+    done = _cli("index", str(docs), "--index", str(tmp_path / "index"), "--no-dense")
+    assert done.returncode == 1, done.stderr
+    err = " ".join(done.stderr.split())
+    assert f"skipped {docs / 'cut.pdf'}: cannot be read as a PDF" in err
+    assert "EOF marker" not in err
+    assert "startxref" not in err

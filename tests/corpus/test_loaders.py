@@ -293,6 +293,60 @@ def test_truncated_pdf_is_corrupt(tmp_path, make_pdf):
     _reason(path, "corrupt_pdf")
 
 
+@pytest.mark.parametrize("cut", [8, 30], ids=["no-eof-marker", "no-trailer"])
+def test_pypdf_log_lines_do_not_leak_only_our_error_does(tmp_path, make_pdf, cut):
+    import logging
+
+    class Collect(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__(logging.DEBUG)
+            self.messages: list[str] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.messages.append(record.getMessage())
+
+    data = make_pdf(tmp_path / "whole.pdf", ["Some text here."]).read_bytes()
+    path = _write(tmp_path / "cut.pdf", data[:-cut])
+    logger = logging.getLogger("pypdf")
+    collect = Collect()
+    logger.addHandler(collect)
+    logger.setLevel(logging.INFO)  # whatever the application chose
+    try:
+        with pytest.raises(DocumentError) as caught:
+            load_file(path)
+        assert logger.level == logging.INFO  # given back after the read
+    finally:
+        logger.removeHandler(collect)
+        logger.setLevel(logging.NOTSET)
+    assert caught.value.reason == "corrupt_pdf"
+    assert collect.messages == []
+
+
+def test_pypdf_warnings_and_records_are_silenced_only_during_a_read(
+    tmp_path, make_pdf, monkeypatch, caplog, recwarn
+):
+    import logging
+    import warnings
+
+    import pypdf
+
+    real_reader = pypdf.PdfReader
+
+    def noisy_reader(*args, **kwargs):  # as pypdf does when it repairs a file
+        logging.getLogger("pypdf._reader").warning("EOF marker not found")
+        warnings.warn("pypdf: something odd", UserWarning, stacklevel=2)
+        return real_reader(*args, **kwargs)
+
+    monkeypatch.setattr(pypdf, "PdfReader", noisy_reader)
+    path = make_pdf(tmp_path / "ok.pdf", ["Readable text."])
+    with caplog.at_level(logging.WARNING):
+        assert _only(path).text == "Readable text."
+        assert [r for r in caplog.records if r.name.startswith("pypdf")] == []
+        assert len(recwarn) == 0
+        logging.getLogger("pypdf._reader").warning("after the read")  # not silenced any more
+    assert [r.getMessage() for r in caplog.records] == ["after the read"]
+
+
 # --- JSONL ---------------------------------------------------------------------------------------
 def test_jsonl_gives_one_document_per_line(tmp_path):
     lines = [
