@@ -32,6 +32,7 @@ from veracity.verify.base import PairScorer
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from veracity.corpus.indexer import IndexReport
     from veracity.generate.abstain import Abstainer
     from veracity.generate.calibration import StoredCalibration
     from veracity.llm.base import ChatModel
@@ -184,8 +185,10 @@ def index(
 ) -> None:
     """Index documents (.txt .md .html .pdf .jsonl, or folders of them) for search.
 
-    Unchanged files are skipped; a failure leaves the previous index live. Exit 0 when every
-    file was indexed, 1 when some failed (the rest is indexed), 2 when nothing was written.
+    Unchanged files are skipped; a failure leaves the previous index live. Bad paths, files
+    and JSONL lines are reported and skipped (--strict: stop at the first, write nothing).
+    Exit 0 when every file was indexed, 1 when some failed (the rest is indexed), 2 when
+    nothing was written.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -219,12 +222,21 @@ def index(
             "failures": [f._asdict() for f in report.failures], "exit_code": code})
         raise typer.Exit(code)
     show(f"indexed {report.files_indexed} file(s), {report.files_unchanged} unchanged, "
-         f"{report.files_removed} removed, {report.files_failed} failed: {report.documents} "
+         f"{report.files_removed} removed, {_failed_summary(report)}: {report.documents} "
          f"documents, {report.chunks} chunks in {report.index} ({report.generation})",
          out=console)
-    for failure in report.failures:
-        show(styled("skipped", "yellow"), f" {failure.path}: {failure.message}", out=errors)
+    for failure in report.failures:  # the message starts with the path
+        show(styled("skipped", "yellow"), f" {failure.message}", out=errors)
     raise typer.Exit(code)
+
+
+def _failed_summary(report: IndexReport) -> str:
+    """``"2 failed (1 file, 1 line)"``: every failure the exit code counts, by kind."""
+    kinds = [(report.files_failed, "file"), (report.lines_failed, "line"),
+             (report.paths_failed, "path")]
+    parts = [f"{count} {kind}{'' if count == 1 else 's'}" for count, kind in kinds if count]
+    total = sum(count for count, _ in kinds)
+    return f"{total} failed" + (f" ({', '.join(parts)})" if parts else "")
 
 
 def hit_payload(hit: Hit) -> dict[str, Any]:
@@ -253,8 +265,10 @@ def search(
     confidence = dataclasses.asdict(result.confidence)
     if as_json:
         emit_json({"query": result.query, "mode": result.mode, "confidence": confidence,
-                   "hits": [hit_payload(hit) for hit in result.hits]})
+                   "notes": list(result.notes), "hits": [hit_payload(hit) for hit in result.hits]})
         return
+    for note in result.notes:
+        show(styled(note, "dim"), out=errors)
     show(styled(result.query, "bold"), f"  ({result.mode}; " + ", ".join(
         f"{name} {value:.3f}" for name, value in confidence.items() if value is not None) + ")",
          out=console)
@@ -708,13 +722,16 @@ def ask(
     """
     from veracity.generate.ask import Asker
     from veracity.generate.grounded import GroundedGenerator
-    from veracity.retrieve.open import open_retriever
+    from veracity.retrieve.open import FallbackRetriever, open_retriever
 
     notes: list[str] = []
     try:
         retriever = open_retriever(index_dir, mode=mode)
+        if isinstance(retriever, FallbackRetriever):
+            notes.append(retriever.note)
         scorer = verifier_factory(verifier)
-        abstainer = _abstainer(index_dir, mode=mode, signal=signal, threshold=threshold,
+        searched = retriever.name if isinstance(retriever, FallbackRetriever) else mode
+        abstainer = _abstainer(index_dir, mode=searched, signal=signal, threshold=threshold,
                                scorer=scorer, notes=notes) if abstain else None
         generator = GroundedGenerator(chat_factory(llm, model, scorer), scorer, tau=tau)
         answer = Asker(retriever, generator, k=k, abstainer=abstainer).run(question)
@@ -895,7 +912,8 @@ def _print_report(report: Report) -> None:
                              ("contradicted by", verdict.anti_citations[:2])):
             for item in items:
                 where = " > ".join(item.section)
-                page = "" if item.page is None else f", page {item.page}"
+                page = "" if item.page is None else f", page {item.page}" + (
+                    f"-{item.page_end}" if item.page_end not in (None, item.page) else "")
                 line(styled(title, "bold"), f" {item.doc_id}"
                      f"{' · ' + where if where else ''}{page}, chars {item.start}-{item.end} "
                      f"(supported {item.supported:.2f}, contradicted {item.contradicted:.2f})",

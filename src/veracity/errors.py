@@ -48,13 +48,15 @@ class InputError(VeracityError):
 class DocumentError(InputError):
     """A file or document cannot be ingested.
 
-    ``path`` names the file (or the JSONL line, as ``file.jsonl:12``) and ``reason`` is a short
-    machine-readable code such as ``"empty"`` or ``"binary"``.
+    ``path`` names the file (or the JSONL line, as ``file.jsonl:12``), ``reason`` is a short
+    machine-readable code such as ``"empty"`` or ``"binary"`` and ``detail`` the message
+    without the path.
     """
 
     def __init__(self, path: str | Path, reason: str, message: str) -> None:
         self.path = str(path)
         self.reason = reason
+        self.detail = message
         super().__init__(f"{self.path}: {message}")
 
 

@@ -168,12 +168,17 @@ class Hit:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """Hits for one query, best first, with the confidence signals of the ranking."""
+    """Hits for one query, best first, with the confidence signals of the ranking.
+
+    ``mode`` is the retriever that ranked them; ``notes`` say what a reader should know about
+    how (for example that a hybrid search fell back to BM25 on an index without vectors).
+    """
 
     query: str
     mode: str
     hits: tuple[Hit, ...]
     confidence: Confidence
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -519,9 +524,10 @@ class EvidenceJudgement:
     """How one passage bears on one claim: the verifier's probabilities and the exact spans.
 
     ``start``/``end`` index the passage (a chunk) in its document; ``evidence`` the document
-    spans the verifier read. ``cited`` is true when the answer cited this passage; otherwise
-    ``query`` is the retrieval query that found it. ``cannot_state`` says why the passage
-    cannot state the claim (``"heading"``, ``"fragment"``, ``"other subject"``; see
+    spans the verifier read. ``page`` and ``page_end`` are the passage's first and last page
+    (``None`` for unpaginated documents). ``cited`` is true when the answer cited this passage;
+    otherwise ``query`` is the retrieval query that found it. ``cannot_state`` says why the
+    passage cannot state the claim (``"heading"``, ``"fragment"``, ``"other subject"``; see
     :mod:`veracity.verify.fragments`): its ``contradicted`` is then the verifier's reading, kept
     as given, but never counts against the claim. ``None`` when it can.
     """
@@ -542,6 +548,7 @@ class EvidenceJudgement:
     query: str = ""
     error: str | None = None
     cannot_state: str | None = None
+    page_end: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

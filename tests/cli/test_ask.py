@@ -24,6 +24,8 @@ DOCS = {
     "bees.txt": "Honeybee workers develop in 21 days from egg to adult.\n",
     "wax.md": "# Beeswax\n\n## Melting\n\nBeeswax melts at about 62 to 64 degrees Celsius.\n",
     "mites.txt": "Varroa mites are the most damaging parasite of honeybee colonies.\n",
+    "comb.txt": "Worker bees build the six-sided cells of the comb from flakes of beeswax that "
+                "glands under their abdomen secrete.\n",
 }
 DEV = [
     {"question": "How many days do honeybee workers take to develop?", "answerable": True},
@@ -146,7 +148,7 @@ def test_ask_marks_every_sentence_and_quotes_the_sources(index, fakes):
     assert "[7] out of range: 2 blocks were given" in out  # only two chunks match
     assert "wax.md" in out
     assert "section: Beeswax > Melting" in out
-    assert "“## Melting Beeswax melts at about 62 to 64 degrees Celsius.”" in out
+    assert "“# Beeswax ## Melting Beeswax melts at about 62 to 64 degrees Celsius.”" in out
     assert "scripted-llm · prompt grounded_v1@1" in out
 
 
@@ -158,7 +160,8 @@ def test_ask_quotes_the_cited_sources_only_and_indents_wrapped_lines(index, fake
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert "(not cited)" in result.output
-    assert "“## Melting Beeswax melts at about 62 to 64 degrees Celsius.”" in flat(result.output)
+    quote = "“# Beeswax ## Melting Beeswax melts at about 62 to 64 degrees Celsius.”"
+    assert quote in flat(result.output)
     assert "“Honeybee workers develop" not in flat(result.output)  # block 2, not cited
     # The long sentence wraps; its continuation lines keep the sentence's indentation.
     first = next(i for i, line in enumerate(lines) if "Beeswax melts at about 63 degrees," in line
@@ -345,3 +348,23 @@ def test_ask_failures_exit_2(index, tmp_path, fakes):
     lonely = ask(index, "--signal", "top_bm25", abstain=True)
     assert lonely.exit_code == 2
     assert "needs --threshold" in flat(lonely.output)
+
+
+def test_ask_in_the_default_mode_on_an_index_without_vectors_says_it_used_bm25(index, fakes):
+    fakes([REPLY])
+    result = CliRunner().invoke(cli.app, ["ask", QUESTION, "--index", str(index), "-k", "3",
+                                          "--json", "--no-abstain"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert any("used BM25 alone" in note for note in payload["notes"])
+    assert payload["sources"][0]["doc_id"] == "wax.md"
+    fakes([REPLY])
+    shown = CliRunner().invoke(cli.app, ["ask", QUESTION, "--index", str(index), "-k", "3",
+                                         "--no-abstain"])
+    assert shown.exit_code == 0, shown.output
+    assert "used BM25 alone" in flat(shown.stderr)
+    # with abstention, the default threshold is the one BM25 search computes: top_support
+    fakes([])
+    abstained = json.loads(CliRunner().invoke(cli.app, [
+        "ask", WEAK, "--index", str(index), "-k", "3", "--json"]).stdout)
+    assert abstained["abstention"]["signal"] == "top_support"

@@ -160,3 +160,28 @@ def test_a_stray_argument_without_sources_is_an_error(sources: list[Path], tmp_p
     code, _, err = _run("--answer", ANSWER, "--index", str(tmp_path), str(sources[0]))
     assert code == 2
     assert "unexpected argument" in err
+
+
+def _two_page_pdf(path: Path) -> Path:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=12)
+    for text in ("Honey bees perform a waggle dance", "to show other workers where food is."):
+        pdf.add_page()
+        pdf.multi_cell(0, 8, text)
+    pdf.output(str(path))
+    return path
+
+
+def test_verify_shows_the_last_page_of_a_passage_that_spans_two(tmp_path: Path) -> None:
+    pdf = _two_page_pdf(tmp_path / "dance.pdf")
+    args = ["--answer", "Honey bees perform a waggle dance.", "--sources", str(pdf),
+            "--verifier", "lexical", "--layers", "nli"]
+    code, out, _ = _run(*args, "--json")
+    assert code == 0
+    (evidence,) = json.loads(out)["claims"][0]["evidence"]
+    assert (evidence["page"], evidence["page_end"]) == (1, 2)
+    code, out, _ = _run(*args)
+    assert code == 0
+    assert "dance.pdf, page 1-2, chars 0-" in out

@@ -61,3 +61,35 @@ class FakeBuilder:
 def make_builder() -> type[FakeBuilder]:
     """``make_builder(name="fake", fail=False)`` makes a fake builder."""
     return FakeBuilder
+
+
+def within(seconds: float, call: Callable[[], object]) -> object:
+    """``call()``'s result, or a test failure when it has not returned after ``seconds``.
+
+    It runs in a daemon thread, so a call that blocks forever (opening a FIFO) fails the test
+    instead of hanging the run.
+    """
+    import threading
+
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # handed back to the test's thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        pytest.fail(f"still running after {seconds} s: it blocks (reading a FIFO?)")
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome.get("value")
+
+
+@pytest.fixture
+def bounded() -> Callable[..., object]:
+    """``bounded(seconds, call)``: see :func:`within`."""
+    return within

@@ -9,7 +9,7 @@ import pytest
 
 from veracity.corpus.base import ChunkLookup
 from veracity.corpus.chunker import Chunker
-from veracity.corpus.store import ChunkStore, FileInfo
+from veracity.corpus.store import ChunkStore, FileInfo, LineFailure
 from veracity.errors import IndexStoreError
 from veracity.types import Document, Page, Section
 
@@ -118,7 +118,7 @@ def test_stored_as_plain_sqlite_and_json(filled):
     path, _ = filled
     db = sqlite3.connect(path)
     tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert tables == {"meta", "files", "documents", "chunks"}
+    assert tables == {"meta", "files", "documents", "chunks", "line_failures"}
     ordinals = [row[0] for row in db.execute("SELECT ordinal FROM chunks ORDER BY ordinal")]
     assert ordinals == list(range(len(ordinals)))
     sections = db.execute("SELECT sections FROM documents WHERE id='guide.md'").fetchone()[0]
@@ -152,3 +152,31 @@ def test_a_failed_batch_adds_nothing(tmp_path):
         store.commit()
         assert [c.id for c in store] == [c.id for c in chunks[:3]]
         assert store.chunks([2])[0] == chunks[2]
+
+
+def test_a_file_keeps_its_failed_lines(tmp_path):
+    path = tmp_path / "store.sqlite"
+    bad = (LineFailure("/d/rows.jsonl:2", "bad_line", "is not JSON"),
+           LineFailure("/d/rows.jsonl:5", "duplicate_id", "repeats the id 'a'"))
+    with ChunkStore.create(path) as store:
+        store.add_document(DOCS[2])
+        store.add_file(FileInfo("/d/rows.jsonl", "cd" * 32, 10, ("row-1",), bad))
+        store.add_file(FileInfo("/d/other.txt", "ef" * 32, 3, ("other",)))
+        store.commit()
+    with ChunkStore.open(path) as store:
+        rows, other = sorted(store.files(), key=lambda info: info.path, reverse=True)
+    assert rows.failures == bad
+    assert other.failures == ()
+
+
+def test_a_store_without_the_line_failures_table_still_opens(tmp_path):
+    path = tmp_path / "store.sqlite"
+    with ChunkStore.create(path) as store:
+        store.add_file(FileInfo("/d/a.txt", "ab" * 32, 3, ("a.txt",)))
+        store.commit()
+    db = sqlite3.connect(path)
+    db.execute("DROP TABLE line_failures")  # as written by veracity before it kept them
+    db.commit()
+    db.close()
+    with ChunkStore.open(path) as store:
+        assert store.files() == [FileInfo("/d/a.txt", "ab" * 32, 3, ("a.txt",))]

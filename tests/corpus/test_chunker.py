@@ -146,3 +146,113 @@ def test_text_the_sentence_splitter_drops_is_still_chunked():
     chunks = Chunker(size=16, overlap=0).run(Document(id="o", text=text))
     covered = {i for c in chunks for i in range(c.start, c.end)}
     assert all(i in covered for i, ch in enumerate(text) if not ch.isspace())
+
+
+# --- headings go with the body that follows them -------------------------------------------------
+def _markdown(text: str) -> Document:
+    from veracity.corpus._markdown import markdown_sections
+
+    _, sections = markdown_sections(text)
+    return Document(id="m.md", text=text, sections=sections)
+
+
+def _html(markup: str) -> Document:
+    from veracity.corpus._html import HtmlText
+
+    page = HtmlText.parse(markup)
+    return Document(id="p.html", text=page.text, sections=page.sections)
+
+
+def _texts_and_sections(document: Document, **options: int) -> list[tuple[str, tuple[str, ...]]]:
+    chunks = Chunker(**options).run(document)
+    assert all(document.text[c.start : c.end] == c.text for c in chunks)
+    return [(c.text, c.section) for c in chunks]
+
+
+def test_a_heading_right_above_a_subheading_joins_the_subsection_chunk():
+    doc = _markdown("# The Varroa Mite\n\n## Life cycle\n\nThe mite breeds in brood cells.\n")
+    assert _texts_and_sections(doc) == [
+        ("# The Varroa Mite\n\n## Life cycle\n\nThe mite breeds in brood cells.",
+         ("The Varroa Mite", "Life cycle")),
+    ]  # fmt: skip
+
+
+def test_a_run_of_headings_joins_the_first_body_after_them():
+    text = "# A\n\n## B\n\n### C\n\nBody of C. More of C.\n\n## D\n\nBody of D.\n"
+    assert _texts_and_sections(_markdown(text), size=24, overlap=0) == [
+        ("# A\n\n## B\n\n### C\n\nBody of C. More of C.", ("A", "B", "C")),
+        ("## D\n\nBody of D.", ("A", "D")),
+    ]
+
+
+def test_a_heading_stays_with_a_first_sentence_that_nearly_fills_a_chunk():
+    long = " ".join(f"w{i}" for i in range(15)) + "."  # 16 tokens: a chunk of size 16 alone
+    text = f"# Title\n\n{long} Next sentence here."
+    chunks = Chunker(size=16, overlap=0).run(_markdown(text))
+    assert chunks[0].text.startswith("# Title\n\nw0 w1")
+    assert all(count_tokens(c.text) <= 16 for c in chunks)
+    assert all(c.text.strip("# \n") != "Title" for c in chunks)
+    assert chunks[-1].text.endswith("Next sentence here.")
+
+
+def test_html_headings_join_the_following_paragraph():
+    doc = _html("<h1>Guide</h1><h2>Install</h2><p>Run the installer.</p><h2>Use</h2><p>Go.</p>")
+    assert _texts_and_sections(doc) == [
+        ("Guide\n\nInstall\n\nRun the installer.", ("Guide", "Install")),
+        ("Use\n\nGo.", ("Guide", "Use")),
+    ]
+
+
+def test_an_html_heading_broken_by_br_still_counts_as_one_heading():
+    doc = _html("<h1>Part one<br>of two</h1><h2>Intro</h2><p>Text here.</p>")
+    assert _texts_and_sections(doc) == [
+        ("Part one\nof two\n\nIntro\n\nText here.", ("Part one of two", "Intro")),
+    ]
+
+
+def test_a_document_that_is_only_headings_still_gives_one_chunk():
+    assert _texts_and_sections(_markdown("# Only a title\n")) == [
+        ("# Only a title", ("Only a title",)),
+    ]
+    assert _texts_and_sections(_markdown("# A\n## B\n")) == [("# A\n## B", ("A", "B"))]
+
+
+def test_headings_at_the_end_of_a_document_keep_a_chunk_of_their_own():
+    assert _texts_and_sections(_markdown("# A\n\nBody.\n\n## Appendix\n")) == [
+        ("# A\n\nBody.", ("A",)),
+        ("## Appendix", ("A", "Appendix")),
+    ]
+
+
+def test_headings_change_the_chunker_settings_so_old_indexes_are_rechunked():
+    assert Chunker().settings["headings"] == "with-body"
+
+
+def test_the_sample_corpus_has_no_chunk_that_is_only_a_heading():
+    from pathlib import Path
+
+    from veracity.corpus.loaders import iter_files, load_file
+
+    root = Path(__file__).parents[2] / "examples" / "sample_corpus"
+    chunker, seen, alone = Chunker(), 0, []
+    for path in iter_files([root]):
+        for document in load_file(path, root=root).documents:
+            titles = {section.path[-1] for section in document.sections}
+            for chunk in chunker.run(document):
+                seen += 1
+                lines = [line.strip().lstrip("#").strip() for line in chunk.text.splitlines()]
+                if all(line in titles for line in lines if line):
+                    alone.append(chunk.id)
+    assert seen > 300
+    assert alone == []  # 53 of 381 chunks before headings were joined to their body
+
+
+def test_a_section_whose_heading_is_not_in_the_text_is_not_taken_for_one():
+    text = "Workers develop in 21 days.\n\nDrones develop in 24 days."
+    split = text.index("Drones")
+    doc = Document(id="g.pdf", text=text, sections=(Section(0, split, ("Development",)),
+                                                    Section(split, len(text), ("Drones",))))
+    assert _texts_and_sections(doc, size=16, overlap=0) == [
+        ("Workers develop in 21 days.", ("Development",)),
+        ("Drones develop in 24 days.", ("Drones",)),
+    ]

@@ -1,10 +1,12 @@
 """Property: in every format, every chunk is an exact, trimmed span of its document's text,
-the chunks cover all non-whitespace text, and no chunk crosses a section boundary."""
+the chunks cover all non-whitespace text, no chunk crosses a section boundary except over the
+headings it starts with, and no chunk is only headings while a body follows."""
 
 from __future__ import annotations
 
 import html
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -58,6 +60,25 @@ def _chunkers(draw: st.DrawFn) -> Chunker:
     return Chunker(size=size, overlap=overlap)
 
 
+def word_lines(document: Document, start: int, end: int) -> list[bool]:
+    """For each line that ``text[start:end]`` touches and that holds a word, whether it is a
+    heading's (starts a section); in these generated documents every heading is one line."""
+    text = document.text
+    heads = {section.start for section in document.sections}
+    offset = text.rfind("\n", 0, start) + 1  # the start of the line that holds ``start``
+    found: list[bool] = []
+    for line in text[offset:end].split("\n"):
+        if re.search(r"\w", line):
+            found.append(offset in heads)
+        offset += len(line) + 1
+    return found
+
+
+def headings_only(document: Document, start: int, end: int) -> bool:
+    lines = word_lines(document, start, end)
+    return bool(lines) and all(lines)
+
+
 def check_chunks(document: Document, chunker: Chunker) -> None:
     text = document.text
     chunks = chunker.run(document)
@@ -72,12 +93,18 @@ def check_chunks(document: Document, chunker: Chunker) -> None:
             index,
             document.id,
         )
-        assert chunk.section == document.section_at(chunk.start)
+        assert chunk.section == document.section_at(chunk.end - 1)
         assert chunk.page == document.page_at(chunk.start)
         assert chunk.page_end == document.page_at(chunk.end - 1)
         for section in document.sections:
-            assert not chunk.start < section.start < chunk.end
-            assert not chunk.start < section.end < chunk.end
+            for boundary in (section.start, section.end):
+                if chunk.start < boundary < chunk.end:  # only over the headings it starts with
+                    assert all(word_lines(document, chunk.start, boundary))
+        if headings_only(document, chunk.start, chunk.end):
+            # a body follows only when the headings alone are too long for one chunk
+            assert all(word_lines(document, chunk.end, len(text))) or (
+                count_tokens(chunk.text) == chunker.size
+            )
         covered[chunk.start : chunk.end] = b"\x01" * (chunk.end - chunk.start)
     missed = [i for i, ch in enumerate(text) if not ch.isspace() and not covered[i]]
     assert missed == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -234,7 +235,7 @@ def test_nothing_to_index_is_an_error(tmp_path):
         Indexer().run([empty], tmp_path / "index")
     with pytest.raises(InputError, match="no paths to index"):
         Indexer().run([], tmp_path / "index")
-    with pytest.raises(DocumentError, match="does not exist"):
+    with pytest.raises(InputError, match=r"nothing could be indexed.*does not exist"):
         Indexer().run([tmp_path / "missing"], tmp_path / "index")
     assert not IndexDir(tmp_path / "index").exists()
 
@@ -284,3 +285,220 @@ def test_public_api():
 
     assert set(corpus.__all__) >= {"Indexer", "IndexDir", "ChunkStore", "Chunker", "load_file"}
     assert all(hasattr(corpus, name) for name in corpus.__all__)
+
+
+def test_a_fifo_in_a_folder_is_reported_and_the_run_finishes(tmp_path, docs, bounded):
+    os.mkfifo(docs / "pipe.txt")
+    os.mkfifo(docs / "sub" / "pipe.md")
+    index = tmp_path / "index"
+    report = bounded(20, lambda: Indexer().run([docs], index))
+    assert (report.files_indexed, report.files_failed) == (5, 2)
+    assert sorted((f.path, f.reason) for f in report.failures) == [
+        (str(docs / "pipe.txt"), "special_file"),
+        (str(docs / "sub" / "pipe.md"), "special_file"),
+    ]
+    assert sorted(p.name for p in index.iterdir()) == ["CURRENT", "LOCK", "gen-000001"]
+    again = bounded(20, lambda: Indexer().run([docs / "pipe.txt", docs / "a.txt"], index))
+    assert [f.reason for f in again.failures] == ["special_file"]
+
+
+def _unlistable(monkeypatch, folder: Path) -> None:
+    """Make ``folder`` fail to list, as it does for a user without read permission (we may
+    run as root, whom chmod 000 does not stop)."""
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if Path(path) == folder:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+def test_a_missing_path_beside_good_ones_is_reported_and_skipped(tmp_path, docs):
+    missing = tmp_path / "no-such-folder"
+    report = Indexer().run([missing, docs, tmp_path / "gone.txt"], tmp_path / "index")
+    assert (report.files_indexed, report.files_failed, report.paths_failed) == (5, 0, 2)
+    assert [(f.path, f.reason) for f in report.failures] == [
+        (str(missing), "missing"),
+        (str(tmp_path / "gone.txt"), "missing"),
+    ]
+    assert "does not exist" in report.failures[0].message
+    assert "a.txt" in _doc_ids(tmp_path / "index")
+
+
+def test_a_folder_that_cannot_be_listed_is_skipped_and_its_old_files_kept(
+    tmp_path, docs, monkeypatch
+):
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    before = {c.text for c in _chunks(index) if c.doc_id == "sub/b.md"}
+    _unlistable(monkeypatch, docs / "sub")
+    (docs / "a.txt").write_text("Alpha changed.")
+    report = Indexer().run([docs], index)
+    assert [(f.path, f.reason) for f in report.failures] == [(str(docs / "sub"), "unreadable")]
+    assert "cannot be listed" in report.failures[0].message
+    assert (report.files_indexed, report.files_removed, report.files_kept) == (1, 0, 1)
+    assert report.paths_failed == 1
+    assert {c.text for c in _chunks(index) if c.doc_id == "sub/b.md"} == before
+    assert "Alpha changed." in {c.text for c in _chunks(index)}
+
+
+def test_a_given_folder_that_cannot_be_listed_beside_a_good_file(tmp_path, docs, monkeypatch):
+    _unlistable(monkeypatch, docs / "sub")
+    report = Indexer().run([docs / "sub", docs / "a.txt"], tmp_path / "index")
+    assert [f.reason for f in report.failures] == ["unreadable"]
+    assert _doc_ids(tmp_path / "index") == {"a.txt"}
+
+
+def test_strict_mode_stops_at_a_missing_path_and_writes_nothing(tmp_path, docs, monkeypatch):
+    index = tmp_path / "index"
+    with pytest.raises(DocumentError) as caught:
+        Indexer(strict=True).run([docs, tmp_path / "missing"], index)
+    assert caught.value.reason == "missing"
+    assert not index.exists()
+    Indexer().run([docs], index)
+    _unlistable(monkeypatch, docs / "sub")
+    with pytest.raises(DocumentError, match="cannot be listed"):
+        Indexer(strict=True).run([docs], index)
+    assert sorted(p.name for p in index.iterdir()) == ["CURRENT", "LOCK", "gen-000001"]
+
+
+def test_bad_jsonl_lines_are_reported_again_while_the_file_is_unchanged(tmp_path, docs, loads):
+    rows = docs / "d.jsonl"
+    rows.write_text('{"id": "row-1", "text": "ok"}\nnot json\n{"id": "row-3"}\n')
+    index = tmp_path / "index"
+    first = Indexer().run([docs], index)
+    loads.clear()
+    second = Indexer().run([docs], index)
+    assert "d.jsonl" not in loads  # unchanged: not read again ...
+    expected = [(f"{rows}:2", "bad_line"), (f"{rows}:3", "bad_line")]
+    for report in (first, second):  # ... but its bad lines are still reported
+        assert [(f.path, f.reason) for f in report.failures] == expected
+        assert (report.lines_failed, report.files_failed) == (2, 0)
+    assert second.failures == first.failures
+    assert second.files_unchanged == 5
+    rows.write_text('{"id": "row-1", "text": "ok"}\n')
+    third = Indexer().run([docs], index)
+    assert (third.failures, third.lines_failed) == ((), 0)
+    assert Indexer().run([docs], index).failures == ()
+
+
+def test_strict_mode_stops_at_a_stored_bad_line(tmp_path, docs):
+    (docs / "d.jsonl").write_text('{"id": "row-1", "text": "ok"}\nnot json\n')
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    with pytest.raises(DocumentError) as caught:
+        Indexer(strict=True).run([docs], index)
+    assert (caught.value.path, caught.value.reason) == (f"{docs / 'd.jsonl'}:2", "bad_line")
+
+
+def test_a_duplicate_id_of_a_line_counts_as_a_failed_line(tmp_path, docs):
+    (docs / "more.jsonl").write_text('{"id": "row-1", "text": "again"}\n{"id": "n", "text": "x"}\n')
+    report = Indexer().run([docs], tmp_path / "index")
+    assert [f.reason for f in report.failures] == ["duplicate_id"]
+    assert (report.files_failed, report.lines_failed, report.files_indexed) == (0, 1, 6)
+
+
+@pytest.mark.parametrize(
+    ("name", "broken"),
+    [("a.txt", b"\x00\x01\x02 binary now"), ("e.pdf", b"%PDF-1.4 truncated"), ("b.md", b"")],
+    ids=["binary", "corrupt-pdf", "emptied"],
+)
+def test_a_file_that_breaks_keeps_its_previous_chunks(tmp_path, docs, name, broken):
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    path = docs / name if name != "b.md" else docs / "sub" / "b.md"
+    doc_id = path.relative_to(docs).as_posix()
+    before = [c.text for c in _chunks(index) if c.doc_id == doc_id]
+    assert before
+    path.write_bytes(broken)
+    report = Indexer().run([docs], index)
+    (failure,) = report.failures
+    assert failure.path == str(path)
+    assert "the version indexed before is kept" in failure.message
+    assert (report.files_failed, report.files_indexed, report.files_unchanged) == (1, 0, 4)
+    assert [c.text for c in _chunks(index) if c.doc_id == doc_id] == before
+    assert IndexDir(index).current().name == "gen-000002"
+    again = Indexer().run([docs], index)  # still kept, still reported
+    assert [c.text for c in _chunks(index) if c.doc_id == doc_id] == before
+    assert "kept" in again.failures[0].message
+
+
+def test_a_file_that_becomes_unreadable_keeps_its_previous_chunks(tmp_path, docs, monkeypatch):
+    index = tmp_path / "index"
+    Indexer().run([docs], index)
+    secret = docs / "a.txt"
+    real_open = Path.open
+
+    def denied(self, *args, **kwargs):  # as chmod 000 would for a user who is not root
+        if self == secret:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", denied)
+    report = Indexer().run([docs], index)
+    assert [(f.reason, "kept" in f.message) for f in report.failures] == [("unreadable", True)]
+    assert "a.txt" in _doc_ids(index)
+    with pytest.raises(DocumentError, match="permission denied"):
+        Indexer(strict=True).run([docs], index)
+
+
+def test_a_new_file_that_cannot_be_read_has_nothing_to_keep(tmp_path, docs):
+    (docs / "new.txt").write_bytes(b"\x00")
+    report = Indexer().run([docs], tmp_path / "index")
+    (failure,) = report.failures
+    assert "kept" not in failure.message
+
+
+class _ReportingBuilder:
+    """A builder that reports two steps of its own progress, as DenseBuilder does."""
+
+    name = "slow"
+    reports_progress = True
+
+    def build(self, chunks, directory, previous, progress=None):
+        assert progress is not None
+        progress(1, 2)
+        progress(2, 2)
+        return {"chunks": len(chunks)}
+
+
+def test_a_builder_reports_its_own_progress_through_the_indexer(tmp_path, docs, make_builder):
+    seen: list[tuple[str, int, int]] = []
+    Indexer(builders=[make_builder(), _ReportingBuilder()], progress=lambda *a: seen.append(a)
+            ).run(docs / "a.txt", tmp_path / "index")
+    assert seen == [("load", 1, 1), ("build", 1, 2), ("slow", 1, 2), ("slow", 2, 2),
+                    ("build", 2, 2)]
+
+
+class _OnesEmbedder:
+    """A fake embedder: the same unit vector for every text."""
+
+    model_id = "ones-4"
+    dimension = 4
+    max_tokens = 64
+
+    def load(self):
+        return self
+
+    def run(self, texts):
+        import numpy as np
+
+        from veracity.retrieve.embed import Embeddings
+
+        return Embeddings(np.full((len(texts), 4), 0.5, dtype=np.float32), self.model_id, ())
+
+
+def test_dense_vectors_are_reported_per_batch_while_indexing(tmp_path):
+    from veracity.retrieve.dense import DenseBuilder
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    rows = [json.dumps({"id": f"r{i}", "text": f"Row {i} is about bees."}) for i in range(300)]
+    (docs / "rows.jsonl").write_text("\n".join(rows))
+    seen: list[tuple[str, int, int]] = []
+    Indexer(builders=[DenseBuilder(_OnesEmbedder())], progress=lambda *a: seen.append(a)
+            ).run(docs, tmp_path / "index")
+    assert [event for event in seen if event[0] == "dense"] == [("dense", 256, 300),
+                                                                ("dense", 300, 300)]

@@ -14,7 +14,14 @@ import pytest
 
 from veracity import defaults
 from veracity.corpus import _html, _markdown, chunker, index_dir, indexer, loaders, store
-from veracity.corpus.loaders import LOADERS, iter_files, load_file, parse_file, read_file
+from veracity.corpus.loaders import (
+    LOADERS,
+    find_files,
+    iter_files,
+    load_file,
+    parse_file,
+    read_file,
+)
 from veracity.errors import DocumentError, InputError, OptionError
 
 pytestmark = pytest.mark.unit
@@ -136,6 +143,66 @@ def test_markdown_without_headings_is_titled_by_its_file_name(tmp_path):
     assert (doc.title, doc.sections) == ("plain-notes", ())
 
 
+SETEXT = """Beekeeping
+==========
+
+Bees make honey.
+
+Hives and
+frames
+------
+A hive holds frames.
+
+---
+
+Text after a thematic break.
+
+- a list item
+---
+
+> a quote
+---
+"""
+
+
+def test_setext_headings_are_sections_and_a_break_after_a_blank_line_is_not(tmp_path):
+    doc = _only(_write(tmp_path / "setext.md", SETEXT))
+    assert doc.title == "Beekeeping"
+    assert [(s.path, s.start) for s in doc.sections] == [
+        (("Beekeeping",), 0),
+        (("Beekeeping", "Hives and frames"), SETEXT.index("Hives and")),
+    ]
+    assert doc.sections[0].end == len(SETEXT)
+    assert doc.section_at(SETEXT.index("Text after")) == ("Beekeeping", "Hives and frames")
+
+
+@pytest.mark.parametrize(
+    ("text", "paths"),
+    [
+        ("Title\n=\n", [("Title",)]),
+        ("Title\n   ---  \n", [("Title",)]),
+        ("# Top\n\nSub\n---\nbody\n", [("Top",), ("Top", "Sub")]),
+        ("Text.\n\n---\n", []),
+        ("---\nText.\n", []),
+        ("    indented code\n===\n", []),
+        ("```\nin a fence\n---\n```\n", []),
+        ("Para\n- list item\n---\n", []),
+        ("# Heading\n---\n", [("Heading",)]),
+    ],
+)
+def test_setext_underlines_follow_commonmark(text, paths):
+    _, sections = _markdown.markdown_sections(text)
+    assert [section.path for section in sections] == paths
+
+
+def test_a_setext_heading_is_chunked_with_its_body(tmp_path):
+    text = "Bees\n====\n\nHives\n-----\n\nA hive holds bees.\n"
+    doc = _only(_write(tmp_path / "setext.md", text))
+    (chunk,) = chunker.Chunker().run(doc)
+    assert chunk.text == "Bees\n====\n\nHives\n-----\n\nA hive holds bees."
+    assert chunk.section == ("Bees", "Hives")
+
+
 # --- HTML ----------------------------------------------------------------------------------------
 HTML = """<!DOCTYPE html>
 <html><head><title>The  Page</title><style>p { color: red }</style>
@@ -224,6 +291,60 @@ def test_truncated_pdf_is_corrupt(tmp_path, make_pdf):
     data = make_pdf(tmp_path / "whole.pdf", ["Some text here."]).read_bytes()
     path = _write(tmp_path / "cut.pdf", data[: len(data) // 3])
     _reason(path, "corrupt_pdf")
+
+
+@pytest.mark.parametrize("cut", [8, 30], ids=["no-eof-marker", "no-trailer"])
+def test_pypdf_log_lines_do_not_leak_only_our_error_does(tmp_path, make_pdf, cut):
+    import logging
+
+    class Collect(logging.Handler):
+        def __init__(self) -> None:
+            super().__init__(logging.DEBUG)
+            self.messages: list[str] = []
+
+        def emit(self, record: logging.LogRecord) -> None:
+            self.messages.append(record.getMessage())
+
+    data = make_pdf(tmp_path / "whole.pdf", ["Some text here."]).read_bytes()
+    path = _write(tmp_path / "cut.pdf", data[:-cut])
+    logger = logging.getLogger("pypdf")
+    collect = Collect()
+    logger.addHandler(collect)
+    logger.setLevel(logging.INFO)  # whatever the application chose
+    try:
+        with pytest.raises(DocumentError) as caught:
+            load_file(path)
+        assert logger.level == logging.INFO  # given back after the read
+    finally:
+        logger.removeHandler(collect)
+        logger.setLevel(logging.NOTSET)
+    assert caught.value.reason == "corrupt_pdf"
+    assert collect.messages == []
+
+
+def test_pypdf_warnings_and_records_are_silenced_only_during_a_read(
+    tmp_path, make_pdf, monkeypatch, caplog, recwarn
+):
+    import logging
+    import warnings
+
+    import pypdf
+
+    real_reader = pypdf.PdfReader
+
+    def noisy_reader(*args, **kwargs):  # as pypdf does when it repairs a file
+        logging.getLogger("pypdf._reader").warning("EOF marker not found")
+        warnings.warn("pypdf: something odd", UserWarning, stacklevel=2)
+        return real_reader(*args, **kwargs)
+
+    monkeypatch.setattr(pypdf, "PdfReader", noisy_reader)
+    path = make_pdf(tmp_path / "ok.pdf", ["Readable text."])
+    with caplog.at_level(logging.WARNING):
+        assert _only(path).text == "Readable text."
+        assert [r for r in caplog.records if r.name.startswith("pypdf")] == []
+        assert len(recwarn) == 0
+        logging.getLogger("pypdf._reader").warning("after the read")  # not silenced any more
+    assert [r.getMessage() for r in caplog.records] == ["after the read"]
 
 
 # --- JSONL ---------------------------------------------------------------------------------------
@@ -454,3 +575,96 @@ def test_root_must_contain_the_file(tmp_path):
     path = _write(tmp_path / "a" / "x.txt", "text")
     with pytest.raises(OptionError, match="root="):
         load_file(path, root=tmp_path / "b")
+
+
+# --- files that are not regular files ------------------------------------------------------------
+def _fifo(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    return path
+
+
+def _socket(path: Path) -> Path:
+    import socket
+
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.close()  # the socket file stays behind
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [(_fifo, "named pipe"), (_socket, "socket")],
+    ids=["fifo", "socket"],
+)
+def test_a_pipe_or_socket_is_refused_without_being_opened(tmp_path, bounded, make, kind):
+    path = make(tmp_path / "notes.txt")
+    with pytest.raises(DocumentError) as caught:
+        bounded(5, lambda: load_file(path))
+    assert caught.value.reason == "special_file"
+    assert kind in str(caught.value)
+    assert "regular file" in str(caught.value)
+    with pytest.raises(DocumentError, match="not a regular file"):
+        bounded(5, lambda: read_file(path))
+
+
+@pytest.mark.parametrize(
+    ("device", "kind"),
+    [("/dev/zero", "character device"), ("/dev/null", "character device")],
+)
+def test_a_device_is_refused_without_reading_it(bounded, device, kind):
+    if not Path(device).exists():
+        pytest.skip(f"{device} does not exist here")
+    with pytest.raises(DocumentError) as caught:
+        bounded(5, lambda: read_file(device))
+    assert caught.value.reason == "special_file"
+    assert kind in str(caught.value)
+
+
+def test_standard_input_through_dev_stdin_is_refused(tmp_path, bounded, monkeypatch):
+    fifo = _fifo(tmp_path / "stdin-pipe")
+    if not Path("/dev/stdin").exists():
+        pytest.skip("no /dev/stdin here")
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):  # /dev/stdin -> a pipe nobody writes to, as in `cmd |`
+        return real_stat(fifo if str(path) == "/dev/stdin" else path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    with pytest.raises(DocumentError) as caught:
+        bounded(5, lambda: read_file("/dev/stdin"))
+    assert caught.value.reason == "special_file"
+
+
+def test_a_fifo_in_a_folder_is_listed_and_then_refused(tmp_path, bounded):
+    docs = tmp_path / "docs"
+    _write(docs / "a.txt", "A regular file.")
+    fifo = _fifo(docs / "pipe.txt")
+    assert iter_files([docs]) == [docs / "a.txt", fifo]
+    with pytest.raises(DocumentError, match="named pipe"):
+        bounded(5, lambda: load_file(fifo, root=docs))
+
+
+def test_find_files_collects_every_bad_path_and_goes_on(tmp_path, monkeypatch):
+    docs = tmp_path / "docs"
+    for name in ["a.txt", "locked/b.txt", "open/c.md"]:
+        _write(docs / name, "x")
+    real_scandir = os.scandir
+
+    def scandir(path):
+        if Path(path) == docs / "locked":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    found = find_files([tmp_path / "gone", docs, tmp_path / "gone.md"])
+    assert list(found.files) == [docs / "a.txt", docs / "open" / "c.md"]
+    assert [(f.path, f.reason) for f in found.failures] == [
+        (str(tmp_path / "gone"), "missing"),
+        (str(docs / "locked"), "unreadable"),
+        (str(tmp_path / "gone.md"), "missing"),
+    ]
+    with pytest.raises(DocumentError) as caught:
+        iter_files([docs, tmp_path / "gone"])
+    assert caught.value.path == str(docs / "locked")

@@ -254,3 +254,19 @@ def test_an_index_embedded_by_the_old_embedder_is_searched_with_it(chunks_of, ge
     assert retriever.run("How do bees show where flowers are?", k=1).hits[0].chunk.id == "c0"
     with pytest.raises(IndexStoreError, match="re-index with this one"):
         DenseRetriever(chunks, generation, Embedder()).load()  # an embedder chosen explicitly
+
+
+@pytest.mark.unit
+def test_build_reports_progress_after_each_batch(chunks_of, tmp_path, fake_embedder):
+    texts = [f"chunk number {i} about bees" for i in range(600)]
+    seen: list[tuple[int, int]] = []
+    builder = DenseBuilder(fake_embedder)
+    builder.build(chunks_of(texts), tmp_path / "gen-000001", None,
+                  progress=lambda *a: seen.append(a))
+    assert [len(call) for call in fake_embedder.calls] == [256, 256, 88]
+    assert seen == [(256, 600), (512, 600), (600, 600)]
+    seen.clear()
+    texts[5] = "one new chunk"
+    builder.build(chunks_of(texts), tmp_path / "gen-000002", tmp_path / "gen-000001",
+                  progress=lambda *a: seen.append(a))
+    assert seen == [(1, 1)]  # only what is embedded counts, not the reused vectors

@@ -14,6 +14,7 @@ from veracity.retrieve import (
     BM25Retriever,
     DenseBuilder,
     DenseRetriever,
+    FallbackRetriever,
     HybridRetriever,
     Retriever,
     open_retriever,
@@ -69,12 +70,26 @@ def test_reindexing_reuses_vectors_of_unchanged_text(tmp_path, fake_embedder):
     assert hit.chunk.doc_id == "eclipse.txt"
 
 
-def test_index_without_dense_vectors_says_to_reindex(tmp_path):
+def test_dense_search_on_an_index_without_vectors_says_to_reindex(tmp_path):
     index = _index(tmp_path, [BM25Builder()])
-    assert open_retriever(index, mode="bm25").run("treaty").hits
-    for mode in ("dense", "hybrid"):
-        with pytest.raises(IndexStoreError, match=r"Re-index .*mode='bm25'"):
-            open_retriever(index, mode=mode)
+    assert open_retriever(index, mode="bm25").run("treaty").notes == ()
+    with pytest.raises(IndexStoreError, match=r"without --no-dense.*mode='bm25'"):
+        open_retriever(index, mode="dense")
+
+
+def test_hybrid_search_on_an_index_without_vectors_falls_back_to_bm25_and_says_so(tmp_path):
+    index = _index(tmp_path, [BM25Builder()])
+    for retriever in (open_retriever(index), open_retriever(index, mode="hybrid")):
+        assert isinstance(retriever, FallbackRetriever)
+        assert isinstance(retriever, Retriever)
+        result = retriever.load().run("treaty signed in Paris", k=2)
+        assert result.mode == "bm25"
+        assert result.hits[0].chunk.doc_id == "treaty.txt"
+        (note,) = result.notes
+        assert "no dense vectors" in note
+        assert "used BM25 alone" in note
+        assert "re-index without --no-dense" in note
+        assert retriever.note == note
 
 
 def test_unknown_mode_lists_the_modes(tmp_path):

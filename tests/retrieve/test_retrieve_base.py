@@ -74,6 +74,7 @@ def test_public_api_is_pinned():
         "DenseRetriever",
         "Embedder",
         "Embeddings",
+        "FallbackRetriever",
         "HybridRetriever",
         "Retriever",
         "open_retriever",

@@ -87,3 +87,28 @@ def test_source_documents_from_files_and_texts(tmp_path: Path) -> None:
         source_documents([tmp_path / "missing.md"])
     with pytest.raises(InputError, match="source text 1 is empty"):
         source_documents(texts=["  "])
+
+
+@pytest.mark.unit
+def test_a_source_that_is_not_a_regular_file_is_refused_without_blocking(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    fifo = tmp_path / "source.md"
+    os.mkfifo(fifo)
+    caught: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            source_documents([fifo])
+        except BaseException as exc:
+            caught.append(exc)
+
+    worker = threading.Thread(target=read, daemon=True)
+    worker.start()
+    worker.join(5)
+    assert not worker.is_alive(), "source_documents blocked on a FIFO"
+    (error,) = caught
+    assert isinstance(error, DocumentError)
+    assert error.reason == "special_file"
+    assert str(fifo) in str(error)

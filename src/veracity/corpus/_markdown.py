@@ -1,7 +1,9 @@
-"""Markdown: the raw text, with ATX headings (``#`` .. ``######``) as sections.
+"""Markdown: the raw text, with headings as sections.
 
-Headings inside fenced code blocks (```` ``` ```` or ``~~~``) are ignored. Setext headings
-(underlined with ``===``) are not recognised.
+ATX headings (``#`` .. ``######``) and setext headings (a paragraph underlined with ``===``,
+level 1, or ``---``, level 2) are recognised; headings inside fenced code blocks (```` ``` ````
+or ``~~~``) are ignored. A ``---`` line after a blank line (or a heading, a fence) is a
+thematic break, not a heading, as in CommonMark.
 """
 
 from __future__ import annotations
@@ -17,6 +19,11 @@ _LINE = re.compile(r"^.*$", re.MULTILINE)
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*")
 _CLOSING = re.compile(r"(?:^|[ \t]+)#+$")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+_UNDERLINE = re.compile(r" {0,3}(=+|-+)[ \t]*")
+#: List items and block quotes: they end a paragraph, and their lines are no setext text.
+_BLOCK = re.compile(r" {0,3}(?:(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)|>)")
+#: Indented code: it cannot start a paragraph (but continues one).
+_CODE = re.compile(r"(?: {4}|\t)")
 
 
 def _closes(marker: re.Match[str], fence: str) -> bool:
@@ -26,9 +33,11 @@ def _closes(marker: re.Match[str], fence: str) -> bool:
 
 
 def _headings(text: str) -> list[tuple[int, int, str]]:
-    """(offset of the heading line, level, heading text) of every ATX heading outside fences."""
+    """(offset of the heading, level, heading text) of every heading outside fences."""
     found: list[tuple[int, int, str]] = []
     fence = ""
+    paragraph: list[tuple[int, str]] = []  # (offset, line) of the paragraph read so far
+    block = False  # inside a list item or block quote, until a blank line
     for match in _LINE.finditer(text):
         line = match.group().rstrip("\r")
         opened = _FENCE.fullmatch(line)
@@ -36,14 +45,29 @@ def _headings(text: str) -> list[tuple[int, int, str]]:
             if opened and _closes(opened, fence):
                 fence = ""
             continue
+        underline = _UNDERLINE.fullmatch(line)
+        if underline and paragraph:
+            title = " ".join(part.strip() for _, part in paragraph)
+            level = 1 if underline.group(1)[0] == "=" else 2
+            found.append((paragraph[0][0], level, title))
+            paragraph = []
+            continue
         if opened and not (opened.group(1)[0] == "`" and "`" in opened.group(2)):
             fence = opened.group(1)
+            paragraph = []
             continue
         heading = _ATX.fullmatch(line)
         if heading:
             title = _CLOSING.sub("", heading.group(2) or "").strip()
             if title:
                 found.append((match.start(), len(heading.group(1)), title))
+            paragraph = []
+        elif not line.strip():
+            paragraph, block = [], False
+        elif _BLOCK.match(line):
+            paragraph, block = [], True
+        elif not block and (paragraph or not _CODE.match(line)):
+            paragraph.append((match.start(), line))
     return found
 
 

@@ -1,8 +1,19 @@
-"""PDF: the text of each page through pypdf, pages joined by a blank line, as page spans."""
+"""PDF: the text of each page through pypdf, pages joined by a blank line, as page spans.
+
+pypdf logs what it repairs ("EOF marker not found", "startxref found while searching for
+%%EOF", ...) and may warn; during a read both are silenced, so that only veracity's own error
+for the file, if any, reaches the user. Logging is not configured: pypdf's logger gets its
+level back when the last read in progress ends.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import io
+import logging
+import threading
+import warnings
+from collections.abc import Iterator
 from typing import Any
 
 from veracity.corpus._common import LoadResult, Source
@@ -21,6 +32,36 @@ def _corrupt(source: Source, why: str) -> DocumentError:
         f"cannot be read as a PDF ({why}); check that it opens in a PDF viewer, and repair or "
         "re-export it (for example `qpdf in.pdf repaired.pdf`) before indexing",
     )
+
+
+class _Quiet:
+    """Silences the ``pypdf`` logger while at least one read is in progress (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._level = logging.NOTSET
+
+    @contextlib.contextmanager
+    def __call__(self) -> Iterator[None]:
+        logger = logging.getLogger("pypdf")
+        with self._lock:
+            if self._depth == 0:
+                self._level = logger.level
+                logger.setLevel(logging.CRITICAL + 1)  # its child loggers inherit this
+            self._depth += 1
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                yield
+        finally:
+            with self._lock:
+                self._depth -= 1
+                if self._depth == 0:
+                    logger.setLevel(self._level)
+
+
+_quiet = _Quiet()
 
 
 def _reader(source: Source) -> Any:
@@ -49,9 +90,10 @@ def _title(reader: Any) -> str:
 
 def load_pdf(source: Source) -> LoadResult:
     try:
-        reader = _reader(source)
-        pages = [(page.extract_text() or "").strip() for page in reader.pages]
-        title = _title(reader)
+        with _quiet():
+            reader = _reader(source)
+            pages = [(page.extract_text() or "").strip() for page in reader.pages]
+            title = _title(reader)
     except DocumentError:
         raise
     except Exception as exc:  # pypdf raises many unrelated types on damaged files

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from veracity.types import Chunk
 
-__all__ = ["ChunkLookup", "InMemoryChunks", "IndexBuilder"]
+__all__ = ["BuildProgress", "ChunkLookup", "InMemoryChunks", "IndexBuilder", "ProgressBuilder"]
+
+#: Called by a builder as ``progress(done, total)`` while it works (see :class:`IndexBuilder`).
+BuildProgress = Callable[[int, int], None]
 
 
 @runtime_checkable
@@ -45,10 +48,33 @@ class IndexBuilder(Protocol):
     ``build`` receives every chunk of the new generation in ordinal order, the generation's
     folder to write into, and the previous generation's folder (or ``None``) so that work on
     unchanged chunks can be reused. It returns what the manifest should record about it.
+
+    A slow builder may also report its own progress: see :class:`ProgressBuilder`.
     """
 
     name: str
 
     def build(
         self, chunks: ChunkLookup, directory: Path, previous: Path | None
+    ) -> Mapping[str, object]: ...
+
+
+@runtime_checkable
+class ProgressBuilder(Protocol):
+    """An :class:`IndexBuilder` that reports its own progress while it builds.
+
+    When ``reports_progress`` is true, the indexer calls ``build`` with a fourth argument,
+    ``progress(done, total)``, which the builder calls as it goes (``DenseBuilder`` does,
+    once per batch of embedded chunks).
+    """
+
+    name: str
+    reports_progress: bool
+
+    def build(
+        self,
+        chunks: ChunkLookup,
+        directory: Path,
+        previous: Path | None,
+        progress: BuildProgress | None = None,
     ) -> Mapping[str, object]: ...

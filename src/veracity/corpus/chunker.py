@@ -27,7 +27,11 @@ __all__ = ["TOKEN_PATTERN", "Chunker", "count_tokens", "token_spans"]
 TOKEN_PATTERN = r"\w+|[^\w\s]"
 _TOKEN = re.compile(TOKEN_PATTERN)
 _NOT_SPACE = re.compile(r"\S")
+_WORD = re.compile(r"\w")
 MIN_SIZE = 16
+#: How headings are chunked, recorded in the settings: a heading (or a run of headings) goes
+#: into the chunk of the body that follows it, never into a chunk of its own.
+HEADINGS = "with-body"
 
 
 def token_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
@@ -50,6 +54,16 @@ def count_tokens(text: str) -> int:
 
 
 @dataclass(frozen=True, slots=True)
+class _Region:
+    """Text inside which chunks are cut: ``[start, lead)`` are the headings that open it (empty
+    when none), the body follows up to ``end``."""
+
+    start: int
+    lead: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
 class _Unit:
     """A sentence, or a piece of a sentence too long for one chunk, and its token count."""
 
@@ -63,8 +77,12 @@ class Chunker:
 
     Consecutive chunks share whole sentences covering at least ``overlap`` tokens when they fit;
     a sentence longer than ``size`` is cut at token boundaries into pieces that overlap by
-    ``overlap`` tokens. A chunk never crosses a section boundary, and every non-whitespace
-    character of a document lies in at least one chunk.
+    ``overlap`` tokens. A chunk never crosses a section boundary, except that a heading is
+    chunked with the body that follows it: a heading with no text of its own before the next
+    heading (``# Bees`` right above ``## Hives``) joins that next section's first chunk, whose
+    ``section`` is the body's (``("Bees", "Hives")``). Only headings that end a document, or
+    that alone exceed ``size`` tokens, make chunks of their own. Every non-whitespace character
+    of a document lies in at least one chunk.
 
     >>> from veracity.types import Document
     >>> text = " ".join(f"Sentence number {i} is here." for i in range(12))
@@ -98,20 +116,25 @@ class Chunker:
     @property
     def settings(self) -> dict[str, object]:
         """What the index manifest records; chunks are reusable only under equal settings."""
-        return {"size": self.size, "overlap": self.overlap, "tokens": TOKEN_PATTERN}
+        return {
+            "size": self.size,
+            "overlap": self.overlap,
+            "tokens": TOKEN_PATTERN,
+            "headings": HEADINGS,
+        }
 
     def run(self, document: Document) -> tuple[Chunk, ...]:
         """The chunks of ``document``, in order, with ids ``f"{document.id}#{index}"``."""
         chunks: list[Chunk] = []
-        for start, end in _regions(document):
-            units = self._units(document.text, start, end)
+        for region in _regions(document):
+            units = self._units(document.text, region)
             for first, last in self._pack(units):
                 chunks.append(_chunk(document, len(chunks), units[first].start, units[last].end))
         return tuple(chunks)
 
-    def _units(self, text: str, start: int, end: int) -> list[_Unit]:
+    def _units(self, text: str, region: _Region) -> list[_Unit]:
         units: list[_Unit] = []
-        for sentence in _sentences(text, start, end):
+        for sentence in _with_lead(text, region, _sentences(text, region.start, region.end)):
             tokens = token_spans(text, sentence.start, sentence.end)
             if len(tokens) <= self.size:
                 units.append(_Unit(sentence.start, sentence.end, len(tokens)))
@@ -151,14 +174,75 @@ class Chunker:
         return packed
 
 
-def _regions(document: Document) -> list[tuple[int, int]]:
-    """Consecutive spans of the text inside which the section path does not change."""
-    size = len(document.text)
+def _regions(document: Document) -> list[_Region]:
+    """Consecutive spans of the text inside which the section path does not change, except
+    that a span holding only headings is joined to the next one (see :class:`Chunker`)."""
+    text = document.text
+    size = len(text)
     cuts = {0, size}
-    for section in document.sections:
+    titles: dict[int, str] = {}
+    for section in sorted(document.sections, key=lambda s: len(s.path)):
         cuts.update(min(max(offset, 0), size) for offset in (section.start, section.end))
-    ordered = sorted(cuts)
-    return [(a, b) for a, b in itertools.pairwise(ordered) if a < b]
+        if section.path and 0 <= section.start < size:
+            titles[section.start] = section.path[-1]  # the innermost heading at an offset
+    regions: list[_Region] = []
+    pending: int | None = None  # start of the headings that wait for a body
+    for start, end in itertools.pairwise(sorted(cuts)):
+        if start >= end:
+            continue
+        title = titles.get(start)
+        lead = start if title is None else _heading_end(text, start, end, title)
+        if not _WORD.search(text, lead, end) and (lead > start or pending is not None):
+            pending = start if pending is None else pending
+            continue
+        regions.append(_Region(start if pending is None else pending, lead, end))
+        pending = None
+    if pending is not None:  # headings that end the document, with no body after them
+        regions.append(_Region(pending, size, size))
+    return regions
+
+
+def _line_end(text: str, position: int, end: int) -> int:
+    found = text.find("\n", position, end)
+    return end if found < 0 else found
+
+
+def _heading_end(text: str, start: int, end: int, title: str) -> int:
+    """Where the heading ``title`` that starts at ``start`` ends: after the line(s) that hold
+    it, and any following lines without a word (a setext underline, blank lines); ``start``
+    itself when the text there does not show the title (a section given without its heading
+    in the text, such as a PDF outline entry)."""
+    wanted = " ".join(title.split())
+    head = _line_end(text, start, end)
+    seen = " ".join(text[start:head].split())
+    while wanted not in seen and len(seen) < len(wanted) and head < end:
+        head = _line_end(text, head + 1, end)  # an HTML heading broken by <br>
+        seen = " ".join(text[start:head].split())
+    if not wanted or wanted not in seen:
+        return start
+    while head < end:
+        following = _line_end(text, head + 1, end)
+        if _WORD.search(text, head, following):
+            break
+        head = following
+    return head
+
+
+def _with_lead(text: str, region: _Region, sentences: list[Span]) -> list[Span]:
+    """``sentences`` with the region's headings joined to the first sentence of its body, so
+    that no chunk holds a heading alone (a heading that does not fit is cut like any long
+    sentence)."""
+    if region.lead <= region.start or not sentences:
+        return sentences
+    last = next(
+        (
+            i
+            for i, sentence in enumerate(sentences)
+            if _WORD.search(text, max(sentence.start, region.lead), sentence.end)
+        ),
+        len(sentences) - 1,
+    )
+    return [Span(sentences[0].start, sentences[last].end), *sentences[last + 1 :]]
 
 
 def _sentences(text: str, start: int, end: int) -> list[Span]:
@@ -186,7 +270,7 @@ def _chunk(document: Document, index: int, start: int, end: int) -> Chunk:
         start=start,
         end=end,
         title=document.title,
-        section=document.section_at(start),
+        section=document.section_at(end - 1),  # the body's, after any headings it starts with
         page=document.page_at(start),
         page_end=document.page_at(end - 1),
         source=document.source,

@@ -17,6 +17,7 @@ extension from the registry :data:`LOADERS`.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +33,12 @@ from veracity.types import Document
 
 __all__ = [
     "LOADERS",
+    "FoundFiles",
     "LoadResult",
     "Loader",
     "Source",
     "document_id",
+    "find_files",
     "iter_files",
     "load_file",
     "parse_file",
@@ -101,8 +104,8 @@ def _hidden(name: str) -> bool:
     return name.startswith(".")
 
 
-def _unlistable(error: OSError) -> None:
-    raise DocumentError(
+def _unlistable(error: OSError) -> DocumentError:
+    return DocumentError(
         error.filename or "?",
         "unreadable",
         f"is a folder that cannot be listed ({error.strerror}); check its permissions, or "
@@ -110,24 +113,42 @@ def _unlistable(error: OSError) -> None:
     )
 
 
-def iter_files(paths: Iterable[PathLike]) -> list[Path]:
-    """The files to read for ``paths``: files as given, folders expanded recursively.
+def _missing(path: Path) -> DocumentError:
+    return DocumentError(
+        path, "missing", f"does not exist; check the path (the current folder is {Path.cwd()})"
+    )
 
-    Inside folders only files with a registered extension are kept, hidden files and folders
-    (names starting with ``.``) are skipped and symbolic links to folders are not followed;
-    each folder's files come sorted by relative path. A file named explicitly is always kept,
-    so that a wrong extension raises a clear error when it is loaded. Duplicates are dropped.
 
-    >>> iter_files([])
-    []
+@dataclass(frozen=True)
+class FoundFiles:
+    """What :func:`find_files` found: the files to read, and the paths it could not use.
+
+    Each failure is a given path that does not exist (reason ``missing``) or a folder that
+    cannot be listed (reason ``unreadable``); its ``path`` names it.
+    """
+
+    files: tuple[Path, ...]
+    failures: tuple[DocumentError, ...] = ()
+
+
+def find_files(paths: Iterable[PathLike]) -> FoundFiles:
+    """The files to read for ``paths``, and every path that could not be used, in order.
+
+    Like :func:`iter_files`, but a missing path or a folder that cannot be listed is recorded
+    in ``failures`` and the search goes on with the other paths and folders.
+
+    >>> find_files([]).files
+    ()
     """
     found: list[Path] = []
+    failures: list[DocumentError] = []
     seen: set[Path] = set()
     for given in paths:
         path = Path(given)
         if path.is_dir():
             batch: list[Path] = []
-            for folder, dirnames, filenames in os.walk(path, onerror=_unlistable):
+            walk = os.walk(path, onerror=lambda error: failures.append(_unlistable(error)))
+            for folder, dirnames, filenames in walk:
                 dirnames[:] = [name for name in dirnames if not _hidden(name)]
                 batch += [
                     Path(folder, name)
@@ -138,17 +159,35 @@ def iter_files(paths: Iterable[PathLike]) -> list[Path]:
         elif path.exists():
             batch = [path]
         else:
-            raise DocumentError(
-                path,
-                "missing",
-                f"does not exist; check the path (the current folder is {Path.cwd()})",
-            )
+            failures.append(_missing(path))
+            continue
         for file in batch:
             key = Path(os.path.abspath(file))
             if key not in seen:
                 seen.add(key)
                 found.append(file)
-    return found
+    return FoundFiles(tuple(found), tuple(failures))
+
+
+def iter_files(paths: Iterable[PathLike]) -> list[Path]:
+    """The files to read for ``paths``: files as given, folders expanded recursively.
+
+    Inside folders only files with a registered extension are kept, hidden files and folders
+    (names starting with ``.``) are skipped and symbolic links to folders are not followed;
+    each folder's files come sorted by relative path. A file named explicitly is always kept,
+    so that a wrong extension raises a clear error when it is loaded; so is an entry that is
+    not a regular file (a named pipe, a socket), which :func:`read_file` refuses without
+    opening it. Duplicates are dropped. The first missing path or folder that cannot be
+    listed raises :class:`~veracity.errors.DocumentError`; :func:`find_files` collects them
+    instead.
+
+    >>> iter_files([])
+    []
+    """
+    result = find_files(paths)
+    if result.failures:
+        raise result.failures[0]
+    return list(result.files)
 
 
 def document_id(path: PathLike, root: PathLike | None = None) -> str:
@@ -166,29 +205,75 @@ def document_id(path: PathLike, root: PathLike | None = None) -> str:
         raise OptionError("root", str(root), f"a folder that contains {path}") from None
 
 
+def _folder(path: Path) -> DocumentError:
+    return DocumentError(
+        path,
+        "unreadable",
+        "is a folder, not a file; give the folder to `veracity index` (Python: the Indexer "
+        "or iter_files()), which reads the files inside",
+    )
+
+
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def _special(path: Path, mode: int) -> DocumentError:
+    kind = next((name for test, name in _SPECIAL_KINDS if test(mode)), "not a regular file")
+    return DocumentError(
+        path,
+        "special_file",
+        f"is {kind}, not a regular file; veracity reads only regular files (reading this one "
+        "could block or never end): save its content to a file and give that file instead, or "
+        "leave it out of the paths you index",
+    )
+
+
+def _file_mode(path: Path) -> int:
+    """``path``'s file mode (links followed), read without opening it."""
+    try:
+        return os.stat(path).st_mode
+    except FileNotFoundError:
+        raise _missing(path) from None
+    except PermissionError:
+        raise DocumentError(
+            path,
+            "unreadable",
+            "cannot be read (permission denied on it or a folder above it); check the "
+            "permissions",
+        ) from None
+    except OSError as exc:
+        raise DocumentError(path, "unreadable", f"cannot be read ({exc.strerror})") from None
+
+
 def read_file(path: PathLike, *, max_bytes: int | None = None) -> bytes:
     """The bytes of ``path``, refusing files larger than ``max_bytes``.
 
     ``max_bytes`` defaults to :data:`veracity.defaults.MAX_FILE_BYTES` (read at call time).
-    Raises ``DocumentError`` with reason ``missing``, ``unreadable`` or ``too_large``.
+    Only regular files are read: a named pipe, socket or device (``/dev/zero``,
+    ``/dev/stdin``) is refused without being opened, since opening a pipe blocks until
+    someone writes to it. Raises ``DocumentError`` with reason ``missing``, ``unreadable``,
+    ``special_file`` or ``too_large``.
     """
     path = Path(path)
     limit = defaults.MAX_FILE_BYTES if max_bytes is None else max_bytes
+    mode = _file_mode(path)
+    if stat.S_ISDIR(mode):
+        raise _folder(path)
+    if not stat.S_ISREG(mode):
+        raise _special(path, mode)
     try:
         with path.open("rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             data = b"" if size > limit else handle.read(limit + 1)
     except FileNotFoundError:
-        raise DocumentError(
-            path, "missing", f"does not exist; check the path (the current folder is {Path.cwd()})"
-        ) from None
+        raise _missing(path) from None
     except IsADirectoryError:
-        raise DocumentError(
-            path,
-            "unreadable",
-            "is a folder, not a file; give the folder to `veracity index` (Python: the Indexer "
-            "or iter_files()), which reads the files inside",
-        ) from None
+        raise _folder(path) from None
     except PermissionError:
         raise DocumentError(
             path, "unreadable", "cannot be read (permission denied); check its permissions"
@@ -221,9 +306,9 @@ def load_file(
 
     Document ids are the path relative to ``root`` (or the file name), or the ``id`` field of
     each JSONL line. A failure of the whole file raises :class:`~veracity.errors.DocumentError`
-    whose ``reason`` is one of ``missing``, ``unreadable``, ``binary``, ``undecodable``,
-    ``empty``, ``too_large``, ``unknown_extension`` or ``corrupt_pdf``; failed JSONL lines
-    (``bad_line``, ``duplicate_id``) come back in ``LoadResult.failures``.
+    whose ``reason`` is one of ``missing``, ``unreadable``, ``special_file``, ``binary``,
+    ``undecodable``, ``empty``, ``too_large``, ``unknown_extension`` or ``corrupt_pdf``; failed
+    JSONL lines (``bad_line``, ``duplicate_id``) come back in ``LoadResult.failures``.
     """
     path = Path(path)
     if path.is_file():

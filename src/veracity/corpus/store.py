@@ -28,7 +28,7 @@ from typing import Any
 from veracity.errors import IndexStoreError
 from veracity.types import Chunk, Document, Page, Section
 
-__all__ = ["ChunkStore", "FileInfo"]
+__all__ = ["ChunkStore", "FileInfo", "LineFailure"]
 
 SCHEMA_VERSION = "1"
 _SCHEMA = """
@@ -47,6 +47,9 @@ CREATE TABLE chunks (
     source TEXT NOT NULL
 );
 CREATE INDEX chunks_by_doc ON chunks (doc_id, idx);
+CREATE TABLE line_failures (
+    file TEXT NOT NULL, path TEXT NOT NULL, reason TEXT NOT NULL, message TEXT NOT NULL
+);
 """
 _CHUNK_COLUMNS = (
     'ordinal, id, doc_id, idx, start, "end", text, title, section, page, page_end, source'
@@ -54,13 +57,27 @@ _CHUNK_COLUMNS = (
 
 
 @dataclass(frozen=True)
+class LineFailure:
+    """A part of an indexed file that failed (a JSONL line): where (``file.jsonl:12``), the
+    reason code and the message without the path, as in :class:`~veracity.errors.DocumentError`.
+    """
+
+    path: str
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True)
 class FileInfo:
-    """A file of the index: absolute path, content hash, size in bytes, its documents' ids."""
+    """A file of the index: absolute path, content hash, size in bytes, its documents' ids,
+    and the lines of it that failed when it was read (reported again while it is unchanged).
+    """
 
     path: str
     sha256: str
     size: int
     doc_ids: tuple[str, ...]
+    failures: tuple[LineFailure, ...] = ()
 
 
 def _chunk(row: Sequence[Any]) -> Chunk:
@@ -204,9 +221,24 @@ class ChunkStore:
         return [_chunk(row) for row in rows]
 
     def files(self) -> list[FileInfo]:
-        """Every indexed file, ordered by path."""
+        """Every indexed file, ordered by path, with its failed lines."""
+        failures: dict[str, list[LineFailure]] = {}
+        if self._has_table("line_failures"):  # older stores of schema 1 have none
+            for file, *failure in self._db.execute(
+                "SELECT file, path, reason, message FROM line_failures ORDER BY rowid"
+            ):
+                failures.setdefault(file, []).append(LineFailure(*failure))
         rows = self._db.execute("SELECT path, sha256, size, doc_ids FROM files ORDER BY path")
-        return [FileInfo(p, sha, size, tuple(json.loads(ids))) for p, sha, size, ids in rows]
+        return [
+            FileInfo(p, sha, size, tuple(json.loads(ids)), tuple(failures.get(p, ())))
+            for p, sha, size, ids in rows
+        ]
+
+    def _has_table(self, name: str) -> bool:
+        row = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)
+        ).fetchone()
+        return row is not None
 
     def meta(self) -> dict[str, str]:
         return dict(self._db.execute("SELECT key, value FROM meta").fetchall())
@@ -221,9 +253,14 @@ class ChunkStore:
         self._writing().execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def add_file(self, info: FileInfo) -> None:
-        self._writing().execute(
+        db = self._writing()
+        db.execute(
             "INSERT INTO files VALUES (?, ?, ?, ?)",
             (info.path, info.sha256, info.size, json.dumps(list(info.doc_ids))),
+        )
+        db.executemany(
+            "INSERT INTO line_failures VALUES (?, ?, ?, ?)",
+            [(info.path, f.path, f.reason, f.message) for f in info.failures],
         )
 
     def add_document(self, document: Document) -> None:

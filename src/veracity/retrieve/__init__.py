@@ -9,7 +9,7 @@ from veracity.retrieve.bm25 import BM25Builder, BM25Retriever
 from veracity.retrieve.dense import DenseBuilder, DenseRetriever
 from veracity.retrieve.embed import Embedder, Embeddings
 from veracity.retrieve.hybrid import HybridRetriever, reciprocal_rank_fusion
-from veracity.retrieve.open import open_retriever
+from veracity.retrieve.open import FallbackRetriever, open_retriever
 
 __all__ = [
     "BM25Builder",
@@ -18,6 +18,7 @@ __all__ = [
     "DenseRetriever",
     "Embedder",
     "Embeddings",
+    "FallbackRetriever",
     "HybridRetriever",
     "Retriever",
     "open_retriever",

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from veracity import defaults
-from veracity.corpus.base import ChunkLookup
+from veracity.corpus.base import BuildProgress, ChunkLookup
 from veracity.errors import IndexStoreError, InputError, VeracityError
 from veracity.retrieve.base import (
     check_k,
@@ -41,8 +41,9 @@ __all__ = ["DENSE_META", "DENSE_VECTORS", "DenseBuilder", "DenseRetriever", "Tex
 
 DENSE_VECTORS = "dense.npy"
 DENSE_META = "dense.json"
-#: Texts handed to the embedder per call while indexing (it sorts each call by length).
-_BLOCK = 2048
+#: Texts handed to the embedder per call while indexing (it sorts each call by length); the
+#: builder reports progress after each call, so this is also how often it does.
+_BLOCK = 256
 
 
 def _embedder(embedder: TextEmbedder | None) -> TextEmbedder:
@@ -74,14 +75,24 @@ class DenseBuilder:
     """
 
     name = "dense"
+    #: ``build`` takes ``progress`` (see :class:`~veracity.corpus.base.IndexBuilder`).
+    reports_progress = True
 
     def __init__(self, embedder: TextEmbedder | None = None) -> None:
         self.embedder = _embedder(embedder)
 
     def build(
-        self, chunks: ChunkLookup, directory: Path, previous: Path | None
+        self,
+        chunks: ChunkLookup,
+        directory: Path,
+        previous: Path | None,
+        progress: BuildProgress | None = None,
     ) -> Mapping[str, object]:
-        """Write the vectors of ``chunks`` (ordinal order) into ``directory``."""
+        """Write the vectors of ``chunks`` (ordinal order) into ``directory``.
+
+        ``progress(done, total)`` is called after each batch of texts is embedded (``total``
+        counts the texts to embed, not those whose vectors are reused).
+        """
         embedder = self.embedder
         texts = [chunk.text for chunk in chunks]
         hashes = [text_hash(text) for text in texts]
@@ -114,6 +125,8 @@ class DenseBuilder:
             for row, digest in enumerate(block):
                 vectors[todo[digest]] = result.vectors[row]
             truncated_hashes.update(block[row] for row in result.truncated)
+            if progress is not None:
+                progress(first + len(block), len(pending))
         truncated = [i for i, digest in enumerate(hashes) if digest in truncated_hashes]
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)

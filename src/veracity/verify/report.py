@@ -20,7 +20,8 @@ def _span(span: Span | None) -> list[int] | None:
 
 def _judgement(item: EvidenceJudgement) -> dict[str, Any]:
     return {"chunk_id": item.chunk_id, "doc_id": item.doc_id, "title": item.title,
-            "section": list(item.section), "page": item.page, "start": item.start,
+            "section": list(item.section), "page": item.page, "page_end": item.page_end,
+            "start": item.start,
             "end": item.end, "supported": item.supported, "contradicted": item.contradicted,
             "neither": item.neither, "evidence": [_span(s) for s in item.evidence],
             "cited": item.cited, "query": item.query, "error": item.error,
