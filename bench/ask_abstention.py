@@ -59,7 +59,7 @@ from veracity.generate import calibrate, make_signal  # noqa: E402
 from veracity.generate.abstain import question_content  # noqa: E402
 from veracity.generate.calibration import threshold_point  # noqa: E402
 from veracity.types import SearchResult  # noqa: E402
-from veracity.verify.scoring import score_groups  # noqa: E402
+from veracity.verifiers.scoring import score_groups  # noqa: E402
 
 SEED = 13
 K = 5
@@ -251,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
 
     from veracity.retrieve.open import open_retriever
-    from veracity.verify.registry import make_verifier
+    from veracity.verifiers.registry import make_verifier
 
     everything = load_clapnq()
     index = clapnq_index(everything)

@@ -66,7 +66,7 @@ from veracity import defaults  # noqa: E402
 from veracity.errors import VeracityError  # noqa: E402
 from veracity.generate import Asker, GroundedGenerator  # noqa: E402
 from veracity.types import Answer, Chunk, Hit  # noqa: E402
-from veracity.verify.scoring import score_groups  # noqa: E402
+from veracity.verifiers.scoring import score_groups  # noqa: E402
 
 SEED = 13
 TAU = defaults.CITATION_TAU
@@ -401,7 +401,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         samples[key] = int(size)
 
     from veracity.retrieve.open import open_retriever
-    from veracity.verify.registry import make_verifier
+    from veracity.verifiers.registry import make_verifier
 
     scorer = make_verifier("embedded").load()
     sets = {name: load_set(name) for name in args.sets.split(",")}

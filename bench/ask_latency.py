@@ -80,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
 
     from veracity.retrieve.open import open_retriever
-    from veracity.verify.registry import make_verifier
+    from veracity.verifiers.registry import make_verifier
 
     questions = load_clapnq()
     rng = random.Random(SEED)

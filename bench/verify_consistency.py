@@ -34,11 +34,11 @@ from veracity import defaults
 from veracity.evaluate.classification import roc_auc
 from veracity.generate.chat import make_chat
 from veracity.types import ClaimSet, Document
+from veracity.verifiers.registry import make_verifier
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.consistency import ConsistencyLayer
 from veracity.verify.gather import source_chunks
 from veracity.verify.pipeline import AnswerVerifier
-from veracity.verify.registry import make_verifier
 from verifier_data import DEFAULT_DATA
 
 

@@ -46,13 +46,13 @@ from veracity.evaluate.classification import (
     roc_auc,
 )
 from veracity.types import Document, LayerResult, PairScores, Report
-from veracity.verify.base import PairScorer
+from veracity.verifiers.base import PairScorer
+from veracity.verifiers.registry import make_verifier
 from veracity.verify.claims import ClaimExtractor
-from veracity.verify.combination import LayerCombiner, fit_layer_weights
 from veracity.verify.gather import source_chunks
 from veracity.verify.knowledge import KnowledgeLayer
 from veracity.verify.pipeline import AnswerVerifier
-from veracity.verify.registry import make_verifier
+from veracity.verify.rules import LayerCombiner, fit_layer_weights
 from verifier_data import DEFAULT_DATA, _majority_supported
 
 

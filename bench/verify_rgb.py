@@ -34,12 +34,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
-from veracity.sentences import split_sentences
+from veracity.text.sentences import split_sentences
 from veracity.types import Report
+from veracity.verifiers.registry import make_verifier
 from veracity.verify.gather import source_chunks, source_documents
 from veracity.verify.knowledge import KnowledgeLayer
 from veracity.verify.pipeline import AnswerVerifier
-from veracity.verify.registry import make_verifier
 from verifier_data import DEFAULT_DATA
 from verify_lfqa import CachedScorer
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _report import write_result
 from veracity.evaluate.classification import cross_threshold, roc_auc
 from veracity.train.release import COMBINER_SKIPS
-from veracity.verify.combine import fit_combiner
+from veracity.verifiers.combiner import fit_combiner
 
 
 def logit_features(supported: np.ndarray, signals: np.ndarray) -> np.ndarray:

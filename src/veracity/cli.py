@@ -27,7 +27,7 @@ from veracity.types import (
     PairScore,
     Report,
 )
-from veracity.verify.base import PairScorer
+from veracity.verifiers.base import PairScorer
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -535,7 +535,7 @@ def chat_factory(spec: str, model: str | None, scorer: PairScorer) -> ChatModel:
 
 def verifier_factory(name: str) -> PairScorer:
     """The verifier of ``--verifier`` (tests replace this function)."""
-    from veracity.verify.registry import make_verifier
+    from veracity.verifiers.registry import make_verifier
 
     return make_verifier(name)
 
@@ -999,12 +999,12 @@ def verify_command(
     could not be judged (a layer failed); 2 on bad options or unreadable input.
     """
     from veracity.verify.claims import ClaimExtractor
-    from veracity.verify.combination import LayerCombiner, LayerWeights
     from veracity.verify.consistency import ConsistencyLayer
     from veracity.verify.gather import source_chunks, source_documents
     from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer
     from veracity.verify.pipeline import AnswerVerifier
     from veracity.verify.report import report_payload
+    from veracity.verify.rules import LayerCombiner, LayerWeights
 
     try:
         sources = _more_sources(sources, ctx.args)

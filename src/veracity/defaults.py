@@ -84,7 +84,7 @@ ABSTAIN_TEXT = "I don't know"
 ABSTAIN_SIGNAL = "top_cosine"
 SUPPORT_SIGNAL_HITS = 3
 #: A question longer than this many words is compared with passages by its asking sentences
-#: (``veracity.sentences.question_focus``): the verifier reads at most 115 tokens of a claim.
+#: (``veracity.text.sentences.question_focus``): the verifier reads at most 115 tokens of a claim.
 QUESTION_FOCUS_WORDS = 60
 #: File of an index folder that holds the abstention calibration.
 CALIBRATION_FILE = "calibration.json"

@@ -7,10 +7,10 @@ highlighting switched off, and styles are attached to spans of text explicitly: 
 of *parts*, each a plain string (shown exactly as it is) or a ``(string, style)`` pair whose
 style is ours.
 
->>> from rich.console import Console
->>> out = make_console(record=True, width=60)
+>>> import io
+>>> out = make_console(file=io.StringIO(), width=60)
 >>> show(("error:", "bold red"), " cannot read [/etc/fstab] :smile:", out=out)
->>> out.export_text()
+>>> out.file.getvalue()
 'error: cannot read [/etc/fstab] :smile:\\n'
 """
 

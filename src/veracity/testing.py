@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from veracity.errors import InputError
 from veracity.llm.base import ChatRequest, ChatResponse
 from veracity.types import PairScore, PairScores, Span
-from veracity.verify.base import check_pairs
+from veracity.verifiers.base import check_pairs
 
 __all__ = ["ScriptExhaustedError", "ScriptedChatModel", "TablePairScorer"]
 

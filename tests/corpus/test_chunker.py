@@ -8,7 +8,7 @@ import pytest
 
 from veracity.corpus.chunker import Chunker, count_tokens, token_spans
 from veracity.errors import OptionError
-from veracity.sentences import split_sentences
+from veracity.text.sentences import split_sentences
 from veracity.types import Document, Page, Section
 
 pytestmark = pytest.mark.unit

@@ -485,7 +485,7 @@ class _OnesEmbedder:
     def run(self, texts):
         import numpy as np
 
-        from veracity.retrieve.embed import Embeddings
+        from veracity.embed import Embeddings
 
         return Embeddings(np.full((len(texts), 4), 0.5, dtype=np.float32), self.model_id, ())
 

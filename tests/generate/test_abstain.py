@@ -224,7 +224,7 @@ def test_asker_inputs_are_validated(hits):
 
 @pytest.mark.unit
 def test_question_focus_keeps_short_questions_and_picks_what_a_long_one_asks() -> None:
-    from veracity.sentences import question_focus
+    from veracity.text.sentences import question_focus
 
     assert question_focus("Which mite is it?") == "Which mite is it?"
     story = "I keep bees. " * 40

@@ -18,7 +18,7 @@ from veracity.generate import Abstainer, Asker, GroundedGenerator, calibrate, ma
 from veracity.llm.base import ChatModel, ChatRequest, ChatResponse
 from veracity.retrieve import BM25Builder, open_retriever
 from veracity.types import SENTENCE_STATUSES
-from veracity.verify.base import PairScorer
+from veracity.verifiers.base import PairScorer
 
 pytestmark = pytest.mark.integration
 
@@ -61,7 +61,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def verifier() -> PairScorer:
-    from veracity.verify.registry import make_verifier
+    from veracity.verifiers.registry import make_verifier
 
     return make_verifier("embedded").load()
 

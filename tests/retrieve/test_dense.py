@@ -224,7 +224,7 @@ def test_real_token_vectors_are_unit_pieces_with_offsets(minilm):
 def test_the_shipped_embedder_runs_on_integer_kernels_and_matches_the_old_one():
     onnx = pytest.importorskip("onnx")
     from veracity import defaults
-    from veracity.retrieve.embed import Embedder, default_model_path, model_path
+    from veracity.embed import Embedder, default_model_path, model_path
 
     assert default_model_path().parent.name == "embedder"
     texts = ["Honeybees communicate with a waggle dance.", "The vote was postponed."]
@@ -242,7 +242,7 @@ def test_the_shipped_embedder_runs_on_integer_kernels_and_matches_the_old_one():
 @pytest.mark.integration
 def test_an_index_embedded_by_the_old_embedder_is_searched_with_it(chunks_of, generation):
     from veracity import defaults
-    from veracity.retrieve.embed import Embedder
+    from veracity.embed import Embedder
 
     texts = ["Honeybees communicate the location of flowers with a waggle dance.",
              "The recipe calls for two cups of flour and a pinch of salt."]

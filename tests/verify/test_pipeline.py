@@ -10,9 +10,9 @@ import pytest
 from veracity.errors import ClaimTooLongError, InputError, OptionError
 from veracity.testing import ScriptedChatModel
 from veracity.types import Chunk, PairScore, PairScores, Span
-from veracity.verify.combination import LayerCombiner
 from veracity.verify.gather import source_chunks, source_documents
 from veracity.verify.pipeline import AnswerVerifier
+from veracity.verify.rules import LayerCombiner
 from veracity.verify.stream import StreamVerifier
 
 pytestmark = pytest.mark.unit

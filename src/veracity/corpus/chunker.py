@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from veracity import defaults
 from veracity.errors import OptionError
-from veracity.sentences import split_sentences
+from veracity.text.sentences import split_sentences
 from veracity.types import Chunk, Document, Span
 
 __all__ = ["TOKEN_PATTERN", "Chunker", "count_tokens", "token_spans"]

@@ -35,11 +35,11 @@ from veracity.generate.calibration import (
 )
 from veracity.generate.chat import CHAT_BACKENDS, make_chat
 from veracity.generate.check import CheckedAnswer, CitationChecker
-from veracity.generate.citations import Marker, find_markers, resolve_markers
-from veracity.generate.factual import is_factual
 from veracity.generate.grounded import GroundedGenerator
-from veracity.generate.refusal import detect_refusal, refusal_languages
-from veracity.generate.segment import AnswerSentence, segment_answer
+from veracity.text.citations import Marker, find_markers, resolve_markers
+from veracity.text.factual import is_factual
+from veracity.text.refusal import detect_refusal, refusal_languages
+from veracity.text.segment import AnswerSentence, segment_answer
 
 __all__ = [
     "CHAT_BACKENDS",

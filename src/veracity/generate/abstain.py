@@ -35,10 +35,10 @@ from typing import Protocol, runtime_checkable
 
 from veracity import defaults
 from veracity.errors import InputError, OptionError
-from veracity.sentences import question_focus
+from veracity.text.sentences import question_focus
 from veracity.types import AbstentionCheck, SearchResult
-from veracity.verify.base import PairScorer
-from veracity.verify.scoring import score_groups
+from veracity.verifiers.base import PairScorer
+from veracity.verifiers.scoring import score_groups
 
 __all__ = [
     "RANK_ONLY",

@@ -4,7 +4,7 @@
 
     from veracity.generate import Abstainer, Asker, GroundedGenerator, make_chat, make_signal
     from veracity.retrieve.open import open_retriever
-    from veracity.verify.registry import make_verifier
+    from veracity.verifiers.registry import make_verifier
 
     verifier = make_verifier("embedded")
     generator = GroundedGenerator(make_chat("extractive"), verifier)

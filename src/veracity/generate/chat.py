@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from veracity.errors import ModelError, OptionError
 from veracity.llm.base import ChatModel
-from veracity.verify.base import PairScorer
+from veracity.verifiers.base import PairScorer
 
 __all__ = ["CHAT_BACKENDS", "make_chat"]
 

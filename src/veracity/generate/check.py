@@ -1,6 +1,6 @@
 """Check an answer's citations against the blocks it was given: map, validate, verify, attach.
 
-For each sentence (see :mod:`veracity.generate.segment`):
+For each sentence (see :mod:`veracity.text.segment`):
 
 - valid ``[n]`` markers become :class:`~veracity.types.Citation` s of block ``n``'s chunk (its
   document, section, page and exact character span); numbers that name no block become
@@ -33,9 +33,9 @@ from dataclasses import dataclass
 
 from veracity import defaults
 from veracity.errors import InputError, OptionError
-from veracity.generate.citations import resolve_markers
-from veracity.generate.factual import is_factual
-from veracity.generate.segment import AnswerSentence, segment_answer
+from veracity.text.citations import resolve_markers
+from veracity.text.factual import is_factual
+from veracity.text.segment import AnswerSentence, segment_answer
 from veracity.types import (
     Citation,
     Hit,
@@ -45,8 +45,8 @@ from veracity.types import (
     SentenceStatus,
     Span,
 )
-from veracity.verify.base import PairScorer
-from veracity.verify.scoring import score_groups
+from veracity.verifiers.base import PairScorer
+from veracity.verifiers.scoring import score_groups
 
 __all__ = ["CheckedAnswer", "CitationChecker"]
 

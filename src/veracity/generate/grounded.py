@@ -3,7 +3,7 @@
 The prompt (``veracity/prompts/grounded_v1.json``) shows the hits as numbered context blocks
 (:func:`~veracity.generate.blocks.format_context`), asks for an answer only from them with ``[n]``
 cited after each sentence, and for exactly "I don't know" when they do not hold the answer.
-A reply that is a refusal (:func:`~veracity.generate.refusal.detect_refusal`) becomes an
+A reply that is a refusal (:func:`~veracity.text.refusal.detect_refusal`) becomes an
 ``Answer(refused=True)``; any other reply is checked by a
 :class:`~veracity.generate.check.CitationChecker` (one batched verifier call).
 
@@ -26,11 +26,11 @@ from veracity import defaults
 from veracity.errors import GenerationError, InputError, OptionError
 from veracity.generate.blocks import format_context
 from veracity.generate.check import CitationChecker
-from veracity.generate.refusal import detect_refusal
 from veracity.llm.base import ChatModel, ChatRequest, ChatResponse
 from veracity.prompts import ChatPrompt, load_prompt
+from veracity.text.refusal import detect_refusal
 from veracity.types import Answer, GenerationProvenance, Hit, Timings
-from veracity.verify.base import PairScorer
+from veracity.verifiers.base import PairScorer
 
 __all__ = ["GroundedGenerator"]
 

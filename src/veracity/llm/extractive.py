@@ -8,7 +8,7 @@ sentences, each cited ``[n]``, or with ``defaults.EXTRACTIVE_REFUSAL`` when none
 
 How sentences are chosen (all ties broken by passage order, then position, so runs repeat):
 
-1. Sentences come from :func:`veracity.sentences.split_sentences`. Questions (ending in ``?``)
+1. Sentences come from :func:`veracity.text.sentences.split_sentences`. Questions (ending in ``?``)
    and sentences with no content word beyond the question's are never chosen: they restate the
    question rather than answer it. Nor are Markdown headings (``## Bee space``): a heading
    names a topic, it states nothing.
@@ -47,14 +47,16 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veracity import defaults
 from veracity.errors import ClaimTooLongError, GenerationError, InputError, OptionError
 from veracity.llm.base import ChatRequest, ChatResponse
-from veracity.sentences import question_focus, split_sentences
+from veracity.text.sentences import question_focus, split_sentences
 from veracity.types import Span
-from veracity.verify.base import PairScorer
+
+if TYPE_CHECKING:  # a scorer is injected; llm/ sits below the pair verifiers
+    from veracity.verifiers.base import PairScorer
 
 __all__ = [
     "OTHER_PASSAGE_SHARE",

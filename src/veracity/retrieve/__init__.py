@@ -4,10 +4,10 @@
 >>> open_retriever("my-index", mode="bm25").run("eclipse", k=3).hits  # doctest: +SKIP
 """
 
+from veracity.embed import Embedder, Embeddings
 from veracity.retrieve.base import Retriever
 from veracity.retrieve.bm25 import BM25Builder, BM25Retriever
 from veracity.retrieve.dense import DenseBuilder, DenseRetriever
-from veracity.retrieve.embed import Embedder, Embeddings
 from veracity.retrieve.hybrid import HybridRetriever, reciprocal_rank_fusion
 from veracity.retrieve.open import FallbackRetriever, open_retriever
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from veracity import defaults
 from veracity.corpus.base import BuildProgress, ChunkLookup
+from veracity.embed import EMBEDDERS, Embedder, TextEmbedder
 from veracity.errors import IndexStoreError, InputError, VeracityError
 from veracity.retrieve.base import (
     check_k,
@@ -34,7 +35,6 @@ from veracity.retrieve.base import (
     top_k,
     write_meta,
 )
-from veracity.retrieve.embed import EMBEDDERS, Embedder, TextEmbedder
 from veracity.types import Confidence, SearchResult
 
 __all__ = ["DENSE_META", "DENSE_VECTORS", "DenseBuilder", "DenseRetriever", "TextEmbedder"]

@@ -40,7 +40,7 @@ class EmbedderExport:
 
 def export_embedder(out_dir: Path, *, command: str) -> EmbedderExport:
     """Write ``out_dir/{model.onnx, config.json, CARD.md}``; ``command`` is recorded in the card."""
-    from veracity.retrieve.embed import Embedder
+    from veracity.embed import Embedder
 
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as scratch:
@@ -70,7 +70,7 @@ def export_embedder(out_dir: Path, *, command: str) -> EmbedderExport:
 
 
 def _fp32_kernel_model() -> Path:
-    from veracity.retrieve.embed import model_path
+    from veracity.embed import model_path
 
     return model_path(defaults.EMBED_LEGACY_MODEL_ID)
 

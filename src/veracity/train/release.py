@@ -26,8 +26,8 @@ from veracity.evaluate.classification import balanced_accuracy, roc_auc
 from veracity.train.aligner import add_aligner
 from veracity.train.export import ExportReport, export_checkpoint
 from veracity.train.trainer import NOT_SUPPORTED, Row, fitting_rows, read_rows
-from veracity.verify.combine import ALIGNED_FEATURES, fit_combiner
-from veracity.verify.embedded import EmbeddedVerifier
+from veracity.verifiers.combiner import ALIGNED_FEATURES, fit_combiner
+from veracity.verifiers.embedded import EmbeddedVerifier
 
 __all__ = ["COMBINER_ROWS", "COMBINER_SKIPS", "CombinerRows", "ReleaseReport", "combiner_rows",
            "release_verifier", "unseen_training_rows"]
@@ -242,12 +242,12 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
         *(["", "The same file holds all-MiniLM-L6-v2 itself (int8, its embeddings shared with "
             "the cross-encoder, whose training leaves them frozen), run in the same call over the "
             "evidence window and the claim: the combiner below uses the claim's token alignment "
-            "with the window (`veracity.verify.signals.alignment`)."] if config.get("aligner")
+            "with the window (`veracity.verifiers.features.alignment`)."] if config.get("aligner")
           else []),
         "",
         f"Window: {config['max_tokens']} tokens. Premises that do not fit are reduced to the "
-        "claim's best-matching sentences by `veracity.verify.evidence.EvidenceSelector` (the same "
-        "code in training and inference); nothing is truncated silently.",
+        "claim's best-matching sentences by `veracity.verifiers.windows.EvidenceSelector` (the "
+        "same code in training and inference); nothing is truncated silently.",
         "",
         "## Rebuild",
         "",

@@ -36,7 +36,7 @@ from veracity.train.teacher import (
     TeacherScores,
     teacher_scores,
 )
-from veracity.verify.evidence import EvidenceSelector
+from veracity.verifiers.windows import EvidenceSelector
 
 __all__ = ["LABELS", "TrainConfig", "TrainReport", "Trainer", "base_model_dir"]
 
@@ -263,7 +263,7 @@ class Trainer:
         needed = [rows[i] for i in order[: config.steps * config.batch_size]]
         scorer = self.teacher_scorer
         if scorer is None:
-            from veracity.verify.baselines import AlignmentScorer
+            from veracity.verifiers.similarity import AlignmentScorer
 
             scorer = AlignmentScorer(threads=config.threads).load()
         config.out_dir.mkdir(parents=True, exist_ok=True)

@@ -9,9 +9,9 @@
 {'claims': 1, 'supported': 1, 'contradicted': 0, 'unsupported': 0, 'skipped': 0, ...}
 """
 
-from veracity.verify.base import PairScorer, check_pairs
+from veracity.verifiers.base import PairScorer, check_pairs
+from veracity.verifiers.registry import make_verifier
 from veracity.verify.claims import ClaimExtractor
-from veracity.verify.combination import RULES, LayerCombiner, LayerWeights, fit_layer_weights
 from veracity.verify.consistency import ConsistencyLayer, ConsistencyResult, inconsistency
 from veracity.verify.gather import (
     ClaimEvidence,
@@ -24,8 +24,8 @@ from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer, KnowledgeRe
 from veracity.verify.nli import AGGREGATIONS, NLILayer, NLIResult, aggregate_support
 from veracity.verify.pipeline import LAYERS, AnswerVerifier
 from veracity.verify.questions import QUERY_MODES, QueryMaker, rule_question
-from veracity.verify.registry import make_verifier
 from veracity.verify.report import report_payload
+from veracity.verify.rules import RULES, LayerCombiner, LayerWeights, fit_layer_weights
 from veracity.verify.stream import StreamedSentence, StreamVerifier
 
 __all__ = [

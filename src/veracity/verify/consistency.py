@@ -51,8 +51,8 @@ from veracity.errors import GenerationError, InputError, ModelError, OptionError
 from veracity.llm.base import ChatModel, ChatRequest
 from veracity.prompts import ChatPrompt, load_prompt
 from veracity.types import Claim, LayerResult, PairScore, VerdictLabel
-from veracity.verify.base import PairScorer
-from veracity.verify.scoring import score_groups
+from veracity.verifiers.base import PairScorer
+from veracity.verifiers.scoring import score_groups
 
 __all__ = [
     "CONSISTENCY_MODES",

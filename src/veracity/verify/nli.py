@@ -44,10 +44,10 @@ from typing import Literal
 from veracity import defaults
 from veracity.errors import OptionError
 from veracity.types import Chunk, EvidenceJudgement, LayerResult, PairScore, Span
-from veracity.verify.base import PairScorer
+from veracity.verifiers.base import PairScorer
+from veracity.verifiers.scoring import score_groups
 from veracity.verify.fragments import cannot_state
 from veracity.verify.gather import ClaimEvidence, EvidenceSet
-from veracity.verify.scoring import score_groups
 
 __all__ = ["AGGREGATIONS", "Aggregation", "NLILayer", "NLIResult", "aggregate_support"]
 

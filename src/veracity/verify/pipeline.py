@@ -10,7 +10,7 @@
    index or the given source texts (:class:`~veracity.verify.gather.EvidenceGatherer`);
 3. layers: ``nli`` (the verifier against the evidence), ``knowledge`` (numbers, dates, amounts
    and names compared exactly) and ``consistency`` (sampled answers from a chat model);
-4. combination: the declared rule (:class:`~veracity.verify.combination.LayerCombiner`).
+4. combination: the declared rule (:class:`~veracity.verify.rules.LayerCombiner`).
 
 The verifier scores every (passage, claim) pair even when the ``nli`` layer is not among
 ``layers``, so that every verdict shows the passages that support and contradict its claim; the
@@ -36,14 +36,14 @@ from veracity.errors import InputError, OptionError
 from veracity.llm.base import ChatModel
 from veracity.retrieve.base import Retriever
 from veracity.types import Chunk, ClaimSet, ClaimVerdict, LayerResult, Report
-from veracity.verify.base import PairScorer
+from veracity.verifiers.base import PairScorer
 from veracity.verify.claims import ClaimExtractor
-from veracity.verify.combination import LayerCombiner
 from veracity.verify.consistency import ConsistencyLayer, ConsistencyResult
 from veracity.verify.gather import EvidenceGatherer, EvidenceSet
 from veracity.verify.knowledge import KnowledgeLayer, KnowledgeResult
 from veracity.verify.nli import Aggregation, NLILayer, NLIResult
 from veracity.verify.questions import QueryMaker, QueryMode
+from veracity.verify.rules import LayerCombiner
 
 __all__ = ["LAYERS", "AnswerVerifier"]
 

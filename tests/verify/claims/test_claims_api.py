@@ -31,19 +31,11 @@ def test_public_api_is_pinned() -> None:
 
 
 @pytest.mark.parametrize("name", ["__init__", *MODULES])
-def test_docstring_examples_run(name: str) -> None:
+def test_every_module_shows_an_example(name: str) -> None:
+    """The examples run with the package's doctests (``--doctest-modules``); here: each has one."""
     module = veracity.verify.claims if name == "__init__" else importlib.import_module(
         f"veracity.verify.claims.{name}")
-    result = doctest.testmod(module)
-    assert result.attempted > 0, f"{name} has no docstring example"
-    assert result.failed == 0
-
-
-def test_factual_docstring_examples_run() -> None:
-    module = importlib.import_module("veracity.generate.factual")
-    result = doctest.testmod(module)
-    assert result.attempted > 0
-    assert result.failed == 0
+    assert any(test.examples for test in doctest.DocTestFinder().find(module)), name
 
 
 @pytest.mark.parametrize(("prompt_id", "fields"), [

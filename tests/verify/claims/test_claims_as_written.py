@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from veracity.generate.citations import find_markers
 from veracity.testing import ScriptedChatModel
+from veracity.text.citations import find_markers
 from veracity.types import Claim, ClaimSet
 from veracity.verify.claims import ClaimExtractor
 

@@ -1,10 +1,10 @@
-"""Skip reasons: generate.factual.skip_reason for the text, and code and headings by layout."""
+"""Skip reasons: text.factual.skip_reason for the text, and code and headings by layout."""
 
 from __future__ import annotations
 
 import pytest
 
-from veracity.generate.factual import is_factual, skip_reason
+from veracity.text.factual import is_factual, skip_reason
 from veracity.verify.claims import sentence_skip_reason
 
 pytestmark = pytest.mark.unit

@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
+from veracity.verifiers.features import numbers
 from veracity.verify.knowledge.values import UNITS, Value, compare, extract_values
-from veracity.verify.signals import numbers
 
 pytestmark = pytest.mark.unit
 

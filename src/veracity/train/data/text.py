@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
-from veracity.sentences import split_sentences
+from veracity.text.sentences import split_sentences
 
 __all__ = [
     "CAPITALISED",

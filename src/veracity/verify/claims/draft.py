@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from veracity.generate.citations import find_markers
-from veracity.generate.segment import claim_text
+from veracity.text.citations import find_markers
+from veracity.text.segment import claim_text
 from veracity.types import Span
 from veracity.verify.claims.grammar import finish
 

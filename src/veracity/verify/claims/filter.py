@@ -1,5 +1,5 @@
 """Why a sentence of an answer needs no verification: code, a heading, or one of the reasons of
-:func:`veracity.generate.factual.skip_reason` (question, greeting, meta, opinion, refusal,
+:func:`veracity.text.factual.skip_reason` (question, greeting, meta, opinion, refusal,
 empty).
 
 A heading is a Markdown ``#`` heading, a line that is bold and nothing else (``**Key facts**``),
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from veracity.generate.factual import skip_reason
+from veracity.text.factual import skip_reason
 from veracity.types import SkipReason
 from veracity.verify.claims.grammar import read_clause, tokenize
 

@@ -1,7 +1,7 @@
 """Split an answer into the sentences to check, each with its citation numbers and, for those
 that need no verification, the reason.
 
-It starts from :func:`veracity.generate.segment.segment_answer` (Punkt, citation markers kept
+It starts from :func:`veracity.text.segment.segment_answer` (Punkt, citation markers kept
 with their sentence) and adds two repairs:
 
 - abbreviations: a sentence cut after "e.g.", "i.e.", "etc.", "et al.", "vs.", "approx.",
@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from veracity.generate.citations import Marker, code_spans, resolve_markers
-from veracity.generate.segment import claim_text, segment_answer
+from veracity.text.citations import Marker, code_spans, resolve_markers
+from veracity.text.segment import claim_text, segment_answer
 from veracity.types import SkipReason, Span
 from veracity.verify.claims.filter import sentence_skip_reason
 

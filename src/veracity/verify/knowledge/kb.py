@@ -39,9 +39,9 @@ from typing import Any
 
 from veracity import defaults
 from veracity.errors import DocumentError, InputError
+from veracity.text.words import STOPWORDS, content_words, stem
 from veracity.types import Span
 from veracity.verify.knowledge.entities import find_entity, match_key
-from veracity.verify.signals import STOPWORDS, content_words, stem
 
 __all__ = ["ATTRIBUTE_SYNONYMS", "COLUMNS", "Fact", "KnowledgeBase", "Mention"]
 

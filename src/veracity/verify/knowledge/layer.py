@@ -58,12 +58,12 @@ from dataclasses import dataclass
 
 from veracity import defaults
 from veracity.errors import InputError, OptionError
-from veracity.sentences import split_sentences
+from veracity.text.sentences import split_sentences
+from veracity.text.words import STOPWORDS, stem
 from veracity.types import Chunk, Claim, LayerResult, Span, ValueCheck
 from veracity.verify.knowledge.entities import Entity, EntityRecognizer, NerBackend, find_entity
 from veracity.verify.knowledge.kb import KnowledgeBase, Mention
 from veracity.verify.knowledge.values import Value, compare, extract_values, year_like
-from veracity.verify.signals import STOPWORDS, stem
 
 __all__ = ["KnowledgeLayer", "KnowledgeResult"]
 

@@ -46,7 +46,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Literal
 
 from veracity.types import Span
-from veracity.verify.signals import format_number, parse_number
+from veracity.verifiers.features import format_number, parse_number
 
 __all__ = [
     "CURRENCY_WORDS",

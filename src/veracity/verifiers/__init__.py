@@ -1,0 +1,23 @@
+"""Pair verifiers: does a premise support, contradict or say nothing of a claim?
+
+Every stage that checks text stands on these: the :class:`~veracity.verifiers.base.PairScorer`
+protocol (``run(premises, hypotheses) -> PairScores``), the shipped embedded verifier and its
+calibrated combiner (``embedded``, ``combiner``), any Hugging Face checker (``hf``), an LLM judge
+(``judge``), the similarity scorers (``similarity``: lexical coverage, cosine, token alignment),
+evidence windows for long premises (``windows``, ``windowed``), the features the combiner reads
+(``features``), batched scoring of groups with failures kept as data (``scoring``) and the
+registry of names (``registry``). The room uses ``types``, ``text`` and ``llm`` only; the answer
+pipeline (``verify``), ``generate``, ``train`` and ``testing`` import it, never the reverse.
+
+Labels: a pair is ``supported``, ``contradicted`` or ``neither`` (three-way NLI); the answer
+pipeline turns a claim's pairs into ``supported``, ``contradicted`` or ``unsupported``.
+
+>>> from veracity.verifiers import make_verifier
+>>> make_verifier("lexical").run(["Bees dance."], ["Bees dance."]).scores[0].supported
+1.0
+"""
+
+from veracity.verifiers.base import PairScorer, check_pairs
+from veracity.verifiers.registry import make_verifier
+
+__all__ = ["PairScorer", "check_pairs", "make_verifier"]

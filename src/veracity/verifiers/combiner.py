@@ -1,0 +1,187 @@
+"""A small calibrated layer over the cross-encoder: P(supported) from the model and other signals.
+
+The cross-encoder reads at most one window of evidence; cheap exact signals read the whole
+premise: the share of the claim's content words, numbers and capitalised entities the premise
+contains. A logistic layer, fit on held-out training rows (never on evaluation data), combines
+them into the final P(supported).
+
+Two feature sets exist; a verifier's config.json names the one its weights are for:
+
+- :data:`FEATURES` (verifier 0.1 and 0.2): the network's supported logit and the exact signals;
+  P(contradicted) and P(neither) keep their ratio.
+- :data:`ALIGNED_FEATURES` (verifier 0.4): the network's supported-versus-neither log ratio
+  (its contradiction head is left out: it rates close restatements of a source as contradicted,
+  bench/README.md, verifier_heads), the exact signals, and the token alignment of the claim with
+  the evidence window (:func:`~veracity.verifiers.features.alignment`), which the verifier's aligner
+  computes.
+
+With the aligned set the network's P(contradicted) is kept only where the evidence lacks one of
+the claim's numbers or capitalised names (the swapped year or person of a real contradiction);
+elsewhere it is set to 0, since on close restatements it is wrong more often than right. The
+combined support q then gives P(supported) = q × (1 − P(contradicted)) and P(neither) the rest
+(:meth:`Combiner.outputs`).
+
+>>> combiner = Combiner(weights=(1.0, 0.0, 0.0, 0.0, 0.0, 0.0), bias=0.0)
+>>> row = features([(0.8, 0.1, 0.1)], ["The sky is blue."], ["The sky is blue."])
+>>> round(combiner.support(row)[0], 3)
+0.8
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from veracity.errors import InputError, ModelError
+from veracity.verifiers.features import content_word_agreement, entity_coverage, number_agreement
+
+__all__ = ["ALIGNED_FEATURES", "FEATURES", "FEATURE_SETS", "Combiner", "features",
+           "fit_combiner", "fit_logistic"]
+
+_EXACT = ("content_coverage", "number_share", "has_numbers", "entity_share", "has_entities")
+#: Feature order of verifier 0.1 and 0.2's weights.
+FEATURES = ("model_logit", *_EXACT)
+#: Feature order of a verifier with an aligner.
+ALIGNED_FEATURES = ("support_neither_log_ratio", *_EXACT, "alignment")
+FEATURE_SETS = (FEATURES, ALIGNED_FEATURES)
+_EPSILON = 1e-4
+
+
+def features(probabilities: Sequence[Sequence[float]], premises: Sequence[str],
+             claims: Sequence[str], alignment: Sequence[float] | None = None) -> np.ndarray:
+    """The feature matrix, one row per pair: :data:`FEATURES` without ``alignment``,
+    :data:`ALIGNED_FEATURES` with it. ``probabilities`` are the network's (supported,
+    contradicted, neither) per pair."""
+    rows = []
+    for i, (probability, premise, claim) in enumerate(
+            zip(probabilities, premises, claims, strict=True)):
+        supported, _, neither = (min(max(float(p), _EPSILON), 1 - _EPSILON) for p in probability)
+        numbers = number_agreement(premise, claim)
+        entities = entity_coverage(premise, claim)
+        exact = [content_word_agreement(premise, claim).share, numbers.share,
+                 float(numbers.total > 0), entities.share, float(entities.total > 0)]
+        if alignment is None:
+            rows.append([np.log(supported / (1 - supported)), *exact])
+        else:
+            rows.append([np.log(supported / neither), *exact, float(alignment[i])])
+    width = len(FEATURES if alignment is None else ALIGNED_FEATURES)
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), width)
+
+
+@dataclass(frozen=True)
+class Combiner:
+    """Logistic weights over one of :data:`FEATURE_SETS`, as saved in the verifier's
+    config.json."""
+
+    weights: tuple[float, ...]
+    bias: float
+    names: tuple[str, ...] = FEATURES
+
+    def __post_init__(self) -> None:
+        if self.names not in FEATURE_SETS:
+            raise ModelError(f"combiner features {list(self.names)} are none of "
+                             f"{[list(names) for names in FEATURE_SETS]}: re-export the "
+                             "verifier with this veracity")
+        if len(self.weights) != len(self.names):
+            raise ModelError(f"combiner has {len(self.weights)} weights, expected "
+                             f"{len(self.names)} ({', '.join(self.names)})")
+
+    @property
+    def aligned(self) -> bool:
+        """Whether the weights need the aligner's ``alignment`` feature."""
+        return self.names == ALIGNED_FEATURES
+
+    def support(self, matrix: np.ndarray) -> list[float]:
+        """Combined P(supported) per row of a :func:`features` matrix."""
+        if matrix.shape[1:] != (len(self.names),):
+            raise InputError(f"need a (n, {len(self.names)}) feature matrix, got {matrix.shape}")
+        logits = matrix @ np.asarray(self.weights) + self.bias
+        return [float(v) for v in 1.0 / (1.0 + np.exp(-logits))]
+
+    def outputs(self, matrix: np.ndarray, probabilities: Sequence[Sequence[float]]
+                ) -> list[tuple[float, float, float]]:
+        """Combined (supported, contradicted, neither) per row of a :func:`features` matrix
+        and the network's probabilities of the same pairs.
+
+        :data:`FEATURES` weights replace P(supported) and keep the ratio of the other two (as
+        verifier 0.1 and 0.2 did); :data:`ALIGNED_FEATURES` weights keep P(contradicted) only
+        where the claim names a number or entity the premise lacks (see the module's notes).
+        """
+        support = self.support(matrix)
+        out = []
+        for q, row, (_, contradicted, neither) in zip(support, matrix, probabilities,
+                                                      strict=True):
+            if self.aligned:
+                named = dict(zip(self.names, row, strict=True))
+                lacks = ((named["has_numbers"] and named["number_share"] < 1)
+                         or (named["has_entities"] and named["entity_share"] < 1))
+                against = float(contradicted) if lacks else 0.0
+                supported = q * (1 - against)
+                out.append((supported, against, max(1 - supported - against, 0.0)))
+                continue
+            rest = float(contradicted) + float(neither)
+            share = float(contradicted) / rest if rest > 0 else 0.5
+            out.append((q, (1 - q) * share, (1 - q) * (1 - share)))
+        return out
+
+    def to_json(self) -> dict[str, object]:
+        return {"features": list(self.names), "weights": list(self.weights), "bias": self.bias}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> Combiner:
+        weights = data["weights"]
+        bias = data["bias"]
+        if not isinstance(weights, list) or not isinstance(bias, int | float):
+            raise ModelError("combiner weights must be a list and bias a number")
+        names = data.get("features", [])
+        if not isinstance(names, list):
+            raise ModelError(f"combiner features must be a list, got {names!r}")
+        return cls(tuple(float(w) for w in weights), float(bias), tuple(str(n) for n in names))
+
+
+def fit_combiner(matrix: np.ndarray, labels: Sequence[int], *, l2: float = 1.0,
+                 iterations: int = 50) -> Combiner:
+    """Fit the combiner's logistic weights on a :func:`features` matrix (see :func:`fit_logistic`).
+
+    ``labels`` are 1 for supported and 0 otherwise.
+    """
+    widths = {len(option): option for option in FEATURE_SETS}
+    names = widths.get(matrix.shape[-1]) if matrix.ndim == 2 else None
+    if names is None:
+        raise InputError(f"need a (n, {len(FEATURES)}) or (n, {len(ALIGNED_FEATURES)}) feature "
+                         f"matrix, got {matrix.shape}")
+    if len(set(labels)) < 2:
+        raise InputError("fitting the combiner needs both supported and unsupported rows")
+    weights, bias = fit_logistic(matrix, labels, l2=l2, iterations=iterations)
+    return Combiner(tuple(float(v) for v in weights), bias, names)
+
+
+def fit_logistic(matrix: np.ndarray, labels: Sequence[int], *, l2: float = 1.0,
+                 iterations: int = 50) -> tuple[np.ndarray, float]:
+    """Logistic weights and bias by Newton's method with an L2 penalty (the bias not penalised).
+
+    ``labels`` are 1 for the positive class and 0 otherwise. Classes are weighted to balance,
+    since detectors here are judged by balanced accuracy.
+    """
+    y = np.asarray(labels, dtype=np.float64)
+    if matrix.ndim != 2 or matrix.shape[0] != y.shape[0]:
+        raise InputError(f"need a ({len(y)}, features) matrix for {len(y)} labels, "
+                         f"got {matrix.shape}")
+    if y.size == 0 or y.min() == y.max():
+        raise InputError("fitting logistic weights needs rows of both classes")
+    x = np.hstack([matrix, np.ones((len(y), 1))])
+    sample = np.where(y == 1, 0.5 / y.mean(), 0.5 / (1 - y.mean()))
+    penalty = np.full(x.shape[1], l2)
+    penalty[-1] = 0.0
+    w = np.zeros(x.shape[1])
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        gradient = x.T @ (sample * (p - y)) + penalty * w
+        hessian = (x * (sample * p * (1 - p))[:, None]).T @ x + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return w[:-1], float(w[-1])

@@ -1,0 +1,173 @@
+"""veracity's own verifier: a MiniLM cross-encoder as int8 ONNX, shipped inside the package.
+
+Inference needs only onnxruntime and tokenizers. Long premises are never truncated: the
+evidence selector fits the claim's best-matching sentences into the window (or slides windows
+over the premise), and each result records the premise spans it was taken from.
+
+A verifier exported with an aligner (0.4 and later; see :mod:`veracity.train.aligner`) also
+runs all-MiniLM-L6-v2 over the window and the claim in the same ONNX call, and its combiner uses
+the claim's token alignment with the window.
+
+>>> verifier = EmbeddedVerifier().load()
+>>> scores = verifier.run(["Paris is the capital of France."], ["France's capital is Paris."])
+>>> scores.scores[0].label
+'supported'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from veracity import defaults
+from veracity._onnx import pad_batch, session
+from veracity.assets import VERIFIER_DIR, load_tokenizer
+from veracity.errors import ModelError, OptionError
+from veracity.types import PairScore, PairScores
+from veracity.verifiers.base import check_pairs, strip_control_tokens
+from veracity.verifiers.combiner import Combiner, features
+from veracity.verifiers.features import alignment
+from veracity.verifiers.windowed import score_windows
+from veracity.verifiers.windows import STRATEGIES, EvidenceSelector, Strategy
+
+__all__ = ["EmbeddedVerifier"]
+
+
+_LABELS = ("supported", "contradicted", "neither")
+
+
+def _pieces(hidden: np.ndarray, encoding: Any) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Unit vectors of a text's word pieces ([CLS], [SEP] and padding left out) and their
+    character spans."""
+    inner = hidden[1 : len(encoding.ids) - 1]
+    norms = np.maximum(np.linalg.norm(inner, axis=1, keepdims=True), 1e-12)
+    return inner / norms, list(encoding.offsets[1 : len(encoding.ids) - 1])
+
+
+class EmbeddedVerifier:
+    """The shipped cross-encoder; ``strategy`` overrides how long premises are windowed."""
+
+    def __init__(
+        self,
+        *,
+        model_dir: str | Path = VERIFIER_DIR,
+        strategy: Strategy | None = None,
+        batch_size: int = defaults.EMBEDDED_BATCH,
+        threads: int = defaults.ONNX_THREADS,
+        combine: bool = True,
+    ) -> None:
+        if strategy is not None and strategy not in STRATEGIES:
+            raise OptionError("strategy", strategy, f"one of {', '.join(STRATEGIES)}")
+        if batch_size < 1:
+            raise OptionError("batch_size", batch_size, "1 or more")
+        self.model_dir = Path(model_dir)
+        self.strategy = strategy
+        self.batch_size = batch_size
+        self.threads = threads
+        self.combine = combine
+        self.model_id = "veracity-verifier"
+        self.version = "unloaded"
+        self._session: Any = None
+        self._selector: EvidenceSelector | None = None
+        self._combiner: Combiner | None = None
+        self._aligned = False
+
+    def load(self) -> EmbeddedVerifier:
+        if self._session is not None:
+            return self
+        config_file = self.model_dir / "config.json"
+        if not config_file.is_file():
+            raise ModelError(
+                f"no verifier at {self.model_dir} (config.json missing). Reinstall veracity, or "
+                "train one with `veracity train-verifier` and pass its folder as model_dir")
+        config = json.loads(config_file.read_text())
+        if tuple(config["labels"]) != _LABELS:
+            raise ModelError(f"{config_file}: labels {config['labels']} are not {list(_LABELS)}")
+        self.model_id = str(config["model_id"])
+        self.version = str(config["version"])
+        self._selector = EvidenceSelector(
+            max_tokens=int(config["max_tokens"]),
+            strategy=self.strategy or config.get("strategy", "select"),
+            tokenizer=load_tokenizer(),
+        )
+        self._aligned = bool(config.get("aligner"))
+        if self.combine and config.get("combiner"):
+            self._combiner = Combiner.from_json(config["combiner"])
+            if self._combiner.aligned and not self._aligned:
+                raise ModelError(f"{config_file}: the combiner needs the aligner, which this "
+                                 "verifier lacks; re-export it with its aligner")
+            self.version += "+combined"
+        self._session = session(self.model_dir / "model.onnx", threads=self.threads)
+        return self
+
+    @property
+    def max_tokens(self) -> int:
+        return self._loaded().max_tokens
+
+    @property
+    def selector(self) -> EvidenceSelector:
+        """The evidence selector of the loaded model (its window and tokenizer)."""
+        return self._loaded()
+
+    def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+        check_pairs(premises, hypotheses)
+        claims = [strip_control_tokens(h) for h in hypotheses]
+        scores, matrix = self.features(premises, claims)
+        if self._combiner is not None and scores:
+            combined = self._combiner.outputs(
+                matrix, [(s.supported, s.contradicted, s.neither) for s in scores])
+            scores = [dataclasses.replace(score, supported=s, contradicted=c, neither=n)
+                      for score, (s, c, n) in zip(scores, combined, strict=True)]
+        return PairScores(tuple(scores), self.model_id, self.version)
+
+    def features(self, premises: Sequence[str], claims: Sequence[str]
+                 ) -> tuple[list[PairScore], np.ndarray]:
+        """The network's scores per pair (best window, not combined) and the combiner's
+        :func:`~veracity.verifiers.combiner.features` matrix (with ``alignment`` when the verifier
+        has an aligner)."""
+        scores, rows = score_windows(self._loaded(), premises, claims, self._score_batch)
+        aligned = None
+        if self._aligned:  # no pairs: no fourth column either
+            aligned = rows[:, 3].tolist() if len(rows) else []
+        probabilities = [(s.supported, s.contradicted, s.neither) for s in scores]
+        return scores, features(probabilities, premises, claims, aligned)
+
+    def _score_batch(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        """(supported, contradicted, neither) per pair, and the alignment as a fourth column
+        when the verifier has an aligner."""
+        tokenizer = self._loaded().tokenizer
+        encodings = tokenizer.encode_batch(pairs)
+        order = sorted(range(len(pairs)), key=lambda i: len(encodings[i].ids))
+        rows = np.zeros((len(pairs), 4 if self._aligned else 3), dtype=np.float64)
+        for first in range(0, len(order), self.batch_size):
+            batch = order[first : first + self.batch_size]
+            feeds = pad_batch([encodings[i].ids for i in batch],
+                              [encodings[i].type_ids for i in batch])
+            if not self._aligned:
+                (logits,) = self._session.run(["logits"], feeds)
+            else:
+                windows = tokenizer.encode_batch([pairs[i][0] for i in batch])
+                claims = tokenizer.encode_batch([pairs[i][1] for i in batch])
+                for name, encoded in (("window", windows), ("claim", claims)):
+                    padded = pad_batch([e.ids for e in encoded])
+                    feeds[f"{name}_ids"] = padded["input_ids"]
+                    feeds[f"{name}_mask"] = padded["attention_mask"]
+                logits, window_hidden, claim_hidden = self._session.run(
+                    ["logits", "window_hidden", "claim_hidden"], feeds)
+                for row, i in enumerate(batch):
+                    rows[i, 3] = alignment(pairs[i][1], *_pieces(claim_hidden[row], claims[row]),
+                                           _pieces(window_hidden[row], windows[row])[0])
+            shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+            rows[batch, :3] = shifted / shifted.sum(axis=1, keepdims=True)
+        return rows
+
+    def _loaded(self) -> EvidenceSelector:
+        self.load()
+        if self._selector is None:  # pragma: no cover - load() always sets it
+            raise ModelError("the verifier failed to load")
+        return self._selector

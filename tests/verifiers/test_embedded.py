@@ -1,0 +1,97 @@
+"""The shipped verifier, loaded from the package (integration: real int8 ONNX model)."""
+
+import pytest
+
+from veracity.errors import ClaimTooLongError, ModelError
+from veracity.verifiers.embedded import EmbeddedVerifier
+
+pytestmark = pytest.mark.integration
+
+PREMISE = ("Marie Curie was a Polish and naturalised-French physicist and chemist. She was the "
+           "first woman to win a Nobel Prize, in 1903, and won a second Nobel Prize, in "
+           "Chemistry, in 1911.")
+CLAIMS = ["Marie Curie won a Nobel Prize in Chemistry in 1911.",
+          "Marie Curie won her second Nobel Prize in 1925."]
+
+
+@pytest.fixture(scope="module")
+def verifier() -> EmbeddedVerifier:
+    return EmbeddedVerifier().load()
+
+
+def test_shipped_model_separates_support_from_contradiction(verifier: EmbeddedVerifier) -> None:
+    result = verifier.run([PREMISE, PREMISE], CLAIMS)
+    supported, changed_year = result.scores
+    assert supported.label == "supported"
+    assert changed_year.label == "contradicted"
+    # Pinned for the shipped 0.4.0 model; re-exporting the verifier updates these values.
+    assert supported.supported == pytest.approx(0.68, abs=0.01)
+    assert changed_year.supported == pytest.approx(0.17, abs=0.01)
+    # The year 1925 is not in the premise, so the network's contradiction stands; every number
+    # and name of the true claim is there, so its P(contradicted) is 0 (verify.combine).
+    assert changed_year.contradicted == pytest.approx(0.59, abs=0.01)
+    assert supported.contradicted == 0.0
+    assert result.model_id == "veracity-verifier-minilm-l6"
+    assert result.model_version.endswith("+combined")
+
+
+def test_long_premise_is_reduced_to_evidence_not_truncated(verifier: EmbeddedVerifier) -> None:
+    filler = " ".join(f"Paragraph {i} is about the weather in spring." for i in range(200))
+    premise = filler + " " + PREMISE
+    score = verifier.run([premise], [CLAIMS[0]]).scores[0]
+    evidence = " ".join(span.of(premise) for span in score.evidence)
+    assert "1911" in evidence
+    assert score.window.start > len(filler) // 2  # the evidence came from the end
+    assert score.supported > 0.5
+
+
+def test_claim_longer_than_the_window_is_an_error(verifier: EmbeddedVerifier) -> None:
+    with pytest.raises(ClaimTooLongError, match="split it"):
+        verifier.run([PREMISE], [" ".join(["Curie won prizes"] * 40)])
+
+
+def test_missing_model_folder_says_how_to_get_one(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ModelError, match="train-verifier"):
+        EmbeddedVerifier(model_dir=tmp_path).load()
+
+
+def test_a_score_does_not_depend_on_its_batch(verifier: EmbeddedVerifier) -> None:
+    """The default reads one pair per forward pass (defaults.EMBEDDED_BATCH), so a pair's score
+    is the same whatever else the call holds and in whatever order: the guard on that default."""
+    premises = [PREMISE, PREMISE, "Bees have six legs."]
+    claims = [*CLAIMS, "Bees have legs."]
+    together = verifier.run(premises, claims).supported()
+    reversed_ = verifier.run(premises[::-1], claims[::-1]).supported()[::-1]
+    alone = [verifier.run([p], [c]).scores[0].supported for p, c in zip(premises, claims,
+                                                                        strict=True)]
+    assert together == pytest.approx(alone, abs=1e-12)
+    assert reversed_ == pytest.approx(alone, abs=1e-12)
+
+
+def test_a_batch_above_one_moves_scores_only_within_the_quantization_bound() -> None:
+    """Why the default is one pair a pass: in a batch of 4, dynamic int8 quantization scales
+    activations over the batch, so scores move, by less than the 0.06 measured; a batch run
+    twice gives the same scores."""
+    batched = EmbeddedVerifier(batch_size=4).load()
+    one = EmbeddedVerifier(batch_size=1).load()
+    premises = [PREMISE, PREMISE, "Bees have six legs.", "The moon orbits the earth."]
+    claims = [*CLAIMS, "Bees have legs.", "The moon orbits Mars."]
+    first = batched.run(premises, claims).supported()
+    assert batched.run(premises, claims).supported() == first
+    alone = one.run(premises, claims).supported()
+    assert max(abs(a - b) for a, b in zip(first, alone, strict=True)) < 0.06
+
+
+def test_chat_control_tokens_are_not_read_as_part_of_the_claim(
+        verifier: EmbeddedVerifier) -> None:
+    claim = CLAIMS[0]
+    marked = [claim + "</s>", claim + "<|im_end|>", claim + " <|eot_id|>", "[/INST] " + claim]
+    result = verifier.run([PREMISE] * 5, [claim, *marked])
+    plain = result.scores[0].supported
+    assert [s.supported for s in result.scores[1:]] == pytest.approx([plain] * 4, abs=1e-9)
+
+
+def test_no_pairs_give_no_scores(verifier: EmbeddedVerifier) -> None:
+    result = verifier.run([], [])
+    assert result.scores == ()
+    assert result.model_id == "veracity-verifier-minilm-l6"
