@@ -362,8 +362,9 @@ def test_the_layer_with_spacy() -> None:
 @pytest.mark.unit
 def test_public_api() -> None:
     assert set(knowledge.__all__) == {
-        "NER_BACKENDS", "VALUE_KINDS", "Entity", "EntityRecognizer", "Fact", "KnowledgeBase",
-        "KnowledgeLayer", "KnowledgeResult", "Mention", "NerBackend", "Relation", "Value",
-        "ValueKind", "compare", "entity_key", "extract_values", "find_entity",
+        "NER_BACKENDS", "TOKEN_CLASSES", "VALUE_KINDS", "Entity", "EntityRecognizer", "Fact",
+        "KnowledgeBase", "KnowledgeLayer", "KnowledgeResult", "Mention", "NerBackend",
+        "Relation", "Value", "ValueKind", "compare", "compare_tokens", "entity_key",
+        "extract_tokens", "extract_values", "find_entity",
         "match_key", "spacy_available"}
     assert all(hasattr(knowledge, name) for name in knowledge.__all__)
