@@ -344,11 +344,18 @@ def test_unrelated_or_ordinary_text_is_not_flagged(text: str, source: str) -> No
 
 
 @pytest.mark.unit
-def test_a_token_in_a_slot_the_evidence_leaves_open_is_absent() -> None:
-    source = "To start it, Squid changes to the user specified in its configuration."
-    label, checks = code_checks("Squid changes to the user www-data at start.", source)
+def test_a_token_in_a_slot_the_evidence_fills_with_words_is_absent() -> None:
+    label, checks = code_checks("By default Squid runs as `www-data` on Debian.",
+                                "By default Squid runs as an unprivileged user.")
     assert label == "unsupported"
     assert checks == [("www-data", "absent", None)]
+
+
+@pytest.mark.unit
+def test_a_compound_noun_does_not_fill_a_slot() -> None:
+    label, checks = code_checks("Edit the file /etc/fstab to change the mounts.",
+                                "Edit the file system table to change the mounts.")
+    assert (label, checks) == ("supported", [])
 
 
 @pytest.mark.unit

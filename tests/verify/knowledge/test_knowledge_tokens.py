@@ -48,7 +48,7 @@ def one(text: str) -> tuple[str, str]:
     ("Use os.path.join here", ("symbol", "os.path.join")),
     ("Use re.compile() here", ("symbol", "re.compile")),
     ("Squid runs as user www-data", ("name", "www-data")),
-    ("Install the apt-get command", ("name", "apt-get")),
+    ("Run the command apt-get first", ("name", "apt-get")),
     ("The text is in utf-8 always", ("name", "utf-8")),
     ("Its user is `sync` here", ("name", "sync")),
     ("The default user is 'proxy' here", ("name", "proxy")),
@@ -78,6 +78,8 @@ def test_a_passwd_line_gives_its_paths() -> None:
 @pytest.mark.unit
 @pytest.mark.parametrize("text", [
     "It is a well-known, long-term fact.",
+    "A third-party library and the long-term users of an open-source package.",
+    "It works.so then it goes.in the end, in the U.S.A. and the U.S.S.R.",
     "In the U.S. and/or the UK, e.g. at 24/7 service, at 90 km/h.",
     "McDonald's and DiCaprio and MacArthur are names.",
     "It works.then you go - fast - and stop.",

@@ -33,14 +33,15 @@ EntityRecognizer`) is looked up in the claim's passages:
   most ``slot_words`` words, one clause, articles skipped): "a replacement *for* X" is
   ``("replacement", ("for",))``. Where a passage fills the same slot, in a context sharing at
   least two content words, with something else, the claim's token mismatches when that is a
-  token of its class (or a name for a name, or a lower-case word in a prepositional slot), and
-  is ``absent`` when it is nothing comparable ("the user specified below"); a passage that
-  fills the slot with the token or a phrase holding it confirms it. A lower-case word of a
-  technical claim (one with a path, URL, address, flag, version, an identifier with ``_``,
-  ``.`` or ``-``, something in backticks, or one that opens with a lower-case word as "gzip
-  is ..." does) is checked in a prepositional slot the same way ("gzip was designed as a
-  replacement for zip" against "... a replacement for compress"), and reported only when it
-  mismatches: ordinary words are not values;
+  token of its class (or a name for a name), and is ``absent`` when it is words of a
+  prepositional slot ("runs as an unprivileged user"); a word after a noun is no filler ("the
+  file system"), and a passage that fills the slot with the token or a phrase holding it
+  confirms it. A lower-case word of a technical claim (one with a path, URL, address, flag,
+  version, an identifier with ``_``, ``.`` or ``-``, something in backticks, or one that opens
+  with a lower-case word as "gzip is ..." does) is checked in a prepositional slot the same
+  way, against another word or name ("gzip was designed as a replacement for zip" against
+  "... a replacement for compress"), and reported only when it mismatches: ordinary words are
+  not values;
 - a name is ``match`` when a passage contains it as whole words (case-insensitive, "U.S." =
   "US", see :func:`~veracity.verify.knowledge.entities.entity_key`), or when a name found in
   a passage is part of it ("Karl von Frisch" vs a passage that says "Frisch"); ``absent``
@@ -472,12 +473,16 @@ class KnowledgeLayer:
                 if (mine & filler.words or _contains(region, filler.value.text.lower())
                         or _contains(filler.region, value.text.lower())):
                     return None  # the passage fills the slot with this word
-                talked_about = True
-                if filler.value.unit == "word":  # a plain word fills only "for X", "as X"
-                    comparable = value.unit in _WORDLIKE and bool(slot.between)
+                if filler.value.unit == "word":
+                    # A plain word fills a prepositional slot ("as an unprivileged user"), not
+                    # a noun's ("the file system"); against a token it is no value, only talk.
+                    if not slot.between:
+                        continue
+                    comparable = value.unit == "word"
                 else:  # a token of the class, or a name for a name
                     comparable = filler.value.unit == value.unit or (
                         value.unit in _WORDLIKE and filler.value.unit in _WORDLIKE)
+                talked_about = True
                 if comparable and (best is None or shared > best[0]):
                     best = (shared, passage, filler)
         if best is not None:

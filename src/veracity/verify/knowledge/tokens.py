@@ -16,8 +16,9 @@ is its class, and tokens compare only within a class (see :func:`compare_tokens`
   not ``McDonald``), ``os.path.join`` (two dots, or a call ``re.compile()``); compared without
   case;
 - ``name``: a lower-case name that the text marks as one: hyphenated with a digit
-  (``utf-8``) or next to a cue noun (``user www-data``, ``the apt-get command``: see
-  :data:`CUE_NOUNS`), the value of a configuration line (``cache_effective_user proxy``,
+  (``utf-8``) or right after a cue noun (``user www-data``, ``command apt-get``: see
+  :data:`CUE_NOUNS`; not before one, where hyphenated adjectives are: "third-party
+  library"), the value of a configuration line (``cache_effective_user proxy``,
   ``user=proxy``), or a single word in backticks or quotes (```sync```, ``'proxy'``);
 - ``quoted``: several words in backticks or quotes (``"In God We Trust"``), without case,
   spacing or end punctuation.
@@ -45,17 +46,18 @@ __all__ = ["CUE_NOUNS", "TOKEN_CLASSES", "compare_tokens", "extract_tokens"]
 
 #: The classes of code-like tokens (``Value.unit`` of a ``code`` value), in order of precedence.
 TOKEN_CLASSES = ("url", "email", "path", "flag", "version", "symbol", "name", "quoted")
-#: Nouns that mark the lower-case hyphenated word next to them as a name ("user www-data").
+#: Nouns that mark the lower-case hyphenated word right after them as a name ("user www-data").
 CUE_NOUNS = frozenset(
     "user users group account package packages command commands program utility tool binary "
     "daemon service module library function method variable option flag setting directive "
     "parameter field key host hostname branch tag image container repository repo file "
     "directory folder shell".split())
 
+# File extensions that are not English words, so that "it works.so then" is no file name.
 _EXTENSIONS = ("conf|cfg|ini|txt|md|rst|py|pyc|js|ts|json|yaml|yml|toml|xml|html|css|csv|log|sh|"
-               "bash|zsh|c|h|cc|cpp|hpp|java|rb|go|rs|php|pl|sql|db|sqlite|gz|tgz|bz2|xz|zip|tar|"
-               "deb|rpm|exe|dll|so|dylib|jar|whl|lock|cfg|service|socket|desktop|pem|key|crt|"
-               "pdf|png|jpg|jpeg|gif|svg|mk|cmake|in|bat|ps1|lua|swift|kt|vim")
+               "bash|zsh|c|h|cc|cpp|hpp|java|rb|rs|php|sql|db|sqlite|gz|tgz|bz2|xz|zip|tar|"
+               "deb|rpm|exe|dll|dylib|jar|whl|pem|crt|pdf|png|jpg|jpeg|gif|svg|cmake|bat|"
+               "ps1|lua|swift|kt|vim")
 _TLDS = "com|org|net|io|edu|gov|dev|info|co\\.uk|de|fr|uk"
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("url", re.compile(r"(?<![\w@/.])(?:https?|ftp)://[^\s<>\"'`)\]]+"
@@ -82,7 +84,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _HYPHENATED = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
 _CONFIG_LINE = re.compile(r"^[ \t]*#?[ \t]*(?P<key>[A-Za-z][\w.-]*[_.][\w.-]*)(?:[ \t]*[=:][ \t]*"
                           r"|[ \t]+)(?P<value>[^\s#=:]+)[ \t]*$", re.MULTILINE)
-_ASSIGNMENT = re.compile(r"(?<![\w.-])[A-Za-z][\w.-]*=(?P<value>[A-Za-z0-9_.\-/]+)")
+_ASSIGNMENT = re.compile(r"(?<![\w.-])[A-Za-z][\w.-]*=(?P<value>[\w/-]+(?:\.[\w/-]+)*)")
 _QUOTED = re.compile(r"`(?P<bt>[^`\n]{1,80})`|(?<![\w\"])\"(?P<dq>[^\"\n]{1,80})\"(?![\w\"])"
                      r"|“(?P<cq>[^”\n]{1,80})”|(?<![\w'’])'(?P<sq>[^'\n]{1,80})'(?![\w'])"
                      r"|(?<![\w'’])‘(?P<csq>[^’\n]{1,80})’(?![\w])")
@@ -116,6 +118,8 @@ def extract_tokens(text: str, *, values: Sequence[Value] | None = None) -> tuple
     for cls, pattern in _PATTERNS:
         for match in pattern.finditer(text):
             span = _trimmed(text, match.start(), match.end())
+            if cls == "symbol" and _abbreviation(match.group()):
+                continue
             if (span is None or _overlaps(span, [v.span for v in found])
                     or _overlaps(span, [v for v in taken if not _inside(v, span)])):
                 continue  # a token may hold a number ("--level=9"), not cut one ("5.2.x")
@@ -124,6 +128,11 @@ def extract_tokens(text: str, *, values: Sequence[Value] | None = None) -> tuple
         if not _overlaps(span, taken) and not _overlaps(span, [v.span for v in found]):
             found.append(Value("code", span.of(text), span, span.of(text).lower(), "name"))
     return tuple(sorted(found, key=lambda value: value.span.start))
+
+
+def _abbreviation(text: str) -> bool:
+    """"U.S.A." and "U.S.S.R.": dotted letters, not a dotted name."""
+    return "." in text and all(len(part) <= 1 for part in text.split("."))
 
 
 def _trimmed(text: str, start: int, end: int) -> Span | None:
@@ -173,12 +182,9 @@ def _marked_names(text: str) -> list[Span]:
 
 
 def _next_to_cue(text: str, match: re.Match[str]) -> bool:
-    before = [w.group().lower() for w in _WORD.finditer(text, max(0, match.start() - 30),
-                                                        match.start())]
-    after = _WORD.match(text, match.end() + 1) if text[match.end():match.end() + 1] == " " \
-        else None
-    return bool(before and before[-1] in CUE_NOUNS) or (
-        after is not None and after.group().lower() in CUE_NOUNS)
+    before = list(_WORD.finditer(text, max(0, match.start() - 30), match.start()))
+    return bool(before) and before[-1].group().lower() in CUE_NOUNS and text[
+        before[-1].end():match.start()].strip() == ""
 
 
 def _normalise(cls: str, text: str) -> str:
