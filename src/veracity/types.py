@@ -553,10 +553,13 @@ class EvidenceJudgement:
 
 @dataclass(frozen=True, slots=True)
 class ValueCheck:
-    """A number, date, amount or named entity of a claim compared exactly with the evidence.
+    """A number, date, amount, code-like token or named entity of a claim compared exactly with
+    the evidence.
 
     ``kind`` is one of ``number``, ``percent``, ``money``, ``quantity``, ``date``, ``year``,
-    ``entity``; ``value`` the normalised form (``"1200"``, ``"2022-09-20"``, ``"usd 5000000"``).
+    ``code`` (a path, URL, identifier, flag, version, quoted string or a lower-case word in a
+    slot), ``entity``; ``value`` the normalised form (``"1200"``, ``"2022-09-20"``,
+    ``"usd 5000000"``, ``"/bin/sync"``).
     ``status``: ``match`` (the evidence states it), ``mismatch`` (the evidence states a different
     value of the same kind in the same place: ``found`` and ``evidence`` say which), ``absent``.
     ``source`` is ``"evidence"`` or ``"knowledge_base"``.

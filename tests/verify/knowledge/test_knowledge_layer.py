@@ -221,6 +221,162 @@ def test_without_entities_only_values_are_checked() -> None:
     assert (result.results[0].label, result.results[0].score) == ("supported", None)
 
 
+# --- code-like tokens and slots ---------------------------------------------------------------
+
+SQUID = ("#  TAG: cache_effective_user\n"
+         "#\tIf you start Squid as root, it will change its effective/real\n"
+         "#\tUID/GID to the user specified below.  The default is to change\n"
+         "#\tto UID of proxy.\n"
+         "#Default:\n"
+         "# cache_effective_user proxy\n")
+PASSWD = ("sync:x:4:65534:sync:/bin:/bin/sync\n\n"
+          "Each line of /etc/passwd holds seven fields separated by colons: the user name, the "
+          "password placeholder, the user ID, the group ID, a comment, the home directory and "
+          "the login shell. The user sync has the home directory /bin and the login shell "
+          "/bin/sync, which runs the sync command and exits.")
+GZIP = ("gzip (GNU zip) is a compression utility designed to be a replacement for compress. "
+        "Its main advantages over compress are much better compression and freedom from "
+        "patented algorithms.")
+
+
+def passage(text: str, doc_id: str = "src.txt") -> Chunk:
+    return Chunk(f"{doc_id}#0", doc_id, 0, text, 0, len(text))
+
+
+def code_checks(text: str, source: str) -> tuple[str, list[tuple[str, str, str | None]]]:
+    label, _, checks = check(text, [passage(source)])
+    return label, [(c.text, c.status, c.found) for c in checks if c.kind == "code"]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("text", "source", "found"), [
+    ("Squid runs as user www-data.", SQUID, ("www-data", "mismatch", "proxy")),
+    ("The shell of user sync is /bin/bash.", PASSWD, ("/bin/bash", "mismatch", "/bin/sync")),
+    ("gzip was designed to be a replacement for zip.", GZIP, ("zip", "mismatch", "compress")),
+])
+def test_a_different_code_token_in_the_same_context_contradicts(
+        text: str, source: str, found: tuple[str, str, str]) -> None:
+    label, checks = code_checks(text, source)
+    assert label == "contradicted"
+    assert checks == [found]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("text", "source", "found"), [
+    ("Squid runs as user proxy.", SQUID, []),  # "proxy" is a plain word here: no check
+    ("Squid runs as user `proxy`.", SQUID, [("proxy", "match", "proxy")]),
+    ("The shell of user sync is /bin/sync.", PASSWD, [("/bin/sync", "match", "/bin/sync")]),
+    ("The home directory of sync is /bin.", PASSWD, [("/bin", "match", "/bin")]),
+    ("gzip was designed to be a replacement for compress.", GZIP, []),
+    # paraphrases: the slot filled by a phrase that holds the word, another wording of it
+    ("gzip was designed as a replacement for the compress program.", GZIP, []),
+    ("gzip is a compression utility that replaces compress.", GZIP, []),
+])
+def test_the_same_token_or_a_paraphrase_is_not_flagged(
+        text: str, source: str, found: list[tuple[str, str, str]]) -> None:
+    label, checks = code_checks(text, source)
+    assert label == "supported"
+    assert checks == found
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("text", "source", "found"), [
+    # path: a configuration file
+    ("The configuration file is /etc/squid/squid.conf.",
+     "Squid reads its configuration file /etc/squid3/squid.conf at start.",
+     "/etc/squid3/squid.conf"),
+    # URL
+    ("The source code is at https://git.savannah.gnu.org/gzip.git today.",
+     "The source code is at https://github.com/gzip/gzip today.",
+     "https://github.com/gzip/gzip"),
+    # e-mail
+    ("Report gzip bugs to bugs@gzip.org.", "Report gzip bugs to bug-gzip@gnu.org.",
+     "bug-gzip@gnu.org"),
+    # flag
+    ("To decompress, run gzip with the --fast option.",
+     "To decompress, run gzip with the --decompress option.", "--decompress"),
+    # version
+    ("The fix shipped in gzip 1.12.1 for users.", "The fix shipped in gzip 1.13.0 for users.",
+     "1.13.0"),
+    # snake_case
+    ("The directive cache_effective_group sets the user.",
+     "The directive cache_effective_user sets the user Squid runs as.",
+     "cache_effective_user"),
+    # CamelCase with inner capitals
+    ("The browser API call is getElementsByName for the element.",
+     "The browser API call is getElementById for the element.", "getElementById"),
+    # hyphenated name by a cue noun, against a configuration value
+    ("The daemon runs as user nginx-worker.", "user=nobody\nThe daemon runs as this user.",
+     "nobody"),
+    # backticked command
+    ("To list hidden files, type `ls -a` in the shell.",
+     "To list hidden files, type `ls -la` in the shell.", "ls -la"),
+    # quoted string
+    ('The error message says "permission denied" for the file.',
+     'The error message says "no such file" for the file.', "no such file"),
+])
+def test_each_class_of_token_contradicts_in_the_same_context(text: str, source: str,
+                                                             found: str) -> None:
+    label, checks = code_checks(text, source)
+    assert label == "contradicted"
+    assert [c[2] for c in checks if c[1] == "mismatch"] == [found]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("text", "source"), [
+    # another token of the class, in an unrelated context
+    ("The shell of user sync is /bin/bash.",
+     "Logs are written to /var/log/squid/access.log every hour."),
+    # tokens of another class
+    ("Squid runs as user www-data.", "Squid listens on https://proxy.example.org for users."),
+    # the token written as plain text
+    ("Squid runs as user www-data.", "On Debian, Squid runs as the www-data user."),
+    # lower-case ordinary words: no technical cue, so slots are not compared
+    ("Honey is made from nectar collected by bees.",
+     "Honey is made from pollen collected by bees."),
+    ("the sun is made of hydrogen and helium.", "The sun is made of plasma and gas."),
+])
+def test_unrelated_or_ordinary_text_is_not_flagged(text: str, source: str) -> None:
+    label, _, checks = check(text, [passage(source)])
+    assert not [c for c in checks if c.kind == "code" and c.status != "match"]
+    assert label in ("supported", "unsupported")
+    assert all(c.kind == "entity" for c in checks if c.status == "absent")
+
+
+@pytest.mark.unit
+def test_a_token_in_a_slot_the_evidence_fills_with_words_is_absent() -> None:
+    label, checks = code_checks("By default Squid runs as `www-data` on Debian.",
+                                "By default Squid runs as an unprivileged user.")
+    assert label == "unsupported"
+    assert checks == [("www-data", "absent", None)]
+
+
+@pytest.mark.unit
+def test_a_compound_noun_does_not_fill_a_slot() -> None:
+    label, checks = code_checks("Edit the file /etc/fstab to change the mounts.",
+                                "Edit the file system table to change the mounts.")
+    assert (label, checks) == ("supported", [])
+
+
+@pytest.mark.unit
+def test_a_token_the_evidence_does_not_talk_about_is_not_checked() -> None:
+    label, checks = code_checks("The shell of user sync is /bin/bash.",
+                                "Bees dance to tell each other where flowers are.")
+    assert (label, checks) == ("supported", [])
+
+
+@pytest.mark.unit
+def test_a_code_contradiction_names_the_token_and_the_evidence_span() -> None:
+    layer = KnowledgeLayer(ner="rules")
+    chunk = Chunk("passwd#3", "passwd", 3, PASSWD, 120, 120 + len(PASSWD))
+    result = layer.run([claim("The shell of user sync is /bin/bash.")], [[chunk]])
+    assert "'/bin/bash' contradicts the evidence, which says '/bin/sync'" in \
+        result.results[0].detail
+    mismatch = next(c for c in result.values[0] if c.status == "mismatch")
+    assert mismatch.evidence is not None
+    assert (" " * 120 + PASSWD)[mismatch.evidence.start:mismatch.evidence.end] == "/bin/sync"
+
+
 # --- abstaining, precedence, shape ------------------------------------------------------------
 
 
@@ -362,8 +518,9 @@ def test_the_layer_with_spacy() -> None:
 @pytest.mark.unit
 def test_public_api() -> None:
     assert set(knowledge.__all__) == {
-        "NER_BACKENDS", "VALUE_KINDS", "Entity", "EntityRecognizer", "Fact", "KnowledgeBase",
-        "KnowledgeLayer", "KnowledgeResult", "Mention", "NerBackend", "Relation", "Value",
-        "ValueKind", "compare", "entity_key", "extract_values", "find_entity",
+        "NER_BACKENDS", "TOKEN_CLASSES", "VALUE_KINDS", "Entity", "EntityRecognizer", "Fact",
+        "KnowledgeBase", "KnowledgeLayer", "KnowledgeResult", "Mention", "NerBackend",
+        "Relation", "Value", "ValueKind", "compare", "compare_tokens", "entity_key",
+        "extract_tokens", "extract_values", "find_entity",
         "match_key", "spacy_available"}
     assert all(hasattr(knowledge, name) for name in knowledge.__all__)

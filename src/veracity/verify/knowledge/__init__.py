@@ -1,7 +1,10 @@
-"""The knowledge layer: numbers, dates, amounts and names of claims compared exactly.
+"""The knowledge layer: numbers, dates, amounts, code-like tokens and names compared exactly.
 
 - :mod:`.values`: :func:`extract_values` finds and normalises numbers, percentages, money,
   quantities, dates and years; :func:`compare` says whether two of them agree;
+- :mod:`.tokens`: :func:`extract_tokens` finds code-like tokens (paths, URLs, e-mail addresses,
+  flags, versions, identifiers, marked lower-case names, quoted strings);
+  :func:`compare_tokens` compares two of them;
 - :mod:`.entities`: named entities by spaCy (the ``[nlp]`` extra) or by rules;
 - :mod:`.kb`: a :class:`KnowledgeBase` of (entity, attribute, value) facts from CSV or JSON;
 - :mod:`.layer`: :class:`KnowledgeLayer`, one :class:`~veracity.types.LayerResult` per claim.
@@ -25,6 +28,7 @@ from veracity.verify.knowledge.entities import (
 )
 from veracity.verify.knowledge.kb import Fact, KnowledgeBase, Mention
 from veracity.verify.knowledge.layer import KnowledgeLayer, KnowledgeResult
+from veracity.verify.knowledge.tokens import TOKEN_CLASSES, compare_tokens, extract_tokens
 from veracity.verify.knowledge.values import (
     VALUE_KINDS,
     Relation,
@@ -36,6 +40,7 @@ from veracity.verify.knowledge.values import (
 
 __all__ = [
     "NER_BACKENDS",
+    "TOKEN_CLASSES",
     "VALUE_KINDS",
     "Entity",
     "EntityRecognizer",
@@ -49,7 +54,9 @@ __all__ = [
     "Value",
     "ValueKind",
     "compare",
+    "compare_tokens",
     "entity_key",
+    "extract_tokens",
     "extract_values",
     "find_entity",
     "match_key",

@@ -1,7 +1,10 @@
-"""The knowledge layer: a claim's numbers, dates, amounts and names compared exactly.
+"""The knowledge layer: a claim's numbers, dates, amounts, code-like tokens and names compared
+exactly.
 
-For each claim, every value (:func:`~veracity.verify.knowledge.values.extract_values`) and,
-with ``entities=True``, every named entity (:class:`~veracity.verify.knowledge.entities.
+For each claim, every value (:func:`~veracity.verify.knowledge.values.extract_values`), every
+code-like token (:func:`~veracity.verify.knowledge.tokens.extract_tokens`: paths, URLs,
+identifiers, flags, versions, marked lower-case names, quoted strings) and, with
+``entities=True``, every named entity (:class:`~veracity.verify.knowledge.entities.
 EntityRecognizer`) is looked up in the claim's passages:
 
 - a value is ``match`` when some passage states an equal value of a comparable kind, at the
@@ -19,6 +22,26 @@ EntityRecognizer`) is looked up in the claim's passages:
   all. Of several conflicting values, the one whose context shares most words is reported
   (on a tie, the one nearest to those words);
 - ``absent`` otherwise;
+- a code token is compared the same way, with the same contexts, with the passages' tokens of
+  its class (see :func:`~veracity.verify.knowledge.tokens.compare_tokens`): ``match`` when a
+  passage has it (also as plain text: "the www-data user"), ``mismatch`` when one has another
+  token of its class in a comparable context ("/bin/bash" against "/bin/sync" near "shell").
+  A token in prose quotes ("...", '...', a title or a term) is compared only in its *slot*.
+  Unlike a number, a token the passages say nothing about is not reported (no check): code
+  tokens are often paraphrased ("the login shell" for "/bin/sh");
+- a *slot* is the content word before a token or word and the function words between (at
+  most ``slot_words`` words, one clause, articles skipped): "a replacement *for* X" is
+  ``("replacement", ("for",))``. Where a passage fills the same slot, in a context sharing at
+  least two content words, with something else, the claim's token mismatches when that is a
+  token of its class (or a name for a name), and is ``absent`` when it is words of a
+  prepositional slot ("runs as an unprivileged user"); a word after a noun is no filler ("the
+  file system"), and a passage that fills the slot with the token or a phrase holding it
+  confirms it. A lower-case word of a technical claim (one with a path, URL, address, flag,
+  version, an identifier with ``_``, ``.`` or ``-``, something in backticks, or one that opens
+  with a lower-case word as "gzip is ..." does) is checked in a prepositional slot the same
+  way, against another word or name ("gzip was designed as a replacement for zip" against
+  "... a replacement for compress"), and reported only when it mismatches: ordinary words are
+  not values;
 - a name is ``match`` when a passage contains it as whole words (case-insensitive, "U.S." =
   "US", see :func:`~veracity.verify.knowledge.entities.entity_key`), or when a name found in
   a passage is part of it ("Karl von Frisch" vs a passage that says "Frisch"); ``absent``
@@ -63,7 +86,15 @@ from veracity.text.words import STOPWORDS, stem
 from veracity.types import Chunk, Claim, LayerResult, Span, ValueCheck
 from veracity.verify.knowledge.entities import Entity, EntityRecognizer, NerBackend, find_entity
 from veracity.verify.knowledge.kb import KnowledgeBase, Mention
-from veracity.verify.knowledge.values import Value, compare, extract_values, year_like
+from veracity.verify.knowledge.tokens import compare_tokens, extract_tokens
+from veracity.verify.knowledge.values import (
+    Relation,
+    Value,
+    compare,
+    extract_values,
+    year_like,
+)
+from veracity.text.words import STOPWORDS, stem
 
 __all__ = ["KnowledgeLayer", "KnowledgeResult"]
 
@@ -71,6 +102,16 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: How many words after a number name the thing it counts ("60,000 worker bees").
 _HEAD_WORDS = 3
 _HEADS = 2
+#: The words that may join a slot's word to its filler ("a replacement *for* compress"); articles
+#: are skipped on both sides.
+_PREPOSITIONS = frozenset("for to of as by with from in on at into than over via like".split())
+_ARTICLES = frozenset({"a", "an", "the"})
+#: A slot's context must share this many content words (its own word among them).
+_SLOT_SHARED = 2
+#: Token classes that a lower-case word can stand against in a slot ("replacement for zip").
+_WORDLIKE = frozenset({"word", "name", "symbol"})
+_CLAUSE_BREAK = re.compile(r"[.,;:!?()\[\]{}\n]")
+_LOWER_WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
 
 @dataclass(frozen=True)
@@ -110,10 +151,33 @@ class _Found:
     context: _Context
 
 
+@dataclass(frozen=True, slots=True)
+class _Slot:
+    """The place a word fills: the stem of the content word before it and the function words
+    between (articles dropped): "a replacement for compress" -> ``("replacement", ("for",))``."""
+
+    anchor: str
+    between: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Filler:
+    """What fills a slot in a passage: the token or lower-case word (``unit`` ``"word"``), the
+    stems of the words from it to the clause's end (``words``), that text (``region``, lower
+    case) and its context."""
+
+    value: Value
+    words: frozenset[str]
+    region: str
+    context: _Context
+
+
 @dataclass(frozen=True)
 class _Passage:
     chunk: Chunk
     values: tuple[_Found, ...]
+    numbers: tuple[Value, ...] = ()
+    sentences: tuple[Span, ...] = ()
 
 
 class KnowledgeLayer:
@@ -190,6 +254,15 @@ class KnowledgeLayer:
             claim_values = extract_values(claim.text)
             mine = [self._check_value(claim.text, value, claim_values, found)
                     for value in claim_values]
+            tokens = extract_tokens(claim.text, values=claim_values)
+            for token in tokens:
+                if (token_check := self._check_token(claim.text, token, claim_values,
+                                                     found)) is not None:
+                    mine.append(token_check)
+            technical = (any(_technical(claim.text, token) for token in tokens)
+                         or _opens_lower(claim.text, Span(0, len(claim.text))))
+            mine.extend(self._check_words(claim.text, claim_values, tokens, found,
+                                          technical=technical))
             checks.append(mine)
         if self.entities:
             self._check_names(claims, evidence, names, checks)
@@ -209,11 +282,12 @@ class KnowledgeLayer:
             values = extract_values(chunk.text)
             sentences = split_sentences(chunk.text) or [Span(0, len(chunk.text))]
             found = []
-            for value in values:
-                sentence = next((s for s in sentences
-                                 if s.start <= value.span.start < s.end), sentences[-1])
+            # Code tokens get a context like any value; only numbers and amounts are left out
+            # of contexts, since a token's words ("cache_effective_user") say what it is about.
+            for value in (*values, *extract_tokens(chunk.text, values=values)):
+                sentence = _sentence_of(sentences, value.span.start)
                 found.append(_Found(value, self._context(chunk.text, value, values, sentence)))
-            cache[chunk] = _Passage(chunk, tuple(found))
+            cache[chunk] = _Passage(chunk, tuple(found), values, tuple(sentences))
         return cache[chunk]
 
     def _context(self, text: str, value: Value, values: Sequence[Value],
@@ -248,7 +322,7 @@ class KnowledgeLayer:
         best: tuple[tuple[int, int], _Passage, _Found] | None = None
         for passage in passages:
             for other in passage.values:
-                relation = compare(value, other.value)
+                relation = _relation(value, other.value)
                 if relation == "match":
                     return _value_check(value, "match", passage.chunk, other.value)
                 if relation != "conflict":
@@ -268,6 +342,155 @@ class KnowledgeLayer:
         if best is not None:
             return _value_check(value, "mismatch", best[1].chunk, best[2].value)
         return ValueCheck(value.kind, value.text, value.span, value.value, "absent")
+
+    # --- code tokens and slots ------------------------------------------------------------------
+
+    def _check_token(self, claim: str, token: Value, claim_values: Sequence[Value],
+                     passages: Sequence[_Passage]) -> ValueCheck | None:
+        """A code token: ``match`` when a passage has it (as a token or in plain text),
+        ``mismatch`` when one has another token of its class in a comparable context or another
+        word in its slot, ``absent`` only when a passage fills its slot with nothing comparable;
+        ``None`` (no check) when the passages say nothing about it."""
+        for passage in passages:
+            span = _find_text(token, passage.chunk.text)
+            if span is not None:
+                found = Value(token.kind, span.of(passage.chunk.text), span, token.value,
+                              token.unit)
+                return _value_check(token, "match", passage.chunk, found)
+        if not _in_quotes(claim, token.span):  # prose quotes: a title, a phrase, a term
+            check = self._check_value(claim, token, claim_values, passages)
+            if check.status != "absent":
+                return check
+        slot = self._slot(claim, token.span, Span(0, len(claim)))
+        if slot is None:
+            return None
+        return self._slot_check(claim, token, slot, claim_values, passages, absent=True)
+
+    def _check_words(self, claim: str, claim_values: Sequence[Value], tokens: Sequence[Value],
+                     passages: Sequence[_Passage], *, technical: bool) -> list[ValueCheck]:
+        """Lower-case words in a prepositional slot ("a replacement for zip") of a technical
+        claim (see :func:`_technical`): a ``mismatch`` when a passage fills the same slot, in a
+        comparable context, with another word or name, and no passage fills it with this one;
+        otherwise no check."""
+        if not technical:
+            return []
+        taken = [value.span for value in (*claim_values, *tokens)]
+        checks = []
+        for match in _WORD.finditer(claim):
+            word = match.group()
+            span = Span(match.start(), match.end())
+            if (word.lower() in STOPWORDS or not _LOWER_WORD.fullmatch(word)
+                    or any(t.start < span.end and span.start < t.end for t in taken)):
+                continue
+            slot = self._slot(claim, span, Span(0, len(claim)))
+            if slot is None or not slot.between or not set(slot.between) <= _PREPOSITIONS:
+                continue
+            if any(0 <= t.start - span.end <= 2 for t in taken):
+                continue  # "user www-data": the word names the token that fills the slot
+            value = Value("code", word, span, word.lower(), "word")
+            check = self._slot_check(claim, value, slot, claim_values, passages, absent=False)
+            if check is not None:
+                checks.append(check)
+        return checks
+
+    def _slot(self, text: str, span: Span, bounds: Span) -> _Slot | None:
+        """The slot that the text at ``span`` fills: the nearest content word before it, with
+        only function words (at most ``slot_words`` words in all) and no punctuation between."""
+        before = list(_WORD.finditer(text, bounds.start, span.start))
+        between: list[str] = []
+        for k in range(len(before) - 1, max(-1, len(before) - 1 - self.slot_words), -1):
+            match = before[k]
+            gap_end = span.start if k == len(before) - 1 else before[k + 1].start()
+            if _CLAUSE_BREAK.search(text, match.end(), gap_end):
+                return None
+            word = match.group().lower().replace("’", "'")
+            if word in STOPWORDS:
+                if word not in _ARTICLES:
+                    between.insert(0, word)
+                continue
+            if not any(c.isalpha() for c in word):
+                return None
+            return _Slot(stem(word), tuple(between))
+        return None
+
+    def _fillers(self, passage: _Passage, slot: _Slot) -> list[_Filler]:
+        """Where ``passage`` fills ``slot``: the token or lower-case word after each occurrence
+        of its word and function words (capitalised words and numbers are not fillers)."""
+        text = passage.chunk.text
+        words = list(_WORD.finditer(text))
+        fillers = []
+        for i, match in enumerate(words):
+            if stem(match.group().lower().replace("’", "'")) != slot.anchor:
+                continue
+            token = self._filler_after(passage, words, i, slot)
+            if token is None:
+                continue
+            start = token.span.start
+            sentence = _sentence_of(passage.sentences, start)
+            words_after, region = _following(text, token, sentence, self.slot_words)
+            fillers.append(_Filler(token, words_after, region,
+                                   self._context(text, token, passage.numbers, sentence)))
+        return fillers
+
+    def _filler_after(self, passage: _Passage, words: Sequence[re.Match[str]], anchor: int,
+                      slot: _Slot) -> Value | None:
+        """The token or lower-case word that follows ``words[anchor]`` and exactly the slot's
+        function words (articles skipped), within ``slot_words`` words and one clause."""
+        text = passage.chunk.text
+        between: list[str] = []
+        for j in range(anchor + 1, min(len(words), anchor + 1 + self.slot_words)):
+            if _CLAUSE_BREAK.search(text, words[j - 1].end(), words[j].start()):
+                return None
+            word = words[j].group()
+            if tuple(between) == slot.between:
+                start = words[j].start()
+                token = next((f.value for f in passage.values if f.value.kind == "code"
+                              and f.value.span.start <= start < f.value.span.end), None)
+                if token is not None:
+                    return token
+                if word.lower() not in STOPWORDS and _LOWER_WORD.fullmatch(word):
+                    return Value("code", word, Span(start, words[j].end()), word.lower(),
+                                 "word")
+            if word.lower() not in STOPWORDS:
+                return None
+            if word.lower() not in _ARTICLES:
+                between.append(word.lower())
+            if len(between) > len(slot.between):
+                return None
+        return None
+
+    def _slot_check(self, claim: str, value: Value, slot: _Slot,
+                    claim_values: Sequence[Value], passages: Sequence[_Passage], *,
+                    absent: bool) -> ValueCheck | None:
+        context = self._context(claim, value, claim_values, Span(0, len(claim)))
+        mine, region = _following(claim, value, Span(0, len(claim)), self.slot_words)
+        best: tuple[int, _Passage, _Filler] | None = None
+        talked_about = False
+        for passage in passages:
+            for filler in self._fillers(passage, slot):
+                shared = len(context.window.keys() & filler.context.window.keys())
+                if shared < _SLOT_SHARED:
+                    continue
+                if (mine & filler.words or _contains(region, filler.value.text.lower())
+                        or _contains(filler.region, value.text.lower())):
+                    return None  # the passage fills the slot with this word
+                if filler.value.unit == "word":
+                    # A plain word fills a prepositional slot ("as an unprivileged user"), not
+                    # a noun's ("the file system"); against a token it is no value, only talk.
+                    if not slot.between:
+                        continue
+                    comparable = value.unit == "word"
+                else:  # a token of the class, or a name for a name
+                    comparable = filler.value.unit == value.unit or (
+                        value.unit in _WORDLIKE and filler.value.unit in _WORDLIKE)
+                talked_about = True
+                if comparable and (best is None or shared > best[0]):
+                    best = (shared, passage, filler)
+        if best is not None:
+            return _value_check(value, "mismatch", best[1].chunk, best[2].value)
+        if absent and talked_about:
+            return ValueCheck(value.kind, value.text, value.span, value.value, "absent")
+        return None
 
     # --- names --------------------------------------------------------------------------------
 
@@ -385,6 +608,73 @@ class KnowledgeLayer:
             return LayerResult("knowledge", "unsupported", True, risk, "; ".join(parts))
         return LayerResult("knowledge", "supported", False, defaults.KNOWLEDGE_MATCH_RISK,
                            f"all {len(confirmed)} values and names checked match")
+
+
+def _relation(claim: Value, evidence: Value) -> Relation:
+    if "code" in (claim.kind, evidence.kind):
+        return compare_tokens(claim, evidence)
+    return compare(claim, evidence)
+
+
+def _sentence_of(sentences: Sequence[Span], position: int) -> Span:
+    return next((s for s in sentences if s.start <= position < s.end), sentences[-1])
+
+
+def _in_quotes(text: str, span: Span) -> bool:
+    """Whether ``span`` is in prose quotation marks ("...", '...', “...”), not backticks."""
+    before = text[:span.start].rstrip()
+    return before[-1:] in ("\"", "'", "“", "‘")
+
+
+def _technical(text: str, token: Value) -> bool:
+    """Whether ``token`` marks its text as technical, so that its lower-case words may be
+    names: a path, URL, address, flag, version, an identifier with an underscore or dot, or
+    anything in backticks (product names such as "iPhone" and prose quotes do not count)."""
+    if token.unit in ("path", "url", "email", "flag", "version"):
+        return True
+    if token.span.start > 0 and text[token.span.start - 1] == "`":
+        return True
+    return token.unit in ("symbol", "name") and not _in_quotes(text, token.span) and (
+        "_" in token.text or "." in token.text or "-" in token.text or "=" in text[
+            max(0, token.span.start - 1):token.span.start])
+
+
+def _opens_lower(text: str, bounds: Span) -> bool:
+    """Whether ``text`` opens with a lower-case content word, as a tool's name does ("gzip
+    is ..."): a sign of a technical text, where lower-case words may be names."""
+    first = _WORD.search(text, bounds.start, bounds.end)
+    return (first is not None and first.group()[0].islower()
+            and first.group().lower() not in STOPWORDS)
+
+
+def _following(text: str, value: Value, bounds: Span, width: int) -> tuple[frozenset[str], str]:
+    """What fills a slot: a token, or a lower-case word and the words after it to the end of
+    its clause, at most ``width`` words ("compress program"); as stems and as lower-case text."""
+    if value.unit != "word":
+        return frozenset({value.value}), value.text.lower()
+    stems, end, count = {stem(value.value)}, value.span.end, 1
+    for match in _WORD.finditer(text, value.span.end, bounds.end):
+        if count >= width or _CLAUSE_BREAK.search(text, end, match.start()):
+            break
+        end, count = match.end(), count + 1
+        word = match.group().lower()
+        if word not in STOPWORDS:
+            stems.add(stem(word))
+    return frozenset(stems), text[value.span.start:end].lower()
+
+
+def _contains(text: str, part: str) -> bool:
+    return re.search(r"(?<![\w-])" + re.escape(part) + r"(?![\w-])", text) is not None
+
+
+def _find_text(token: Value, text: str) -> Span | None:
+    """Where ``token`` is written in ``text`` as a whole (case aside for all but paths and
+    flags; any spacing inside a quoted string)."""
+    words = token.text.split()
+    pattern = r"\s+".join(re.escape(word) for word in words) if words else re.escape(token.text)
+    flags = 0 if token.unit in ("path", "flag") else re.IGNORECASE
+    found = re.search(r"(?<![\w/\\-])" + pattern + r"(?![\w/\\-]|\.\w)", text, flags)
+    return Span(found.start(), found.end()) if found else None
 
 
 def _value_check(value: Value, status: str, chunk: Chunk, other: Value) -> ValueCheck:

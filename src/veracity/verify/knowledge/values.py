@@ -62,8 +62,10 @@ __all__ = [
     "year_like",
 ]
 
-ValueKind = Literal["number", "percent", "money", "quantity", "date", "year"]
-VALUE_KINDS: tuple[ValueKind, ...] = ("number", "percent", "money", "quantity", "date", "year")
+#: ``code`` is the kind of the tokens of :func:`~veracity.verify.knowledge.tokens.extract_tokens`.
+ValueKind = Literal["number", "percent", "money", "quantity", "date", "year", "code"]
+VALUE_KINDS: tuple[ValueKind, ...] = ("number", "percent", "money", "quantity", "date", "year",
+                                      "code")
 #: How a claim value stands to an evidence value (see :func:`compare`).
 Relation = Literal["match", "conflict", "vaguer", "incomparable"]
 
@@ -447,13 +449,16 @@ def compare(claim: Value, evidence: Value, *, years_as_numbers: bool = False) ->
     - A number matches a year of the same value ("1886"); they conflict when the number is
       written like a year (four digits from 1000 to 2100, as in "the 1973 Nobel Prize") or
       ``years_as_numbers`` (a knowledge-base value such as "1886" has no cue word).
-    - Anything else (percent vs number, euros vs dollars, km vs kg) is ``incomparable``.
+    - Anything else (percent vs number, euros vs dollars, km vs kg, any ``code`` token) is
+      ``incomparable``.
 
     >>> euro = extract_values("€3.2bn")[0]
     >>> compare(euro, extract_values("EUR 3,214 million")[0]), compare(euro, euro)
     ('match', 'match')
     """
     kinds = {claim.kind, evidence.kind}
+    if "code" in kinds:  # tokens compare by tokens.compare_tokens
+        return "incomparable"
     if kinds <= {"date", "year"}:
         return _compare_dates(_date_parts(claim.value), _date_parts(evidence.value))
     if kinds == {"number", "year"}:
