@@ -38,7 +38,7 @@ from veracity.verifiers.registry import make_verifier
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.consistency import ConsistencyLayer
 from veracity.verify.gather import source_chunks
-from veracity.verify.pipeline import AnswerVerifier
+from veracity.verify.pipeline import make_answer_verifier
 from verifier_data import DEFAULT_DATA
 
 
@@ -98,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if not claims.claims:
             answers_without_claims += 1
             continue
-        reference = AnswerVerifier(
+        reference = make_answer_verifier(
             scorer, sources=source_chunks([Document(id=qid, text=gold)]),
             layers=("nli",)).verify_claims(claims)
         errors += [int(v.label != "supported") for v in reference.verdicts]

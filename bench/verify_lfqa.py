@@ -51,7 +51,7 @@ from veracity.verifiers.registry import make_verifier
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.gather import source_chunks
 from veracity.verify.knowledge import KnowledgeLayer
-from veracity.verify.pipeline import AnswerVerifier
+from veracity.verify.pipeline import make_answer_verifier
 from veracity.verify.rules import LayerCombiner, fit_layer_weights
 from verifier_data import DEFAULT_DATA, _majority_supported
 
@@ -159,7 +159,7 @@ def run_config(name: str, options: dict[str, Any], answers: list[Answer],
     started = time.perf_counter()
     for answer in answers:
         text, starts = sentence_starts(answer.sentences)
-        verifier = AnswerVerifier(scorer, sources=chunks_by_question[answer.question_id],
+        verifier = make_answer_verifier(scorer, sources=chunks_by_question[answer.question_id],
                                   layers=options["layers"], extractor=extractor,
                                   knowledge=knowledge, query=options.get("query", "claim"),
                                   aggregation=options.get("aggregation", "max"), k=k)
@@ -228,7 +228,7 @@ def throughput(answers: list[Answer], docs: dict[str, list[Document]], scorer: P
     for _ in range(runs):
         claims, stages, started = 0, {}, time.perf_counter()
         for answer in sample:
-            verifier = AnswerVerifier(scorer, sources=chunks_by_question[answer.question_id],
+            verifier = make_answer_verifier(scorer, sources=chunks_by_question[answer.question_id],
                                       layers=("nli", "knowledge"), extractor=extractor,
                                       knowledge=knowledge)
             report = verifier.run(" ".join(answer.sentences))

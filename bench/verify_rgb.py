@@ -39,7 +39,7 @@ from veracity.types import Report
 from veracity.verifiers.registry import make_verifier
 from veracity.verify.gather import source_chunks, source_documents
 from veracity.verify.knowledge import KnowledgeLayer
-from veracity.verify.pipeline import AnswerVerifier
+from veracity.verify.pipeline import make_answer_verifier
 from verifier_data import DEFAULT_DATA
 from verify_lfqa import CachedScorer
 
@@ -114,7 +114,7 @@ def run(cases: list[Case], scorer: CachedScorer, knowledge: KnowledgeLayer) -> d
                 if setting == "conflict":
                     texts += list(case.original)
                 chunks = source_chunks(source_documents(texts=texts))
-                verifier = AnswerVerifier(scorer, sources=chunks, layers=layers,
+                verifier = make_answer_verifier(scorer, sources=chunks, layers=layers,
                                           knowledge=knowledge, k=8)
                 for kind, text in zip(("false", "true"), answers(case), strict=True):
                     flagged, contested = _outcome(verifier.run(text))

@@ -55,7 +55,8 @@ EXIT_FAILED = 2
 
 #: Library option names that a command spells otherwise (``Chunker(size=...)`` is
 #: ``--chunk-tokens``); any other name that is one of the command's options is spelt as its flag.
-_LIBRARY_NAMES = {"index": {"size": "chunk_tokens"}, "calibrate": {"hits": "k"}}
+_LIBRARY_NAMES = {"index": {"size": "chunk_tokens"}, "calibrate": {"hits": "k"},
+                  "verify": {"chat": "llm", "claims": "llm_claims"}}
 
 
 def cli_names() -> dict[str, str]:
@@ -998,11 +999,10 @@ def verify_command(
     a summary. Exit 0 when every claim was judged (whatever the verdicts); 1 when some claims
     could not be judged (a layer failed); 2 on bad options or unreadable input.
     """
-    from veracity.verify.claims import ClaimExtractor
     from veracity.verify.consistency import ConsistencyLayer
     from veracity.verify.gather import source_chunks, source_documents
     from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer
-    from veracity.verify.pipeline import AnswerVerifier
+    from veracity.verify.pipeline import make_answer_verifier
     from veracity.verify.report import report_payload
     from veracity.verify.rules import LayerCombiner, LayerWeights
 
@@ -1026,15 +1026,19 @@ def verify_command(
         consistency = None
         if "consistency" in names and chat is not None:
             consistency = ConsistencyLayer(chat, scorer, samples=samples, temperature=temperature)
-        facts = None if knowledge_base is None else KnowledgeBase.from_file(knowledge_base)
-        knowledge = KnowledgeLayer(knowledge_base=facts)
+        if knowledge_base is not None and "knowledge" not in names:
+            raise InputError(f"--kb {knowledge_base} is read by the knowledge layer: add "
+                             f"knowledge to --layers (now {layers})")
+        knowledge = None
+        if "knowledge" in names:
+            knowledge = KnowledgeLayer(knowledge_base=None if knowledge_base is None
+                                       else KnowledgeBase.from_file(knowledge_base))
         combiner = LayerCombiner(rule, order=names,
                                  weights=None if weights is None else LayerWeights.load(weights))
-        extractor = ClaimExtractor(chat=chat if llm_claims else None)
-        pipeline = AnswerVerifier(scorer, retriever=retriever, sources=chunks, layers=names,
-                                  rule=combiner, chat=chat, extractor=extractor,
-                                  knowledge=knowledge, consistency=consistency,
-                                  query=query, k=k, tau=tau)  # type: ignore[arg-type]
+        pipeline = make_answer_verifier(
+            scorer, retriever=retriever, sources=chunks, layers=names, rule=combiner, chat=chat,
+            claims="llm" if llm_claims else "rules", query=query,  # type: ignore[arg-type]
+            knowledge=knowledge, consistency=consistency, k=k, tau=tau)
         report = pipeline.run(text, question=question)
     except VeracityError as exc:
         raise fail(exc) from exc

@@ -10,8 +10,11 @@ import pytest
 from veracity.errors import ClaimTooLongError, InputError, OptionError
 from veracity.testing import ScriptedChatModel
 from veracity.types import Chunk, PairScore, PairScores, Span
-from veracity.verify.gather import source_chunks, source_documents
-from veracity.verify.pipeline import AnswerVerifier
+from veracity.verify.claims import ClaimExtractor
+from veracity.verify.gather import EvidenceGatherer, source_chunks, source_documents
+from veracity.verify.knowledge import KnowledgeLayer
+from veracity.verify.nli import NLILayer
+from veracity.verify.pipeline import AnswerVerifier, make_answer_verifier
 from veracity.verify.rules import LayerCombiner
 from veracity.verify.stream import StreamVerifier
 
@@ -61,7 +64,7 @@ def test_report_labels_each_claim_with_evidence_and_summary() -> None:
     scorer = WordScorer()
     answer = ("Honey bees perform a waggle dance. A colony can hold about 90,000 workers. "
               "Bumblebees perform a waggle dance. I hope this helps!")
-    report = AnswerVerifier(scorer, sources=_chunks()).run(answer)
+    report = make_answer_verifier(scorer, sources=_chunks()).run(answer)
     labels = {v.claim.text: v.label for v in report.verdicts}
     assert labels["Honey bees perform a waggle dance."] == "supported"
     assert labels["Bumblebees perform a waggle dance."] == "contradicted"
@@ -88,19 +91,19 @@ def test_report_labels_each_claim_with_evidence_and_summary() -> None:
 
 def test_layers_and_rules_change_the_verdict_but_keep_every_finding() -> None:
     answer = "A colony can hold about 90,000 workers."
-    nli_only = AnswerVerifier(WordScorer(), sources=_chunks(), layers=("nli",)).run(answer)
+    nli_only = make_answer_verifier(WordScorer(), sources=_chunks(), layers=("nli",)).run(answer)
     assert [r.layer for r in nli_only.verdicts[0].layers] == ["nli"]
-    both_all = AnswerVerifier(WordScorer(), sources=_chunks(), rule="all").run(answer)
+    both_all = make_answer_verifier(WordScorer(), sources=_chunks(), rule="all").run(answer)
     assert [r.layer for r in both_all.verdicts[0].layers] == ["nli", "knowledge"]
     assert both_all.rule == "all"
-    cascade = AnswerVerifier(WordScorer(), sources=_chunks(),
+    cascade = make_answer_verifier(WordScorer(), sources=_chunks(),
                              rule=LayerCombiner("cascade", order=("knowledge", "nli")))
     assert cascade.run(answer).verdicts[0].flagged
 
 
 def test_cited_passages_are_the_evidence_of_citing_claims() -> None:
     bees, colony, _ = _chunks()
-    report = AnswerVerifier(WordScorer(), layers=("nli",)).run(
+    report = make_answer_verifier(WordScorer(), layers=("nli",)).run(
         "Honey bees perform a waggle dance [2].", cited={1: bees, 2: colony})
     verdict = report.verdicts[0]
     assert verdict.claim.markers == (2,)
@@ -110,20 +113,20 @@ def test_cited_passages_are_the_evidence_of_citing_claims() -> None:
 
 
 def test_bad_input_is_refused_with_the_fix() -> None:
-    verifier = AnswerVerifier(WordScorer(), sources=_chunks())
+    verifier = make_answer_verifier(WordScorer(), sources=_chunks())
     with pytest.raises(InputError, match="answer is empty"):
         verifier.run("   ")
     with pytest.raises(InputError, match="no sources"):
-        AnswerVerifier(WordScorer()).run("Bees dance.")
+        make_answer_verifier(WordScorer()).run("Bees dance.")
     with pytest.raises(OptionError, match="nli, knowledge, consistency"):
-        AnswerVerifier(WordScorer(), sources=_chunks(), layers=("vibes",))
+        make_answer_verifier(WordScorer(), sources=_chunks(), layers=("vibes",))
     with pytest.raises(OptionError, match="chat model"):
-        AnswerVerifier(WordScorer(), sources=_chunks(), layers=("nli", "consistency"))
+        make_answer_verifier(WordScorer(), sources=_chunks(), layers=("nli", "consistency"))
 
 
 def test_consistency_layer_needs_the_question_and_uses_the_chat_model() -> None:
     chat = ScriptedChatModel(["Honey bees perform a waggle dance."] * 5)
-    verifier = AnswerVerifier(WordScorer(), sources=_chunks(),
+    verifier = make_answer_verifier(WordScorer(), sources=_chunks(),
                               layers=("nli", "consistency"), chat=chat)
     with pytest.raises(InputError, match="question"):
         verifier.run("Honey bees perform a waggle dance.")
@@ -135,7 +138,7 @@ def test_consistency_layer_needs_the_question_and_uses_the_chat_model() -> None:
 
 
 def test_stream_verifies_each_sentence_once_it_is_complete() -> None:
-    verifier = AnswerVerifier(WordScorer(), sources=_chunks(), layers=("nli",))
+    verifier = make_answer_verifier(WordScorer(), sources=_chunks(), layers=("nli",))
     pieces = ["Honey bees perform a wag", "gle dance. Bumblebees perform", " a waggle dance."]
     seen: list[tuple[int, str]] = []
 
@@ -165,7 +168,7 @@ def test_a_claim_longer_than_the_window_is_a_failed_claim_not_a_score() -> None:
 
     answer = ("Honey bees perform a waggle dance. Honey bees perform a waggle dance to show "
               "other workers where food is.")
-    report = AnswerVerifier(ShortWindow(), sources=_chunks(), layers=("nli",)).run(answer)
+    report = make_answer_verifier(ShortWindow(), sources=_chunks(), layers=("nli",)).run(answer)
     assert [v.label for v in report.verdicts] == ["supported", "error"]
     failed = report.verdicts[1].layers[0]
     assert failed.error is not None
@@ -187,7 +190,7 @@ def test_a_heading_source_never_makes_a_true_claim_contested() -> None:
                               (passage, wrong): (0.05, 0.20, 0.75),
                               (heading, wrong): (0.02, 0.90, 0.08)}, default=None)
     sources = source_chunks(source_documents(texts=[heading, passage]))
-    verifier = AnswerVerifier(scorer, sources=sources, layers=("nli",))
+    verifier = make_answer_verifier(scorer, sources=sources, layers=("nli",))
     report = verifier.run(claim)
     verdict = report.verdicts[0]
     assert (verdict.label, verdict.contested, verdict.anti_citations) == ("supported", False, ())
@@ -197,3 +200,68 @@ def test_a_heading_source_never_makes_a_true_claim_contested() -> None:
         heading: "heading", passage: None}
     # the heading's 0.90 cannot make a wrong claim contradicted either
     assert verifier.run(wrong).verdicts[0].label == "unsupported"
+
+
+# --- composed of its parts; the factory passes chat wherever it is used ------------------------
+
+DECOMPOSED = ('{"claims": [{"sentence": 1, "text": "Honey bees perform a waggle dance."}, '
+              '{"sentence": 1, "text": "Bumblebees perform a waggle dance."}]}')
+DECONTEXTUALIZED = ('{"claims": ["Honey bees perform a waggle dance.", '
+                    '"Bumblebees perform a waggle dance."]}')
+COMPOUND = "Honey bees and bumblebees perform a waggle dance."
+
+
+def test_chat_reaches_the_claim_extractor_when_llm_claims_are_asked_for() -> None:
+    chat = ScriptedChatModel([DECOMPOSED, DECONTEXTUALIZED], model_id="tiny-chat")
+    report = make_answer_verifier(WordScorer(), sources=_chunks(), layers=("nli",), chat=chat,
+                                  claims="llm").run(COMPOUND)
+    assert len(chat.requests) == 2
+    assert report.claims_method == "llm"
+    assert [v.claim.text.lower() for v in report.verdicts] == [
+        "honey bees perform a waggle dance.", "bumblebees perform a waggle dance."]
+
+
+def test_chat_writes_the_retrieval_questions_when_the_query_is_a_question() -> None:
+    chat = ScriptedChatModel(["How many workers does a colony hold?"], model_id="asker")
+    many = source_chunks(source_documents(texts=[*SOURCES, "Wasps sting.", "Ants march.",
+                                                 "Moths fly at night.", "Ticks bite."]))
+    verifier = make_answer_verifier(WordScorer(), sources=many, layers=("nli",), chat=chat,
+                                    query="question", k=2)
+    report = verifier.run("A honey bee colony can hold about 60,000 workers in summer.")
+    assert len(chat.requests) == 1
+    assert report.query_mode.startswith("question:question_v1")
+    assert report.verdicts[0].evidence[0].query == "How many workers does a colony hold?"
+
+
+def test_decompose_off_keeps_a_compound_sentence_one_claim() -> None:
+    verifier = make_answer_verifier(WordScorer(), sources=_chunks(), layers=("nli",),
+                                    decompose=False)
+    assert len(verifier.run(COMPOUND).verdicts) == 1
+    composed = AnswerVerifier(NLILayer(WordScorer()), EvidenceGatherer(sources=_chunks()),
+                              claims=ClaimExtractor(decompose=False))
+    assert len(composed.run(COMPOUND).verdicts) == 1
+    assert len(AnswerVerifier(NLILayer(WordScorer()), EvidenceGatherer(sources=_chunks()))
+               .run(COMPOUND).verdicts) == 2
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"chat": ScriptedChatModel([])}, "a chat model only where one is used"),
+    ({"claims": "llm"}, "a chat model to write the claims"),
+    ({"claims": "magic"}, "one of rules, llm"),
+    ({"layers": ("nli",), "knowledge": KnowledgeLayer()}, "only when layers include"),
+])
+def test_options_that_contradict_each_other_are_refused(options: dict[str, object],
+                                                        message: str) -> None:
+    with pytest.raises(OptionError, match=message):
+        make_answer_verifier(WordScorer(), sources=_chunks(), **options)  # type: ignore[arg-type]
+
+
+def test_a_rule_and_the_layers_given_must_agree() -> None:
+    nli, evidence = NLILayer(WordScorer()), EvidenceGatherer(sources=_chunks())
+    with pytest.raises(OptionError, match="knowledge, which was not given"):
+        AnswerVerifier(nli, evidence, rule=LayerCombiner("any", order=("nli", "knowledge")))
+    with pytest.raises(OptionError, match="knowledge was given but the rule does not decide"):
+        AnswerVerifier(nli, evidence, knowledge=KnowledgeLayer(),
+                       rule=LayerCombiner("any", order=("nli",)))
+    with pytest.raises(InputError, match="nli must be a NLILayer"):
+        AnswerVerifier(WordScorer(), evidence)  # type: ignore[arg-type]

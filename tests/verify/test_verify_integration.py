@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from veracity.types import Chunk
-from veracity.verify import AnswerVerifier, StreamVerifier, make_verifier
+from veracity.verify import AnswerVerifier, StreamVerifier, make_answer_verifier, make_verifier
 from veracity.verify.consistency import ConsistencyLayer
 from veracity.verify.gather import source_chunks, source_documents
 
@@ -21,7 +21,7 @@ SOURCE = EXAMPLES / "sample_corpus" / "biology" / "waggle_dance.md"
 @pytest.fixture(scope="module")
 def verifier() -> AnswerVerifier:
     sources = source_chunks(source_documents([SOURCE]))
-    return AnswerVerifier(make_verifier("embedded"), sources=sources).load()
+    return make_answer_verifier(make_verifier("embedded"), sources=sources).load()
 
 
 def test_the_sample_answer_gets_the_expected_verdicts(verifier: AnswerVerifier) -> None:
@@ -63,7 +63,7 @@ def test_consistency_with_smollm2_scores_every_claim() -> None:
     layer = ConsistencyLayer(make_chat("llamacpp", scorer=scorer), scorer, samples=3,
                              temperature=1.0, max_tokens=48)
     sources = source_chunks(source_documents([SOURCE]))
-    verifier = AnswerVerifier(scorer, sources=sources, layers=("nli", "consistency"),
+    verifier = make_answer_verifier(scorer, sources=sources, layers=("nli", "consistency"),
                               consistency=layer)
     report = verifier.run("Karl von Frisch decoded the waggle dance.",
                           question="Who decoded the honeybee waggle dance?")
@@ -95,7 +95,7 @@ def frisch_sources() -> tuple[Chunk, Chunk]:
 def test_a_heading_is_no_evidence_against_the_true_von_frisch_claim(
         frisch_sources: tuple[Chunk, Chunk]) -> None:
     claim = "The waggle dance was decoded by the Austrian zoologist Karl von Frisch."
-    verifier = AnswerVerifier(make_verifier("embedded"), sources=frisch_sources,
+    verifier = make_answer_verifier(make_verifier("embedded"), sources=frisch_sources,
                               layers=("nli",), k=2)
     verdict = verifier.run(claim).verdicts[0]
     heading = next(j for j in verdict.evidence if j.chunk_id.endswith("#0"))
@@ -108,7 +108,7 @@ def test_a_heading_is_no_evidence_against_the_true_von_frisch_claim(
                                    "He shared the Nobel Prize in Physiology or Medicine in 1983."])
 def test_a_wrong_year_against_the_passage_is_still_contradicted(
         frisch_sources: tuple[Chunk, Chunk], claim: str) -> None:
-    verifier = AnswerVerifier(make_verifier("embedded"), sources=frisch_sources,
+    verifier = make_answer_verifier(make_verifier("embedded"), sources=frisch_sources,
                               layers=("nli",), k=2)
     verdict = verifier.run(claim).verdicts[0]
     assert verdict.label == "contradicted"

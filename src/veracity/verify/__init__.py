@@ -1,9 +1,10 @@
-"""Claim verification: pair verifiers, and the pipeline that checks any answer claim by claim.
+"""The answer pipeline: check any answer claim by claim (the pair verifiers it stands on are in
+:mod:`veracity.verifiers`; ``PairScorer`` and ``make_verifier`` are re-exported here).
 
->>> from veracity.verify import AnswerVerifier, make_verifier     # doctest: +SKIP
+>>> from veracity.verify import make_answer_verifier, make_verifier     # doctest: +SKIP
 >>> from veracity.verify.gather import source_chunks, source_documents
 >>> sources = source_chunks(source_documents(["notes.md"]))          # doctest: +SKIP
->>> report = AnswerVerifier(make_verifier("embedded"), sources=sources).run(
+>>> report = make_answer_verifier(make_verifier("embedded"), sources=sources).run(
 ...     "Honey bees dance to share where food is.")                  # doctest: +SKIP
 >>> report.summary                                                    # doctest: +SKIP
 {'claims': 1, 'supported': 1, 'contradicted': 0, 'unsupported': 0, 'skipped': 0, ...}
@@ -22,7 +23,7 @@ from veracity.verify.gather import (
 )
 from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer, KnowledgeResult
 from veracity.verify.nli import AGGREGATIONS, NLILayer, NLIResult, aggregate_support
-from veracity.verify.pipeline import LAYERS, AnswerVerifier
+from veracity.verify.pipeline import CLAIM_METHODS, LAYERS, AnswerVerifier, make_answer_verifier
 from veracity.verify.questions import QUERY_MODES, QueryMaker, rule_question
 from veracity.verify.report import report_payload
 from veracity.verify.rules import RULES, LayerCombiner, LayerWeights, fit_layer_weights
@@ -30,6 +31,7 @@ from veracity.verify.stream import StreamedSentence, StreamVerifier
 
 __all__ = [
     "AGGREGATIONS",
+    "CLAIM_METHODS",
     "LAYERS",
     "QUERY_MODES",
     "RULES",
@@ -55,6 +57,7 @@ __all__ = [
     "check_pairs",
     "fit_layer_weights",
     "inconsistency",
+    "make_answer_verifier",
     "make_verifier",
     "report_payload",
     "rule_question",

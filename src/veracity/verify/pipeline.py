@@ -20,7 +20,8 @@ layers listed decide the label.
 >>> from veracity.types import Chunk
 >>> source = Chunk("bees.md#0", "bees.md", 0, "Honey bees dance.", 0, 17)
 >>> scorer = TablePairScorer({("Honey bees dance.", "Honey bees dance."): (0.9, 0.0, 0.1)})
->>> report = AnswerVerifier(scorer, sources=[source], layers=("nli",)).run("Honey bees dance.")
+>>> verifier = make_answer_verifier(scorer, sources=[source], layers=("nli",))
+>>> report = verifier.run("Honey bees dance.")
 >>> report.summary["supported"], report.verdicts[0].citations[0].doc_id
 (1, 'bees.md')
 """
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from veracity import defaults
 from veracity.errors import InputError, OptionError
@@ -45,9 +46,12 @@ from veracity.verify.nli import Aggregation, NLILayer, NLIResult
 from veracity.verify.questions import QueryMaker, QueryMode
 from veracity.verify.rules import LayerCombiner
 
-__all__ = ["LAYERS", "AnswerVerifier"]
+__all__ = ["CLAIM_METHODS", "LAYERS", "AnswerVerifier", "make_answer_verifier"]
 
 LAYERS = ("nli", "knowledge", "consistency")
+#: How claims are made: by rules, or by the chat model (versioned prompts).
+CLAIM_METHODS = ("rules", "llm")
+ClaimMethod = Literal["rules", "llm"]
 T = TypeVar("T")
 
 
@@ -63,56 +67,58 @@ def _check_layers(layers: Sequence[str]) -> tuple[str, ...]:
 
 
 class AnswerVerifier:
-    """Checks every claim of an answer (see the module docstring).
+    """Checks every claim of an answer (see the module docstring), composed of its parts.
 
-    Evidence comes from ``retriever`` (e.g. ``open_retriever(index)``), from ``sources``
-    (passages; see :func:`~veracity.verify.gather.source_chunks`), or only from the passages
-    the answer cites (``cited`` in :meth:`run`). ``chat`` enables the LLM claim decomposer and
-    the consistency layer; ``consistency`` overrides the consistency layer's settings.
+    ``nli`` scores every (passage, claim) pair, so every verdict shows the passages that support
+    and contradict its claim; ``evidence`` finds the passages; ``claims`` makes the claims
+    (rules by default); ``knowledge`` and ``consistency`` are the other layers; ``rule`` combines
+    the layers it names in its ``order`` (default: ``any`` over the layers given). A layer the
+    rule names must be given, and a layer given must be one the rule names: either mismatch is
+    an error, never a silent default. :func:`make_answer_verifier` builds the common cases.
     """
 
     def __init__(
         self,
-        scorer: PairScorer,
+        nli: NLILayer,
+        evidence: EvidenceGatherer,
         *,
-        retriever: Retriever | None = None,
-        sources: Sequence[Chunk] = (),
-        layers: Sequence[str] = defaults.VERIFY_LAYERS,
-        rule: str | LayerCombiner = defaults.VERIFY_RULE,
-        chat: ChatModel | None = None,
-        extractor: ClaimExtractor | None = None,
+        claims: ClaimExtractor | None = None,
         knowledge: KnowledgeLayer | None = None,
         consistency: ConsistencyLayer | None = None,
-        query: QueryMode = "claim",
-        k: int = defaults.VERIFY_TOP_K,
-        aggregation: Aggregation = defaults.VERIFY_AGGREGATION,  # type: ignore[assignment]
-        tau: float = defaults.VERIFY_TAU,
-        decompose: bool = True,
-        decontextualize: bool = True,
+        rule: LayerCombiner | None = None,
     ) -> None:
-        self.layers = _check_layers(layers)
-        if "consistency" in self.layers and consistency is None and chat is None:
-            raise OptionError("layers", ",".join(self.layers), "a chat model for 'consistency'",
-                              "Pass chat=make_chat(...) (--llm on the command line) or drop the "
-                              "consistency layer.")
-        self.nli = NLILayer(scorer, aggregation=aggregation, tau=tau)
-        self.gatherer = EvidenceGatherer(retriever=retriever, sources=sources, k=k,
-                                         queries=QueryMaker(query, chat=None))
-        self.has_sources = retriever is not None or bool(sources)
-        self.extractor = extractor or ClaimExtractor(decompose=decompose,
-                                                     decontextualize=decontextualize)
-        self.knowledge = knowledge or (KnowledgeLayer() if "knowledge" in self.layers else None)
+        for name, part, kind in (("nli", nli, NLILayer), ("evidence", evidence, EvidenceGatherer),
+                                 ("claims", claims, ClaimExtractor),
+                                 ("knowledge", knowledge, KnowledgeLayer),
+                                 ("consistency", consistency, ConsistencyLayer),
+                                 ("rule", rule, LayerCombiner)):
+            if part is not None and not isinstance(part, kind):
+                raise InputError(f"{name} must be a {kind.__name__}, got {type(part).__name__}")
+        given = ("nli", *(["knowledge"] if knowledge is not None else []),
+                 *(["consistency"] if consistency is not None else []))
+        self.combiner = rule or LayerCombiner(defaults.VERIFY_RULE, order=given)
+        self.layers = _check_layers(self.combiner.order or given)
+        missing = [name for name in self.layers if name not in given]
+        if missing:
+            raise OptionError("layers", ",".join(self.layers), "layers that were given",
+                              f"The rule decides with {', '.join(missing)}, which was not given: "
+                              f"pass {missing[0]}=... or leave it out of the rule's order.")
+        unused = [name for name in given if name not in self.layers and name != "nli"]
+        if unused:
+            raise OptionError("layers", ",".join(self.layers), "every layer given",
+                              f"{', '.join(unused)} was given but the rule does not decide with "
+                              f"it: add it to the rule's order or leave it out.")
+        self.nli = nli
+        self.gatherer = evidence
+        self.extractor = claims or ClaimExtractor()
+        self.knowledge = knowledge
         self.consistency = consistency
-        if "consistency" in self.layers and consistency is None and chat is not None:
-            self.consistency = ConsistencyLayer(chat, scorer)
-        self.combiner = rule if isinstance(rule, LayerCombiner) else LayerCombiner(
-            rule, order=self.layers)
-        self.scorer = scorer
+        self.scorer = nli.scorer
 
     def load(self) -> AnswerVerifier:
         """Load the verifier (and the knowledge layer's NER); repeat calls are free."""
         self.nli.load()
-        if self.knowledge is not None and "knowledge" in self.layers:
+        if self.knowledge is not None:
             self.knowledge.load()
         return self
 
@@ -135,7 +141,7 @@ class AnswerVerifier:
                       timings: Mapping[str, float] | None = None) -> Report:
         """The report for claims already extracted (the streaming entry point uses this)."""
         timings = dict(timings or {})
-        if not self.has_sources and not cited:
+        if self.gatherer.retriever is None and not self.gatherer.sources and not cited:
             raise InputError("no sources to verify against: pass an index (--index DIR), "
                              "source texts (--sources FILE ...), or the cited passages")
         if "consistency" in self.layers and not (question and question.strip()):
@@ -196,6 +202,80 @@ class AnswerVerifier:
         if layer is None or "consistency" not in self.layers or question is None:
             return None
         return _timed(timings, "consistency", lambda: layer.run(question, claims.claims))
+
+
+def make_answer_verifier(
+    scorer: PairScorer,
+    *,
+    retriever: Retriever | None = None,
+    sources: Sequence[Chunk] = (),
+    layers: Sequence[str] = defaults.VERIFY_LAYERS,
+    rule: str | LayerCombiner = defaults.VERIFY_RULE,
+    chat: ChatModel | None = None,
+    claims: ClaimMethod = "rules",
+    query: QueryMode = "claim",
+    knowledge: KnowledgeLayer | None = None,
+    consistency: ConsistencyLayer | None = None,
+    k: int = defaults.VERIFY_TOP_K,
+    aggregation: Aggregation = defaults.VERIFY_AGGREGATION,  # type: ignore[assignment]
+    tau: float = defaults.VERIFY_TAU,
+    decompose: bool = True,
+    decontextualize: bool = True,
+) -> AnswerVerifier:
+    """An :class:`AnswerVerifier` for the common cases, with ``chat`` passed wherever it is used.
+
+    ``chat`` writes the claims when ``claims="llm"``, the retrieval questions when
+    ``query="question"``, and samples the answers of the ``consistency`` layer; asking for any
+    of these without a chat model, or giving one that nothing uses, is an error. Evidence comes
+    from ``retriever``, from ``sources`` (passages, see
+    :func:`~veracity.verify.gather.source_chunks`), or only from what the answer cites.
+
+    >>> from veracity.testing import TablePairScorer
+    >>> make_answer_verifier(TablePairScorer({}), claims="llm")
+    Traceback (most recent call last):
+    ...
+    veracity.errors.OptionError: claims='llm' is not allowed: a chat model to write the claims. \
+Give one (--llm on the command line, chat in Python), or let rules write the claims.
+    """
+    chosen = _check_layers(layers)
+    if claims not in CLAIM_METHODS:
+        raise OptionError("claims", claims, f"one of {', '.join(CLAIM_METHODS)}")
+    needs = [need for need, wanted in (("claims='llm'", claims == "llm"),
+                                       ("query='question'", query == "question"),
+                                       ("the consistency layer", "consistency" in chosen
+                                        and consistency is None)) if wanted]
+    if chat is None and claims == "llm":
+        raise OptionError("claims", claims, "a chat model to write the claims",
+                          "Give one (--llm on the command line, chat in Python), or let rules "
+                          "write the claims.")
+    if chat is None and "consistency" in chosen and consistency is None:
+        raise OptionError("layers", ",".join(chosen), "a chat model for 'consistency'",
+                          "Pass chat=make_chat(...) (--llm on the command line) or drop the "
+                          "consistency layer.")
+    if chat is not None and not needs:
+        raise OptionError("chat", chat.model_id, "a chat model only where one is used",
+                          "It writes the claims (--llm-claims), the retrieval questions (--query "
+                          "question) or the consistency layer's samples (--layers with "
+                          "consistency); ask for one of them, or leave the chat model out "
+                          "(in Python: the claims, query and layers options).")
+    if knowledge is not None and "knowledge" not in chosen:
+        raise OptionError("knowledge", type(knowledge).__name__, "a knowledge layer only when "
+                          "layers include 'knowledge'", "Add 'knowledge' to layers.")
+    if consistency is not None and "consistency" not in chosen:
+        raise OptionError("consistency", type(consistency).__name__, "a consistency layer only "
+                          "when layers include 'consistency'", "Add 'consistency' to layers.")
+    if chat is not None and "consistency" in chosen and consistency is None:
+        consistency = ConsistencyLayer(chat, scorer)
+    extractor = ClaimExtractor(decompose=decompose, decontextualize=decontextualize,
+                               chat=chat if claims == "llm" else None)
+    gatherer = EvidenceGatherer(retriever=retriever, sources=sources, k=k,
+                                queries=QueryMaker(query, chat=chat if query == "question"
+                                                   else None))
+    combiner = rule if isinstance(rule, LayerCombiner) else LayerCombiner(rule, order=chosen)
+    return AnswerVerifier(
+        NLILayer(scorer, aggregation=aggregation, tau=tau), gatherer, claims=extractor,
+        knowledge=(knowledge or KnowledgeLayer()) if "knowledge" in chosen else None,
+        consistency=consistency if "consistency" in chosen else None, rule=combiner)
 
 
 def _timed(timings: dict[str, float], stage: str, work: Callable[[], T]) -> T:

@@ -10,7 +10,8 @@ last sentence is verified when the stream ends.
 >>> source = Chunk("d#0", "d", 0, "Bees dance. Bees sting.", 0, 23)
 >>> table = {("Bees dance. Bees sting.", "Bees dance."): (0.9, 0.0, 0.1),
 ...          ("Bees dance. Bees sting.", "Bees sting."): (0.8, 0.0, 0.2)}
->>> verifier = AnswerVerifier(TablePairScorer(table), sources=[source], layers=("nli",))
+>>> from veracity.verify.pipeline import make_answer_verifier
+>>> verifier = make_answer_verifier(TablePairScorer(table), sources=[source], layers=("nli",))
 >>> [(s.text, s.verdicts[0].label) for s in StreamVerifier(verifier).run(
 ...     ["Bees da", "nce. Bees", " sting."])]
 [('Bees dance.', 'supported'), ('Bees sting.', 'supported')]

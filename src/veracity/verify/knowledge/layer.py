@@ -94,7 +94,6 @@ from veracity.verify.knowledge.values import (
     extract_values,
     year_like,
 )
-from veracity.text.words import STOPWORDS, stem
 
 __all__ = ["KnowledgeLayer", "KnowledgeResult"]
 
