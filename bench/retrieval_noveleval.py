@@ -2,7 +2,7 @@
 
 Command (from the repository root)::
 
-    .venv/bin/python bench/retrieval_noveleval.py
+    .venv/bin/python bench/retrieval_noveleval.py [--embedder MODEL_ID] [--name NAME]
 
 The data folder is ``$VERACITY_DATA/noveleval`` (``VERACITY_DATA`` defaults to ``../shared/data``
 beside the repository): ``corpus.tsv`` (420 passages), ``queries.tsv`` (21 queries) and
@@ -18,8 +18,10 @@ candidates (the setting of the published BM25 figure, which reranks those candid
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import shlex
 import statistics
 import sys
 import tempfile
@@ -43,7 +45,7 @@ CHUNKS_PER_QUERY = 50  # first-stage depth in the pool setting (= defaults.FUSIO
 
 
 def command() -> str:
-    line = ".venv/bin/python bench/retrieval_noveleval.py"
+    line = shlex.join([".venv/bin/python", "bench/retrieval_noveleval.py", *sys.argv[1:]])
     niceness = os.nice(0)
     return f"nice -n {niceness} {line}" if niceness else line
 
@@ -103,10 +105,17 @@ def published_setting(
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--embedder", default=defaults.EMBED_MODEL_ID,
+                        help="model id of the embedder for dense and hybrid search")
+    parser.add_argument("--name", default="retrieval_noveleval",
+                        help="record the run under this name")
+    args = parser.parse_args()
     folder = data_dir()
     corpus, queries, qrels = load(folder)
-    embedder = Embedder().load()
+    embedder = Embedder(model_id=args.embedder).load()
     figures: dict[str, object] = {
+        "embedder": args.embedder,
         "data": str(folder),
         "queries": len(queries),
         "passages": len(corpus),
@@ -154,7 +163,7 @@ def main() -> None:
     )
     names = {
         "bm25": "BM25 (bm25s, Lucene BM25, Snowball stemming)",
-        "dense": "dense (all-MiniLM-L6-v2 int8 ONNX, cosine)",
+        "dense": f"dense ({args.embedder}, cosine)",
         "hybrid": f"hybrid (RRF k={defaults.RRF_K}, {defaults.FUSION_CANDIDATES} candidates each)",
     }
     lines = [
@@ -185,7 +194,7 @@ def main() -> None:
         "with the same tokenizer lands near the published figure. "
         "21 queries: differences of a few points are noise.",
     ]
-    write_result("retrieval_noveleval", figures, "\n".join(lines), command())
+    write_result(args.name, figures, "\n".join(lines), command())
 
 
 if __name__ == "__main__":
