@@ -49,9 +49,11 @@ from veracity.types import Document, LayerResult, PairScores, Report
 from veracity.verifiers.base import PairScorer
 from veracity.verifiers.registry import make_verifier
 from veracity.verify.claims import ClaimExtractor
-from veracity.verify.gather import source_chunks
+from veracity.verify.gather import EvidenceGatherer, source_chunks
 from veracity.verify.knowledge import KnowledgeLayer
-from veracity.verify.pipeline import make_answer_verifier
+from veracity.verify.nli import NLILayer
+from veracity.verify.pipeline import AnswerVerifier
+from veracity.verify.questions import QueryMaker
 from veracity.verify.rules import LayerCombiner, fit_layer_weights
 from verifier_data import DEFAULT_DATA, _majority_supported
 
@@ -159,10 +161,13 @@ def run_config(name: str, options: dict[str, Any], answers: list[Answer],
     started = time.perf_counter()
     for answer in answers:
         text, starts = sentence_starts(answer.sentences)
-        verifier = make_answer_verifier(scorer, sources=chunks_by_question[answer.question_id],
-                                  layers=options["layers"], extractor=extractor,
-                                  knowledge=knowledge, query=options.get("query", "claim"),
-                                  aggregation=options.get("aggregation", "max"), k=k)
+        layers = options["layers"]
+        verifier = AnswerVerifier(
+            NLILayer(scorer, aggregation=options.get("aggregation", "max")),
+            EvidenceGatherer(sources=chunks_by_question[answer.question_id], k=k,
+                             queries=QueryMaker(options.get("query", "claim"))),
+            claims=extractor, knowledge=knowledge if "knowledge" in layers else None,
+            rule=LayerCombiner("any", order=layers))
         report = verifier.run(text)
         predicted, scores = sentence_predictions(report, starts, len(answer.sentences))
         for verdict in report.verdicts:
@@ -228,9 +233,9 @@ def throughput(answers: list[Answer], docs: dict[str, list[Document]], scorer: P
     for _ in range(runs):
         claims, stages, started = 0, {}, time.perf_counter()
         for answer in sample:
-            verifier = make_answer_verifier(scorer, sources=chunks_by_question[answer.question_id],
-                                      layers=("nli", "knowledge"), extractor=extractor,
-                                      knowledge=knowledge)
+            verifier = AnswerVerifier(
+                NLILayer(scorer), EvidenceGatherer(sources=chunks_by_question[answer.question_id]),
+                claims=extractor, knowledge=knowledge)
             report = verifier.run(" ".join(answer.sentences))
             claims += len(report.verdicts)
             for stage, seconds in report.timings.items():

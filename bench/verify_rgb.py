@@ -114,8 +114,9 @@ def run(cases: list[Case], scorer: CachedScorer, knowledge: KnowledgeLayer) -> d
                 if setting == "conflict":
                     texts += list(case.original)
                 chunks = source_chunks(source_documents(texts=texts))
-                verifier = make_answer_verifier(scorer, sources=chunks, layers=layers,
-                                          knowledge=knowledge, k=8)
+                verifier = make_answer_verifier(
+                    scorer, sources=chunks, layers=layers, k=8,
+                    knowledge=knowledge if "knowledge" in layers else None)
                 for kind, text in zip(("false", "true"), answers(case), strict=True):
                     flagged, contested = _outcome(verifier.run(text))
                     counts[kind][0] += flagged
