@@ -69,9 +69,10 @@ demo: $(STAMP)
 	$(VENV)/bin/veracity check --premise examples/sample_corpus/biology/waggle_dance.md \
 		--claim "A honeybee's wings beat about 400 times per second."
 	# Calibrate abstention on the sample's dev questions, then ask: extractive answers, one question
-	# the sample cannot answer (abstains without calling a model), then the bundled SmolLM2.
+	# the sample cannot answer (abstains without calling a model), then the bundled SmolLM2. The
+	# threshold of best F1 also abstains on 3 of the 22 answerable dev questions (calibrate's table).
 	$(VENV)/bin/veracity calibrate --index $(DEMO_INDEX) --dev examples/questions.jsonl
-	$(VENV)/bin/veracity ask "How many days does a worker honeybee take to develop from egg to adult?" --index $(DEMO_INDEX)
+	$(VENV)/bin/veracity ask "How many days does a queen take to develop from egg to adult?" --index $(DEMO_INDEX)
 	$(VENV)/bin/veracity ask "When was the first Asian hornet nest found in Britain?" --index $(DEMO_INDEX)
 	$(VENV)/bin/veracity ask "How much does a beekeeping suit cost?" --index $(DEMO_INDEX)
 	$(VENV)/bin/veracity ask "When was the first Asian hornet nest found in Britain?" --index $(DEMO_INDEX) --llm llamacpp
