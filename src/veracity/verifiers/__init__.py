@@ -9,8 +9,19 @@ evidence windows for long premises (``windows``, ``windowed``), the features the
 registry of names (``registry``). The room uses ``types``, ``text`` and ``llm`` only; the answer
 pipeline (``verify``), ``generate``, ``train`` and ``testing`` import it, never the reverse.
 
-Labels: a pair is ``supported``, ``contradicted`` or ``neither`` (three-way NLI); the answer
-pipeline turns a claim's pairs into ``supported``, ``contradicted`` or ``unsupported``.
+Words, as this package and the answer pipeline use them:
+
+- a *scorer* is anything with the ``PairScorer`` protocol; a *verifier* is a scorer whose scores
+  are probabilities (``EmbeddedVerifier``, ``HFVerifier``, ``LLMJudgeVerifier``), a *similarity
+  scorer* one whose are not (``LexicalCoverageScorer``, ``CosineScorer``, ``AlignmentScorer``:
+  ``scores_are_probabilities = False``);
+- labels: a pair is ``supported``, ``contradicted`` or ``neither`` (three-way NLI); the answer
+  pipeline turns a claim's pairs into ``supported``, ``contradicted`` or ``unsupported``;
+- *evidence*: within one premise, the spans a verifier read (``windows.EvidenceSelector`` picks
+  them, ``PairScore.evidence`` records them); for one claim, the passages gathered to check it
+  (``verify.gather``); ``EvidenceJudgement`` is how one such passage bears on one claim;
+- the *combiner* (``combiner``) turns the verifier network's output and features into
+  P(supported); the answer pipeline's *rules* (``verify.rules``) combine its layers' findings.
 
 >>> from veracity.verifiers import make_verifier
 >>> make_verifier("lexical").run(["Bees dance."], ["Bees dance."]).scores[0].supported
