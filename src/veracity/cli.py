@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -37,20 +39,41 @@ if TYPE_CHECKING:
     from veracity.generate.calibration import StoredCalibration
     from veracity.llm.base import ChatModel
 
-app = typer.Typer(
-    name="veracity",
-    help="Grounded answers with checkable citations, and claim verification, offline on a CPU.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # help text is shown as written: "[train]", "[n]" stay
-)
 console = make_console()
 errors = make_console(stderr=True)
 
 EXIT_OK = 0
 EXIT_PARTIAL = 1
 EXIT_FAILED = 2
+
+
+def _make_chat(spec: str, model: str | None, scorer: PairScorer) -> ChatModel:
+    """The chat model of ``--llm``/``--model``."""
+    from veracity.generate.chat import make_chat
+
+    return make_chat(spec, model=model, scorer=scorer)
+
+
+def _make_verifier(name: str) -> PairScorer:
+    """The verifier of ``--verifier``."""
+    from veracity.verifiers.registry import make_verifier
+
+    return make_verifier(name)
+
+
+@dataclass(frozen=True)
+class Models:
+    """How the commands make their models: ``verifier(name)`` for ``--verifier`` and
+    ``chat(spec, model, scorer)`` for ``--llm``/``--model``. Pass fakes to :func:`build_app`."""
+
+    verifier: Callable[[str], PairScorer] = _make_verifier
+    chat: Callable[[str, str | None, PairScorer], ChatModel] = _make_chat
+
+
+def models(ctx: typer.Context) -> Models:
+    """The factories of the running app (see :func:`build_app`)."""
+    found = ctx.find_object(Models)
+    return found if found is not None else Models()
 
 
 #: Library option names that a command spells otherwise (``Chunker(size=...)`` is
@@ -87,11 +110,6 @@ def fail(exc: Exception) -> typer.Exit:
     message = exc.message(cli_names()) if isinstance(exc, OptionError) else str(exc)
     show(styled("error:", "bold red"), f" {message}", out=errors)
     return typer.Exit(EXIT_FAILED)
-
-
-@app.callback()
-def _root() -> None:
-    """Grounded answers with checkable citations, and claim verification, offline on a CPU."""
 
 
 def emit_json(payload: Any) -> None:
@@ -171,7 +189,6 @@ def score_payload(premise: str, claim: str, score: PairScore, *,
     }
 
 
-@app.command("index")
 def index(
     paths: Annotated[list[Path], typer.Argument(help="files and folders to index")],
     index_dir: Annotated[Path, typer.Option("--index", help="index folder (created if new)")],
@@ -248,7 +265,6 @@ def hit_payload(hit: Hit) -> dict[str, Any]:
             "end": chunk.end, "chunk_id": chunk.id, "source": chunk.source, "text": chunk.text}
 
 
-@app.command("search")
 def search(
     query: Annotated[str, typer.Argument(help="what to look for")],
     index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
@@ -287,8 +303,8 @@ def search(
         show(chunk.text, out=console, indent=3)
 
 
-@app.command("check")
 def check(
+    ctx: typer.Context,
     premise: Annotated[str | None, typer.Option(
         help="premise text, or a file holding it (- reads standard input)")] = None,
     claim: Annotated[str | None, typer.Option(help="the claim to check")] = None,
@@ -300,7 +316,7 @@ def check(
 ) -> None:
     """Does the premise support the claim? One pair, or a JSONL batch (JSONL out)."""
     try:
-        scorer = verifier_factory(verifier).load()
+        scorer = models(ctx).verifier(verifier).load()
         if batch is not None:
             raise typer.Exit(check_batch(scorer, batch))
         if premise is None or claim is None:
@@ -365,7 +381,6 @@ def check_batch(scorer: PairScorer, path: Path, chunk: int = 64) -> int:
     return EXIT_PARTIAL if failed else EXIT_OK
 
 
-@app.command("train-verifier")
 def train_verifier(
     data: Annotated[Path, typer.Option(help="folder with train.jsonl and val.jsonl")],
     out: Annotated[Path, typer.Option(help="run folder; an existing run is resumed")],
@@ -436,7 +451,6 @@ def train_verifier(
             show(json.dumps(evaluation, ensure_ascii=False), out=console)
 
 
-@app.command("export-verifier")
 def export_verifier(
     data: Annotated[Path, typer.Option(help="the training data folder (card.json, val.jsonl)")],
     checkpoint: Annotated[Path | None, typer.Option(
@@ -490,7 +504,6 @@ def export_verifier(
             show(f"{name}: {value:.4f}", out=console, indent=2)
 
 
-@app.command("export-embedder")
 def export_embedder_command(
     out: Annotated[Path, typer.Option(help="where to write the embedder")] = Path(
         "src/veracity/assets/embedder"),
@@ -525,20 +538,6 @@ _MARKS = {
     "not_factual": ("·", "dim", "not factual"),
     "error": ("⚠", "red", "not verified"),
 }
-
-
-def chat_factory(spec: str, model: str | None, scorer: PairScorer) -> ChatModel:
-    """The chat model of ``--llm``/``--model`` (tests replace this function)."""
-    from veracity.generate.chat import make_chat
-
-    return make_chat(spec, model=model, scorer=scorer)
-
-
-def verifier_factory(name: str) -> PairScorer:
-    """The verifier of ``--verifier`` (tests replace this function)."""
-    from veracity.verifiers.registry import make_verifier
-
-    return make_verifier(name)
 
 
 def citation_payload(citation: Citation) -> dict[str, Any]:
@@ -689,8 +688,8 @@ def _print_answer(answer: Answer) -> None:
                     "dim"))
 
 
-@app.command("ask")
 def ask(
+    ctx: typer.Context,
     question: Annotated[str, typer.Argument(help="the question")],
     index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
     llm: Annotated[str, typer.Option(
@@ -730,11 +729,11 @@ def ask(
         retriever = open_retriever(index_dir, mode=mode)
         if isinstance(retriever, FallbackRetriever):
             notes.append(retriever.note)
-        scorer = verifier_factory(verifier)
+        scorer = models(ctx).verifier(verifier)
         searched = retriever.name if isinstance(retriever, FallbackRetriever) else mode
         abstainer = _abstainer(index_dir, mode=searched, signal=signal, threshold=threshold,
                                scorer=scorer, notes=notes) if abstain else None
-        generator = GroundedGenerator(chat_factory(llm, model, scorer), scorer, tau=tau)
+        generator = GroundedGenerator(models(ctx).chat(llm, model, scorer), scorer, tau=tau)
         answer = Asker(retriever, generator, k=k, abstainer=abstainer).run(question)
     except VeracityError as exc:
         raise fail(exc) from exc
@@ -779,8 +778,8 @@ def calibration_payload(stored: StoredCalibration) -> dict[str, Any]:
             "created": stored.created, **dataclasses.asdict(stored.calibration)}
 
 
-@app.command("calibrate")
 def calibrate_command(
+    ctx: typer.Context,
     index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
     dev: Annotated[Path, typer.Option(
         help="JSONL of {question, answerable: true/false} (e.g. examples/questions.jsonl)")],
@@ -806,7 +805,7 @@ def calibrate_command(
     from veracity.retrieve.open import open_retriever
 
     try:
-        scorer = verifier_factory(verifier) if signal == "top_support" else None
+        scorer = models(ctx).verifier(verifier) if signal == "top_support" else None
         confidence = make_signal(signal, scorer=scorer, hits=k)
         rows, skipped = _dev_questions(dev)
         if not rows:
@@ -952,7 +951,6 @@ def _more_sources(sources: list[Path] | None, extra: list[str]) -> list[Path] | 
     return None if sources is None else [*sources, *map(Path, extra)]
 
 
-@app.command("verify", context_settings={"allow_extra_args": True})
 def verify_command(
     ctx: typer.Context,
     answer: Annotated[str, typer.Option(
@@ -1012,8 +1010,8 @@ def verify_command(
             raise VeracityError("give the sources to verify against: --sources FILE ... or "
                                 "--index DIR (one of them, not both)")
         text = read_text_or_file(answer, "--answer")
-        scorer = verifier_factory(verifier)
-        chat = None if llm is None else chat_factory(llm, model, scorer)
+        scorer = models(ctx).verifier(verifier)
+        chat = None if llm is None else models(ctx).chat(llm, model, scorer)
         retriever = None
         chunks: tuple[Chunk, ...] = ()
         if index_dir is not None:
@@ -1048,6 +1046,49 @@ def verify_command(
         raise typer.Exit(code)
     _print_report(report)
     raise typer.Exit(code)
+
+
+def _root() -> None:
+    """Grounded answers with checkable citations, and claim verification, offline on a CPU."""
+
+
+def build_app(models: Models | None = None) -> typer.Typer:
+    """The ``veracity`` command with its models made by ``models`` (default: the real ones).
+
+    Every command reads the factories from its context (``ctx.obj``), so tests and other
+    front ends pass fakes in here instead of replacing module globals:
+
+    >>> from typer.testing import CliRunner
+    >>> from veracity.testing import TablePairScorer
+    >>> app = build_app(Models(verifier=lambda name: TablePairScorer({})))
+    >>> CliRunner().invoke(app, ["check", "--premise", "Bees dance.", "--claim", "Bees sing.",
+    ...                          "--json"]).exit_code
+    0
+    """
+    app = typer.Typer(
+        name="veracity",
+        help="Grounded answers with checkable citations, and claim verification, offline on a "
+             "CPU.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,  # help text is shown as written: "[train]", "[n]" stay
+        context_settings={"obj": models or Models()},
+    )
+    app.callback()(_root)
+    app.command("index")(index)
+    app.command("search")(search)
+    app.command("check")(check)
+    app.command("ask")(ask)
+    app.command("calibrate")(calibrate_command)
+    app.command("verify", context_settings={"allow_extra_args": True})(verify_command)
+    app.command("train-verifier")(train_verifier)
+    app.command("export-verifier")(export_verifier)
+    app.command("export-embedder")(export_embedder_command)
+    return app
+
+
+app = build_app()
 
 
 def main() -> None:
