@@ -6,7 +6,6 @@ Exit codes: 0 success; 1 partial success (some inputs failed, the rest was done)
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from collections.abc import Callable
@@ -22,12 +21,9 @@ from veracity.render import Part, make_console, show, styled
 from veracity.types import (
     Answer,
     Chunk,
-    Citation,
     EvidenceJudgement,
-    Hit,
-    InvalidCitation,
-    PairScore,
     Report,
+    ScoredPair,
 )
 from veracity.verifiers.base import PairScorer
 
@@ -171,24 +167,6 @@ def gives_probabilities(scorer: PairScorer) -> bool:
     return bool(getattr(scorer, "scores_are_probabilities", True))
 
 
-def score_payload(premise: str, claim: str, score: PairScore, *,
-                  probabilities: bool = True) -> dict[str, Any]:
-    """One scored pair as JSON. A similarity scorer's pair has no label (``null``): its score
-    is not a probability, so there is no threshold to read one off."""
-    return {
-        "claim": claim,
-        "label": score.label if probabilities else None,
-        "probabilities": probabilities,
-        "supported": score.supported,
-        "contradicted": score.contradicted,
-        "neither": score.neither,
-        "window": [score.window.start, score.window.end],
-        "windows": score.windows,
-        "evidence": [{"start": s.start, "end": s.end, "text": s.of(premise)}
-                     for s in score.evidence],
-    }
-
-
 def index(
     paths: Annotated[list[Path], typer.Argument(help="files and folders to index")],
     index_dir: Annotated[Path, typer.Option("--index", help="index folder (created if new)")],
@@ -236,8 +214,7 @@ def index(
         raise fail(exc) from exc
     code = EXIT_PARTIAL if report.failures else EXIT_OK
     if as_json:
-        emit_json(dataclasses.asdict(report) | {
-            "failures": [f._asdict() for f in report.failures], "exit_code": code})
+        emit_json(report.to_dict() | {"exit_code": code})
         raise typer.Exit(code)
     show(f"indexed {report.files_indexed} file(s), {report.files_unchanged} unchanged, "
          f"{report.files_removed} removed, {_failed_summary(report)}: {report.documents} "
@@ -257,14 +234,6 @@ def _failed_summary(report: IndexReport) -> str:
     return f"{total} failed" + (f" ({', '.join(parts)})" if parts else "")
 
 
-def hit_payload(hit: Hit) -> dict[str, Any]:
-    chunk = hit.chunk
-    return {"rank": hit.rank, "score": hit.score, "scores": dict(hit.scores),
-            "doc_id": chunk.doc_id, "title": chunk.title, "section": list(chunk.section),
-            "page": chunk.page, "page_end": chunk.page_end, "start": chunk.start,
-            "end": chunk.end, "chunk_id": chunk.id, "source": chunk.source, "text": chunk.text}
-
-
 def search(
     query: Annotated[str, typer.Argument(help="what to look for")],
     index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
@@ -279,10 +248,9 @@ def search(
         result = open_retriever(index_dir, mode=mode).run(query, k=k)
     except VeracityError as exc:
         raise fail(exc) from exc
-    confidence = dataclasses.asdict(result.confidence)
+    confidence = result.confidence.to_dict()
     if as_json:
-        emit_json({"query": result.query, "mode": result.mode, "confidence": confidence,
-                   "notes": list(result.notes), "hits": [hit_payload(hit) for hit in result.hits]})
+        emit_json(result.to_dict())
         return
     for note in result.notes:
         show(styled(note, "dim"), out=errors)
@@ -325,8 +293,8 @@ def check(
         result = scorer.run([text], [claim])
     except VeracityError as exc:
         raise fail(exc) from exc
-    payload = score_payload(text, claim, result.scores[0],
-                            probabilities=gives_probabilities(scorer))
+    payload = ScoredPair(text, claim, result.scores[0],
+                         probabilities=gives_probabilities(scorer)).to_dict()
     payload |= {"model": result.model_id, "version": result.model_version}
     if as_json:
         emit_json(payload)
@@ -374,7 +342,7 @@ def check_batch(scorer: PairScorer, path: Path, chunk: int = 64) -> int:
         claims = [str(row.get("claim", row.get("hypothesis"))) for row in part]
         result = scorer.run([row["premise"] for row in part], claims)
         for row, claim_text, score in zip(part, claims, result.scores, strict=True):
-            out = score_payload(row["premise"], claim_text, score, probabilities=probabilities)
+            out = ScoredPair(row["premise"], claim_text, score, probabilities).to_dict()
             if "id" in row:
                 out = {"id": row["id"]} | out
             sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
@@ -438,11 +406,8 @@ def train_verifier(
                 time_limit=time_limit)
     except VeracityError as exc:
         raise fail(exc) from exc
-    payload = {"step": report.step, "steps": report.steps, "finished": report.finished,
-               "seconds": round(report.seconds, 1), "checkpoint": str(report.checkpoint),
-               "evaluations": list(report.evaluations)}
     if as_json:
-        emit_json(payload)
+        emit_json(report.to_dict())
     else:
         state = "finished" if report.finished else "stopped (run again to resume)"
         show(f"{state} at step {report.step}/{report.steps}; checkpoint {report.checkpoint}",
@@ -494,10 +459,8 @@ def export_verifier(
                                   from_verifier=from_verifier)
     except VeracityError as exc:
         raise fail(exc) from exc
-    payload = {"directory": str(report.directory), "model_bytes": report.model_bytes,
-               "validation": report.validation}
     if as_json:
-        emit_json(payload)
+        emit_json(report.to_dict())
     else:
         show(f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB)", out=console)
         for name, value in report.validation.items():
@@ -518,10 +481,8 @@ def export_embedder_command(
         report = export_embedder(out, command=command)
     except VeracityError as exc:
         raise fail(exc) from exc
-    payload = {"directory": str(report.directory), "model_bytes": report.model_bytes,
-               "seconds": round(report.seconds, 1), "min_cosine_to_legacy": report.min_cosine}
     if as_json:
-        emit_json(payload)
+        emit_json(report.to_dict())
         return
     show(f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB) in "
          f"{report.seconds:.0f} s; lowest cosine to the old embedder {report.min_cosine:.4f}",
@@ -538,55 +499,6 @@ _MARKS = {
     "not_factual": ("·", "dim", "not factual"),
     "error": ("⚠", "red", "not verified"),
 }
-
-
-def citation_payload(citation: Citation) -> dict[str, Any]:
-    return {"marker": citation.marker,
-            "span": None if citation.span is None else [citation.span.start, citation.span.end],
-            "attached": citation.attached, "support": citation.support, "error": citation.error,
-            "chunk_id": citation.chunk_id, "doc_id": citation.doc_id, "title": citation.title,
-            "section": list(citation.section), "page": citation.page,
-            "page_end": citation.page_end, "start": citation.start, "end": citation.end,
-            "evidence": [[span.start, span.end] for span in citation.evidence]}
-
-
-def answer_payload(answer: Answer) -> dict[str, Any]:
-    def invalid(items: tuple[InvalidCitation, ...]) -> list[dict[str, Any]]:
-        return [{"marker": item.marker, "span": [item.span.start, item.span.end],
-                 "reason": item.reason} for item in items]
-
-    status = "abstained" if answer.abstained else "refused" if answer.refused else "answered"
-    abstention = None
-    if answer.abstention is not None:
-        abstention = dataclasses.asdict(answer.abstention) | {"reason": answer.abstention.reason}
-    refusal = None
-    if answer.refusal is not None:
-        refusal = {"pattern": answer.refusal.pattern, "language": answer.refusal.language,
-                   "span": [answer.refusal.span.start, answer.refusal.span.end],
-                   "text": answer.refusal.text}
-    provenance = None
-    if answer.provenance is not None:
-        provenance = dataclasses.asdict(answer.provenance) | {"prompt": answer.provenance.prompt}
-    return {
-        "question": answer.question,
-        "status": status,
-        "text": answer.text,
-        "abstained": answer.abstained,
-        "abstention": abstention,
-        "refused": answer.refused,
-        "refusal": refusal,
-        "sentences": [
-            {"index": s.index, "span": [s.span.start, s.span.end], "text": s.text,
-             "claim": s.claim, "status": s.status, "support": s.support, "failure": s.failure,
-             "citations": [citation_payload(c) for c in s.citations],
-             "invalid": invalid(s.invalid)}
-            for s in answer.sentences],
-        "citations": [citation_payload(c) for c in answer.citations],
-        "invalid_citations": invalid(answer.invalid_citations),
-        "sources": [{"block": n} | hit_payload(hit) for n, hit in enumerate(answer.sources, 1)],
-        "provenance": provenance,
-        "timings": dataclasses.asdict(answer.timings) | {"total": answer.timings.total},
-    }
 
 
 def _abstainer(index_dir: Path, *, mode: str, signal: str | None, threshold: float | None,
@@ -739,7 +651,7 @@ def ask(
         raise fail(exc) from exc
     code = EXIT_PARTIAL if answer.failures else EXIT_OK
     if as_json:
-        emit_json(answer_payload(answer) | {"notes": notes, "exit_code": code})
+        emit_json(answer.to_dict() | {"notes": notes, "exit_code": code})
         raise typer.Exit(code)
     for note in notes:
         show(styled(note, "dim"), out=errors, wrap=True)
@@ -770,12 +682,6 @@ def _dev_questions(path: Path) -> tuple[list[tuple[str, bool]], list[str]]:
             continue
         rows.append((row["question"], row["answerable"]))
     return rows, skipped
-
-
-def calibration_payload(stored: StoredCalibration) -> dict[str, Any]:
-    return {"path": str(stored.path), "generation": stored.generation, "mode": stored.mode,
-            "k": stored.k, "verifier": stored.verifier, "dev": stored.dev,
-            "created": stored.created, **dataclasses.asdict(stored.calibration)}
 
 
 def calibrate_command(
@@ -825,7 +731,7 @@ def calibrate_command(
                                                                        strict=True) if r.error]
     code = EXIT_PARTIAL if skipped or failures else EXIT_OK
     if as_json:
-        emit_json(calibration_payload(stored) | {"skipped": skipped, "failed_questions": failures,
+        emit_json(stored.to_dict() | {"skipped": skipped, "failed_questions": failures,
                                                  "exit_code": code})
         raise typer.Exit(code)
     for message in skipped + failures:
@@ -1001,7 +907,6 @@ def verify_command(
     from veracity.verify.gather import source_chunks, source_documents
     from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer
     from veracity.verify.pipeline import make_answer_verifier
-    from veracity.verify.report import report_payload
     from veracity.verify.rules import LayerCombiner, LayerWeights
 
     try:
@@ -1042,7 +947,7 @@ def verify_command(
         raise fail(exc) from exc
     code = EXIT_PARTIAL if report.failures else EXIT_OK
     if as_json:
-        emit_json(report_payload(report) | {"exit_code": code})
+        emit_json(report.to_dict() | {"exit_code": code})
         raise typer.Exit(code)
     _print_report(report)
     raise typer.Exit(code)
