@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from veracity import cli
-from veracity.render import make_console, show, styled, text
+from veracity.cli.render import make_console, show, styled, text
 from veracity.testing import TablePairScorer
 from veracity.types import PairScores
 
