@@ -86,3 +86,15 @@ def test_the_guard_sees_an_import_inside_a_function() -> None:
     tree = ast.parse("def f():\n    from veracity.verify import x\n"
                      "if TYPE_CHECKING:\n    from veracity.generate import y\n")
     assert _runtime_imports(tree) == {"veracity.verify"}
+
+
+def test_nothing_below_the_cli_imports_it() -> None:
+    """``to_dict()`` and every result stand on their own: the CLI is an adapter over them."""
+    rooms = {path.stem if path.is_file() else path.name for path in PACKAGE.iterdir()
+             if (path.suffix == ".py" or path.is_dir()) and path.name not in ("cli", "__pycache__")}
+    crossing: dict[str, set[str]] = {}
+    for room in sorted(rooms):
+        crossing |= {module: found for module, found in _imports(room).items() if "cli" in found}
+    assert crossing == {}
+    assert not (PACKAGE / "cli.py").exists()
+    assert not (PACKAGE / "render.py").exists()

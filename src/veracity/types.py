@@ -2,15 +2,19 @@
 
 Every span is a pair of character offsets into a named string: a ``Chunk``'s ``start``/``end``
 index its document's ``text`` so that ``document.text[chunk.start:chunk.end] == chunk.text``.
+
+The results have ``to_dict()``: plain JSON-ready values (lists for tuples, ``[start, end]`` for
+spans), the one shape that ``veracity ... --json``, the Python API and the service print.
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = [
     "SENTENCE_STATUSES",
@@ -35,6 +39,7 @@ __all__ = [
     "PairScores",
     "Refusal",
     "Report",
+    "ScoredPair",
     "SearchResult",
     "Section",
     "SentenceCheck",
@@ -70,6 +75,11 @@ class Span:
 
     def __len__(self) -> int:
         return self.end - self.start
+
+
+def _pair(span: Span | None) -> list[int] | None:
+    """``span`` as JSON: ``[start, end]`` (``None`` stays ``None``)."""
+    return None if span is None else [span.start, span.end]
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +164,9 @@ class Confidence:
     top_cosine: float | None = None
     margin: float | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"top_bm25": self.top_bm25, "top_cosine": self.top_cosine, "margin": self.margin}
+
 
 @dataclass(frozen=True)
 class Hit:
@@ -164,6 +177,15 @@ class Hit:
     rank: int
     retriever: str
     scores: Mapping[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The hit with its chunk's text, document, section, pages and span."""
+        chunk = self.chunk
+        return {"rank": self.rank, "score": self.score, "scores": dict(self.scores),
+                "doc_id": chunk.doc_id, "title": chunk.title, "section": list(chunk.section),
+                "page": chunk.page, "page_end": chunk.page_end, "start": chunk.start,
+                "end": chunk.end, "chunk_id": chunk.id, "source": chunk.source,
+                "text": chunk.text}
 
 
 @dataclass(frozen=True)
@@ -179,6 +201,10 @@ class SearchResult:
     hits: tuple[Hit, ...]
     confidence: Confidence
     notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "mode": self.mode, "confidence": self.confidence.to_dict(),
+                "notes": list(self.notes), "hits": [hit.to_dict() for hit in self.hits]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,6 +254,51 @@ class PairScore:
         if best == self.contradicted:
             return "contradicted"
         return "neither"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The scores with their spans (into the premise, which the score does not hold; see
+        :class:`ScoredPair` for the pair with its evidence quoted)."""
+        return {"label": self.label, "supported": self.supported,
+                "contradicted": self.contradicted, "neither": self.neither,
+                "window": _pair(self.window), "window_index": self.window_index,
+                "windows": self.windows, "evidence": [_pair(s) for s in self.evidence],
+                "error": self.error}
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredPair:
+    """One (premise, claim) pair with its score, as ``veracity check`` reports it.
+
+    ``probabilities`` says whether the scorer's numbers are probabilities: a similarity
+    scorer's are not (``scores_are_probabilities = False``), so the pair has no label (``None``
+    in :meth:`to_dict`) as there is no threshold to read one off. The premise is held to quote
+    the evidence spans; it is not repeated in the output.
+
+    >>> pair = ScoredPair("Bees dance.", "Bees dance.", PairScore(0.9, 0.05, 0.05, Span(0, 11),
+    ...                   evidence=(Span(0, 4),)))
+    >>> pair.to_dict()["label"], pair.to_dict()["evidence"]
+    ('supported', [{'start': 0, 'end': 4, 'text': 'Bees'}])
+    """
+
+    premise: str
+    claim: str
+    score: PairScore
+    probabilities: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        score = self.score
+        return {
+            "claim": self.claim,
+            "label": score.label if self.probabilities else None,
+            "probabilities": self.probabilities,
+            "supported": score.supported,
+            "contradicted": score.contradicted,
+            "neither": score.neither,
+            "window": _pair(score.window),
+            "windows": score.windows,
+            "evidence": [{"start": s.start, "end": s.end, "text": s.of(self.premise)}
+                         for s in score.evidence],
+        }
 
 
 @dataclass(frozen=True)
@@ -297,6 +368,13 @@ class Citation:
     evidence: tuple[Span, ...] = ()
     error: str | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"marker": self.marker, "span": _pair(self.span), "attached": self.attached,
+                "support": self.support, "error": self.error, "chunk_id": self.chunk_id,
+                "doc_id": self.doc_id, "title": self.title, "section": list(self.section),
+                "page": self.page, "page_end": self.page_end, "start": self.start,
+                "end": self.end, "evidence": [_pair(span) for span in self.evidence]}
+
 
 @dataclass(frozen=True, slots=True)
 class InvalidCitation:
@@ -309,6 +387,9 @@ class InvalidCitation:
     marker: str
     span: Span
     reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"marker": self.marker, "span": _pair(self.span), "reason": self.reason}
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,6 +426,12 @@ class SentenceCheck:
         """Whether a reader should be warned about this sentence."""
         return self.status in ("unsupported", "invalid_citation", "uncited", "error")
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "span": _pair(self.span), "text": self.text,
+                "claim": self.claim, "status": self.status, "support": self.support,
+                "failure": self.failure, "citations": [c.to_dict() for c in self.citations],
+                "invalid": [item.to_dict() for item in self.invalid]}
+
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
@@ -358,6 +445,10 @@ class Refusal:
     language: str
     span: Span
     text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"pattern": self.pattern, "language": self.language, "span": _pair(self.span),
+                "text": self.text}
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,6 +474,9 @@ class AbstentionCheck:
         relation = "is below" if self.abstain else "reaches"
         return f"{self.signal} = {self.value:.4g} {relation} the threshold {self.threshold:.4g}"
 
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self) | {"reason": self.reason}
+
 
 @dataclass(frozen=True, slots=True)
 class GenerationProvenance:
@@ -403,6 +497,9 @@ class GenerationProvenance:
     def prompt(self) -> str:
         return f"{self.prompt_id}@{self.prompt_version}"
 
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self) | {"prompt": self.prompt}
+
 
 @dataclass(frozen=True, slots=True)
 class Timings:
@@ -416,6 +513,9 @@ class Timings:
     @property
     def total(self) -> float:
         return self.retrieve + self.abstain + self.generate + self.verify
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self) | {"total": self.total}
 
 
 @dataclass(frozen=True)
@@ -456,6 +556,28 @@ class Answer:
         """How many sentences had a verifier failure."""
         return sum(sentence.failure is not None for sentence in self.sentences)
 
+    @property
+    def status(self) -> Literal["answered", "abstained", "refused"]:
+        return "abstained" if self.abstained else "refused" if self.refused else "answered"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The answer, its sentences and citations, and the sources as numbered ``block``s."""
+        return {
+            "question": self.question,
+            "status": self.status,
+            "text": self.text,
+            "abstained": self.abstained,
+            "abstention": None if self.abstention is None else self.abstention.to_dict(),
+            "refused": self.refused,
+            "refusal": None if self.refusal is None else self.refusal.to_dict(),
+            "sentences": [sentence.to_dict() for sentence in self.sentences],
+            "citations": [citation.to_dict() for citation in self.citations],
+            "invalid_citations": [item.to_dict() for item in self.invalid_citations],
+            "sources": [{"block": n} | hit.to_dict() for n, hit in enumerate(self.sources, 1)],
+            "provenance": None if self.provenance is None else self.provenance.to_dict(),
+            "timings": self.timings.to_dict(),
+        }
+
 
 # --- claim verification -------------------------------------------------------------------------
 # Spans below index the verified answer text (``Report.answer``) unless they say otherwise; an
@@ -491,6 +613,11 @@ class Claim:
     markers: tuple[int, ...] = ()
     edits: tuple[str, ...] = ()
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "text": self.text, "span": _pair(self.span),
+                "sentence": self.sentence, "markers": list(self.markers),
+                "edits": list(self.edits)}
+
 
 @dataclass(frozen=True, slots=True)
 class SkippedSentence:
@@ -500,6 +627,10 @@ class SkippedSentence:
     span: Span
     text: str
     reason: SkipReason
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"sentence": self.sentence, "span": _pair(self.span), "text": self.text,
+                "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -550,6 +681,15 @@ class EvidenceJudgement:
     cannot_state: str | None = None
     page_end: int | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"chunk_id": self.chunk_id, "doc_id": self.doc_id, "title": self.title,
+                "section": list(self.section), "page": self.page, "page_end": self.page_end,
+                "start": self.start, "end": self.end, "supported": self.supported,
+                "contradicted": self.contradicted, "neither": self.neither,
+                "evidence": [_pair(span) for span in self.evidence], "cited": self.cited,
+                "query": self.query, "error": self.error, "cannot_state": self.cannot_state,
+                "text": self.text}
+
 
 @dataclass(frozen=True, slots=True)
 class ValueCheck:
@@ -575,6 +715,11 @@ class ValueCheck:
     evidence: Span | None = None
     source: str = "evidence"
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "text": self.text, "span": _pair(self.span),
+                "value": self.value, "status": self.status, "found": self.found,
+                "doc_id": self.doc_id, "evidence": _pair(self.evidence), "source": self.source}
+
 
 @dataclass(frozen=True, slots=True)
 class LayerResult:
@@ -591,6 +736,9 @@ class LayerResult:
     score: float | None
     detail: str = ""
     error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)
@@ -622,6 +770,18 @@ class ClaimVerdict:
     def layer(self, name: str) -> LayerResult | None:
         """The finding of layer ``name``, or ``None`` when that layer did not run."""
         return next((result for result in self.layers if result.layer == name), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The claim's fields, then its verdict, each layer's finding and the evidence."""
+        return self.claim.to_dict() | {
+            "label": self.label,
+            "contested": self.contested,
+            "layers": [result.to_dict() for result in self.layers],
+            "citations": [item.to_dict() for item in self.citations],
+            "anti_citations": [item.to_dict() for item in self.anti_citations],
+            "values": [value.to_dict() for value in self.values],
+            "evidence": [item.to_dict() for item in self.evidence],
+        }
 
 
 @dataclass(frozen=True)
@@ -667,4 +827,26 @@ class Report:
             "skipped": len(self.skipped),
             "failed": self.failures,
             "contested": sum(verdict.contested for verdict in self.verdicts),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """Summary, provenance, claims and skipped sentences (what ``veracity verify --json``
+        prints). Claim and skipped-sentence spans index ``answer``; evidence spans index the
+        source document named by ``doc_id``; a value's ``span`` indexes its claim's ``text``.
+        """
+        return {
+            "summary": self.summary,
+            "answer": self.answer,
+            "question": self.question,
+            "layers": list(self.layers),
+            "rule": self.rule,
+            "query_mode": self.query_mode,
+            "claims_method": self.claims_method,
+            "verifier": self.verifier,
+            "verifier_version": self.verifier_version,
+            "claims": [verdict.to_dict() for verdict in self.verdicts],
+            "skipped": [sentence.to_dict() for sentence in self.skipped],
+            "timings": dict(self.timings),
+            "calls": dict(self.calls),
+            "warnings": list(self.warnings),
         }

@@ -1,6 +1,6 @@
 """`veracity ask` and `veracity calibrate` through the CLI on a small BM25 index built in the test.
 
-The chat model and the verifier are replaced through the CLI's factory functions; everything
+The chat model and the verifier are fakes given to ``cli.build_app``; everything
 else (indexing, retrieval, calibration files, rendering) is the real thing.
 """
 
@@ -95,38 +95,47 @@ def dev(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def fakes(monkeypatch):
-    """Install a scripted chat model and a phrase scorer; returns a setter for the replies."""
-    state: dict[str, object] = {"chat": ScriptedChatModel([]), "scorer": PhraseScorer(PHRASES)}
+class Fakes:
+    """A scripted chat model and a phrase scorer, and the app whose commands use them.
 
-    def install(replies: Sequence[str], scorer: PhraseScorer | None = None) -> ScriptedChatModel:
-        state["chat"] = ScriptedChatModel(list(replies), model_id="scripted-llm")
+    Calling it installs new replies (and optionally a scorer) and returns the chat model.
+    """
+
+    def __init__(self) -> None:
+        self.chat = ScriptedChatModel([])
+        self.scorer = PhraseScorer(PHRASES)
+        self.app = cli.build_app(cli.Models(verifier=lambda name: self.scorer,
+                                            chat=lambda spec, model, scorer: self.chat))
+
+    def __call__(self, replies: Sequence[str],
+                 scorer: PhraseScorer | None = None) -> ScriptedChatModel:
+        self.chat = ScriptedChatModel(list(replies), model_id="scripted-llm")
         if scorer is not None:
-            state["scorer"] = scorer
-        return state["chat"]  # type: ignore[return-value]
+            self.scorer = scorer
+        return self.chat
 
-    monkeypatch.setattr(cli, "chat_factory", lambda spec, model, scorer: state["chat"])
-    monkeypatch.setattr(cli, "verifier_factory", lambda name: state["scorer"])
-    return install
+    def ask(self, index: Path, *args: str, question: str = QUESTION, abstain: bool = False):
+        """``veracity ask`` on the test index; without abstention unless ``abstain`` (the
+        phrase scorer gives every question's content a low top_support, so the shipped default
+        threshold would abstain on everything)."""
+        return CliRunner().invoke(self.app, [
+            "ask", question, "--index", str(index), "--mode", "bm25", "-k", "3", *args,
+            *([] if abstain else ["--no-abstain"])])
+
+    def calibrate(self, index: Path, dev: Path, *args: str):
+        return CliRunner().invoke(self.app, ["calibrate", "--index", str(index), "--dev",
+                                             str(dev), "--mode", "bm25", "--signal", "top_bm25",
+                                             *args])
+
+
+@pytest.fixture
+def fakes() -> Fakes:
+    return Fakes()
 
 
 def flat(text: str) -> str:
     """``text`` with every run of whitespace as one space (the console wraps long lines)."""
     return " ".join(text.split())
-
-
-def ask(index: Path, *args: str, question: str = QUESTION, abstain: bool = False):
-    """``veracity ask`` on the test index; without abstention unless ``abstain`` (the phrase
-    scorer gives every question's content a low top_support, so the shipped default threshold
-    would abstain on everything)."""
-    return CliRunner().invoke(cli.app, ["ask", question, "--index", str(index), "--mode", "bm25",
-                                        "-k", "3", *args, *([] if abstain else ["--no-abstain"])])
-
-
-def calibrate(index: Path, dev: Path, *args: str):
-    return CliRunner().invoke(cli.app, ["calibrate", "--index", str(index), "--dev", str(dev),
-                                        "--mode", "bm25", "--signal", "top_bm25", *args])
 
 
 REPLY = ("Beeswax melts at about 63 degrees [1]. Wax melts between 62 and 64. "
@@ -135,7 +144,7 @@ REPLY = ("Beeswax melts at about 63 degrees [1]. Wax melts between 62 and 64. "
 
 def test_ask_marks_every_sentence_and_quotes_the_sources(index, fakes):
     fakes([REPLY])
-    result = ask(index)
+    result = fakes.ask(index)
     assert result.exit_code == 0, result.output
     out = flat(result.output)
     assert REPLY in out
@@ -156,7 +165,7 @@ def test_ask_quotes_the_cited_sources_only_and_indents_wrapped_lines(index, fake
     long = ("Beeswax melts at about 63 degrees, which beekeepers who render old comb in a solar "
             "wax melter over a warm summer afternoon reach without any other source of heat.")
     fakes([f"{long} [1]"])
-    result = ask(index)
+    result = fakes.ask(index)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert "(not cited)" in result.output
@@ -174,7 +183,7 @@ def test_ask_quotes_the_cited_sources_only_and_indents_wrapped_lines(index, fake
 
 def test_ask_json_points_every_citation_at_its_document_span(index, fakes):
     chat = fakes([REPLY])
-    result = ask(index, "--json")
+    result = fakes.ask(index, "--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
     assert payload["status"] == "answered"
@@ -198,7 +207,7 @@ def test_ask_json_points_every_citation_at_its_document_span(index, fakes):
 
 def test_a_refusal_is_shown_as_one(index, fakes):
     fakes(["I don't know."])
-    result = ask(index)
+    result = fakes.ask(index)
     assert result.exit_code == 0, result.output
     assert "the model declined to answer" in flat(result.output)
     assert "en.dont_know" in result.output
@@ -207,14 +216,14 @@ def test_a_refusal_is_shown_as_one(index, fakes):
 def test_a_verifier_failure_is_reported_and_exits_1(index, fakes):
     fakes(["Beeswax melts at about 63 degrees [1]."],
           PhraseScorer(PHRASES, fail=["Beeswax melts at about 63 degrees."]))
-    result = ask(index)
+    result = fakes.ask(index)
     assert result.exit_code == 1, result.output
     assert "⚠ Beeswax melts at about 63 degrees." in flat(result.output)
     assert "the judge replied 'maybe'" in flat(result.output)
 
 
 def test_calibrate_saves_the_threshold_and_ask_uses_it(index, dev, fakes):
-    result = calibrate(index, dev)
+    result = fakes.calibrate(index, dev)
     assert result.exit_code == 0, result.output
     out = flat(result.output)
     assert "abstain when top_bm25 <" in out
@@ -225,14 +234,14 @@ def test_calibrate_saves_the_threshold_and_ask_uses_it(index, dev, fakes):
         "top_bm25", "gen-000001", "bm25")
     # A question the corpus cannot answer: abstained without any model call.
     chat = fakes([])
-    result = ask(index, question=WEAK, abstain=True)
+    result = fakes.ask(index, question=WEAK, abstain=True)
     assert result.exit_code == 0, result.output
     assert "abstained without asking the model: top_bm25 =" in flat(result.output)
     assert "calibrated on gen-000001" in flat(result.output)
     assert chat.requests == []
     # An answerable one reaches the model, and the answer says which threshold was used.
     chat = fakes(["Beeswax melts at about 63 degrees [1]."])
-    result = ask(index, abstain=True)
+    result = fakes.ask(index, abstain=True)
     assert result.exit_code == 0, result.output
     out = flat(result.stdout)
     assert "relevance: top_bm25 =" in out
@@ -243,9 +252,9 @@ def test_calibrate_saves_the_threshold_and_ask_uses_it(index, dev, fakes):
 
 
 def test_no_abstain_turns_the_threshold_off(index, dev, fakes):
-    assert calibrate(index, dev).exit_code == 0
+    assert fakes.calibrate(index, dev).exit_code == 0
     chat = fakes(["I don't know."])
-    result = ask(index, "--no-abstain", "--json", question=WEAK)
+    result = fakes.ask(index, "--no-abstain", "--json", question=WEAK)
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["status"] == "refused"
     assert len(chat.requests) == 1
@@ -253,7 +262,7 @@ def test_no_abstain_turns_the_threshold_off(index, dev, fakes):
 
 def test_a_threshold_on_the_command_line(index, fakes):
     chat = fakes([])
-    result = ask(index, "--signal", "top_bm25", "--threshold", "1000", "--json", abstain=True)
+    result = fakes.ask(index, "--signal", "top_bm25", "--threshold", "1000", "--json", abstain=True)
     payload = json.loads(result.output)
     assert payload["status"] == "abstained"
     assert payload["abstention"]["source"] == "--threshold"
@@ -268,13 +277,13 @@ def _reindex(tmp_path: Path, index: Path, *args: str) -> None:
 
 
 def test_a_reindex_that_changes_nothing_keeps_the_calibration(index, dev, fakes, tmp_path):
-    assert calibrate(index, dev).exit_code == 0
+    assert fakes.calibrate(index, dev).exit_code == 0
     _reindex(tmp_path, index)
     (tmp_path / "docs" / "wax.md").touch()  # a newer time, the same bytes
     _reindex(tmp_path, index)
     assert IndexDir(index).current().name == "gen-000003"
     chat = fakes([])
-    payload = json.loads(ask(index, "--json", question=WEAK, abstain=True).output)
+    payload = json.loads(fakes.ask(index, "--json", question=WEAK, abstain=True).output)
     assert payload["status"] == "abstained"
     assert payload["abstention"]["source"].startswith("calibrated on gen-000001")
     assert chat.requests == []
@@ -283,7 +292,7 @@ def test_a_reindex_that_changes_nothing_keeps_the_calibration(index, dev, fakes,
 @pytest.mark.parametrize("change", ["add", "edit", "remove", "chunking"])
 def test_changed_content_replaces_a_calibration_by_the_default_and_says_so(
         index, dev, fakes, tmp_path, change):
-    assert calibrate(index, dev).exit_code == 0
+    assert fakes.calibrate(index, dev).exit_code == 0
     docs = tmp_path / "docs"
     extra: tuple[str, ...] = ()
     if change == "add":
@@ -296,7 +305,7 @@ def test_changed_content_replaces_a_calibration_by_the_default_and_says_so(
         extra = ("--chunk-tokens", "32", "--overlap", "4")
     _reindex(tmp_path, index, *extra)
     chat = fakes([])
-    result = ask(index, "--json", question=WEAK, abstain=True)
+    result = fakes.ask(index, "--json", question=WEAK, abstain=True)
     payload = json.loads(result.output)
     assert payload["status"] == "abstained"  # abstention never turns off in silence
     source = payload["abstention"]["source"]
@@ -304,13 +313,13 @@ def test_changed_content_replaces_a_calibration_by_the_default_and_says_so(
     assert "the shipped default" in source
     assert payload["abstention"]["signal"] == "top_support"
     assert chat.requests == []
-    human = flat(ask(index, question=WEAK, abstain=True).stdout)
+    human = flat(fakes.ask(index, question=WEAK, abstain=True).stdout)
     assert "content changed since its calibration" in human
 
 
 def test_an_index_never_calibrated_abstains_with_the_labelled_default(index, fakes):
     chat = fakes([])
-    payload = json.loads(ask(index, "--json", question=WEAK, abstain=True).output)
+    payload = json.loads(fakes.ask(index, "--json", question=WEAK, abstain=True).output)
     assert payload["status"] == "abstained"
     assert "no calibration was made" in payload["abstention"]["source"]
     assert "the shipped default (abstention F1" in payload["abstention"]["source"]
@@ -320,7 +329,7 @@ def test_an_index_never_calibrated_abstains_with_the_labelled_default(index, fak
 def test_calibrate_json_and_partial_rows(index, dev, fakes):
     with dev.open("a", encoding="utf-8") as out:
         out.write('{"question": "no label"}\nnot json\n')
-    result = calibrate(index, dev, "--json")
+    result = fakes.calibrate(index, dev, "--json")
     assert result.exit_code == 1, result.output
     payload = json.loads(result.output)
     assert payload["answerable"] == 3
@@ -335,36 +344,36 @@ def test_calibrate_json_and_partial_rows(index, dev, fakes):
     (["--signal", "top_cosine"], "top_cosine (dense, hybrid)"),
 ])
 def test_calibrate_refuses_unusable_signals(index, dev, fakes, args, message):
-    result = CliRunner().invoke(cli.app, ["calibrate", "--index", str(index), "--dev", str(dev),
+    result = CliRunner().invoke(fakes.app, ["calibrate", "--index", str(index), "--dev", str(dev),
                                           "--mode", "bm25", *args])
     assert result.exit_code == 2
     assert message in flat(result.output)
 
 
 def test_ask_failures_exit_2(index, tmp_path, fakes):
-    missing = CliRunner().invoke(cli.app, ["ask", QUESTION, "--index", str(tmp_path / "none")])
+    missing = CliRunner().invoke(fakes.app, ["ask", QUESTION, "--index", str(tmp_path / "none")])
     assert missing.exit_code == 2
     assert "no index at" in flat(missing.output)
-    lonely = ask(index, "--signal", "top_bm25", abstain=True)
+    lonely = fakes.ask(index, "--signal", "top_bm25", abstain=True)
     assert lonely.exit_code == 2
     assert "needs --threshold" in flat(lonely.output)
 
 
 def test_ask_in_the_default_mode_on_an_index_without_vectors_says_it_used_bm25(index, fakes):
     fakes([REPLY])
-    result = CliRunner().invoke(cli.app, ["ask", QUESTION, "--index", str(index), "-k", "3",
+    result = CliRunner().invoke(fakes.app, ["ask", QUESTION, "--index", str(index), "-k", "3",
                                           "--json", "--no-abstain"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert any("used BM25 alone" in note for note in payload["notes"])
     assert payload["sources"][0]["doc_id"] == "wax.md"
     fakes([REPLY])
-    shown = CliRunner().invoke(cli.app, ["ask", QUESTION, "--index", str(index), "-k", "3",
+    shown = CliRunner().invoke(fakes.app, ["ask", QUESTION, "--index", str(index), "-k", "3",
                                          "--no-abstain"])
     assert shown.exit_code == 0, shown.output
     assert "used BM25 alone" in flat(shown.stderr)
     # with abstention, the default threshold is the one BM25 search computes: top_support
     fakes([])
-    abstained = json.loads(CliRunner().invoke(cli.app, [
+    abstained = json.loads(CliRunner().invoke(fakes.app, [
         "ask", WEAK, "--index", str(index), "-k", "3", "--json"]).stdout)
     assert abstained["abstention"]["signal"] == "top_support"

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from veracity import cli
-from veracity.render import make_console, show, styled, text
+from veracity.cli.render import make_console, show, styled, text
 from veracity.testing import TablePairScorer
 from veracity.types import PairScores
 
@@ -81,12 +81,12 @@ class WholePremiseScorer(TablePairScorer):
             dataclasses.replace(score, evidence=(score.window,)) for score in result.scores))
 
 
-def test_check_prints_premise_evidence_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_check_prints_premise_evidence_as_written() -> None:
     premise = "Mount points are listed in [/etc/fstab] by default [x]."
     claim = "Mount points are listed in [/etc/fstab]."
-    monkeypatch.setattr(cli, "verifier_factory", lambda name: WholePremiseScorer(
-        {(premise, claim): (0.9, 0.05, 0.05)}))
-    result = runner.invoke(cli.app, ["check", "--premise", premise, "--claim", claim])
+    app = cli.build_app(cli.Models(verifier=lambda name: WholePremiseScorer(
+        {(premise, claim): (0.9, 0.05, 0.05)})))
+    result = runner.invoke(app, ["check", "--premise", premise, "--claim", claim])
     assert result.exit_code == 0, result.output
     assert "[/etc/fstab] by default [x]." in result.stdout
 
@@ -99,20 +99,19 @@ def test_errors_show_the_value_as_written(tmp_path: Path) -> None:
     assert "Traceback" not in result.output
 
 
-def test_verify_report_shows_claims_and_evidence_as_written(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_verify_report_shows_claims_and_evidence_as_written(tmp_path: Path) -> None:
     source = tmp_path / "[bold]notes.md"
     passage = "The config file [/etc/squid/squid.conf] sets cache_effective_user [proxy]."
     source.write_text(passage + "\n", encoding="utf-8")
     claim = "The config file [/etc/squid/squid.conf] sets cache_effective_user [proxy]."
-    monkeypatch.setattr(cli, "verifier_factory",
-                        lambda name: TablePairScorer({(passage, claim): (0.9, 0.05, 0.05)}))
-    result = runner.invoke(cli.app, ["verify", "--answer", claim, "--sources", str(source),
+    app = cli.build_app(cli.Models(
+        verifier=lambda name: TablePairScorer({(passage, claim): (0.9, 0.05, 0.05)})))
+    result = runner.invoke(app, ["verify", "--answer", claim, "--sources", str(source),
                                      "--layers", "nli"])
     assert result.exit_code == 0, result.output
     assert result.stdout.count("[/etc/squid/squid.conf]") >= 2  # the answer, the claim, evidence
     assert "[bold]notes.md" in result.stdout
-    payload = json.loads(runner.invoke(cli.app, [
+    payload = json.loads(runner.invoke(app, [
         "verify", "--answer", claim, "--sources", str(source), "--layers", "nli", "--json"]).stdout)
     assert payload["claims"][0]["text"] == claim
 

@@ -1,4 +1,5 @@
-"""`veracity verify` through the CLI with a fake verifier; claims, knowledge and rendering real."""
+"""`veracity verify` through the CLI with a fake verifier (given to ``cli.build_app``); claims,
+knowledge and rendering real."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from veracity import cli
@@ -29,9 +31,12 @@ ANSWER = ("Honey bees perform a waggle dance. A colony can hold about 90,000 wor
           "Bumblebees perform a waggle dance.")
 
 
+#: The command with the table's scores for every --verifier.
+APP = cli.build_app(cli.Models(verifier=lambda name: TablePairScorer(TABLE)))
+
+
 @pytest.fixture
-def sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
-    monkeypatch.setattr(cli, "verifier_factory", lambda name: TablePairScorer(TABLE))
+def sources(tmp_path: Path) -> list[Path]:
     paths = []
     for number, text in enumerate(SOURCES, start=1):
         path = tmp_path / f"source{number}.md"
@@ -40,8 +45,8 @@ def sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     return paths
 
 
-def _run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli.app, ["verify", *args])
+def _run(*args: str, app: typer.Typer = APP) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["verify", *args])
     return result.exit_code, result.stdout, result.stderr
 
 
@@ -135,7 +140,7 @@ def test_the_answer_can_come_from_a_file_or_standard_input(sources: list[Path],
     code, out, _ = _run("--answer", str(answer), "--sources", str(sources[0]), "--json")
     assert code == 0
     assert json.loads(out)["answer"] == ANSWER
-    result = CliRunner().invoke(cli.app, ["verify", "--answer", "-", "--sources",
+    result = CliRunner().invoke(APP, ["verify", "--answer", "-", "--sources",
                                           str(sources[0]), "--json"], input=ANSWER)
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["answer"] == ANSWER
@@ -178,10 +183,10 @@ def test_verify_shows_the_last_page_of_a_passage_that_spans_two(tmp_path: Path) 
     pdf = _two_page_pdf(tmp_path / "dance.pdf")
     args = ["--answer", "Honey bees perform a waggle dance.", "--sources", str(pdf),
             "--verifier", "lexical", "--layers", "nli"]
-    code, out, _ = _run(*args, "--json")
+    code, out, _ = _run(*args, "--json", app=cli.app)
     assert code == 0
     (evidence,) = json.loads(out)["claims"][0]["evidence"]
     assert (evidence["page"], evidence["page_end"]) == (1, 2)
-    code, out, _ = _run(*args)
+    code, out, _ = _run(*args, app=cli.app)
     assert code == 0
     assert "dance.pdf, page 1-2, chars 0-" in out

@@ -185,12 +185,10 @@ def test_the_section_path_names_the_subject_of_a_pronoun_paragraph() -> None:
 
 @pytest.mark.unit
 def test_a_judgement_keeps_the_first_and_last_page_of_its_passage() -> None:
-    from veracity.verify.report import _judgement as judgement_payload
-
     spanning = Chunk("p.pdf#0", "p.pdf", 0, "Bees dance.", 0, 11, page=3, page_end=4)
     scorer = TablePairScorer({("Bees dance.", "Bees dance."): (0.9, 0.0, 0.1)})
     result = NLILayer(scorer).run(_evidence((_claim(0, "Bees dance."), (spanning, A))))
     first, second = result.judgements[0]
     assert (first.page, first.page_end) == (3, 4)
     assert (second.page, second.page_end) == (2, None)
-    assert judgement_payload(first)["page_end"] == 4
+    assert first.to_dict()["page_end"] == 4

@@ -179,7 +179,6 @@ def test_a_claim_longer_than_the_window_is_a_failed_claim_not_a_score() -> None:
 
 def test_a_heading_source_never_makes_a_true_claim_contested() -> None:
     from veracity.testing import TablePairScorer
-    from veracity.verify.report import report_payload
 
     claim = "The waggle dance was decoded by Karl von Frisch."
     heading = "# The Waggle Dance and Foraging"
@@ -195,7 +194,7 @@ def test_a_heading_source_never_makes_a_true_claim_contested() -> None:
     verdict = report.verdicts[0]
     assert (verdict.label, verdict.contested, verdict.anti_citations) == ("supported", False, ())
     assert report.summary["contested"] == 0
-    payload = report_payload(report)["claims"][0]
+    payload = report.to_dict()["claims"][0]
     assert {e["text"]: e["cannot_state"] for e in payload["evidence"]} == {
         heading: "heading", passage: None}
     # the heading's 0.90 cannot make a wrong claim contradicted either

@@ -16,12 +16,13 @@ indexed from other places stay. Retrieval builders then run over the new chunk s
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from veracity.corpus.base import ChunkLookup, IndexBuilder, ProgressBuilder
 from veracity.corpus.chunker import Chunker
@@ -79,6 +80,13 @@ class IndexReport:
     chunks: int
     failures: tuple[Failure, ...]
     builders: Mapping[str, Mapping[str, object]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The counts, each failure as ``{path, reason, message}``, and what each builder
+        recorded."""
+        return dataclasses.asdict(self) | {
+            "failures": [failure._asdict() for failure in self.failures],
+            "builders": {name: dict(info) for name, info in self.builders.items()}}
 
 
 @dataclass(frozen=True)

@@ -96,6 +96,10 @@ class Calibration:
     failed: int
     curve: tuple[ThresholdPoint, ...]
 
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self) | {
+            "curve": [dataclasses.asdict(point) for point in self.curve]}
+
 
 def _candidates(values: Sequence[float]) -> list[float]:
     distinct = sorted(set(values))
@@ -188,6 +192,13 @@ class StoredCalibration:
         """How an answer names this threshold's origin."""
         return f"calibrated on {self.generation} ({self.path})"
 
+    def to_dict(self) -> dict[str, Any]:
+        """Where and how it was made, then the calibration's fields (``content``, the
+        fingerprint that keeps it in use, stays in the file)."""
+        return {"path": str(self.path), "generation": self.generation, "mode": self.mode,
+                "k": self.k, "verifier": self.verifier, "dev": self.dev,
+                "created": self.created, **self.calibration.to_dict()}
+
 
 class StaleCalibrationError(IndexStoreError):
     """The saved calibration was made on other content (the index was re-indexed with changes)."""
@@ -224,7 +235,7 @@ def save_calibration(
         calibration_path(index), content)
     payload = {"format_version": CALIBRATION_FORMAT, "generation": generation,
                "content": content, "mode": mode, "k": k, "verifier": verifier, "dev": dev,
-               "created": stored.created, **dataclasses.asdict(calibration)}
+               "created": stored.created, **calibration.to_dict()}
     _write_atomically(stored.path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     return stored
 

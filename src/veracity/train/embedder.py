@@ -17,6 +17,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from veracity import defaults
 from veracity.train.aligner import export_aligner
@@ -36,6 +37,11 @@ class EmbedderExport:
     model_bytes: int
     seconds: float
     min_cosine: float  # the lowest cosine between the new and the old embedding of a probe
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON (``seconds`` to a tenth)."""
+        return {"directory": str(self.directory), "model_bytes": self.model_bytes,
+                "seconds": round(self.seconds, 1), "min_cosine_to_legacy": self.min_cosine}
 
 
 def export_embedder(out_dir: Path, *, command: str) -> EmbedderExport:

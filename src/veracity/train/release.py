@@ -57,6 +57,10 @@ class ReleaseReport:
     model_bytes: int
     validation: dict[str, float]
 
+    def to_dict(self) -> dict[str, Any]:
+        return {"directory": str(self.directory), "model_bytes": self.model_bytes,
+                "validation": dict(self.validation)}
+
 
 def combiner_rows(rule: str, kinds: list[str],
                   untrained: tuple[str, ...]) -> tuple[np.ndarray, dict[str, Any]]:

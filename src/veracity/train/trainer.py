@@ -136,6 +136,12 @@ class TrainReport:
     checkpoint: Path
     evaluations: tuple[dict[str, float], ...] = field(default=())
 
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON (``seconds`` to a tenth)."""
+        return {"step": self.step, "steps": self.steps, "finished": self.finished,
+                "seconds": round(self.seconds, 1), "checkpoint": str(self.checkpoint),
+                "evaluations": list(self.evaluations)}
+
 
 @dataclass(frozen=True)
 class Row:

@@ -25,7 +25,6 @@ from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer, KnowledgeRe
 from veracity.verify.nli import AGGREGATIONS, NLILayer, NLIResult, aggregate_support
 from veracity.verify.pipeline import CLAIM_METHODS, LAYERS, AnswerVerifier, make_answer_verifier
 from veracity.verify.questions import QUERY_MODES, QueryMaker, rule_question
-from veracity.verify.report import report_payload
 from veracity.verify.rules import RULES, LayerCombiner, LayerWeights, fit_layer_weights
 from veracity.verify.stream import StreamedSentence, StreamVerifier
 
@@ -59,7 +58,6 @@ __all__ = [
     "inconsistency",
     "make_answer_verifier",
     "make_verifier",
-    "report_payload",
     "rule_question",
     "source_chunks",
     "source_documents",

@@ -21,7 +21,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-__all__ = ["Part", "make_console", "show", "styled", "text"]
+__all__ = ["Part", "console", "errors", "make_console", "show", "styled", "text"]
 
 #: A piece of a line: plain data, or (data, style) with one of our styles.
 Part = str | tuple[str, str] | Text
@@ -30,6 +30,12 @@ Part = str | tuple[str, str] | Text
 def make_console(*, stderr: bool = False, **options: Any) -> Console:
     """A console that never interprets what it prints (no markup, emoji or highlighting)."""
     return Console(stderr=stderr, markup=False, emoji=False, highlight=False, **options)
+
+
+#: The commands' standard output and standard error (each resolves ``sys.stdout`` / ``sys.stderr``
+#: when it prints, so a test runner that swaps them captures what is shown).
+console = make_console()
+errors = make_console(stderr=True)
 
 
 def styled(value: str, style: str) -> tuple[str, str]:

@@ -1,0 +1,21 @@
+"""The ``veracity`` command: a thin adapter over the library, one module per command.
+
+``application`` builds the Typer app (:func:`build_app`) and holds what the commands share;
+``index``, ``search``, ``check``, ``ask`` (with ``calibrate``), ``verify`` and ``train`` (with
+``export-verifier`` and ``export-embedder``) are the commands; ``printers`` is their terminal
+output and ``render`` the one path to the terminal, which prints every text as data. ``--json``
+prints the result's ``to_dict()`` with the command's own fields (``exit_code``, ``notes``).
+
+Exit codes: 0 success; 1 partial success (some inputs failed, the rest was done);
+2 failure (nothing was done: bad options, missing index, unreadable input).
+
+Tests and other front ends give the models to :func:`build_app`:
+``build_app(Models(verifier=lambda name: TablePairScorer(table)))``.
+"""
+
+from veracity.cli.application import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, Models, build_app, main
+
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "Models", "app", "build_app", "main"]
+
+#: The command with the real models (what the ``veracity`` script runs).
+app = build_app()

@@ -1,0 +1,202 @@
+"""The ``veracity`` application: the Typer app and what every command shares.
+
+:func:`build_app` makes the app from :class:`Models` (the factories of the verifier and the chat
+model, which tests replace with fakes); the exit codes; :func:`fail`, which prints an error
+with the library's option names spelt as the command's flags; :func:`emit_json`; and the
+reading of a value that is either text or a file name.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from veracity.cli.render import errors, show, styled
+from veracity.errors import InputError, OptionError
+
+if TYPE_CHECKING:
+    from veracity.llm.base import ChatModel
+    from veracity.verifiers.base import PairScorer
+
+__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "Models", "build_app", "cli_names",
+           "emit_json", "fail", "looks_like_path", "main", "models_of", "read_text_or_file"]
+
+#: Exit codes: success; partial success (some inputs failed, the rest was done); failure
+#: (nothing was done: bad options, missing index, unreadable input).
+EXIT_OK = 0
+EXIT_PARTIAL = 1
+EXIT_FAILED = 2
+
+
+def _make_chat(spec: str, model: str | None, scorer: PairScorer) -> ChatModel:
+    """The chat model of ``--llm``/``--model``."""
+    from veracity.generate.chat import make_chat
+
+    return make_chat(spec, model=model, scorer=scorer)
+
+
+def _make_verifier(name: str) -> PairScorer:
+    """The verifier of ``--verifier``."""
+    from veracity.verifiers.registry import make_verifier
+
+    return make_verifier(name)
+
+
+@dataclass(frozen=True)
+class Models:
+    """How the commands make their models: ``verifier(name)`` for ``--verifier`` and
+    ``chat(spec, model, scorer)`` for ``--llm``/``--model``. Pass fakes to :func:`build_app`."""
+
+    verifier: Callable[[str], PairScorer] = _make_verifier
+    chat: Callable[[str, str | None, PairScorer], ChatModel] = _make_chat
+
+
+def models_of(ctx: typer.Context) -> Models:
+    """The factories of the running app (see :func:`build_app`)."""
+    found = ctx.find_object(Models)
+    return found if found is not None else Models()
+
+
+#: Library option names that a command spells otherwise (``Chunker(size=...)`` is
+#: ``--chunk-tokens``); any other name that is one of the command's options is spelt as its flag.
+_LIBRARY_NAMES = {"index": {"size": "chunk_tokens"}, "calibrate": {"hits": "k"},
+                  "verify": {"chat": "llm", "claims": "llm_claims"}}
+
+
+def cli_names() -> dict[str, str]:
+    """The current command's flags by library option name, e.g. ``{"k": "-k"}``."""
+    try:  # typer 0.2x carries its own copy of click
+        from typer._click.globals import get_current_context
+    except ImportError:  # pragma: no cover - older typer
+        from click import get_current_context  # type: ignore[no-redef,unused-ignore]
+
+    context = get_current_context(silent=True)
+    if context is None:
+        return {}
+    flags = {param.name: param.opts[0] for param in context.command.params
+             if param.param_type_name == "option" and param.name and param.opts}
+    names = dict(flags)
+    for library, option in _LIBRARY_NAMES.get(context.info_name or "", {}).items():
+        if option in flags:
+            names[library] = flags[option]
+    return names
+
+
+def fail(exc: Exception) -> typer.Exit:
+    """Print an error the user can act on and return the failure exit.
+
+    An option error names the option as the user typed it (``--chunk-tokens 0``), not as the
+    Python API spells it (``size=0``).
+    """
+    message = exc.message(cli_names()) if isinstance(exc, OptionError) else str(exc)
+    show(styled("error:", "bold red"), f" {message}", out=errors)
+    return typer.Exit(EXIT_FAILED)
+
+
+def emit_json(payload: Any) -> None:
+    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+
+
+#: Extensions of the files veracity reads; a value ending in one is taken for a file name.
+_FILE_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".jsonl", ".json",
+                  ".csv", ".text", ".rst")
+
+
+def looks_like_path(value: str) -> bool:
+    """Whether ``value`` reads as a file name rather than text: one word that ends in a file
+    extension veracity reads, or starts like a path (``/``, ``./``, ``../``, ``~/``).
+
+    >>> looks_like_path("examples/answer_to_chek.md"), looks_like_path("Bees dance.")
+    (True, False)
+    >>> looks_like_path("TCP/IP"), looks_like_path("./notes")
+    (False, True)
+    """
+    word = value.strip()
+    if not word or any(character.isspace() for character in word):
+        return False
+    return word.lower().endswith(_FILE_SUFFIXES) or word.startswith(("/", "./", "../", "~/"))
+
+
+def read_text_or_file(value: str, option: str) -> str:
+    """The text of the file ``value`` names, or ``value`` itself when it is text.
+
+    ``-`` reads standard input. A value that looks like a file name (see
+    :func:`looks_like_path`) but names no readable file is an error, never checked as text.
+    """
+    if value == "-":
+        return sys.stdin.read()
+    if len(value) >= 4096 or "\n" in value or "\0" in value:
+        return value
+    path = Path(value).expanduser()
+    try:
+        exists, is_dir, is_file = path.exists(), path.is_dir(), path.is_file()
+    except OSError:  # a name too long to be a file
+        exists = is_dir = is_file = False
+    if looks_like_path(value):
+        if not exists:
+            raise InputError(
+                f"{option} {value}: no such file (the current folder is {Path.cwd()}); check "
+                f"the name, or to check this text itself write it in a file and give that")
+        if is_dir:
+            raise InputError(f"{option} {value}: is a folder; give a file")
+    elif not is_file:
+        return value
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{option} {value}: cannot read it as UTF-8 text ({exc})") from exc
+
+
+def _root() -> None:
+    """Grounded answers with checkable citations, and claim verification, offline on a CPU."""
+
+
+def build_app(models: Models | None = None) -> typer.Typer:
+    """The ``veracity`` command with its models made by ``models`` (default: the real ones).
+
+    Every command reads the factories from its context (``ctx.obj``), so tests and other
+    front ends pass fakes in here instead of replacing module globals:
+
+    >>> from typer.testing import CliRunner
+    >>> from veracity.testing import TablePairScorer
+    >>> app = build_app(Models(verifier=lambda name: TablePairScorer({})))
+    >>> CliRunner().invoke(app, ["check", "--premise", "Bees dance.", "--claim", "Bees sing.",
+    ...                          "--json"]).exit_code
+    0
+    """
+    app = typer.Typer(
+        name="veracity",
+        help="Grounded answers with checkable citations, and claim verification, offline on a "
+             "CPU.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,  # help text is shown as written: "[train]", "[n]" stay
+        context_settings={"obj": models or Models()},
+    )
+    # The command modules import this one (fail, the exit codes), so they come in here, once
+    # this module is complete.
+    from veracity.cli import ask, check, index, search, train, verify
+
+    app.callback()(_root)
+    app.command("index")(index.index)
+    app.command("search")(search.search)
+    app.command("check")(check.check)
+    app.command("train-verifier")(train.train_verifier)
+    app.command("export-verifier")(train.export_verifier)
+    app.command("export-embedder")(train.export_embedder_command)
+    app.command("ask")(ask.ask)
+    app.command("calibrate")(ask.calibrate_command)
+    app.command("verify", context_settings={"allow_extra_args": True})(verify.verify_command)
+    return app
+
+
+def main() -> None:
+    """The ``veracity`` command (the console script)."""
+    build_app()()

@@ -1,0 +1,198 @@
+"""``veracity ask`` (a grounded answer with checked citations, or "I don't know") and
+``veracity calibrate`` (the abstention threshold of an index)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from veracity import defaults
+from veracity.cli import printers
+from veracity.cli.application import EXIT_OK, EXIT_PARTIAL, emit_json, fail, models_of
+from veracity.cli.render import errors, show, styled
+from veracity.errors import VeracityError
+
+if TYPE_CHECKING:
+    from veracity.generate.abstain import Abstainer
+    from veracity.verifiers.base import PairScorer
+
+
+def _abstainer(index_dir: Path, *, mode: str, signal: str | None, threshold: float | None,
+               scorer: PairScorer, notes: list[str]) -> Abstainer:
+    """The abstainer ``ask`` uses: ``--threshold``, else the index's own calibration, else the
+    shipped default threshold (labelled as such on the answer: a stale or missing calibration
+    never turns abstention off in silence)."""
+    from veracity.generate.abstain import SIGNAL_MODES, Abstainer, make_signal
+    from veracity.generate.calibration import (
+        StaleCalibrationError,
+        default_threshold,
+        load_calibration,
+    )
+
+    if threshold is not None:
+        name = signal or defaults.ABSTAIN_SIGNAL
+        return Abstainer(make_signal(name, scorer=scorer), threshold, source="--threshold")
+    if signal is not None:
+        raise VeracityError(f"--signal {signal} needs --threshold (or run `veracity calibrate "
+                            f"--index {index_dir} --dev FILE.jsonl --signal {signal}`)")
+    why = ""
+    try:
+        stored = load_calibration(index_dir)
+    except StaleCalibrationError as exc:
+        stored, why = None, f"the index's content changed since its calibration ({exc}); "
+    if stored is not None:
+        calibration = stored.calibration
+        if stored.mode != mode:
+            notes.append(f"the threshold was calibrated with --mode {stored.mode}; this search "
+                         f"uses --mode {mode}")
+        return Abstainer(make_signal(calibration.signal, scorer=scorer, hits=stored.k),
+                         calibration.threshold, source=stored.source)
+    name = "top_cosine" if mode in SIGNAL_MODES["top_cosine"] else "top_support"
+    default = default_threshold(name)
+    if not why:
+        why = f"no calibration was made for {index_dir}; "
+    return Abstainer(make_signal(name, scorer=scorer), default.threshold,
+                     source=why + default.source)
+
+
+def ask(
+    ctx: typer.Context,
+    question: Annotated[str, typer.Argument(help="the question")],
+    index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
+    llm: Annotated[str, typer.Option(
+        help="extractive, llamacpp[:PATH] or openai:URL")] = defaults.CHAT_BACKEND,
+    model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
+    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine, align or hf:<model>")]
+    = defaults.VERIFIER,
+    mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
+    k: Annotated[int, typer.Option("-k", help="passages given to the model")] = defaults.TOP_K,
+    tau: Annotated[float, typer.Option(help="P(supported) a citation must reach")]
+    = defaults.CITATION_TAU,
+    abstain: Annotated[bool, typer.Option(
+        help="abstain below the index's calibration, else the shipped default (or "
+             "--threshold)")] = True,
+    signal: Annotated[str | None, typer.Option(
+        help="confidence signal for --threshold: top_bm25, top_cosine, top_support")] = None,
+    threshold: Annotated[float | None, typer.Option(
+        help="abstain below this signal value instead of the calibrated one")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Answer from the index with checked [n] citations, or say "I don't know".
+
+    The model is not asked when retrieval confidence is below the index's calibrated threshold,
+    or, for an index never calibrated (or whose content changed since), below the shipped
+    default, which the answer names. Every sentence is marked by whether the passage it cites
+    supports it (whether it answers the question is the separate relevance line): ✓ supported,
+    ✗ unsupported, ! invalid citation, + citation attached by the verifier, ? uncited, · not
+    factual. Exit 0 when answered, abstained or refused; 1 when the verifier failed on some
+    sentence; 2 on bad options or a missing index.
+    """
+    from veracity.generate.ask import Asker
+    from veracity.generate.grounded import GroundedGenerator
+    from veracity.retrieve.open import FallbackRetriever, open_retriever
+
+    notes: list[str] = []
+    try:
+        retriever = open_retriever(index_dir, mode=mode)
+        if isinstance(retriever, FallbackRetriever):
+            notes.append(retriever.note)
+        scorer = models_of(ctx).verifier(verifier)
+        searched = retriever.name if isinstance(retriever, FallbackRetriever) else mode
+        abstainer = _abstainer(index_dir, mode=searched, signal=signal, threshold=threshold,
+                               scorer=scorer, notes=notes) if abstain else None
+        generator = GroundedGenerator(models_of(ctx).chat(llm, model, scorer), scorer, tau=tau)
+        answer = Asker(retriever, generator, k=k, abstainer=abstainer).run(question)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    code = EXIT_PARTIAL if answer.failures else EXIT_OK
+    if as_json:
+        emit_json(answer.to_dict() | {"notes": notes, "exit_code": code})
+        raise typer.Exit(code)
+    for note in notes:
+        show(styled(note, "dim"), out=errors, wrap=True)
+    printers.print_answer(answer)
+    raise typer.Exit(code)
+
+
+def _dev_questions(path: Path) -> tuple[list[tuple[str, bool]], list[str]]:
+    """(question, answerable) rows of a JSONL dev file, and a message per skipped line."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise VeracityError(f"{path}: cannot read it ({exc})") from exc
+    rows: list[tuple[str, bool]] = []
+    skipped: list[str] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            skipped.append(f"{path}:{number}: not JSON ({exc})")
+            continue
+        if not isinstance(row, dict) or not isinstance(row.get("question"), str) or \
+                not row["question"].strip() or not isinstance(row.get("answerable"), bool):
+            skipped.append(f"{path}:{number}: needs a string question and a true/false "
+                           "answerable")
+            continue
+        rows.append((row["question"], row["answerable"]))
+    return rows, skipped
+
+
+def calibrate_command(
+    ctx: typer.Context,
+    index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
+    dev: Annotated[Path, typer.Option(
+        help="JSONL of {question, answerable: true/false} (e.g. examples/questions.jsonl)")],
+    signal: Annotated[str, typer.Option(help="top_bm25, top_cosine or top_support")]
+    = defaults.ABSTAIN_SIGNAL,
+    mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
+    k: Annotated[int, typer.Option("-k", help="passages retrieved per question")]
+    = defaults.TOP_K,
+    verifier: Annotated[str, typer.Option(help="verifier for top_support")] = defaults.VERIFIER,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Choose the abstention threshold of best F1 on dev questions and save it with the index.
+
+    `ask` then says "I don't know" without calling the model when the signal is below it. The
+    calibration records the index's content: it stays in use while re-indexing changes nothing,
+    and once the content changes `ask` uses the shipped default and says so (calibrate again).
+    Exit 0 when every row was used, 1 when some rows or signals failed, 2 when nothing was saved.
+    """
+    from rich.progress import track
+
+    from veracity.generate.abstain import make_signal
+    from veracity.generate.calibration import calibrate, save_calibration
+    from veracity.retrieve.open import open_retriever
+
+    try:
+        scorer = models_of(ctx).verifier(verifier) if signal == "top_support" else None
+        confidence = make_signal(signal, scorer=scorer, hits=k)
+        rows, skipped = _dev_questions(dev)
+        if not rows:
+            raise VeracityError(f"{dev} holds no usable {{question, answerable}} row")
+        retriever = open_retriever(index_dir, mode=mode).load()
+        results = [retriever.run(question, k=k) for question, _ in
+                   track(rows, description="retrieving", console=errors, disable=as_json)]
+        readings = confidence.run(results)
+        calibration = calibrate([r.value for r in readings],
+                                [not answerable for _, answerable in rows], signal=signal)
+        stored = save_calibration(index_dir, calibration, mode=mode, k=k,
+                                  verifier=None if scorer is None else scorer.model_id,
+                                  dev=str(dev))
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    failures = [f"{question!r}: {r.error}" for (question, _), r in zip(rows, readings,
+                                                                       strict=True) if r.error]
+    code = EXIT_PARTIAL if skipped or failures else EXIT_OK
+    if as_json:
+        emit_json(stored.to_dict() | {"skipped": skipped, "failed_questions": failures,
+                                                 "exit_code": code})
+        raise typer.Exit(code)
+    for message in skipped + failures:
+        show(styled("skipped", "yellow"), f" {message}", out=errors)
+    printers.print_calibration(stored)
+    raise typer.Exit(code)

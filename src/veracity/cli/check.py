@@ -1,0 +1,96 @@
+"""``veracity check``: does a premise support a claim? One pair, or a JSONL batch."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from veracity.cli import printers
+from veracity.cli.application import (
+    EXIT_OK,
+    EXIT_PARTIAL,
+    emit_json,
+    fail,
+    models_of,
+    read_text_or_file,
+)
+from veracity.cli.render import errors, show
+from veracity.errors import VeracityError
+from veracity.types import ScoredPair
+
+if TYPE_CHECKING:
+    from veracity.verifiers.base import PairScorer
+
+
+def gives_probabilities(scorer: PairScorer) -> bool:
+    """Whether ``scorer``'s ``supported`` is a probability (the baselines give similarities)."""
+    return bool(getattr(scorer, "scores_are_probabilities", True))
+
+
+def check(
+    ctx: typer.Context,
+    premise: Annotated[str | None, typer.Option(
+        help="premise text, or a file holding it (- reads standard input)")] = None,
+    claim: Annotated[str | None, typer.Option(help="the claim to check")] = None,
+    batch: Annotated[Path | None, typer.Option(
+        help="JSONL file of {premise, claim} rows (an `id` is passed through)")] = None,
+    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine, align or hf:<model>")]
+    = "embedded",
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Does the premise support the claim? One pair, or a JSONL batch (JSONL out)."""
+    try:
+        scorer = models_of(ctx).verifier(verifier).load()
+        if batch is not None:
+            raise typer.Exit(check_batch(scorer, batch))
+        if premise is None or claim is None:
+            raise VeracityError("give --premise and --claim, or --batch FILE.jsonl")
+        text = read_text_or_file(premise, "--premise")
+        result = scorer.run([text], [claim])
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    pair = ScoredPair(text, claim, result.scores[0], probabilities=gives_probabilities(scorer))
+    if as_json:
+        emit_json(pair.to_dict() | {"model": result.model_id, "version": result.model_version})
+        return
+    printers.print_check(pair, result.model_id, result.model_version)
+
+
+def check_batch(scorer: PairScorer, path: Path, chunk: int = 64) -> int:
+    """Score a JSONL file of pairs to stdout as JSONL; returns the exit code."""
+    from rich.progress import track
+
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise VeracityError(f"{path}: cannot read it ({exc})") from exc
+    rows: list[dict[str, Any]] = []
+    failed = 0
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict) or not isinstance(row.get("premise"), str) or \
+                    not isinstance(row.get("claim", row.get("hypothesis")), str):
+                raise ValueError("need string fields premise and claim")
+        except ValueError as exc:
+            show(f"{path}:{number}: skipped: {exc}", out=errors)
+            failed += 1
+            continue
+        rows.append(row)
+    probabilities = gives_probabilities(scorer)
+    for first in track(range(0, len(rows), chunk), description="checking", console=errors):
+        part = rows[first:first + chunk]
+        claims = [str(row.get("claim", row.get("hypothesis"))) for row in part]
+        result = scorer.run([row["premise"] for row in part], claims)
+        for row, claim_text, score in zip(part, claims, result.scores, strict=True):
+            out = ScoredPair(row["premise"], claim_text, score, probabilities).to_dict()
+            if "id" in row:
+                out = {"id": row["id"]} | out
+            sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+    return EXIT_PARTIAL if failed else EXIT_OK

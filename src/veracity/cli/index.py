@@ -1,0 +1,67 @@
+"""``veracity index``: index documents for search."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from veracity import defaults
+from veracity.cli import printers
+from veracity.cli.application import EXIT_OK, EXIT_PARTIAL, emit_json, fail
+from veracity.cli.render import errors
+from veracity.errors import VeracityError
+
+
+def index(
+    paths: Annotated[list[Path], typer.Argument(help="files and folders to index")],
+    index_dir: Annotated[Path, typer.Option("--index", help="index folder (created if new)")],
+    chunk_tokens: Annotated[int, typer.Option(help="chunk size in word tokens")]
+    = defaults.CHUNK_TOKENS,
+    overlap: Annotated[int, typer.Option(help="overlap between chunks in word tokens")]
+    = defaults.CHUNK_OVERLAP,
+    dense: Annotated[bool, typer.Option(help="also build dense (MiniLM) vectors")] = True,
+    strict: Annotated[bool, typer.Option(help="stop at the first bad file; write nothing")]
+    = False,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Index documents (.txt .md .html .pdf .jsonl, or folders of them) for search.
+
+    Unchanged files are skipped; a failure leaves the previous index live. Bad paths, files
+    and JSONL lines are reported and skipped (--strict: stop at the first, write nothing).
+    Exit 0 when every file was indexed, 1 when some failed (the rest is indexed), 2 when
+    nothing was written.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from veracity.corpus.chunker import Chunker
+    from veracity.corpus.indexer import Indexer
+    from veracity.retrieve.bm25 import BM25Builder
+    from veracity.retrieve.dense import DenseBuilder
+
+    builders: list[Any] = [BM25Builder()]
+    if dense:
+        builders.append(DenseBuilder())
+    try:
+        with Progress(TextColumn("{task.description:<10}", markup=False), BarColumn(),
+                      MofNCompleteColumn(), console=errors, disable=as_json,
+                      transient=True) as progress:
+            tasks: dict[str, Any] = {}
+
+            def update(stage: str, done: int, total: int) -> None:
+                if stage not in tasks:
+                    tasks[stage] = progress.add_task(stage, total=total)
+                progress.update(tasks[stage], completed=done, total=total)
+
+            report = Indexer(chunker=Chunker(size=chunk_tokens, overlap=overlap),
+                             builders=builders, strict=strict, progress=update
+                             ).run(paths, index_dir)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    code = EXIT_PARTIAL if report.failures else EXIT_OK
+    if as_json:
+        emit_json(report.to_dict() | {"exit_code": code})
+        raise typer.Exit(code)
+    printers.print_index(report)
+    raise typer.Exit(code)

@@ -1,0 +1,285 @@
+"""What the commands print on the terminal (``--json`` prints ``to_dict()`` instead).
+
+Every line goes through :mod:`veracity.cli.render`, so document text, titles, paths and
+messages are shown as written, never read as markup.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from veracity.cli.render import Part, console, errors, show, styled
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from veracity.corpus.indexer import IndexReport
+    from veracity.generate.calibration import StoredCalibration
+    from veracity.train.embedder import EmbedderExport
+    from veracity.train.release import ReleaseReport
+    from veracity.train.trainer import TrainReport
+    from veracity.types import Answer, EvidenceJudgement, Report, ScoredPair, SearchResult
+
+__all__ = ["print_answer", "print_calibration", "print_check", "print_embedder_export",
+           "print_index", "print_report", "print_search", "print_training",
+           "print_verifier_export"]
+
+
+def print_index(report: IndexReport) -> None:
+    """The summary line of an indexing run, and each failure (on standard error)."""
+    show(f"indexed {report.files_indexed} file(s), {report.files_unchanged} unchanged, "
+         f"{report.files_removed} removed, {_failed_summary(report)}: {report.documents} "
+         f"documents, {report.chunks} chunks in {report.index} ({report.generation})",
+         out=console)
+    for failure in report.failures:  # the message starts with the path
+        show(styled("skipped", "yellow"), f" {failure.message}", out=errors)
+
+
+def _failed_summary(report: IndexReport) -> str:
+    """``"2 failed (1 file, 1 line)"``: every failure the exit code counts, by kind."""
+    kinds = [(report.files_failed, "file"), (report.lines_failed, "line"),
+             (report.paths_failed, "path")]
+    parts = [f"{count} {kind}{'' if count == 1 else 's'}" for count, kind in kinds if count]
+    total = sum(count for count, _ in kinds)
+    return f"{total} failed" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def print_search(result: SearchResult) -> None:
+    """The hits of a search, each with its document, section, page and character span."""
+    confidence = result.confidence.to_dict()
+    for note in result.notes:
+        show(styled(note, "dim"), out=errors)
+    show(styled(result.query, "bold"), f"  ({result.mode}; " + ", ".join(
+        f"{name} {value:.3f}" for name, value in confidence.items() if value is not None) + ")",
+         out=console)
+    if not result.hits:
+        show("no passage matched", out=console)
+    for hit in result.hits:
+        chunk = hit.chunk
+        where = " > ".join(chunk.section) or "—"
+        page = "" if chunk.page is None else f"  page {chunk.page}" + (
+            f"-{chunk.page_end}" if chunk.page_end not in (None, chunk.page) else "")
+        show("\n", styled(f"{hit.rank}.", "bold cyan"), " ", styled(chunk.doc_id, "bold"),
+             f"  {chunk.title}", out=console)
+        show(f"section: {where}{page}  chars {chunk.start}-{chunk.end}  score {hit.score:.4f}",
+             out=console, indent=3)
+        show(chunk.text, out=console, indent=3)
+
+
+def print_check(pair: ScoredPair, model_id: str, model_version: str) -> None:
+    """One scored pair: its label and probabilities (or its similarity), and the evidence."""
+    score = pair.score
+    if not pair.probabilities:
+        show(f"similarity {score.supported:.3f}  ({model_id} {model_version}: a similarity "
+             "in [0, 1], not a probability; choose a threshold on your own data)", out=console)
+    else:
+        colour = {"supported": "green", "contradicted": "red"}.get(score.label, "yellow")
+        show(styled(score.label, f"bold {colour}"),
+             f"  supported {score.supported:.3f}  contradicted {score.contradicted:.3f}  "
+             f"neither {score.neither:.3f}  ({model_id} {model_version})", out=console)
+    for span in score.evidence:
+        show(f"evidence [{span.start}:{span.end}] {span.of(pair.premise)}", out=console,
+             indent=2)
+
+
+_MARKS = {
+    "supported": ("✓", "green", "supported by its citation"),
+    "unsupported": ("✗", "red", "unsupported"),
+    "invalid_citation": ("!", "red", "invalid citation"),
+    "citation_attached": ("+", "cyan", "citation attached"),
+    "uncited": ("?", "yellow", "uncited"),
+    "not_factual": ("·", "dim", "not factual"),
+    "error": ("⚠", "red", "not verified"),
+}
+
+
+def print_answer(answer: Answer) -> None:
+    def line(*parts: Part, indent: int = 0, hang: int | None = None) -> None:
+        show(*parts, out=console, indent=indent, hang=hang, wrap=True)
+
+    if answer.abstained and answer.abstention is not None:
+        check = answer.abstention
+        line(styled(answer.text, "bold"), "  ", styled(
+            f"(abstained without asking the model: {check.reason}; {check.source})", "yellow"))
+        return
+    line(answer.text)
+    if answer.abstention is not None:
+        check = answer.abstention
+        console.print()
+        line(styled("relevance: ", "bold"), styled(
+            f"{check.reason}; threshold: {check.source}. A ✓ below means the cited passage "
+            "supports the sentence, not that it answers the question.", "dim"))
+    if answer.refused and answer.refusal is not None:
+        console.print()
+        line(styled(f"the model declined to answer (matched {answer.refusal.text!r}, "
+                    f"{answer.refusal.pattern})", "yellow"))
+    if answer.sentences:
+        console.print()
+        line(styled("sentences", "bold"))
+    for sentence in answer.sentences:
+        mark, colour, label = _MARKS[sentence.status]
+        cited = "".join(f"[{c.marker}]" for c in sentence.citations)
+        detail = [label]
+        if sentence.support is not None:
+            detail.append(f"{sentence.support:.2f}")
+        if cited:
+            detail.append(("attached " if any(c.attached for c in sentence.citations) else "")
+                          + cited)
+        detail += [f"[{item.marker}] {item.reason}" for item in sentence.invalid]
+        line(styled(mark, colour), f" {sentence.claim}", indent=2, hang=4)
+        line(styled(" · ".join(detail), colour), indent=4)
+        if sentence.failure:
+            line(styled(sentence.failure, "red"), indent=4)
+    if answer.sources:
+        console.print()
+        line(styled("sources", "bold"))
+    cited_blocks = {c.marker for c in answer.citations}
+    for number, hit in enumerate(answer.sources, start=1):
+        chunk = hit.chunk
+        where = " > ".join(chunk.section) or "—"
+        page = "" if chunk.page is None else f"  page {chunk.page}" + (
+            f"-{chunk.page_end}" if chunk.page_end not in (None, chunk.page) else "")
+        used = "" if number in cited_blocks else styled("  (not cited)", "dim")
+        line(styled(f"[{number}]", "bold cyan"), " ", styled(chunk.doc_id, "bold"),
+             f"  {chunk.title}", used, indent=2, hang=6)
+        line(f"section: {where}{page}  chars {chunk.start}-{chunk.end}", indent=6)
+        if number in cited_blocks:  # the passages an answer rests on are quoted in full
+            line(f"“{chunk.text.strip()}”", indent=6)
+    if answer.provenance is not None:
+        p, t = answer.provenance, answer.timings
+        console.print()
+        line(styled(f"{p.model} · prompt {p.prompt} · temperature {p.temperature:g} · seed "
+                    f"{p.seed} · verifier {p.verifier} (tau {p.tau:g}) · retrieve "
+                    f"{t.retrieve:.2f}s, generate {t.generate:.2f}s, verify {t.verify:.2f}s",
+                    "dim"))
+
+
+def print_calibration(stored: StoredCalibration) -> None:
+    from rich.table import Table
+
+    c = stored.calibration
+    show(f"abstain when {c.signal} < {c.threshold:.4g}: precision {c.precision:.3f}, recall "
+         f"{c.recall:.3f}, F1 {c.f1:.3f}; {c.answered} of {c.answerable} answerable questions "
+         f"still answered, {c.abstained} abstentions ({c.unanswerable} unanswerable, "
+         f"{c.failed} failed)\nsaved to {stored.path} (generation {stored.generation}, "
+         f"mode {stored.mode}, k {stored.k})", out=console)
+    table = Table("threshold", "precision", "recall", "F1", "abstained", "answered")
+    step = max(1, -(-len(c.curve) // 10))  # about ten rows, and the chosen one
+    for position, point in enumerate(c.curve):
+        if point.threshold != c.threshold and position % step:
+            continue
+        style = "bold green" if point.threshold == c.threshold else None
+        table.add_row(f"{point.threshold:.4g}", f"{point.precision:.3f}", f"{point.recall:.3f}",
+                      f"{point.f1:.3f}", str(point.abstained), str(point.answered), style=style)
+    console.print(table)
+
+
+_VERDICT_STYLE = {"contradicted": "bold white on red", "unsupported": "black on yellow",
+                  "error": "underline red", "supported": ""}
+
+
+_VERDICT_MARK = {"supported": ("✓", "green"), "contradicted": ("✗", "red"),
+                 "unsupported": ("?", "yellow"), "error": ("⚠", "red")}
+
+
+def _highlighted(report: Report) -> Any:
+    """The answer with contradicted and unsupported claims highlighted (worst label wins)."""
+    from rich.text import Text
+
+    rank = {"supported": 0, "error": 1, "unsupported": 2, "contradicted": 3}
+    worst = [0] * len(report.answer)
+    for verdict in report.verdicts:
+        for position in range(verdict.claim.span.start, verdict.claim.span.end):
+            worst[position] = max(worst[position], rank[verdict.label])
+    names = {value: key for key, value in rank.items()}
+    text = Text()
+    start = 0
+    for position in range(1, len(worst) + 1):
+        if position == len(worst) or worst[position] != worst[start]:
+            text.append(report.answer[start:position], style=_VERDICT_STYLE[names[worst[start]]])
+            start = position
+    return text
+
+
+def _quote(judgement: EvidenceJudgement) -> str:
+    parts = [judgement.text[s.start - judgement.start : s.end - judgement.start]
+             for s in judgement.evidence] or [judgement.text]
+    return " … ".join(" ".join(part.split()) for part in parts)
+
+
+def print_report(report: Report) -> None:
+    def line(*parts: Part, indent: int = 0, out: Console = console) -> None:
+        show(*parts, out=out, indent=indent)
+
+    console.print(_highlighted(report))
+    console.print()
+    line(styled("claims", "bold"))
+    for verdict in report.verdicts:
+        mark, colour = _VERDICT_MARK[verdict.label]
+        claim = verdict.claim
+        line(styled(f"{mark} {verdict.label}", colour), f"  {claim.text}  ",
+             styled(f"(chars {claim.span.start}-{claim.span.end})", "dim"), indent=2)
+        if verdict.contested:
+            line(styled("the sources conflict: some passages support this claim and others "
+                        "contradict it", "magenta"), indent=6)
+        for edit in claim.edits:
+            line(styled(edit, "dim"), indent=6)
+        for layer in verdict.layers:
+            flag = styled("flags", "red") if layer.flagged else styled("clears", "green")
+            if layer.error is not None:
+                flag, detail = styled("failed", "red"), layer.error
+            else:
+                detail = layer.detail
+            line(f"{layer.layer}: ", flag, f" {detail}", indent=6)
+        for title, items in (("evidence", verdict.citations[:2]),
+                             ("contradicted by", verdict.anti_citations[:2])):
+            for item in items:
+                where = " > ".join(item.section)
+                page = "" if item.page is None else f", page {item.page}" + (
+                    f"-{item.page_end}" if item.page_end not in (None, item.page) else "")
+                line(styled(title, "bold"), f" {item.doc_id}"
+                     f"{' · ' + where if where else ''}{page}, chars {item.start}-{item.end} "
+                     f"(supported {item.supported:.2f}, contradicted {item.contradicted:.2f})",
+                     indent=6)
+                line(f"“{_quote(item)}”", indent=8)
+        for value in verdict.values:
+            if value.status != "match":
+                found = f", evidence says {value.found!r}" if value.found else ""
+                line(styled(f"{value.kind} {value.text}: {value.status}{found}", "yellow"),
+                     indent=6)
+    for skipped in report.skipped:
+        line(styled(f"· skipped ({skipped.reason}): {skipped.text}", "dim"), indent=2)
+    summary = report.summary
+    console.print()
+    line(styled(f"{summary['claims']} claims:", "bold"), f" {summary['supported']} supported, "
+         f"{summary['contradicted']} contradicted, {summary['unsupported']} unsupported, "
+         f"{summary['skipped']} sentences skipped, {summary['failed']} failed; "
+         f"{summary['contested']} with conflicting sources")
+    for warning in report.warnings:
+        line(styled("warning:", "yellow"), f" {warning}", out=errors)
+    timing = ", ".join(f"{stage} {seconds:.2f}s" for stage, seconds in report.timings.items())
+    line(styled(f"layers {','.join(report.layers)} · rule {report.rule} · query "
+                f"{report.query_mode} · claims {report.claims_method} · verifier "
+                f"{report.verifier} · {timing}", "dim"))
+
+
+def print_training(report: TrainReport) -> None:
+    """Where a training run stands, and its last three evaluations."""
+    state = "finished" if report.finished else "stopped (run again to resume)"
+    show(f"{state} at step {report.step}/{report.steps}; checkpoint {report.checkpoint}",
+         out=console)
+    for evaluation in report.evaluations[-3:]:
+        show(json.dumps(evaluation, ensure_ascii=False), out=console)
+
+
+def print_verifier_export(report: ReleaseReport) -> None:
+    show(f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB)", out=console)
+    for name, value in report.validation.items():
+        show(f"{name}: {value:.4f}", out=console, indent=2)
+
+
+def print_embedder_export(report: EmbedderExport) -> None:
+    show(f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB) in "
+         f"{report.seconds:.0f} s; lowest cosine to the old embedder {report.min_cosine:.4f}",
+         out=console)

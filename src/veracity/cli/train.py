@@ -1,0 +1,147 @@
+"""``veracity train-verifier``, ``export-verifier`` and ``export-embedder`` (the [train]
+extra)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from veracity import defaults
+from veracity.cli import printers
+from veracity.cli.application import emit_json, fail
+from veracity.cli.render import errors
+from veracity.errors import OptionError, VeracityError
+
+
+def train_verifier(
+    data: Annotated[Path, typer.Option(help="folder with train.jsonl and val.jsonl")],
+    out: Annotated[Path, typer.Option(help="run folder; an existing run is resumed")],
+    seed: int = 13,
+    examples: Annotated[int, typer.Option(help="training examples to see in total")] = 60_000,
+    max_tokens: int = 128,
+    batch_size: int = 16,
+    learning_rate: float = 5e-5,
+    threads: int = 2,
+    exclude_kind: Annotated[list[str] | None, typer.Option(
+        help="leave out training rows of this kind (repeat for more), e.g. public")] = None,
+    init_from: Annotated[Path | None, typer.Option(
+        help="start from this RUN/checkpoint folder instead of all-MiniLM-L6-v2")] = None,
+    distill_weight: Annotated[float, typer.Option(
+        help="weight of the term that pulls P(supported) toward the teacher's calibrated "
+             "probability (0: labels only)")] = 0.0,
+    teacher: Annotated[str, typer.Option(
+        help="teacher to distil: align (token alignment on the selected evidence)")] = "align",
+    distill_skip_contradicted: Annotated[bool, typer.Option(
+        help="no distillation target for rows labelled contradicted (align cannot see a "
+             "contradiction)")] = False,
+    time_limit: Annotated[float | None, typer.Option(
+        help="stop cleanly after this many seconds; run again to resume")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Fine-tune the verifier (needs the [train] extra); resumes from the last checkpoint."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from veracity.train.trainer import TrainConfig, Trainer
+
+    try:
+        config = TrainConfig(data_dir=data, out_dir=out, seed=seed, examples=examples,
+                             max_tokens=max_tokens, batch_size=batch_size,
+                             learning_rate=learning_rate, threads=threads,
+                             exclude_kinds=tuple(exclude_kind or ()), init_from=init_from,
+                             distill_weight=distill_weight, teacher=teacher,
+                             distill_skip_contradicted=distill_skip_contradicted)
+        with Progress(TextColumn("{task.description}", markup=False), BarColumn(),
+                      TextColumn("{task.completed}/{task.total} {task.fields[unit]}", markup=False),
+                      TimeRemainingColumn(), console=errors, disable=as_json) as progress:
+            task = progress.add_task("training", total=config.steps, unit="steps")
+            teaching = None
+
+            def update(step: int, total: int, loss: float) -> None:
+                progress.update(task, completed=step, unit=f"steps loss {loss:.3f}")
+
+            def update_teacher(done: int, total: int) -> None:
+                nonlocal teaching
+                if teaching is None:
+                    teaching = progress.add_task(f"teacher ({teacher})", total=total,
+                                                 unit="rows")
+                progress.update(teaching, completed=done)
+
+            report = Trainer(config, progress=update, teacher_progress=update_teacher).run(
+                time_limit=time_limit)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    printers.print_training(report)
+
+
+def export_verifier(
+    data: Annotated[Path, typer.Option(help="the training data folder (card.json, val.jsonl)")],
+    checkpoint: Annotated[Path | None, typer.Option(
+        help="RUN/checkpoint folder of train-verifier")] = None,
+    from_verifier: Annotated[Path | None, typer.Option(
+        help="instead of a checkpoint: a verifier exported without an aligner, whose network is "
+             "kept (to add the aligner and refit the combiner)")] = None,
+    aligner: Annotated[bool, typer.Option(
+        help="merge all-MiniLM-L6-v2 into the model for the combiner's alignment feature")] = True,
+    out: Annotated[Path, typer.Option(help="where to write the verifier")] = Path(
+        "src/veracity/assets/verifier"),
+    version: Annotated[str, typer.Option(help="version string recorded in the model")] = "dev",
+    combine: Annotated[bool, typer.Option(help="fit the combiner on validation rows")] = True,
+    combiner_rows: Annotated[str, typer.Option(
+        help="validation rows that fit the combiner: unseen (the kinds left out of training "
+             "with --exclude-kind), rag (all but public NLI and contradiction perturbations), "
+             "all (as 0.1.0 was), or auto (unseen if the run left kinds out, else rag)")] = "auto",
+    combiner_train_rows: Annotated[int, typer.Option(
+        help="with unseen rows: training rows of those kinds that join the fit")] = (
+        defaults.COMBINER_TRAIN_ROWS),
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Export a checkpoint to int8 ONNX with its combiner and model card (needs [train])."""
+    from veracity.train.release import release_verifier
+
+    if (checkpoint is None) == (from_verifier is None):
+        raise fail(OptionError("checkpoint", checkpoint, "either --checkpoint RUN/checkpoint or "
+                                                        "--from-verifier DIR, not both or neither"))
+    source = ("--checkpoint RUN/checkpoint" if checkpoint is not None
+              else "--from-verifier VERIFIER")
+    command = (f"veracity export-verifier {source} --data DATA "
+               f"--version {version}" + ("" if combine else " --no-combine")
+               + ("" if aligner else " --no-aligner")
+               + ("" if combiner_rows == "auto" else f" --combiner-rows {combiner_rows}")
+               + ("" if combiner_train_rows == defaults.COMBINER_TRAIN_ROWS
+                  else f" --combiner-train-rows {combiner_train_rows}"))
+    try:
+        report = release_verifier(checkpoint, data, out, version=version, command=command,
+                                  combine=combine, combiner=combiner_rows,
+                                  train_rows=combiner_train_rows, aligner=aligner,
+                                  from_verifier=from_verifier)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    printers.print_verifier_export(report)
+
+
+def export_embedder_command(
+    out: Annotated[Path, typer.Option(help="where to write the embedder")] = Path(
+        "src/veracity/assets/embedder"),
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Export all-MiniLM-L6-v2 as the shipped int8 embedder with its card (needs [train])."""
+    from veracity.train.embedder import export_embedder
+
+    command = "veracity export-embedder" + (
+        "" if out == Path("src/veracity/assets/embedder") else " --out DIR")
+    try:
+        report = export_embedder(out, command=command)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    printers.print_embedder_export(report)

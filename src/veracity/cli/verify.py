@@ -1,0 +1,128 @@
+"""``veracity verify``: check an answer claim by claim against sources or an index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from veracity import defaults
+from veracity.cli import printers
+from veracity.cli.application import (
+    EXIT_OK,
+    EXIT_PARTIAL,
+    emit_json,
+    fail,
+    models_of,
+    read_text_or_file,
+)
+from veracity.errors import InputError, VeracityError
+from veracity.types import Chunk
+
+
+def _more_sources(sources: list[Path] | None, extra: list[str]) -> list[Path] | None:
+    """``--sources A B C``: the words after ``--sources`` that are no option are sources too."""
+    if extra and not sources:
+        raise InputError(f"unexpected argument {extra[0]!r}: give files to check against with "
+                         f"--sources {' '.join(extra)}")
+    unknown = [word for word in extra if word.startswith("-") and word != "-"]
+    if unknown:
+        raise InputError(f"no such option: {unknown[0]} (see veracity verify --help)")
+    return None if sources is None else [*sources, *map(Path, extra)]
+
+
+def verify_command(
+    ctx: typer.Context,
+    answer: Annotated[str, typer.Option(
+        help="the answer to check: a file, the text itself, or - for standard input")],
+    sources: Annotated[list[Path] | None, typer.Option(
+        "--sources", help="source files or folders to check against (txt, md, html, pdf, "
+                          "jsonl): --sources A B C, or --sources A --sources B")] = None,
+    index_dir: Annotated[Path | None, typer.Option(
+        "--index", help="index folder to retrieve evidence from")] = None,
+    question: Annotated[str | None, typer.Option(
+        help="the question the answer replies to (needed by the consistency layer)")] = None,
+    layers: Annotated[str, typer.Option(help="comma-separated: nli, knowledge, consistency")]
+    = ",".join(defaults.VERIFY_LAYERS),
+    rule: Annotated[str, typer.Option(help="combination: any, all, cascade or logistic")]
+    = defaults.VERIFY_RULE,
+    weights: Annotated[Path | None, typer.Option(
+        help="fitted layer weights (JSON) for --rule logistic")] = None,
+    query: Annotated[str, typer.Option(
+        help="retrieval query per claim: claim, or question (made from the claim)")] = "claim",
+    knowledge_base: Annotated[Path | None, typer.Option(
+        "--kb", help="CSV or JSON of entity, attribute, value to cross-check")] = None,
+    llm: Annotated[str | None, typer.Option(
+        help="chat model for consistency and LLM claims: llamacpp[:PATH] or openai:URL")] = None,
+    model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
+    samples: Annotated[int, typer.Option(help="consistency: sampled answers")]
+    = defaults.CONSISTENCY_SAMPLES,
+    temperature: Annotated[float, typer.Option(help="consistency: sampling temperature")]
+    = defaults.CONSISTENCY_TEMPERATURE,
+    llm_claims: Annotated[bool, typer.Option(
+        help="decompose and decontextualize with --llm instead of rules")] = False,
+    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine, align or hf:<model>")]
+    = defaults.VERIFIER,
+    mode: Annotated[str, typer.Option(help="index search: bm25, dense or hybrid")]
+    = defaults.SEARCH_MODE,
+    k: Annotated[int, typer.Option("-k", help="passages per claim")] = defaults.VERIFY_TOP_K,
+    tau: Annotated[float, typer.Option(help="P(supported) a claim must reach")]
+    = defaults.VERIFY_TAU,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Check an answer claim by claim against source files or an index.
+
+    Prints the answer with contradicted (red) and unsupported (yellow) claims highlighted, each
+    claim's verdict with the layers' findings, the passages that support or contradict it, and
+    a summary. Exit 0 when every claim was judged (whatever the verdicts); 1 when some claims
+    could not be judged (a layer failed); 2 on bad options or unreadable input.
+    """
+    from veracity.verify.consistency import ConsistencyLayer
+    from veracity.verify.gather import source_chunks, source_documents
+    from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer
+    from veracity.verify.pipeline import make_answer_verifier
+    from veracity.verify.rules import LayerCombiner, LayerWeights
+
+    try:
+        sources = _more_sources(sources, ctx.args)
+        if bool(sources) == (index_dir is not None):
+            raise VeracityError("give the sources to verify against: --sources FILE ... or "
+                                "--index DIR (one of them, not both)")
+        text = read_text_or_file(answer, "--answer")
+        scorer = models_of(ctx).verifier(verifier)
+        chat = None if llm is None else models_of(ctx).chat(llm, model, scorer)
+        retriever = None
+        chunks: tuple[Chunk, ...] = ()
+        if index_dir is not None:
+            from veracity.retrieve.open import open_retriever
+
+            retriever = open_retriever(index_dir, mode=mode)
+        else:
+            chunks = source_chunks(source_documents(sources or ()))
+        names = tuple(part.strip() for part in layers.split(",") if part.strip())
+        consistency = None
+        if "consistency" in names and chat is not None:
+            consistency = ConsistencyLayer(chat, scorer, samples=samples, temperature=temperature)
+        if knowledge_base is not None and "knowledge" not in names:
+            raise InputError(f"--kb {knowledge_base} is read by the knowledge layer: add "
+                             f"knowledge to --layers (now {layers})")
+        knowledge = None
+        if "knowledge" in names:
+            knowledge = KnowledgeLayer(knowledge_base=None if knowledge_base is None
+                                       else KnowledgeBase.from_file(knowledge_base))
+        combiner = LayerCombiner(rule, order=names,
+                                 weights=None if weights is None else LayerWeights.load(weights))
+        pipeline = make_answer_verifier(
+            scorer, retriever=retriever, sources=chunks, layers=names, rule=combiner, chat=chat,
+            claims="llm" if llm_claims else "rules", query=query,  # type: ignore[arg-type]
+            knowledge=knowledge, consistency=consistency, k=k, tau=tau)
+        report = pipeline.run(text, question=question)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    code = EXIT_PARTIAL if report.failures else EXIT_OK
+    if as_json:
+        emit_json(report.to_dict() | {"exit_code": code})
+        raise typer.Exit(code)
+    printers.print_report(report)
+    raise typer.Exit(code)

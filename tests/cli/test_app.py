@@ -1,0 +1,34 @@
+"""The ``veracity`` app: its commands, how models come in, and how it is started."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from veracity import cli
+from veracity.testing import TablePairScorer
+
+pytestmark = pytest.mark.unit
+runner = CliRunner()
+
+PAIR = ["check", "--premise", "Bees dance.", "--claim", "Bees dance.", "--json"]
+
+
+def test_the_commands_are_listed_as_before() -> None:
+    result = runner.invoke(cli.app, ["--help"], terminal_width=100)
+    assert result.exit_code == 0, result.output
+    commands = result.stdout.split("Commands:\n", 1)[1]
+    listed = [line.split()[0] for line in commands.splitlines() if line.strip()]
+    assert listed == ["index", "search", "check", "train-verifier", "export-verifier",
+                      "export-embedder", "ask", "calibrate", "verify"]
+
+
+def test_models_given_to_one_app_stay_in_that_app() -> None:
+    faked = cli.build_app(cli.Models(verifier=lambda name: TablePairScorer(
+        {("Bees dance.", "Bees dance."): (0.2, 0.7, 0.1)})))
+    assert json.loads(runner.invoke(faked, PAIR).stdout)["label"] == "contradicted"
+    real = runner.invoke(cli.app, [*PAIR, "--verifier", "lexical"])  # no model file needed
+    assert real.exit_code == 0, real.output
+    assert json.loads(real.stdout)["model"] != "table"
