@@ -54,7 +54,8 @@ def verify_command(
     knowledge_base: Annotated[Path | None, typer.Option(
         "--kb", help="CSV or JSON of entity, attribute, value to cross-check")] = None,
     llm: Annotated[str | None, typer.Option(
-        help="chat model for consistency and LLM claims: llamacpp[:PATH] or openai:URL")] = None,
+        help="chat model for the consistency layer, --llm-claims and --query question: "
+             "llamacpp[:PATH] or openai:URL")] = None,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
     samples: Annotated[int, typer.Option(help="consistency: sampled answers")]
     = defaults.CONSISTENCY_SAMPLES,
