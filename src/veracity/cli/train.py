@@ -132,7 +132,7 @@ def export_embedder_command(
         "src/veracity/assets/embedder"),
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
-    """Export all-MiniLM-L6-v2 as the shipped int8 embedder with its card (needs [train])."""
+    """Export all-MiniLM-L6-v2 for integer kernels, an opt-in embedder, with its card ([train])."""
     from veracity.train.embedder import export_embedder
 
     command = "veracity export-embedder" + (
