@@ -259,8 +259,9 @@ def test_the_exported_embedder_runs_on_integer_kernels_and_matches_the_default(e
 
 @pytest.mark.integration
 def test_an_index_is_searched_with_the_embedder_it_was_built_with(chunks_of, generation,
-                                                                  exported):
-    from veracity import defaults
+                                                                  exported, tmp_path,
+                                                                  monkeypatch):
+    from veracity import defaults, embed
     from veracity.embed import Embedder
 
     texts = ["Honeybees communicate the location of flowers with a waggle dance.",
@@ -273,5 +274,11 @@ def test_an_index_is_searched_with_the_embedder_it_was_built_with(chunks_of, gen
     with pytest.raises(IndexStoreError, match="re-index with this one"):
         DenseRetriever(chunks, generation, Embedder()).load()  # another embedder, chosen
     # no embedder given: the index names the integer one, which this install has not exported
+    monkeypatch.setattr(embed, "EMBEDDER_DIR", tmp_path / "not-exported")
     with pytest.raises(ModelError, match="veracity export-embedder"):
         DenseRetriever(chunks, generation).load()
+    # ... and once it is exported, that one is used
+    monkeypatch.setattr(embed, "EMBEDDER_DIR", exported.parent)
+    found = DenseRetriever(chunks, generation).load()
+    assert found.embedder.model_id == defaults.EMBED_INTEGER_MODEL_ID
+    assert found.run("How do bees show where flowers are?", k=1).hits[0].chunk.id == "c0"
