@@ -21,8 +21,8 @@ def test_the_commands_are_listed_as_before() -> None:
     assert result.exit_code == 0, result.output
     commands = result.stdout.split("Commands:\n", 1)[1]
     listed = [line.split()[0] for line in commands.splitlines() if line.strip()]
-    assert listed == ["index", "search", "check", "train-verifier", "export-verifier",
-                      "export-embedder", "ask", "calibrate", "verify"]
+    assert listed == ["index", "search", "check", "train-verifier", "train-reranker",
+                      "export-verifier", "export-embedder", "ask", "calibrate", "verify"]
 
 
 def test_models_given_to_one_app_stay_in_that_app() -> None:

@@ -189,6 +189,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     app.command("search")(search.search)
     app.command("check")(check.check)
     app.command("train-verifier")(train.train_verifier)
+    app.command("train-reranker")(train.train_reranker)
     app.command("export-verifier")(train.export_verifier)
     app.command("export-embedder")(train.export_embedder_command)
     app.command("ask")(ask.ask)

@@ -1,5 +1,5 @@
-"""``veracity train-verifier``, ``export-verifier`` and ``export-embedder`` (the [train]
-extra)."""
+"""``veracity train-verifier``, ``train-reranker``, ``export-verifier`` and ``export-embedder``
+(the [train] extra)."""
 
 from __future__ import annotations
 
@@ -70,6 +70,51 @@ def train_verifier(
 
             report = Trainer(config, progress=update, teacher_progress=update_teacher).run(
                 time_limit=time_limit)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    printers.print_training(report)
+
+
+def train_reranker(
+    data: Annotated[Path, typer.Option(
+        help="folder with train.jsonl and val.jsonl from python -m veracity.train.data.rerank")],
+    out: Annotated[Path, typer.Option(help="run folder; an existing run is resumed")],
+    seed: int = 13,
+    examples: Annotated[int, typer.Option(help="training pairs to see in total")] = 32_000,
+    max_tokens: Annotated[int, typer.Option(help="window of a (query, passage) pair")] = 192,
+    batch_size: int = 16,
+    learning_rate: float = 5e-5,
+    threads: int = 2,
+    eval_every: Annotated[int, typer.Option(help="steps between validation runs")] = 500,
+    eval_rows: Annotated[int, typer.Option(help="validation pairs scored each time")] = 600,
+    time_limit: Annotated[float | None, typer.Option(
+        help="stop cleanly after this many seconds; run again to resume")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Fine-tune the (query, passage) reranker (needs the [train] extra); resumes from the last
+    checkpoint."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from veracity.train.trainer import TrainConfig, Trainer
+
+    try:
+        config = TrainConfig(data_dir=data, out_dir=out, seed=seed, examples=examples,
+                             max_tokens=max_tokens, batch_size=batch_size,
+                             learning_rate=learning_rate, threads=threads, eval_every=eval_every,
+                             eval_rows=eval_rows, task="rerank")
+        with Progress(TextColumn("{task.description}", markup=False), BarColumn(),
+                      TextColumn("{task.completed}/{task.total} {task.fields[unit]}",
+                                 markup=False),
+                      TimeRemainingColumn(), console=errors, disable=as_json) as progress:
+            task = progress.add_task("training", total=config.steps, unit="steps")
+
+            def update(step: int, total: int, loss: float) -> None:
+                progress.update(task, completed=step, unit=f"steps loss {loss:.3f}")
+
+            report = Trainer(config, progress=update).run(time_limit=time_limit)
     except VeracityError as exc:
         raise fail(exc) from exc
     if as_json:

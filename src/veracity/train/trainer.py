@@ -1,4 +1,6 @@
-"""Fine-tune the MiniLM cross-encoder verifier, deterministically and resumably.
+"""Fine-tune a MiniLM cross-encoder, deterministically and resumably: the claim verifier
+(task ``verify``, the default) or the reranker (task ``rerank``, see
+:mod:`veracity.train.relevance`).
 
 The run is a pure function of the data, the config and the seed: the example order is a seeded
 permutation, dropout is reseeded at every step from (seed, step), and a checkpoint (model and
@@ -28,6 +30,12 @@ from veracity._deps import require
 from veracity._onnx import pad_batch
 from veracity.errors import InputError, OptionError
 from veracity.evaluate.classification import balanced_accuracy, roc_auc
+from veracity.train.relevance import (
+    RELEVANCE_IDS,
+    RERANK_LABELS,
+    ranking_figures,
+    relevance_loss,
+)
 from veracity.train.teacher import (
     SUPPORTED,
     TEACHERS,
@@ -38,7 +46,7 @@ from veracity.train.teacher import (
 )
 from veracity.verifiers.windows import EvidenceSelector
 
-__all__ = ["LABELS", "TrainConfig", "TrainReport", "Trainer", "base_model_dir"]
+__all__ = ["LABELS", "TASKS", "TrainConfig", "TrainReport", "Trainer", "base_model_dir"]
 
 #: Output order of the verifier head.
 LABELS = ("supported", "contradicted", "neither")
@@ -46,6 +54,9 @@ LABELS = ("supported", "contradicted", "neither")
 NOT_SUPPORTED = 3
 _LABEL_IDS = {"supported": SUPPORTED, "contradicted": 1, "neither": 2,
               "not_supported": NOT_SUPPORTED}
+#: What a run trains: ``verify`` reads (evidence, claim) rows into LABELS; ``rerank`` reads
+#: (query, passage) rows into one relevance logit (:mod:`veracity.train.relevance`).
+TASKS = ("verify", "rerank")
 
 
 def base_model_dir() -> Path:
@@ -85,8 +96,14 @@ class TrainConfig:
     #: (a swapped name keeps every other word), so its target would teach the network to call
     #: them supported.
     distill_skip_contradicted: bool = False
+    task: str = "verify"
 
     def __post_init__(self) -> None:
+        if self.task not in TASKS:
+            raise OptionError("task", self.task, f"one of {', '.join(TASKS)}")
+        if self.task != "verify" and self.distill_weight:
+            raise OptionError("distill_weight", self.distill_weight,
+                              "0 for the rerank task (the teachers score claims)")
         if self.batch_size < 1:
             raise OptionError("batch_size", self.batch_size, "1 or more")
         if self.examples < self.batch_size:
@@ -99,7 +116,7 @@ class TrainConfig:
             raise OptionError("teacher", self.teacher, f"one of {', '.join(TEACHERS)}")
         if self.init_from is not None and not (self.init_from / "config.json").is_file():
             raise InputError(f"--init-from {self.init_from}: no config.json there; pass a "
-                             "RUN/checkpoint folder written by train-verifier")
+                             f"RUN/checkpoint folder written by train-{self.task[:-1]}er")
 
     @property
     def steps(self) -> int:
@@ -122,7 +139,14 @@ class TrainConfig:
             del values["distill_weight"], values["teacher"]
         if not self.distill_weight or not self.distill_skip_contradicted:
             del values["distill_skip_contradicted"]
+        if self.task == "verify":
+            del values["task"]
         return values
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """The outputs of the network's head."""
+        return LABELS if self.task == "verify" else RERANK_LABELS
 
 
 @dataclass(frozen=True)
@@ -151,22 +175,28 @@ class Row:
     kind: str = ""
 
 
-def read_rows(path: Path, *, exclude_kinds: Sequence[str] = ()) -> list[Row]:
+def read_rows(path: Path, *, exclude_kinds: Sequence[str] = (), task: str = "verify"
+              ) -> list[Row]:
     """Rows of a data JSONL file, less those of ``exclude_kinds``; an unknown label is an error
-    naming the line."""
+    naming the line. A ``rerank`` row's passage is read as the premise, its query as the
+    hypothesis."""
+    verify = task == "verify"
     if not path.is_file():
+        builder = "veracity.train.data" if verify else "veracity.train.data.rerank"
         raise InputError(f"training data not found: {path}. Build it first with "
-                         "`python -m veracity.train.data --out <data dir>`")
+                         f"`python -m {builder} --out <data dir>`")
+    label_ids = _LABEL_IDS if verify else RELEVANCE_IDS
+    long_field, short_field = ("premise", "hypothesis") if verify else ("passage", "query")
     rows = []
     with path.open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             item = json.loads(line)
-            if item["label"] not in _LABEL_IDS:
+            if item["label"] not in label_ids:
                 raise InputError(f"{path}:{number}: label {item['label']!r} is not one of "
-                                 f"{', '.join(_LABEL_IDS)}")
+                                 f"{', '.join(label_ids)} (the labels of task {task})")
             kind = str(item.get("kind", ""))
             if kind not in exclude_kinds:
-                rows.append(Row(item["premise"], item["hypothesis"], _LABEL_IDS[item["label"]],
+                rows.append(Row(item[long_field], item[short_field], label_ids[item["label"]],
                                 kind))
     return rows
 
@@ -217,11 +247,13 @@ class Trainer:
         config = self.config
         torch.set_num_threads(config.threads)
         train_rows = fitting_rows(self.selector, read_rows(config.data_dir / "train.jsonl",
-                                                           exclude_kinds=config.exclude_kinds))
+                                                           exclude_kinds=config.exclude_kinds,
+                                                           task=config.task))
         if not train_rows:
             raise InputError(f"no training rows left in {config.data_dir / 'train.jsonl'} after "
                              f"leaving out kinds {list(config.exclude_kinds)}: exclude fewer")
-        val_rows = fitting_rows(self.selector, read_rows(config.data_dir / "val.jsonl"))
+        val_rows = fitting_rows(self.selector, read_rows(config.data_dir / "val.jsonl",
+                                                         task=config.task))
         val_rows = val_rows[: config.eval_rows]
         order = self._order(len(train_rows))
         targets = self._teacher(train_rows, order) if config.distill_weight else None
@@ -311,12 +343,15 @@ class Trainer:
         pairs = []
         for row in rows:
             window = self.selector.run(row.premise, row.hypothesis)[0]
-            pairs.append((window.text, row.hypothesis))
+            # the verifier reads (evidence, claim); a reranker reads (query, passage)
+            pairs.append((window.text, row.hypothesis) if self.config.task == "verify"
+                         else (row.hypothesis, window.text))
         return encode_pairs(torch, self.selector.tokenizer, pairs,
                             self.config.max_tokens), torch.tensor([r.label for r in rows])
 
-    @staticmethod
-    def _loss(torch: Any, logits: Any, labels: Any) -> Any:
+    def _loss(self, torch: Any, logits: Any, labels: Any) -> Any:
+        if self.config.task == "rerank":
+            return relevance_loss(torch, logits, labels)
         log_probs = torch.log_softmax(logits, dim=-1)
         three_way = labels < NOT_SUPPORTED
         picked = log_probs.gather(1, labels.clamp(max=2).unsqueeze(1)).squeeze(1)
@@ -329,11 +364,16 @@ class Trainer:
         torch = require("torch", extra="train", purpose="training the verifier")
         model.eval()
         probabilities = []
+        rerank = self.config.task == "rerank"
         with torch.no_grad():
             for first in range(0, len(rows), 64):
                 features, _ = self._encode(torch, rows[first:first + 64])
-                probabilities.append(torch.softmax(model(**features).logits, -1).numpy())
+                logits = model(**features).logits
+                probabilities.append((logits if rerank else torch.softmax(logits, -1)).numpy())
         probs = np.concatenate(probabilities)
+        if rerank:
+            return ranking_figures(probs[:, 0], np.array([r.label for r in rows]),
+                                   [r.hypothesis for r in rows])
         labels = np.array([r.label for r in rows])
         supported = (labels == 0).astype(int)
         three = labels < NOT_SUPPORTED
@@ -351,10 +391,11 @@ class Trainer:
         resume = state_file.is_file()
         source = (self.checkpoint_dir if resume else
                   config.init_from if config.init_from is not None else base_model_dir())
+        labels = config.labels
         model = transformers.AutoModelForSequenceClassification.from_pretrained(
-            str(source), num_labels=len(LABELS), local_files_only=True)
-        model.config.id2label = dict(enumerate(LABELS))
-        model.config.label2id = {label: i for i, label in enumerate(LABELS)}
+            str(source), num_labels=len(labels), local_files_only=True)
+        model.config.id2label = dict(enumerate(labels))
+        model.config.label2id = {label: i for i, label in enumerate(labels)}
         if config.freeze_embeddings:
             for parameter in model.bert.embeddings.parameters():
                 parameter.requires_grad = False
