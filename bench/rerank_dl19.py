@@ -133,6 +133,7 @@ class CheckpointScorer:
     def load(self) -> CheckpointScorer:
         import torch
         import transformers
+
         from veracity.verifiers.windows import EvidenceSelector
 
         torch.set_num_threads(self.threads)
