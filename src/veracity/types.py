@@ -286,18 +286,21 @@ class ScoredPair:
     probabilities: bool = True
 
     def to_dict(self) -> dict[str, Any]:
+        """A pair that could not be scored has ``null`` scores and its ``error``, never NaN."""
         score = self.score
+        failed = score.error is not None
         return {
             "claim": self.claim,
-            "label": score.label if self.probabilities else None,
+            "label": score.label if self.probabilities or failed else None,
             "probabilities": self.probabilities,
-            "supported": score.supported,
-            "contradicted": score.contradicted,
-            "neither": score.neither,
+            "supported": None if failed else score.supported,
+            "contradicted": None if failed else score.contradicted,
+            "neither": None if failed else score.neither,
             "window": _pair(score.window),
             "windows": score.windows,
             "evidence": [{"start": s.start, "end": s.end, "text": s.of(self.premise)}
                          for s in score.evidence],
+            "error": score.error,
         }
 
 

@@ -54,3 +54,40 @@ def test_unknown_verifier_lists_the_choices() -> None:
     assert result.exit_code == 2
     assert "embedded" in result.stderr
     assert "hf:<model>" in result.stderr
+
+
+class _Refusing:
+    """A scorer whose every pair fails (as a judge whose reply cannot be read)."""
+
+    model_id = "refusing"
+
+    def load(self) -> "_Refusing":
+        return self
+
+    def run(self, premises, hypotheses):
+        from veracity.types import PairScore, PairScores, Span
+
+        return PairScores(tuple(PairScore.failure("the judge replied 'maybe'",
+                                                  window=Span(0, len(p))) for p in premises),
+                          self.model_id, "1")
+
+
+def test_a_pair_that_cannot_be_scored_is_an_error_in_valid_json(tmp_path: Path) -> None:
+    from veracity.cli import Models, build_app
+
+    app = build_app(Models(verifier=lambda name: _Refusing()))
+    result = runner.invoke(app, ["check", "--premise", "Bees dance.", "--claim", "Bees dance.",
+                                 "--json"])
+    assert result.exit_code == 1
+    payload = json.loads(result.stdout, parse_constant=lambda name: pytest.fail(name))
+    assert (payload["label"], payload["supported"]) == ("error", None)
+    assert payload["error"] == "the judge replied 'maybe'"
+    shown = runner.invoke(app, ["check", "--premise", "Bees dance.", "--claim", "Bees dance."])
+    assert shown.exit_code == 1
+    assert "not scored" in shown.stdout
+    batch = tmp_path / "pairs.jsonl"
+    batch.write_text(json.dumps({"id": "a", "premise": "x.", "claim": "y."}) + "\n")
+    lines = runner.invoke(app, ["check", "--batch", str(batch)])
+    assert lines.exit_code == 1
+    row = json.loads(lines.stdout.splitlines()[0], parse_constant=lambda name: pytest.fail(name))
+    assert (row["id"], row["supported"], row["error"]) == ("a", None, "the judge replied 'maybe'")

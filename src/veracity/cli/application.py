@@ -99,8 +99,11 @@ def fail(exc: Exception) -> typer.Exit:
     return typer.Exit(EXIT_FAILED)
 
 
-def emit_json(payload: Any) -> None:
-    sys.stdout.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+def emit_json(payload: Any, *, indent: int | None = 2) -> None:
+    """``payload`` as strict JSON (``allow_nan=False``: a NaN would be a failure shown as a
+    number, and most JSON readers reject it)."""
+    sys.stdout.write(json.dumps(payload, indent=indent, ensure_ascii=False, allow_nan=False)
+                     + "\n")
 
 
 #: Extensions of the files veracity reads; a value ending in one is taken for a file name.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -56,8 +55,10 @@ def check(
     pair = ScoredPair(text, claim, result.scores[0], probabilities=gives_probabilities(scorer))
     if as_json:
         emit_json(pair.to_dict() | {"model": result.model_id, "version": result.model_version})
-        return
+        raise typer.Exit(EXIT_PARTIAL if pair.score.error else EXIT_OK)
     printers.print_check(pair, result.model_id, result.model_version)
+    if pair.score.error:
+        raise typer.Exit(EXIT_PARTIAL)
 
 
 def check_batch(scorer: PairScorer, path: Path, chunk: int = 64) -> int:
@@ -92,5 +93,6 @@ def check_batch(scorer: PairScorer, path: Path, chunk: int = 64) -> int:
             out = ScoredPair(row["premise"], claim_text, score, probabilities).to_dict()
             if "id" in row:
                 out = {"id": row["id"]} | out
-            sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+            failed += score.error is not None
+            emit_json(out, indent=None)
     return EXIT_PARTIAL if failed else EXIT_OK

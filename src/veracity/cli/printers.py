@@ -70,7 +70,10 @@ def print_search(result: SearchResult) -> None:
 def print_check(pair: ScoredPair, model_id: str, model_version: str) -> None:
     """One scored pair: its label and probabilities (or its similarity), and the evidence."""
     score = pair.score
-    if not pair.probabilities:
+    if score.error is not None:
+        show(styled("not scored", "bold red"), f"  {score.error}  ({model_id} {model_version})",
+             out=console)
+    elif not pair.probabilities:
         show(f"similarity {score.supported:.3f}  ({model_id} {model_version}: a similarity "
              "in [0, 1], not a probability; choose a threshold on your own data)", out=console)
     else:
