@@ -14,6 +14,7 @@ from veracity import cli
 from veracity.corpus.indexer import Indexer
 from veracity.retrieve.bm25 import BM25Builder
 from veracity.testing import TablePairScorer
+from veracity.types import PairScore, PairScores, Span
 
 pytestmark = pytest.mark.unit
 
@@ -190,3 +191,27 @@ def test_verify_shows_the_last_page_of_a_passage_that_spans_two(tmp_path: Path) 
     code, out, _ = _run(*args, app=cli.app)
     assert code == 0
     assert "dance.pdf, page 1-2, chars 0-" in out
+
+
+class _Refusing:
+    """Every pair fails, as with an LLM judge whose replies cannot be read."""
+
+    model_id = "refusing"
+
+    def load(self) -> _Refusing:
+        return self
+
+    def run(self, premises: list[str], hypotheses: list[str]) -> PairScores:
+        return PairScores(tuple(PairScore.failure("bad reply", window=Span(0, len(p)))
+                                for p in premises), self.model_id, "1")
+
+
+def test_pairs_that_cannot_be_scored_give_strict_json_and_exit_1(sources: list[Path]) -> None:
+    app = cli.build_app(cli.Models(verifier=lambda name: _Refusing()))
+    result = CliRunner().invoke(app, ["verify", "--answer", ANSWER, "--sources", str(sources[0]),
+                                      "--layers", "nli", "--json"])
+    assert result.exit_code == 1
+    payload = json.loads(result.stdout, parse_constant=lambda name: pytest.fail(name))
+    judged = payload["claims"][0]["evidence"][0]
+    assert (judged["supported"], judged["error"]) == (None, "bad reply")
+    assert payload["summary"]["failed"] >= 1

@@ -9,6 +9,7 @@ reading of a value that is either text or a file name.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -100,10 +101,26 @@ def fail(exc: Exception) -> typer.Exit:
 
 
 def emit_json(payload: Any, *, indent: int | None = 2) -> None:
-    """``payload`` as strict JSON (``allow_nan=False``: a NaN would be a failure shown as a
-    number, and most JSON readers reject it)."""
-    sys.stdout.write(json.dumps(payload, indent=indent, ensure_ascii=False, allow_nan=False)
-                     + "\n")
+    """``payload`` as strict JSON: a non-finite number (the scores of a pair that could not be
+    scored, whose ``error`` says why) is written ``null``, never ``NaN``, which most JSON readers
+    reject and which would read as a score."""
+    sys.stdout.write(json.dumps(_finite(payload), indent=indent, ensure_ascii=False,
+                                allow_nan=False) + "\n")
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float replaced by ``None``.
+
+    >>> _finite({"supported": float("nan"), "scores": [0.5, float("inf")]})
+    {'supported': None, 'scores': [0.5, None]}
+    """
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 #: Extensions of the files veracity reads; a value ending in one is taken for a file name.
