@@ -17,7 +17,7 @@ from veracity.llm.base import ChatRequest, ChatResponse
 from veracity.types import PairScore, PairScores, Span
 from veracity.verifiers.base import check_pairs
 
-__all__ = ["ScriptExhaustedError", "ScriptedChatModel", "TablePairScorer"]
+__all__ = ["FailingPairScorer", "ScriptExhaustedError", "ScriptedChatModel", "TablePairScorer"]
 
 
 class TablePairScorer:
@@ -52,6 +52,28 @@ class TablePairScorer:
                 raise InputError(f"TablePairScorer has no row for {(premise, hypothesis)!r}")
             scores.append(PairScore(*probs, window=Span(0, len(premise))))
         return PairScores(tuple(scores), self.model_id, "0")
+
+
+class FailingPairScorer:
+    """A ``PairScorer`` whose every pair fails with ``error`` (as an LLM judge whose replies
+    cannot be read): ``nan`` probabilities and the error, never a score.
+
+    >>> FailingPairScorer("bad reply").run(["x."], ["y."]).scores[0].label
+    'error'
+    """
+
+    model_id = "failing"
+
+    def __init__(self, error: str = "the pair could not be scored") -> None:
+        self.error = error
+
+    def load(self) -> FailingPairScorer:
+        return self
+
+    def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+        check_pairs(premises, hypotheses)
+        return PairScores(tuple(PairScore.failure(self.error, window=Span(0, len(premise)))
+                                for premise in premises), self.model_id, "0")
 
 
 class ScriptExhaustedError(RuntimeError):

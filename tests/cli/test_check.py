@@ -56,26 +56,11 @@ def test_unknown_verifier_lists_the_choices() -> None:
     assert "hf:<model>" in result.stderr
 
 
-class _Refusing:
-    """A scorer whose every pair fails (as a judge whose reply cannot be read)."""
-
-    model_id = "refusing"
-
-    def load(self) -> "_Refusing":
-        return self
-
-    def run(self, premises, hypotheses):
-        from veracity.types import PairScore, PairScores, Span
-
-        return PairScores(tuple(PairScore.failure("the judge replied 'maybe'",
-                                                  window=Span(0, len(p))) for p in premises),
-                          self.model_id, "1")
-
-
 def test_a_pair_that_cannot_be_scored_is_an_error_in_valid_json(tmp_path: Path) -> None:
     from veracity.cli import Models, build_app
+    from veracity.testing import FailingPairScorer
 
-    app = build_app(Models(verifier=lambda name: _Refusing()))
+    app = build_app(Models(verifier=lambda name: FailingPairScorer("the judge replied 'maybe'")))
     result = runner.invoke(app, ["check", "--premise", "Bees dance.", "--claim", "Bees dance.",
                                  "--json"])
     assert result.exit_code == 1

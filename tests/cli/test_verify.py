@@ -13,8 +13,7 @@ from typer.testing import CliRunner
 from veracity import cli
 from veracity.corpus.indexer import Indexer
 from veracity.retrieve.bm25 import BM25Builder
-from veracity.testing import TablePairScorer
-from veracity.types import PairScore, PairScores, Span
+from veracity.testing import FailingPairScorer, TablePairScorer
 
 pytestmark = pytest.mark.unit
 
@@ -193,21 +192,8 @@ def test_verify_shows_the_last_page_of_a_passage_that_spans_two(tmp_path: Path) 
     assert "dance.pdf, page 1-2, chars 0-" in out
 
 
-class _Refusing:
-    """Every pair fails, as with an LLM judge whose replies cannot be read."""
-
-    model_id = "refusing"
-
-    def load(self) -> _Refusing:
-        return self
-
-    def run(self, premises: list[str], hypotheses: list[str]) -> PairScores:
-        return PairScores(tuple(PairScore.failure("bad reply", window=Span(0, len(p)))
-                                for p in premises), self.model_id, "1")
-
-
 def test_pairs_that_cannot_be_scored_give_strict_json_and_exit_1(sources: list[Path]) -> None:
-    app = cli.build_app(cli.Models(verifier=lambda name: _Refusing()))
+    app = cli.build_app(cli.Models(verifier=lambda name: FailingPairScorer("bad reply")))
     result = CliRunner().invoke(app, ["verify", "--answer", ANSWER, "--sources", str(sources[0]),
                                       "--layers", "nli", "--json"])
     assert result.exit_code == 1
