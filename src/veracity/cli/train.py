@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -13,6 +15,23 @@ from veracity.cli import printers
 from veracity.cli.application import emit_json, fail
 from veracity.cli.render import errors
 from veracity.errors import OptionError, VeracityError
+
+
+@contextlib.contextmanager
+def _training_progress(steps: int, as_json: bool
+                       ) -> Iterator[tuple[Any, Callable[[int, int, float], None]]]:
+    """A progress display for a training run (off with ``--json``) and the trainer's callback."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("{task.description}", markup=False), BarColumn(),
+                  TextColumn("{task.completed}/{task.total} {task.fields[unit]}", markup=False),
+                  TimeRemainingColumn(), console=errors, disable=as_json) as progress:
+        task = progress.add_task("training", total=steps, unit="steps")
+
+        def update(step: int, total: int, loss: float) -> None:
+            progress.update(task, completed=step, unit=f"steps loss {loss:.3f}")
+
+        yield progress, update
 
 
 def train_verifier(
@@ -41,8 +60,6 @@ def train_verifier(
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Fine-tune the verifier (needs the [train] extra); resumes from the last checkpoint."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
     from veracity.train.trainer import TrainConfig, Trainer
 
     try:
@@ -52,14 +69,8 @@ def train_verifier(
                              exclude_kinds=tuple(exclude_kind or ()), init_from=init_from,
                              distill_weight=distill_weight, teacher=teacher,
                              distill_skip_contradicted=distill_skip_contradicted)
-        with Progress(TextColumn("{task.description}", markup=False), BarColumn(),
-                      TextColumn("{task.completed}/{task.total} {task.fields[unit]}", markup=False),
-                      TimeRemainingColumn(), console=errors, disable=as_json) as progress:
-            task = progress.add_task("training", total=config.steps, unit="steps")
+        with _training_progress(config.steps, as_json) as (progress, update):
             teaching = None
-
-            def update(step: int, total: int, loss: float) -> None:
-                progress.update(task, completed=step, unit=f"steps loss {loss:.3f}")
 
             def update_teacher(done: int, total: int) -> None:
                 nonlocal teaching
@@ -96,8 +107,6 @@ def train_reranker(
 ) -> None:
     """Fine-tune the (query, passage) reranker (needs the [train] extra); resumes from the last
     checkpoint."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
     from veracity.train.trainer import TrainConfig, Trainer
 
     try:
@@ -105,15 +114,7 @@ def train_reranker(
                              max_tokens=max_tokens, batch_size=batch_size,
                              learning_rate=learning_rate, threads=threads, eval_every=eval_every,
                              eval_rows=eval_rows, task="rerank")
-        with Progress(TextColumn("{task.description}", markup=False), BarColumn(),
-                      TextColumn("{task.completed}/{task.total} {task.fields[unit]}",
-                                 markup=False),
-                      TimeRemainingColumn(), console=errors, disable=as_json) as progress:
-            task = progress.add_task("training", total=config.steps, unit="steps")
-
-            def update(step: int, total: int, loss: float) -> None:
-                progress.update(task, completed=step, unit=f"steps loss {loss:.3f}")
-
+        with _training_progress(config.steps, as_json) as (_, update):
             report = Trainer(config, progress=update).run(time_limit=time_limit)
     except VeracityError as exc:
         raise fail(exc) from exc

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from veracity.errors import OptionError
-from veracity.train.data.build import _UnionFind
+from veracity.train.data.build import BuildConfig, _UnionFind
 from veracity.train.data.qa import _GLUED, load_cpkc, load_qed, load_squad
 from veracity.train.data.sources import digest, license_of, read_jsonl
 from veracity.train.data.text import clean
@@ -109,25 +109,17 @@ class Pair:
 
 
 @dataclass(frozen=True)
-class RerankBuildConfig:
-    """Where to read and write, how much to make and how many negatives per query."""
+class RerankBuildConfig(BuildConfig):
+    """The verifier data's settings (where, seed, scale, validation share, command) and how
+    many negatives per query."""
 
-    root: Path
-    out: Path
-    seed: int = 13
-    scale: float = 1.0
-    val_fraction: float = 0.03
     bm25_negatives: int = 2
     random_negatives: int = 1
     #: BM25 hits looked at per query when picking its hard negatives.
     bm25_depth: int = 30
-    command: str = ""
 
     def __post_init__(self) -> None:
-        if not 0 < self.scale <= 10:
-            raise OptionError("scale", self.scale, "a number in (0, 10]", "Try --scale 1.0.")
-        if not 0 < self.val_fraction < 0.5:
-            raise OptionError("val_fraction", self.val_fraction, "a number in (0, 0.5)")
+        super().__post_init__()
         for name in ("bm25_negatives", "random_negatives"):
             if getattr(self, name) < 0:
                 raise OptionError(name, getattr(self, name), "0 or more")
