@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,11 +17,13 @@ from typing import Any
 import numpy as np
 
 from veracity.errors import InputError
-from veracity.rerankers.embedded import EmbeddedReranker
+from veracity.rerankers.embedded import RERANK_FEATURES, EmbeddedReranker
+from veracity.train.aligner import add_aligner
 from veracity.train.export import export_checkpoint
 from veracity.train.release import data_tables, run_text, train_command
 from veracity.train.relevance import ranking_figures
-from veracity.train.trainer import read_rows
+from veracity.train.trainer import Row, read_rows
+from veracity.verifiers.combiner import fit_logistic
 
 __all__ = ["MODEL_ID", "RerankerRelease", "release_reranker"]
 
@@ -39,9 +42,28 @@ class RerankerRelease:
                 "max_abs_difference": self.max_abs_difference, "validation": self.validation}
 
 
+def validation_features(reranker: EmbeddedReranker, rows: list[Row]) -> np.ndarray:
+    """:data:`RERANK_FEATURES` of each row's (query, passage) pair, from the window with the
+    network's highest logit."""
+    selector = reranker.selector
+    owners: list[int] = []
+    pairs: list[tuple[str, str]] = []
+    for i, row in enumerate(rows):
+        for window in selector.run(row.premise, row.hypothesis):
+            owners.append(i)
+            pairs.append((row.hypothesis, window.text))
+    features = reranker.features(pairs)
+    best: dict[int, int] = {}
+    for j, owner in enumerate(owners):
+        if owner not in best or features[j, 0] > features[best[owner], 0]:
+            best[owner] = j
+    return features[[best[i] for i in range(len(rows))]]
+
+
 def release_reranker(checkpoint: Path, data_dir: Path, out_dir: Path, *, version: str,
-                     command: str) -> RerankerRelease:
-    """Export ``checkpoint`` into ``out_dir`` as the reranker veracity ships."""
+                     command: str, aligner: bool = True) -> RerankerRelease:
+    """Export ``checkpoint`` into ``out_dir`` as the reranker veracity ships; with ``aligner``
+    all-MiniLM-L6-v2 joins the file and a combiner is fit on the validation pairs."""
     state_file = checkpoint / "state.json"
     if not state_file.is_file():
         raise InputError(f"{checkpoint} is not a training checkpoint (no state.json): pass the "
@@ -57,19 +79,32 @@ def release_reranker(checkpoint: Path, data_dir: Path, out_dir: Path, *, version
     data_card = json.loads(card_file.read_text(encoding="utf-8"))
     exported = export_checkpoint(checkpoint, out_dir, model_id=MODEL_ID, version=version,
                                  card="(written below)\n")
-    reranker = EmbeddedReranker(model_dir=out_dir).load()
-    rows = read_rows(data_dir / "val.jsonl", task="rerank")
-    by_query: dict[str, list[int]] = {}
-    for i, row in enumerate(rows):
-        by_query.setdefault(row.hypothesis, []).append(i)
-    logits = np.zeros(len(rows))
-    for query, members in by_query.items():
-        scored = reranker.run(query, [rows[i].premise for i in members])
-        logits[members] = scored.logits()
-    labels = np.array([row.label for row in rows])
-    validation = {"rows": float(len(rows))} | ranking_figures(
-        logits, labels, [row.hypothesis for row in rows])
     config = json.loads((out_dir / "config.json").read_text(encoding="utf-8"))
+    if aligner:
+        config["aligner"] = add_aligner(out_dir / "model.onnx")
+        (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n",
+                                             encoding="utf-8")
+    reranker = EmbeddedReranker(model_dir=out_dir, combine=False).load()
+    rows = read_rows(data_dir / "val.jsonl", task="rerank")
+    matrix = validation_features(reranker, rows)
+    labels = np.array([row.label for row in rows])
+    queries = [row.hypothesis for row in rows]
+    validation = {"rows": float(len(rows))} | ranking_figures(matrix[:, 0], labels, queries)
+    if aligner:
+        # half of the queries fit the combiner, the other half measures it; then all fit it
+        fit = np.array([zlib.crc32(q.encode()) % 2 == 0 for q in queries])
+        weights, bias = fit_logistic(matrix[fit], labels[fit].tolist())
+        held_out = ranking_figures(matrix[~fit] @ weights + bias, labels[~fit],
+                                   [q for q, f in zip(queries, fit, strict=True) if not f])
+        validation |= {f"combined_{name}_held_out_half": value
+                       for name, value in held_out.items()}
+        validation |= {f"raw_{name}_held_out_half": value for name, value in ranking_figures(
+            matrix[~fit, 0], labels[~fit],
+            [q for q, f in zip(queries, fit, strict=True) if not f]).items()}
+        weights, bias = fit_logistic(matrix, labels.tolist())
+        config["combiner"] = {"features": list(RERANK_FEATURES),
+                              "weights": [float(w) for w in weights], "bias": float(bias),
+                              "fit_rows": "all validation pairs"}
     config["validation"] = validation
     (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
     model_bytes = (out_dir / "model.onnx").stat().st_size
@@ -96,6 +131,16 @@ def reranker_card(config: dict[str, Any], state: dict[str, Any], data_card: dict
         "overlapping sentence windows (`veracity.verifiers.windows.EvidenceSelector`, strategy "
         "`slide`) and scores as its best window; nothing is truncated silently.",
         "",
+        *(["The same file holds all-MiniLM-L6-v2 itself (int8, its embeddings shared with the "
+            "cross-encoder, whose training leaves them frozen), run in the same call over the "
+            "passage window and the query. The reranker's logit is a logistic layer over the "
+            "cross-encoder's logit, the query's token alignment with the window and the cosine "
+            "of their mean-pooled embeddings: "
+            + ", ".join(f"{name} {weight:+.3f}" for name, weight in
+                        zip(config["combiner"]["features"], config["combiner"]["weights"],
+                            strict=True))
+            + f", bias {config['combiner']['bias']:+.3f}, fit on the validation pairs below "
+            "(class-balanced).", ""] if "combiner" in config else []),
         "## Rebuild",
         "",
         "```sh",
