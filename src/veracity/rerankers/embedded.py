@@ -9,9 +9,9 @@ the pair from three features: the cross-encoder's logit, the query's token align
 window (:func:`~veracity.verifiers.features.alignment`) and the cosine of their mean-pooled
 embeddings. The result's logit is the combiner's.
 
->>> reranker = EmbeddedReranker().load()                              # doctest: +SKIP
->>> scores = reranker.run("bee dance", ["Bees dance.", "Ants march."])  # doctest: +SKIP
->>> scores.scores[0].logit > scores.scores[1].logit                     # doctest: +SKIP
+>>> reranker = EmbeddedReranker().load()
+>>> scores = reranker.run("why do bees dance", ["Bees dance to show food.", "Ants march."])
+>>> scores.scores[0].logit > scores.scores[1].logit
 True
 """
 
