@@ -86,5 +86,7 @@ def test_a_three_way_checker_is_refused_with_what_to_do(models: dict[str, Path])
 @pytest.mark.integration
 def test_a_missing_model_says_how_to_fix(tmp_path: Path) -> None:
     pytest.importorskip("transformers")
-    with pytest.raises(ModelError, match="local folder"):
+    with pytest.raises(ModelError, match="no such folder"):
         make_reranker(f"hf:{tmp_path / 'nothing'}").load()
+    with pytest.raises(ModelError, match="local folder"):
+        make_reranker("hf:someone/not-in-the-cache").load()

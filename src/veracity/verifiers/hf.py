@@ -202,6 +202,9 @@ def load_classifier(model_id: str, *, revision: str | None, local_files_only: bo
                     check: Callable[[Mapping[int, str]], object] | None = None) -> Classifier:
     """Load tokenizer and weights (from local files unless ``local_files_only=False``);
     ``check`` sees the model's ``id2label`` before the weights move to ``device``."""
+    if model_id.startswith(("/", "./", "../", "~")) and not Path(model_id).expanduser().is_dir():
+        raise ModelError(f"{model_id}: no such folder; give the folder of a saved model "
+                         "(config.json, the weights and the tokenizer files) or a hub model id")
     torch = require("torch", extra="hf", purpose=purpose)
     transformers = require("transformers", extra="hf", purpose=purpose)
     options = {"revision": revision, "local_files_only": local_files_only}
