@@ -25,7 +25,7 @@ yielded after the whole reply. Closing the iterator (a client that went away) st
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 
 from veracity.generate.ask import Asker
 from veracity.generate.check import CitationChecker
@@ -48,7 +48,7 @@ class StreamingAsker:
         self.asker.load()
         return self
 
-    def run(self, question: str) -> Iterator[SentenceCheck | Answer]:
+    def run(self, question: str) -> Generator[SentenceCheck | Answer, None, None]:
         """Each sentence's check as soon as it is complete, then the answer (always last)."""
         retrieved = self.asker.retrieve(question)
         if retrieved.abstained is not None:

@@ -27,7 +27,7 @@ A whole answer streams sentence by sentence when given as :func:`sentence_pieces
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from veracity.types import Chunk, ClaimSet, ClaimVerdict, Report, SkippedSentence, Span
@@ -61,7 +61,7 @@ class StreamVerifier:
         self.verifier = verifier
 
     def run(self, deltas: Iterable[str], *, question: str | None = None,
-            cited: Mapping[int, Chunk] | None = None) -> Iterator[StreamedSentence]:
+            cited: Mapping[int, Chunk] | None = None) -> Generator[StreamedSentence, None, None]:
         """Yield each sentence, verified, as soon as it is complete (see the module docstring)."""
         text = ""
         done = 0
