@@ -123,3 +123,61 @@ def events(text: str) -> list[tuple[str, Any]]:
         if data:
             found.append((name, json.loads("\n".join(data))))
     return found
+
+
+# --- integration: uvicorn on 127.0.0.1, the real shipped models, the sample corpus --------------
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+#: Screenshots and other artifacts of the browser test.
+ARTIFACTS = Path(__file__).resolve().parents[2] / ".cache" / "test-artifacts" / "server"
+
+
+class LiveServer:
+    """The app under uvicorn in a thread; ``url`` is where it listens."""
+
+    def __init__(self, settings: Settings) -> None:
+        import socket
+        import threading
+
+        import uvicorn
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.app = create_app(settings)
+        self.url = f"http://127.0.0.1:{port}"
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=port, log_level="warning",
+                                access_log=False, lifespan="on")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> LiveServer:
+        import time
+
+        self.thread.start()
+        deadline = time.monotonic() + 300  # the lifespan loads the real models
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.1)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample corpus indexed as `make demo` does (BM25 and dense vectors)."""
+    from veracity.retrieve.dense import DenseBuilder
+
+    index = tmp_path_factory.mktemp("sample") / "index"
+    Indexer(builders=[BM25Builder(), DenseBuilder()]).run([EXAMPLES / "sample_corpus"], index)
+    return index
+
+
+@pytest.fixture(scope="session")
+def live(sample_index: Path) -> Iterator[LiveServer]:
+    """`veracity serve --index ...` with the real models (extractive answers)."""
+    with LiveServer(Settings(index=sample_index)) as server:
+        yield server
