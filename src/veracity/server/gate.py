@@ -35,10 +35,12 @@ class Gate:
         self.pending = 0  # running and waiting
         self.stopped = 0  # streamed jobs stopped because their reader left or time ran out
         self._turn: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def _semaphore(self) -> asyncio.Semaphore:
-        if self._turn is None:  # made in the running loop
-            self._turn = asyncio.Semaphore(1)
+        loop = asyncio.get_running_loop()
+        if self._turn is None or self._loop is not loop:  # made in the loop that serves
+            self._turn, self._loop = asyncio.Semaphore(1), loop
         return self._turn
 
     def time_limit(self) -> ServiceError:
