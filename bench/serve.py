@@ -10,8 +10,9 @@ into ``.cache/bench-serve-index`` and served by ``veracity serve`` in its own pr
 
 1. **Overhead.** ``/v1/verify`` (the demo's ``answer_to_check.md`` against the index) and
    ``/v1/search`` (three demo queries, k 5) over HTTP against the same library calls in this
-   process (:class:`veracity.server.service.Service` on the same index and models): the median
-   of ``--runs`` timed runs each after one warm-up, and the ratio HTTP / in-process.
+   process (:class:`veracity.server.service.Service` on the same index and models), run in
+   turns: the median of ``--runs`` timed runs each after one warm-up, and the ratio HTTP /
+   in-process.
 2. **Streaming.** ``/v1/ask/stream`` on three demo questions: seconds to the first ``sentence``
    event and to the final ``answer`` event (median over runs and questions).
 3. **Load.** ``/v1/verify`` and ``/v1/ask`` at 1, 4 and 16 concurrent clients, ``--requests``
@@ -83,14 +84,19 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def median_seconds(work: Callable[[], Any], runs: int) -> float:
-    work()  # warm-up
-    times = []
+def paired_medians(local: Callable[[], Any], remote: Callable[[], Any],
+                   runs: int) -> tuple[float, float]:
+    """Median seconds of ``local()`` and of ``remote()``, run in turns (after one warm-up
+    each) so that a change in the machine's load falls on both alike."""
+    local()
+    remote()
+    times: tuple[list[float], list[float]] = ([], [])
     for _ in range(runs):
-        started = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
+        for work, found in ((local, times[0]), (remote, times[1])):
+            started = time.perf_counter()
+            work()
+            found.append(time.perf_counter() - started)
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 def first_and_last(client: httpx.Client, question: str) -> tuple[float, float]:
@@ -185,8 +191,7 @@ def main(argv: Sequence[str]) -> None:
                  lambda: [client.post("/v1/search", json={"query": q, "k": 5})
                           .raise_for_status() for q in QUERIES]),
             ):
-                in_process = median_seconds(local, args.runs)
-                http = median_seconds(remote, args.runs)
+                in_process, http = paired_medians(local, remote, args.runs)
                 calls = 1 if name == "verify" else len(QUERIES)
                 overhead[name] = {"in_process_s": round(in_process / calls, 4),
                                   "http_s": round(http / calls, 4),
@@ -227,7 +232,7 @@ def main(argv: Sequence[str]) -> None:
         f"`veracity serve` on the sample corpus (hybrid search, verifier "
         f"{version['verifier']['model']}, chat model {version['chat']}), client and server on "
         "the same machine over loopback; medians of "
-        f"{args.runs} runs after a warm-up.",
+        f"{args.runs} runs after a warm-up, the two ways run in turns.",
         "",
         "| call | in process (s) | over HTTP (s) | HTTP / in process | overhead (ms) |",
         "| --- | --- | --- | --- | --- |",
