@@ -377,3 +377,23 @@ def test_ask_in_the_default_mode_on_an_index_without_vectors_says_it_used_bm25(i
     abstained = json.loads(CliRunner().invoke(fakes.app, [
         "ask", WEAK, "--index", str(index), "-k", "3", "--json"]).stdout)
     assert abstained["abstention"]["signal"] == "top_support"
+
+
+def test_ask_rerank_gives_the_model_the_reranked_passages(index: Path) -> None:
+    from veracity.testing import OverlapRelevanceScorer
+
+    reranker = OverlapRelevanceScorer()
+    chat = ScriptedChatModel(["Beeswax melts at about 63 degrees. [1]"], model_id="scripted")
+    app = cli.build_app(cli.Models(verifier=lambda name: PhraseScorer(PHRASES),
+                                   chat=lambda spec, model, scorer: chat,
+                                   reranker=lambda name: reranker))
+    result = CliRunner().invoke(app, ["ask", QUESTION, "--index", str(index), "--mode", "bm25",
+                                      "-k", "1", "--no-abstain", "--rerank", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert reranker.calls
+    assert reranker.calls[0] >= 1
+    (source,) = payload["sources"]
+    assert source["doc_id"] == "wax.md"
+    assert {"rerank", "first_stage_rank"} <= set(source["scores"])
+    assert payload["sentences"][0]["status"] == "supported"

@@ -23,6 +23,7 @@ from veracity.errors import InputError, OptionError
 
 if TYPE_CHECKING:
     from veracity.llm.base import ChatModel
+    from veracity.rerankers.base import RelevanceScorer
     from veracity.verifiers.base import PairScorer
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "Models", "build_app", "cli_names",
@@ -49,13 +50,22 @@ def _make_verifier(name: str) -> PairScorer:
     return make_verifier(name)
 
 
+def _make_reranker(name: str) -> RelevanceScorer:
+    """The reranker of ``--reranker``."""
+    from veracity.rerankers.registry import make_reranker
+
+    return make_reranker(name)
+
+
 @dataclass(frozen=True)
 class Models:
-    """How the commands make their models: ``verifier(name)`` for ``--verifier`` and
-    ``chat(spec, model, scorer)`` for ``--llm``/``--model``. Pass fakes to :func:`build_app`."""
+    """How the commands make their models: ``verifier(name)`` for ``--verifier``,
+    ``chat(spec, model, scorer)`` for ``--llm``/``--model`` and ``reranker(name)`` for
+    ``--reranker``. Pass fakes to :func:`build_app`."""
 
     verifier: Callable[[str], PairScorer] = _make_verifier
     chat: Callable[[str, str | None, PairScorer], ChatModel] = _make_chat
+    reranker: Callable[[str], RelevanceScorer] = _make_reranker
 
 
 def models_of(ctx: typer.Context) -> Models:
@@ -67,7 +77,8 @@ def models_of(ctx: typer.Context) -> Models:
 #: Library option names that a command spells otherwise (``Chunker(size=...)`` is
 #: ``--chunk-tokens``); any other name that is one of the command's options is spelt as its flag.
 _LIBRARY_NAMES = {"index": {"size": "chunk_tokens"}, "calibrate": {"hits": "k"},
-                  "verify": {"chat": "llm", "claims": "llm_claims"}}
+                  "verify": {"chat": "llm", "claims": "llm_claims"},
+                  "search": {"depth": "rerank_depth"}, "ask": {"depth": "rerank_depth"}}
 
 
 def cli_names() -> dict[str, str]:
@@ -221,6 +232,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     app.command("train-reranker")(train.train_reranker)
     app.command("export-verifier")(train.export_verifier)
     app.command("export-embedder")(train.export_embedder_command)
+    app.command("export-reranker")(train.export_reranker)
     app.command("ask")(ask.ask)
     app.command("calibrate")(ask.calibrate_command)
     app.command("verify", context_settings={"allow_extra_args": True})(verify.verify_command)
