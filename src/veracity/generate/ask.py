@@ -18,15 +18,33 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from dataclasses import dataclass
 
 from veracity import defaults
 from veracity.errors import InputError
 from veracity.generate.abstain import Abstainer
 from veracity.generate.grounded import GroundedGenerator
 from veracity.retrieve.base import Retriever, check_k
-from veracity.types import AbstentionCheck, Answer, Timings
+from veracity.types import AbstentionCheck, Answer, Hit, Timings
 
-__all__ = ["Asker"]
+__all__ = ["Asker", "Retrieved"]
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """What :meth:`Asker.retrieve` found: the hits, the abstention check and their timings,
+    and the "I don't know" answer when it abstains (``None`` when a model is to be asked)."""
+
+    hits: tuple[Hit, ...]
+    check: AbstentionCheck | None
+    timings: Timings
+    abstained: Answer | None
+
+    def finish(self, answer: Answer) -> Answer:
+        """``answer`` (the generator's) with this retrieval's check and timings."""
+        timings = dataclasses.replace(answer.timings, retrieve=self.timings.retrieve,
+                                      abstain=self.timings.abstain)
+        return dataclasses.replace(answer, abstention=self.check, timings=timings)
 
 
 class Asker:
@@ -68,6 +86,14 @@ class Asker:
 
     def run(self, question: str) -> Answer:
         """One answer to ``question``, with per-stage timings."""
+        retrieved = self.retrieve(question)
+        if retrieved.abstained is not None:
+            return retrieved.abstained
+        return retrieved.finish(self.generator.run(question, retrieved.hits))
+
+    def retrieve(self, question: str) -> Retrieved:
+        """Retrieval and the abstention check, before any model call (``run`` is this, then
+        the generator; a streamed answer uses it too)."""
         if not isinstance(question, str) or not question.strip():
             raise InputError(f"the question {question!r} is empty; ask something")
         self.load()
@@ -76,7 +102,8 @@ class Asker:
         retrieved = time.perf_counter() - started
         if not result.hits:
             nothing = AbstentionCheck("hits", 0.0, 1.0, True, "retrieval found no passage")
-            return self._abstain(question, nothing, Timings(retrieve=retrieved))
+            timings = Timings(retrieve=retrieved)
+            return Retrieved((), nothing, timings, self._abstain(question, nothing, timings))
         check: AbstentionCheck | None = None
         checked = 0.0
         if self.abstainer is not None:
@@ -84,11 +111,10 @@ class Asker:
             check = self.abstainer.run(result)
             checked = time.perf_counter() - started
             if check.abstain:
-                return self._abstain(question, check,
-                                     Timings(retrieve=retrieved, abstain=checked))
-        answer = self.generator.run(question, result.hits)
-        timings = dataclasses.replace(answer.timings, retrieve=retrieved, abstain=checked)
-        return dataclasses.replace(answer, abstention=check, timings=timings)
+                timings = Timings(retrieve=retrieved, abstain=checked)
+                return Retrieved(result.hits, check, timings,
+                                 self._abstain(question, check, timings))
+        return Retrieved(result.hits, check, Timings(retrieve=retrieved, abstain=checked), None)
 
     @staticmethod
     def _abstain(question: str, check: AbstentionCheck, timings: Timings) -> Answer:

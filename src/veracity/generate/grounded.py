@@ -109,7 +109,14 @@ class GroundedGenerator:
         sources = tuple(hits)
         started = time.perf_counter()
         response = self.chat.run(request)
-        generated = time.perf_counter() - started
+        return self.answer(question, response, sources, generated=time.perf_counter() - started)
+
+    def answer(self, question: str, response: ChatResponse, sources: Sequence[Hit], *,
+               generated: float = 0.0, checker: CitationChecker | None = None) -> Answer:
+        """The :class:`Answer` of the chat model's reply ``response`` over ``sources``: a
+        refusal, or the reply with its citations checked by ``checker`` (default: this
+        generator's; a streamed answer passes one that remembers the pairs it scored)."""
+        sources = tuple(sources)
         text = response.text
         if not text.strip():
             raise GenerationError(
@@ -121,7 +128,7 @@ class GroundedGenerator:
                           refusal=refusal, provenance=self._provenance(response, "", ""),
                           timings=Timings(generate=generated))
         started = time.perf_counter()
-        checked = self.checker.run(text, sources)
+        checked = (checker or self.checker).run(text, sources)
         verified = time.perf_counter() - started
         return Answer(
             question=question,

@@ -15,18 +15,26 @@ last sentence is verified when the stream ends.
 >>> [(s.text, s.verdicts[0].label) for s in StreamVerifier(verifier).run(
 ...     ["Bees da", "nce. Bees", " sting."])]
 [('Bees dance.', 'supported'), ('Bees sting.', 'supported')]
+
+A whole answer streams sentence by sentence when given as :func:`sentence_pieces`, and
+:func:`merge_reports` joins what the sentences found into the report on the whole answer:
+
+>>> answer = "Bees dance. Bees sting."
+>>> streamed = list(StreamVerifier(verifier).run(sentence_pieces(answer)))
+>>> merge_reports(answer, streamed).summary["supported"]
+2
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from veracity.types import Chunk, ClaimSet, ClaimVerdict, Report, SkippedSentence, Span
 from veracity.verify.claims import split_answer
 from veracity.verify.pipeline import AnswerVerifier
 
-__all__ = ["StreamVerifier", "StreamedSentence"]
+__all__ = ["StreamVerifier", "StreamedSentence", "merge_reports", "sentence_pieces"]
 
 
 @dataclass(frozen=True)
@@ -53,7 +61,7 @@ class StreamVerifier:
         self.verifier = verifier
 
     def run(self, deltas: Iterable[str], *, question: str | None = None,
-            cited: Mapping[int, Chunk] | None = None) -> Iterator[StreamedSentence]:
+            cited: Mapping[int, Chunk] | None = None) -> Generator[StreamedSentence, None, None]:
         """Yield each sentence, verified, as soon as it is complete (see the module docstring)."""
         text = ""
         done = 0
@@ -90,3 +98,44 @@ class StreamVerifier:
                 skipped=next((s for s in report.skipped if s.sentence == index), None),
                 report=report,
             )
+
+
+def sentence_pieces(answer: str) -> list[str]:
+    """``answer`` cut after each of its sentences (joined, the pieces are ``answer``), so that
+    :class:`StreamVerifier` verifies and yields a finished answer one sentence at a time.
+
+    >>> sentence_pieces("Bees dance. They sting.")
+    ['Bees dance.', ' They sting.']
+    """
+    ends = [sentence.span.end for sentence in split_answer(answer)][:-1]
+    starts = [0, *ends]
+    return [answer[start:end] for start, end in zip(starts, [*ends, len(answer)], strict=True)]
+
+
+def merge_reports(answer: str, streamed: Sequence[StreamedSentence]) -> Report:
+    """The report on the whole ``answer`` from its streamed sentences: their verdicts and
+    skipped sentences in order, timings and call counts added up, every warning once."""
+    reports: list[Report] = []
+    for sentence in streamed:  # sentences verified together share one report
+        if not any(sentence.report is seen for seen in reports):
+            reports.append(sentence.report)
+    if not reports:
+        return Report(answer=answer, verdicts=())
+    timings: dict[str, float] = {}
+    calls: dict[str, int] = {}
+    for report in reports:
+        for stage, seconds in report.timings.items():
+            timings[stage] = timings.get(stage, 0.0) + seconds
+        for model, count in report.calls.items():
+            calls[model] = calls.get(model, 0) + count
+    last = reports[-1]
+    return Report(
+        answer=answer,
+        verdicts=tuple(v for report in reports for v in report.verdicts),
+        skipped=tuple(s for report in reports for s in report.skipped),
+        question=last.question, layers=last.layers, rule=last.rule,
+        query_mode=last.query_mode, claims_method=last.claims_method,
+        verifier=last.verifier, verifier_version=last.verifier_version,
+        timings=timings, calls=calls,
+        warnings=tuple(dict.fromkeys(w for report in reports for w in report.warnings)),
+    )

@@ -1,0 +1,260 @@
+"""The service's cost over the library, its streaming, and a bounded load test on loopback.
+
+Command (from the repository root)::
+
+    nice -n 5 .venv/bin/python bench/serve.py [--runs 7] [--requests 24] [--llm extractive]
+
+The sample corpus (``examples/sample_corpus``) is indexed as ``make demo`` does (BM25 and dense)
+into ``.cache/bench-serve-index`` and served by ``veracity serve`` in its own process on
+127.0.0.1 with the shipped verifier and the ``--llm`` chat model. Three measurements:
+
+1. **Overhead.** ``/v1/verify`` (the demo's ``answer_to_check.md`` against the index) and
+   ``/v1/search`` (three demo queries, k 5) over HTTP against the same library calls in this
+   process (:class:`veracity.server.service.Service` on the same index and models), run in
+   turns: the median of ``--runs`` timed runs each after one warm-up, and the ratio HTTP /
+   in-process.
+2. **Streaming.** ``/v1/ask/stream`` on three demo questions: seconds to the first ``sentence``
+   event and to the final ``answer`` event (median over runs and questions).
+3. **Load.** ``/v1/verify`` and ``/v1/ask`` at 1, 4 and 16 concurrent clients, ``--requests``
+   requests each (a fixed number, capped at 300 s per level): requests/s, p50 / p95 latency,
+   errors (any status but 200), and the server's resident memory before and after.
+
+Writes ``bench/results/serve.json`` and its section of ``bench/README.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shlex
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+sys.path.insert(0, str(BENCH))
+
+from _report import write_result  # noqa: E402
+
+INDEX = REPO / ".cache" / "bench-serve-index"
+ANSWER = (REPO / "examples" / "answer_to_check.md").read_text(encoding="utf-8")
+QUERIES = ("How fast do honeybee wings beat?", "What treatment controls varroa mites?",
+           "queen bee lifespan")
+QUESTIONS = ("How many days does a queen take to develop from egg to adult?",
+             "When was the first Asian hornet nest found in Britain?",
+             "How fast do honeybee wings beat?")
+LEVELS = (1, 4, 16)
+CAP_SECONDS = 300.0
+
+
+def command(argv: Sequence[str]) -> str:
+    line = shlex.join([".venv/bin/python", "bench/serve.py", *argv])
+    niceness = os.nice(0)
+    return f"nice -n {niceness} {line}" if niceness else line
+
+
+def build_index() -> None:
+    from veracity.corpus.indexer import Indexer
+    from veracity.retrieve.bm25 import BM25Builder
+    from veracity.retrieve.dense import DenseBuilder
+
+    Indexer(builders=[BM25Builder(), DenseBuilder()]).run([REPO / "examples" / "sample_corpus"],
+                                                         INDEX)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text(encoding="utf-8").splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
+def paired_medians(local: Callable[[], Any], remote: Callable[[], Any],
+                   runs: int) -> tuple[float, float]:
+    """Median seconds of ``local()`` and of ``remote()``, run in turns (after one warm-up
+    each) so that a change in the machine's load falls on both alike."""
+    local()
+    remote()
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(runs):
+        for work, found in ((local, times[0]), (remote, times[1])):
+            started = time.perf_counter()
+            work()
+            found.append(time.perf_counter() - started)
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
+def first_and_last(client: httpx.Client, question: str) -> tuple[float, float]:
+    """Seconds to the first sentence event and to the answer event of one streamed ask."""
+    started = time.perf_counter()
+    first = last = float("nan")
+    with client.stream("POST", "/v1/ask/stream", json={"question": question}) as response:
+        for line in response.iter_lines():
+            if line.startswith("event: sentence") and first != first:
+                first = time.perf_counter() - started
+            elif line.startswith("event: answer"):
+                last = time.perf_counter() - started
+    if first != first:  # abstained or refused: the answer is the first event
+        first = last
+    return first, last
+
+
+async def load(url: str, path: str, bodies: list[dict[str, Any]], clients: int,
+               requests: int) -> dict[str, Any]:
+    """``requests`` requests by ``clients`` concurrent clients; latencies and errors."""
+    latencies: list[float] = []
+    errors = 0
+    todo = list(range(requests))
+
+    async def client_loop(client: httpx.AsyncClient) -> None:
+        nonlocal errors
+        while todo:
+            number = todo.pop()
+            started = time.perf_counter()
+            try:
+                response = await client.post(path, json=bodies[number % len(bodies)])
+                ok = response.status_code == 200
+            except httpx.HTTPError:
+                ok = False
+            latencies.append(time.perf_counter() - started)
+            errors += not ok
+
+    limits = httpx.Limits(max_connections=clients)
+    async with httpx.AsyncClient(base_url=url, timeout=CAP_SECONDS, limits=limits) as client:
+        started = time.perf_counter()
+        await asyncio.wait_for(asyncio.gather(*(client_loop(client) for _ in range(clients))),
+                               CAP_SECONDS)
+        elapsed = time.perf_counter() - started
+    ordered = sorted(latencies)
+    return {"clients": clients, "requests": len(latencies), "seconds": round(elapsed, 2),
+            "requests_per_s": round(len(latencies) / elapsed, 2),
+            "p50_s": round(ordered[len(ordered) // 2], 3),
+            "p95_s": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3),
+            "errors": errors}
+
+
+def main(argv: Sequence[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--requests", type=int, default=24)
+    parser.add_argument("--llm", default="extractive")
+    args = parser.parse_args(argv)
+
+    from veracity.server.service import Service, VerifyOptions
+    from veracity.server.settings import Settings
+
+    if not (INDEX / "CURRENT").is_file():
+        build_index()
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "veracity.cli", "serve", "--index", str(INDEX), "--port",
+         str(port), "--llm", args.llm, "--queue", "64"], env=env)
+    try:
+        with httpx.Client(base_url=url, timeout=CAP_SECONDS) as client:
+            deadline = time.monotonic() + 300
+            while True:
+                try:
+                    if client.get("/v1/health").status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise SystemExit("the server did not start")
+                time.sleep(0.2)
+            version = client.get("/v1/version").json()
+
+            # 1. overhead: the same calls in this process and over HTTP
+            service = Service(Settings(index=INDEX, llm=args.llm)).load()
+            options = VerifyOptions(answer=ANSWER)
+            overhead = {}
+            for name, local, remote in (
+                ("verify", lambda: service.verify(options),
+                 lambda: client.post("/v1/verify", json={"answer": ANSWER}).raise_for_status()),
+                ("search", lambda: [service.search(q, 5) for q in QUERIES],
+                 lambda: [client.post("/v1/search", json={"query": q, "k": 5})
+                          .raise_for_status() for q in QUERIES]),
+            ):
+                in_process, http = paired_medians(local, remote, args.runs)
+                calls = 1 if name == "verify" else len(QUERIES)
+                overhead[name] = {"in_process_s": round(in_process / calls, 4),
+                                  "http_s": round(http / calls, 4),
+                                  "ratio": round(http / in_process, 3),
+                                  "overhead_ms": round((http - in_process) / calls * 1000, 1)}
+
+            # 2. streaming: first sentence event against the whole answer
+            firsts, lasts = [], []
+            first_and_last(client, QUESTIONS[0])  # warm-up
+            for _ in range(max(1, args.runs // 2)):
+                for question in QUESTIONS:
+                    first, last = first_and_last(client, question)
+                    firsts.append(first)
+                    lasts.append(last)
+            streaming = {"first_event_s": round(statistics.median(firsts), 3),
+                         "answer_s": round(statistics.median(lasts), 3),
+                         "asks": len(firsts)}
+
+            # 3. load at 1, 4 and 16 clients
+            loads: dict[str, list[dict[str, Any]]] = {}
+            for path, bodies in (("/v1/verify", [{"answer": ANSWER}]),
+                                 ("/v1/ask", [{"question": q} for q in QUESTIONS])):
+                rows = []
+                for clients in LEVELS:
+                    before = rss_mib(server.pid)
+                    row = asyncio.run(load(url, path, bodies, clients, args.requests))
+                    rows.append(row | {"rss_before_mib": before,
+                                       "rss_after_mib": rss_mib(server.pid)})
+                loads[path] = rows
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+    figures = {"llm": args.llm, "runs": args.runs, "requests": args.requests,
+               "verifier": version["verifier"], "chat": version["chat"],
+               "overhead": overhead, "streaming": streaming, "load": loads}
+    lines = [
+        f"`veracity serve` on the sample corpus (hybrid search, verifier "
+        f"{version['verifier']['model']}, chat model {version['chat']}), client and server on "
+        "the same machine over loopback; medians of "
+        f"{args.runs} runs after a warm-up, the two ways run in turns.",
+        "",
+        "| call | in process (s) | over HTTP (s) | HTTP / in process | overhead (ms) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name, row in overhead.items():
+        lines.append(f"| /v1/{name} | {row['in_process_s']} | {row['http_s']} | "
+                     f"{row['ratio']} | {row['overhead_ms']} |")
+    lines += ["", f"`/v1/ask/stream` over {streaming['asks']} asks: first `sentence` event after "
+              f"{streaming['first_event_s']} s, the whole `answer` after "
+              f"{streaming['answer_s']} s (median).", "",
+              f"Load: {args.requests} requests per level, one model job at a time in the "
+              "server (the rest queue).", "",
+              "| endpoint | clients | requests/s | p50 (s) | p95 (s) | errors | RSS before → "
+              "after (MiB) |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for path, rows in loads.items():
+        for row in rows:
+            lines.append(f"| {path} | {row['clients']} | {row['requests_per_s']} | "
+                         f"{row['p50_s']} | {row['p95_s']} | {row['errors']} | "
+                         f"{row['rss_before_mib']} → {row['rss_after_mib']} |")
+    write_result("serve", figures, "\n".join(lines), command(argv))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

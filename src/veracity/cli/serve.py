@@ -1,0 +1,64 @@
+"""``veracity serve``: the REST service and its web page on one index (extra ``[server]``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from veracity import defaults
+from veracity.cli.application import fail, models_of
+from veracity.cli.render import errors, show
+from veracity.errors import MissingDependencyError, VeracityError
+
+
+def serve(
+    ctx: typer.Context,
+    index_dir: Annotated[Path, typer.Option("--index", help="index folder to serve")],
+    host: Annotated[str, typer.Option(
+        help="address to listen on; any but 127.0.0.1, ::1 or localhost needs --token")]
+    = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port")] = 8000,
+    token: Annotated[str | None, typer.Option(
+        help="bearer token clients must send (Authorization: Bearer T)",
+        envvar="VERACITY_TOKEN")] = None,
+    llm: Annotated[str, typer.Option(
+        help="extractive, llamacpp[:PATH] or openai:URL")] = defaults.CHAT_BACKEND,
+    model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
+    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine, align or hf:<model>")]
+    = defaults.VERIFIER,
+    mode: Annotated[str, typer.Option(help="search mode: bm25, dense or hybrid")]
+    = defaults.SEARCH_MODE,
+    time_limit: Annotated[float, typer.Option(help="seconds one request may take")] = 120.0,
+    queue: Annotated[int, typer.Option(help="requests that may wait; more get 503")] = 32,
+) -> None:
+    """Serve the index over HTTP: /v1/search, ask, verify, check, documents (see the README),
+    and the web page at http://HOST:PORT/ where clicking [n] shows the cited passage.
+
+    Exit 2 on bad options (an address other than loopback without --token) or a missing index.
+    """
+    try:
+        from veracity.server.settings import Limits, Settings
+
+        settings = Settings(index=index_dir, host=host, port=port, token=token, llm=llm,
+                            model=model, verifier=verifier, mode=mode,
+                            limits=Limits(seconds=time_limit, queue=queue),
+                            models=models_of(ctx))
+        try:
+            import uvicorn
+
+            from veracity.server.app import create_app
+        except ImportError as exc:
+            raise MissingDependencyError(exc.name or "uvicorn", "server",
+                                         "veracity serve") from exc
+        from veracity.corpus.index_dir import IndexDir
+
+        IndexDir(index_dir).current()  # a missing index stops here, before the server starts
+        app = create_app(settings)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    shown = f"[{host}]" if ":" in host else host
+    show(f"veracity serves {index_dir} at http://{shown}:{port}/ (Ctrl-C stops it)",
+         out=errors)
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

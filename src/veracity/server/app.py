@@ -1,0 +1,402 @@
+"""The FastAPI app: ``create_app(settings)``, its endpoints under ``/v1`` and the web page.
+
+Endpoints (JSON bodies are the ``to_dict()`` shapes that the CLI prints with ``--json``):
+
+- ``POST /v1/search`` ``{query, k}``: a ``SearchResult``;
+- ``POST /v1/ask`` ``{question, k, tau}``: an ``Answer``; ``POST /v1/ask/stream``: the same as
+  Server-Sent Events, ``sentence`` (a ``SentenceCheck``) as each is written and checked, then
+  ``answer``;
+- ``POST /v1/verify`` ``{answer, question?, sources? | doc_ids?, layers, rule, k, tau}``: a
+  ``Report``; ``POST /v1/verify/stream``: ``sentence`` events (its claims' verdicts), then
+  ``report``;
+- ``POST /v1/check`` ``{pairs: [{premise, claim, id?}]}``: one ``ScoredPair`` per pair;
+- ``POST /v1/repair``: 501 until the repair stage exists;
+- ``GET /v1/documents`` (ids and titles) and ``GET /v1/documents/{doc_id}`` (a stored text,
+  by id only);
+- ``GET /v1/health``, ``GET /v1/version``, ``GET /v1/openapi.json``; ``GET /`` the page.
+
+A stream that fails after it began sends an ``error`` event with the error body.
+
+>>> from veracity.server.settings import Settings
+>>> app = create_app(Settings(index="my-index"))   # the models load when the app starts
+>>> sorted(route.path for route in app.routes if route.path.startswith("/v1/"))[:3]
+['/v1/ask', '/v1/ask/stream', '/v1/check']
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from importlib.resources import files
+from typing import Annotated, Any
+
+from veracity import defaults
+from veracity._deps import require
+from veracity.cli.application import strict_json
+from veracity.errors import OptionError, VeracityError
+from veracity.server.errors import ServiceError, error_body, status_of
+from veracity.server.gate import Gate
+from veracity.server.service import Service, VerifyOptions
+from veracity.server.settings import Settings
+
+require("fastapi", extra="server", purpose="the web service (veracity serve)")
+
+from fastapi import Depends, FastAPI, Request  # noqa: E402
+from fastapi.exceptions import RequestValidationError  # noqa: E402
+from fastapi.responses import FileResponse, Response, StreamingResponse  # noqa: E402
+from fastapi.sse import format_sse_event  # noqa: E402
+from pydantic import BaseModel, ConfigDict, Field  # noqa: E402
+from starlette.exceptions import HTTPException as StarletteHTTPException  # noqa: E402
+from starlette.types import ASGIApp, Message, Receive, Scope, Send  # noqa: E402
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("veracity.server")
+STATIC = files("veracity.server") / "static"
+#: The page loads only its own files; nothing inline, nothing from elsewhere.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+                               "img-src 'self'; connect-src 'self'; base-uri 'none'; "
+                               "form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+SSE_RESPONSE: dict[int | str, dict[str, Any]] = {200: {
+    "description": "Server-Sent Events (see the endpoint's description)",
+    "content": {"text/event-stream": {"schema": {"type": "string"}}}}}
+JSON_OBJECT: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"application/json": {"schema": {"type": "object"}}}}}
+
+
+# --- requests -------------------------------------------------------------------------------
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SearchRequest(_Body):
+    query: str = Field(min_length=1, description="what to look for")
+    k: int = Field(defaults.TOP_K, ge=1, description="passages to return")
+
+
+class AskRequest(_Body):
+    question: str = Field(min_length=1)
+    k: int = Field(defaults.TOP_K, ge=1, description="passages given to the model")
+    tau: float = Field(defaults.CITATION_TAU, ge=0.0, le=1.0,
+                       description="P(supported) a citation must reach")
+
+
+class VerifyRequest(_Body):
+    answer: str = Field(min_length=1, description="the answer to check, from any system")
+    question: str | None = Field(None, description="the question it replies to")
+    sources: list[str] = Field(default_factory=list,
+                               description="source texts to check against (ids text-1, ...)")
+    doc_ids: list[str] = Field(default_factory=list,
+                               description="documents of the index to check against")
+    layers: list[str] = Field(default_factory=lambda: list(defaults.VERIFY_LAYERS),
+                              description="nli, knowledge")
+    rule: str = Field(defaults.VERIFY_RULE, description="any, all or cascade")
+    k: int = Field(defaults.VERIFY_TOP_K, ge=1, description="passages per claim")
+    tau: float = Field(defaults.VERIFY_TAU, ge=0.0, le=1.0)
+
+    def options(self) -> VerifyOptions:
+        return VerifyOptions(answer=self.answer, question=self.question,
+                             sources=tuple(self.sources), doc_ids=tuple(self.doc_ids),
+                             layers=tuple(self.layers), rule=self.rule, k=self.k, tau=self.tau)
+
+
+class Pair(_Body):
+    premise: str
+    claim: str
+    id: str | None = None
+
+
+class CheckRequest(_Body):
+    pairs: list[Pair] = Field(min_length=1)
+
+
+# --- responses ------------------------------------------------------------------------------
+def json_response(payload: Any, status: int = 200,
+                  headers: dict[str, str] | None = None) -> Response:
+    """Strict JSON (a non-finite score is ``null``), as ``--json`` prints it."""
+    return Response(strict_json(payload), status_code=status, headers=headers,
+                    media_type="application/json")
+
+
+def sse(event: str, payload: Any) -> bytes:
+    return format_sse_event(event=event, data_str=strict_json(payload))
+
+
+def _error_response(exc: Exception) -> Response:
+    if isinstance(exc, ServiceError):
+        return json_response(exc.body(), exc.status, exc.headers)
+    if isinstance(exc, VeracityError):
+        status = status_of(exc)
+        message = exc.message() if isinstance(exc, OptionError) else str(exc)
+        return json_response(error_body(status, type(exc).__name__, message), status)
+    ident = uuid.uuid4().hex[:12]
+    log.error("request failed (error id %s)", ident, exc_info=exc)
+    return json_response(error_body(500, "internal", f"the server failed on this request "
+                                    f"(error id {ident} in the server's log)"), 500)
+
+
+def _event_of_error(exc: Exception) -> bytes:
+    response = _error_response(exc)
+    return b"event: error\ndata: " + bytes(response.body) + b"\n\n"
+
+
+# --- middleware ------------------------------------------------------------------------------
+class BodyLimit:
+    """Refuses a request body over ``limit`` bytes with 413, before any endpoint reads it."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        too_large = ServiceError.over_limit("body_bytes", self.limit,
+                                            "the request body is larger", status=413)
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length" and value.isdigit() and int(value) > self.limit:
+                await _send(json_response(too_large.body(), 413), scope, receive, send)
+                return
+        body = bytearray()
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > self.limit:
+                await _send(json_response(too_large.body(), 413), scope, receive, send)
+                return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+async def _send(response: Response, scope: Scope, receive: Receive, send: Send) -> None:
+    await response(scope, receive, send)
+
+
+class SecurityHeaders:
+    """Adds :data:`SECURITY_HEADERS` to every response."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.headers = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *self.headers]
+            await send(message)
+
+        await self.app(scope, receive, with_headers if scope["type"] == "http" else send)
+
+
+# --- the app ---------------------------------------------------------------------------------
+def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI:
+    """The service's app; the models load once, when it starts (its lifespan).
+
+    ``service`` replaces the one made from ``settings`` (tests pass one over fakes through
+    ``settings.models`` instead, which is what ``veracity serve`` does with the real ones).
+    """
+    served = service or Service(settings)
+    gate = Gate(queue=settings.limits.queue, seconds=settings.limits.seconds)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.get_running_loop().run_in_executor(None, served.load)
+        yield
+
+    app = FastAPI(title="veracity", version="v1", lifespan=lifespan, docs_url=None,
+                  redoc_url=None, openapi_url="/v1/openapi.json",
+                  description="Grounded answers with exact-span citations, and claim "
+                              "verification of any answer. JSON bodies are the shapes "
+                              "`veracity ... --json` prints.")
+    app.state.service = served
+    app.state.gate = gate
+
+    async def authorized(request: Request) -> None:
+        """Bearer token check (constant time) when the server was started with a token."""
+        token = settings.token
+        if token is None:
+            return
+        given = request.headers.get("authorization", "")
+        scheme, _, value = given.partition(" ")
+        if not given:
+            raise ServiceError(401, "unauthorized", "this server needs a bearer token: send "
+                               "Authorization: Bearer <token> (the --token it was started "
+                               "with)", headers={"WWW-Authenticate": "Bearer"})
+        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(),
+                                                                 token.encode()):
+            raise ServiceError(401, "unauthorized", "the bearer token is wrong",
+                               headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+
+    guarded = [Depends(authorized)]
+
+    @app.exception_handler(ServiceError)
+    @app.exception_handler(VeracityError)
+    async def library_error(request: Request, exc: Exception) -> Response:
+        return _error_response(exc)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in error['loc'][1:]) or 'body'}: {error['msg']}"
+            for error in exc.errors())
+        return json_response(error_body(422, "invalid", f"the request is not valid: "
+                                        f"{problems}"), 422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        return json_response(error_body(exc.status_code, "http", str(exc.detail)),
+                             exc.status_code, dict(exc.headers or {}))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        return _error_response(exc)
+
+    async def call(work: Callable[[], Any]) -> Response:
+        try:
+            return json_response(await gate.call(work))
+        except Exception as exc:  # logged with its traceback; the client gets the message
+            return _error_response(exc)
+
+    async def stream(request: Request, start: Callable[[], Iterator[tuple[str, Any]]]
+                     ) -> Response:
+        """Checks the request in its turn (errors are plain HTTP errors), then streams."""
+        deadline = await gate.enter()
+        loop = asyncio.get_running_loop()
+        try:
+            events = await asyncio.wait_for(loop.run_in_executor(None, start),
+                                            deadline - loop.time())
+        except TimeoutError:
+            gate.leave()
+            raise gate.time_limit() from None
+        except Exception as exc:
+            gate.leave()
+            return _error_response(exc)
+        except BaseException:
+            gate.leave()
+            raise
+
+        async def body() -> AsyncIterator[bytes]:
+            try:
+                async for item in gate.stream(lambda: events, deadline,
+                                              gone=request.is_disconnected):
+                    yield b": keep-alive\n\n" if item is None else sse(*item)
+            except Exception as exc:  # the status is sent: the error is an event
+                yield _event_of_error(exc)
+
+        return StreamingResponse(body(), media_type="text/event-stream",
+                                 headers={"X-Accel-Buffering": "no"})
+
+    @app.get("/v1/health", responses=JSON_OBJECT)
+    async def health() -> Response:
+        """Whether the service is up; ``auth`` says whether requests need a bearer token."""
+        return json_response({"status": "ok", "auth": settings.token is not None,
+                              "busy": gate.pending})
+
+    @app.get("/v1/version", dependencies=guarded, responses=JSON_OBJECT)
+    async def version() -> Response:
+        """veracity's version, the models loaded and the index generation served."""
+        return json_response(served.version())
+
+    @app.post("/v1/search", dependencies=guarded, responses=JSON_OBJECT)
+    async def search(body: SearchRequest) -> Response:
+        """Search the index (a ``SearchResult``, as `veracity search --json`)."""
+        return await call(lambda: served.search(body.query, body.k))
+
+    @app.post("/v1/ask", dependencies=guarded, responses=JSON_OBJECT)
+    async def ask(body: AskRequest) -> Response:
+        """A grounded answer with checked [n] citations (an ``Answer``, as `veracity ask
+        --json`), or "I don't know"."""
+        return await call(lambda: served.ask(body.question, body.k, body.tau))
+
+    @app.post("/v1/ask/stream", dependencies=guarded, responses=SSE_RESPONSE)
+    async def ask_stream(body: AskRequest, request: Request) -> Response:
+        """``ask`` as Server-Sent Events: ``sentence`` (a ``SentenceCheck``) as soon as each
+        sentence is written and checked, then ``answer`` (the ``Answer``); ``error`` if it
+        fails after it began."""
+        return await stream(request, lambda: served.ask_stream(body.question, body.k,
+                                                               body.tau))
+
+    @app.post("/v1/verify", dependencies=guarded, responses=JSON_OBJECT)
+    async def verify(body: VerifyRequest) -> Response:
+        """Check an answer claim by claim (a ``Report``, as `veracity verify --json`)."""
+        return await call(lambda: served.verify(body.options()))
+
+    @app.post("/v1/verify/stream", dependencies=guarded, responses=SSE_RESPONSE)
+    async def verify_stream(body: VerifyRequest, request: Request) -> Response:
+        """``verify`` as Server-Sent Events: ``sentence`` ({index, span, text, claims,
+        skipped}) as soon as each sentence is verified, then ``report`` (the ``Report``)."""
+        return await stream(request, lambda: served.verify_stream(body.options()))
+
+    @app.post("/v1/check", dependencies=guarded, responses=JSON_OBJECT)
+    async def check(body: CheckRequest) -> Response:
+        """Does each premise support its claim? One batch; each pair as `veracity check
+        --json` prints it."""
+        pairs = [(pair.premise, pair.claim, pair.id) for pair in body.pairs]
+        return await call(lambda: served.check(pairs))
+
+    @app.post("/v1/repair", dependencies=guarded, status_code=501, responses=JSON_OBJECT)
+    async def repair() -> Response:
+        """Not served yet: the repair stage (issue 20) has not landed in this veracity."""
+        return json_response(error_body(
+            501, "not_implemented", "repair is not available in this veracity: the repair "
+            "stage (veracity.repair) has not been built yet; verify the answer with "
+            "/v1/verify and edit the claims it flags"), 501)
+
+    @app.get("/v1/documents", dependencies=guarded, responses=JSON_OBJECT)
+    async def documents() -> Response:
+        """The ids, titles and lengths of the index's documents."""
+        return await call(served.documents)
+
+    @app.get("/v1/documents/{doc_id:path}", dependencies=guarded, responses=JSON_OBJECT)
+    async def document(doc_id: Annotated[str, "a document id of the index"]) -> Response:
+        """A stored document by id (its text, title, sections, pages): the text that
+        citations' ``start``/``end`` index. Ids are looked up in the index, never as paths."""
+        return json_response(served.document(doc_id))
+
+    @app.get("/", include_in_schema=False)
+    async def page() -> Response:
+        return _static("index.html")
+
+    @app.get("/static/{name}", include_in_schema=False)
+    async def asset(name: str) -> Response:
+        return _static(name)
+
+    app.add_middleware(BodyLimit, limit=settings.limits.body_bytes)
+    app.add_middleware(SecurityHeaders)
+    return app
+
+
+_ASSETS = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
+           "app.css": "text/css; charset=utf-8"}
+
+
+def _static(name: str) -> Response:
+    """One of the page's shipped files, by a name from a fixed list (never a path)."""
+    if name not in _ASSETS:
+        raise ServiceError(404, "not_found", f"no file {name!r} here")
+    path = STATIC / name
+    return FileResponse(str(path), media_type=_ASSETS[name])
+
+

@@ -1,0 +1,267 @@
+"""The library calls behind the endpoints, on models loaded once.
+
+:class:`Service` is built from :class:`~veracity.server.settings.Settings` and loaded once (the
+app's lifespan). Its methods are plain synchronous library calls that return the same
+``to_dict()`` payloads the CLI prints with ``--json``; the app runs them in its worker thread
+(:mod:`veracity.server.gate`). Per-request options (``k``, ``tau``, layers) build cheap stage
+objects around the loaded models and never change the loaded ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from veracity import __version__, defaults
+from veracity.errors import InputError
+from veracity.server.errors import ServiceError
+from veracity.server.settings import Limits, Settings
+from veracity.types import Chunk, Document, ScoredPair
+
+if TYPE_CHECKING:
+    from veracity.corpus.store import ChunkStore
+    from veracity.generate.abstain import Abstainer
+    from veracity.generate.ask import Asker
+    from veracity.llm.base import ChatModel
+    from veracity.retrieve.base import Retriever
+    from veracity.verifiers.base import PairScorer
+    from veracity.verify.knowledge import KnowledgeLayer
+    from veracity.verify.pipeline import AnswerVerifier
+
+__all__ = ["Service", "VerifyOptions", "document_payload"]
+
+#: The layers the service runs (consistency needs sampled answers from a chat model: use the CLI).
+SERVED_LAYERS = ("nli", "knowledge")
+#: Combination rules the service offers (``logistic`` reads a weights file: use the CLI).
+SERVED_RULES = ("any", "all", "cascade")
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    """One verify request: the answer, and where its evidence comes from (``sources`` texts,
+    ``doc_ids`` of the index, or else the whole index searched per claim)."""
+
+    answer: str
+    question: str | None = None
+    sources: tuple[str, ...] = ()
+    doc_ids: tuple[str, ...] = ()
+    layers: tuple[str, ...] = defaults.VERIFY_LAYERS
+    rule: str = defaults.VERIFY_RULE
+    k: int = defaults.VERIFY_TOP_K
+    tau: float = defaults.VERIFY_TAU
+
+
+def document_payload(document: Document) -> dict[str, Any]:
+    """A stored document for the page: its text, title, sections and pages (never the server's
+    file path: ``source`` is left out)."""
+    return {
+        "id": document.id,
+        "title": document.title,
+        "text": document.text,
+        "chars": len(document.text),
+        "sections": [{"start": s.start, "end": s.end, "path": list(s.path)}
+                     for s in document.sections],
+        "pages": [{"number": p.number, "start": p.start, "end": p.end} for p in document.pages],
+        "metadata": dict(document.metadata),
+    }
+
+
+class Service:
+    """The loaded models and the index, and one method per endpoint (see the module docstring)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.limits: Limits = settings.limits
+        self.notes: list[str] = []
+        self._loaded = False
+
+    def load(self) -> Service:
+        """Open the index and load the verifier, the retriever and the chat model (once)."""
+        if self._loaded:
+            return self
+        from veracity.cli.ask import _abstainer
+        from veracity.corpus.index_dir import IndexDir
+        from veracity.retrieve.open import FallbackRetriever, open_retriever
+        from veracity.verify.knowledge import KnowledgeLayer
+
+        settings = self.settings
+        index = IndexDir(settings.index)
+        self.generation = index.current().name
+        self.store: ChunkStore = index.store()
+        retriever = open_retriever(settings.index, mode=settings.mode)
+        if isinstance(retriever, FallbackRetriever):
+            self.notes.append(retriever.note)
+        self.retriever: Retriever = retriever.load()
+        self.scorer: PairScorer = settings.models.verifier(settings.verifier).load()
+        searched = retriever.name if isinstance(retriever, FallbackRetriever) else settings.mode
+        # The same abstention as `veracity ask`: the index's calibration, else the default.
+        self.abstainer: Abstainer = _abstainer(
+            Path(settings.index), mode=searched, signal=None, threshold=None, scorer=self.scorer,
+            notes=self.notes)
+        self.chat: ChatModel = settings.models.chat(settings.llm, settings.model, self.scorer)
+        load = getattr(self.chat, "load", None)
+        if callable(load):
+            load()
+        self.knowledge: KnowledgeLayer = KnowledgeLayer().load()
+        self._loaded = True
+        return self
+
+    # --- the endpoints ----------------------------------------------------------------------
+    def version(self) -> dict[str, Any]:
+        return {"veracity": __version__, "api": "v1",
+                "verifier": {"model": self.scorer.model_id,
+                             "version": str(getattr(self.scorer, "version", ""))},
+                "chat": self.chat.model_id, "search_mode": self.settings.mode,
+                "index": {"generation": self.generation, "chunks": len(self.store)},
+                "notes": list(self.notes)}
+
+    def search(self, query: str, k: int) -> dict[str, Any]:
+        self._check_text("query", query, "question_chars")
+        return self.retriever.run(query, k=self._k(k)).to_dict()
+
+    def asker(self, k: int, tau: float) -> Asker:
+        from veracity.generate.ask import Asker
+        from veracity.generate.grounded import GroundedGenerator
+
+        generator = GroundedGenerator(self.chat, self.scorer, tau=tau)
+        return Asker(self.retriever, generator, k=self._k(k), abstainer=self.abstainer)
+
+    def ask(self, question: str, k: int, tau: float) -> dict[str, Any]:
+        self._check_text("question", question, "question_chars")
+        return self.asker(k, tau).run(question).to_dict()
+
+    def ask_stream(self, question: str, k: int, tau: float) -> Iterator[tuple[str, Any]]:
+        """``("sentence", SentenceCheck dict)`` as each is written and checked, then
+        ``("answer", Answer dict)``. The request is checked before this returns."""
+        self._check_text("question", question, "question_chars")
+        return self._ask_events(self.asker(k, tau), question)
+
+    @staticmethod
+    def _ask_events(asker: Asker, question: str) -> Iterator[tuple[str, Any]]:
+        from veracity.generate.stream import StreamingAsker
+        from veracity.types import Answer, SentenceCheck
+
+        items: Generator[SentenceCheck | Answer, None, None] = StreamingAsker(asker).run(question)
+        try:
+            for item in items:
+                yield ("answer" if isinstance(item, Answer) else "sentence"), item.to_dict()
+        finally:
+            items.close()
+
+    def verify(self, options: VerifyOptions) -> dict[str, Any]:
+        return self.verifier(options).run(options.answer, question=options.question).to_dict()
+
+    def verify_stream(self, options: VerifyOptions) -> Iterator[tuple[str, Any]]:
+        """``("sentence", {...})`` per sentence of the answer as soon as it is verified: its
+        span, text, the verdicts of its claims and why it was skipped (or ``null``); then
+        ``("report", Report dict)``, the report on the whole answer. The request is checked
+        before this returns."""
+        return self._verify_events(self.verifier(options), options)
+
+    @staticmethod
+    def _verify_events(verifier: AnswerVerifier,
+                       options: VerifyOptions) -> Iterator[tuple[str, Any]]:
+        from veracity.verify.stream import (
+            StreamedSentence,
+            StreamVerifier,
+            merge_reports,
+            sentence_pieces,
+        )
+
+        streamed = []
+        items: Generator[StreamedSentence, None, None] = StreamVerifier(verifier).run(
+            sentence_pieces(options.answer), question=options.question)
+        try:
+            for sentence in items:
+                streamed.append(sentence)
+                yield "sentence", {
+                    "index": sentence.index, "span": [sentence.span.start, sentence.span.end],
+                    "text": sentence.text,
+                    "claims": [verdict.to_dict() for verdict in sentence.verdicts],
+                    "skipped": None if sentence.skipped is None else sentence.skipped.to_dict()}
+        finally:
+            items.close()
+        yield "report", merge_reports(options.answer, streamed).to_dict()
+
+    def check(self, pairs: Sequence[tuple[str, str, str | None]]) -> dict[str, Any]:
+        """Score (premise, claim, id) pairs in one batch, each as ``veracity check`` prints it."""
+        if not pairs:
+            raise InputError("no pairs were given: send pairs = [{premise, claim}]")
+        if len(pairs) > self.limits.pairs:
+            raise ServiceError.over_limit("pairs", self.limits.pairs, f"{len(pairs)} pairs")
+        for premise, claim, _ in pairs:
+            if not premise.strip() or not claim.strip():
+                raise InputError("a pair has an empty premise or claim: give both texts")
+        result = self.scorer.run([p for p, _, _ in pairs], [c for _, c, _ in pairs])
+        probabilities = bool(getattr(self.scorer, "scores_are_probabilities", True))
+        rows = []
+        for (premise, claim, ident), score in zip(pairs, result.scores, strict=True):
+            row = ScoredPair(premise, claim, score, probabilities=probabilities).to_dict()
+            rows.append(row if ident is None else {"id": ident} | row)
+        return {"model": result.model_id, "version": result.model_version, "pairs": rows,
+                "failed": result.failures}
+
+    def document(self, doc_id: str) -> dict[str, Any]:
+        """A stored document by its id (looked up in the index's store, never on disk)."""
+        try:
+            return document_payload(self.store.document(doc_id))
+        except KeyError:
+            raise ServiceError(404, "not_found", f"no document {doc_id!r} in this index; "
+                               "GET /v1/documents lists the ids") from None
+
+    def documents(self) -> dict[str, Any]:
+        rows = [{"id": d.id, "title": d.title, "chars": len(d.text)}
+                for d in self.store.documents()]
+        return {"documents": rows, "count": len(rows)}
+
+    # --- helpers ----------------------------------------------------------------------------
+    def verifier(self, options: VerifyOptions) -> AnswerVerifier:
+        """The answer verifier of one request, over the loaded models."""
+        from veracity.verify.gather import source_chunks, source_documents
+        from veracity.verify.pipeline import make_answer_verifier
+
+        if not options.answer.strip():
+            raise InputError("the answer is empty: give the text to verify")
+        self._check_text("answer", options.answer, "answer_chars")
+        if options.question is not None:
+            self._check_text("question", options.question, "question_chars")
+        count = len(options.sources) + len(options.doc_ids)
+        if count > self.limits.sources:
+            raise ServiceError.over_limit("sources", self.limits.sources,
+                                          f"{count} sources and document ids")
+        unknown = [name for name in options.layers if name not in SERVED_LAYERS]
+        if unknown or not options.layers:
+            raise InputError(f"layers {list(options.layers)}: the service runs "
+                             f"{', '.join(SERVED_LAYERS)} (the consistency layer needs "
+                             "`veracity verify --llm`)")
+        if options.rule not in SERVED_RULES:
+            raise InputError(f"rule {options.rule!r}: the service offers "
+                             f"{', '.join(SERVED_RULES)} (logistic reads a weights file: use "
+                             "`veracity verify --rule logistic --weights W.json`)")
+        chunks: tuple[Chunk, ...] = ()
+        if options.sources or options.doc_ids:
+            documents = list(source_documents(texts=options.sources))
+            for doc_id in options.doc_ids:
+                try:
+                    documents.append(self.store.document(doc_id))
+                except KeyError:
+                    raise ServiceError(404, "not_found", f"no document {doc_id!r} in this "
+                                       "index; GET /v1/documents lists the ids") from None
+            chunks = source_chunks(documents)
+        k = self._k(options.k)
+        return make_answer_verifier(
+            self.scorer, retriever=None if chunks else self.retriever, sources=chunks,
+            layers=options.layers, rule=options.rule, k=k, tau=options.tau,
+            knowledge=self.knowledge if "knowledge" in options.layers else None)
+
+    def _k(self, k: int) -> int:
+        if k > self.limits.k:
+            raise ServiceError.over_limit("k", self.limits.k, f"k = {k} passages")
+        return k
+
+    def _check_text(self, what: str, text: str, limit: str) -> None:
+        most = int(getattr(self.limits, limit))
+        if len(text) > most:
+            raise ServiceError.over_limit(limit, most, f"the {what} has {len(text)} characters")

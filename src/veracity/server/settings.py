@@ -1,0 +1,101 @@
+"""What ``veracity serve`` runs with: the index, the models, the address, the token, the limits.
+
+>>> Settings(index="my-index").host
+'127.0.0.1'
+>>> Settings(index="my-index", host="0.0.0.0")
+Traceback (most recent call last):
+...
+veracity.errors.OptionError: host='0.0.0.0' is not allowed: a loopback address (127.0.0.1, ::1, \
+localhost) unless a token is given. Start it with --token T (clients then send Authorization: \
+Bearer T), or serve on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from veracity import defaults
+from veracity.cli.application import Models
+from veracity.errors import OptionError
+
+__all__ = ["Limits", "Settings", "is_loopback"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on one request; each has the name a client sees in the error that enforces it.
+
+    ``body_bytes``: the request body; ``question_chars``, ``answer_chars``: the question and the
+    answer to verify; ``sources``: source texts or document ids of one verify request (200, as
+    Vertex AI check-grounding's facts); ``pairs``: premise/claim pairs of one check request;
+    ``k``: passages per search, question or claim; ``seconds``: one request, queueing included;
+    ``queue``: requests waiting while one runs (the models serve one request at a time), beyond
+    which the service answers 503 with ``Retry-After``.
+    """
+
+    body_bytes: int = 1_000_000
+    question_chars: int = 2_000
+    answer_chars: int = 20_000
+    sources: int = 200
+    pairs: int = 256
+    k: int = 20
+    seconds: float = 120.0
+    queue: int = 32
+
+    def __post_init__(self) -> None:
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 1:
+                raise OptionError(item.name, value, "a number of 1 or more")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only.
+
+    >>> is_loopback("127.0.0.1"), is_loopback("::1"), is_loopback("0.0.0.0")
+    (True, True, False)
+    """
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The service's configuration (see ``veracity serve --help``).
+
+    ``models`` makes the verifier and the chat model (the CLI's factories; tests pass fakes).
+    A ``host`` other than a loopback address needs a ``token``: without one, anyone who can
+    reach the port could use the models.
+    """
+
+    index: str | Path
+    host: str = "127.0.0.1"
+    port: int = 8000
+    token: str | None = None
+    llm: str = defaults.CHAT_BACKEND
+    model: str | None = None
+    verifier: str = defaults.VERIFIER
+    mode: str = defaults.SEARCH_MODE
+    limits: Limits = field(default_factory=Limits)
+    models: Models = field(default_factory=Models)
+
+    def __post_init__(self) -> None:
+        if self.token is not None and len(self.token) < 8:
+            raise OptionError("token", "***", "at least 8 characters",
+                              "Use a long random one, e.g. `python -c 'import secrets; "
+                              "print(secrets.token_urlsafe())'`.")
+        if not is_loopback(self.host) and not self.token:
+            raise OptionError("host", self.host, "a loopback address (127.0.0.1, ::1, localhost) "
+                              "unless a token is given",
+                              "Start it with --token T (clients then send Authorization: "
+                              "Bearer T), or serve on 127.0.0.1.")
+        if not 0 < self.port < 65536:
+            raise OptionError("port", self.port, "a port from 1 to 65535")
+        if self.mode not in defaults.SEARCH_MODES:
+            raise OptionError("mode", self.mode, f"one of {', '.join(defaults.SEARCH_MODES)}")
