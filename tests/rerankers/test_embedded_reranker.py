@@ -73,3 +73,9 @@ def test_a_missing_or_wrong_model_folder_says_what_to_do(tmp_path: Path) -> None
     (broken / "config.json").write_text(json.dumps(config))
     with pytest.raises(ModelError, match="re-export"):
         EmbeddedReranker(model_dir=broken).load()
+
+
+def test_a_missing_model_file_is_named(tmp_path: Path) -> None:
+    shutil.copy(RERANKER_DIR / "config.json", tmp_path / "config.json")
+    with pytest.raises(ModelError, match="ONNX model file not found"):
+        EmbeddedReranker(model_dir=tmp_path).load()
