@@ -42,12 +42,15 @@ def evolve(
     llm: Annotated[str, typer.Option(
         help="extractive, llamacpp[:PATH] or openai:URL")] = defaults.CHAT_BACKEND,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
-    fitness: Annotated[str, typer.Option(help=", ".join(FITNESSES))] = "rouge2",
-    weight: Annotated[float, typer.Option("--lambda", help="weight of the bonus")] = 10.0,
-    offspring: Annotated[int, typer.Option(help="offspring per iteration")] = 12,
-    iterations: Annotated[int, typer.Option(help="most iterations")] = 10,
-    calls: Annotated[int, typer.Option(help="most model calls")] = 120,
-    seeds: Annotated[int, typer.Option(help="seed passages (reranked)")] = 5,
+    fitness: Annotated[str, typer.Option(help=", ".join(FITNESSES))] = defaults.EVOLVE_FITNESS,
+    weight: Annotated[float, typer.Option("--lambda", help="weight of the bonus")]
+    = defaults.EVOLVE_WEIGHT,
+    offspring: Annotated[int, typer.Option(help="offspring per iteration")]
+    = defaults.EVOLVE_OFFSPRING,
+    iterations: Annotated[int, typer.Option(help="most iterations")]
+    = defaults.EVOLVE_MAX_ITERATIONS,
+    calls: Annotated[int, typer.Option(help="most model calls")] = defaults.EVOLVE_MAX_CALLS,
+    seeds: Annotated[int, typer.Option(help="seed passages (reranked)")] = defaults.EVOLVE_SEEDS,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
     mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
     reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,

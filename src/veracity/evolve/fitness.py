@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from veracity import defaults
 from veracity._deps import require
 from veracity.errors import GenerationError, OptionError
 from veracity.evolve.members import FitnessScore
@@ -39,7 +40,7 @@ class RougeBonus:
     """ROUGE-``n`` F1 (rouge-score, Porter stemming) of each candidate against the top ``top``
     seeds joined with spaces; the public code's setting is ROUGE-2 against the top 2."""
 
-    def __init__(self, *, n: str | int = 2, top: int = 2) -> None:
+    def __init__(self, *, n: str | int = 2, top: int = defaults.EVOLVE_BONUS_SEEDS) -> None:
         if str(n) not in ROUGE_TYPES:
             raise OptionError("n", n, f"one of {', '.join(ROUGE_TYPES)}", "Use n=2 (GAuGE).")
         if top < 1:
@@ -63,7 +64,7 @@ class SupportBonus:
     """The verifier's P(supported) of each candidate by the top ``top`` seeds joined (one batch;
     the verifier windows the long premise). A pair it cannot score raises, never scores 0."""
 
-    def __init__(self, verifier: PairScorer, *, top: int = 2) -> None:
+    def __init__(self, verifier: PairScorer, *, top: int = defaults.EVOLVE_BONUS_SEEDS) -> None:
         if top < 1:
             raise OptionError("top", top, "1 or more seeds", "Use top=2.")
         self.verifier = verifier
@@ -85,7 +86,7 @@ class Fitness:
     """``relevance(query, candidate) + weight * bonus(candidate, seeds)`` for each candidate."""
 
     def __init__(self, relevance: RelevanceScorer, bonus: Bonus | None = None, *,
-                 weight: float = 10.0) -> None:
+                 weight: float = defaults.EVOLVE_WEIGHT) -> None:
         if weight < 0:
             raise OptionError("weight", weight, "0 or more", "Use weight=10 (GAuGE).")
         self.relevance = relevance

@@ -23,6 +23,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from veracity import defaults
 from veracity.errors import GenerationError, InputError, OptionError
 from veracity.evolve.fitness import Fitness
 from veracity.evolve.members import (
@@ -43,13 +44,13 @@ class EvolveConfig:
     """The GA's settings; the defaults are the paper's tuned ones (12 offspring, sampling and
     termination depth 2, temperature 0.7)."""
 
-    offspring: int = 12
-    depth: int = 2
-    top_k: int = 2
-    max_iterations: int = 10
-    max_calls: int = 120
-    temperature: float = 0.7
-    max_tokens: int | None = 256
+    offspring: int = defaults.EVOLVE_OFFSPRING
+    depth: int = defaults.EVOLVE_DEPTH
+    top_k: int = defaults.EVOLVE_TOP_K
+    max_iterations: int = defaults.EVOLVE_MAX_ITERATIONS
+    max_calls: int = defaults.EVOLVE_MAX_CALLS
+    temperature: float = defaults.EVOLVE_TEMPERATURE
+    max_tokens: int | None = defaults.EVOLVE_MAX_TOKENS
     seed: int = 0
 
     def __post_init__(self) -> None:
