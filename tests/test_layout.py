@@ -22,6 +22,7 @@ ALLOWED = {
     "verifiers": {"text", "llm", "prompts", "embed"},
     "rerankers": {"verifiers", "text", "llm", "prompts", "embed"},
     "llm": {"text", "prompts"},
+    "evolve": {"rerankers", "verifiers", "llm", "prompts", "text", "embed"},
 }
 
 
@@ -103,3 +104,14 @@ def test_nothing_below_the_cli_imports_it() -> None:
     assert crossing == {}
     assert not (PACKAGE / "cli.py").exists()
     assert not (PACKAGE / "render.py").exists()
+
+
+def test_only_the_cli_imports_evolve() -> None:
+    rooms = {path.stem if path.is_file() else path.name for path in PACKAGE.iterdir()
+             if (path.suffix == ".py" or path.is_dir())
+             and path.name not in ("cli", "evolve", "__pycache__")}
+    crossing: dict[str, set[str]] = {}
+    for room in sorted(rooms):
+        crossing |= {module: found for module, found in _imports(room).items()
+                     if "evolve" in found}
+    assert crossing == {}

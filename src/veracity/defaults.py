@@ -195,3 +195,18 @@ CLAIMS_SEED = 0
 #: introductory phrase ("In the summer of 1973, ...").
 CLAIMS_MAX_SUBJECT_WORDS = 8
 CLAIMS_MAX_INTRO_WORDS = 6
+
+# --- answer evolution (GAuGE; the paper's tuned setting and the public code's fitness) ----------
+EVOLVE_OFFSPRING = 12
+EVOLVE_DEPTH = 2
+EVOLVE_TOP_K = 2
+EVOLVE_MAX_ITERATIONS = 10
+EVOLVE_MAX_CALLS = 120
+EVOLVE_TEMPERATURE = 0.7
+EVOLVE_MAX_TOKENS = 256
+#: λ, the ROUGE-n and the seeds the bonus reads.
+EVOLVE_WEIGHT = 10.0
+EVOLVE_FITNESS = "rouge2"
+EVOLVE_BONUS_SEEDS = 2
+#: Reranked passages that form the seed population in ``veracity evolve``.
+EVOLVE_SEEDS = 5

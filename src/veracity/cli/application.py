@@ -222,7 +222,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     )
     # The command modules import this one (fail, the exit codes), so they come in here, once
     # this module is complete.
-    from veracity.cli import ask, check, index, search, serve, train, verify
+    from veracity.cli import ask, check, evolve, index, search, serve, train, verify
 
     app.callback()(_root)
     app.command("index")(index.index)
@@ -235,6 +235,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     app.command("export-reranker")(train.export_reranker)
     app.command("ask")(ask.ask)
     app.command("calibrate")(ask.calibrate_command)
+    app.command("evolve")(evolve.evolve)
     app.command("verify", context_settings={"allow_extra_args": True})(verify.verify_command)
     app.command("serve")(serve.serve)
     return app

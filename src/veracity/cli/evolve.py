@@ -1,0 +1,106 @@
+"""``veracity evolve``: evolve an answer from reranked seed passages (GAuGE / Gen²IR)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from veracity import defaults
+from veracity.cli.application import EXIT_OK, EXIT_PARTIAL, emit_json, fail, models_of
+from veracity.cli.render import console, show, styled
+from veracity.cli.search import RERANKER_HELP
+from veracity.errors import OptionError, VeracityError
+
+if TYPE_CHECKING:
+    from veracity.evolve import EvolutionResult, Fitness
+
+FITNESSES = ("rouge1", "rouge2", "rougeL", "support", "relevance")
+
+
+def _fitness(ctx: typer.Context, name: str, *, weight: float, reranker: str,
+             verifier: str) -> Fitness:
+    from veracity.evolve import Fitness, RougeBonus, SupportBonus
+
+    if name not in FITNESSES:
+        raise OptionError("fitness", name, f"one of {', '.join(FITNESSES)}",
+                          "Use --fitness rouge2 (GAuGE).")
+    relevance = models_of(ctx).reranker(reranker)
+    if name == "relevance":
+        return Fitness(relevance)
+    if name == "support":
+        return Fitness(relevance, SupportBonus(models_of(ctx).verifier(verifier)), weight=weight)
+    return Fitness(relevance, RougeBonus(n=name[len("rouge"):]), weight=weight)
+
+
+def evolve(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="the question")],
+    index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
+    llm: Annotated[str, typer.Option(
+        help="extractive, llamacpp[:PATH] or openai:URL")] = defaults.CHAT_BACKEND,
+    model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
+    fitness: Annotated[str, typer.Option(help=", ".join(FITNESSES))] = defaults.EVOLVE_FITNESS,
+    weight: Annotated[float, typer.Option("--lambda", help="weight of the bonus")]
+    = defaults.EVOLVE_WEIGHT,
+    offspring: Annotated[int, typer.Option(help="offspring per iteration")]
+    = defaults.EVOLVE_OFFSPRING,
+    iterations: Annotated[int, typer.Option(help="most iterations")]
+    = defaults.EVOLVE_MAX_ITERATIONS,
+    calls: Annotated[int, typer.Option(help="most model calls")] = defaults.EVOLVE_MAX_CALLS,
+    seeds: Annotated[int, typer.Option(help="seed passages (reranked)")] = defaults.EVOLVE_SEEDS,
+    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
+    reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,
+    verifier: Annotated[str, typer.Option(help="verifier for --fitness support")]
+    = defaults.VERIFIER,
+    trace: Annotated[Path | None, typer.Option(help="write the whole trace as JSON here")]
+    = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Evolve an answer from the reranked top passages with LLM rewrites (GAuGE).
+
+    Prints the best member, its fitness and its lineage. Exit 0 when it ran with no failed
+    model call; 1 when some calls failed (they are listed in the trace); 2 on bad options, a
+    missing index or no passages found.
+    """
+    from veracity.evolve import EvolveConfig, Evolver
+    from veracity.retrieve.open import open_retriever
+    from veracity.retrieve.rerank import RerankingRetriever
+
+    try:
+        config = EvolveConfig(offspring=offspring, max_iterations=iterations, max_calls=calls,
+                              seed=seed)
+        scorer = _fitness(ctx, fitness, weight=weight, reranker=reranker, verifier=verifier)
+        retriever = RerankingRetriever(open_retriever(index_dir, mode=mode), scorer.relevance)
+        hits = retriever.run(query, k=seeds).hits
+        chat = models_of(ctx).chat(llm, model, models_of(ctx).verifier(verifier))
+        result = Evolver(chat, scorer, config).run(query, [hit.chunk.text for hit in hits])
+        if trace is not None:
+            trace.write_text(json.dumps(result.to_dict(), indent=2, ensure_ascii=False),
+                             encoding="utf-8")
+    except (VeracityError, OSError) as exc:
+        raise fail(exc) from exc
+    code = EXIT_PARTIAL if result.failures else EXIT_OK
+    if as_json:
+        emit_json(result.to_dict() | {"exit_code": code})
+        raise typer.Exit(code)
+    _print(result)
+    raise typer.Exit(code)
+
+
+def _print(result: EvolutionResult) -> None:
+    best = result.best
+    show(best.text, out=console, wrap=True)
+    show(styled(f"fitness {best.fitness.total:.3f} (relevance {best.fitness.relevance:.3f}, "
+                f"bonus {best.fitness.bonus:.3f}) · {result.fitness}", "dim"), out=console)
+    show(styled(f"stopped: {result.stop_reason} after {len(result.generations)} iterations, "
+                f"{result.calls} model calls, {len(result.failures)} failed", "dim"),
+         out=console)
+    for member in result.lineage(best.id):
+        parents = ", ".join(f"#{p}" for p in member.parents) or "-"
+        show(styled(f"#{member.id} gen {member.generation} {member.operator} "
+                    f"{member.prompt or ''} from {parents}: ", "bold"), member.text[:100],
+             out=console, indent=2)

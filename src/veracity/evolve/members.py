@@ -1,0 +1,129 @@
+"""The frozen records of an evolution: members with provenance, failures and the trace."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+__all__ = ["EvolutionResult", "Failure", "FitnessScore", "Generation", "Member", "StopReason"]
+
+#: Why an evolution stopped: the top ``d`` neither changed nor reordered, the iteration or model
+#: call cap was reached, or every model call of an iteration failed.
+StopReason = Literal["converged", "max_iterations", "max_calls", "all_failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class FitnessScore:
+    """``total = relevance + weight * bonus``; ``bonus`` is ROUGE F1 or verifier support (0 when
+    the fitness has none, as in Gen²IR) and ``relevance`` the reranker's raw logit."""
+
+    relevance: float
+    bonus: float
+    weight: float
+    bonus_name: str = ""
+
+    @property
+    def total(self) -> float:
+        return self.relevance + self.weight * self.bonus
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "total": self.total}
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One candidate answer with where it came from.
+
+    ``id`` is its position in creation order (seeds first); ``parents`` the ids it was bred from;
+    ``operator`` ``"seed"`` for a seed passage, ``"rag"`` for the one-shot baseline, else the
+    operator's name; ``prompt`` the prompt's ``id@version`` (empty for seeds); ``model`` the chat
+    model that wrote it, and ``temperature`` and ``seed`` the request's sampling settings.
+    """
+
+    id: int
+    text: str
+    parents: tuple[int, ...]
+    operator: str
+    prompt: str
+    generation: int
+    fitness: FitnessScore
+    model: str = ""
+    temperature: float | None = None
+    seed: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "text": self.text, "parents": list(self.parents),
+                "operator": self.operator, "prompt": self.prompt, "generation": self.generation,
+                "fitness": self.fitness.to_dict(), "model": self.model,
+                "temperature": self.temperature, "seed": self.seed}
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A model call that gave no member: the model raised, or its reply was unusable."""
+
+    generation: int
+    operator: str
+    prompt: str
+    parents: tuple[int, ...]
+    error: str
+    reply: str = ""
+    seed: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "parents": list(self.parents)}
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """One iteration: the offspring it added, the calls that failed, and the top after it."""
+
+    index: int
+    offspring: tuple[int, ...]
+    failures: int
+    top: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "offspring": list(self.offspring),
+                "failures": self.failures, "top": list(self.top)}
+
+
+@dataclass(frozen=True, slots=True)
+class EvolutionResult:
+    """The whole run: every member ever made (``members``, in creation order), the ranking of
+    the final population (``ranking``, member ids best first), the failures, one
+    :class:`Generation` per iteration, why it stopped and how many model calls it made."""
+
+    query: str
+    members: tuple[Member, ...]
+    ranking: tuple[int, ...]
+    failures: tuple[Failure, ...]
+    generations: tuple[Generation, ...]
+    stop_reason: StopReason
+    calls: int
+    completion_tokens: int
+    fitness: str
+    seed: int
+
+    @property
+    def best(self) -> Member:
+        return self.members[self.ranking[0]]
+
+    def lineage(self, member_id: int) -> tuple[Member, ...]:
+        """``member_id`` and all its ancestors, each once, the member first."""
+        seen: list[int] = []
+        todo = [member_id]
+        while todo:
+            current = todo.pop(0)
+            if current not in seen:
+                seen.append(current)
+                todo.extend(self.members[current].parents)
+        return tuple(self.members[i] for i in seen)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "best": self.best.id, "stop_reason": self.stop_reason,
+                "calls": self.calls, "completion_tokens": self.completion_tokens,
+                "fitness": self.fitness, "seed": self.seed, "ranking": list(self.ranking),
+                "members": [m.to_dict() for m in self.members],
+                "failures": [f.to_dict() for f in self.failures],
+                "generations": [g.to_dict() for g in self.generations]}
