@@ -343,3 +343,32 @@ def test_a_client_that_leaves_stops_the_stream(index_dir: Path) -> None:
     assert chat.closed == 1
     total = -(-len(chat.reply) // 5)
     assert chat.pieces < total / 2
+
+
+def test_a_reranking_server_reranks_every_search(index_dir: Path) -> None:
+    import dataclasses
+
+    from veracity.retrieve.rerank import RerankingRetriever
+    from veracity.testing import OverlapRelevanceScorer
+
+    base = settings_for(index_dir)
+    settings = dataclasses.replace(base, reranker="embedded", rerank_depth=2, models=dataclasses
+                                   .replace(base.models, reranker=lambda name:
+                                            OverlapRelevanceScorer()))
+
+    async def work(client: httpx.AsyncClient) -> tuple[httpx.Response, httpx.Response]:
+        return (await client.post("/v1/search", json={"query": "waggle dance", "k": 2}),
+                await client.get("/v1/version"))
+
+    search, version = serve(settings, work)
+    assert search.status_code == 200
+    expected = RerankingRetriever(open_retriever(index_dir, mode="bm25"),
+                                  OverlapRelevanceScorer(), depth=2).run("waggle dance", k=2)
+    assert search.json() == expected.to_dict()
+    assert search.json()["mode"] == "bm25+rerank"
+    assert version.json()["reranker"] == "embedded"
+
+
+def test_a_rerank_depth_without_a_reranker_is_refused(index_dir: Path) -> None:
+    with pytest.raises(OptionError, match="rerank_depth"):
+        Settings(index=index_dir, rerank_depth=5)

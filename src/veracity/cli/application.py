@@ -78,7 +78,8 @@ def models_of(ctx: typer.Context) -> Models:
 #: ``--chunk-tokens``); any other name that is one of the command's options is spelt as its flag.
 _LIBRARY_NAMES = {"index": {"size": "chunk_tokens"}, "calibrate": {"hits": "k"},
                   "verify": {"chat": "llm", "claims": "llm_claims"},
-                  "search": {"depth": "rerank_depth"}, "ask": {"depth": "rerank_depth"}}
+                  "search": {"depth": "rerank_depth"}, "ask": {"depth": "rerank_depth"},
+                  "serve": {"depth": "rerank_depth"}}
 
 
 def cli_names() -> dict[str, str]:

@@ -10,6 +10,7 @@ import typer
 from veracity import defaults
 from veracity.cli.application import fail, models_of
 from veracity.cli.render import errors, show
+from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP
 from veracity.errors import MissingDependencyError, VeracityError
 
 
@@ -30,6 +31,9 @@ def serve(
     = defaults.VERIFIER,
     mode: Annotated[str, typer.Option(help="search mode: bm25, dense or hybrid")]
     = defaults.SEARCH_MODE,
+    rerank: Annotated[bool, typer.Option("--rerank", help=RERANK_HELP)] = False,
+    reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,
+    rerank_depth: Annotated[int | None, typer.Option(help=DEPTH_HELP)] = None,
     time_limit: Annotated[float, typer.Option(help="seconds one request may take")] = 120.0,
     queue: Annotated[int, typer.Option(help="requests that may wait; more get 503")] = 32,
 ) -> None:
@@ -43,6 +47,7 @@ def serve(
 
         settings = Settings(index=index_dir, host=host, port=port, token=token, llm=llm,
                             model=model, verifier=verifier, mode=mode,
+                            reranker=reranker if rerank else None, rerank_depth=rerank_depth,
                             limits=Limits(seconds=time_limit, queue=queue),
                             models=models_of(ctx))
         try:

@@ -90,12 +90,17 @@ class Service:
         index = IndexDir(settings.index)
         self.generation = index.current().name
         self.store: ChunkStore = index.store()
-        retriever = open_retriever(settings.index, mode=settings.mode)
+        retriever = first = open_retriever(settings.index, mode=settings.mode)
         if isinstance(retriever, FallbackRetriever):
             self.notes.append(retriever.note)
+        if settings.reranker is not None:
+            from veracity.retrieve.rerank import RerankingRetriever
+
+            retriever = RerankingRetriever(retriever, settings.models.reranker(settings.reranker),
+                                           depth=settings.rerank_depth)
         self.retriever: Retriever = retriever.load()
         self.scorer: PairScorer = settings.models.verifier(settings.verifier).load()
-        searched = retriever.name if isinstance(retriever, FallbackRetriever) else settings.mode
+        searched = first.name if isinstance(first, FallbackRetriever) else settings.mode
         # The same abstention as `veracity ask`: the index's calibration, else the default.
         self.abstainer: Abstainer = _abstainer(
             Path(settings.index), mode=searched, signal=None, threshold=None, scorer=self.scorer,
@@ -114,6 +119,7 @@ class Service:
                 "verifier": {"model": self.scorer.model_id,
                              "version": str(getattr(self.scorer, "version", ""))},
                 "chat": self.chat.model_id, "search_mode": self.settings.mode,
+                "reranker": self.settings.reranker,
                 "index": {"generation": self.generation, "chunks": len(self.store)},
                 "notes": list(self.notes)}
 

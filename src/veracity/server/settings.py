@@ -82,6 +82,9 @@ class Settings:
     model: str | None = None
     verifier: str = defaults.VERIFIER
     mode: str = defaults.SEARCH_MODE
+    #: The reranker of every search and answer (``veracity search --reranker`` names), or none.
+    reranker: str | None = None
+    rerank_depth: int | None = None
     limits: Limits = field(default_factory=Limits)
     models: Models = field(default_factory=Models)
 
@@ -99,3 +102,6 @@ class Settings:
             raise OptionError("port", self.port, "a port from 1 to 65535")
         if self.mode not in defaults.SEARCH_MODES:
             raise OptionError("mode", self.mode, f"one of {', '.join(defaults.SEARCH_MODES)}")
+        if self.rerank_depth is not None and self.reranker is None:
+            raise OptionError("rerank_depth", self.rerank_depth, "given with a reranker",
+                              "Pass --rerank as well, or leave --rerank-depth out.")
