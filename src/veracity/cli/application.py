@@ -26,7 +26,8 @@ if TYPE_CHECKING:
     from veracity.verifiers.base import PairScorer
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "Models", "build_app", "cli_names",
-           "emit_json", "fail", "looks_like_path", "main", "models_of", "read_text_or_file"]
+           "emit_json", "fail", "looks_like_path", "main", "models_of", "more_sources",
+           "read_text_or_file"]
 
 #: Exit codes: success; partial success (some inputs failed, the rest was done); failure
 #: (nothing was done: bad options, missing index, unreadable input).
@@ -67,7 +68,8 @@ def models_of(ctx: typer.Context) -> Models:
 #: Library option names that a command spells otherwise (``Chunker(size=...)`` is
 #: ``--chunk-tokens``); any other name that is one of the command's options is spelt as its flag.
 _LIBRARY_NAMES = {"index": {"size": "chunk_tokens"}, "calibrate": {"hits": "k"},
-                  "verify": {"chat": "llm", "claims": "llm_claims"}}
+                  "verify": {"chat": "llm", "claims": "llm_claims"},
+                  "repair": {"chat": "llm"}}
 
 
 def cli_names() -> dict[str, str]:
@@ -173,6 +175,18 @@ def read_text_or_file(value: str, option: str) -> str:
         raise InputError(f"{option} {value}: cannot read it as UTF-8 text ({exc})") from exc
 
 
+def more_sources(sources: list[Path] | None, extra: list[str], *,
+                 command: str) -> list[Path] | None:
+    """``--sources A B C``: the words after ``--sources`` that are no option are sources too."""
+    if extra and not sources:
+        raise InputError(f"unexpected argument {extra[0]!r}: give files to check against with "
+                         f"--sources {' '.join(extra)}")
+    unknown = [word for word in extra if word.startswith("-") and word != "-"]
+    if unknown:
+        raise InputError(f"no such option: {unknown[0]} (see veracity {command} --help)")
+    return None if sources is None else [*sources, *map(Path, extra)]
+
+
 def _root() -> None:
     """Grounded answers with checkable citations, and claim verification, offline on a CPU."""
 
@@ -202,7 +216,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     )
     # The command modules import this one (fail, the exit codes), so they come in here, once
     # this module is complete.
-    from veracity.cli import ask, check, index, search, train, verify
+    from veracity.cli import ask, check, index, repair, search, train, verify
 
     app.callback()(_root)
     app.command("index")(index.index)
@@ -215,6 +229,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     app.command("ask")(ask.ask)
     app.command("calibrate")(ask.calibrate_command)
     app.command("verify", context_settings={"allow_extra_args": True})(verify.verify_command)
+    app.command("repair", context_settings={"allow_extra_args": True})(repair.repair_command)
     return app
 
 

@@ -15,21 +15,11 @@ from veracity.cli.application import (
     emit_json,
     fail,
     models_of,
+    more_sources,
     read_text_or_file,
 )
 from veracity.errors import InputError, VeracityError
 from veracity.types import Chunk
-
-
-def _more_sources(sources: list[Path] | None, extra: list[str]) -> list[Path] | None:
-    """``--sources A B C``: the words after ``--sources`` that are no option are sources too."""
-    if extra and not sources:
-        raise InputError(f"unexpected argument {extra[0]!r}: give files to check against with "
-                         f"--sources {' '.join(extra)}")
-    unknown = [word for word in extra if word.startswith("-") and word != "-"]
-    if unknown:
-        raise InputError(f"no such option: {unknown[0]} (see veracity verify --help)")
-    return None if sources is None else [*sources, *map(Path, extra)]
 
 
 def verify_command(
@@ -86,7 +76,7 @@ def verify_command(
     from veracity.verify.rules import LayerCombiner, LayerWeights
 
     try:
-        sources = _more_sources(sources, ctx.args)
+        sources = more_sources(sources, ctx.args, command="verify")
         if bool(sources) == (index_dir is not None):
             raise VeracityError("give the sources to verify against: --sources FILE ... or "
                                 "--index DIR (one of them, not both)")

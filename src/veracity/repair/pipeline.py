@@ -169,6 +169,9 @@ class Repairer:
         plan = self._plan(answer, before, to_repair, research, found, calls, timings, question)
         decisions, changes = plan
         text, edits = _apply(answer, changes)
+        by_claim = {index: edit for edit in edits for index in edit.claims}
+        decisions = tuple(dataclasses.replace(item, edit=by_claim.get(item.claim.index))
+                          for item in decisions)
         after: Report | None = None
         notes: list[str] = []
         if text == answer:
@@ -354,7 +357,7 @@ class Repairer:
         reason = (f"the sources support only {supported} of the answer's {total} claims "
                   f"(less than {self.refuse_below:.0%})")
         text = f"{defaults.REPAIR_REFUSAL}: {reason}."
-        edit = Edit("refuse", None, Span(0, len(answer)), Span(0, len(text)), answer, text,
+        edit = Edit("refuse", (), Span(0, len(answer)), Span(0, len(text)), answer, text,
                     "refuse@1", reason)
         decisions = tuple(_decision(v, agreement(v), "refused", v.label, reason=reason)
                           for v in before.verdicts)
@@ -457,9 +460,9 @@ def _apply(answer: str, changes: Sequence[_Change]) -> tuple[str, tuple[Edit, ..
         pieces.append(answer[cursor:span.start])
         pieces.append(replacement)
         start = span.start + shift
-        edits.append(Edit(change.kind, change.claims[0] if len(change.claims) == 1 else None,
-                          span, Span(start, start + len(replacement)), span.of(answer),
-                          replacement, change.method, change.reason, change.evidence))
+        edits.append(Edit(change.kind, change.claims, span,
+                          Span(start, start + len(replacement)), span.of(answer), replacement,
+                          change.method, change.reason, change.evidence))
         shift += len(replacement) - len(span)
         cursor = span.end
     pieces.append(answer[cursor:])

@@ -29,13 +29,14 @@ ACTIONS: tuple[Action, ...] = ("kept", "revised", "deleted", "flagged", "rejecte
 class Edit:
     """One change to the answer: ``before`` at ``original`` became ``after`` at ``new``.
 
-    ``kind`` is ``substitute`` (a value replaced by the evidence's, no model), ``rewrite`` (the
+    ``claims`` are the indexes of the claims it changes (none for a refusal); ``kind`` is
+    ``substitute`` (a value replaced by the evidence's, no model), ``rewrite`` (the
     chat model's edit), ``delete`` or ``refuse``; ``method`` the rule or prompt that made it
     (``id@version``); ``evidence`` the passages it rests on.
     """
 
     kind: str
-    claim: int | None
+    claims: tuple[int, ...]
     original: Span
     new: Span
     before: str
@@ -45,7 +46,7 @@ class Edit:
     evidence: tuple[EvidenceJudgement, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "claim": self.claim,
+        return {"kind": self.kind, "claims": list(self.claims),
                 "original": [self.original.start, self.original.end],
                 "new": [self.new.start, self.new.end], "before": self.before,
                 "after": self.after, "method": self.method, "reason": self.reason,
