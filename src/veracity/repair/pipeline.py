@@ -142,7 +142,8 @@ class Repairer:
         before = _timed(timings, "check", lambda: self.verifier.run(
             answer, question=question, cited=cited))
         _add(calls, before.calls)
-        to_repair = [v for v in before.verdicts if v.label != "supported"]
+        # A supported claim whose sources conflict goes to a person too.
+        to_repair = [v for v in before.verdicts if v.label != "supported" or v.contested]
         if not to_repair:
             why = ("nothing to repair: the answer has no claims to check" if not before.verdicts
                    else f"nothing to repair: all {len(before.verdicts)} claims are supported")
@@ -365,7 +366,7 @@ class Repairer:
                             timings, "none", refused=True)
 
     def _flag(self, verdict: ClaimVerdict, reason: str) -> ClaimRepair:
-        if verdict.label == "supported":
+        if verdict.label == "supported" and not verdict.contested:
             return _decision(verdict, "agrees", "kept", verdict.label, reason="supported")
         return _decision(verdict, agreement(verdict), "flagged", verdict.label, reason=reason)
 

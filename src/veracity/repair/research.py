@@ -6,13 +6,14 @@ makes one question per claim, by the chat model's versioned prompt when one is g
 that cannot be read falls back to the rule-based question, and the claim records why) or by
 rules (:func:`~veracity.verify.questions.rule_question`) otherwise; ``query="claim"`` searches
 with the claim's words. Each query retrieves its ``k`` best passages from the index or the
-given sources (every source when there are no more than ``k``), with the same gatherer
-``veracity verify`` uses.
+given sources, with the same gatherer ``veracity verify`` uses; with no more than ``k``
+sources, every source is evidence and no question is made.
 
 >>> from veracity.types import Chunk, Claim, Span
->>> source = Chunk("w#0", "w", 0, "Karl von Frisch won the Nobel Prize in 1973.", 0, 44)
+>>> texts = ["Karl von Frisch won the Nobel Prize in 1973.", "Bees dance.", "Wasps sting."]
+>>> sources = [Chunk(f"w#{i}", "w", i, text, 0, len(text)) for i, text in enumerate(texts)]
 >>> claim = Claim(0, "Karl von Frisch won the Nobel Prize in 1983.", Span(0, 44), 0)
->>> found = Researcher(sources=[source]).run([claim])
+>>> found = Researcher(sources=sources, k=2).run([claim])
 >>> found.questions[0], found.evidence.items[0].passages[0].id
 (('When Karl von Frisch won the Nobel Prize?',), 'w#0')
 """
@@ -73,6 +74,10 @@ class Researcher:
         queries: list[str] = []
         failures: list[str | None] = []
         calls = 0
+        if self.gatherer.retriever is None:  # a few sources: each is evidence, no search
+            found = self.gatherer.run(claims)
+            return Research(found, tuple(() for _ in claims), tuple(None for _ in claims),
+                            "all sources", 0)
         for claim in claims:
             failure = None
             try:
