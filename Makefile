@@ -79,6 +79,10 @@ demo: $(STAMP)
 	$(VENV)/bin/veracity ask "How much does a beekeeping suit cost?" --index $(DEMO_INDEX) --llm llamacpp
 	# Check a third-party answer claim by claim (one wrong year, one claim the sources lack).
 	$(VENV)/bin/veracity verify --answer examples/answer_to_check.md --index $(DEMO_INDEX)
+	# Repair it without a model: the wrong year takes the source's value, the unsupported claim
+	# is flagged (revise) and then cut (delete); the diff shows [-removed-]{+added+}.
+	$(VENV)/bin/veracity repair --answer examples/answer_to_check.md --index $(DEMO_INDEX)
+	$(VENV)/bin/veracity repair --answer examples/answer_to_check.md --index $(DEMO_INDEX) --policy delete
 
 test: $(STAMP)
 	$(PY) -m pytest -q
