@@ -16,8 +16,9 @@ also how many of those the verifier finds unsupported after. Revision research: 
 default) and, for ``revise``, the claim's own words.
 
 **RGB counterfactual** (``en_fact``, 100 questions): the false answer (the planted passage's
-sentence, as in ``verify_rgb.py``) is repaired with the true passages among the sources
-(*conflict*): *corrected* (the repaired text states the true answer and not the false one),
+sentence, as in ``verify_rgb.py``) is repaired with the true passages among the sources, once
+beside the planted ones (*conflict*) and once without them (*true passages only*): *corrected*
+(the repaired text states the true answer and not the false one),
 *flagged* (unchanged, with a claim flagged for a person), *deleted*, *other edit*, *left*
 (unchanged, nothing flagged). The true control answer is repaired with only the planted and
 unrelated passages (*planted only*): *imports* counts repaired texts that now state the false
@@ -83,7 +84,7 @@ def run_lfqa(answers_: list[Answer], chunks: dict[str, tuple[Chunk, ...]], score
                   "changed_answers": 0, "refused": 0, "human_supported": 0,
                   "human_supported_changed": 0, "changed_then_unsupported": 0,
                   "human_unsupported": 0, "human_unsupported_changed": 0, "chat_calls": 0,
-                  "failed": 0}
+                  "failed": 0, "actions": {}}
         started = time.perf_counter()
         for answer in answers_:
             text, starts = sentence_starts(answer.sentences)
@@ -103,6 +104,8 @@ def run_lfqa(answers_: list[Answer], chunks: dict[str, tuple[Chunk, ...]], score
             totals["refused"] += result.refused
             totals["chat_calls"] += result.calls.get("chat", 0)
             totals["failed"] += result.failures
+            for item in result.claims:
+                totals["actions"][item.action] = totals["actions"].get(item.action, 0) + 1
             changed = _changed_sentences(result, starts, len(answer.sentences))
             unsupported_after = set()
             if result.after is not None and result.after.answer != result.original:
@@ -141,13 +144,17 @@ def run_rgb(cases: list[Case], scorer: CachedScorer) -> dict[str, Any]:
     rows: dict[str, Any] = {}
     for name, policy, query in RGB_RUNS:
         counts = {"cases": 0, "corrected": 0, "flagged": 0, "deleted": 0, "other edit": 0,
-                  "left": 0, "control_changed": 0, "imports": 0, "planted_only_changed": 0}
+                  "left": 0, "control_changed": 0, "imports": 0, "planted_only_changed": 0,
+                  "true only": {"corrected": 0, "flagged": 0, "deleted": 0, "other edit": 0,
+                                "left": 0}}
         started = time.perf_counter()
         for case in cases:
             false, true = answers(case)
             both = source_chunks(source_documents(texts=[*case.planted, *case.unrelated,
                                                          *case.original]))
             planted = source_chunks(source_documents(texts=[*case.planted, *case.unrelated]))
+            true_only = source_chunks(source_documents(texts=[*case.original,
+                                                              *case.unrelated]))
             repairer = make_repairer(scorer, sources=both, k=8, policy=policy,  # type: ignore[arg-type]
                                      query=query)  # type: ignore[arg-type]
             counts["cases"] += 1
@@ -156,6 +163,9 @@ def run_rgb(cases: list[Case], scorer: CachedScorer) -> dict[str, Any]:
             alone = make_repairer(scorer, sources=planted, k=8, policy=policy,  # type: ignore[arg-type]
                                   query=query).run(true)  # type: ignore[arg-type]
             counts["planted_only_changed"] += alone.changed
+            fixed = make_repairer(scorer, sources=true_only, k=8, policy=policy,  # type: ignore[arg-type]
+                                  query=query).run(false)  # type: ignore[arg-type]
+            counts["true only"][_outcome(fixed, case)] += 1
             fake = case.false_answer.lower()
             counts["imports"] += fake in alone.text.lower() and fake not in true.lower()
         counts["seconds"] = time.perf_counter() - started
@@ -170,8 +180,9 @@ def _share(part: float, whole: float) -> str:
 def lfqa_table(rows: dict[str, Any]) -> str:
     lines = ["| policy | attributed % before | after | Pres_Lev chars | Pres_Lev words | "
              "claims/answer before | after | refused | supported sentences changed (harm) | "
-             "of which unsupported after | unsupported sentences changed | chat calls/answer |"
-             " s/answer |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "of which unsupported after | unsupported sentences changed | claims revised / "
+             "edit rejected / flagged / deleted | chat calls/answer | s/answer |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, r in rows.items():
         n = r["answers"]
         lines.append(
@@ -183,19 +194,23 @@ def lfqa_table(rows: dict[str, Any]) -> str:
             f"({_share(r['human_supported_changed'], r['human_supported'])}%) | "
             f"{r['changed_then_unsupported']} | "
             f"{r['human_unsupported_changed']} of {r['human_unsupported']} | "
-            f"{r['chat_calls'] / n:.1f} | {r['seconds'] / n:.2f} |")
+            + " / ".join(str(r["actions"].get(a, 0)) for a in ("revised", "rejected", "flagged",
+                                                                "deleted"))
+            + f" | {r['chat_calls'] / n:.1f} | {r['seconds'] / n:.2f} |")
     return "\n".join(lines)
 
 
 def rgb_table(rows: dict[str, Any]) -> str:
-    lines = ["| policy | false answers corrected | flagged | deleted | other edit | left | "
+    lines = ["| policy | false answer, conflict: corrected / flagged / deleted / other / left | "
+             "false answer, true passages only: corrected / flagged / deleted / other / left | "
              "true controls changed (conflict) | true answers changed (planted only) | "
-             "planted falsehood imported | s/case |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "planted falsehood imported | s/case |", "|---|---|---|---|---|---|---|"]
     for name, r in rows.items():
         n = r["cases"]
+        outcomes = ("corrected", "flagged", "deleted", "other edit", "left")
         lines.append(
-            f"| {name} | {r['corrected']} | {r['flagged']} | {r['deleted']} | "
-            f"{r['other edit']} | {r['left']} | {r['control_changed']} | "
+            f"| {name} | {' / '.join(str(r[o]) for o in outcomes)} | "
+            f"{' / '.join(str(r['true only'][o]) for o in outcomes)} | {r['control_changed']} | "
             f"{r['planted_only_changed']} | {r['imports']} | {r['seconds'] / n:.2f} |")
     lines.append("")
     lines.append(f"Counts of {n} questions.")
@@ -229,8 +244,9 @@ def main() -> None:
         f"model (revise substitutes values only). {scorer.pairs_scored} distinct pairs scored "
         "in all.",
         lfqa_table(lfqa),
-        "**RGB counterfactual** (false answer repaired with the true passages present; true "
-        "answer repaired with only the planted ones), no chat model, k 8:",
+        "**RGB counterfactual** (false answer repaired with the true passages present, beside "
+        "the planted ones and without them; true answer repaired with only the planted ones), "
+        "no chat model, k 8. Conflicting sources are flagged, never edited, by design:",
         rgb_table(rgb),
         "Not measured here: SmolLM2 and OpenAI-compatible edits, and regenerating the answer "
         "as a baseline (see the module docstring).",

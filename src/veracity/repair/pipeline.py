@@ -332,10 +332,12 @@ class Repairer:
             questions = research.questions[_at(to_repair, claim.index)]
             label = _label(before, claim.index)
             if after.label != "supported" or after.contested:
-                out.append((None, _decision(
-                    verdict, state, "rejected", label, questions, proposed=new_text,
-                    reason=f"the verifier does not find the edited claim supported by its "
-                           f"evidence ({after.label}); the original is kept")))
+                why = ("the sources conflict on the edited claim" if after.contested else
+                       f"the verifier does not find the edited claim supported by its "
+                       f"evidence ({after.label})")
+                out.append((None, _decision(verdict, state, "rejected", label, questions,
+                                            proposed=new_text,
+                                            reason=f"{why}; the original is kept")))
                 continue
             rests_on = after.citations[:2]
             kind = "substitute" if method == SUBSTITUTION_RULE else "rewrite"
