@@ -23,11 +23,13 @@ from veracity.errors import InputError, OptionError
 
 if TYPE_CHECKING:
     from veracity.llm.base import ChatModel
+    from veracity.retrieve.base import Retriever
+    from veracity.types import Chunk
     from veracity.verifiers.base import PairScorer
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "Models", "build_app", "cli_names",
-           "emit_json", "fail", "looks_like_path", "main", "models_of", "more_sources",
-           "read_text_or_file"]
+           "emit_json", "evidence_sources", "fail", "looks_like_path", "main", "models_of",
+           "more_sources", "read_text_or_file"]
 
 #: Exit codes: success; partial success (some inputs failed, the rest was done); failure
 #: (nothing was done: bad options, missing index, unreadable input).
@@ -185,6 +187,21 @@ def more_sources(sources: list[Path] | None, extra: list[str], *,
     if unknown:
         raise InputError(f"no such option: {unknown[0]} (see veracity {command} --help)")
     return None if sources is None else [*sources, *map(Path, extra)]
+
+
+def evidence_sources(sources: list[Path] | None, index_dir: Path | None, *, mode: str,
+                     command: str) -> tuple[Retriever | None, tuple[Chunk, ...]]:
+    """The retriever of ``--index`` or the passages of ``--sources`` (exactly one is given)."""
+    if bool(sources) == (index_dir is not None):
+        raise InputError(f"give the sources to {command} against: --sources FILE ... or "
+                         "--index DIR (one of them, not both)")
+    if index_dir is not None:
+        from veracity.retrieve.open import open_retriever
+
+        return open_retriever(index_dir, mode=mode), ()
+    from veracity.verify.gather import source_chunks, source_documents
+
+    return None, source_chunks(source_documents(sources or ()))
 
 
 def _root() -> None:

@@ -239,14 +239,7 @@ def print_report(report: Report) -> None:
         for title, items in (("evidence", verdict.citations[:2]),
                              ("contradicted by", verdict.anti_citations[:2])):
             for item in items:
-                where = " > ".join(item.section)
-                page = "" if item.page is None else f", page {item.page}" + (
-                    f"-{item.page_end}" if item.page_end not in (None, item.page) else "")
-                line(styled(title, "bold"), f" {item.doc_id}"
-                     f"{' · ' + where if where else ''}{page}, chars {item.start}-{item.end} "
-                     f"(supported {item.supported:.2f}, contradicted {item.contradicted:.2f})",
-                     indent=6)
-                line(f"“{_quote(item)}”", indent=8)
+                _evidence_line(title, item, 6)
         for value in verdict.values:
             if value.status != "match":
                 found = f", evidence says {value.found!r}" if value.found else ""
@@ -292,8 +285,10 @@ def _diff(result: RepairResult) -> Any:
 
 
 def _evidence_line(title: str, item: EvidenceJudgement, indent: int) -> None:
+    """A passage's document, section, page, span and scores, then its quoted evidence."""
     where = " > ".join(item.section)
-    page = "" if item.page is None else f", page {item.page}"
+    page = "" if item.page is None else f", page {item.page}" + (
+        f"-{item.page_end}" if item.page_end not in (None, item.page) else "")
     show(styled(title, "bold"), f" {item.doc_id}{' · ' + where if where else ''}{page}, chars "
          f"{item.start}-{item.end} (supported {item.supported:.2f}, contradicted "
          f"{item.contradicted:.2f})", out=console, indent=indent)

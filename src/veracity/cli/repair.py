@@ -13,13 +13,13 @@ from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
     emit_json,
+    evidence_sources,
     fail,
     models_of,
     more_sources,
     read_text_or_file,
 )
 from veracity.errors import VeracityError
-from veracity.types import Chunk
 
 if TYPE_CHECKING:
     from veracity.repair.result import RepairResult
@@ -73,24 +73,13 @@ def repair_command(
     unreadable input.
     """
     from veracity.repair.pipeline import make_repairer
-    from veracity.verify.gather import source_chunks, source_documents
 
     try:
         sources = more_sources(sources, ctx.args, command="repair")
-        if bool(sources) == (index_dir is not None):
-            raise VeracityError("give the sources to repair against: --sources FILE ... or "
-                                "--index DIR (one of them, not both)")
+        retriever, chunks = evidence_sources(sources, index_dir, mode=mode, command="repair")
         text = read_text_or_file(answer, "--answer")
         scorer = models_of(ctx).verifier(verifier)
         chat = None if llm is None else models_of(ctx).chat(llm, model, scorer)
-        retriever = None
-        chunks: tuple[Chunk, ...] = ()
-        if index_dir is not None:
-            from veracity.retrieve.open import open_retriever
-
-            retriever = open_retriever(index_dir, mode=mode)
-        else:
-            chunks = source_chunks(source_documents(sources or ()))
         repairer = make_repairer(scorer, retriever=retriever, sources=chunks,
                                  policy=policy,  # type: ignore[arg-type]
                                  chat=chat, query=query,  # type: ignore[arg-type]
