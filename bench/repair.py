@@ -18,7 +18,8 @@ default) and, for ``revise``, the claim's own words.
 **RGB counterfactual** (``en_fact``, 100 questions): the false answer (the planted passage's
 sentence, as in ``verify_rgb.py``) is repaired with the true passages among the sources, once
 beside the planted ones (*conflict*) and once without them (*true passages only*): *corrected*
-(the repaired text states the true answer and not the false one),
+(the repaired text states the true answer, in any of RGB's spellings of it, and not the
+false one),
 *flagged* (unchanged, with a claim flagged for a person), *deleted*, *other edit*, *left*
 (unchanged, nothing flagged). The true control answer is repaired with only the planted and
 unrelated passages (*planted only*): *imports* counts repaired texts that now state the false
@@ -34,6 +35,7 @@ per-policy cost).
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 import time
@@ -128,12 +130,31 @@ def run_lfqa(answers_: list[Answer], chunks: dict[str, tuple[Chunk, ...]], score
     return rows
 
 
+def true_variants(data: Path) -> dict[str, tuple[str, ...]]:
+    """Every way RGB writes each question's true answer ("July 21, 2017", "21 July 2017", ...):
+    ``verify_rgb.load_cases`` keeps only the first."""
+    variants = {}
+    with (data / "rgb_en_fact" / "en_fact.json").open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            answer = row["answer"]
+            flat = [str(a) for part in answer for a in (part if isinstance(part, list)
+                                                       else [part])] \
+                if isinstance(answer, list) else [str(answer)]
+            variants[str(row["query"])] = tuple(flat)
+    return variants
+
+
+TRUE_VARIANTS: dict[str, tuple[str, ...]] = {}
+
+
 def _outcome(result: RepairResult, case: Case) -> str:
-    text, false, true = result.text.lower(), case.false_answer.lower(), case.true_answer.lower()
+    text, false = result.text.lower(), case.false_answer.lower()
+    trues = TRUE_VARIANTS.get(case.query, (case.true_answer,))
     if not result.changed:
         return "flagged" if any(c.action in ("flagged", "rejected", "failed")
                                 for c in result.claims) else "left"
-    if true in text and false not in text:
+    if any(true.lower() in text for true in trues) and false not in text:
         return "corrected"
     if any(edit.kind == "delete" for edit in result.edits) and false not in text:
         return "deleted"
@@ -233,6 +254,7 @@ def main() -> None:
     chunks = {qid: source_chunks(documents) for qid, documents in docs.items()}
     lfqa = run_lfqa(found, chunks, scorer, args.k)
     cases = load_cases(args.data)
+    TRUE_VARIANTS.update(true_variants(args.data))
     cases = cases[:args.rgb_limit] if args.rgb_limit else cases
     rgb = run_rgb(cases, scorer)
 
