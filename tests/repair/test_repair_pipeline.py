@@ -196,3 +196,15 @@ def test_to_dict_has_the_original_the_edits_and_both_attributions() -> None:
     assert payload["attribution_after"]["share"] == 1.0
     assert payload["claims"][1]["edit"]["method"] == "value_substitution@1"
     assert set(payload["preservation"]) == {"chars", "words"}
+
+
+def test_an_unreadable_question_falls_back_to_the_rule_question_and_says_so() -> None:
+    chat = ScriptedChatModel(["no question here", "Fixed: Honey bees dance on the comb to show "
+                              "where food is."])
+    result = _repair(HUM, chat=chat, k=1)  # two sources, one per query: a search is made
+    (item,) = result.claims
+    assert item.questions == ("What Honey bees hum on the comb to show where food is?",)
+    assert item.failure is not None
+    assert "question_v1" in item.failure
+    assert item.action == "revised"
+    assert result.calls["chat"] == 2

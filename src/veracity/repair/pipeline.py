@@ -233,7 +233,8 @@ class Repairer:
                 verdict = to_delete.pop(claim_index)
                 decided[claim_index] = _decision(
                     verdict, agreement(verdict), "flagged", _label(before, claim_index),
-                    research.questions[_at(to_repair, claim_index)], reason=why)
+                    research.questions[_at(to_repair, claim_index)],
+                    research.failures[_at(to_repair, claim_index)], reason=why)
             for cut, removed in zip(plan.cuts, plan.removes, strict=True):
                 evidence = tuple(j for i in removed for j in to_delete[i].anti_citations[:1])
                 changes.append(_Change(cut, "delete", removed, "delete@1",
@@ -244,6 +245,7 @@ class Repairer:
                     decided[claim_index] = _decision(
                         verdict, state, "deleted", _label(before, claim_index),
                         research.questions[_at(to_repair, claim_index)],
+                        research.failures[_at(to_repair, claim_index)],
                         reason="contradicted by its evidence" if state == "disagrees"
                         else "no passage supports it")
         if proposals:
@@ -302,8 +304,9 @@ class Repairer:
         for verdict, item, new_text, method, state in proposals:
             claim = verdict.claim
             questions = research.questions[_at(to_repair, claim.index)]
+            failure = research.failures[_at(to_repair, claim.index)]
             base = _decision(verdict, state, "rejected", _label(before, claim.index), questions,
-                             proposed=new_text)
+                             failure, proposed=new_text)
             why = self.limits.check(claim.text, new_text)
             placed = place(answer, claim, new_text) if why is None else why
             if isinstance(placed, Placement) and any(
@@ -330,13 +333,14 @@ class Repairer:
                 waiting, checked.verdicts, strict=True):
             claim = verdict.claim
             questions = research.questions[_at(to_repair, claim.index)]
+            failure = research.failures[_at(to_repair, claim.index)]
             label = _label(before, claim.index)
             if after.label != "supported" or after.contested:
                 why = ("the sources conflict on the edited claim" if after.contested else
                        f"the verifier does not find the edited claim supported by its "
                        f"evidence ({after.label})")
                 out.append((None, _decision(verdict, state, "rejected", label, questions,
-                                            proposed=new_text,
+                                            failure, proposed=new_text,
                                             reason=f"{why}; the original is kept")))
                 continue
             rests_on = after.citations[:2]
@@ -345,7 +349,7 @@ class Repairer:
                       else "the chat model's edit, supported by the evidence")
             change = _Change(placed, kind, (claim.index,), method, reason, rests_on)
             out.append((change, _decision(verdict, state, "revised", label, questions,
-                                          reason=reason)))
+                                          failure, reason=reason)))
         return out
 
     def _refuse(self, answer: str, before: Report, calls: dict[str, int],
