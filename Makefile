@@ -64,6 +64,8 @@ demo: $(STAMP)
 	$(VENV)/bin/veracity search "How fast do honeybee wings beat?" --index $(DEMO_INDEX) -k 3
 	$(VENV)/bin/veracity search "What treatment controls varroa mites?" --index $(DEMO_INDEX) --mode bm25 -k 3
 	$(VENV)/bin/veracity search "queen bee lifespan" --index $(DEMO_INDEX) --mode dense -k 3
+	# The same question reranked by veracity's own cross-encoder (each hit shows its first rank).
+	$(VENV)/bin/veracity search "How fast do honeybee wings beat?" --index $(DEMO_INDEX) -k 3 --rerank
 	$(VENV)/bin/veracity check --premise examples/sample_corpus/biology/waggle_dance.md \
 		--claim "A honeybee's wings beat about 230 times per second."
 	$(VENV)/bin/veracity check --premise examples/sample_corpus/biology/waggle_dance.md \

@@ -20,6 +20,7 @@ BASE = {"types", "errors", "defaults", "assets", "_deps", "_onnx"}
 ALLOWED = {
     "text": set(),
     "verifiers": {"text", "llm", "prompts", "embed"},
+    "rerankers": {"verifiers", "text", "llm", "prompts", "embed"},
     "llm": {"text", "prompts"},
 }
 

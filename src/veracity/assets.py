@@ -1,4 +1,5 @@
-"""Files that ship inside the package: the MiniLM tokenizer, the embedder and the verifier."""
+"""Files that ship inside the package: the MiniLM tokenizer, the embedder, the verifier and the
+reranker."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 ASSETS = Path(__file__).parent / "assets"
 MINILM_TOKENIZER = ASSETS / "minilm" / "tokenizer.json"
 VERIFIER_DIR = ASSETS / "verifier"
+RERANKER_DIR = ASSETS / "reranker"
 EMBEDDER_DIR = ASSETS / "embedder"
 
 

@@ -49,6 +49,15 @@ VERIFIER_BATCH = 16
 #: (by up to 0.06 measured). One pair at a time keeps every score reproducible, at about 12% of
 #: its throughput.
 EMBEDDED_BATCH = 1
+#: The shipped reranker runs one pair at a time too, for the same reason: a passage's score never
+#: depends on the passages ranked beside it.
+RERANK_BATCH = 1
+#: Pairs per forward pass of a Hugging Face reranker (fp32: batching does not move scores).
+HF_RERANK_BATCH = 16
+#: First-stage candidates that ``--rerank`` reorders.
+RERANK_DEPTH = 20
+#: The reranker of ``--rerank``: the shipped one, or ``hf:<model>``.
+RERANKER = "embedded"
 #: Training rows of the kinds a verifier never trained on that join its combiner's fit (0: the
 #: validation rows alone, as verifier 0.2.0 was fit).
 COMBINER_TRAIN_ROWS = 0

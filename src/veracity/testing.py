@@ -11,13 +11,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 
 from veracity.errors import InputError
 from veracity.llm.base import ChatRequest, ChatResponse
-from veracity.types import PairScore, PairScores, Span
+from veracity.text.words import content_words
+from veracity.types import PairScore, PairScores, RelevanceScore, RelevanceScores, Span
 from veracity.verifiers.base import check_pairs
 
-__all__ = ["FailingPairScorer", "ScriptExhaustedError", "ScriptedChatModel", "TablePairScorer"]
+__all__ = ["FailingPairScorer", "OverlapRelevanceScorer", "ScriptExhaustedError",
+           "ScriptedChatModel", "TablePairScorer", "save_tiny_classifier"]
 
 
 class TablePairScorer:
@@ -146,3 +149,64 @@ class ScriptedChatModel:
         if isinstance(reply, Exception):
             raise reply
         return reply
+
+
+class OverlapRelevanceScorer:
+    """A ``RelevanceScorer`` whose logit is the share of the query's content words that the
+    passage has (0 to 1). ``calls`` records the passages of every run, to check depth."""
+
+    model_id = "overlap"
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def load(self) -> OverlapRelevanceScorer:
+        return self
+
+    def run(self, query: str, passages: Sequence[str]) -> RelevanceScores:
+        from veracity.rerankers.base import check_passages
+
+        query, texts = check_passages(query, passages)
+        self.calls.append(len(texts))
+        wanted = set(content_words(query))
+        scores = []
+        for text in texts:
+            share = len(wanted & set(content_words(text))) / len(wanted) if wanted else 0.0
+            scores.append(RelevanceScore(share, Span(0, len(text))))
+        return RelevanceScores(query, tuple(scores), self.model_id, "test")
+
+
+def save_tiny_classifier(folder: Path, id2label: Mapping[int, str]) -> Path:
+    """A tiny ``BertForSequenceClassification`` with random weights (2 layers of 32 units, 128
+    positions) and the shipped MiniLM vocabulary, saved with its tokenizer to ``folder``: a Hugging
+    Face model for tests that need one without the hub (needs the ``[hf]`` extra)."""
+    import torch
+    from transformers import (  # type: ignore[attr-defined]  # an alias of BertTokenizer in 5.x
+        BertConfig,
+        BertForSequenceClassification,
+        BertTokenizerFast,
+    )
+
+    from veracity.assets import ASSETS
+
+    tokenizer = BertTokenizerFast(str(ASSETS / "minilm" / "vocab.txt"))  # positional: 4.x and 5.x
+    if tokenizer.unk_token_id in tokenizer("Paris")["input_ids"]:
+        raise InputError("the shipped MiniLM vocabulary did not load")
+    config = BertConfig(  # type: ignore[call-arg]  # num_labels & co. go to PretrainedConfig
+        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
+        num_attention_heads=2, intermediate_size=64, max_position_embeddings=128,
+        num_labels=len(id2label), id2label=dict(id2label),
+        label2id={name: index for index, name in id2label.items()},
+    )
+    model = BertForSequenceClassification(config)
+    generator = torch.Generator().manual_seed(len(id2label))  # local: no global seed
+    # Larger weights than BERT's init so that different inputs get clearly different scores;
+    # LayerNorm and biases keep their defaults so that nothing saturates.
+    with torch.no_grad():
+        for name, parameter in model.named_parameters():
+            if name.endswith("weight") and "LayerNorm" not in name:
+                parameter.normal_(0.0, 0.2, generator=generator)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

@@ -38,6 +38,8 @@ __all__ = [
     "PairScore",
     "PairScores",
     "Refusal",
+    "RelevanceScore",
+    "RelevanceScores",
     "Report",
     "ScoredPair",
     "SearchResult",
@@ -163,9 +165,12 @@ class Confidence:
     top_bm25: float | None = None
     top_cosine: float | None = None
     margin: float | None = None
+    #: The reranker's best P(relevant) among the reranked candidates (``None`` unless reranked).
+    top_rerank: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"top_bm25": self.top_bm25, "top_cosine": self.top_cosine, "margin": self.margin}
+        return {"top_bm25": self.top_bm25, "top_cosine": self.top_cosine, "margin": self.margin,
+                "top_rerank": self.top_rerank}
 
 
 @dataclass(frozen=True)
@@ -322,6 +327,59 @@ class PairScores:
     def failures(self) -> int:
         """How many pairs could not be scored (their ``error`` is set)."""
         return sum(score.error is not None for score in self.scores)
+
+
+@dataclass(frozen=True, slots=True)
+class RelevanceScore:
+    """How relevant one passage is to a query: the reranker's ``logit`` (it ranks) and its
+    sigmoid ``relevance`` (P(relevant)).
+
+    A passage longer than the reranker's window is scored by its best window: ``window`` is the
+    character span of the passage that window covers (the whole passage when it fit) and
+    ``windows`` how many windows were tried, so ``windowed`` says the passage did not fit.
+    """
+
+    logit: float
+    window: Span
+    windows: int = 1
+
+    @property
+    def relevance(self) -> float:
+        return 0.5 * (1.0 + math.tanh(self.logit / 2.0))  # sigmoid, overflow-free
+
+    @property
+    def windowed(self) -> bool:
+        return self.windows > 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"logit": self.logit, "relevance": self.relevance,
+                "window": [self.window.start, self.window.end], "windows": self.windows}
+
+
+@dataclass(frozen=True)
+class RelevanceScores:
+    """Relevance of a batch of passages to one query, in input order, with provenance."""
+
+    query: str
+    scores: tuple[RelevanceScore, ...]
+    model_id: str
+    model_version: str
+
+    def __len__(self) -> int:
+        return len(self.scores)
+
+    def logits(self) -> list[float]:
+        return [score.logit for score in self.scores]
+
+    @property
+    def windowed(self) -> int:
+        """How many passages were longer than the window (each scored by its best window)."""
+        return sum(score.windowed for score in self.scores)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "model_id": self.model_id,
+                "model_version": self.model_version, "windowed": self.windowed,
+                "scores": [score.to_dict() for score in self.scores]}
 
 
 # --- grounded generation ------------------------------------------------------------------------

@@ -398,3 +398,23 @@ def test_ask_repair_shows_the_diff(index, fakes):
     result = fakes.ask(index, "--repair", "--policy", "delete")
     assert result.exit_code == 0, result.output
     assert "[-Beeswax is made by workers [2]. -]Beeswax melts when heated." in flat(result.output)
+
+
+def test_ask_rerank_gives_the_model_the_reranked_passages(index: Path) -> None:
+    from veracity.testing import OverlapRelevanceScorer
+
+    reranker = OverlapRelevanceScorer()
+    chat = ScriptedChatModel(["Beeswax melts at about 63 degrees. [1]"], model_id="scripted")
+    app = cli.build_app(cli.Models(verifier=lambda name: PhraseScorer(PHRASES),
+                                   chat=lambda spec, model, scorer: chat,
+                                   reranker=lambda name: reranker))
+    result = CliRunner().invoke(app, ["ask", QUESTION, "--index", str(index), "--mode", "bm25",
+                                      "-k", "1", "--no-abstain", "--rerank", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert reranker.calls
+    assert reranker.calls[0] >= 1
+    (source,) = payload["sources"]
+    assert source["doc_id"] == "wax.md"
+    assert {"rerank", "first_stage_rank"} <= set(source["scores"])
+    assert payload["sentences"][0]["status"] == "supported"

@@ -138,11 +138,25 @@ def test_search(fakes: Fakes) -> None:
                                    "--json")
     assert shapes(payload) == {
         "": ["query", "mode", "confidence", "notes", "hits"],
-        "confidence": ["top_bm25", "top_cosine", "margin"],
+        "confidence": ["top_bm25", "top_cosine", "margin", "top_rerank"],
         "hits[]": HIT,
         "hits[].scores": ["bm25"],
     }
     assert payload["notes"]  # the hybrid default fell back to BM25
+
+
+def test_search_reranked(fakes: Fakes) -> None:
+    from veracity.testing import OverlapRelevanceScorer
+
+    fakes.app = cli.build_app(cli.Models(reranker=lambda name: OverlapRelevanceScorer()))
+    payload = fakes.indexed().json("search", "beeswax melts", "--index", str(fakes.index),
+                                   "--rerank", "--json")
+    assert shapes(payload) == {
+        "": ["query", "mode", "confidence", "notes", "hits"],
+        "confidence": ["top_bm25", "top_cosine", "margin", "top_rerank"],
+        "hits[]": HIT,
+        "hits[].scores": ["bm25", "rerank", "first_stage", "first_stage_rank"],
+    }
 
 
 @pytest.mark.parametrize("scorer", [Scorer(), Similarity()])

@@ -9,6 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from veracity import cli
+from veracity.cli.application import Models, build_app
+from veracity.testing import OverlapRelevanceScorer
 
 pytestmark = pytest.mark.unit
 
@@ -52,3 +54,46 @@ def test_an_explicit_dense_search_stays_an_error(index: Path) -> None:
     result = _search(index, "--mode", "dense")
     assert result.exit_code == 2
     assert "without --no-dense" in " ".join(result.stderr.split())
+
+
+# --- --rerank -------------------------------------------------------------------------------
+
+def _reranked(index: Path, *args: str, reranker: OverlapRelevanceScorer | None = None):
+    app = build_app(Models(reranker=lambda name: reranker or OverlapRelevanceScorer()))
+    return CliRunner().invoke(app, ["search", "varroa mites", "--index", str(index),
+                                    "--mode", "bm25", *args])
+
+
+def test_rerank_reorders_with_the_reranker_and_shows_its_relevance(index: Path) -> None:
+    reranker = OverlapRelevanceScorer()
+    result = _reranked(index, "--rerank", "--rerank-depth", "2", "-k", "1", reranker=reranker)
+    assert result.exit_code == 0, result.output
+    assert "(bm25+rerank;" in result.stdout
+    assert "relevance 0.731 (first stage #1)" in result.stdout
+    assert reranker.calls == [1]  # BM25 matched one chunk of the two
+    payload = json.loads(_reranked(index, "--rerank", "--json").stdout)
+    assert payload["mode"] == "bm25+rerank"
+    assert payload["confidence"]["top_rerank"] == pytest.approx(0.7310585786)
+    assert set(payload["hits"][0]["scores"]) == {"bm25", "rerank", "first_stage",
+                                                 "first_stage_rank"}
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--rerank", "--rerank-depth", "0"], "--rerank-depth 0"),
+    (["--rerank", "--rerank-depth", "9"], "at most 2, the number of chunks in the index"),
+    (["--rerank", "--rerank-depth", "1", "-k", "2"], "-k 2"),
+    (["--rerank-depth", "5"], "--rerank when --rerank-depth is given"),
+    (["--reranker", "hf:x"], "--rerank when --reranker is given"),
+])
+def test_bad_rerank_options_name_the_flag(index: Path, args: list[str], needle: str) -> None:
+    result = _reranked(index, *args)
+    assert result.exit_code == 2
+    assert needle in " ".join(result.stderr.split())
+
+
+def test_an_unknown_reranker_lists_the_choices(index: Path) -> None:
+    result = CliRunner().invoke(cli.app, ["search", "varroa mites", "--index", str(index),
+                                          "--rerank", "--reranker", "colbert"])
+    assert result.exit_code == 2
+    assert "--reranker 'colbert' is not allowed" in result.stderr
+    assert "hf:<model>" in result.stderr

@@ -76,6 +76,7 @@ def test_public_api_is_pinned():
         "Embeddings",
         "FallbackRetriever",
         "HybridRetriever",
+        "RerankingRetriever",
         "Retriever",
         "open_retriever",
         "reciprocal_rank_fusion",

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from veracity.errors import MissingDependencyError, ModelError, OptionError
+from veracity.testing import save_tiny_classifier
 from veracity.verifiers.hf import PRESETS, HFVerifier
 from veracity.verifiers.windows import EvidenceSelector
 
-VOCAB = Path(__file__).parents[2] / "src" / "veracity" / "assets" / "minilm" / "vocab.txt"
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 PREMISE = "The Eiffel Tower is in Paris. It was finished in 1889 and is 330 metres tall."
 CLAIM = "The Eiffel Tower is in Paris."
@@ -21,34 +21,7 @@ LONG = " ".join(f"Sentence {i} talks about subject number {i} in some detail." f
 
 
 def _save(folder: Path, id2label: dict[int, str]) -> Path:
-    """A tiny BertForSequenceClassification with random weights, saved with its tokenizer."""
-    import torch
-    from transformers import (  # type: ignore[attr-defined]  # an alias of BertTokenizer in 5.x
-        BertConfig,
-        BertForSequenceClassification,
-        BertTokenizerFast,
-    )
-
-    tokenizer = BertTokenizerFast(str(VOCAB))  # positional: vocab_file in 4.x, vocab in 5.x
-    assert tokenizer.unk_token_id not in tokenizer("Paris")["input_ids"]  # the vocab loaded
-    config = BertConfig(  # type: ignore[call-arg]  # num_labels & co. go to PretrainedConfig
-        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-        num_attention_heads=2, intermediate_size=64, max_position_embeddings=128,
-        num_labels=len(id2label), id2label=id2label,
-        label2id={name: index for index, name in id2label.items()},
-    )
-    model = BertForSequenceClassification(config)
-    generator = torch.Generator().manual_seed(len(id2label))  # local: no global seed
-    # Larger weights than BERT's init so that different inputs get clearly different scores;
-    # LayerNorm and biases keep their defaults so that nothing saturates.
-    with torch.no_grad():
-        for name, parameter in model.named_parameters():
-            if name.endswith("weight") and "LayerNorm" not in name:
-                parameter.normal_(0.0, 0.2, generator=generator)
-    folder.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    return save_tiny_classifier(folder, id2label)
 
 
 @pytest.fixture(scope="module")
@@ -156,8 +129,8 @@ def test_scores_are_the_softmax_of_the_models_own_logits(models: dict[str, Path]
 def test_revision_is_recorded_and_load_is_idempotent(models: dict[str, Path]) -> None:
     verifier = HFVerifier(models["nli"], labels="nli", revision="main")
     assert verifier.load() is verifier
-    model = verifier._model
-    assert verifier.load()._model is model
+    model = verifier._loaded().model
+    assert verifier.load()._loaded().model is model
     assert verifier.run([PREMISE], [CLAIM]).model_version == "main"
 
 
@@ -209,7 +182,7 @@ def test_batches_give_the_one_by_one_results(models: dict[str, Path]) -> None:
     single = HFVerifier(models["nli"], labels="nli", batch_size=1)
     batched = HFVerifier(models["nli"], labels="nli", batch_size=4).load()
     calls: list[int] = []
-    batched._model.register_forward_hook(
+    batched._loaded().model.register_forward_hook(
         lambda _module, _args, kwargs, _out: calls.append(len(kwargs["input_ids"])),
         with_kwargs=True)
     np.testing.assert_allclose(_triples(batched.run(premises, claims)),

@@ -23,6 +23,7 @@ from veracity.errors import InputError, OptionError
 
 if TYPE_CHECKING:
     from veracity.llm.base import ChatModel
+    from veracity.rerankers.base import RelevanceScorer
     from veracity.retrieve.base import Retriever
     from veracity.types import Chunk
     from veracity.verifiers.base import PairScorer
@@ -52,13 +53,22 @@ def _make_verifier(name: str) -> PairScorer:
     return make_verifier(name)
 
 
+def _make_reranker(name: str) -> RelevanceScorer:
+    """The reranker of ``--reranker``."""
+    from veracity.rerankers.registry import make_reranker
+
+    return make_reranker(name)
+
+
 @dataclass(frozen=True)
 class Models:
-    """How the commands make their models: ``verifier(name)`` for ``--verifier`` and
-    ``chat(spec, model, scorer)`` for ``--llm``/``--model``. Pass fakes to :func:`build_app`."""
+    """How the commands make their models: ``verifier(name)`` for ``--verifier``,
+    ``chat(spec, model, scorer)`` for ``--llm``/``--model`` and ``reranker(name)`` for
+    ``--reranker``. Pass fakes to :func:`build_app`."""
 
     verifier: Callable[[str], PairScorer] = _make_verifier
     chat: Callable[[str, str | None, PairScorer], ChatModel] = _make_chat
+    reranker: Callable[[str], RelevanceScorer] = _make_reranker
 
 
 def models_of(ctx: typer.Context) -> Models:
@@ -71,7 +81,8 @@ def models_of(ctx: typer.Context) -> Models:
 #: ``--chunk-tokens``); any other name that is one of the command's options is spelt as its flag.
 _LIBRARY_NAMES = {"index": {"size": "chunk_tokens"}, "calibrate": {"hits": "k"},
                   "verify": {"chat": "llm", "claims": "llm_claims"},
-                  "repair": {"chat": "llm"}}
+                  "repair": {"chat": "llm"},
+                  "search": {"depth": "rerank_depth"}, "ask": {"depth": "rerank_depth"}}
 
 
 def cli_names() -> dict[str, str]:
@@ -243,6 +254,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     app.command("train-reranker")(train.train_reranker)
     app.command("export-verifier")(train.export_verifier)
     app.command("export-embedder")(train.export_embedder_command)
+    app.command("export-reranker")(train.export_reranker)
     app.command("ask")(ask.ask)
     app.command("calibrate")(ask.calibrate_command)
     app.command("verify", context_settings={"allow_extra_args": True})(verify.verify_command)

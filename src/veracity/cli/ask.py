@@ -13,6 +13,7 @@ from veracity import defaults
 from veracity.cli import printers
 from veracity.cli.application import EXIT_OK, EXIT_PARTIAL, emit_json, fail, models_of
 from veracity.cli.render import console, errors, show, styled
+from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP, reranked
 from veracity.errors import VeracityError
 
 if TYPE_CHECKING:
@@ -78,6 +79,9 @@ def ask(
         help="confidence signal for --threshold: top_bm25, top_cosine, top_support")] = None,
     threshold: Annotated[float | None, typer.Option(
         help="abstain below this signal value instead of the calibrated one")] = None,
+    rerank: Annotated[bool, typer.Option("--rerank", help=RERANK_HELP)] = False,
+    reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,
+    rerank_depth: Annotated[int | None, typer.Option(help=DEPTH_HELP)] = None,
     repair: Annotated[bool, typer.Option(
         "--repair", help="repair the answer against the index afterwards (see veracity "
                          "repair)")] = False,
@@ -111,6 +115,8 @@ def ask(
         abstainer = _abstainer(index_dir, mode=searched, signal=signal, threshold=threshold,
                                scorer=scorer, notes=notes) if abstain else None
         generator = GroundedGenerator(models_of(ctx).chat(llm, model, scorer), scorer, tau=tau)
+        retriever = reranked(ctx, retriever, rerank=rerank, reranker=reranker,
+                             depth=rerank_depth)
         answer = Asker(retriever, generator, k=k, abstainer=abstainer).run(question)
         repaired = None
         if repair and answer.answered and answer.text.strip():

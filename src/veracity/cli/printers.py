@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from veracity.repair.result import RepairResult
     from veracity.train.embedder import EmbedderExport
     from veracity.train.release import ReleaseReport
+    from veracity.train.rerank_release import RerankerRelease
     from veracity.train.trainer import TrainReport
     from veracity.types import Answer, EvidenceJudgement, Report, ScoredPair, SearchResult
 
@@ -63,8 +64,12 @@ def print_search(result: SearchResult) -> None:
             f"-{chunk.page_end}" if chunk.page_end not in (None, chunk.page) else "")
         show("\n", styled(f"{hit.rank}.", "bold cyan"), " ", styled(chunk.doc_id, "bold"),
              f"  {chunk.title}", out=console)
-        show(f"section: {where}{page}  chars {chunk.start}-{chunk.end}  score {hit.score:.4f}",
-             out=console, indent=3)
+        reranked = ""
+        if "rerank" in hit.scores:
+            reranked = (f"  relevance {hit.scores['rerank']:.3f} (first stage "
+                        f"#{hit.scores['first_stage_rank']:.0f})")
+        show(f"section: {where}{page}  chars {chunk.start}-{chunk.end}  score {hit.score:.4f}"
+             f"{reranked}", out=console, indent=3)
         show(chunk.text, out=console, indent=3)
 
 
@@ -363,6 +368,13 @@ def print_verifier_export(report: ReleaseReport) -> None:
     show(f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB)", out=console)
     for name, value in report.validation.items():
         show(f"{name}: {value:.4f}", out=console, indent=2)
+
+
+def print_reranker_export(report: RerankerRelease) -> None:
+    figures = ", ".join(f"{name} {value:.4f}" for name, value in report.validation.items())
+    show(f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB); largest P(relevant) "
+         f"difference to fp32 {report.max_abs_difference:.4f}; validation: {figures}",
+         out=console, wrap=True)
 
 
 def print_embedder_export(report: EmbedderExport) -> None:

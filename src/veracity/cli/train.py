@@ -1,5 +1,5 @@
-"""``veracity train-verifier``, ``train-reranker``, ``export-verifier`` and ``export-embedder``
-(the [train] extra)."""
+"""``veracity train-verifier``, ``train-reranker``, ``export-verifier``, ``export-reranker`` and
+``export-embedder`` (the [train] extra)."""
 
 from __future__ import annotations
 
@@ -171,6 +171,29 @@ def export_verifier(
         emit_json(report.to_dict())
         return
     printers.print_verifier_export(report)
+
+
+def export_reranker(
+    checkpoint: Annotated[Path, typer.Option(help="RUN/checkpoint folder of train-reranker")],
+    data: Annotated[Path, typer.Option(help="the training data folder (card.json, val.jsonl)")],
+    out: Annotated[Path, typer.Option(help="where to write the reranker")] = Path(
+        "src/veracity/assets/reranker"),
+    version: Annotated[str, typer.Option(help="version string recorded in the model")] = "dev",
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Export a reranker checkpoint to int8 ONNX with its model card (needs [train])."""
+    from veracity.train.rerank_release import release_reranker
+
+    command = (f"veracity export-reranker --checkpoint RUN/checkpoint --data DATA --version "
+               f"{version}")
+    try:
+        report = release_reranker(checkpoint, data, out, version=version, command=command)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    printers.print_reranker_export(report)
 
 
 def export_embedder_command(

@@ -1,4 +1,5 @@
-"""Retrieval: BM25 (bm25s), dense (shipped MiniLM ONNX), hybrid RRF fusion, and their builders.
+"""Retrieval: BM25 (bm25s), dense (shipped MiniLM ONNX), hybrid RRF fusion, their builders, and
+reranking of any of them by a cross-encoder.
 
 >>> from veracity.retrieve import open_retriever       # doctest: +SKIP
 >>> open_retriever("my-index", mode="bm25").run("eclipse", k=3).hits  # doctest: +SKIP
@@ -10,6 +11,7 @@ from veracity.retrieve.bm25 import BM25Builder, BM25Retriever
 from veracity.retrieve.dense import DenseBuilder, DenseRetriever
 from veracity.retrieve.hybrid import HybridRetriever, reciprocal_rank_fusion
 from veracity.retrieve.open import FallbackRetriever, open_retriever
+from veracity.retrieve.rerank import RerankingRetriever
 
 __all__ = [
     "BM25Builder",
@@ -20,6 +22,7 @@ __all__ = [
     "Embeddings",
     "FallbackRetriever",
     "HybridRetriever",
+    "RerankingRetriever",
     "Retriever",
     "open_retriever",
     "reciprocal_rank_fusion",

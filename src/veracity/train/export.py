@@ -15,6 +15,7 @@ from typing import Any
 
 from veracity._deps import require
 from veracity.errors import InputError
+from veracity.train.relevance import RERANK_LABELS
 from veracity.train.trainer import LABELS
 
 __all__ = ["ExportReport", "export_checkpoint"]
@@ -62,13 +63,14 @@ def export_checkpoint(checkpoint: Path, out_dir: Path, *, model_id: str, version
         quantization.quantize_dynamic(str(fp32), str(staged / "model.onnx"),
                                       weight_type=quantization.QuantType.QInt8,
                                       per_channel=True, reduce_range=True)
-        difference = _compare(torch, model, staged / "model.onnx")
+        rerank = state["config"].get("task") == "rerank"
+        difference = _compare(torch, model, staged / "model.onnx", sigmoid=rerank)
         config = {
             "model_id": model_id,
             "version": version,
-            "labels": list(LABELS),
+            "labels": list(RERANK_LABELS if rerank else LABELS),
             "max_tokens": state["config"]["max_tokens"],
-            "strategy": "select",
+            "strategy": "slide" if rerank else "select",
             "tokenizer": "minilm",
             "training": {"step": state["step"], "config": state["config"],
                          "evaluations": state["evaluations"]},
@@ -82,8 +84,9 @@ def export_checkpoint(checkpoint: Path, out_dir: Path, *, model_id: str, version
     return ExportReport(out_dir, (out_dir / "model.onnx").stat().st_size, difference)
 
 
-def _compare(torch: Any, model: Any, onnx_path: Path) -> float:
-    """Largest probability difference between torch fp32 and the int8 export on a fixed input."""
+def _compare(torch: Any, model: Any, onnx_path: Path, *, sigmoid: bool = False) -> float:
+    """Largest probability difference between torch fp32 and the int8 export on a fixed input
+    (softmax probabilities; with ``sigmoid``, P(relevant) of a one-logit reranker)."""
     import numpy as np
 
     from veracity._onnx import session
@@ -92,7 +95,9 @@ def _compare(torch: Any, model: Any, onnx_path: Path) -> float:
     feeds = {"input_ids": ids, "attention_mask": torch.ones_like(ids),
              "token_type_ids": torch.tensor([[0] * 7 + [1] * 5])}
     with torch.no_grad():
-        reference = torch.softmax(model(**feeds).logits, -1).numpy()
+        out = model(**feeds).logits
+        reference = (torch.sigmoid(out) if sigmoid else torch.softmax(out, -1)).numpy()
     (logits,) = session(onnx_path).run(["logits"], {k: v.numpy() for k, v in feeds.items()})
-    exported = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
+    exported = (1 / (1 + np.exp(-logits)) if sigmoid
+                else np.exp(logits) / np.exp(logits).sum(-1, keepdims=True))
     return float(np.abs(reference - exported).max())

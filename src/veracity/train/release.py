@@ -258,11 +258,11 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
         "```sh",
         *(state["rebuild"] if "rebuild" in state else [
             str(data_card.get("command", "python -m veracity.train.data")),
-            *(_train_command(s["config"], i, len(chain)) for i, s in enumerate(chain))]),
+            *(train_command(s["config"], i, len(chain)) for i, s in enumerate(chain))]),
         command if len(chain) == 1 else command.replace("RUN/", f"RUN{len(chain)}/"),
         "```",
         "",
-        *(_run_text(s) for s in chain),
+        *(run_text(s) for s in chain),
         f"{hours:.2f} CPU-hours of training{' in all' if len(chain) > 1 else ''} on 2 cores "
         "(wall clock while the machine was shared).",
         "",
@@ -275,14 +275,8 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
         + (f" Left out of training (kept in validation): the kinds "
            f"{', '.join(train['exclude_kinds'])}." if train.get("exclude_kinds") else ""),
         "",
-        "| source | rows | license as stated |",
-        "| --- | ---: | --- |",
+        *data_tables(data_card),
     ]
-    licenses = data_card.get("licenses", {})
-    for source, count in sorted(data_card["per_source"].items()):
-        lines.append(f"| {source} | {count:,} | {licenses.get(source, '—')} |")
-    lines += ["", "| kind | rows |", "| --- | ---: |"]
-    lines += [f"| {kind} | {count:,} |" for kind, count in sorted(data_card["per_kind"].items())]
     lines += ["", "## Validation (held-out training rows, not evaluation data)", ""]
     lines += [f"- {name}: {value:.4f}" for name, value in config["validation"].items()]
     if "combiner" in config:
@@ -300,6 +294,17 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
     return "\n".join(lines)
 
 
+def data_tables(data_card: dict[str, Any]) -> list[str]:
+    """Markdown tables of a data card's rows by source (with licences) and by kind."""
+    lines = ["| source | rows | license as stated |", "| --- | ---: | --- |"]
+    licenses = data_card.get("licenses", {})
+    for source, count in sorted(data_card["per_source"].items()):
+        lines.append(f"| {source} | {count:,} | {licenses.get(source, '—')} |")
+    lines += ["", "| kind | rows |", "| --- | ---: |"]
+    lines += [f"| {kind} | {count:,} |" for kind, count in sorted(data_card["per_kind"].items())]
+    return lines
+
+
 def _run_chain(state: dict[str, Any]) -> list[dict[str, Any]]:
     """The states of the runs that led to ``state``, first run first (``--init-from`` links)."""
     chain = [state]
@@ -312,8 +317,9 @@ def _run_chain(state: dict[str, Any]) -> list[dict[str, Any]]:
     return chain
 
 
-def _train_command(train: dict[str, Any], index: int, runs: int) -> str:
-    """The train-verifier command of run ``index`` of a chain (RUN, or RUN1, RUN2, ...)."""
+def train_command(train: dict[str, Any], index: int = 0, runs: int = 1) -> str:
+    """The train-verifier (or train-reranker) command of run ``index`` of a chain (RUN, or RUN1,
+    RUN2, ...)."""
     name = "RUN" if runs == 1 else f"RUN{index + 1}"
     options = [f"--{k.replace('_', '-')} {train[k]}" for k in
                ("seed", "examples", "max_tokens", "batch_size", "learning_rate")]
@@ -324,10 +330,14 @@ def _train_command(train: dict[str, Any], index: int, runs: int) -> str:
         options.append(f"--distill-weight {train['distill_weight']} --teacher {train['teacher']}")
         if train.get("distill_skip_contradicted"):
             options.append("--distill-skip-contradicted")
-    return f"veracity train-verifier --data DATA --out {name} " + " ".join(options)
+    if train.get("task") == "rerank":
+        options += [f"--{k.replace('_', '-')} {train[k]}" for k in
+                    ("threads", "eval_every", "eval_rows") if k in train]
+    command = "train-reranker" if train.get("task") == "rerank" else "train-verifier"
+    return f"veracity {command} --data DATA --out {name} " + " ".join(options)
 
 
-def _run_text(state: dict[str, Any]) -> str:
+def run_text(state: dict[str, Any]) -> str:
     train = state["config"]
     start = ("Continued from the run before" if train.get("init_from") else
              "From all-MiniLM-L6-v2")

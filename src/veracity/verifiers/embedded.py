@@ -31,7 +31,7 @@ from veracity.errors import ModelError, OptionError
 from veracity.types import PairScore, PairScores
 from veracity.verifiers.base import check_pairs, strip_control_tokens
 from veracity.verifiers.combiner import Combiner, features
-from veracity.verifiers.features import alignment
+from veracity.verifiers.features import alignment, word_pieces
 from veracity.verifiers.windowed import score_windows
 from veracity.verifiers.windows import STRATEGIES, EvidenceSelector, Strategy
 
@@ -39,14 +39,6 @@ __all__ = ["EmbeddedVerifier"]
 
 
 _LABELS = ("supported", "contradicted", "neither")
-
-
-def _pieces(hidden: np.ndarray, encoding: Any) -> tuple[np.ndarray, list[tuple[int, int]]]:
-    """Unit vectors of a text's word pieces ([CLS], [SEP] and padding left out) and their
-    character spans."""
-    inner = hidden[1 : len(encoding.ids) - 1]
-    norms = np.maximum(np.linalg.norm(inner, axis=1, keepdims=True), 1e-12)
-    return inner / norms, list(encoding.offsets[1 : len(encoding.ids) - 1])
 
 
 class EmbeddedVerifier:
@@ -160,8 +152,9 @@ class EmbeddedVerifier:
                 logits, window_hidden, claim_hidden = self._session.run(
                     ["logits", "window_hidden", "claim_hidden"], feeds)
                 for row, i in enumerate(batch):
-                    rows[i, 3] = alignment(pairs[i][1], *_pieces(claim_hidden[row], claims[row]),
-                                           _pieces(window_hidden[row], windows[row])[0])
+                    claim = word_pieces(claim_hidden[row], claims[row])
+                    rows[i, 3] = alignment(pairs[i][1], *claim,
+                                           word_pieces(window_hidden[row], windows[row])[0])
             shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
             rows[batch, :3] = shifted / shifted.sum(axis=1, keepdims=True)
         return rows

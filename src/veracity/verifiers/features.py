@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 import numpy as np
 
@@ -42,10 +43,12 @@ __all__ = [
     "entity_coverage",
     "format_number",
     "lexical_coverage",
+    "mean_pooled",
     "number_agreement",
     "numbers",
     "parse_number",
     "stem",
+    "word_pieces",
     "word_tokens",
 ]
 
@@ -221,6 +224,22 @@ def entity_coverage(premise: str, claim: str) -> Agreement:
     unique = list(dict.fromkeys(entities))
     return Agreement(tuple(e for e in unique if f" {e} " in premise_words),
                      tuple(e for e in unique if f" {e} " not in premise_words))
+
+
+def word_pieces(hidden: np.ndarray, encoding: Any) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """Unit vectors of a text's word pieces from an encoder's ``hidden`` states ([CLS], [SEP]
+    and padding left out) and their character spans, for :func:`alignment`."""
+    inner = hidden[1 : len(encoding.ids) - 1]
+    norms = np.maximum(np.linalg.norm(inner, axis=1, keepdims=True), 1e-12)
+    return inner / norms, list(encoding.offsets[1 : len(encoding.ids) - 1])
+
+
+def mean_pooled(hidden: np.ndarray, length: int) -> np.ndarray:
+    """The unit mean of the first ``length`` hidden states: a sentence-transformers embedding
+    (all-MiniLM-L6-v2 mean-pools every token, [CLS] and [SEP] included)."""
+    mean = hidden[:length].mean(axis=0)
+    result: np.ndarray = mean / max(float(np.linalg.norm(mean)), 1e-12)
+    return result
 
 
 def alignment(claim: str, claim_vectors: np.ndarray, offsets: Sequence[tuple[int, int]],

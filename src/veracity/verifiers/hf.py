@@ -21,7 +21,7 @@ tokenizer, selects evidence or slides windows, and the window with the highest s
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -36,7 +36,8 @@ from veracity.verifiers.base import check_pairs, strip_control_tokens
 from veracity.verifiers.windowed import score_pairs
 from veracity.verifiers.windows import SPECIAL_TOKENS, STRATEGIES, EvidenceSelector, Strategy
 
-__all__ = ["DEVICES", "PRESETS", "TARGETS", "HFVerifier", "LabelMapping", "Target", "label_mapping"]
+__all__ = ["DEVICES", "PRESETS", "TARGETS", "Classifier", "HFVerifier", "LabelMapping", "Target",
+           "check_hf_options", "label_mapping", "load_classifier"]
 
 Target = Literal["supported", "contradicted", "neither"]
 #: The verifier's outputs, in the order of ``PairScore``'s probabilities.
@@ -138,6 +139,133 @@ def label_mapping(labels: str | Mapping[str, str] | Mapping[int, str]) -> LabelM
     return LabelMapping("custom", classes)
 
 
+@dataclass(frozen=True)
+class Classifier:
+    """A loaded Hugging Face sequence-classification model, its own tokenizer (truncation and
+    padding off) and the evidence selector over that tokenizer; shared by :class:`HFVerifier`
+    and the Hugging Face reranker."""
+
+    model_id: str
+    version: str
+    id2label: Mapping[int, str]
+    selector: EvidenceSelector
+    window: int
+    device: str
+    torch: Any
+    model: Any
+    pad_id: int = 0
+    type_ids: bool = True
+
+    def logits(self, encodings: Sequence[Any]) -> np.ndarray:
+        """The model's logits for one batch of encoded pairs (float64, on the CPU)."""
+        longest = max(len(encoding.ids) for encoding in encodings)
+        if longest > self.window:  # pragma: no cover - the selector keeps windows in bounds
+            raise ModelError(f"{self.model_id}: a window of {longest} tokens exceeds the model's "
+                             f"{self.window}; pass a smaller max_tokens")
+        torch = self.torch
+        ids = torch.full((len(encodings), longest), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(encodings), longest), dtype=torch.long)
+        types = torch.zeros((len(encodings), longest), dtype=torch.long)
+        for row, encoding in enumerate(encodings):
+            n = len(encoding.ids)
+            ids[row, :n] = torch.tensor(encoding.ids, dtype=torch.long)
+            mask[row, :n] = 1
+            types[row, :n] = torch.tensor(encoding.type_ids, dtype=torch.long)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if self.type_ids:
+            feeds["token_type_ids"] = types
+        with torch.no_grad():
+            out = self.model(**{name: t.to(self.device) for name, t in feeds.items()}).logits
+        result: np.ndarray = out.float().cpu().numpy().astype(np.float64)
+        return result
+
+
+def check_hf_options(model: str | Path, device: str, batch_size: int, max_tokens: int | None,
+                     strategy: str) -> None:
+    """:class:`OptionError` for a bad Hugging Face model option, before anything loads."""
+    if not str(model).strip():
+        raise OptionError("model", model, "a hub model id or a local folder")
+    if not _DEVICE.match(device):
+        raise OptionError("device", device, f"one of {', '.join(DEVICES)}, optionally "
+                          "with an index such as cuda:0")
+    if batch_size < 1:
+        raise OptionError("batch_size", batch_size, "1 or more")
+    if max_tokens is not None and max_tokens < 32:
+        raise OptionError("max_tokens", max_tokens, "32 or more, or None for the model's "
+                          "own maximum length")
+    if strategy not in STRATEGIES:
+        raise OptionError("strategy", strategy, f"one of {', '.join(STRATEGIES)}")
+
+
+def load_classifier(model_id: str, *, revision: str | None, local_files_only: bool, device: str,
+                    max_tokens: int | None, strategy: Strategy, purpose: str,
+                    check: Callable[[Mapping[int, str]], object] | None = None) -> Classifier:
+    """Load tokenizer and weights (from local files unless ``local_files_only=False``);
+    ``check`` sees the model's ``id2label`` before the weights move to ``device``."""
+    if model_id.startswith(("/", "./", "../", "~")) and not Path(model_id).expanduser().is_dir():
+        raise ModelError(f"{model_id}: no such folder; give the folder of a saved model "
+                         "(config.json, the weights and the tokenizer files) or a hub model id")
+    torch = require("torch", extra="hf", purpose=purpose)
+    transformers = require("transformers", extra="hf", purpose=purpose)
+    options = {"revision": revision, "local_files_only": local_files_only}
+    try:
+        hf_tokenizer = transformers.AutoTokenizer.from_pretrained(model_id, **options)
+        model = transformers.AutoModelForSequenceClassification.from_pretrained(
+            model_id, **options)
+    except (OSError, ValueError) as exc:
+        fix = ("It is looked up in the local Hugging Face cache only: give a local folder "
+               "(hf:/path/to/model), or in Python pass local_files_only=False to download it."
+               if local_files_only else "Check the model id, the revision and the network.")
+        raise ModelError(f"cannot load {model_id!r} (revision {revision}) as a "
+                         f"sequence-classification model: {exc}. {fix}") from exc
+    config = model.config
+    id2label = dict(config.id2label)
+    if check is not None:
+        check(id2label)
+    window = _model_window(model_id, hf_tokenizer, config, max_tokens)
+    backend = getattr(hf_tokenizer, "backend_tokenizer", None)
+    if backend is None:
+        raise ModelError(f"{model_id}: the tokenizer has no fast (tokenizers) backend, "
+                         "which windowing needs; save the model with a tokenizer.json")
+    from tokenizers import Tokenizer
+
+    # A private copy with truncation and padding off: a saved tokenizer.json may enable them,
+    # and the window is enforced by the evidence selector instead, never by cutting.
+    tokenizer = Tokenizer.from_str(backend.to_str())
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    # The selector reserves SPECIAL_TOKENS (BERT's three); RoBERTa-style pairs add four.
+    added = int(hf_tokenizer.num_special_tokens_to_add(pair=True))
+    usable = window - max(0, added - SPECIAL_TOKENS)
+    selector = EvidenceSelector(max_tokens=usable, strategy=strategy, tokenizer=tokenizer)
+    try:
+        model = model.to(device).eval()
+    except (RuntimeError, AssertionError) as exc:  # torch built without that device
+        raise ModelError(f"cannot move {model_id} to device {device!r}: {exc}. "
+                         'Pass device="cpu" or a device this torch build supports') from exc
+    return Classifier(
+        model_id=model_id,
+        version=revision or getattr(config, "_commit_hash", None) or "local",
+        id2label=id2label, selector=selector, window=window, device=device, torch=torch,
+        model=model, pad_id=hf_tokenizer.pad_token_id or 0,
+        type_ids="token_type_ids" in hf_tokenizer.model_input_names)
+
+
+def _model_window(model_id: str, tokenizer: Any, config: Any, max_tokens: int | None) -> int:
+    limits = [n for n in (getattr(tokenizer, "model_max_length", None),
+                          getattr(config, "max_position_embeddings", None))
+              if isinstance(n, int) and 0 < n < _NO_LIMIT]
+    if not limits and max_tokens is None:
+        raise ModelError(f"{model_id} declares no maximum length; pass max_tokens=")
+    window = min(limits) if limits else _NO_LIMIT
+    if max_tokens is None:
+        return window
+    if max_tokens > window:
+        raise OptionError("max_tokens", max_tokens, f"at most {window}, the window of {model_id}",
+                          "Pass a smaller max_tokens, or None for the model's own.")
+    return max_tokens
+
+
 class HFVerifier:
     """A ``PairScorer`` backed by a Hugging Face sequence-classification model.
 
@@ -159,18 +287,7 @@ class HFVerifier:
         max_tokens: int | None = None,
         strategy: Strategy = "select",
     ) -> None:
-        if not str(model).strip():
-            raise OptionError("model", model, "a hub model id or a local folder")
-        if not _DEVICE.match(device):
-            raise OptionError("device", device, f"one of {', '.join(DEVICES)}, optionally "
-                              "with an index such as cuda:0")
-        if batch_size < 1:
-            raise OptionError("batch_size", batch_size, "1 or more")
-        if max_tokens is not None and max_tokens < 32:
-            raise OptionError("max_tokens", max_tokens, "32 or more, or None for the model's "
-                              "own maximum length")
-        if strategy not in STRATEGIES:
-            raise OptionError("strategy", strategy, f"one of {', '.join(STRATEGIES)}")
+        check_hf_options(model, device, batch_size, max_tokens, strategy)
         self.mapping = label_mapping(labels)
         self.model_id = str(model)
         self.revision = revision
@@ -180,126 +297,43 @@ class HFVerifier:
         self.batch_size = batch_size
         self.max_tokens = max_tokens
         self.strategy = strategy
-        self._model: Any = None
-        self._torch: Any = None
-        self._selector: EvidenceSelector | None = None
+        self._classifier: Classifier | None = None
         self._matrix: np.ndarray = np.zeros((0, 3))
-        self._window = 0
-        self._pad_id = 0
-        self._type_ids = True
 
     def load(self) -> HFVerifier:
         """Load tokenizer and weights once (from local files unless ``local_files_only=False``)."""
-        if self._model is not None:
+        if self._classifier is not None:
             return self
-        purpose = "HFVerifier (Hugging Face checkers)"
-        torch = require("torch", extra="hf", purpose=purpose)
-        transformers = require("transformers", extra="hf", purpose=purpose)
-        hf_tokenizer, model = self._from_pretrained(transformers)
-        config = model.config
-        matrix = self.mapping.matrix(dict(config.id2label), self.model_id)
-        window = self._model_window(hf_tokenizer, config)
-        backend = getattr(hf_tokenizer, "backend_tokenizer", None)
-        if backend is None:
-            raise ModelError(f"{self.model_id}: the tokenizer has no fast (tokenizers) backend, "
-                             "which windowing needs; save the model with a tokenizer.json")
-        from tokenizers import Tokenizer
-
-        # A private copy with truncation and padding off: a saved tokenizer.json may enable them,
-        # and the window is enforced by the evidence selector instead, never by cutting.
-        tokenizer = Tokenizer.from_str(backend.to_str())
-        tokenizer.no_truncation()
-        tokenizer.no_padding()
-        # The selector reserves SPECIAL_TOKENS (BERT's three); RoBERTa-style pairs add four.
-        added = int(hf_tokenizer.num_special_tokens_to_add(pair=True))
-        usable = window - max(0, added - SPECIAL_TOKENS)
-        selector = EvidenceSelector(max_tokens=usable,
-                                    strategy=self.strategy, tokenizer=tokenizer)
-        self._matrix = matrix
-        self._window = window
-        self._pad_id = hf_tokenizer.pad_token_id or 0
-        self._type_ids = "token_type_ids" in hf_tokenizer.model_input_names
-        self.version = self.revision or getattr(config, "_commit_hash", None) or "local"
-        self._selector = selector
-        self._torch = torch
-        try:
-            self._model = model.to(self.device).eval()
-        except (RuntimeError, AssertionError) as exc:  # torch built without that device
-            raise ModelError(f"cannot move {self.model_id} to device {self.device!r}: {exc}. "
-                             'Pass device="cpu" or a device this torch build supports') from exc
+        matrices: list[np.ndarray] = []
+        classifier = load_classifier(
+            self.model_id, revision=self.revision, local_files_only=self.local_files_only,
+            device=self.device, max_tokens=self.max_tokens, strategy=self.strategy,
+            purpose="HFVerifier (Hugging Face checkers)",
+            check=lambda id2label: matrices.append(self.mapping.matrix(id2label, self.model_id)))
+        self._matrix = matrices[0]
+        self.version = classifier.version
+        self._classifier = classifier
         return self
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         """One result per pair, in input order, from each pair's best window."""
         check_pairs(premises, hypotheses)
         claims = [strip_control_tokens(h) for h in hypotheses]
-        scores = score_pairs(self._loaded(), premises, claims, self._score_batch)
+        scores = score_pairs(self._loaded().selector, premises, claims, self._score_batch)
         return PairScores(tuple(scores), self.model_id, self.version)
 
-    def _from_pretrained(self, transformers: Any) -> tuple[Any, Any]:
-        options = {"revision": self.revision, "local_files_only": self.local_files_only}
-        try:
-            tokenizer = transformers.AutoTokenizer.from_pretrained(self.model_id, **options)
-            model = transformers.AutoModelForSequenceClassification.from_pretrained(
-                self.model_id, **options)
-        except (OSError, ValueError) as exc:
-            fix = ("It is looked up in the local Hugging Face cache only: give a local folder "
-                   "(--verifier hf:/path/to/model), or in Python HFVerifier(..., "
-                   "local_files_only=False) to download it." if self.local_files_only
-                   else "Check the model id, the revision and the network.")
-            raise ModelError(f"cannot load {self.model_id!r} (revision {self.revision}) as a "
-                             f"sequence-classification model: {exc}. {fix}") from exc
-        return tokenizer, model
-
-    def _model_window(self, tokenizer: Any, config: Any) -> int:
-        limits = [n for n in (getattr(tokenizer, "model_max_length", None),
-                              getattr(config, "max_position_embeddings", None))
-                  if isinstance(n, int) and 0 < n < _NO_LIMIT]
-        if not limits and self.max_tokens is None:
-            raise ModelError(f"{self.model_id} declares no maximum length; pass max_tokens=")
-        window = min(limits) if limits else _NO_LIMIT
-        if self.max_tokens is None:
-            return window
-        if self.max_tokens > window:
-            raise OptionError("max_tokens", self.max_tokens,
-                              f"at most {window}, the window of {self.model_id}",
-                              "Pass a smaller max_tokens, or None for the model's own.")
-        return self.max_tokens
-
     def _score_batch(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        torch = self._torch
-        encodings = self._loaded().tokenizer.encode_batch(pairs)
-        longest = max(len(encoding.ids) for encoding in encodings)
-        if longest > self._window:  # pragma: no cover - the selector keeps windows in bounds
-            raise ModelError(f"{self.model_id}: a window of {longest} tokens exceeds the model's "
-                             f"{self._window}; pass a smaller max_tokens")
+        classifier = self._loaded()
+        encodings = classifier.selector.tokenizer.encode_batch(pairs)
         order = sorted(range(len(pairs)), key=lambda i: len(encodings[i].ids))
         probabilities = np.zeros((len(pairs), 3), dtype=np.float64)
-        with torch.no_grad():
-            for first in range(0, len(order), self.batch_size):
-                batch = order[first : first + self.batch_size]
-                logits = self._model(**self._feeds([encodings[i] for i in batch])).logits
-                probabilities[batch] = self._to_targets(logits.float().cpu().numpy())
+        for first in range(0, len(order), self.batch_size):
+            batch = order[first : first + self.batch_size]
+            logits = classifier.logits([encodings[i] for i in batch])
+            probabilities[batch] = self._to_targets(logits)
         return probabilities
 
-    def _feeds(self, encodings: Sequence[Any]) -> dict[str, Any]:
-        torch = self._torch
-        width = max(len(encoding.ids) for encoding in encodings)
-        ids = torch.full((len(encodings), width), self._pad_id, dtype=torch.long)
-        mask = torch.zeros((len(encodings), width), dtype=torch.long)
-        types = torch.zeros((len(encodings), width), dtype=torch.long)
-        for row, encoding in enumerate(encodings):
-            n = len(encoding.ids)
-            ids[row, :n] = torch.tensor(encoding.ids, dtype=torch.long)
-            mask[row, :n] = 1
-            types[row, :n] = torch.tensor(encoding.type_ids, dtype=torch.long)
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if self._type_ids:
-            feeds["token_type_ids"] = types
-        return {name: tensor.to(self.device) for name, tensor in feeds.items()}
-
     def _to_targets(self, logits: np.ndarray) -> np.ndarray:
-        logits = logits.astype(np.float64)
         if self.mapping.sigmoid:
             supported = 0.5 * (1.0 + np.tanh(logits[:, 0] / 2.0))  # sigmoid, overflow-free
             return np.stack([supported, np.zeros_like(supported), 1.0 - supported], axis=1)
@@ -308,8 +342,8 @@ class HFVerifier:
         result: np.ndarray = classes @ self._matrix
         return result
 
-    def _loaded(self) -> EvidenceSelector:
+    def _loaded(self) -> Classifier:
         self.load()
-        if self._selector is None:  # pragma: no cover - load() always sets it
+        if self._classifier is None:  # pragma: no cover - load() always sets it
             raise ModelError(f"{self.model_id} failed to load")
-        return self._selector
+        return self._classifier

@@ -1,0 +1,81 @@
+"""Any Hugging Face sequence-classification reranker (extra ``[hf]``), by hub id or local folder.
+
+The model must have one output, a relevance logit (as ``cross-encoder/ms-marco-MiniLM-L-6-v2``
+and the other MS MARCO cross-encoders do). It is loaded from local files only unless asked
+(nothing is downloaded by default), and long passages are scored by their best window on the
+model's own tokenizer.
+
+>>> reranker = HFReranker("cross-encoder/ms-marco-MiniLM-L-6-v2").load()  # doctest: +SKIP
+>>> reranker.run("bee dance", ["Bees dance to show food."]).logits()        # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from veracity import defaults
+from veracity.errors import ModelError
+from veracity.rerankers.base import batched_logits, check_passages, score_windows
+from veracity.types import RelevanceScores
+from veracity.verifiers.hf import Classifier, check_hf_options, load_classifier
+
+__all__ = ["HFReranker"]
+
+
+class HFReranker:
+    """A ``RelevanceScorer`` backed by a one-logit Hugging Face cross-encoder.
+
+    ``max_tokens=None`` uses the model's own maximum length. ``model_version`` in results is
+    ``revision`` when given, else the hub commit the files came from, else ``"local"``.
+    """
+
+    def __init__(self, model: str | Path, *, revision: str | None = None,
+                 local_files_only: bool = True, device: str = "cpu",
+                 batch_size: int = defaults.HF_RERANK_BATCH, max_tokens: int | None = None) -> None:
+        check_hf_options(model, device, batch_size, max_tokens, "slide")
+        self.model_id = str(model)
+        self.revision = revision
+        self.version = revision or "unloaded"
+        self.local_files_only = local_files_only
+        self.device = device
+        self.batch_size = batch_size
+        self.max_tokens = max_tokens
+        self._classifier: Classifier | None = None
+
+    def load(self) -> HFReranker:
+        """Load tokenizer and weights once."""
+        if self._classifier is None:
+            self._classifier = load_classifier(
+                self.model_id, revision=self.revision, local_files_only=self.local_files_only,
+                device=self.device, max_tokens=self.max_tokens, strategy="slide",
+                purpose="HFReranker (Hugging Face rerankers)", check=self._check_outputs)
+            self.version = self._classifier.version
+        return self
+
+    def run(self, query: str, passages: Sequence[str]) -> RelevanceScores:
+        """One score per passage, in input order, from its best window."""
+        query, texts = check_passages(query, passages)
+        scores = score_windows(self._loaded().selector, query, texts, self._logits)
+        return RelevanceScores(query, scores, self.model_id, self.version)
+
+    def _check_outputs(self, id2label: Mapping[int, str]) -> None:
+        if len(id2label) != 1:
+            raise ModelError(
+                f"{self.model_id} has {len(id2label)} outputs ({dict(id2label)!r}); a reranker "
+                "has one, a relevance logit. A three-way or two-way checker is a verifier: use "
+                "it as --verifier hf:<model> instead")
+
+    def _logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        classifier = self._loaded()
+        encodings = classifier.selector.tokenizer.encode_batch(pairs)
+        return batched_logits(encodings, self.batch_size, classifier.logits)
+
+    def _loaded(self) -> Classifier:
+        self.load()
+        if self._classifier is None:  # pragma: no cover - load() always sets it
+            raise ModelError(f"{self.model_id} failed to load")
+        return self._classifier
+

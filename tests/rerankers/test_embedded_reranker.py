@@ -1,0 +1,75 @@
+"""The shipped reranker (int8 ONNX with its aligner and combiner), on real text."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from veracity.assets import RERANKER_DIR, VERIFIER_DIR
+from veracity.errors import ModelError
+from veracity.rerankers import RelevanceScorer, make_reranker
+from veracity.rerankers.embedded import EmbeddedReranker
+
+pytestmark = pytest.mark.integration
+
+QUERY = "how do honeybees tell each other where food is"
+PASSAGES = [
+    "Beeswax melts at about 62 to 64 degrees Celsius.",
+    "Honeybees tell each other where food is with the waggle dance: the angle of the run shows "
+    "the direction of the flowers and its length their distance.",
+    "Varroa mites are the most damaging parasite of honeybee colonies.",
+]
+LONG = " ".join(f"Paragraph {i} is about the history of beekeeping in region {i}." for i in
+                range(40)) + " " + PASSAGES[1]
+
+
+@pytest.fixture(scope="module")
+def reranker() -> EmbeddedReranker:
+    return EmbeddedReranker().load()
+
+
+def test_the_shipped_reranker_ranks_the_answering_passage_first(reranker: EmbeddedReranker
+                                                                ) -> None:
+    assert isinstance(reranker, RelevanceScorer)
+    scores = reranker.run(QUERY, PASSAGES)
+    logits = scores.logits()
+    assert logits.index(max(logits)) == 1
+    assert scores.model_id == "veracity-reranker-minilm-l6"
+    assert scores.model_version.endswith("+combined")
+    assert all(0.0 < score.relevance < 1.0 for score in scores.scores)
+
+
+def test_a_score_does_not_depend_on_the_passages_beside_it(reranker: EmbeddedReranker) -> None:
+    together = reranker.run(QUERY, PASSAGES).logits()
+    alone = [reranker.run(QUERY, [passage]).logits()[0] for passage in PASSAGES]
+    assert together == alone
+    assert reranker.run(QUERY, PASSAGES).logits() == together  # deterministic
+
+
+def test_a_long_passage_is_scored_by_its_best_window_and_says_so(reranker: EmbeddedReranker
+                                                                 ) -> None:
+    scores = reranker.run(QUERY, [LONG])
+    assert scores.windowed == 1
+    assert "waggle dance" in scores.scores[0].window.of(LONG)
+
+
+def test_the_registry_gives_the_shipped_reranker() -> None:
+    assert make_reranker("embedded").load().model_id == "veracity-reranker-minilm-l6"
+
+
+def test_a_missing_or_wrong_model_folder_says_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="export-reranker"):
+        EmbeddedReranker(model_dir=tmp_path).load()
+    with pytest.raises(ModelError, match="no reranker"):
+        EmbeddedReranker(model_dir=VERIFIER_DIR).load()
+    broken = tmp_path / "combined"
+    shutil.copytree(RERANKER_DIR, broken, ignore=shutil.ignore_patterns("model.onnx"))
+    (broken / "model.onnx").symlink_to(RERANKER_DIR / "model.onnx")
+    config = json.loads((broken / "config.json").read_text())
+    config["combiner"]["features"] = ["logit"]
+    (broken / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelError, match="re-export"):
+        EmbeddedReranker(model_dir=broken).load()
