@@ -83,6 +83,10 @@ demo: $(STAMP)
 	$(VENV)/bin/veracity verify --answer examples/answer_to_check.md --index $(DEMO_INDEX)
 	@echo "Serve it with the web page: $(VENV)/bin/veracity serve --index $(DEMO_INDEX)"
 	@echo "then open http://127.0.0.1:8000/"
+	# Repair it without a model: the wrong year takes the source's value, the unsupported claim
+	# is flagged (revise) and then cut (delete); the diff shows [-removed-]{+added+}.
+	$(VENV)/bin/veracity repair --answer examples/answer_to_check.md --index $(DEMO_INDEX)
+	$(VENV)/bin/veracity repair --answer examples/answer_to_check.md --index $(DEMO_INDEX) --policy delete
 
 # The browser test drives the machine's Chromium (the Debian package: Playwright's own browser
 # download cannot work offline). Installed here when missing and apt-get can run (as root);

@@ -75,6 +75,12 @@ def test_generate_and_verify_do_not_import_each_other() -> None:
     assert {m: r for m, r in _imports("verify").items() if "generate" in r} == {}
 
 
+def test_repair_uses_only_the_rooms_below_it() -> None:
+    allowed = BASE | {"verify", "retrieve", "llm", "text", "verifiers", "prompts", "corpus",
+                      "embed", "repair"}
+    assert {m: sorted(r - allowed) for m, r in _imports("repair").items() if r - allowed} == {}
+
+
 def test_the_pair_verifiers_and_answer_text_rooms_exist_with_their_modules() -> None:
     verifiers = {p.stem for p in (PACKAGE / "verifiers").glob("*.py")}
     assert {"base", "embedded", "hf", "judge", "similarity", "windows", "combiner",

@@ -210,3 +210,23 @@ EVOLVE_FITNESS = "rouge2"
 EVOLVE_BONUS_SEEDS = 2
 #: Reranked passages that form the seed population in ``veracity evolve``.
 EVOLVE_SEEDS = 5
+
+# --- repair -------------------------------------------------------------------------------------
+#: What ``veracity repair`` does with a claim the sources do not support.
+REPAIR_POLICY = "revise"
+#: Research queries: the questions a claim answers (RARR), not the claim's own words.
+REPAIR_QUERY = "question"
+#: An edit may change at most this many characters of a claim (Levenshtein distance) ...
+REPAIR_MAX_EDIT_CHARS = 50
+#: ... and at most this share of the claim's length (RARR's two limits).
+REPAIR_MAX_EDIT_SHARE = 0.5
+#: The refuse policy withdraws an answer when fewer than this share of its claims is supported.
+REPAIR_REFUSE_BELOW = 0.5
+#: The attribution report holds at most this many passages (RARR).
+REPAIR_ATTRIBUTION_PASSAGES = 5
+REPAIR_EDIT_PROMPT = "repair_edit_v1"
+REPAIR_REPLY_TOKENS = 96
+REPAIR_TEMPERATURE = 0.0
+REPAIR_SEED = 0
+#: What a refused answer says (the reason follows it).
+REPAIR_REFUSAL = "I don't know"

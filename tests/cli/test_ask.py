@@ -379,6 +379,27 @@ def test_ask_in_the_default_mode_on_an_index_without_vectors_says_it_used_bm25(i
     assert abstained["abstention"]["signal"] == "top_support"
 
 
+REPAIRABLE = "Beeswax is made by workers [2]. Beeswax melts when heated."
+
+
+def test_ask_repair_deletes_what_the_index_does_not_support(index, fakes):
+    fakes([REPAIRABLE], scorer=PhraseScorer({"Beeswax melts when heated.": "melts at about"}))
+    result = fakes.ask(index, "--repair", "--policy", "delete", "--json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    repair = payload["repair"]
+    assert repair["original"] == payload["text"] == REPAIRABLE
+    assert repair["text"] == "Beeswax melts when heated."
+    assert [c["action"] for c in repair["claims"]] == ["deleted", "kept"]
+
+
+def test_ask_repair_shows_the_diff(index, fakes):
+    fakes([REPAIRABLE], scorer=PhraseScorer({"Beeswax melts when heated.": "melts at about"}))
+    result = fakes.ask(index, "--repair", "--policy", "delete")
+    assert result.exit_code == 0, result.output
+    assert "[-Beeswax is made by workers [2]. -]Beeswax melts when heated." in flat(result.output)
+
+
 def test_ask_rerank_gives_the_model_the_reranked_passages(index: Path) -> None:
     from veracity.testing import OverlapRelevanceScorer
 

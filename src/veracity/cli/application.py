@@ -24,10 +24,13 @@ from veracity.errors import InputError, OptionError
 if TYPE_CHECKING:
     from veracity.llm.base import ChatModel
     from veracity.rerankers.base import RelevanceScorer
+    from veracity.retrieve.base import Retriever
+    from veracity.types import Chunk
     from veracity.verifiers.base import PairScorer
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "Models", "build_app", "cli_names",
-           "emit_json", "fail", "looks_like_path", "main", "models_of", "read_text_or_file"]
+           "emit_json", "evidence_sources", "fail", "looks_like_path", "main", "models_of",
+           "more_sources", "read_text_or_file"]
 
 #: Exit codes: success; partial success (some inputs failed, the rest was done); failure
 #: (nothing was done: bad options, missing index, unreadable input).
@@ -78,6 +81,7 @@ def models_of(ctx: typer.Context) -> Models:
 #: ``--chunk-tokens``); any other name that is one of the command's options is spelt as its flag.
 _LIBRARY_NAMES = {"index": {"size": "chunk_tokens"}, "calibrate": {"hits": "k"},
                   "verify": {"chat": "llm", "claims": "llm_claims"},
+                  "repair": {"chat": "llm"},
                   "search": {"depth": "rerank_depth"}, "ask": {"depth": "rerank_depth"},
                   "serve": {"depth": "rerank_depth"}}
 
@@ -194,6 +198,33 @@ def read_text_or_file(value: str, option: str) -> str:
         raise InputError(f"{option} {value}: cannot read it as UTF-8 text ({exc})") from exc
 
 
+def more_sources(sources: list[Path] | None, extra: list[str], *,
+                 command: str) -> list[Path] | None:
+    """``--sources A B C``: the words after ``--sources`` that are no option are sources too."""
+    if extra and not sources:
+        raise InputError(f"unexpected argument {extra[0]!r}: give files to check against with "
+                         f"--sources {' '.join(extra)}")
+    unknown = [word for word in extra if word.startswith("-") and word != "-"]
+    if unknown:
+        raise InputError(f"no such option: {unknown[0]} (see veracity {command} --help)")
+    return None if sources is None else [*sources, *map(Path, extra)]
+
+
+def evidence_sources(sources: list[Path] | None, index_dir: Path | None, *, mode: str,
+                     command: str) -> tuple[Retriever | None, tuple[Chunk, ...]]:
+    """The retriever of ``--index`` or the passages of ``--sources`` (exactly one is given)."""
+    if bool(sources) == (index_dir is not None):
+        raise InputError(f"give the sources to {command} against: --sources FILE ... or "
+                         "--index DIR (one of them, not both)")
+    if index_dir is not None:
+        from veracity.retrieve.open import open_retriever
+
+        return open_retriever(index_dir, mode=mode), ()
+    from veracity.verify.gather import source_chunks, source_documents
+
+    return None, source_chunks(source_documents(sources or ()))
+
+
 def _root() -> None:
     """Grounded answers with checkable citations, and claim verification, offline on a CPU."""
 
@@ -223,7 +254,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     )
     # The command modules import this one (fail, the exit codes), so they come in here, once
     # this module is complete.
-    from veracity.cli import ask, check, evolve, index, search, serve, train, verify
+    from veracity.cli import ask, check, evolve, index, repair, search, serve, train, verify
 
     app.callback()(_root)
     app.command("index")(index.index)
@@ -239,6 +270,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     app.command("evolve")(evolve.evolve)
     app.command("verify", context_settings={"allow_extra_args": True})(verify.verify_command)
     app.command("serve")(serve.serve)
+    app.command("repair", context_settings={"allow_extra_args": True})(repair.repair_command)
     return app
 
 

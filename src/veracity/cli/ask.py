@@ -12,7 +12,7 @@ import typer
 from veracity import defaults
 from veracity.cli import printers
 from veracity.cli.application import EXIT_OK, EXIT_PARTIAL, emit_json, fail, models_of
-from veracity.cli.render import errors, show, styled
+from veracity.cli.render import console, errors, show, styled
 from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP, reranked
 from veracity.errors import VeracityError
 
@@ -82,6 +82,11 @@ def ask(
     rerank: Annotated[bool, typer.Option("--rerank", help=RERANK_HELP)] = False,
     reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,
     rerank_depth: Annotated[int | None, typer.Option(help=DEPTH_HELP)] = None,
+    repair: Annotated[bool, typer.Option(
+        "--repair", help="repair the answer against the index afterwards (see veracity "
+                         "repair)")] = False,
+    policy: Annotated[str, typer.Option(
+        help="--repair: revise, delete, flag or refuse")] = defaults.REPAIR_POLICY,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Answer from the index with checked [n] citations, or say "I don't know".
@@ -91,8 +96,10 @@ def ask(
     default, which the answer names. Every sentence is marked by whether the passage it cites
     supports it (whether it answers the question is the separate relevance line): ✓ supported,
     ✗ unsupported, ! invalid citation, + citation attached by the verifier, ? uncited, · not
-    factual. Exit 0 when answered, abstained or refused; 1 when the verifier failed on some
-    sentence; 2 on bad options or a missing index.
+    factual. With --repair the answer is then repaired against the index, its citations as
+    evidence (an answer that abstained or declined has nothing to repair). Exit 0 when
+    answered, abstained or refused; 1 when the verifier failed on some sentence (or a repair
+    edit's model reply could not be read); 2 on bad options or a missing index.
     """
     from veracity.generate.ask import Asker
     from veracity.generate.grounded import GroundedGenerator
@@ -111,15 +118,34 @@ def ask(
         retriever = reranked(ctx, retriever, rerank=rerank, reranker=reranker,
                              depth=rerank_depth)
         answer = Asker(retriever, generator, k=k, abstainer=abstainer).run(question)
+        repaired = None
+        if repair and answer.answered and answer.text.strip():
+            from veracity.repair.pipeline import make_repairer
+
+            # The extractive backend copies passages: it cannot write questions or edits.
+            chat = None if llm == "extractive" or policy not in ("revise", "delete") \
+                else generator.chat
+            repairer = make_repairer(scorer, retriever=retriever, chat=chat, k=k,
+                                     policy=policy)  # type: ignore[arg-type]
+            blocks = {n: hit.chunk for n, hit in enumerate(answer.sources, start=1)}
+            repaired = repairer.run(answer.text, question=question, cited=blocks)
+        elif repair:
+            notes.append("--repair: the answer abstained or declined; nothing to repair")
     except VeracityError as exc:
         raise fail(exc) from exc
-    code = EXIT_PARTIAL if answer.failures else EXIT_OK
+    code = EXIT_PARTIAL if answer.failures or (repaired is not None and repaired.failures) \
+        else EXIT_OK
     if as_json:
-        emit_json(answer.to_dict() | {"notes": notes, "exit_code": code})
+        extra = {} if not repair else {"repair": None if repaired is None else repaired.to_dict()}
+        emit_json(answer.to_dict() | extra | {"notes": notes, "exit_code": code})
         raise typer.Exit(code)
     for note in notes:
         show(styled(note, "dim"), out=errors, wrap=True)
     printers.print_answer(answer)
+    if repaired is not None:
+        console.print()
+        show(styled("repair", "bold"), out=console)
+        printers.print_repair(repaired)
     raise typer.Exit(code)
 
 

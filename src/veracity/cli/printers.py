@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from veracity.corpus.indexer import IndexReport
     from veracity.generate.calibration import StoredCalibration
+    from veracity.repair.result import RepairResult
     from veracity.train.embedder import EmbedderExport
     from veracity.train.release import ReleaseReport
     from veracity.train.rerank_release import RerankerRelease
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from veracity.types import Answer, EvidenceJudgement, Report, ScoredPair, SearchResult
 
 __all__ = ["print_answer", "print_calibration", "print_check", "print_embedder_export",
-           "print_index", "print_report", "print_search", "print_training",
+           "print_index", "print_repair", "print_report", "print_search", "print_training",
            "print_verifier_export"]
 
 
@@ -243,14 +244,7 @@ def print_report(report: Report) -> None:
         for title, items in (("evidence", verdict.citations[:2]),
                              ("contradicted by", verdict.anti_citations[:2])):
             for item in items:
-                where = " > ".join(item.section)
-                page = "" if item.page is None else f", page {item.page}" + (
-                    f"-{item.page_end}" if item.page_end not in (None, item.page) else "")
-                line(styled(title, "bold"), f" {item.doc_id}"
-                     f"{' · ' + where if where else ''}{page}, chars {item.start}-{item.end} "
-                     f"(supported {item.supported:.2f}, contradicted {item.contradicted:.2f})",
-                     indent=6)
-                line(f"“{_quote(item)}”", indent=8)
+                _evidence_line(title, item, 6)
         for value in verdict.values:
             if value.status != "match":
                 found = f", evidence says {value.found!r}" if value.found else ""
@@ -270,6 +264,95 @@ def print_report(report: Report) -> None:
     line(styled(f"layers {','.join(report.layers)} · rule {report.rule} · query "
                 f"{report.query_mode} · claims {report.claims_method} · verifier "
                 f"{report.verifier} · {timing}", "dim"))
+
+
+_ACTION_MARK = {"kept": ("✓", "green"), "revised": ("✎", "cyan"), "deleted": ("✗", "red"),
+                "flagged": ("?", "yellow"), "rejected": ("!", "yellow"),
+                "failed": ("⚠", "red"), "refused": ("∅", "red")}
+
+
+def _diff(result: RepairResult) -> Any:
+    """The original answer with what the repair removed as ``[-...-]`` (struck through, red)
+    and what it added as ``{+...+}`` (green), readable without colours too."""
+    from rich.text import Text
+
+    text = Text()
+    cursor = 0
+    for edit in result.edits:
+        text.append(result.original[cursor:edit.original.start])
+        if edit.before:
+            text.append(f"[-{edit.before}-]", style="strike red")
+        if edit.after:
+            text.append(f"{{+{edit.after}+}}", style="bold green")
+        cursor = edit.original.end
+    text.append(result.original[cursor:])
+    return text
+
+
+def _evidence_line(title: str, item: EvidenceJudgement, indent: int) -> None:
+    """A passage's document, section, page, span and scores, then its quoted evidence."""
+    where = " > ".join(item.section)
+    page = "" if item.page is None else f", page {item.page}" + (
+        f"-{item.page_end}" if item.page_end not in (None, item.page) else "")
+    show(styled(title, "bold"), f" {item.doc_id}{' · ' + where if where else ''}{page}, chars "
+         f"{item.start}-{item.end} (supported {item.supported:.2f}, contradicted "
+         f"{item.contradicted:.2f})", out=console, indent=indent)
+    show(f"“{_quote(item)}”", out=console, indent=indent + 2)
+
+
+def print_repair(result: RepairResult) -> None:
+    """The diff, what happened to each claim and on what evidence, and the summary."""
+    def line(*parts: Part, indent: int = 0, out: Console = console) -> None:
+        show(*parts, out=out, indent=indent)
+
+    console.print(_diff(result))
+    console.print()
+    line(styled("claims", "bold"))
+    for item in result.claims:
+        mark, colour = _ACTION_MARK[item.action]
+        claim = item.claim
+        line(styled(f"{mark} {item.action}", colour), f"  {claim.text}  ",
+             styled(f"({item.label}; chars {claim.span.start}-{claim.span.end})", "dim"),
+             indent=2)
+        if (item.reason and item.action != "kept") or item.agreement != "agrees":
+            line(styled(item.reason, colour if item.action != "kept" else "dim"), indent=6)
+        if item.edit is None and item.proposed is not None:
+            line(styled("proposed: ", "bold"), item.proposed, indent=6)
+        if item.failure is not None:
+            line(styled(item.failure, "red"), indent=6)
+        if item.action in ("kept", "revised", "deleted", "refused"):
+            continue
+        for question in item.questions:
+            line(styled("searched: ", "dim"), question, indent=6)
+        for title, passages in (("supported by", item.supporting[:2]),
+                                ("contradicted by", item.contradicting[:2])):
+            for passage in passages:
+                _evidence_line(title, passage, 6)
+    if result.edits:
+        console.print()
+        line(styled("edits", "bold"))
+    for edit in result.edits:
+        line(styled(edit.kind, "cyan"), f"  {edit.before!r} -> {edit.after!r}  ",
+             styled(f"(chars {edit.original.start}-{edit.original.end} -> "
+                    f"{edit.new.start}-{edit.new.end}; {edit.method})", "dim"), indent=2)
+        for passage in edit.evidence[:1]:
+            _evidence_line("evidence", passage, 6)
+    console.print()
+    for note in result.notes:
+        line(styled(note, "yellow"))
+    before, after = result.attribution_before, result.attribution_after
+    shown = "refused" if result.refused else (
+        f"{after.supported}/{after.claims}" if after.claims else "no claims left")
+    line(styled("attribution", "bold"), f" {before.supported}/{before.claims} claims supported "
+         f"before, {shown} after · preservation {result.preservation.chars:.3f} (characters), "
+         f"{result.preservation.words:.3f} (words) · {len(result.edits)} edit(s)")
+    for passage in result.attribution:
+        line(styled("attributed to", "dim"), f" {passage.doc_id}, chars {passage.start}-"
+             f"{passage.end}", indent=2)
+    timing = ", ".join(f"{stage} {seconds:.2f}s" for stage, seconds in result.timings.items())
+    calls = ", ".join(f"{name} {count}" for name, count in result.calls.items())
+    line(styled(f"policy {result.policy} · query {result.query_mode} · verifier "
+                f"{result.before.verifier} · {calls} · {timing}", "dim"))
 
 
 def print_training(report: TrainReport) -> None:

@@ -13,23 +13,13 @@ from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
     emit_json,
+    evidence_sources,
     fail,
     models_of,
+    more_sources,
     read_text_or_file,
 )
 from veracity.errors import InputError, VeracityError
-from veracity.types import Chunk
-
-
-def _more_sources(sources: list[Path] | None, extra: list[str]) -> list[Path] | None:
-    """``--sources A B C``: the words after ``--sources`` that are no option are sources too."""
-    if extra and not sources:
-        raise InputError(f"unexpected argument {extra[0]!r}: give files to check against with "
-                         f"--sources {' '.join(extra)}")
-    unknown = [word for word in extra if word.startswith("-") and word != "-"]
-    if unknown:
-        raise InputError(f"no such option: {unknown[0]} (see veracity verify --help)")
-    return None if sources is None else [*sources, *map(Path, extra)]
 
 
 def verify_command(
@@ -80,27 +70,16 @@ def verify_command(
     could not be judged (a layer failed); 2 on bad options or unreadable input.
     """
     from veracity.verify.consistency import ConsistencyLayer
-    from veracity.verify.gather import source_chunks, source_documents
     from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer
     from veracity.verify.pipeline import make_answer_verifier
     from veracity.verify.rules import LayerCombiner, LayerWeights
 
     try:
-        sources = _more_sources(sources, ctx.args)
-        if bool(sources) == (index_dir is not None):
-            raise VeracityError("give the sources to verify against: --sources FILE ... or "
-                                "--index DIR (one of them, not both)")
+        sources = more_sources(sources, ctx.args, command="verify")
+        retriever, chunks = evidence_sources(sources, index_dir, mode=mode, command="verify")
         text = read_text_or_file(answer, "--answer")
         scorer = models_of(ctx).verifier(verifier)
         chat = None if llm is None else models_of(ctx).chat(llm, model, scorer)
-        retriever = None
-        chunks: tuple[Chunk, ...] = ()
-        if index_dir is not None:
-            from veracity.retrieve.open import open_retriever
-
-            retriever = open_retriever(index_dir, mode=mode)
-        else:
-            chunks = source_chunks(source_documents(sources or ()))
         names = tuple(part.strip() for part in layers.split(",") if part.strip())
         consistency = None
         if "consistency" in names and chat is not None:

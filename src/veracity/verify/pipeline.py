@@ -150,6 +150,17 @@ class AnswerVerifier:
         self.load()
         evidence = _timed(timings, "evidence", lambda: self.gatherer.run(claims.claims,
                                                                          cited=cited))
+        return self.judge(claims, evidence, question=question, timings=timings)
+
+    def judge(self, claims: ClaimSet, evidence: EvidenceSet, *, question: str | None = None,
+              timings: Mapping[str, float] | None = None) -> Report:
+        """The report for claims whose evidence was gathered elsewhere (``evidence.items`` in
+        the order of ``claims.claims``): repair researches its own evidence and judges it so."""
+        timings = dict(timings or {})
+        if len(evidence.items) != len(claims.claims):
+            raise InputError(f"evidence for {len(evidence.items)} claims was given for "
+                             f"{len(claims.claims)} claims: give one item per claim, in order")
+        self.load()
         nli = _timed(timings, "nli", lambda: self.nli.run(evidence))
         knowledge = self._knowledge(evidence, timings)
         consistency = self._consistency(question, claims, timings)

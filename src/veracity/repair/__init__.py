@@ -1,0 +1,63 @@
+"""Repair: research and revise what the sources do not support (RARR), delete it, or refuse.
+
+>>> from veracity.repair import make_repairer                         # doctest: +SKIP
+>>> from veracity.verify import make_verifier, source_chunks, source_documents
+>>> sources = source_chunks(source_documents(["notes.md"]))          # doctest: +SKIP
+>>> result = make_repairer(make_verifier("embedded"), sources=sources).run(
+...     "Karl von Frisch won the Nobel Prize in 1983.")               # doctest: +SKIP
+>>> result.text, [edit.method for edit in result.edits]             # doctest: +SKIP
+('Karl von Frisch won the Nobel Prize in 1973.', ['value_substitution@1'])
+"""
+
+from veracity.repair.agreement import AGREEMENTS, agreement, mismatches
+from veracity.repair.delete import Deleter, DeletionPlan
+from veracity.repair.formats import render_like
+from veracity.repair.measure import attribution_report, pres_lev, preservation
+from veracity.repair.pipeline import POLICIES, Policy, Repairer, make_repairer
+from veracity.repair.research import Research, Researcher
+from veracity.repair.result import (
+    ACTIONS,
+    Attribution,
+    ClaimRepair,
+    Edit,
+    Preservation,
+    RepairResult,
+)
+from veracity.repair.revise import (
+    SUBSTITUTION_RULE,
+    EditLimits,
+    LLMEditor,
+    ValueSubstitution,
+    parse_edit,
+    place,
+)
+
+__all__ = [
+    "ACTIONS",
+    "AGREEMENTS",
+    "POLICIES",
+    "SUBSTITUTION_RULE",
+    "Attribution",
+    "ClaimRepair",
+    "Deleter",
+    "DeletionPlan",
+    "Edit",
+    "EditLimits",
+    "LLMEditor",
+    "Policy",
+    "Preservation",
+    "RepairResult",
+    "Repairer",
+    "Research",
+    "Researcher",
+    "ValueSubstitution",
+    "agreement",
+    "attribution_report",
+    "make_repairer",
+    "mismatches",
+    "parse_edit",
+    "place",
+    "pres_lev",
+    "preservation",
+    "render_like",
+]
