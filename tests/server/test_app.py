@@ -284,13 +284,24 @@ def test_cors_is_off_and_the_page_is_locked_down(index_dir: Path) -> None:
     assert outside.status_code == 404
 
 
-def test_repair_says_which_stage_is_missing(index_dir: Path) -> None:
-    async def work(client: httpx.AsyncClient) -> httpx.Response:
-        return await client.post("/v1/repair", json={})
+def test_repair_returns_the_repaired_answer_and_keeps_the_original(index_dir: Path) -> None:
+    answer = "Karl von Frisch decoded the waggle dance. Bees hum in winter."
 
-    response = serve(settings_for(index_dir), work)
-    assert response.status_code == 501
-    assert "the repair stage (veracity.repair) has not been built yet" in response.text
+    async def work(client: httpx.AsyncClient) -> tuple[httpx.Response, ...]:
+        return (await client.post("/v1/repair", json={"answer": answer, "policy": "delete"}),
+                await client.post("/v1/repair", json={"answer": answer, "policy": "rewrite"}),
+                await client.post("/v1/repair", json={"answer": " "}))
+
+    done, bad_policy, empty = serve(settings_for(index_dir), work)
+    assert done.status_code == 200, done.text
+    payload = done.json()
+    assert payload["original"] == answer
+    assert payload["policy"] == "delete"
+    assert isinstance(payload["text"], str)
+    assert bad_policy.status_code == 400
+    assert "revise" in bad_policy.text
+    assert empty.status_code == 400
+    assert "the answer is empty" in empty.text
 
 
 def test_the_openapi_schema_is_pinned(index_dir: Path) -> None:

@@ -10,7 +10,7 @@ Endpoints (JSON bodies are the ``to_dict()`` shapes that the CLI prints with ``-
   ``Report``; ``POST /v1/verify/stream``: ``sentence`` events (its claims' verdicts), then
   ``report``;
 - ``POST /v1/check`` ``{pairs: [{premise, claim, id?}]}``: one ``ScoredPair`` per pair;
-- ``POST /v1/repair``: 501 until the repair stage exists;
+- ``POST /v1/repair``: the repaired answer, without a chat model (``veracity repair --json``);
 - ``GET /v1/documents`` (ids and titles) and ``GET /v1/documents/{doc_id}`` (a stored text,
   by id only);
 - ``GET /v1/health``, ``GET /v1/version``, ``GET /v1/openapi.json``; ``GET /`` the page.
@@ -107,6 +107,23 @@ class VerifyRequest(_Body):
         return VerifyOptions(answer=self.answer, question=self.question,
                              sources=tuple(self.sources), doc_ids=tuple(self.doc_ids),
                              layers=tuple(self.layers), rule=self.rule, k=self.k, tau=self.tau)
+
+
+class RepairRequest(_Body):
+    answer: str = Field(min_length=1, description="the answer to repair, from any system")
+    question: str | None = Field(None, description="the question it replies to")
+    sources: list[str] = Field(default_factory=list,
+                               description="source texts to repair against (ids text-1, ...)")
+    doc_ids: list[str] = Field(default_factory=list,
+                               description="documents of the index to repair against")
+    policy: str = Field(defaults.REPAIR_POLICY, description="revise, delete, flag or refuse")
+    k: int = Field(defaults.VERIFY_TOP_K, ge=1, description="passages per claim")
+    tau: float = Field(defaults.VERIFY_TAU, ge=0.0, le=1.0)
+
+    def options(self) -> VerifyOptions:
+        return VerifyOptions(answer=self.answer, question=self.question,
+                             sources=tuple(self.sources), doc_ids=tuple(self.doc_ids),
+                             k=self.k, tau=self.tau, policy=self.policy)
 
 
 class Pair(_Body):
@@ -356,13 +373,12 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         pairs = [(pair.premise, pair.claim, pair.id) for pair in body.pairs]
         return await call(lambda: served.check(pairs))
 
-    @app.post("/v1/repair", dependencies=guarded, status_code=501, responses=JSON_OBJECT)
-    async def repair() -> Response:
-        """Not served yet: the repair stage (issue 20) has not landed in this veracity."""
-        return json_response(error_body(
-            501, "not_implemented", "repair is not available in this veracity: the repair "
-            "stage (veracity.repair) has not been built yet; verify the answer with "
-            "/v1/verify and edit the claims it flags"), 501)
+    @app.post("/v1/repair", dependencies=guarded, responses=JSON_OBJECT)
+    async def repair(body: RepairRequest) -> Response:
+        """Repair an answer against its sources without a chat model (a ``RepairResult``, as
+        `veracity repair --json`): values substituted, claims deleted or flagged, or the
+        answer refused, by ``policy``."""
+        return await call(lambda: served.repair(body.options()))
 
     @app.get("/v1/documents", dependencies=guarded, responses=JSON_OBJECT)
     async def documents() -> Response:

@@ -51,6 +51,8 @@ class VerifyOptions:
     rule: str = defaults.VERIFY_RULE
     k: int = defaults.VERIFY_TOP_K
     tau: float = defaults.VERIFY_TAU
+    #: Repair only: what to do with a claim the sources do not support.
+    policy: str = defaults.REPAIR_POLICY
 
 
 def document_payload(document: Document) -> dict[str, Any]:
@@ -225,7 +227,6 @@ class Service:
     # --- helpers ----------------------------------------------------------------------------
     def verifier(self, options: VerifyOptions) -> AnswerVerifier:
         """The answer verifier of one request, over the loaded models."""
-        from veracity.verify.gather import source_chunks, source_documents
         from veracity.verify.pipeline import make_answer_verifier
 
         if not options.answer.strip():
@@ -233,10 +234,6 @@ class Service:
         self._check_text("answer", options.answer, "answer_chars")
         if options.question is not None:
             self._check_text("question", options.question, "question_chars")
-        count = len(options.sources) + len(options.doc_ids)
-        if count > self.limits.sources:
-            raise ServiceError.over_limit("sources", self.limits.sources,
-                                          f"{count} sources and document ids")
         unknown = [name for name in options.layers if name not in SERVED_LAYERS]
         if unknown or not options.layers:
             raise InputError(f"layers {list(options.layers)}: the service runs "
@@ -246,6 +243,40 @@ class Service:
             raise InputError(f"rule {options.rule!r}: the service offers "
                              f"{', '.join(SERVED_RULES)} (logistic reads a weights file: use "
                              "`veracity verify --rule logistic --weights W.json`)")
+        chunks = self._sources(options)
+        k = self._k(options.k)
+        return make_answer_verifier(
+            self.scorer, retriever=None if chunks else self.retriever, sources=chunks,
+            layers=options.layers, rule=options.rule, k=k, tau=options.tau,
+            knowledge=self.knowledge if "knowledge" in options.layers else None)
+
+    def repair(self, options: VerifyOptions) -> dict[str, Any]:
+        """The repaired answer (a ``RepairResult``, as `veracity repair --json`), without a
+        chat model: values substituted from the evidence, claims deleted, flagged or the
+        answer refused, by ``options.policy``."""
+        from veracity.repair import POLICIES, make_repairer
+
+        if not options.answer.strip():
+            raise InputError("the answer is empty: give the text to repair")
+        self._check_text("answer", options.answer, "answer_chars")
+        if options.question is not None:
+            self._check_text("question", options.question, "question_chars")
+        if options.policy not in POLICIES:
+            raise InputError(f"policy {options.policy!r}: one of {', '.join(POLICIES)}")
+        chunks = self._sources(options)
+        repairer = make_repairer(self.scorer, retriever=None if chunks else self.retriever,
+                                 sources=chunks, policy=options.policy,
+                                 k=self._k(options.k), tau=options.tau)
+        return repairer.run(options.answer, question=options.question).to_dict()
+
+    def _sources(self, options: VerifyOptions) -> tuple[Chunk, ...]:
+        """The chunks of a request's ``sources`` texts and ``doc_ids`` (none: search the index)."""
+        from veracity.verify.gather import source_chunks, source_documents
+
+        count = len(options.sources) + len(options.doc_ids)
+        if count > self.limits.sources:
+            raise ServiceError.over_limit("sources", self.limits.sources,
+                                          f"{count} sources and document ids")
         chunks: tuple[Chunk, ...] = ()
         if options.sources or options.doc_ids:
             documents = list(source_documents(texts=options.sources))
@@ -255,12 +286,8 @@ class Service:
                 except KeyError:
                     raise ServiceError(404, "not_found", f"no document {doc_id!r} in this "
                                        "index; GET /v1/documents lists the ids") from None
-            chunks = source_chunks(documents)
-        k = self._k(options.k)
-        return make_answer_verifier(
-            self.scorer, retriever=None if chunks else self.retriever, sources=chunks,
-            layers=options.layers, rule=options.rule, k=k, tau=options.tau,
-            knowledge=self.knowledge if "knowledge" in options.layers else None)
+            chunks = tuple(source_chunks(documents))
+        return chunks
 
     def _k(self, k: int) -> int:
         if k > self.limits.k:
