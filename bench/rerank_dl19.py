@@ -149,7 +149,6 @@ def rerank_all(scorer: Any, queries: dict[str, str], run: dict[str, list[str]],
     """Each query's candidates reordered by ``scorer`` (ties keep BM25's order), and timings."""
     reranked: dict[str, list[str]] = {}
     windowed = pairs = 0
-    top: dict[str, float] = {}
     started = time.perf_counter()
     for qid, query in queries.items():
         docids = run[qid]
@@ -159,7 +158,6 @@ def rerank_all(scorer: Any, queries: dict[str, str], run: dict[str, list[str]],
         logits = scored.logits()
         order = sorted(range(len(docids)), key=lambda i: (-logits[i], i))
         reranked[qid] = [docids[i] for i in order]
-        top[qid] = max(logits)
     seconds = time.perf_counter() - started
     return reranked, {"model_id": scorer.model_id, "passages_scored": pairs,
                       "passages_over_one_window": windowed, "seconds": round(seconds, 1),

@@ -25,14 +25,14 @@ DEPTH_HELP = (f"first-stage candidates to rerank (default {defaults.RERANK_DEPTH
 def reranked(ctx: typer.Context, retriever: Retriever, *, rerank: bool, reranker: str,
              depth: int | None) -> Retriever:
     """``retriever`` itself, or wrapped in a :class:`RerankingRetriever` with ``--rerank``."""
-    from veracity.errors import OptionError
+    from veracity.errors import InputError
     from veracity.retrieve.rerank import RerankingRetriever
 
     if not rerank:
         if depth is not None or reranker != defaults.RERANKER:
             flag = "--rerank-depth" if depth is not None else "--reranker"
-            raise OptionError("rerank", False, f"--rerank when {flag} is given",
-                              f"{flag} only applies to a reranked search.")
+            raise InputError(f"{flag} only applies to a reranked search: add --rerank when "
+                             f"{flag} is given, or leave {flag} out")
         return retriever
     return RerankingRetriever(retriever, models_of(ctx).reranker(reranker), depth=depth)
 

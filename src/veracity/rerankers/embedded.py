@@ -30,7 +30,8 @@ from veracity.assets import RERANKER_DIR, load_tokenizer
 from veracity.errors import ModelError, OptionError
 from veracity.rerankers.base import check_passages, score_windows
 from veracity.types import RelevanceScores
-from veracity.verifiers.features import alignment, mean_pooled, word_pieces
+from veracity.verifiers.embedded import Encoded, claim_alignment, run_with_aligner
+from veracity.verifiers.features import mean_pooled
 from veracity.verifiers.windows import EvidenceSelector
 
 #: The combiner's features, in the order of its weights.
@@ -120,17 +121,12 @@ class EmbeddedReranker:
                 (logits,) = self._session.run(["logits"], feeds)
                 rows[batch, 0] = np.asarray(logits, dtype=np.float64)[:, 0]
                 continue
-            windows = tokenizer.encode_batch([pairs[i][1] for i in batch])
-            queries = tokenizer.encode_batch([pairs[i][0] for i in batch])
-            for name, encoded in (("window", windows), ("claim", queries)):
-                padded = pad_batch([e.ids for e in encoded])
-                feeds[f"{name}_ids"] = padded["input_ids"]
-                feeds[f"{name}_mask"] = padded["attention_mask"]
-            logits, window_hidden, query_hidden = self._session.run(
-                ["logits", "window_hidden", "claim_hidden"], feeds)
+            logits, windows, queries = run_with_aligner(
+                self._session, tokenizer, feeds, [pairs[i][1] for i in batch],
+                [pairs[i][0] for i in batch])
             for row, i in enumerate(batch):
-                rows[i] = pair_features(pairs[i][0], float(logits[row, 0]), query_hidden[row],
-                                        queries[row], window_hidden[row], windows[row])
+                rows[i] = pair_features(pairs[i][0], float(logits[row, 0]), queries[row],
+                                        windows[row])
         return rows
 
     def _logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
@@ -147,11 +143,8 @@ class EmbeddedReranker:
         return self._selector
 
 
-def pair_features(query: str, logit: float, query_hidden: np.ndarray, query_encoding: Any,
-                  window_hidden: np.ndarray, window_encoding: Any) -> np.ndarray:
+def pair_features(query_text: str, logit: float, query: Encoded, window: Encoded) -> np.ndarray:
     """The combiner's features of one (query, window) pair from the aligner's hidden states."""
-    query_vectors, offsets = word_pieces(query_hidden, query_encoding)
-    window_vectors = word_pieces(window_hidden, window_encoding)[0]
-    cosine = float(np.dot(mean_pooled(query_hidden, len(query_encoding.ids)),
-                          mean_pooled(window_hidden, len(window_encoding.ids))))
-    return np.array([logit, alignment(query, query_vectors, offsets, window_vectors), cosine])
+    cosine = float(np.dot(mean_pooled(query.hidden, len(query.encoding.ids)),
+                          mean_pooled(window.hidden, len(window.encoding.ids))))
+    return np.array([logit, claim_alignment(query_text, query, window), cosine])

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +36,43 @@ from veracity.verifiers.features import alignment, word_pieces
 from veracity.verifiers.windowed import score_windows
 from veracity.verifiers.windows import STRATEGIES, EvidenceSelector, Strategy
 
-__all__ = ["EmbeddedVerifier"]
+__all__ = ["EmbeddedVerifier", "Encoded", "claim_alignment", "run_with_aligner"]
 
 
 _LABELS = ("supported", "contradicted", "neither")
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """One text as the aligner read it: its encoding and its last hidden states."""
+
+    encoding: Any
+    hidden: np.ndarray
+
+
+def run_with_aligner(session: Any, tokenizer: Any, feeds: dict[str, np.ndarray],
+                     windows: Sequence[str], claims: Sequence[str]
+                     ) -> tuple[np.ndarray, list[Encoded], list[Encoded]]:
+    """Run a model exported with the aligner (:mod:`veracity.train.aligner`) on one batch: the
+    pair ``logits``, and all-MiniLM-L6-v2's reading of each window and each claim."""
+    encoded = {"window": tokenizer.encode_batch(list(windows)),
+               "claim": tokenizer.encode_batch(list(claims))}
+    for name, encodings in encoded.items():
+        padded = pad_batch([e.ids for e in encodings])
+        feeds[f"{name}_ids"] = padded["input_ids"]
+        feeds[f"{name}_mask"] = padded["attention_mask"]
+    logits, window_hidden, claim_hidden = session.run(
+        ["logits", "window_hidden", "claim_hidden"], feeds)
+    return (logits,
+            [Encoded(e, h) for e, h in zip(encoded["window"], window_hidden, strict=True)],
+            [Encoded(e, h) for e, h in zip(encoded["claim"], claim_hidden, strict=True)])
+
+
+def claim_alignment(claim: str, read: Encoded, window: Encoded) -> float:
+    """:func:`~veracity.verifiers.features.alignment` of a claim with a window, from the
+    aligner's hidden states."""
+    return alignment(claim, *word_pieces(read.hidden, read.encoding),
+                     word_pieces(window.hidden, window.encoding)[0])
 
 
 class EmbeddedVerifier:
@@ -143,18 +177,11 @@ class EmbeddedVerifier:
             if not self._aligned:
                 (logits,) = self._session.run(["logits"], feeds)
             else:
-                windows = tokenizer.encode_batch([pairs[i][0] for i in batch])
-                claims = tokenizer.encode_batch([pairs[i][1] for i in batch])
-                for name, encoded in (("window", windows), ("claim", claims)):
-                    padded = pad_batch([e.ids for e in encoded])
-                    feeds[f"{name}_ids"] = padded["input_ids"]
-                    feeds[f"{name}_mask"] = padded["attention_mask"]
-                logits, window_hidden, claim_hidden = self._session.run(
-                    ["logits", "window_hidden", "claim_hidden"], feeds)
+                logits, windows, claims = run_with_aligner(
+                    self._session, tokenizer, feeds, [pairs[i][0] for i in batch],
+                    [pairs[i][1] for i in batch])
                 for row, i in enumerate(batch):
-                    claim = word_pieces(claim_hidden[row], claims[row])
-                    rows[i, 3] = alignment(pairs[i][1], *claim,
-                                           word_pieces(window_hidden[row], windows[row])[0])
+                    rows[i, 3] = claim_alignment(pairs[i][1], claims[row], windows[row])
             shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
             rows[batch, :3] = shifted / shifted.sum(axis=1, keepdims=True)
         return rows
