@@ -90,3 +90,44 @@ def test_user_text_is_shown_as_text_never_markup(page: Any) -> None:
     assert "[bold]" in shown
     assert page.evaluate("window.pwned === undefined")
     assert page.locator("#verified script, #verified img, #claims img").count() == 0
+
+
+def test_the_repair_view_shows_1983_replaced_by_1973_as_a_diff(page: Any) -> None:
+    page.click("#tab-repair")
+    assert page.is_visible("#view-repair #against")  # the sources choice moved with the view
+    page.check("input[name=against][value=index]")
+    page.fill("#repair-answer", (EXAMPLES / "answer_to_check.md").read_text(encoding="utf-8"))
+    page.select_option("#repair-policy", "revise")
+    page.click("#repair-button")
+    page.wait_for_selector("#repair-status:has-text('supported before')", timeout=120_000)
+    assert page.locator("#repaired del").all_inner_texts() == ["1983"]
+    assert page.locator("#repaired ins").all_inner_texts() == ["1973"]
+    revised = page.locator("#edits button.claim", has_text="1983")
+    assert revised.get_attribute("data-action") == "revised"
+    revised.click()
+    detail = page.inner_text("#edit-detail")
+    assert "“1983” → “1973”" in detail
+    assert "contradicts:" in detail
+    page.screenshot(path=str(ARTIFACTS / "repair-diff.png"), full_page=True)
+
+
+def test_verifying_against_picked_documents_uses_only_them(page: Any, live: LiveServer) -> None:
+    page.click("#tab-verify")
+    page.check("input[name=against][value=picked]")
+    page.wait_for_selector("#doc-pick input[type=checkbox]", timeout=30_000)
+    documents = httpx.get(f"{live.url}/v1/documents", timeout=30).json()["documents"]
+    assert page.locator("#doc-pick input[type=checkbox]").count() == len(documents)
+    page.fill("#verify-answer", "Karl von Frisch shared the Nobel Prize in 1983.")
+    page.click("#verify-button")  # nothing picked yet: the page says what to do
+    page.wait_for_selector("#verify-status:has-text('pick at least one document')")
+    dance = next(d for d in documents if "waggle" in (d["title"] or "").lower())
+    page.check(f"#doc-pick input[value='{dance['id']}']")
+    page.click("#verify-button")
+    page.wait_for_selector("#verify-status:has-text('claims:')", timeout=120_000)
+    claim = page.locator("#claims button.claim", has_text="1983")
+    assert claim.get_attribute("data-label") == "contradicted"
+    claim.click()
+    shown = [line for line in page.inner_text("#claim-detail").splitlines()
+             if line.startswith(("supports: ", "contradicts: "))]
+    assert shown
+    assert all(dance["title"] in line for line in shown)

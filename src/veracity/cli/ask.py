@@ -21,11 +21,11 @@ if TYPE_CHECKING:
     from veracity.verifiers.base import PairScorer
 
 
-def _abstainer(index_dir: Path, *, mode: str, signal: str | None, threshold: float | None,
-               scorer: PairScorer, notes: list[str]) -> Abstainer:
-    """The abstainer ``ask`` uses: ``--threshold``, else the index's own calibration, else the
-    shipped default threshold (labelled as such on the answer: a stale or missing calibration
-    never turns abstention off in silence)."""
+def index_abstainer(index_dir: Path, *, mode: str, signal: str | None,
+                    threshold: float | None, scorer: PairScorer, notes: list[str]) -> Abstainer:
+    """The abstainer ``ask`` and ``serve`` use: ``--threshold``, else the index's own
+    calibration, else the shipped default threshold (labelled as such on the answer: a stale or
+    missing calibration never turns abstention off in silence)."""
     from veracity.generate.abstain import SIGNAL_MODES, Abstainer, make_signal
     from veracity.generate.calibration import (
         StaleCalibrationError,
@@ -112,8 +112,9 @@ def ask(
             notes.append(retriever.note)
         scorer = models_of(ctx).verifier(verifier)
         searched = retriever.name if isinstance(retriever, FallbackRetriever) else mode
-        abstainer = _abstainer(index_dir, mode=searched, signal=signal, threshold=threshold,
-                               scorer=scorer, notes=notes) if abstain else None
+        abstainer = index_abstainer(index_dir, mode=searched, signal=signal,
+                                    threshold=threshold, scorer=scorer,
+                                    notes=notes) if abstain else None
         generator = GroundedGenerator(models_of(ctx).chat(llm, model, scorer), scorer, tau=tau)
         retriever = reranked(ctx, retriever, rerank=rerank, reranker=reranker,
                              depth=rerank_depth)

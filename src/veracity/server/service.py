@@ -83,7 +83,7 @@ class Service:
         """Open the index and load the verifier, the retriever and the chat model (once)."""
         if self._loaded:
             return self
-        from veracity.cli.ask import _abstainer
+        from veracity.cli.ask import index_abstainer
         from veracity.corpus.index_dir import IndexDir
         from veracity.retrieve.open import FallbackRetriever, open_retriever
         from veracity.verify.knowledge import KnowledgeLayer
@@ -104,7 +104,7 @@ class Service:
         self.scorer: PairScorer = settings.models.verifier(settings.verifier).load()
         searched = first.name if isinstance(first, FallbackRetriever) else settings.mode
         # The same abstention as `veracity ask`: the index's calibration, else the default.
-        self.abstainer: Abstainer = _abstainer(
+        self.abstainer: Abstainer = index_abstainer(
             Path(settings.index), mode=searched, signal=None, threshold=None, scorer=self.scorer,
             notes=self.notes)
         self.chat: ChatModel = settings.models.chat(settings.llm, settings.model, self.scorer)

@@ -25,8 +25,8 @@ function cut(text, start, end) {
   return Array.from(text).slice(start, end).join("");
 }
 
-function headers() {
-  const h = { "Content-Type": "application/json", "Accept": "text/event-stream" };
+function headers(accept = "text/event-stream") {
+  const h = { "Content-Type": "application/json", "Accept": accept };
   const token = $("token").value.trim();
   if (token) h["Authorization"] = "Bearer " + token;
   return h;
@@ -40,11 +40,7 @@ function errorText(body, status) {
 // POST a JSON body and call onEvent(name, data) for each Server-Sent Event.
 async function postStream(url, body, onEvent) {
   const response = await fetch(url, { method: "POST", headers: headers(), body: JSON.stringify(body) });
-  if (!response.ok) {
-    let payload = null;
-    try { payload = await response.json(); } catch (e) { /* not JSON */ }
-    throw new Error(errorText(payload, response.status));
-  }
+  if (!response.ok) await readJSON(response);  // throws with the server's message
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
@@ -67,14 +63,22 @@ async function postStream(url, body, onEvent) {
   }
 }
 
-async function getJSON(url) {
-  const h = headers();
-  delete h["Content-Type"];
-  h["Accept"] = "application/json";
-  const response = await fetch(url, { headers: h });
-  const payload = await response.json();
+async function readJSON(response) {
+  let payload = null;
+  try { payload = await response.json(); } catch (e) { /* not JSON */ }
   if (!response.ok) throw new Error(errorText(payload, response.status));
   return payload;
+}
+
+async function getJSON(url) {
+  const h = headers("application/json");
+  delete h["Content-Type"];
+  return readJSON(await fetch(url, { headers: h }));
+}
+
+async function postJSON(url, body) {
+  return readJSON(await fetch(url, { method: "POST", headers: headers("application/json"),
+                                     body: JSON.stringify(body) }));
 }
 
 // --- the cited document ------------------------------------------------------------------
@@ -164,8 +168,7 @@ async function ask(event) {
       } else if (name === "error") throw new Error(errorText(data, "an error"));
     });
   } catch (e) {
-    $("ask-status").textContent = "error: " + e.message;
-    $("ask-status").className = "error";
+    failed("ask-status", e);
   } finally {
     $("ask-button").disabled = false;
   }
@@ -210,12 +213,65 @@ function verifiedSentence(s) {
   }
 }
 
+// --- what an answer is checked against (one fieldset, moved into the verify or repair form) --
+let documentsLoaded = false;
+
+async function loadDocuments() {
+  if (documentsLoaded) return;
+  const pick = $("doc-pick");
+  pick.replaceChildren(el("p", {}, "loading the documents…"));
+  try {
+    const listed = await getJSON("/v1/documents");
+    pick.replaceChildren();
+    for (const doc of listed.documents) {
+      const box = el("input", { type: "checkbox", value: doc.id });
+      pick.append(el("label", {}, box, " " + (doc.title || doc.id) + " (" + doc.chars + " characters)"));
+    }
+    if (!listed.documents.length) pick.append(el("p", {}, "this index holds no documents"));
+    documentsLoaded = true;
+  } catch (e) {
+    pick.replaceChildren(el("p", { class: "error" }, "could not list the documents: " + e.message));
+  }
+}
+
+function showAgainst() {
+  const against = document.querySelector("input[name=against]:checked").value;
+  $("verify-sources").hidden = against !== "pasted";
+  $("doc-pick").hidden = against !== "picked";
+  if (against === "picked") loadDocuments();
+}
+
+// The sources part of a verify or repair request; throws when the choice is incomplete.
+function againstBody() {
+  const against = document.querySelector("input[name=against]:checked").value;
+  pastedSources = [];
+  if (against === "pasted") {
+    pastedSources = $("verify-sources").value.split(/^\s*---\s*$/m).map((s) => s.trim()).filter(Boolean);
+    if (!pastedSources.length) throw new Error("paste at least one source, or check against the server's documents");
+    return { sources: pastedSources };
+  }
+  if (against === "picked") {
+    const ids = Array.from($("doc-pick").querySelectorAll("input:checked")).map((box) => box.value);
+    if (!ids.length) throw new Error("pick at least one document, or check against all of them");
+    return { doc_ids: ids };
+  }
+  return {};
+}
+
+function failed(status, e) {
+  $(status).textContent = "error: " + e.message;
+  $(status).className = "error";
+}
+
 async function verify(event) {
   event.preventDefault();
-  const pasted = document.querySelector("input[name=against]:checked").value === "pasted";
-  pastedSources = pasted ? $("verify-sources").value.split(/^\s*---\s*$/m).map((s) => s.trim()).filter(Boolean) : [];
-  const body = { answer: $("verify-answer").value };
-  if (pasted) body.sources = pastedSources;
+  let body;
+  try {
+    body = { answer: $("verify-answer").value, ...againstBody() };
+  } catch (e) {
+    failed("verify-status", e);
+    return;
+  }
   $("verified").replaceChildren();
   $("claims").replaceChildren();
   $("claim-detail").replaceChildren();
@@ -232,32 +288,117 @@ async function verify(event) {
       } else if (name === "error") throw new Error(errorText(data, "an error"));
     });
   } catch (e) {
-    $("verify-status").textContent = "error: " + e.message;
-    $("verify-status").className = "error";
+    failed("verify-status", e);
   } finally {
     $("verify-button").disabled = false;
   }
 }
 
+// --- repair ------------------------------------------------------------------------------
+// The original answer with each edit shown in place: what was removed struck through (<del>),
+// what was put in underlined (<ins>); a flagged claim outlined. Spans index the original.
+function diffNode(result) {
+  const pieces = result.edits.map((e) => ({ start: e.original[0], end: e.original[1], edit: e }));
+  for (const c of result.claims) {
+    if (c.action === "flagged" && c.claim.span) {
+      pieces.push({ start: c.claim.span[0], end: c.claim.span[1], flagged: c });
+    }
+  }
+  pieces.sort((a, b) => a.start - b.start || (a.edit ? -1 : 1));
+  const node = el("p", {});
+  let at = 0;
+  for (const piece of pieces) {
+    if (piece.start < at) continue;
+    node.append(document.createTextNode(cut(result.original, at, piece.start)));
+    if (piece.edit) {
+      const e = piece.edit;
+      if (e.before) node.append(el("del", { title: e.kind + ": " + e.reason }, e.before));
+      if (e.after) node.append(el("ins", { title: e.kind + ": " + e.reason }, e.after));
+    } else {
+      node.append(el("span", { class: "flagged", title: "flagged: " + piece.flagged.reason },
+                     cut(result.original, piece.start, piece.end)));
+    }
+    at = piece.end;
+  }
+  node.append(document.createTextNode(cut(result.original, at)));
+  return node;
+}
+
+function showRepairedClaim(c) {
+  const detail = $("edit-detail");
+  detail.replaceChildren(el("h3", {}, c.action + ": " + c.claim.text));
+  detail.append(el("p", {}, c.reason));
+  if (c.edit) detail.append(el("p", {}, "“" + c.edit.before + "” → “" + c.edit.after + "” (" + c.edit.method + ")"));
+  if (c.proposed) detail.append(el("p", {}, "proposed and not applied: " + c.proposed));
+  if (c.failure) detail.append(el("p", { class: "error" }, c.failure));
+  if (c.questions.length) detail.append(el("p", {}, "researched with: " + c.questions.join(" · ")));
+  for (const j of c.supporting) detail.append(passageNode(j, false));
+  for (const j of c.contradicting) detail.append(passageNode(j, true));
+  detail.focus();
+}
+
+function percent(share) {
+  return share === null ? "—" : (100 * share).toFixed(0) + "%";
+}
+
+async function repair(event) {
+  event.preventDefault();
+  let body;
+  try {
+    body = { answer: $("repair-answer").value, policy: $("repair-policy").value, ...againstBody() };
+  } catch (e) {
+    failed("repair-status", e);
+    return;
+  }
+  for (const id of ["repaired", "edits", "edit-detail"]) $(id).replaceChildren();
+  $("repair-status").textContent = "repairing…";
+  $("repair-status").className = "";
+  $("repair-button").disabled = true;
+  try {
+    const result = await postJSON("/v1/repair", body);
+    $("repaired").append(diffNode(result));
+    for (const c of result.claims) {
+      const button = el("button", { type: "button", class: "claim action-" + c.action,
+                                    dataset: { action: c.action } },
+                        c.action + " · " + c.claim.text);
+      button.addEventListener("click", () => showRepairedClaim(c));
+      $("edits").append(el("li", {}, button));
+    }
+    const s = result.summary;
+    const before = result.attribution_before;
+    const after = result.attribution_after;
+    const notes = result.notes.length ? " · " + result.notes.join(" · ") : "";
+    $("repair-status").textContent = (result.refused ? "refused" : s.edits + (s.edits === 1 ? " edit" : " edits")) + ": " +
+      s.revised + " revised, " + s.deleted + " deleted, " + s.flagged + " flagged, " + s.kept +
+      " kept · supported before " + percent(before.share) + ", after " + percent(after.share) + notes;
+  } catch (e) {
+    failed("repair-status", e);
+  } finally {
+    $("repair-button").disabled = false;
+  }
+}
+
 // --- views -------------------------------------------------------------------------------
 function showView(name) {
-  for (const view of ["ask", "verify"]) {
+  for (const view of ["ask", "verify", "repair"]) {
     $("view-" + view).hidden = view !== name;
     $("tab-" + view).setAttribute("aria-pressed", String(view === name));
   }
+  const slot = document.querySelector("#view-" + name + " .sources-slot");
+  if (slot) slot.append($("against"));
 }
 
 document.addEventListener("DOMContentLoaded", () => {
   $("ask-form").addEventListener("submit", ask);
   $("verify-form").addEventListener("submit", verify);
-  $("tab-ask").addEventListener("click", () => showView("ask"));
-  $("tab-verify").addEventListener("click", () => showView("verify"));
+  $("repair-form").addEventListener("submit", repair);
+  for (const view of ["ask", "verify", "repair"]) {
+    $("tab-" + view).addEventListener("click", () => showView(view));
+  }
   $("doc-close").addEventListener("click", () => { $("document").hidden = true; });
   document.addEventListener("keydown", (e) => { if (e.key === "Escape") $("document").hidden = true; });
   for (const radio of document.querySelectorAll("input[name=against]")) {
-    radio.addEventListener("change", () => {
-      $("verify-sources").hidden = document.querySelector("input[name=against]:checked").value !== "pasted";
-    });
+    radio.addEventListener("change", showAgainst);
   }
   fetch("/v1/health").then((r) => r.json()).then((h) => { $("token-box").hidden = !h.auth; }).catch(() => {});
 });
