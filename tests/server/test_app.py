@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import typing
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
+from veracity import defaults
 from veracity.errors import OptionError
 from veracity.retrieve.open import open_retriever
 from veracity.server.app import create_app
@@ -383,3 +385,36 @@ def test_a_reranking_server_reranks_every_search(index_dir: Path) -> None:
 def test_a_rerank_depth_without_a_reranker_is_refused(index_dir: Path) -> None:
     with pytest.raises(OptionError, match="rerank_depth"):
         Settings(index=index_dir, rerank_depth=5)
+
+
+def test_a_request_can_choose_its_search_mode(index_dir: Path) -> None:
+    from veracity.server.app import SearchMode
+
+    assert typing.get_args(SearchMode) == defaults.SEARCH_MODES
+
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        return [await client.post("/v1/search", json={"query": "waggle dance", "mode": mode})
+                for mode in ("hybrid", "dense", "fuzzy")] + [await client.get("/v1/version")]
+
+    hybrid, dense, fuzzy, version = serve(settings_for(index_dir), work)
+    # the test index has no dense vectors: hybrid falls back to BM25 and says so, as the CLI
+    assert hybrid.status_code == 200
+    expected = open_retriever(index_dir, mode="hybrid").run("waggle dance", k=defaults.TOP_K)
+    assert hybrid.json() == expected.to_dict()
+    assert hybrid.json()["notes"]
+    assert any(note.startswith("requests with mode hybrid: ")
+               for note in version.json()["notes"])
+    assert dense.status_code == 400
+    assert "send mode bm25" in dense.json()["error"]["message"]
+    assert fuzzy.status_code == 422
+    assert "bm25" in fuzzy.text
+
+
+def test_verify_and_repair_search_with_the_requested_mode(index_dir: Path) -> None:
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        return [await client.post(path, json={"answer": WRONG, "mode": "dense"})
+                for path in ("/v1/verify", "/v1/repair")]
+
+    for response in serve(settings_for(index_dir), work):
+        assert response.status_code == 400, response.text
+        assert "send mode bm25" in response.json()["error"]["message"]

@@ -2,11 +2,11 @@
 
 Endpoints (JSON bodies are the ``to_dict()`` shapes that the CLI prints with ``--json``):
 
-- ``POST /v1/search`` ``{query, k}``: a ``SearchResult``;
-- ``POST /v1/ask`` ``{question, k, tau}``: an ``Answer``; ``POST /v1/ask/stream``: the same as
-  Server-Sent Events, ``sentence`` (a ``SentenceCheck``) as each is written and checked, then
-  ``answer``;
-- ``POST /v1/verify`` ``{answer, question?, sources? | doc_ids?, layers, rule, k, tau}``: a
+- ``POST /v1/search`` ``{query, k, mode?}``: a ``SearchResult``;
+- ``POST /v1/ask`` ``{question, k, tau, mode?}``: an ``Answer``; ``POST /v1/ask/stream``: the
+  same as Server-Sent Events, ``sentence`` (a ``SentenceCheck``) as each is written and checked,
+  then ``answer``;
+- ``POST /v1/verify`` ``{answer, question?, sources? | doc_ids?, layers, rule, k, tau, mode?}``: a
   ``Report``; ``POST /v1/verify/stream``: ``sentence`` events (its claims' verdicts), then
   ``report``;
 - ``POST /v1/check`` ``{pairs: [{premise, claim, id?}]}``: one ``ScoredPair`` per pair;
@@ -32,7 +32,7 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from importlib.resources import files
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from veracity import defaults
 from veracity._deps import require
@@ -78,9 +78,15 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: ``defaults.SEARCH_MODES`` as a type, so the schema lists them (a test keeps the two equal).
+SearchMode = Literal["bm25", "dense", "hybrid"]
+MODE_HELP = "how the index is searched: bm25, dense or hybrid (default: the server's --mode)"
+
+
 class SearchRequest(_Body):
     query: str = Field(min_length=1, description="what to look for")
     k: int = Field(defaults.TOP_K, ge=1, description="passages to return")
+    mode: SearchMode | None = Field(None, description=MODE_HELP)
 
 
 class AskRequest(_Body):
@@ -88,6 +94,7 @@ class AskRequest(_Body):
     k: int = Field(defaults.TOP_K, ge=1, description="passages given to the model")
     tau: float = Field(defaults.CITATION_TAU, ge=0.0, le=1.0,
                        description="P(supported) a citation must reach")
+    mode: SearchMode | None = Field(None, description=MODE_HELP)
 
 
 class VerifyRequest(_Body):
@@ -102,11 +109,14 @@ class VerifyRequest(_Body):
     rule: str = Field(defaults.VERIFY_RULE, description="any, all or cascade")
     k: int = Field(defaults.VERIFY_TOP_K, ge=1, description="passages per claim")
     tau: float = Field(defaults.VERIFY_TAU, ge=0.0, le=1.0)
+    mode: SearchMode | None = Field(None, description=MODE_HELP + "; unused with sources or "
+                                    "doc_ids")
 
     def options(self) -> VerifyOptions:
         return VerifyOptions(answer=self.answer, question=self.question,
                              sources=tuple(self.sources), doc_ids=tuple(self.doc_ids),
-                             layers=tuple(self.layers), rule=self.rule, k=self.k, tau=self.tau)
+                             layers=tuple(self.layers), rule=self.rule, k=self.k, tau=self.tau,
+                             mode=self.mode)
 
 
 class RepairRequest(_Body):
@@ -119,11 +129,13 @@ class RepairRequest(_Body):
     policy: str = Field(defaults.REPAIR_POLICY, description="revise, delete, flag or refuse")
     k: int = Field(defaults.VERIFY_TOP_K, ge=1, description="passages per claim")
     tau: float = Field(defaults.VERIFY_TAU, ge=0.0, le=1.0)
+    mode: SearchMode | None = Field(None, description=MODE_HELP + "; unused with sources or "
+                                    "doc_ids")
 
     def options(self) -> VerifyOptions:
         return VerifyOptions(answer=self.answer, question=self.question,
                              sources=tuple(self.sources), doc_ids=tuple(self.doc_ids),
-                             k=self.k, tau=self.tau, policy=self.policy)
+                             k=self.k, tau=self.tau, policy=self.policy, mode=self.mode)
 
 
 class Pair(_Body):
@@ -339,13 +351,13 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     @app.post("/v1/search", dependencies=guarded, responses=JSON_OBJECT)
     async def search(body: SearchRequest) -> Response:
         """Search the index (a ``SearchResult``, as `veracity search --json`)."""
-        return await call(lambda: served.search(body.query, body.k))
+        return await call(lambda: served.search(body.query, body.k, body.mode))
 
     @app.post("/v1/ask", dependencies=guarded, responses=JSON_OBJECT)
     async def ask(body: AskRequest) -> Response:
         """A grounded answer with checked [n] citations (an ``Answer``, as `veracity ask
         --json`), or "I don't know"."""
-        return await call(lambda: served.ask(body.question, body.k, body.tau))
+        return await call(lambda: served.ask(body.question, body.k, body.tau, body.mode))
 
     @app.post("/v1/ask/stream", dependencies=guarded, responses=SSE_RESPONSE)
     async def ask_stream(body: AskRequest, request: Request) -> Response:
@@ -353,7 +365,7 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         sentence is written and checked, then ``answer`` (the ``Answer``); ``error`` if it
         fails after it began."""
         return await stream(request, lambda: served.ask_stream(body.question, body.k,
-                                                               body.tau))
+                                                               body.tau, body.mode))
 
     @app.post("/v1/verify", dependencies=guarded, responses=JSON_OBJECT)
     async def verify(body: VerifyRequest) -> Response:

@@ -3,8 +3,9 @@
 :class:`Service` is built from :class:`~veracity.server.settings.Settings` and loaded once (the
 app's lifespan). Its methods are plain synchronous library calls that return the same
 ``to_dict()`` payloads the CLI prints with ``--json``; the app runs them in its worker thread
-(:mod:`veracity.server.gate`). Per-request options (``k``, ``tau``, layers) build cheap stage
-objects around the loaded models and never change the loaded ones.
+(:mod:`veracity.server.gate`). Per-request options (``k``, ``tau``, layers, search ``mode``) build
+cheap stage objects around the loaded models and never change the loaded ones; a search mode
+other than the server's own is opened at its first request and kept.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from veracity import __version__, defaults
-from veracity.errors import InputError
+from veracity.errors import IndexStoreError, InputError
 from veracity.server.errors import ServiceError
 from veracity.server.settings import Limits, Settings
 from veracity.types import Chunk, Document, ScoredPair
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from veracity.generate.abstain import Abstainer
     from veracity.generate.ask import Asker
     from veracity.llm.base import ChatModel
+    from veracity.rerankers.base import RelevanceScorer
     from veracity.retrieve.base import Retriever
     from veracity.verifiers.base import PairScorer
     from veracity.verify.knowledge import KnowledgeLayer
@@ -51,6 +53,8 @@ class VerifyOptions:
     rule: str = defaults.VERIFY_RULE
     k: int = defaults.VERIFY_TOP_K
     tau: float = defaults.VERIFY_TAU
+    #: How the index is searched per claim (``None``: the server's ``--mode``).
+    mode: str | None = None
     #: Repair only: what to do with a claim the sources do not support.
     policy: str = defaults.REPAIR_POLICY
 
@@ -78,35 +82,23 @@ class Service:
         self.limits: Limits = settings.limits
         self.notes: list[str] = []
         self._loaded = False
+        self._searches: dict[str, tuple[Retriever, Abstainer]] = {}
 
     def load(self) -> Service:
         """Open the index and load the verifier, the retriever and the chat model (once)."""
         if self._loaded:
             return self
-        from veracity.cli.ask import index_abstainer
         from veracity.corpus.index_dir import IndexDir
-        from veracity.retrieve.open import FallbackRetriever, open_retriever
         from veracity.verify.knowledge import KnowledgeLayer
 
         settings = self.settings
         index = IndexDir(settings.index)
         self.generation = index.current().name
         self.store: ChunkStore = index.store()
-        retriever = first = open_retriever(settings.index, mode=settings.mode)
-        if isinstance(retriever, FallbackRetriever):
-            self.notes.append(retriever.note)
-        if settings.reranker is not None:
-            from veracity.retrieve.rerank import RerankingRetriever
-
-            retriever = RerankingRetriever(retriever, settings.models.reranker(settings.reranker),
-                                           depth=settings.rerank_depth)
-        self.retriever: Retriever = retriever.load()
         self.scorer: PairScorer = settings.models.verifier(settings.verifier).load()
-        searched = first.name if isinstance(first, FallbackRetriever) else settings.mode
-        # The same abstention as `veracity ask`: the index's calibration, else the default.
-        self.abstainer: Abstainer = index_abstainer(
-            Path(settings.index), mode=searched, signal=None, threshold=None, scorer=self.scorer,
-            notes=self.notes)
+        if settings.reranker is not None:
+            self.reranker: RelevanceScorer = settings.models.reranker(settings.reranker)
+        self.retriever, self.abstainer = self._search(settings.mode)
         self.chat: ChatModel = settings.models.chat(settings.llm, settings.model, self.scorer)
         load = getattr(self.chat, "load", None)
         if callable(load):
@@ -125,26 +117,28 @@ class Service:
                 "index": {"generation": self.generation, "chunks": len(self.store)},
                 "notes": list(self.notes)}
 
-    def search(self, query: str, k: int) -> dict[str, Any]:
+    def search(self, query: str, k: int, mode: str | None = None) -> dict[str, Any]:
         self._check_text("query", query, "question_chars")
-        return self.retriever.run(query, k=self._k(k)).to_dict()
+        return self._search(mode)[0].run(query, k=self._k(k)).to_dict()
 
-    def asker(self, k: int, tau: float) -> Asker:
+    def asker(self, k: int, tau: float, mode: str | None = None) -> Asker:
         from veracity.generate.ask import Asker
         from veracity.generate.grounded import GroundedGenerator
 
+        retriever, abstainer = self._search(mode)
         generator = GroundedGenerator(self.chat, self.scorer, tau=tau)
-        return Asker(self.retriever, generator, k=self._k(k), abstainer=self.abstainer)
+        return Asker(retriever, generator, k=self._k(k), abstainer=abstainer)
 
-    def ask(self, question: str, k: int, tau: float) -> dict[str, Any]:
+    def ask(self, question: str, k: int, tau: float, mode: str | None = None) -> dict[str, Any]:
         self._check_text("question", question, "question_chars")
-        return self.asker(k, tau).run(question).to_dict()
+        return self.asker(k, tau, mode).run(question).to_dict()
 
-    def ask_stream(self, question: str, k: int, tau: float) -> Iterator[tuple[str, Any]]:
+    def ask_stream(self, question: str, k: int, tau: float,
+                   mode: str | None = None) -> Iterator[tuple[str, Any]]:
         """``("sentence", SentenceCheck dict)`` as each is written and checked, then
         ``("answer", Answer dict)``. The request is checked before this returns."""
         self._check_text("question", question, "question_chars")
-        return self._ask_events(self.asker(k, tau), question)
+        return self._ask_events(self.asker(k, tau, mode), question)
 
     @staticmethod
     def _ask_events(asker: Asker, question: str) -> Iterator[tuple[str, Any]]:
@@ -225,6 +219,43 @@ class Service:
         return {"documents": rows, "count": len(rows)}
 
     # --- helpers ----------------------------------------------------------------------------
+    def _search(self, mode: str | None) -> tuple[Retriever, Abstainer]:
+        """The retriever of a search mode (reranked when the server reranks) and the abstention
+        that goes with it, as `veracity ask --mode` makes them; each mode is opened once."""
+        from veracity.cli.ask import index_abstainer
+        from veracity.retrieve.open import FallbackRetriever, open_retriever
+
+        mode = self.settings.mode if mode is None else mode
+        if mode not in defaults.SEARCH_MODES:
+            raise InputError(f"mode {mode!r}: one of {', '.join(defaults.SEARCH_MODES)}")
+        if mode not in self._searches:
+            notes: list[str] = []
+            try:
+                first = retriever = open_retriever(self.settings.index, mode=mode)
+                if mode != self.settings.mode:
+                    first.load()
+            except IndexStoreError as exc:
+                if mode == self.settings.mode:
+                    raise
+                raise InputError(f"mode {mode!r} cannot search this server's index ({exc}); "
+                                 "send mode bm25, or leave mode out") from None
+            if isinstance(first, FallbackRetriever):
+                notes.append(first.note)
+            if self.settings.reranker is not None:
+                from veracity.retrieve.rerank import RerankingRetriever
+
+                retriever = RerankingRetriever(first, self.reranker,
+                                               depth=self.settings.rerank_depth)
+            searched = first.name if isinstance(first, FallbackRetriever) else mode
+            # The same abstention as `veracity ask`: the index's calibration, else the default.
+            abstainer = index_abstainer(Path(self.settings.index), mode=searched, signal=None,
+                                        threshold=None, scorer=self.scorer, notes=notes)
+            own = mode == self.settings.mode
+            self.notes.extend(note if own else f"requests with mode {mode}: {note}"
+                              for note in notes)
+            self._searches[mode] = (retriever.load(), abstainer)
+        return self._searches[mode]
+
     def verifier(self, options: VerifyOptions) -> AnswerVerifier:
         """The answer verifier of one request, over the loaded models."""
         from veracity.verify.pipeline import make_answer_verifier
@@ -246,7 +277,8 @@ class Service:
         chunks = self._sources(options)
         k = self._k(options.k)
         return make_answer_verifier(
-            self.scorer, retriever=None if chunks else self.retriever, sources=chunks,
+            self.scorer, retriever=None if chunks else self._search(options.mode)[0],
+            sources=chunks,
             layers=options.layers, rule=options.rule, k=k, tau=options.tau,
             knowledge=self.knowledge if "knowledge" in options.layers else None)
 
@@ -264,9 +296,9 @@ class Service:
         if options.policy not in POLICIES:
             raise InputError(f"policy {options.policy!r}: one of {', '.join(POLICIES)}")
         chunks = self._sources(options)
-        repairer = make_repairer(self.scorer, retriever=None if chunks else self.retriever,
-                                 sources=chunks, policy=options.policy,
-                                 k=self._k(options.k), tau=options.tau)
+        retriever = None if chunks else self._search(options.mode)[0]
+        repairer = make_repairer(self.scorer, retriever=retriever, sources=chunks,
+                                 policy=options.policy, k=self._k(options.k), tau=options.tau)
         return repairer.run(options.answer, question=options.question).to_dict()
 
     def _sources(self, options: VerifyOptions) -> tuple[Chunk, ...]:
