@@ -138,11 +138,14 @@ def test_a_verifier_that_breaks_gives_error_records_not_a_stop(tmp_path: Path) -
 ])
 def test_bad_options_fail_before_anything_runs(tmp_path: Path, make: Callable[[], Any],
                                                message: str) -> None:
-    with pytest.raises(OptionError, match=message):
-        job = make()
-        if isinstance(job, VerifySettings):
-            VerifyBatch(job, LocalPool(workers=1)).run(
+    def attempt() -> None:
+        made = make()
+        if isinstance(made, VerifySettings):
+            VerifyBatch(made, LocalPool(workers=1)).run(
                 _write(tmp_path / "in.jsonl", _lines(1)), tmp_path / "out.jsonl")
+
+    with pytest.raises(OptionError, match=message):
+        attempt()
     assert not (tmp_path / "out.jsonl").exists()
 
 

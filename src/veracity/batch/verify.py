@@ -123,7 +123,7 @@ class ItemVerifier:
         except VeracityError as exc:
             return BatchRecord.of_bad_line(BadLine(item.line, type(exc).__name__, str(exc),
                                                    item.id))
-        except Exception as exc:  # noqa: BLE001 - one bad answer must not stop a long run
+        except Exception as exc:  # one bad answer must not stop a long run
             where = traceback.extract_tb(exc.__traceback__)[-1]
             return BatchRecord.of_bad_line(BadLine(
                 item.line, "unexpected", f"{type(exc).__name__}: {exc} (at {where.filename}:"
