@@ -100,3 +100,18 @@ def test_the_dense_index_built_on_workers_is_the_same(local_ray: None, tmp_path:
     many = _vectors(tmp_path / "many")
     assert one.shape == (defaults.DENSE_BLOCK + 20, 384)
     assert np.array_equal(one, many)
+
+
+def test_index_ray_from_the_command_line(local_ray: None, tmp_path: Path,
+                                         corpus: tuple[Path, np.ndarray]) -> None:
+    from typer.testing import CliRunner
+
+    from veracity import cli
+
+    folder, one = corpus
+    result = CliRunner().invoke(cli.app, ["index", str(folder), "--index",
+                                          str(tmp_path / "index"), "--ray", "--workers", "2",
+                                          "--json"])
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["builders"]["dense"]["embedded"] == len(one)
+    assert np.array_equal(_vectors(tmp_path / "index"), one)
