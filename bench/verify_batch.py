@@ -28,6 +28,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
@@ -35,10 +37,13 @@ from veracity import defaults
 from veracity.batch import LocalPool, ParallelEmbedder, RayData, VerifyBatch, VerifySettings
 from veracity.batch.engines import Engine, default_workers
 from veracity.batch.log import ResultLog
-from veracity.corpus.base import InMemoryChunks
-from veracity.retrieve.dense import DenseBuilder
+from veracity.corpus.index_dir import IndexDir
+from veracity.corpus.indexer import Indexer
+from veracity.retrieve.bm25 import BM25Builder
+from veracity.retrieve.dense import DENSE_VECTORS, DenseBuilder
+from veracity.retrieve.open import open_retriever
 from veracity.types import Document
-from veracity.verify import make_verifier, source_chunks
+from veracity.verify import make_verifier
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "lfqa_verification_dev"
 if not DATA.is_dir():
@@ -118,22 +123,56 @@ def write_ceiling(path: Path, folder: Path) -> dict[str, float]:
             "bytes_per_record": round(path.stat().st_size / len(lines), 1)}
 
 
-def run_embed(name: str, engine: Engine | None, chunks: InMemoryChunks,
+class TimedBuilder:
+    """An index builder that records how long the builder it wraps took."""
+
+    def __init__(self, builder: DenseBuilder) -> None:
+        self.builder = builder
+        self.name = builder.name
+        self.seconds = 0.0
+        self.count = 0
+
+    def build(self, chunks: Any, directory: Path, previous: Path | None) -> Any:
+        start = time.perf_counter()
+        result = self.builder.build(chunks, directory, previous)
+        self.seconds = time.perf_counter() - start
+        self.count = len(chunks)
+        return result
+
+
+def run_embed(name: str, engine: Engine | None, corpus: Path,
               folder: Path) -> dict[str, Any]:
+    """Index ``corpus`` (BM25 and dense); time the dense builder (start-up included)."""
+    embedder = None if engine is None else ParallelEmbedder(engine)
+    dense = TimedBuilder(DenseBuilder() if embedder is None
+                         else DenseBuilder(embedder, block=defaults.BATCH_EMBED_BLOCK))
+    try:
+        Indexer(builders=[BM25Builder(), dense]).run([corpus], folder / name)
+    finally:
+        if embedder is not None:
+            embedder.close()
+    print(f"index {name}: {dense.count} passages in {dense.seconds:.1f} s", flush=True)
+    return {"passages": dense.count, "wall_s": round(dense.seconds, 2),
+            "passages_per_s": round(dense.count / dense.seconds, 2),
+            "index": str(folder / name)}
+
+
+def search_cost(index: Path, out: Path) -> dict[str, float]:
+    """Seconds per hybrid search (k passages) for the claims of a run, on the bench index."""
+    claims = [claim["text"] for text in out.read_text(encoding="utf-8").splitlines()
+              for claim in json.loads(text).get("claims", [])]
+    retriever = open_retriever(index, mode="hybrid")
+    retriever.load()
+    retriever.run(claims[0], k=defaults.VERIFY_TOP_K)  # warm-up
     start = time.perf_counter()
-    if engine is None:
-        DenseBuilder().build(chunks, folder / name, None)
-    else:
-        with ParallelEmbedder(engine) as embedder:
-            DenseBuilder(embedder, block=defaults.BATCH_EMBED_BLOCK).build(
-                chunks, folder / name, None)
-    wall = time.perf_counter() - start
-    print(f"index {name}: {len(chunks)} passages in {wall:.1f} s", flush=True)
-    return {"passages": len(chunks), "wall_s": round(wall, 2),
-            "passages_per_s": round(len(chunks) / wall, 2)}
+    for claim in claims:
+        retriever.run(claim, k=defaults.VERIFY_TOP_K)
+    seconds = time.perf_counter() - start
+    return {"searches": len(claims), "seconds_per_search": round(seconds / len(claims), 5)}
 
 
-def projection(runs: dict[str, dict[str, Any]], write: dict[str, float]) -> dict[str, Any]:
+def projection(runs: dict[str, dict[str, Any]], write: dict[str, float],
+               search: dict[str, float]) -> dict[str, Any]:
     """Workers and hours for 10^6 and 10^8 answers, from the measured rates."""
     single, pool = runs["1 process"], runs["local pool"]
     per_worker = pool["answers_per_s"] / pool["workers"]
@@ -150,6 +189,15 @@ def projection(runs: dict[str, dict[str, Any]], write: dict[str, float]) -> dict
     # a GPU worker: the verifier's share (nli) shrinks; bound by the rest of the worker's time
     gpu_bound = 1.0 / max(1.0 - shares["nli"], 1e-9)
     out["gpu_worker_speedup_bound"] = round(gpu_bound, 2)
+    # against an index, each claim also costs a search (measured on the bench index)
+    claim_s = busy / max(pool["claims"], 1)
+    search_s = search["seconds_per_search"]
+    out["verifier_s_per_claim"] = round(stages["nli"] / max(pool["claims"], 1), 4)
+    out["search_s_per_claim"] = search_s
+    out["index_search_share"] = round(search_s / (claim_s + search_s), 3)
+    out["gpu_worker_speedup_bound_with_index"] = round(
+        (claim_s + search_s) / max(claim_s + search_s - stages["nli"] / max(pool["claims"], 1),
+                                   1e-9), 2)
     for answers in (10**6, 10**8):
         hours_one = answers / per_worker / 3600
         workers_day = math.ceil(answers / (per_worker * 86400))
@@ -192,7 +240,9 @@ def table(runs: dict[str, dict[str, Any]], index: dict[str, dict[str, Any]],
         f"figure is a lower bound). Wall time includes starting the workers and loading their "
         f"models. Records identical across the three engines (timings aside): "
         f"{'yes' if meta['identical'] else 'NO'}. Dense indexing: every passage of the dev "
-        f"half's webgpt documents.\n\n"
+        f"half's webgpt documents, time of the dense builder (workers' start-up included); "
+        f"vectors identical across the three: {'yes' if meta['identical_vectors'] else 'NO'}. "
+        f"The whole bench took {meta['minutes']} minutes.\n\n"
         f"Ray overhead over the local pool on this run: {overhead:+.0%} of wall time "
         f"(starting Ray and its actors, moving tasks through the object store); the pool "
         f"runs at {plan['pool_efficiency']:.0%} of one process's rate per worker.\n\n"
@@ -203,14 +253,21 @@ def table(runs: dict[str, dict[str, Any]], index: dict[str, dict[str, Any]],
         f"workers for a day, {a8['hours_on_100_workers']:,} h on 100. Where the time goes "
         f"inside a worker: verifier (nli) {shares['nli']:.0%}, retrieval over the line's "
         f"sources (evidence) {shares['evidence']:.0%}, claims {shares['claims']:.0%}, "
-        f"knowledge {shares['knowledge']:.0%}. Output writing is not the bottleneck: one "
+        f"knowledge {shares['knowledge']:.0%}; the verifier takes "
+        f"{plan['verifier_s_per_claim']:.3f} s per claim (time inside the worker, shared "
+        f"cores). Verifying against an index instead of each line's sources adds one hybrid "
+        f"search per claim: {plan['search_s_per_claim'] * 1000:.1f} ms on the bench index "
+        f"({plan['index_search_share']:.1%} of a claim's time). Output writing is not the "
+        f"bottleneck: one "
         f"driver commits {plan['writer_records_per_s']:,.0f} records/s, so it keeps up with "
         f"about {a6['writer_saturates_at_workers']:,} workers at this rate before a run "
         f"needs sharded outputs; the output is {a6['output_gib']:,} GiB per 10^6 answers "
         f"({a8['output_gib']:,} GiB per 10^8). With the verifier on a GPU the nli share "
         f"shrinks towards zero, so a GPU worker is at most {plan['gpu_worker_speedup_bound']}x "
-        f"a CPU worker until the CPU stages (retrieval, claims, knowledge) are batched or "
-        f"spread over more cores; at that point retrieval becomes the bottleneck.")
+        f"a CPU worker on per-line sources ({plan['gpu_worker_speedup_bound_with_index']}x "
+        f"against an index), and the CPU stages left (claims, knowledge, retrieval) become "
+        f"the bottleneck: a GPU then needs several CPU workers feeding it, and past the "
+        f"writer's ceiling the output must be sharded.")
     return text
 
 
@@ -221,6 +278,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=default_workers())
     args = parser.parse_args()
     load = os.getloadavg()[0]
+    began = time.time()
     lines, documents = lfqa_lines(args.answers, args.repeat)
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
@@ -233,18 +291,26 @@ def main() -> None:
         records = [_records(Path(run["out"])) for run in runs.values()]
         identical = all(other == records[0] for other in records[1:])
         write = write_ceiling(Path(runs["local pool"]["out"]), folder)
-        chunks = InMemoryChunks(source_chunks(documents))
-        index = {"1 process": run_embed("one", None, chunks, folder),
-                 "local pool": run_embed("pool", LocalPool(workers=args.workers), chunks,
+        corpus = folder / "corpus.jsonl"
+        corpus.write_text("".join(json.dumps({"id": d.id, "title": d.title, "text": d.text})
+                                  + "\n" for d in documents), encoding="utf-8")
+        index = {"1 process": run_embed("one", None, corpus, folder),
+                 "local pool": run_embed("pool", LocalPool(workers=args.workers), corpus,
                                          folder),
-                 "Ray Data": run_embed("ray", RayData(workers=args.workers), chunks, folder)}
-    for run in runs.values():
-        run.pop("out")
-    plan = projection(runs, write)
-    meta = {"distinct": min(args.answers, len(lines)), "repeat": args.repeat,
-            "lines": len(lines), "load": load, "identical": identical}
+                 "Ray Data": run_embed("ray", RayData(workers=args.workers), corpus, folder)}
+        vectors = [np.load(IndexDir(run["index"]).current() / DENSE_VECTORS)
+                   for run in index.values()]
+        meta_vectors = all(np.array_equal(vectors[0], other) for other in vectors[1:])
+        search = search_cost(Path(index["1 process"]["index"]), Path(runs["local pool"]["out"]))
+    for run in [*runs.values(), *index.values()]:
+        run.pop("out", None)
+        run.pop("index", None)
+    plan = projection(runs, write, search)
+    meta = {"distinct": len(lines) // args.repeat, "repeat": args.repeat,
+            "lines": len(lines), "load": load, "identical": identical,
+            "identical_vectors": meta_vectors, "minutes": round((time.time() - began) / 60, 1)}
     figures = {"input": meta, "verify": runs, "index": index, "writer": write,
-               "projection": plan}
+               "search": search, "projection": plan}
     command = "python bench/verify_batch.py " + shlex.join(sys.argv[1:])
     write_result("verify_batch", figures, table(runs, index, plan, meta), command.strip())
 

@@ -57,7 +57,8 @@ def verify_batch_command(
         help="JSONL output, one report per input line; run again with the same --out to "
              "resume")],
     sources_field: Annotated[str | None, typer.Option(
-        help="the field of each line holding its source texts (a list of strings)")] = None,
+        help="the field of each line holding its source texts, a list of strings (default: "
+             "sources, unless --index is given)")] = None,
     index_dir: Annotated[Path | None, typer.Option(
         "--index", help="index folder to retrieve evidence from instead")] = None,
     workers: Annotated[int | None, typer.Option(
