@@ -161,3 +161,20 @@ def test_the_input_must_exist_and_differ_from_the_output(tmp_path: Path) -> None
 def test_an_engine_is_any_object_with_start_map_close() -> None:
     engine: Engine = LocalPool(workers=1)
     assert engine.name == "local"
+
+
+def test_a_ray_address_nobody_listens_on_is_an_option_error(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    import sys
+    import types
+
+    from veracity.batch import RayData
+
+    def refuse(**options: Any) -> None:
+        raise ConnectionError(f"Failed to connect to Ray cluster at {options['address']}")
+
+    fake = types.SimpleNamespace(is_initialized=lambda: False, init=refuse)
+    monkeypatch.setitem(sys.modules, "ray", fake)
+    with pytest.raises(OptionError, match="ray start --head"):
+        RayData(address="127.0.0.1:6390", workers=1).start(lambda: None)

@@ -201,13 +201,24 @@ class RayData(_Closing):
                          _node_ip_address="127.0.0.1", configure_logging=False,
                          log_to_driver=False)
             else:
-                ray.init(address=self.address, configure_logging=False, log_to_driver=False)
+                self._connect(ray)
             self._started = True
         context = ray.data.DataContext.get_current()
         context.enable_progress_bars = False
         context.print_on_execution_start = False
         self._make = make
         return self
+
+    def _connect(self, ray: Any) -> None:
+        host = str(self.address).removeprefix("ray://").rpartition(":")[0]
+        local = {"_node_ip_address": "127.0.0.1"} if host in ("127.0.0.1", "localhost") else {}
+        try:
+            ray.init(address=self.address, configure_logging=False, log_to_driver=False,
+                     **local)
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise OptionError("address", self.address, "the address of a running Ray cluster",
+                              f"Ray could not connect ({exc}). Start one with `ray start "
+                              "--head`, or leave the address out for a local Ray.") from exc
 
     def map(self, work: Callable[[Any, T], R], tasks: Iterable[T]) -> Iterator[R]:
         if self._make is None:

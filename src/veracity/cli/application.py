@@ -78,11 +78,13 @@ def models_of(ctx: typer.Context) -> Models:
 
 #: Library option names that a command spells otherwise (``Chunker(size=...)`` is
 #: ``--chunk-tokens``); any other name that is one of the command's options is spelt as its flag.
-_LIBRARY_NAMES = {"index": {"size": "chunk_tokens"}, "calibrate": {"hits": "k"},
+_LIBRARY_NAMES = {"index": {"size": "chunk_tokens", "address": "ray_address"},
+                  "calibrate": {"hits": "k"},
                   "verify": {"chat": "llm", "claims": "llm_claims"},
                   "repair": {"chat": "llm"},
                   "search": {"depth": "rerank_depth"}, "ask": {"depth": "rerank_depth"},
-                  "serve": {"depth": "rerank_depth"}}
+                  "serve": {"depth": "rerank_depth"},
+                  "verify-batch": {"address": "ray_address"}}
 
 
 def cli_names() -> dict[str, str]:
