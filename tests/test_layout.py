@@ -15,7 +15,7 @@ pytestmark = pytest.mark.unit
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "veracity"
 #: Modules every room may use: results, errors, defaults and shipped files.
-BASE = {"types", "errors", "defaults", "assets", "_deps", "_onnx"}
+BASE = {"types", "errors", "defaults", "assets", "_deps", "_onnx", "_json"}
 #: What each low room may import (beyond itself and BASE).
 ALLOWED = {
     "text": set(),
@@ -79,6 +79,22 @@ def test_repair_uses_only_the_rooms_below_it() -> None:
     allowed = BASE | {"verify", "retrieve", "llm", "text", "verifiers", "prompts", "corpus",
                       "embed", "repair"}
     assert {m: sorted(r - allowed) for m, r in _imports("repair").items() if r - allowed} == {}
+
+
+def test_batch_uses_only_the_rooms_below_it() -> None:
+    """verify-batch and large-corpus indexing stand on verify and corpus (DESIGN.md), and on
+    what those stand on; only the CLI (and the service) sit above it."""
+    allowed = BASE | {"verify", "corpus", "retrieve", "verifiers", "embed", "text", "llm",
+                      "prompts", "batch"}
+    assert {m: sorted(r - allowed) for m, r in _imports("batch").items() if r - allowed} == {}
+    rooms = {path.stem if path.is_file() else path.name for path in PACKAGE.iterdir()
+             if (path.suffix == ".py" or path.is_dir())
+             and path.name not in ("cli", "server", "batch", "__pycache__")}
+    crossing: dict[str, set[str]] = {}
+    for room in sorted(rooms):
+        crossing |= {module: found for module, found in _imports(room).items()
+                     if "batch" in found}
+    assert crossing == {}
 
 
 def test_the_pair_verifiers_and_answer_text_rooms_exist_with_their_modules() -> None:

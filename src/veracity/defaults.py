@@ -35,6 +35,9 @@ EMBED_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 EMBED_INTEGER_MODEL_ID = "all-MiniLM-L6-v2-int8-qmm"
 EMBED_MAX_TOKENS = 256
 EMBED_BATCH = 32
+#: Texts handed to the embedder per call while a dense index is built (it sorts each call by
+#: length, so a text's batch, and so its vector to the last bit, depends on this block).
+DENSE_BLOCK = 256
 #: Token alignment reads the evidence the shipped verifier would read (its 192-token window):
 #: on WiCE dev this beat reading whole Wikipedia pages, where any word is found somewhere.
 ALIGN_EVIDENCE_TOKENS = 192
@@ -230,3 +233,18 @@ REPAIR_TEMPERATURE = 0.0
 REPAIR_SEED = 0
 #: What a refused answer says (the reason follows it).
 REPAIR_REFUSAL = "I don't know"
+
+# --- batch --------------------------------------------------------------------------------------
+#: The input field holding each line's source texts (``veracity verify-batch --sources-field``).
+BATCH_SOURCES_FIELD = "sources"
+#: Answers a worker verifies per task (a pool task, a Ray Data batch): large enough that handing
+#: work out costs little beside verifying it, small enough that a killed run loses little.
+BATCH_ANSWERS_PER_TASK = 8
+#: Tasks queued per worker of the local pool (keeps workers busy, bounds memory).
+BATCH_TASKS_PER_WORKER = 4
+#: Texts per embedder call when a dense index is built on several workers (a multiple of
+#: DENSE_BLOCK: each worker task embeds one DENSE_BLOCK, the same batches as one process).
+BATCH_EMBED_BLOCK = 64 * DENSE_BLOCK
+#: Tasks per Ray Data dataset, per worker: the driver reads the input a window at a time; each
+#: window starts its actor pool afresh (model loading included), so windows are large.
+BATCH_RAY_TASKS_PER_WORKER = 512

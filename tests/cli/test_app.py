@@ -23,7 +23,7 @@ def test_the_commands_are_listed_as_before() -> None:
     listed = [line.split()[0] for line in commands.splitlines() if line.strip()]
     assert listed == ["index", "search", "check", "train-verifier", "train-reranker",
                       "export-verifier", "export-embedder", "export-reranker", "ask",
-                      "calibrate", "evolve", "verify", "serve", "repair"]
+                      "calibrate", "evolve", "verify", "verify-batch", "serve", "repair"]
 
 
 def test_models_given_to_one_app_stay_in_that_app() -> None:

@@ -8,8 +8,6 @@ reading of a value that is either text or a file name.
 
 from __future__ import annotations
 
-import json
-import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from veracity._json import strict_json
 from veracity.cli.render import errors, show, styled
 from veracity.errors import InputError, OptionError
 
@@ -30,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "Models", "build_app", "cli_names",
            "emit_json", "evidence_sources", "fail", "looks_like_path", "main", "models_of",
-           "more_sources", "read_text_or_file"]
+           "more_sources", "read_text_or_file", "strict_json"]
 
 #: Exit codes: success; partial success (some inputs failed, the rest was done); failure
 #: (nothing was done: bad options, missing index, unreadable input).
@@ -79,11 +78,13 @@ def models_of(ctx: typer.Context) -> Models:
 
 #: Library option names that a command spells otherwise (``Chunker(size=...)`` is
 #: ``--chunk-tokens``); any other name that is one of the command's options is spelt as its flag.
-_LIBRARY_NAMES = {"index": {"size": "chunk_tokens"}, "calibrate": {"hits": "k"},
+_LIBRARY_NAMES = {"index": {"size": "chunk_tokens", "address": "ray_address"},
+                  "calibrate": {"hits": "k"},
                   "verify": {"chat": "llm", "claims": "llm_claims"},
                   "repair": {"chat": "llm"},
                   "search": {"depth": "rerank_depth"}, "ask": {"depth": "rerank_depth"},
-                  "serve": {"depth": "rerank_depth"}}
+                  "serve": {"depth": "rerank_depth"},
+                  "verify-batch": {"address": "ray_address"}}
 
 
 def cli_names() -> dict[str, str]:
@@ -121,31 +122,6 @@ def emit_json(payload: Any, *, indent: int | None = 2) -> None:
     scored, whose ``error`` says why) is written ``null``, never ``NaN``, which most JSON readers
     reject and which would read as a score."""
     sys.stdout.write(strict_json(payload, indent=indent) + "\n")
-
-
-def strict_json(payload: Any, *, indent: int | None = None) -> str:
-    """``payload`` as strict JSON text, a non-finite number written ``null`` (what
-    :func:`emit_json` prints and the service sends).
-
-    >>> strict_json({"supported": float("nan"), "text": "[bold]"})
-    '{"supported": null, "text": "[bold]"}'
-    """
-    return json.dumps(_finite(payload), indent=indent, ensure_ascii=False, allow_nan=False)
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with every NaN or infinite float replaced by ``None``.
-
-    >>> _finite({"supported": float("nan"), "scores": [0.5, float("inf")]})
-    {'supported': None, 'scores': [0.5, None]}
-    """
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(item) for item in value]
-    return value
 
 
 #: Extensions of the files veracity reads; a value ending in one is taken for a file name.
@@ -254,7 +230,18 @@ def build_app(models: Models | None = None) -> typer.Typer:
     )
     # The command modules import this one (fail, the exit codes), so they come in here, once
     # this module is complete.
-    from veracity.cli import ask, check, evolve, index, repair, search, serve, train, verify
+    from veracity.cli import (
+        ask,
+        check,
+        evolve,
+        index,
+        repair,
+        search,
+        serve,
+        train,
+        verify,
+        verify_batch,
+    )
 
     app.callback()(_root)
     app.command("index")(index.index)
@@ -269,6 +256,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     app.command("calibrate")(ask.calibrate_command)
     app.command("evolve")(evolve.evolve)
     app.command("verify", context_settings={"allow_extra_args": True})(verify.verify_command)
+    app.command("verify-batch")(verify_batch.verify_batch_command)
     app.command("serve")(serve.serve)
     app.command("repair", context_settings={"allow_extra_args": True})(repair.repair_command)
     return app

@@ -24,6 +24,12 @@ def index(
     dense: Annotated[bool, typer.Option(help="also build dense (MiniLM) vectors")] = True,
     strict: Annotated[bool, typer.Option(help="stop at the first bad file; write nothing")]
     = False,
+    workers: Annotated[int | None, typer.Option(
+        help="embed the dense vectors on this many worker processes (Ray: actors)")] = None,
+    ray: Annotated[bool, typer.Option(
+        "--ray", help="embed on Ray Data (a local Ray of --workers CPUs on 127.0.0.1)")] = False,
+    ray_address: Annotated[str | None, typer.Option(
+        help="embed on the Ray cluster at this address (implies --ray)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Index documents (.txt .md .html .pdf .jsonl, or folders of them) for search.
@@ -31,7 +37,8 @@ def index(
     Unchanged files are skipped; a failure leaves the previous index live. Bad paths, files
     and JSONL lines are reported and skipped (--strict: stop at the first, write nothing).
     Exit 0 when every file was indexed, 1 when some failed (the rest is indexed), 2 when
-    nothing was written.
+    nothing was written. --workers N or --ray spread the dense embedding, where a large
+    corpus spends its time, over worker processes or a Ray cluster; the vectors are the same.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -41,9 +48,16 @@ def index(
     from veracity.retrieve.dense import DenseBuilder
 
     builders: list[Any] = [BM25Builder()]
-    if dense:
-        builders.append(DenseBuilder())
+    embedder = None
     try:
+        if dense and (workers is not None or ray or ray_address):
+            from veracity.batch import ParallelEmbedder
+            from veracity.cli.verify_batch import engine_of
+
+            embedder = ParallelEmbedder(engine_of(workers, ray, ray_address))
+            builders.append(DenseBuilder(embedder, block=defaults.BATCH_EMBED_BLOCK))
+        elif dense:
+            builders.append(DenseBuilder())
         with Progress(TextColumn("{task.description:<10}", markup=False), BarColumn(),
                       MofNCompleteColumn(), console=errors, disable=as_json,
                       transient=True) as progress:
@@ -59,6 +73,9 @@ def index(
                              ).run(paths, index_dir)
     except VeracityError as exc:
         raise fail(exc) from exc
+    finally:
+        if embedder is not None:
+            embedder.close()
     code = EXIT_PARTIAL if report.failures else EXIT_OK
     if as_json:
         emit_json(report.to_dict() | {"exit_code": code})

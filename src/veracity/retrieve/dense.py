@@ -24,7 +24,7 @@ import numpy as np
 from veracity import defaults
 from veracity.corpus.base import BuildProgress, ChunkLookup
 from veracity.embed import EMBEDDERS, Embedder, TextEmbedder
-from veracity.errors import IndexStoreError, InputError, VeracityError
+from veracity.errors import IndexStoreError, InputError, OptionError, VeracityError
 from veracity.retrieve.base import (
     check_k,
     check_lookup,
@@ -41,9 +41,6 @@ __all__ = ["DENSE_META", "DENSE_VECTORS", "DenseBuilder", "DenseRetriever", "Tex
 
 DENSE_VECTORS = "dense.npy"
 DENSE_META = "dense.json"
-#: Texts handed to the embedder per call while indexing (it sorts each call by length); the
-#: builder reports progress after each call, so this is also how often it does.
-_BLOCK = 256
 
 
 def _embedder(embedder: TextEmbedder | None) -> TextEmbedder:
@@ -67,7 +64,8 @@ class DenseBuilder:
 
     The summary it returns counts the texts ``embedded`` now, the rows ``reused`` from the
     previous generation, and the rows whose text was ``truncated`` to the embedder's window
-    (those are embedded from their first ``max_tokens`` tokens only).
+    (those are embedded from their first ``max_tokens`` tokens only). ``block`` texts go to the
+    embedder per call, and progress is reported after each call.
 
     >>> summary = DenseBuilder().build(chunks, Path("idx/gen-000001"), None)  # doctest: +SKIP
     >>> summary["truncated"]                                                  # doctest: +SKIP
@@ -78,8 +76,13 @@ class DenseBuilder:
     #: ``build`` takes ``progress`` (see :class:`~veracity.corpus.base.IndexBuilder`).
     reports_progress = True
 
-    def __init__(self, embedder: TextEmbedder | None = None) -> None:
+    def __init__(self, embedder: TextEmbedder | None = None, *,
+                 block: int = defaults.DENSE_BLOCK) -> None:
+        if isinstance(block, bool) or not isinstance(block, int) or block < 1:
+            raise OptionError("block", block, "1 or more texts per embedder call",
+                              f"The default is {defaults.DENSE_BLOCK}.")
         self.embedder = _embedder(embedder)
+        self.block = block
 
     def build(
         self,
@@ -114,8 +117,8 @@ class DenseBuilder:
         pending = list(todo)
         if pending:
             embedder.load()
-        for first in range(0, len(pending), _BLOCK):
-            block = pending[first : first + _BLOCK]
+        for first in range(0, len(pending), self.block):
+            block = pending[first : first + self.block]
             result = embedder.run([texts[todo[digest][0]] for digest in block])
             if result.vectors.shape != (len(block), dimension):
                 raise IndexStoreError(
