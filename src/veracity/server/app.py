@@ -36,7 +36,7 @@ from typing import Annotated, Any, Literal
 
 from veracity import defaults
 from veracity._deps import require
-from veracity.cli.application import strict_json
+from veracity._json import strict_json
 from veracity.errors import OptionError, VeracityError
 from veracity.server.errors import ServiceError, error_body, status_of
 from veracity.server.gate import Gate
