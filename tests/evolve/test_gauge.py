@@ -180,7 +180,8 @@ def test_the_model_call_cap_is_never_passed() -> None:
     assert capped.stop_reason in ("max_iterations", "converged")
 
 
-@pytest.mark.parametrize("name", ["offspring", "depth", "top_k", "max_iterations", "max_calls"])
+@pytest.mark.parametrize("name", ["offspring", "depth", "top_k", "max_iterations", "max_calls",
+                                  "max_tokens"])
 def test_a_budget_of_zero_is_an_error(name: str) -> None:
     with pytest.raises(OptionError, match=name):
         EvolveConfig(**{name: 0})

@@ -51,6 +51,8 @@ def evolve(
     iterations: Annotated[int, typer.Option(help="most iterations")]
     = defaults.EVOLVE_MAX_ITERATIONS,
     calls: Annotated[int, typer.Option(help="most model calls")] = defaults.EVOLVE_MAX_CALLS,
+    max_tokens: Annotated[int, typer.Option(help="most tokens per rewrite")]
+    = defaults.EVOLVE_MAX_TOKENS,
     seeds: Annotated[int, typer.Option(help="seed passages (reranked)")] = defaults.EVOLVE_SEEDS,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
     mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
@@ -80,7 +82,7 @@ def evolve(
 
     try:
         config = EvolveConfig(offspring=offspring, max_iterations=iterations, max_calls=calls,
-                              seed=seed)
+                              max_tokens=max_tokens, seed=seed)
         scorer = _fitness(ctx, fitness, weight=weight, reranker=reranker, verifier=verifier)
         retriever = RerankingRetriever(open_retriever(index_dir, mode=mode), scorer.relevance)
         hits = retriever.run(query, k=seeds).hits

@@ -61,6 +61,10 @@ class EvolveConfig:
             if not isinstance(value, int) or value < 1:
                 raise OptionError(name, value, "an integer of 1 or more",
                                   f"A budget of 0 evolves nothing; use e.g. {name}=2.")
+        if self.max_tokens is not None and (not isinstance(self.max_tokens, int)
+                                            or self.max_tokens < 1):
+            raise OptionError("max_tokens", self.max_tokens, "an integer of 1 or more, or None",
+                              "Use e.g. max_tokens=128.")
 
 
 class Evolver:
