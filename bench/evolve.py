@@ -180,7 +180,7 @@ class Bench:
     """The models, loaded once, and one (query, method) row at a time."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from veracity.evolve import EvolveConfig, Fitness, RougeBonus, SupportBonus
+        from veracity.evolve import Bonus, EvolveConfig, Fitness, RougeBonus, SupportBonus
         from veracity.generate.chat import make_chat
         from veracity.generate.check import CitationChecker
         from veracity.rerankers import make_reranker
@@ -203,7 +203,7 @@ class Bench:
         if callable(load):
             load()
         self.chat = CachedChat(chat, CACHE / "evolve_calls.jsonl")
-        bonuses = {"gauge1": RougeBonus(n=1), "gauge2": RougeBonus(n=2),
+        bonuses: dict[str, Bonus] = {"gauge1": RougeBonus(n=1), "gauge2": RougeBonus(n=2),
                    "gaugeL": RougeBonus(n="L"), "support": SupportBonus(self.verifier)}
         self.fitness = {name: Fitness(self.reranker, bonus, weight=args.weight)
                         for name, bonus in bonuses.items()}
@@ -310,6 +310,23 @@ class Bench:
                 "cited_seeds": sorted({c.marker for c in answer.citations})}
 
 
+def knowledge(answer: str, seeds: Sequence[tuple[str, str]], layer: Any) -> dict[str, Any]:
+    """The knowledge layer (rules, no model) on each factual sentence against the seeds: its
+    numbers, dates, amounts, tokens and names compared exactly. The answer is REFUTED when a
+    sentence's value conflicts with the seeds, SUPPORTED when every sentence's values match
+    (or it has none), else NOT ENOUGH INFO (a value the seeds do not state)."""
+    from veracity.text.segment import segment_answer
+    from veracity.types import Claim
+
+    sentences = [s for s in segment_answer(answer) if s.factual]
+    claims = [Claim(i, s.claim, s.span, i) for i, s in enumerate(sentences)]
+    chunks = [Chunk(f"{d}#0", d, 0, text, 0, len(text)) for d, text in seeds]
+    labels = [r.label for r in layer.run(claims, [chunks] * len(claims)).results]
+    label = "REFUTED" if "contradicted" in labels else \
+        "SUPPORTED" if all(x == "supported" for x in labels) else "NOT ENOUGH INFO"
+    return {"label": label, "sentences": labels}
+
+
 def _kinds(failures: Sequence[Any]) -> dict[str, int]:
     kinds: dict[str, int] = {}
     for failure in failures:
@@ -413,6 +430,9 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
             labels = {"SUPPORTED": 0, "NOT ENOUGH INFO": 0, "REFUTED": 0, "ERROR": 0}
             for r in ok:
                 labels[r["grounded"]["label"]] += 1
+            known = {"SUPPORTED": 0, "NOT ENOUGH INFO": 0, "REFUTED": 0}
+            for r in ok:
+                known[r["knowledge"]["label"]] += 1
             factual = sum(r["sentences"]["factual"] for r in ok)
             supported = sum(r["sentences"]["supported"] for r in ok)
             out.setdefault(dataset, {})[method] = {
@@ -420,6 +440,7 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "errors": [r["error"] for r in mine if "error" in r],
                 "relevance": judged,
                 "grounded": labels,
+                "knowledge": known,
                 "accuracy": round(labels["SUPPORTED"] / len(ok), 3) if ok else None,
                 "sentences_factual": factual,
                 "sentence_support": round(supported / factual, 3) if factual else None,
@@ -466,15 +487,18 @@ def tables(figures: dict[str, Any], datasets: list[str]) -> str:
             cell(d, method, lambda x: f"{wtl('cosine')(x)} ({wtl('verifier')(x)})")
             for d in datasets) + " |")
     lines += ["", "Grounded accuracy against the seeds (verifier three-way, by sentence; Acc = "
-              "share SUPPORTED; S / NEI / R counts) and per-sentence support (share of factual "
-              "sentences the grounded-answer check attaches to a seed at tau):", "",
+              "share SUPPORTED; S / NEI / R counts), per-sentence support (share of factual "
+              "sentences the grounded-answer check attaches to a seed at tau), and the "
+              "knowledge layer's REFUTED count (answers with a number, date, amount or token "
+              "that conflicts with the seeds; rules, no model):", "",
               f"| method | {head} |", f"| --- | {rule} |"]
     for method in METHODS:
         lines.append(f"| {LABELS[method]} | " + " | ".join(cell(d, method, lambda x: (
             f"Acc {x['accuracy']:.2f} ({x['grounded']['SUPPORTED']} / "
             f"{x['grounded']['NOT ENOUGH INFO']} / {x['grounded']['REFUTED']}"
             + (f", {x['grounded']['ERROR']} error" if x['grounded']['ERROR'] else "")
-            + f"); sentences {_pct(x['sentence_support'])} of {x['sentences_factual']}")
+            + f"); sentences {_pct(x['sentence_support'])} of {x['sentences_factual']}; "
+            f"knowledge R {x['knowledge']['REFUTED']}")
             if n(x) else "—") for d in datasets) + " |")
     lines += ["", "Cost per query (all sets together): model calls, generated tokens, model "
               "seconds (SmolLM2 on the CPU), iterations to termination, operator failures "
@@ -519,7 +543,7 @@ def _pct(value: float | None) -> str:
 def target_shape(figures: dict[str, Any], datasets: list[str]) -> dict[str, Any]:
     """Pooled over the sets: each method's grounded accuracy / Gen²IR's, and its relevance wins
     (cosine judge) relative to Gen²IR's (the paper's target: >= 3x with <= 10% loss)."""
-    pooled: dict[str, dict[str, float]] = {}
+    pooled: dict[str, dict[str, float | None]] = {}
     for method in METHODS:
         rows = [figures[d][method] for d in datasets if method in figures.get(d, {})]
         n = sum(r["queries"] - r["failed"] for r in rows)
@@ -532,10 +556,11 @@ def target_shape(figures: dict[str, Any], datasets: list[str]) -> dict[str, Any]
     base = pooled.get("gen2ir")
     out: dict[str, Any] = {"pooled": pooled}
     if base is not None:
+        base_acc, base_win = float(base["accuracy"] or 0), float(base["win_rate"] or 0)
         for values in pooled.values():
-            values["accuracy_x_gen2ir"] = (round(values["accuracy"] / base["accuracy"], 2)
-                                           if base["accuracy"] else None)
-            values["win_rate_change_vs_gen2ir"] = round(values["win_rate"] - base["win_rate"], 3)
+            acc, win = float(values["accuracy"] or 0), float(values["win_rate"] or 0)
+            values["accuracy_x_gen2ir"] = round(acc / base_acc, 2) if base_acc else None
+            values["win_rate_change_vs_gen2ir"] = round(win - base_win, 3)
     return out
 
 
@@ -579,6 +604,15 @@ def main() -> None:
     complete = {(d, q) for d, q in planned
                 if all((d, q, m) in done for m in METHODS)}
     rows = [row for row in rows if (row["dataset"], row["qid"]) in complete]
+    from veracity.verify.knowledge import KnowledgeLayer
+
+    layer = KnowledgeLayer(ner="rules")
+    texts = {(d, q): dict(candidates) for d, q, _, candidates in todo}
+    for row in rows:
+        if "error" not in row:
+            seeds = [(docid, texts[(row["dataset"], row["qid"])][docid])
+                     for docid in row["seed_docids"]]
+            row["knowledge"] = knowledge(row["best"]["text"], seeds, layer)
     figures = aggregate(rows)
     datasets = [d for d in DATASETS if d in figures]
     payload = {"settings": json.loads(sig) | {"threads": args.threads,
@@ -591,7 +625,8 @@ def main() -> None:
     print(tables(figures, datasets))
     payload["rows"] = [{k: row.get(k) for k in ("dataset", "qid", "query", "method", "best",
                                                  "lineage", "stop_reason", "grounded",
-                                                 "relevance", "sentences", "error")}
+                                                 "knowledge", "relevance", "sentences",
+                                                 "error")}
                        for row in sorted(rows, key=lambda r: (r["dataset"], r["qid"],
                                                               METHODS.index(r["method"])))]
     if args.name:
