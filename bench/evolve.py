@@ -642,16 +642,29 @@ def main() -> None:
     payload["rewrites"] = rewrite_stats(CACHE / "evolve_calls.jsonl")
     print(json.dumps(payload["target_shape"], indent=1))
     print(tables(figures, datasets))
-    payload["rows"] = [{k: row.get(k) for k in ("dataset", "qid", "query", "method", "best",
-                                                 "lineage", "stop_reason", "grounded",
-                                                 "knowledge", "relevance", "sentences",
-                                                 "error")}
-                       for row in sorted(rows, key=lambda r: (r["dataset"], r["qid"],
-                                                              METHODS.index(r["method"])))]
+    payload["rows"] = [_brief(row) for row in sorted(
+        rows, key=lambda r: (r["dataset"], r["qid"], METHODS.index(r["method"])))]
     if args.name:
         write_result(args.name, payload, notes(args, payload, datasets) + "\n\n"
                      + tables(figures, datasets) + "\n\n" + reading(payload),
                      command(sys.argv[1:]))
+
+
+def _brief(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as the results file keeps it: the answer, its lineage and its verdicts."""
+    out = {k: row.get(k) for k in ("dataset", "qid", "query", "method", "stop_reason",
+                                   "lineage", "error")}
+    if "error" not in row:
+        best = row["best"]
+        out |= {"best": {"id": best["id"], "operator": best["operator"], "text": best["text"],
+                         "fitness": best["fitness"]["total"]},
+                "grounded": row["grounded"]["label"],
+                "sentence_labels": row["grounded"]["sentences"],
+                "knowledge": row["knowledge"]["label"],
+                "sentence_statuses": row["sentences"]["statuses"],
+                "relevance": {judge: value["outcome"]
+                              for judge, value in row["relevance"].items()}}
+    return out
 
 
 def notes(args: argparse.Namespace, payload: dict[str, Any], datasets: list[str]) -> str:
