@@ -676,10 +676,10 @@ def notes(args: argparse.Namespace, payload: dict[str, Any], datasets: list[str]
     return (
         f"Queries: a fixed-seed sample (`--sample-seed {args.sample_seed}`, the first n of a "
         f"shuffle, so a larger n keeps these) with every method finished: {sets}. Chosen to "
-        "fit about 40 minutes of SmolLM2-135M-Instruct (Q4_1, llama.cpp, 1 thread) on 2 CPU "
-        "cores shared with three other sessions, where one rewrite takes tens of seconds. "
-        f"Budgets, cut from the paper's tuned setting (12 offspring, no iteration cap, 256 "
-        f"tokens) for the same reason: {args.seeds} seeds, {args.offspring} offspring per "
+        f"fit about 40 minutes of SmolLM2-135M-Instruct (Q4_1, llama.cpp, {args.threads} "
+        "thread(s)) on 2 CPU cores shared with three other sessions, where one rewrite takes "
+        "tens of seconds. Budgets, cut from the paper's tuned setting (12 offspring, 256-token "
+        f"rewrites) for the same reason: {args.seeds} seeds, {args.offspring} offspring per "
         f"iteration from the top 2, at most {args.iterations} iterations, {args.max_tokens} "
         f"tokens per rewrite, lambda {args.weight:g}, temperature 0.7, GA seed {args.seed}; "
         "every method breeds from the same seeds with the same random stream, so methods "
@@ -744,6 +744,14 @@ def interpretation(payload: dict[str, Any]) -> str:
                                                                  meets_relevance) else
                "misses the target shape on " + ("relevance" if meets_accuracy else "accuracy"))
     least = min(pooled, key=lambda m: float(pooled[m]["accuracy"] or 0))
+    g2_wtl = {k: sum(figures[d]["gauge2"]["relevance"]["cosine"][k] for d in figures
+                     if "gauge2" in figures[d]) for k in ("win", "tie", "loss")}
+    rewrites = [r for r in payload["rows"] if r["method"] == "gen2ir" and r.get("best")
+                and r["best"]["operator"] != "seed"]
+    grounded_rewrites = sum(r["grounded"] == "SUPPORTED" for r in rewrites)
+    errors = sum(figures[d][m]["grounded"]["ERROR"] for d in figures for m in figures[d])
+    where = ", ".join(NAMES[d] for d in figures
+                      if any(figures[d][m]["grounded"]["ERROR"] for m in figures[d])) or "none"
     return (
         f"What a 135M rewriter does. The run made {calls['distinct_calls']} distinct model "
         f"calls ({calls['total_seconds']:.0f} s, {calls['tokens_per_second']} generated tokens "
@@ -756,18 +764,22 @@ def interpretation(payload: dict[str, Any]) -> str:
         f"{total('gauge2', 'best_is_a_seed')} of {n} queries (the top one in "
         f"{total('gauge2', 'best_is_top_seed')}), and the three ROUGE variants ended on the "
         f"same member in {same} of {len(bests)}. GAuGE's grounded accuracy here is "
-        "therefore mostly that of a retrieved "
-        "passage checked against itself, and its relevance ties with the top passage, where "
-        "the paper's GAuGE wins with grounded rewrites. Gen²IR's relevance-only fitness does "
-        f"let rewrites through (its best was a seed in {total('gen2ir', 'best_is_a_seed')} of "
-        f"{n}; {gen2ir_wins} wins), and those rewrites are where grounding is lost. So the "
+        "therefore mostly that of a retrieved passage checked against itself, and against the "
+        f"top passage it ties {g2_wtl['tie']} times and loses {g2_wtl['loss']} (where the "
+        f"second seed's ROUGE won), with {g2_wtl['win']} wins, where the paper's GAuGE wins "
+        "with grounded rewrites. Gen²IR's relevance-only fitness does let rewrites through "
+        f"(its best was a seed in {total('gen2ir', 'best_is_a_seed')} of {n}; {gen2ir_wins} "
+        f"wins), and only {grounded_rewrites} of the {len(rewrites)} rewrites it returned "
+        "were SUPPORTED: that is where grounding is lost. So the "
         "measured gap between the two is \"return a seed\" against \"return an ungrounded "
         "rewrite\", not the paper's \"grounded rewrite\" against \"ungrounded rewrite\": "
         f"GAuGE-ROUGE-2 reaches {ratio}x Gen²IR's accuracy with a relevance win rate of "
         f"{float(g2['win_rate'] or 0):.2f} against Gen²IR's {float(base['win_rate'] or 0):.2f}, "
         f"which {verdict} (at least 3x, at most 10% relevance loss). The support fitness "
         f"(Acc {float(pooled['support']['accuracy'] or 0):.2f}) is judged by its own verifier, "
-        "so its accuracy is not independent evidence; the least grounded method here is "
+        "so its accuracy is not independent evidence. An ERROR in the grounded table "
+        f"({errors} answers; {where}) is a sentence longer than the verifier's claim "
+        "window, never verified and counted as not supported. The least grounded method is "
         f"{LABELS[least]} (Acc {float(pooled[least]['accuracy'] or 0):.2f}). With these "
         f"budgets ({settings['offspring']} offspring, at most {settings['iterations']} "
         f"iterations, {settings['max_tokens']} tokens, {settings['seeds']} seeds) and "
