@@ -32,7 +32,8 @@ Measures, in the GAuGE paper's table shapes:
   was first made, so a call served from the cache still counts), iterations.
 
 Every chat call is cached by content (model, messages, temperature, seed, max tokens) in
-``.cache/bench/evolve_calls.jsonl``, and every finished (query, method) row in
+``bench/results/evolve_calls.jsonl`` (committed: small, and it lets the recorded run be
+re-scored anywhere without a model call), and every finished (query, method) row in
 ``.cache/bench/evolve_rows.jsonl``: an interrupted run resumes where it stopped and a re-run
 costs no model call. ``--report-only`` writes the section from the rows finished so far.
 """
@@ -61,6 +62,7 @@ from veracity.llm.base import ChatModel, ChatRequest, ChatResponse  # noqa: E402
 from veracity.types import Chunk, Hit  # noqa: E402
 
 CACHE = REPO / ".cache" / "bench"
+CALLS = BENCH / "results" / "evolve_calls.jsonl"
 METHODS = ("gauge1", "gauge2", "gaugeL", "support", "gen2ir", "rag")
 LABELS = {"gauge1": "GAuGE-ROUGE-1", "gauge2": "GAuGE-ROUGE-2", "gaugeL": "GAuGE-ROUGE-L",
           "support": "support fitness (new)", "gen2ir": "Gen²IR", "rag": "one-shot RAG"}
@@ -202,7 +204,7 @@ class Bench:
         load = getattr(chat, "load", None)
         if callable(load):
             load()
-        self.chat = CachedChat(chat, CACHE / "evolve_calls.jsonl")
+        self.chat = CachedChat(chat, CALLS)
         bonuses: dict[str, Bonus] = {"gauge1": RougeBonus(n=1), "gauge2": RougeBonus(n=2),
                    "gaugeL": RougeBonus(n="L"), "support": SupportBonus(self.verifier)}
         self.fitness = {name: Fitness(self.reranker, bonus, weight=args.weight)
@@ -639,7 +641,7 @@ def main() -> None:
                "complete_queries": {d: sum(c[0] == d for c in complete) for d in DATASETS},
                "queries": sorted([d, q] for d, q in complete),
                "figures": figures, "target_shape": target_shape(figures, datasets)}
-    payload["rewrites"] = rewrite_stats(CACHE / "evolve_calls.jsonl")
+    payload["rewrites"] = rewrite_stats(CALLS)
     print(json.dumps(payload["target_shape"], indent=1))
     print(tables(figures, datasets))
     payload["rows"] = [_brief(row) for row in sorted(
@@ -756,7 +758,7 @@ def interpretation(payload: dict[str, Any]) -> str:
         f"What a 135M rewriter does. The run made {calls['distinct_calls']} distinct model "
         f"calls ({calls['total_seconds']:.0f} s, {calls['tokens_per_second']} generated tokens "
         f"a second on the shared CPU); {calls['cut_at_max_tokens']} of them were cut at the "
-        "token cap. Read in `.cache/bench/evolve_calls.jsonl`, many replies comment on the "
+        "token cap. Read in `bench/results/evolve_calls.jsonl`, many replies comment on the "
         "passage instead of rewriting it (\"The original passage ...\"), drift from it (a "
         "changed duration, an invented cause) or repeat themselves. Scored the same way as "
         "the seeds, such rewrites almost never beat a seed's relevance plus 10 x ROUGE "
