@@ -90,7 +90,7 @@ demo: $(STAMP)
 	# Evolve an answer (GAuGE) with the bundled SmolLM2: 2 rewrites of the top seeds, fitness =
 	# reranker relevance + 10 x ROUGE-2, then each sentence checked against the seeds, with the
 	# lineage. A 135M rewriter rarely beats the top passage (its lineage is then the seed
-	# itself): see bench/README.md (evolve). About 50-80 s on 2 busy cores.
+	# itself): see bench/README.md (evolve). Measured 21 s on 2 cores at load 5, 50-80 s at load 10.
 	$(VENV)/bin/veracity evolve "How do honeybees tell nestmates where food is?" --index $(DEMO_INDEX) \
 		--llm llamacpp --seeds 3 --offspring 2 --iterations 1 --max-tokens 48
 

@@ -120,5 +120,5 @@ def _print(evolved: EvolvedAnswer) -> None:
     for member in result.lineage(best.id):
         parents = ", ".join(f"#{p}" for p in member.parents) or "-"
         show(styled(f"#{member.id} gen {member.generation} {member.operator} "
-                    f"{member.prompt or ''} from {parents}: ", "bold"), member.text[:100],
-             out=console, indent=2)
+                    f"{member.prompt or ''} from {parents}: ", "bold"),
+             " ".join(member.text.split())[:100], out=console, indent=2)
