@@ -87,6 +87,12 @@ demo: $(STAMP)
 	# is flagged (revise) and then cut (delete); the diff shows [-removed-]{+added+}.
 	$(VENV)/bin/veracity repair --answer examples/answer_to_check.md --index $(DEMO_INDEX)
 	$(VENV)/bin/veracity repair --answer examples/answer_to_check.md --index $(DEMO_INDEX) --policy delete
+	# Evolve an answer (GAuGE) with the bundled SmolLM2: 2 rewrites of the top seeds, fitness =
+	# reranker relevance + 10 x ROUGE-2, then each sentence checked against the seeds, with the
+	# lineage. A 135M rewriter rarely beats the top passage (its lineage is then the seed
+	# itself): see bench/README.md (evolve). Measured 21 s on 2 cores at load 5, 50-80 s at load 10.
+	$(VENV)/bin/veracity evolve "How do honeybees tell nestmates where food is?" --index $(DEMO_INDEX) \
+		--llm llamacpp --seeds 3 --offspring 2 --iterations 1 --max-tokens 48
 
 # The browser test drives the machine's Chromium (the Debian package: Playwright's own browser
 # download cannot work offline). Installed here when missing and apt-get can run (as root);

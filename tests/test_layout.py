@@ -22,7 +22,8 @@ ALLOWED = {
     "verifiers": {"text", "llm", "prompts", "embed"},
     "rerankers": {"verifiers", "text", "llm", "prompts", "embed"},
     "llm": {"text", "prompts"},
-    "evolve": {"rerankers", "verifiers", "llm", "prompts", "text", "embed"},
+    # DESIGN.md: evolve uses generate (the evolved answer gets ask's citation checks).
+    "evolve": {"generate", "rerankers", "verifiers", "llm", "prompts", "text", "embed"},
 }
 
 

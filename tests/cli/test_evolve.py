@@ -82,3 +82,28 @@ def test_evolve_with_no_passages_found_is_an_error(index: Path) -> None:
                                         "--mode", "bm25"])
     assert result.exit_code == 2
     assert "error" in result.output
+
+
+def test_evolve_checks_each_sentence_against_the_seeds(index: Path) -> None:
+    seed = DOCS["bees.md"].strip()
+    # The rewrite ties the seed on relevance, so the seed stays best; either is checked.
+    verifier = TablePairScorer({(seed, REWRITE): (0.9, 0.05, 0.05), (seed, seed): (0.9, 0, 0.1)})
+    chat = ScriptedChatModel([REWRITE] * 4, model_id="scripted-llm")
+    built = cli.build_app(cli.Models(verifier=lambda name: verifier,
+                                     chat=lambda spec, model, scorer: chat,
+                                     reranker=lambda name: OverlapRelevanceScorer()))
+    args = ["evolve", QUERY, "--index", str(index), "--mode", "bm25", "--offspring", "2",
+            "--iterations", "1"]
+    result = CliRunner().invoke(built, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)["answer"]
+    [sentence] = answer["sentences"]
+    assert sentence["status"] == "citation_attached"
+    [citation] = sentence["citations"]
+    assert (citation["doc_id"], citation["start"], citation["end"]) == ("bees.md", 0, len(seed))
+    assert answer["sources"][0]["text"] == seed
+    result = CliRunner().invoke(built, args)
+    assert result.exit_code == 0, result.output
+    assert "citation attached" in result.output
+    assert "lineage" in result.output
+    assert "bees.md" in result.output

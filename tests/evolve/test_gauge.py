@@ -5,10 +5,17 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections.abc import Sequence
 
 import pytest
 
-from veracity.errors import GenerationError, InputError, MissingDependencyError, OptionError
+from veracity.errors import (
+    ClaimTooLongError,
+    GenerationError,
+    InputError,
+    MissingDependencyError,
+    OptionError,
+)
 from veracity.evolve import (
     OPERATORS,
     EvolveConfig,
@@ -21,6 +28,8 @@ from veracity.evolve import (
 )
 from veracity.llm.base import ChatRequest, ChatResponse
 from veracity.testing import OverlapRelevanceScorer, ScriptedChatModel, TablePairScorer
+from veracity.text.segment import segment_answer
+from veracity.types import PairScore, PairScores, Span
 
 pytestmark = pytest.mark.unit
 
@@ -171,7 +180,8 @@ def test_the_model_call_cap_is_never_passed() -> None:
     assert capped.stop_reason in ("max_iterations", "converged")
 
 
-@pytest.mark.parametrize("name", ["offspring", "depth", "top_k", "max_iterations", "max_calls"])
+@pytest.mark.parametrize("name", ["offspring", "depth", "top_k", "max_iterations", "max_calls",
+                                  "max_tokens"])
 def test_a_budget_of_zero_is_an_error(name: str) -> None:
     with pytest.raises(OptionError, match=name):
         EvolveConfig(**{name: 0})
@@ -283,3 +293,80 @@ def test_one_shot_rag_puts_every_seed_in_one_prompt() -> None:
     assert member.fitness.total == rouge_fitness().run(QUERY, SEEDS, [member.text])[0].total
     with pytest.raises(GenerationError):
         OneShotRAG(ScriptedChatModel([""]), rouge_fitness()).run(QUERY, SEEDS)
+
+
+# --- a candidate the fitness cannot score -------------------------------------------------------
+
+class ShortClaimVerifier:
+    """A verifier whose window holds claims of at most ``limit`` words: a longer one raises
+    ClaimTooLongError for the whole batch, as the shipped verifier does."""
+
+    model_id = "short-claims"
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.calls: list[int] = []
+
+    def load(self) -> ShortClaimVerifier:
+        return self
+
+    def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+        self.calls.append(len(premises))
+        for claim in hypotheses:
+            if len(claim.split()) > self.limit:
+                raise ClaimTooLongError(f"the claim has {len(claim.split())} words",
+                                        tokens=len(claim.split()), budget=self.limit)
+        return PairScores(tuple(PairScore(0.8, 0.1, 0.1, Span(0, len(p))) for p in premises),
+                          self.model_id, "1")
+
+
+def longest_sentence(text: str) -> int:
+    return max(len(s.claim.split()) for s in segment_answer(text))
+
+
+def support_fitness(limit: int) -> Fitness:
+    return Fitness(OverlapRelevanceScorer(), SupportBonus(ShortClaimVerifier(limit)), weight=1.0)
+
+
+def test_a_rewrite_too_long_for_the_verifier_is_a_reported_failure_not_an_abort() -> None:
+    # The seeds have at most 8 words; VaryingChat adds or drops one word per rewrite, so the
+    # rewrites of 9 words raise ClaimTooLongError in the support fitness.
+    result, chat = evolve(fitness=support_fitness(8), max_iterations=3)
+    scoring = [f for f in result.failures if "could not score" in f.error]
+    assert scoring, "some rewrites must be too long for this verifier"
+    assert all(longest_sentence(f.reply) > 8 and "ClaimTooLongError" not in f.error
+               for f in scoring)
+    assert all(longest_sentence(m.text) <= 8 for m in result.members)
+    assert all(m.fitness.error is None for m in result.members)
+    assert sum(g.failures for g in result.generations) == len(result.failures)
+    assert len(result.members) + len(result.failures) == len(SEEDS) + len(chat.requests)
+
+
+def test_a_candidate_that_cannot_be_scored_gets_a_failure_score_the_others_keep_theirs() -> None:
+    fitness = support_fitness(4)
+    ok, long = fitness.run("bees", SEEDS, ["Bees dance for food.", "Bees dance to tell food."])
+    assert ok.error is None
+    assert ok.bonus == pytest.approx(0.8)
+    assert long.error is not None
+    assert "5 words" in long.error
+    assert long.to_dict()["total"] is None
+
+
+def test_a_seed_the_fitness_cannot_score_is_reported_and_left_out() -> None:
+    fitness = support_fitness(6)  # the first seed has 8 words
+    result = Evolver(VaryingChat(), fitness, EvolveConfig(offspring=2, max_iterations=1)) \
+        .run(QUERY, SEEDS)
+    [seed_failure] = [f for f in result.failures if f.operator == "seed"]
+    assert (seed_failure.generation, seed_failure.reply) == (0, SEEDS[0])
+    assert [m.text for m in result.members if m.operator == "seed"] == SEEDS[1:]
+    with pytest.raises(InputError, match="none of the 3 seed passages could be scored"):
+        Evolver(VaryingChat(), support_fitness(2), EvolveConfig()).run(QUERY, SEEDS)
+
+
+def test_support_bonus_is_the_mean_over_the_factual_sentences() -> None:
+    premise = " ".join(SEEDS[:2])
+    verifier = TablePairScorer({(premise, "Bees dance."): (0.9, 0.05, 0.05),
+                                (premise, "Bees eat wax."): (0.3, 0.3, 0.4)})
+    [bonus] = SupportBonus(verifier, top=2).run(["Bees dance. Bees eat wax. Is it?"], SEEDS)
+    assert bonus == pytest.approx((0.9 + 0.3) / 2)
+    assert verifier.calls == [2]  # one batch, the question not verified

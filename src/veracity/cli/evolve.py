@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from veracity import defaults
+from veracity.cli import printers
 from veracity.cli.application import EXIT_OK, EXIT_PARTIAL, emit_json, fail, models_of
 from veracity.cli.render import console, show, styled
 from veracity.cli.search import RERANKER_HELP
 from veracity.errors import OptionError, VeracityError
 
 if TYPE_CHECKING:
-    from veracity.evolve import EvolutionResult, Fitness
+    from veracity.evolve import EvolvedAnswer, Fitness
 
 FITNESSES = ("rouge1", "rouge2", "rougeL", "support", "relevance")
 
@@ -50,57 +51,74 @@ def evolve(
     iterations: Annotated[int, typer.Option(help="most iterations")]
     = defaults.EVOLVE_MAX_ITERATIONS,
     calls: Annotated[int, typer.Option(help="most model calls")] = defaults.EVOLVE_MAX_CALLS,
+    max_tokens: Annotated[int, typer.Option(help="most tokens per rewrite")]
+    = defaults.EVOLVE_MAX_TOKENS,
     seeds: Annotated[int, typer.Option(help="seed passages (reranked)")] = defaults.EVOLVE_SEEDS,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
     mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
     reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,
-    verifier: Annotated[str, typer.Option(help="verifier for --fitness support")]
+    verifier: Annotated[str, typer.Option(
+        help="verifier of the answer's sentences (and of --fitness support)")]
     = defaults.VERIFIER,
+    tau: Annotated[float, typer.Option(help="P(supported) a sentence's seed must reach")]
+    = defaults.CITATION_TAU,
     trace: Annotated[Path | None, typer.Option(help="write the whole trace as JSON here")]
     = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Evolve an answer from the reranked top passages with LLM rewrites (GAuGE).
 
-    Prints the best member, its fitness and its lineage. Exit 0 when it ran with no failed
-    model call; 1 when some calls failed (they are listed in the trace); 2 on bad options, a
+    Prints the best member, its fitness and its lineage, then checks the answer as ask does:
+    each sentence is verified against every seed passage, and the best one that supports it is
+    attached as its citation (+ citation attached, ? uncited, · not factual), with the seeds'
+    exact spans. Exit 0 when it ran with no failure; 1 when some model calls or scorings failed
+    (they are listed in the trace) or a sentence could not be verified; 2 on bad options, a
     missing index or no passages found.
     """
-    from veracity.evolve import EvolveConfig, Evolver
+    from veracity.evolve import EvolveConfig, Evolver, GroundedEvolver
+    from veracity.generate.check import CitationChecker
     from veracity.retrieve.open import open_retriever
     from veracity.retrieve.rerank import RerankingRetriever
 
     try:
         config = EvolveConfig(offspring=offspring, max_iterations=iterations, max_calls=calls,
-                              seed=seed)
+                              max_tokens=max_tokens, seed=seed)
         scorer = _fitness(ctx, fitness, weight=weight, reranker=reranker, verifier=verifier)
         retriever = RerankingRetriever(open_retriever(index_dir, mode=mode), scorer.relevance)
         hits = retriever.run(query, k=seeds).hits
-        chat = models_of(ctx).chat(llm, model, models_of(ctx).verifier(verifier))
-        result = Evolver(chat, scorer, config).run(query, [hit.chunk.text for hit in hits])
+        checker = models_of(ctx).verifier(verifier)
+        chat = models_of(ctx).chat(llm, model, checker)
+        evolver = GroundedEvolver(Evolver(chat, scorer, config),
+                                  CitationChecker(checker, tau=tau))
+        evolved = evolver.run(query, hits)
         if trace is not None:
-            trace.write_text(json.dumps(result.to_dict(), indent=2, ensure_ascii=False),
+            trace.write_text(json.dumps(evolved.to_dict(), indent=2, ensure_ascii=False),
                              encoding="utf-8")
     except (VeracityError, OSError) as exc:
         raise fail(exc) from exc
-    code = EXIT_PARTIAL if result.failures else EXIT_OK
+    code = EXIT_PARTIAL if evolved.failures else EXIT_OK
     if as_json:
-        emit_json(result.to_dict() | {"exit_code": code})
+        emit_json(evolved.to_dict() | {"exit_code": code})
         raise typer.Exit(code)
-    _print(result)
+    _print(evolved)
     raise typer.Exit(code)
 
 
-def _print(result: EvolutionResult) -> None:
+def _print(evolved: EvolvedAnswer) -> None:
+    """The answer with its sentences checked against the seeds (as ask prints it), then how
+    it was evolved: fitness, why it stopped, and its lineage back to the seeds."""
+    result = evolved.evolution
     best = result.best
-    show(best.text, out=console, wrap=True)
+    printers.print_answer(evolved.answer)
+    console.print()
     show(styled(f"fitness {best.fitness.total:.3f} (relevance {best.fitness.relevance:.3f}, "
                 f"bonus {best.fitness.bonus:.3f}) · {result.fitness}", "dim"), out=console)
     show(styled(f"stopped: {result.stop_reason} after {len(result.generations)} iterations, "
                 f"{result.calls} model calls, {len(result.failures)} failed", "dim"),
          out=console)
+    show(styled("lineage", "bold"), out=console)
     for member in result.lineage(best.id):
         parents = ", ".join(f"#{p}" for p in member.parents) or "-"
         show(styled(f"#{member.id} gen {member.generation} {member.operator} "
-                    f"{member.prompt or ''} from {parents}: ", "bold"), member.text[:100],
-             out=console, indent=2)
+                    f"{member.prompt or ''} from {parents}: ", "bold"),
+             " ".join(member.text.split())[:100], out=console, indent=2)

@@ -4,6 +4,8 @@ Seeds (reranked passages) are bred by LLM operators (:mod:`.operators`) under a 
 adds a grounding bonus to relevance (:mod:`.fitness`); :class:`Evolver` runs the elitist loop
 and returns an :class:`EvolutionResult` with the whole trace. Gen²IR is the same loop with a
 relevance-only :class:`Fitness`; :class:`OneShotRAG` is the one-prompt baseline.
+:class:`GroundedEvolver` checks the evolved answer sentence by sentence against the seeds, as
+``veracity ask`` checks a model's answer.
 
 >>> from veracity.testing import OverlapRelevanceScorer, ScriptedChatModel
 >>> chat = ScriptedChatModel(["Bees dance to tell others where food is."] * 12)
@@ -16,6 +18,7 @@ relevance-only :class:`Fitness`; :class:`OneShotRAG` is the one-prompt baseline.
 
 from veracity.evolve.baseline import OneShotRAG
 from veracity.evolve.fitness import Bonus, Fitness, RougeBonus, SupportBonus
+from veracity.evolve.grounded import EvolvedAnswer, GroundedEvolver, check_member
 from veracity.evolve.loop import EvolveConfig, Evolver
 from veracity.evolve.members import (
     EvolutionResult,
@@ -32,16 +35,19 @@ __all__ = [
     "Bonus",
     "EvolutionResult",
     "EvolveConfig",
+    "EvolvedAnswer",
     "Evolver",
     "Failure",
     "Fitness",
     "FitnessScore",
     "Generation",
+    "GroundedEvolver",
     "Member",
     "OneShotRAG",
     "Operator",
     "RougeBonus",
     "StopReason",
     "SupportBonus",
+    "check_member",
     "parse_rewrite",
 ]

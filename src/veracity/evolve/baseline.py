@@ -28,7 +28,8 @@ PROMPT = "evolve_rag_v1"
 class OneShotRAG:
     """One answer from the query and all ``seeds`` numbered in one prompt, scored by
     ``fitness`` the same way as evolved members (so the two compare); a reply with no usable
-    text raises :class:`~veracity.errors.GenerationError`."""
+    text raises :class:`~veracity.errors.GenerationError`, and an answer the fitness cannot
+    score comes back with ``fitness.error`` set (its failure, not a score)."""
 
     def __init__(self, chat: ChatModel, fitness: Fitness, *, temperature: float = 0.0,
                  seed: int = 0, max_tokens: int | None = 256) -> None:

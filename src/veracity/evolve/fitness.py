@@ -5,6 +5,11 @@ public GAuGE code scores the seeds by relevance only and the offspring with the 
 mixing two scales in one heap; veracity does not copy that. Relevance is the reranker's raw
 logit, as in the code (monoELECTRA's logit). With ``bonus=None`` or ``weight=0`` it is Gen²IR.
 
+A candidate whose bonus cannot be computed (the verifier raises
+:class:`~veracity.errors.ClaimTooLongError` for a rewrite too long for its window, or cannot
+score the pair) gets a :meth:`FitnessScore.failure` naming why; the other candidates of the
+batch keep their scores, so one bad rewrite never stops a run.
+
 >>> from veracity.testing import OverlapRelevanceScorer
 >>> fitness = Fitness(OverlapRelevanceScorer(), RougeBonus(n=2), weight=10.0)
 >>> [round(s.total, 2) for s in fitness.run("bee dance", ["Bees dance."], ["Bees dance."])]
@@ -18,10 +23,12 @@ from typing import Any, Protocol
 
 from veracity import defaults
 from veracity._deps import require
-from veracity.errors import GenerationError, OptionError
+from veracity.errors import GenerationError, OptionError, VeracityError
 from veracity.evolve.members import FitnessScore
 from veracity.rerankers.base import RelevanceScorer
+from veracity.text.segment import segment_answer
 from veracity.verifiers.base import PairScorer
+from veracity.verifiers.scoring import score_groups
 
 __all__ = ["Bonus", "Fitness", "RougeBonus", "SupportBonus"]
 
@@ -61,8 +68,12 @@ class RougeBonus:
 
 
 class SupportBonus:
-    """The verifier's P(supported) of each candidate by the top ``top`` seeds joined (one batch;
-    the verifier windows the long premise). A pair it cannot score raises, never scores 0."""
+    """The verifier's support of each candidate by the top ``top`` seeds joined: the mean
+    P(supported) of its factual sentences (one claim per sentence, as the grounded-answer
+    checks verify it; the verifier windows the long premise), 0 for a candidate with none.
+    All sentences of all candidates go in one batch. A sentence it cannot score (too long for
+    its window) raises, never scores 0; :class:`Fitness` turns that into a failure of that
+    candidate alone."""
 
     def __init__(self, verifier: PairScorer, *, top: int = defaults.EVOLVE_BONUS_SEEDS) -> None:
         if top < 1:
@@ -75,11 +86,21 @@ class SupportBonus:
         if not candidates:
             return []
         premise = " ".join(seeds[: self.top])
-        scores = self.verifier.run([premise] * len(candidates), list(candidates))
-        for score in scores.scores:
-            if score.error is not None:
-                raise GenerationError(f"the verifier could not score a candidate: {score.error}")
-        return [float(score.supported) for score in scores.scores]
+        scored = score_groups(self.verifier, [[(premise, claim) for claim in _claims(text)]
+                                              for text in candidates])
+        bonuses = []
+        for group in scored.groups:
+            errors = [score.error for score in group if score.error is not None]
+            if errors:
+                raise GenerationError(f"the verifier could not score a sentence: {errors[0]}")
+            bonuses.append(sum(score.supported for score in group) / len(group) if group
+                           else 0.0)
+        return bonuses
+
+
+def _claims(text: str) -> list[str]:
+    """The factual sentences of ``text``, markers removed (as the citation checker reads it)."""
+    return [sentence.claim for sentence in segment_answer(text) if sentence.factual]
 
 
 class Fitness:
@@ -107,6 +128,26 @@ class Fitness:
         logits = self.relevance.run(query, list(candidates)).logits()
         if self.bonus is None or self.weight == 0:
             return [FitnessScore(logit, 0.0, 0.0) for logit in logits]
-        bonuses = self.bonus.run(candidates, seeds)
-        return [FitnessScore(logit, bonus, self.weight, self.bonus.name)
-                for logit, bonus in zip(logits, bonuses, strict=True)]
+        bonus = self.bonus
+        try:
+            bonuses: list[float | str] = list(bonus.run(candidates, seeds))
+        except VeracityError:
+            # One candidate spoils the batch: score them one at a time, the one that still
+            # raises becomes a failure with the bonus's own message.
+            bonuses = [_one(bonus, text, seeds) for text in candidates]
+        if len(bonuses) != len(candidates):
+            raise GenerationError(f"the bonus {bonus.name} returned {len(bonuses)} scores for "
+                                  f"{len(candidates)} candidates; it must return one each")
+        return [FitnessScore.failure(value, relevance=logit, weight=self.weight,
+                                     bonus_name=bonus.name) if isinstance(value, str)
+                else FitnessScore(logit, value, self.weight, bonus.name)
+                for logit, value in zip(logits, bonuses, strict=True)]
+
+
+def _one(bonus: Bonus, text: str, seeds: Sequence[str]) -> float | str:
+    """The bonus of one candidate, or the message of the error it raised."""
+    try:
+        [value] = bonus.run([text], seeds)
+    except VeracityError as exc:
+        return f"{bonus.name} could not score this candidate: {exc}"
+    return value

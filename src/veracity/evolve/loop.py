@@ -4,8 +4,10 @@ Each iteration breeds ``offspring`` children, each by one operator chosen unifor
 parents drawn from the top ``depth`` members; children join an elitist population (nothing is
 ever dropped); the run stops when the top ``top_k`` neither changes nor reorders in an iteration
 (the paper's criterion; the code's "score at rank d did not rise" is implied by it), or at the
-caps on iterations and model calls. Every random choice and every request seed comes from one
-``random.Random(seed)``, so a run is deterministic for a seed and a deterministic model.
+caps on iterations and model calls. A reply that is unusable, or a rewrite the fitness cannot
+score, is a :class:`~veracity.evolve.members.Failure` of that call, never a member (a seed the
+fitness cannot score is one of generation 0). Every random choice and every request seed comes
+from one ``random.Random(seed)``, so a run is deterministic for a seed and a deterministic model.
 
 >>> from veracity.testing import OverlapRelevanceScorer, ScriptedChatModel
 >>> from veracity.evolve.fitness import Fitness
@@ -59,6 +61,10 @@ class EvolveConfig:
             if not isinstance(value, int) or value < 1:
                 raise OptionError(name, value, "an integer of 1 or more",
                                   f"A budget of 0 evolves nothing; use e.g. {name}=2.")
+        if self.max_tokens is not None and (not isinstance(self.max_tokens, int)
+                                            or self.max_tokens < 1):
+            raise OptionError("max_tokens", self.max_tokens, "an integer of 1 or more, or None",
+                              "Use e.g. max_tokens=128.")
 
 
 class Evolver:
@@ -78,12 +84,17 @@ class Evolver:
         query, seeds = _check(query, seeds)
         cfg = self.config
         rng = random.Random(cfg.seed)
-        members: list[Member] = [
-            Member(i, text, (), "seed", "", 0, score)
-            for i, (text, score) in enumerate(zip(seeds, self.fitness.run(query, seeds, seeds),
-                                                  strict=True))]
-        ranking = _rank(members)
+        members: list[Member] = []
         failures: list[Failure] = []
+        for text, score in zip(seeds, self.fitness.run(query, seeds, seeds), strict=True):
+            if score.error is not None:  # a seed the fitness cannot score is left out, reported
+                failures.append(Failure(0, "seed", "", (), score.error, text))
+            else:
+                members.append(Member(len(members), text, (), "seed", "", 0, score))
+        if not members:
+            raise InputError(f"none of the {len(seeds)} seed passages could be scored by the "
+                             f"fitness {self.fitness.name}: {failures[0].error}")
+        ranking = _rank(members)
         generations: list[Generation] = []
         calls = tokens = 0
         stop: StopReason = "max_iterations"
@@ -121,6 +132,11 @@ class Evolver:
             added = []
             for text, score, (operator, parents, seed, model) in zip(texts, scores, bred,
                                                                     strict=True):
+                if score.error is not None:  # the rewrite is reported, never ranked
+                    failed += 1
+                    failures.append(Failure(index, operator.name, operator.prompt.ref, parents,
+                                            score.error, text, seed))
+                    continue
                 member = Member(len(members), text, parents, operator.name, operator.prompt.ref,
                                 index, score, model, cfg.temperature, seed)
                 members.append(member)

@@ -15,19 +15,32 @@ StopReason = Literal["converged", "max_iterations", "max_calls", "all_failed"]
 @dataclass(frozen=True, slots=True)
 class FitnessScore:
     """``total = relevance + weight * bonus``; ``bonus`` is ROUGE F1 or verifier support (0 when
-    the fitness has none, as in Gen²IR) and ``relevance`` the reranker's raw logit."""
+    the fitness has none, as in Gen²IR) and ``relevance`` the reranker's raw logit.
+
+    ``error`` is set when the candidate could not be scored (a sentence too long for the
+    verifier, say): ``bonus`` and ``total`` are then ``nan``, and the loop reports the candidate
+    as a :class:`Failure` instead of adding it. Build such a score with :meth:`failure`.
+    """
 
     relevance: float
     bonus: float
     weight: float
     bonus_name: str = ""
+    error: str | None = None
+
+    @classmethod
+    def failure(cls, error: str, *, relevance: float, weight: float,
+                bonus_name: str = "") -> FitnessScore:
+        return cls(relevance, float("nan"), weight, bonus_name, error)
 
     @property
     def total(self) -> float:
         return self.relevance + self.weight * self.bonus
 
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "total": self.total}
+        total = None if self.error is not None else self.total
+        bonus = None if self.error is not None else self.bonus
+        return {**asdict(self), "bonus": bonus, "total": total}
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +73,9 @@ class Member:
 
 @dataclass(frozen=True, slots=True)
 class Failure:
-    """A model call that gave no member: the model raised, or its reply was unusable."""
+    """A candidate that gave no member: the model raised, its reply was unusable, or the
+    fitness could not score it (``reply`` then holds the parsed text). Generation 0 with
+    operator ``"seed"`` is a seed passage the fitness could not score."""
 
     generation: int
     operator: str

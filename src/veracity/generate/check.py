@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from veracity import defaults
 from veracity.errors import InputError, OptionError
 from veracity.text.citations import resolve_markers
-from veracity.text.factual import is_factual
 from veracity.text.segment import AnswerSentence, segment_answer
 from veracity.types import (
     Citation,
@@ -132,8 +131,7 @@ class CitationChecker:
         cited: dict[int, Span] = {}
         for number, marker in valid:
             cited.setdefault(number, marker.span)
-        factual = not (sentence.in_code or sentence.heading) and bool(sentence.claim) \
-            and is_factual(sentence.claim)
+        factual = sentence.factual
         if not factual:
             scored: tuple[int, ...] = ()
         elif cited:

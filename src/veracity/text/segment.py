@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity.text.citations import Marker, code_spans, find_markers
+from veracity.text.factual import is_factual
 from veracity.text.sentences import split_sentences
 from veracity.types import Span
 
@@ -47,6 +48,13 @@ class AnswerSentence:
     claim: str
     in_code: bool
     heading: bool = False
+
+    @property
+    def factual(self) -> bool:
+        """Whether it states something to verify: not code, not a heading, and its claim is
+        factual (:func:`~veracity.text.factual.is_factual`)."""
+        return not (self.in_code or self.heading) and bool(self.claim) \
+            and is_factual(self.claim)
 
 
 def claim_text(text: str, markers: Sequence[Marker], *, offset: int = 0) -> str:
