@@ -107,3 +107,7 @@ def test_evolve_checks_each_sentence_against_the_seeds(index: Path) -> None:
     assert "citation attached" in result.output
     assert "lineage" in result.output
     assert "bees.md" in result.output
+    # The seed stayed best: no prompt wrote it, so none is named (never "prompt @0", "seed None").
+    assert answer["provenance"]["prompt_id"] == ""
+    assert "prompt @0" not in result.output
+    assert "seed None" not in result.output

@@ -158,10 +158,13 @@ def print_answer(answer: Answer) -> None:
     if answer.provenance is not None:
         p, t = answer.provenance, answer.timings
         console.print()
-        line(styled(f"{p.model} · prompt {p.prompt} · temperature {p.temperature:g} · seed "
-                    f"{p.seed} · verifier {p.verifier} (tau {p.tau:g}) · retrieve "
-                    f"{t.retrieve:.2f}s, generate {t.generate:.2f}s, verify {t.verify:.2f}s",
-                    "dim"))
+        # A text no prompt wrote (an evolved answer that is still a seed passage) has no
+        # prompt, temperature or seed to show.
+        made = ([f"prompt {p.prompt}", f"temperature {p.temperature:g}"] if p.prompt_id
+                else []) + ([] if p.seed is None else [f"seed {p.seed}"])
+        line(styled(" · ".join([p.model, *made, f"verifier {p.verifier} (tau {p.tau:g})",
+                                f"retrieve {t.retrieve:.2f}s, generate {t.generate:.2f}s, "
+                                f"verify {t.verify:.2f}s"]), "dim"))
 
 
 def print_calibration(stored: StoredCalibration) -> None:
