@@ -27,10 +27,10 @@ questions for all six): the rows above with no model, then per chat model ``revi
 research questions, prompt ``repair_questions_v1``, and its edits, ``repair_edit_v1``),
 ``revise`` with claim queries (edits only), ``delete`` (its questions), and *regenerate*: the
 model answers the question again from the k passages BM25 finds for it (prompt
-``grounded_v1``), and the new answer, ``[n]`` markers removed, is measured the same way (a
-labelled sentence counts as changed when the new answer does not contain it; *of which
-unsupported* has no sentence mapping there: "—"). ``refuse`` makes no model call and is not
-repeated. Chat calls are cached by content in ``.cache/bench/repair-chat-*.jsonl``
+``grounded_v1``, at most 256 tokens), and the new answer, ``[n]`` markers removed, is measured
+the same way (a labelled sentence counts as changed when the new answer does not contain it;
+*of which unsupported* has no sentence mapping there: "—"). ``refuse`` makes no model call
+and is not repeated. Chat calls are cached by content in ``.cache/bench/repair-chat-*.jsonl``
 (``_chat_cache.py``): a re-run makes no call, an interrupted run resumes, and *model s/answer*
 adds the recorded time of each call when it was made.
 
@@ -239,6 +239,8 @@ def run_repairs(answers_: list[Answer], chunks: dict[str, tuple[Chunk, ...]],
 
 
 QUESTIONS: dict[str, str] = {}
+#: The regenerated answer's reply limit (an LFQA answer is about 150 tokens).
+REGENERATE_TOKENS = 256
 
 
 def _regenerate(totals: dict[str, Any], answer: Answer, text: str, starts: Sequence[int],
@@ -249,7 +251,8 @@ def _regenerate(totals: dict[str, Any], answer: Answer, text: str, starts: Seque
     repair. A human-labelled sentence counts as changed when it is not in the new answer."""
     question = QUESTIONS[answer.question_id]
     hits = MemoryBM25(sources).run(question, k=k).hits
-    request = GroundedGenerator(chat, scorer).request(question, hits)
+    request = GroundedGenerator(chat, scorer, max_tokens=REGENERATE_TOKENS).request(question,
+                                                                                  hits)
     totals["chat_calls"] += 1
     try:
         reply = chat.run(request).text
@@ -401,27 +404,29 @@ def rgb_table(rows: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def per_system(answers_: Sequence[Answer], count: int) -> list[Answer]:
-    """The first ``count`` answers of each system, in file order (0: all)."""
+def per_system(answers_: Sequence[Answer], count: int, limit: int = 0) -> list[Answer]:
+    """The first ``count`` answers of each system, in file order (0: all); with ``limit``,
+    only the first ``limit`` of those (a smoke test)."""
     if not count:
-        return list(answers_)
+        return list(answers_)[:limit or None]
     seen: dict[str, int] = {}
     chosen = []
     for answer in answers_:
         seen[answer.system] = seen.get(answer.system, 0) + 1
         if seen[answer.system] <= count:
             chosen.append(answer)
-    return chosen
+    return chosen[:limit or None]
 
 
 def open_chat(spec: str, model: str | None, scorer: CachedScorer) -> CachedChat:
-    """The chat model of ``spec`` (the bundled SmolLM2 on 2 threads for ``llamacpp``), with
+    """The chat model of ``spec`` (the bundled SmolLM2 on 1 thread for ``llamacpp``: on a
+    shared 2-core machine two threads wait on each other), with
     its calls cached in ``.cache/bench/repair-chat-<spec>.jsonl``."""
     chat: ChatModel
     if spec.split(":", 1)[0] == "llamacpp":
         from veracity.llm.llamacpp import LlamaCppChat
 
-        chat = LlamaCppChat(spec.partition(":")[2] or None, threads=2).load()
+        chat = LlamaCppChat(spec.partition(":")[2] or None, threads=1).load()
     else:
         chat = make_chat(spec, model=model, scorer=scorer)
     slug = "".join(c if c.isalnum() else "-" for c in f"{spec}-{model or ''}").strip("-")
@@ -440,7 +445,7 @@ def main_llm(args: argparse.Namespace, command: str) -> None:
     rows: dict[str, Any] = {}
     subsets: dict[str, int] = {}
     largest = max([args.per_system] + [int(s.rpartition("=")[2]) for s in args.llm if "=" in s])
-    base = per_system(found, largest)
+    base = per_system(found, largest, args.limit)
     for name, row in run_repairs(base, chunks, scorer, args.k, LFQA_RUNS).items():
         rows[f"{name}, no model"] = row
         subsets[f"{name}, no model"] = largest
@@ -450,7 +455,8 @@ def main_llm(args: argparse.Namespace, command: str) -> None:
         n = int(count) if count else args.per_system
         chat = open_chat(spec, args.model if spec.startswith("openai") else None, scorer)
         label = chat.model_id if spec.startswith("llamacpp") else f"{chat.model_id} via {spec}"
-        runs = run_repairs(per_system(found, n), chunks, scorer, args.k, CHAT_RUNS, chat)
+        runs = run_repairs(per_system(found, n, args.limit), chunks, scorer, args.k, CHAT_RUNS,
+                           chat)
         for name, row in runs.items():
             rows[f"{name}, {label}"] = row
             subsets[f"{name}, {label}"] = n
