@@ -466,9 +466,13 @@ def main_llm(args: argparse.Namespace, command: str) -> None:
                        for spec, c in chats.items())
     others = "".join(f"; the {spec} rows on the first {c['answers_per_system']} of each"
                      for spec, c in chats.items() if c["answers_per_system"] != args.per_system)
-    lines = [f"**LFQA-Verification dev, a fixed subset**: the first {args.per_system} answers "
-             f"of each of the six systems ({len(per_system(found, args.per_system))} answers, "
-             f"the same questions for every system{others}); verifier {scorer.model_id} "
+    chosen = (f"the first {args.per_system} answers of each of the six systems "
+              f"({len(per_system(found, args.per_system))} answers, the same questions for "
+              f"every system{others})")
+    if args.limit:
+        chosen = (f"the first {len(base)} of the first {args.per_system} answers of each of "
+                  "the six systems (a smoke-sized run: --limit)")
+    lines = [f"**LFQA-Verification dev, a fixed subset**: {chosen}; verifier {scorer.model_id} "
              f"{scorer.version}, nli + knowledge, tau 0.5, k {args.k} per query; chat models at "
              f"temperature 0, seed 0. Model calls are cached by content ({cached} in this "
              "run); *model s/answer* is the recorded time of each call when it was made, so it "
