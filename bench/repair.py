@@ -111,7 +111,8 @@ def _blank() -> dict[str, Any]:
             "pres_words": 0.0, "edits": 0, "changed_answers": 0, "refused": 0,
             "human_supported": 0, "human_supported_changed": 0, "changed_then_unsupported": 0,
             "human_unsupported": 0, "human_unsupported_changed": 0, "chat_calls": 0,
-            "chat_seconds": 0.0, "failed": 0, "actions": {}, "editor": {}}
+            "chat_seconds": 0.0, "failed": 0, "actions": {}, "editor": {},
+            "claims_researched": 0, "questions": 0, "question_replies_unreadable": 0}
 
 
 def auto_ais(scorer: CachedScorer, text: str, report: Sequence[EvidenceJudgement],
@@ -231,6 +232,12 @@ def run_repairs(answers_: list[Answer], chunks: dict[str, tuple[Chunk, ...]],
                     totals["actions"][item.action] = totals["actions"].get(item.action, 0) + 1
                 for outcome, count in _editor_outcomes(result).items():
                     totals["editor"][outcome] = totals["editor"].get(outcome, 0) + count
+                asked = [item for item in result.claims if item.questions]
+                totals["claims_researched"] += len(asked)
+                totals["questions"] += sum(len(item.questions) for item in asked)
+                totals["question_replies_unreadable"] += sum(
+                    item.failure is not None and "repair_questions" in item.failure
+                    for item in asked)
             if chat is not None:
                 totals["chat_seconds"] += chat.seconds - chat_seconds
         totals["seconds"] = time.perf_counter() - started
@@ -377,13 +384,19 @@ EDITOR_OUTCOMES = ("accepted substitution", "accepted rewrite", "rejected by the
 
 
 def editor_table(rows: dict[str, Any]) -> str:
-    """What became of the claims sent to an editor, per revise row."""
-    lines = ["| row | " + " | ".join(EDITOR_OUTCOMES) + " |",
-             "|---|" + "---|" * len(EDITOR_OUTCOMES)]
+    """What became of the claims sent to an editor, per revise row, and the research
+    questions (claims searched with questions, questions per claim, replies to the question
+    prompt that could not be read, so that the rule questions were used)."""
+    lines = ["| row | " + " | ".join(EDITOR_OUTCOMES) + " | claims searched by questions | "
+             "questions/claim | question replies unreadable |",
+             "|---|" + "---|" * (len(EDITOR_OUTCOMES) + 3)]
     for name, r in rows.items():
-        if "revise" in name:
+        if "revise" in name or "delete" in name:
+            searched = r["claims_researched"]
+            per = f"{r['questions'] / searched:.2f}" if searched else "—"
             lines.append(f"| {name} | " + " | ".join(str(r["editor"].get(o, 0))
-                                                    for o in EDITOR_OUTCOMES) + " |")
+                                                    for o in EDITOR_OUTCOMES)
+                         + f" | {searched} | {per} | {r['question_replies_unreadable']} |")
     return "\n".join(lines)
 
 
