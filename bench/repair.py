@@ -385,8 +385,9 @@ EDITOR_OUTCOMES = ("accepted substitution", "accepted rewrite", "rejected by the
 
 def editor_table(rows: dict[str, Any]) -> str:
     """What became of the claims sent to an editor, per revise row, and the research
-    questions (claims searched with questions, questions per claim, replies to the question
-    prompt that could not be read, so that the rule questions were used)."""
+    questions (claims searched with questions, questions per claim, and in delete rows the
+    replies to the question prompt that could not be read, so that the rule questions were
+    used)."""
     lines = ["| row | " + " | ".join(EDITOR_OUTCOMES) + " | claims searched by questions | "
              "questions/claim | question replies unreadable |",
              "|---|" + "---|" * (len(EDITOR_OUTCOMES) + 3)]
@@ -394,9 +395,12 @@ def editor_table(rows: dict[str, Any]) -> str:
         if "revise" in name or "delete" in name:
             searched = r["claims_researched"]
             per = f"{r['questions'] / searched:.2f}" if searched else "—"
+            # In a revise row a failed edit's message replaces the question failure of its
+            # claim: the delete row (same prompt, same claims) has the count.
+            unreadable = str(r["question_replies_unreadable"]) if "delete" in name else "—"
             lines.append(f"| {name} | " + " | ".join(str(r["editor"].get(o, 0))
                                                     for o in EDITOR_OUTCOMES)
-                         + f" | {searched} | {per} | {r['question_replies_unreadable']} |")
+                         + f" | {searched} | {per} | {unreadable} |")
     return "\n".join(lines)
 
 
