@@ -228,6 +228,10 @@ REPAIR_REFUSE_BELOW = 0.5
 #: The attribution report holds at most this many passages (RARR).
 REPAIR_ATTRIBUTION_PASSAGES = 5
 REPAIR_EDIT_PROMPT = "repair_edit_v1"
+#: The chat model's research questions (RARR asks several per claim) ...
+REPAIR_QUESTIONS_PROMPT = "repair_questions_v1"
+#: ... at most this many per claim, by the model or by rules.
+REPAIR_QUESTIONS = 3
 REPAIR_REPLY_TOKENS = 96
 REPAIR_TEMPERATURE = 0.0
 REPAIR_SEED = 0

@@ -258,3 +258,39 @@ def test_verify(fakes: Fakes) -> None:
         "timings": ["claims", "evidence", "nli", "knowledge"],
         "calls": ["searches", "verifier_calls", "verifier_pairs"],
     }
+
+
+def test_repair(fakes: Fakes) -> None:
+    answer = "Beeswax melts at about 90 degrees. Workers take 21 days. Bees hum in winter."
+    payload = fakes.json("repair", "--answer", answer, "--sources", str(fakes.docs / "wax.md"),
+                         str(fakes.docs / "bees.txt"), "--policy", "delete", "--json")
+    assert payload["text"] == "Workers take 21 days."
+    edit = ["kind", "claims", "original", "new", "before", "after", "method", "reason",
+            "evidence"]
+    report = ["claims", "supported", "contradicted", "unsupported", "skipped", "failed",
+              "contested"]
+    assert shapes(payload) == {
+        "": ["summary", "policy", "original", "text", "changed", "refused", "query_mode",
+             "edits", "claims", "attribution_before", "attribution_after", "attribution",
+             "preservation", "before", "after", "verifier", "verifier_version", "notes",
+             "calls", "timings", "exit_code"],
+        "summary": ["claims", "kept", "revised", "deleted", "flagged", "rejected", "failed",
+                    "refused", "edits", "changed"],
+        "edits[]": edit,
+        "edits[].evidence[]": JUDGEMENT,
+        "claims[]": ["claim", "label", "agreement", "action", "reason", "questions",
+                     "supporting", "contradicting", "edit", "proposed", "failure"],
+        "claims[].claim": ["index", "text", "span", "sentence", "markers", "edits"],
+        "claims[].supporting[]": JUDGEMENT,
+        "claims[].contradicting[]": JUDGEMENT,
+        "claims[].edit": edit,
+        "claims[].edit.evidence[]": JUDGEMENT,
+        "attribution_before": ["claims", "supported", "share"],
+        "attribution_after": ["claims", "supported", "share"],
+        "attribution[]": JUDGEMENT,
+        "preservation": ["chars", "words"],
+        "before": report,
+        "after": report,
+        "calls": ["searches", "verifier_calls", "verifier_pairs"],
+        "timings": ["check", "research", "agreement", "recheck"],
+    }

@@ -205,6 +205,6 @@ def test_an_unreadable_question_falls_back_to_the_rule_question_and_says_so() ->
     (item,) = result.claims
     assert item.questions == ("What Honey bees hum on the comb to show where food is?",)
     assert item.failure is not None
-    assert "question_v1" in item.failure
+    assert "repair_questions_v1" in item.failure
     assert item.action == "revised"
     assert result.calls["chat"] == 2

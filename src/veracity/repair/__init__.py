@@ -14,6 +14,7 @@ from veracity.repair.delete import Deleter, DeletionPlan
 from veracity.repair.formats import render_like
 from veracity.repair.measure import attribution_report, pres_lev, preservation
 from veracity.repair.pipeline import POLICIES, Policy, Repairer, make_repairer
+from veracity.repair.questions import QuestionMaker, parse_questions, rule_questions
 from veracity.repair.research import Research, Researcher
 from veracity.repair.result import (
     ACTIONS,
@@ -46,6 +47,7 @@ __all__ = [
     "LLMEditor",
     "Policy",
     "Preservation",
+    "QuestionMaker",
     "RepairResult",
     "Repairer",
     "Research",
@@ -56,8 +58,10 @@ __all__ = [
     "make_repairer",
     "mismatches",
     "parse_edit",
+    "parse_questions",
     "place",
     "pres_lev",
     "preservation",
     "render_like",
+    "rule_questions",
 ]

@@ -399,10 +399,12 @@ def make_repairer(
     tau: float = defaults.VERIFY_TAU,
     limits: EditLimits | None = None,
     refuse_below: float = defaults.REPAIR_REFUSE_BELOW,
+    questions: int = defaults.REPAIR_QUESTIONS,
 ) -> Repairer:
     """A :class:`Repairer` for the common cases: the verifier's ``nli`` and ``knowledge``
     layers, evidence from ``retriever`` or ``sources``, and ``chat`` (when given) writing the
-    research questions and the edits (``revise``) or the questions (``delete``).
+    research questions and the edits (``revise``) or the questions (``delete``); ``questions``
+    is the most research questions per claim.
 
     >>> from veracity.testing import TablePairScorer, ScriptedChatModel
     >>> make_repairer(TablePairScorer({}), policy="flag", chat=ScriptedChatModel([]))
@@ -419,7 +421,8 @@ revise or delete. The flag policy makes no model call: drop the chat model.
     researcher = None
     if policy in ("revise", "delete"):
         researcher = Researcher(retriever=retriever, sources=sources, k=k, query=query,
-                                chat=chat if query == "question" else None)
+                                chat=chat if query == "question" else None,
+                                questions=questions)
     editor = LLMEditor(chat) if chat is not None and policy == "revise" else None
     return Repairer(verifier, researcher, policy=policy, editor=editor, limits=limits,
                     refuse_below=refuse_below)
