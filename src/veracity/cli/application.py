@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,15 +27,37 @@ if TYPE_CHECKING:
     from veracity.types import Chunk
     from veracity.verifiers.base import PairScorer
 
-__all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "Models", "build_app", "cli_names",
-           "emit_json", "evidence_sources", "fail", "looks_like_path", "main", "models_of",
-           "more_sources", "read_text_or_file", "strict_json"]
+__all__ = [
+    "EXIT_FAILED",
+    "EXIT_OK",
+    "EXIT_PARTIAL",
+    "IndexSearchOption",
+    "Models",
+    "VerifierOption",
+    "build_app",
+    "cli_names",
+    "emit_json",
+    "evidence_sources",
+    "fail",
+    "looks_like_path",
+    "main",
+    "models_of",
+    "more_sources",
+    "read_text_or_file",
+    "strict_json",
+]
 
 #: Exit codes: success; partial success (some inputs failed, the rest was done); failure
 #: (nothing was done: bad options, missing index, unreadable input).
 EXIT_OK = 0
 EXIT_PARTIAL = 1
 EXIT_FAILED = 2
+
+#: Options several commands share, declared once (each command gives the default).
+VerifierOption = Annotated[str, typer.Option(
+    help="embedded, lexical, cosine, align or hf:<model>")]
+IndexSearchOption = Annotated[str, typer.Option("--mode",
+                                                help="index search: bm25, dense or hybrid")]
 
 
 def _make_chat(spec: str, model: str | None, scorer: PairScorer) -> ChatModel:

@@ -11,7 +11,14 @@ import typer
 
 from veracity import defaults
 from veracity.cli import printers
-from veracity.cli.application import EXIT_OK, EXIT_PARTIAL, emit_json, fail, models_of
+from veracity.cli.application import (
+    EXIT_OK,
+    EXIT_PARTIAL,
+    VerifierOption,
+    emit_json,
+    fail,
+    models_of,
+)
 from veracity.cli.render import console, errors, show, styled
 from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP, reranked
 from veracity.errors import VeracityError
@@ -66,8 +73,7 @@ def ask(
     llm: Annotated[str, typer.Option(
         help="extractive, llamacpp[:PATH] or openai:URL")] = defaults.CHAT_BACKEND,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
-    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine, align or hf:<model>")]
-    = defaults.VERIFIER,
+    verifier: VerifierOption = defaults.VERIFIER,
     mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
     k: Annotated[int, typer.Option("-k", help="passages given to the model")] = defaults.TOP_K,
     tau: Annotated[float, typer.Option(help="P(supported) a citation must reach")]

@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from veracity import defaults
 from veracity.cli import printers
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
+    VerifierOption,
     emit_json,
     fail,
     models_of,
@@ -37,8 +39,7 @@ def check(
     claim: Annotated[str | None, typer.Option(help="the claim to check")] = None,
     batch: Annotated[Path | None, typer.Option(
         help="JSONL file of {premise, claim} rows (an `id` is passed through)")] = None,
-    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine, align or hf:<model>")]
-    = "embedded",
+    verifier: VerifierOption = defaults.VERIFIER,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Does the premise support the claim? One pair, or a JSONL batch (JSONL out)."""

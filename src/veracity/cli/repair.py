@@ -12,6 +12,8 @@ from veracity.cli import printers
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
+    IndexSearchOption,
+    VerifierOption,
     emit_json,
     evidence_sources,
     fail,
@@ -54,10 +56,8 @@ def repair_command(
         help="chat model for the research questions and the edits: llamacpp[:PATH] or "
              "openai:URL (without it only values are substituted)")] = None,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
-    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine, align or hf:<model>")]
-    = defaults.VERIFIER,
-    mode: Annotated[str, typer.Option(help="index search: bm25, dense or hybrid")]
-    = defaults.SEARCH_MODE,
+    verifier: VerifierOption = defaults.VERIFIER,
+    mode: IndexSearchOption = defaults.SEARCH_MODE,
     k: Annotated[int, typer.Option("-k", help="passages per query")] = defaults.VERIFY_TOP_K,
     tau: Annotated[float, typer.Option(help="P(supported) a claim must reach")]
     = defaults.VERIFY_TAU,

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from veracity import defaults
-from veracity.cli.application import fail, models_of
+from veracity.cli.application import VerifierOption, fail, models_of
 from veracity.cli.render import errors, show
 from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP
 from veracity.errors import MissingDependencyError, VeracityError
@@ -27,8 +27,7 @@ def serve(
     llm: Annotated[str, typer.Option(
         help="extractive, llamacpp[:PATH] or openai:URL")] = defaults.CHAT_BACKEND,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
-    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine, align or hf:<model>")]
-    = defaults.VERIFIER,
+    verifier: VerifierOption = defaults.VERIFIER,
     mode: Annotated[str, typer.Option(help="search mode: bm25, dense or hybrid")]
     = defaults.SEARCH_MODE,
     rerank: Annotated[bool, typer.Option("--rerank", help=RERANK_HELP)] = False,

@@ -12,6 +12,8 @@ from veracity.cli import printers
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
+    IndexSearchOption,
+    VerifierOption,
     emit_json,
     evidence_sources,
     fail,
@@ -53,10 +55,8 @@ def verify_command(
     = defaults.CONSISTENCY_TEMPERATURE,
     llm_claims: Annotated[bool, typer.Option(
         help="decompose and decontextualize with --llm instead of rules")] = False,
-    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine, align or hf:<model>")]
-    = defaults.VERIFIER,
-    mode: Annotated[str, typer.Option(help="index search: bm25, dense or hybrid")]
-    = defaults.SEARCH_MODE,
+    verifier: VerifierOption = defaults.VERIFIER,
+    mode: IndexSearchOption = defaults.SEARCH_MODE,
     k: Annotated[int, typer.Option("-k", help="passages per claim")] = defaults.VERIFY_TOP_K,
     tau: Annotated[float, typer.Option(help="P(supported) a claim must reach")]
     = defaults.VERIFY_TAU,

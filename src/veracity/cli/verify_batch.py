@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from veracity import defaults
-from veracity.cli.application import EXIT_OK, EXIT_PARTIAL, emit_json, fail, models_of
+from veracity.cli.application import (
+    EXIT_OK,
+    EXIT_PARTIAL,
+    IndexSearchOption,
+    VerifierOption,
+    emit_json,
+    fail,
+    models_of,
+)
 from veracity.cli.render import console, errors, show, styled
 from veracity.errors import InputError, VeracityError
 
@@ -71,10 +79,8 @@ def verify_batch_command(
     = ",".join(defaults.VERIFY_LAYERS),
     rule: Annotated[str, typer.Option(help="combination: any, all or cascade")]
     = defaults.VERIFY_RULE,
-    verifier: Annotated[str, typer.Option(help="embedded, lexical, cosine, align or hf:<model>")]
-    = defaults.VERIFIER,
-    mode: Annotated[str, typer.Option(help="index search: bm25, dense or hybrid")]
-    = defaults.SEARCH_MODE,
+    verifier: VerifierOption = defaults.VERIFIER,
+    mode: IndexSearchOption = defaults.SEARCH_MODE,
     k: Annotated[int, typer.Option("-k", help="passages per claim")] = defaults.VERIFY_TOP_K,
     tau: Annotated[float, typer.Option(help="P(supported) a claim must reach")]
     = defaults.VERIFY_TAU,

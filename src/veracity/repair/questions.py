@@ -120,13 +120,10 @@ class QuestionMaker:
         self.prompt_id = prompt
         self.seed = seed
         self.reply_tokens = reply_tokens
-        self._prompt: ChatPrompt | None = None
 
     @property
     def prompt(self) -> ChatPrompt:
-        if self._prompt is None:
-            self._prompt = load_prompt(self.prompt_id)
-        return self._prompt
+        return load_prompt(self.prompt_id)  # cached by the prompts module
 
     @property
     def method(self) -> str:

@@ -136,13 +136,10 @@ class LLMEditor:
         self.temperature = temperature
         self.seed = seed
         self.reply_tokens = reply_tokens
-        self._prompt: ChatPrompt | None = None
 
     @property
     def prompt(self) -> ChatPrompt:
-        if self._prompt is None:
-            self._prompt = load_prompt(self.prompt_id)
-        return self._prompt
+        return load_prompt(self.prompt_id)  # cached by the prompts module
 
     @property
     def method(self) -> str:
