@@ -45,7 +45,9 @@ def test_the_shipped_reranker_ranks_the_answering_passage_first(reranker: Embedd
 def test_a_score_does_not_depend_on_the_passages_beside_it(reranker: EmbeddedReranker) -> None:
     together = reranker.run(QUERY, PASSAGES).logits()
     alone = [reranker.run(QUERY, [passage]).logits()[0] for passage in PASSAGES]
-    assert together == alone
+    # The aligner embeds the passages of one call in one padded batch, so a logit may differ
+    # in its last bits (seen: 5.392678610133779 against 5.39267861013378), never more.
+    assert together == pytest.approx(alone, rel=1e-12, abs=1e-12)
     assert reranker.run(QUERY, PASSAGES).logits() == together  # deterministic
 
 

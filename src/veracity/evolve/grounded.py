@@ -15,8 +15,11 @@ was bred from; the checks say which seed each sentence rests on.
 >>> text = "Bees dance to show food."
 >>> evolver = Evolver(ScriptedChatModel([text]), Fitness(OverlapRelevanceScorer()),
 ...                   EvolveConfig(offspring=1, max_iterations=1))
->>> checker = CitationChecker(TablePairScorer({("Bees dance.", text): (0.9, 0.0, 0.1)}))
+>>> checker = CitationChecker(TablePairScorer({("Bees dance.", "Bees dance."): (0.9, 0.0, 0.1),
+...                                             ("Bees dance.", text): (0.9, 0.0, 0.1)}))
 >>> evolved = GroundedEvolver(evolver, checker).run("why do bees dance", [hit])
+>>> evolved.evolution.best.operator          # no rewrite beat the seed's relevance here
+'seed'
 >>> evolved.answer.sentences[0].status, evolved.answer.citations[0].doc_id
 ('citation_attached', 'd')
 """
