@@ -330,3 +330,4 @@ def test_contradicted_rows_can_go_without_a_distillation_target(data_dir: Path,
     assert (labels == 1).any()
     assert np.isnan(targets[labels == 1]).all()
     assert not np.isnan(targets[labels != 1]).any()
+

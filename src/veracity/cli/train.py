@@ -55,6 +55,10 @@ def train_verifier(
     distill_skip_contradicted: Annotated[bool, typer.Option(
         help="no distillation target for rows labelled contradicted (align cannot see a "
              "contradiction)")] = False,
+    length_groups: Annotated[int, typer.Option(
+        help="sort each span of this many batches by length, so short pairs train in short "
+             "batches (0: off)")] = 0,
+    eval_every: Annotated[int, typer.Option(help="steps between validation runs")] = 500,
     time_limit: Annotated[float | None, typer.Option(
         help="stop cleanly after this many seconds; run again to resume")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
@@ -68,7 +72,8 @@ def train_verifier(
                              learning_rate=learning_rate, threads=threads,
                              exclude_kinds=tuple(exclude_kind or ()), init_from=init_from,
                              distill_weight=distill_weight, teacher=teacher,
-                             distill_skip_contradicted=distill_skip_contradicted)
+                             distill_skip_contradicted=distill_skip_contradicted,
+                             length_groups=length_groups, eval_every=eval_every)
         with _training_progress(config.steps, as_json) as (progress, update):
             teaching = None
 

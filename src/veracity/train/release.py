@@ -324,6 +324,8 @@ def train_command(train: dict[str, Any], index: int = 0, runs: int = 1) -> str:
     options = [f"--{k.replace('_', '-')} {train[k]}" for k in
                ("seed", "examples", "max_tokens", "batch_size", "learning_rate")]
     options += [f"--exclude-kind {kind}" for kind in train.get("exclude_kinds", [])]
+    if train.get("length_groups"):
+        options.append(f"--length-groups {train['length_groups']}")
     if train.get("init_from"):
         options.append(f"--init-from RUN{index}/checkpoint")
     if train.get("distill_weight"):

@@ -97,6 +97,10 @@ class TrainConfig:
     #: them supported.
     distill_skip_contradicted: bool = False
     task: str = "verify"
+    #: Group this many batches of the seeded order and sort each group by length before cutting
+    #: it into batches (batch order shuffled again), so that short pairs are padded to short
+    #: batches rather than to the longest pair of a random batch. 0 = off.
+    length_groups: int = 0
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -106,6 +110,8 @@ class TrainConfig:
                               "0 for the rerank task (the teachers score claims)")
         if self.batch_size < 1:
             raise OptionError("batch_size", self.batch_size, "1 or more")
+        if self.length_groups < 0:
+            raise OptionError("length_groups", self.length_groups, "0 (off) or more")
         if self.examples < self.batch_size:
             raise OptionError("examples", self.examples, f"at least batch_size ({self.batch_size})")
         if not 32 <= self.max_tokens <= 512:
@@ -141,6 +147,8 @@ class TrainConfig:
             del values["distill_skip_contradicted"]
         if self.task == "verify":
             del values["task"]
+        if not self.length_groups:
+            del values["length_groups"]
         return values
 
     @property
@@ -256,6 +264,10 @@ class Trainer:
                                                          task=config.task))
         val_rows = val_rows[: config.eval_rows]
         order = self._order(len(train_rows))
+        if config.length_groups:
+            order = length_grouped(order, train_rows, batch_size=config.batch_size,
+                                   groups=config.length_groups, seed=config.seed,
+                                   max_tokens=config.max_tokens)
         targets = self._teacher(train_rows, order) if config.distill_weight else None
         model, optimizer, scheduler, step, evaluations = self._restore(torch)
         started = self._started = time.monotonic()
@@ -450,6 +462,24 @@ class Trainer:
             self.checkpoint_dir.rename(old)
         temporary.rename(self.checkpoint_dir)
         shutil.rmtree(old, ignore_errors=True)
+
+
+def length_grouped(order: Sequence[int], rows: Sequence[Row], *, batch_size: int, groups: int,
+                   seed: int, max_tokens: int) -> list[int]:
+    """``order`` cut into spans of ``groups`` batches, each span sorted by the rows' estimated
+    length (characters, the premise capped at what the window can hold) and its batches shuffled
+    (seeded): every row keeps its place in the epoch's span, and a batch holds rows of about
+    one length."""
+    span = batch_size * groups
+    cap = 5 * max_tokens  # about five characters a token: a longer premise is cut to the window
+    out: list[int] = []
+    for first in range(0, len(order), span):
+        chunk = sorted(order[first:first + span],
+                       key=lambda i: min(len(rows[i].premise), cap) + len(rows[i].hypothesis))
+        batches = [chunk[k:k + batch_size] for k in range(0, len(chunk), batch_size)]
+        np.random.default_rng([seed, 7, first]).shuffle(batches)
+        out.extend(i for batch in batches for i in batch)
+    return out
 
 
 def encode_pairs(torch: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]],

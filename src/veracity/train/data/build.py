@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from veracity.errors import OptionError
+from veracity.train.data.contrast import TWIN_QUOTA, twin_rows
 from veracity.train.data.qa import build_halueval, build_qa, load_cpkc, load_qed, load_squad
 from veracity.train.data.schema import LABELS, Row
 from veracity.train.data.sources import PUBLIC_SOURCES, build_public, digest, license_of
@@ -242,6 +243,9 @@ def build(config: BuildConfig) -> BuildResult:
         articles, quotas=_scaled(WIKI_QUOTAS, scale), seed=seed, stats=wiki_stats
     )
 
+    twin_stats = stats.setdefault("twins", Counter())
+    rows += twin_rows(rows, quota=round(TWIN_QUOTA * scale), seed=seed, stats=twin_stats)
+
     overall: Counter[str] = Counter()
     rows = dedupe(rows, overall)
     train, val = split_rows(rows, seed=seed, val_fraction=config.val_fraction)
@@ -295,6 +299,7 @@ def _card(
             "halueval_qa_gen": round(HALUEVAL_QUOTA * config.scale),
             "qa": {k: _scaled(v, config.scale) for k, v in QA_QUOTAS.items()},
             "raw_wikipedia_bigbench": _scaled(WIKI_QUOTAS, config.scale),
+            "twins_per_edit": round(TWIN_QUOTA * config.scale),
         },
         "qa_rules": qa_rules,
         "source_stats": {

@@ -16,6 +16,7 @@ import random
 import re
 from collections.abc import Callable
 
+from veracity.text.polarity import NEGATION
 from veracity.train.data.text import (
     DATE,
     FUNCTION_WORDS,
@@ -67,11 +68,6 @@ _PAST_TO_BASE = {
 _THIRD_TO_BASE = {
     third_person(v): v for v in sorted(BASE_VERBS) if third_person(v) not in _AUX_FORMS
 }
-_NEGATIVE = re.compile(
-    r"\b(not|n't|never|no|none|nothing|nobody|neither|nor|without|cannot|no longer|hardly|"
-    r"barely|rarely|seldom|fail|failed|fails|unable|lack|lacked)\b",
-    re.IGNORECASE,
-)
 _SUBORDINATE_START = re.compile(
     r"^(After|When|While|Although|Though|Because|If|Since|As|Before|Once|Until|Unless|Whereas|"
     r"Despite|Upon)\b"
@@ -83,7 +79,7 @@ def negate(sentence: str, rng: random.Random) -> str | None:
     in a sentence with a single plain negation, take it out."""
     if re.search(r"\bnot only\b", sentence):
         return None
-    negations = _NEGATIVE.findall(sentence)
+    negations = NEGATION.findall(sentence)
     if negations:
         return _unnegate(sentence) if len(negations) == 1 else None
     if _SUBORDINATE_START.match(sentence):

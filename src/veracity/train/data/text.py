@@ -18,6 +18,7 @@ __all__ = [
     "DATE",
     "FUNCTION_WORDS",
     "MONTHS",
+    "NOT_NAMES",
     "NUMBER",
     "YEAR",
     "capitalise_first",
@@ -133,7 +134,7 @@ _CAP_WORD = r"(?:[A-Z][\w'’.&-]*[\w.]|[A-Z])"
 CAPITALISED = re.compile(
     rf"{_CAP_WORD}(?: (?:(?:of|the|de|da|del|der|van|von|and|for|la|le|du) )*{_CAP_WORD})*"
 )
-_NOT_NAMES = frozenset(MONTHS) | DAYS | {
+NOT_NAMES = frozenset(MONTHS) | DAYS | {
     "The", "A", "An", "In", "On", "At", "By", "For", "From", "With", "He", "She", "It", "They",
     "His", "Her", "Its", "Their", "This", "That", "These", "Those", "There", "Here", "When",
     "Where", "While", "After", "Before", "During", "Although", "However", "As", "But", "And",
@@ -156,7 +157,7 @@ def entities(sentence: str) -> list[tuple[int, int, str]]:
         text = match.group(0)
         # Trim leading/trailing connectors and function words that got caught at the edges.
         parts = text.split(" ")
-        while parts and (parts[0] in _NOT_NAMES or parts[0].lower() in _CONNECTORS):
+        while parts and (parts[0] in NOT_NAMES or parts[0].lower() in _CONNECTORS):
             start += len(parts[0]) + 1
             parts = parts[1:]
         while parts and parts[-1].lower() in _CONNECTORS:
@@ -166,7 +167,7 @@ def entities(sentence: str) -> list[tuple[int, int, str]]:
         text = " ".join(parts)
         text = text.rstrip(".") if not re.search(r"\b[A-Z]\.$", text) else text
         end = start + len(text)
-        if text in _NOT_NAMES or len(text) < 2 or text.isdigit():
+        if text in NOT_NAMES or len(text) < 2 or text.isdigit():
             continue
         if start == 0 and " " not in text:
             continue  # a capital at the start of a sentence says nothing on its own
