@@ -19,8 +19,10 @@ from collections.abc import Iterator
 from functools import lru_cache
 from importlib import resources
 
+from veracity.text.words import stem
+
 __all__ = ["CONTRARY_QUANTIFIERS", "DURATION_UNITS", "NEGATION", "antonyms_of", "negation_cues",
-           "unit_dimension"]
+           "opposite_stems", "unit_dimension"]
 
 #: A negation word (whole words, case-insensitive); "cannot" counts as one.
 NEGATION = re.compile(
@@ -88,3 +90,24 @@ def _antonyms() -> dict[str, frozenset[str]]:
 def antonyms_of(word: str) -> frozenset[str]:
     """The words of the shipped lexicon (``antonyms.txt``) that contradict ``word``."""
     return _antonyms().get(word.lower(), frozenset())
+
+
+@lru_cache(maxsize=1)
+def _stem_opposites() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for word, others in _antonyms().items():
+        table.setdefault(stem(word), set()).update(stem(other) for other in others)
+    for word, contrary in CONTRARY_QUANTIFIERS.items():
+        table.setdefault(word, set()).add(contrary)
+    return {key: frozenset(values) for key, values in table.items()}
+
+
+def opposite_stems(word: str) -> frozenset[str]:
+    """The stems (:func:`veracity.text.words.stem`) of the words that contradict any inflection
+    of ``word`` in the lexicon or the contrary quantifiers: "opens" gives the stems of "closes"
+    and "closed".
+
+    >>> sorted(opposite_stems("opens"))
+    ['clos', 'close']
+    """
+    return _stem_opposites().get(stem(word.lower()), frozenset())

@@ -190,3 +190,13 @@ def test_a_bare_number_conflicts_with_a_year_when_written_like_one_or_when_asked
     assert compare(year, only("12,000")) == "incomparable"
     assert compare(year, only("12,000"), years_as_numbers=True) == "conflict"
     assert compare(only("the 1880s"), number, years_as_numbers=True) == "incomparable"
+
+
+def test_days_and_weeks_are_seconds_and_one_unit_needs_no_number() -> None:
+    (weeks,) = extract_values("It takes two weeks.")
+    (days,) = extract_values("It takes 14 days.")
+    assert compare(weeks, days) == "match"
+    assert [v.value for v in extract_values("for an hour, a day or one week")] == [
+        "3600 s", "86400 s", "604800 s"]
+    rates = extract_values("twice a day, once a week, 5 times an hour")
+    assert [(v.kind, v.text) for v in rates] == [("number", "5")]

@@ -86,6 +86,7 @@ from veracity.text.words import STOPWORDS, stem
 from veracity.types import Chunk, Claim, LayerResult, Span, ValueCheck
 from veracity.verify.knowledge.entities import Entity, EntityRecognizer, NerBackend, find_entity
 from veracity.verify.knowledge.kb import KnowledgeBase, Mention
+from veracity.verify.knowledge.polarity import polarity_checks
 from veracity.verify.knowledge.tokens import compare_tokens, extract_tokens
 from veracity.verify.knowledge.values import (
     Relation,
@@ -262,6 +263,7 @@ class KnowledgeLayer:
                          or _opens_lower(claim.text, Span(0, len(claim.text))))
             mine.extend(self._check_words(claim.text, claim_values, tokens, found,
                                           technical=technical))
+            mine.extend(polarity_checks(claim.text, chunks))
             checks.append(mine)
         if self.entities:
             self._check_names(claims, evidence, names, checks)

@@ -133,8 +133,8 @@ _UNIT_TABLE = (
     _unit("s", "s", "1", ("sec", "secs"), ("second", "seconds")),
     _unit("min", "s", "60", ("min", "mins"), ("minute", "minutes")),
     _unit("h", "s", "3600", ("h", "hr", "hrs"), ("hour", "hours")),
-    _unit("day", "day", "1", (), ("day", "days")),
-    _unit("week", "week", "1", (), ("week", "weeks")),
+    _unit("day", "s", "86400", (), ("day", "days")),
+    _unit("week", "s", "604800", (), ("week", "weeks")),
     _unit("month", "month", "1", (), ("month", "months")),
     _unit("year", "year", "1", ("yr", "yrs"), ("year", "years")),
     _unit("°c", "°c", "1", ("°C", "° C", "ºC"), ("degrees celsius", "degrees centigrade",
@@ -276,13 +276,27 @@ _DATES = (
 )
 
 
+#: "an hour", "a day", "one week": one unit of time with no number ("once a day" is a rate).
+_ONE_UNIT = re.compile(
+    r"(?<![\w-])(?P<count>(?i:an?|one))\s+(?P<unit>(?i:second|minute|hour|day|week))\b(?!-)")
+_RATE_BEFORE = re.compile(r"(?i:\b(?:once|twice|thrice|times|per|every|each|than))\s+\Z")
+
+
 def extract_values(text: str) -> tuple[Value, ...]:
     """Every value in ``text``, in order of position (see the module docstring for the forms).
 
     >>> [(v.text, v.value) for v in extract_values("On 20 Sept 2022 it rose 45% to €3.2bn.")]
     [('20 Sept 2022', '2022-09-20'), ('45%', '45%'), ('€3.2bn', 'eur 3200000000')]
+    >>> [(v.text, v.value) for v in extract_values("Smoke calms bees for an hour, twice a day.")]
+    [('an hour', '3600 s')]
     """
     found = _dates(text)
+    for match in _ONE_UNIT.finditer(text):
+        if _RATE_BEFORE.search(text, max(0, match.start() - 12), match.start()):
+            continue
+        unit = _UNIT_WORDS[match["unit"].lower()]
+        found.append(Value("quantity", match.group(), Span(match.start(), match.end()),
+                           f"{format_number(unit.factor)} {unit.base}", unit.base))
     dates = tuple(found)
     for match in _LITERAL.finditer(text):
         if any(date.span.start <= match.start() < date.span.end for date in dates):
