@@ -63,7 +63,9 @@ RERANK_DEPTH = 20
 RERANKER = "embedded"
 #: Training rows of the kinds a verifier never trained on that join its combiner's fit (0: the
 #: validation rows alone, as verifier 0.2.0 was fit).
-COMBINER_TRAIN_ROWS = 0
+#: The verifier's contradiction gate (verifier 0.5 on): where its network's P(contradicted)
+#: reaches this, no other input of the combiner can raise P(supported) above 1 − P(contradicted).
+VERIFIER_GATE = 0.5
 #: Support probability at or above which a claim counts as supported.
 SUPPORT_THRESHOLD = 0.5
 

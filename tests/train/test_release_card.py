@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+import numpy as np
+
 from veracity.errors import InputError
 from veracity.train.release import model_card
 
@@ -87,3 +89,15 @@ def test_a_refit_from_an_exported_verifier_keeps_its_rebuild_commands(tmp_path: 
     assert json.loads((tmp_path / "out" / "config.json").read_text())["version"] == "0.4.0"
     with pytest.raises(InputError, match="no Rebuild section"):
         _source_rebuild(source, "# v\n")
+
+
+def test_the_combiner_fits_on_three_way_rows_outside_the_suites_half() -> None:
+    from veracity.train.data.contrast import suite_half
+    from veracity.train.release import combiner_fit_mask
+
+    premises = [f"Premise {i}." for i in range(40)]
+    labels = np.array([i % 4 for i in range(40)])  # 3 = not_supported: no three-way label
+    mask = combiner_fit_mask(premises, labels)
+    for premise, label, fits in zip(premises, labels, mask, strict=True):
+        assert fits == (label < 3 and not suite_half(premise))
+    assert 0 < mask.sum() < 30

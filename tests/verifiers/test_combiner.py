@@ -92,3 +92,62 @@ def test_unaligned_outputs_replace_support_and_keep_the_ratio() -> None:
     assert supported == pytest.approx(0.5)
     assert contradicted / neither == pytest.approx(3.0)
     assert supported + contradicted + neither == pytest.approx(1.0)
+
+
+def test_three_way_features_read_both_log_ratios_and_the_alignment() -> None:
+    from veracity.verifiers.combiner import THREE_WAY_FEATURES, three_way_features
+
+    matrix = three_way_features([(0.2, 0.7, 0.1)], ["The sky is blue."], ["The sky is blue."],
+                                [0.9])
+    row = dict(zip(THREE_WAY_FEATURES, matrix[0], strict=True))
+    assert row["support_neither_log_ratio"] == pytest.approx(np.log(2.0))
+    assert row["contradicted_neither_log_ratio"] == pytest.approx(np.log(7.0))
+    assert row["contradiction_on_topic"] == pytest.approx(0.9 * np.log(7.0))
+    assert row["alignment"] == 0.9
+
+
+def test_a_softmax_fit_separates_three_labels_and_round_trips() -> None:
+    from veracity.verifiers.combiner import (
+        THREE_WAY_FEATURES,
+        ThreeWayCombiner,
+        fit_three_way,
+        load_combiner,
+    )
+
+    rng = np.random.default_rng(0)
+    labels = np.repeat([0, 1, 2], 60)
+    matrix = rng.normal(size=(180, len(THREE_WAY_FEATURES)))
+    matrix[:, 0] += 3 * (labels == 0)  # support ratio marks supported
+    matrix[:, 1] += 3 * (labels == 1)  # contradiction ratio marks contradicted
+    combiner = fit_three_way(matrix, labels.tolist(), gate=0.9)
+    assert (combiner.probabilities(matrix).argmax(1) == labels).mean() > 0.9
+    assert combiner.weights[0][0] > 0
+    assert combiner.weights[1][1] > 0
+    again = load_combiner(combiner.to_json())
+    assert isinstance(again, ThreeWayCombiner)
+    assert again == combiner
+    contributions = combiner.contributions(matrix)
+    assert abs(contributions["contradicted"]["contradicted_neither_log_ratio"]) > abs(
+        contributions["contradicted"]["entity_share"])
+
+
+def test_the_gate_lets_nothing_outvote_a_confident_contradiction() -> None:
+    from veracity.verifiers.combiner import THREE_WAY_FEATURES, ThreeWayCombiner
+
+    width = len(THREE_WAY_FEATURES)
+    # weights that always say "supported", whatever the network reads
+    supportive = ThreeWayCombiner(((0.0,) * width,) * 3, (10.0, 0.0, 0.0), gate=0.6)
+    matrix = np.zeros((2, width))
+    sure, unsure = supportive.outputs(matrix, [(0.1, 0.8, 0.1), (0.4, 0.5, 0.1)])
+    assert sure[0] <= 0.2 + 1e-12
+    assert sure[1] >= 0.8
+    assert sum(sure) == pytest.approx(1.0)
+    assert unsure[0] > 0.99  # below the gate the layer decides
+
+
+def test_a_softmax_fit_needs_every_label() -> None:
+    from veracity.errors import InputError
+    from veracity.verifiers.combiner import THREE_WAY_FEATURES, fit_three_way
+
+    with pytest.raises(InputError, match="every class"):
+        fit_three_way(np.zeros((4, len(THREE_WAY_FEATURES))), [0, 0, 1, 1], gate=0.5)

@@ -134,21 +134,17 @@ def export_verifier(
     checkpoint: Annotated[Path | None, typer.Option(
         help="RUN/checkpoint folder of train-verifier")] = None,
     from_verifier: Annotated[Path | None, typer.Option(
-        help="instead of a checkpoint: a verifier exported without an aligner, whose network is "
-             "kept (to add the aligner and refit the combiner)")] = None,
+        help="instead of a checkpoint: an exported verifier whose network is kept (its aligner "
+             "is added if it lacks one) and whose combiner is fit anew")] = None,
     aligner: Annotated[bool, typer.Option(
         help="merge all-MiniLM-L6-v2 into the model for the combiner's alignment feature")] = True,
     out: Annotated[Path, typer.Option(help="where to write the verifier")] = Path(
         "src/veracity/assets/verifier"),
     version: Annotated[str, typer.Option(help="version string recorded in the model")] = "dev",
     combine: Annotated[bool, typer.Option(help="fit the combiner on validation rows")] = True,
-    combiner_rows: Annotated[str, typer.Option(
-        help="validation rows that fit the combiner: unseen (the kinds left out of training "
-             "with --exclude-kind), rag (all but public NLI and contradiction perturbations), "
-             "all (as 0.1.0 was), or auto (unseen if the run left kinds out, else rag)")] = "auto",
-    combiner_train_rows: Annotated[int, typer.Option(
-        help="with unseen rows: training rows of those kinds that join the fit")] = (
-        defaults.COMBINER_TRAIN_ROWS),
+    gate: Annotated[float, typer.Option(
+        help="where the network's P(contradicted) reaches this, nothing else can raise "
+             "P(supported) above 1 - P(contradicted)")] = defaults.VERIFIER_GATE,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Export a checkpoint to int8 ONNX with its combiner and model card (needs [train])."""
@@ -162,14 +158,11 @@ def export_verifier(
     command = (f"veracity export-verifier {source} --data DATA "
                f"--version {version}" + ("" if combine else " --no-combine")
                + ("" if aligner else " --no-aligner")
-               + ("" if combiner_rows == "auto" else f" --combiner-rows {combiner_rows}")
-               + ("" if combiner_train_rows == defaults.COMBINER_TRAIN_ROWS
-                  else f" --combiner-train-rows {combiner_train_rows}"))
+               + ("" if gate == defaults.VERIFIER_GATE else f" --gate {gate}"))
     try:
         report = release_verifier(checkpoint, data, out, version=version, command=command,
-                                  combine=combine, combiner=combiner_rows,
-                                  train_rows=combiner_train_rows, aligner=aligner,
-                                  from_verifier=from_verifier)
+                                  combine=combine, aligner=aligner,
+                                  from_verifier=from_verifier, gate=gate)
     except VeracityError as exc:
         raise fail(exc) from exc
     if as_json:

@@ -10,13 +10,12 @@ Evaluation data (``../shared/data``) is never read here.
 from __future__ import annotations
 
 import json
-import random
 import re
 import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -24,31 +23,16 @@ from veracity import defaults
 from veracity.errors import InputError, OptionError
 from veracity.evaluate.classification import balanced_accuracy, roc_auc
 from veracity.train.aligner import add_aligner
+from veracity.train.data.contrast import suite_half
 from veracity.train.export import ExportReport, export_checkpoint
-from veracity.train.trainer import NOT_SUPPORTED, Row, fitting_rows, read_rows
-from veracity.verifiers.combiner import ALIGNED_FEATURES, fit_combiner
+from veracity.train.trainer import LABELS, NOT_SUPPORTED, Row, fitting_rows, read_rows
+from veracity.verifiers.combiner import fit_three_way
 from veracity.verifiers.embedded import EmbeddedVerifier
 
-__all__ = ["COMBINER_ROWS", "COMBINER_SKIPS", "CombinerRows", "ReleaseReport", "combiner_rows",
-           "release_verifier", "unseen_training_rows"]
+__all__ = ["MODEL_ID", "ReleaseReport", "combiner_fit_mask", "fit_release_combiner",
+           "release_verifier"]
 
 MODEL_ID = "veracity-verifier-minilm-l6"
-#: Validation kinds the combiner is not fit on: public NLI rows and perturbations that make a
-#: contradiction. Their claims copy the premise's words by construction, which teaches the
-#: combiner to ignore word coverage; an answer sentence that a RAG system gets wrong usually lacks
-#: support instead. Fitting on the remaining rows raised cross-threshold balanced accuracy on WiCE
-#: dev for 13 of 14 models and on LFQA dev for 10 of 14 (bench/README.md, verifier_sweep).
-COMBINER_SKIPS = ("public", "entity_swap", "number_change", "negation", "qa_answer_swap",
-                  "qa_real_world_answer", "qa_counterfactual")
-
-#: Which validation rows fit the combiner:
-#: ``unseen``: the kinds the network was not trained on (``train-verifier --exclude-kind``). The
-#: network looks better on rows made like its training rows than it is on real answers; rows it
-#: never saw show how far to trust it, so the layer leans on the exact signals as it should.
-#: ``rag``: every kind but :data:`COMBINER_SKIPS`; ``all``: every row (as 0.1.0 was);
-#: ``auto``: ``unseen`` when the checkpoint left kinds out of training, else ``rag``.
-CombinerRows = Literal["auto", "unseen", "rag", "all"]
-COMBINER_ROWS: tuple[CombinerRows, ...] = ("auto", "unseen", "rag", "all")
 
 
 @dataclass(frozen=True)
@@ -62,59 +46,70 @@ class ReleaseReport:
                 "validation": dict(self.validation)}
 
 
-def combiner_rows(rule: str, kinds: list[str],
-                  untrained: tuple[str, ...]) -> tuple[np.ndarray, dict[str, Any]]:
-    """The validation rows (a mask over ``kinds``) that fit the combiner under ``rule`` (see
-    :data:`COMBINER_ROWS`), and the record of that choice for config.json.
-
-    ``untrained`` are the kinds the checkpoint was not trained on.
-    """
-    if rule not in COMBINER_ROWS:
-        raise OptionError("combiner_rows", rule, f"one of {', '.join(COMBINER_ROWS)}")
-    if rule == "auto":
-        rule = "unseen" if untrained else "rag"
-    if rule == "unseen":
-        if not untrained:
-            raise InputError("the checkpoint was trained on every kind of row, so no validation "
-                             "rows are unseen: fit the combiner on 'rag' or 'all' rows, or train "
-                             "with --exclude-kind KIND")
-        return np.isin(kinds, untrained), {"fit_rows": rule, "fit_kinds": list(untrained)}
-    if rule == "rag":
-        return (~np.isin(kinds, COMBINER_SKIPS),
-                {"fit_rows": rule, "skipped_kinds": list(COMBINER_SKIPS)})
-    return np.ones(len(kinds), dtype=bool), {"fit_rows": rule}
+def combiner_fit_mask(premises: list[str], labels: np.ndarray) -> np.ndarray:
+    """The validation rows that fit the combiner: every row with a three-way label whose premise
+    is not in the minimal-pair suite's half (:func:`~veracity.train.data.contrast.suite_half`),
+    so that the suite measures a combiner that never saw its pairs."""
+    return np.array([not suite_half(p) for p in premises]) & (labels < NOT_SUPPORTED)
 
 
-def unseen_training_rows(path: Path, kinds: tuple[str, ...], count: int, *, seed: int,
-                         verifier: EmbeddedVerifier) -> list[Row]:
-    """Up to ``count`` training rows of ``kinds`` whose claim fits the verifier's window, drawn
-    at random (``seed``) so that every source of those kinds is represented."""
-    rows = [row for row in read_rows(path) if row.kind in kinds]
-    random.Random(seed).shuffle(rows)
-    return fitting_rows(verifier.selector, rows)[:count]
+def fit_release_combiner(verifier: EmbeddedVerifier, rows: list[Row], *, gate: float
+                         ) -> tuple[dict[str, Any], dict[str, float]]:
+    """Fit the three-way combiner on ``rows`` (validation rows) with ``verifier``'s network and
+    aligner: the combiner's JSON (with each input's contribution) and held-out figures (fit on
+    one half of the fitting rows, measured on the other)."""
+    premises = [r.premise for r in rows]
+    scores, matrix = verifier.features(premises, [r.hypothesis for r in rows], three_way=True)
+    labels = np.array([r.label for r in rows])
+    usable = combiner_fit_mask(premises, labels)
+    if len(set(labels[usable].tolist())) < 3:
+        raise InputError(f"the combiner's {int(usable.sum())} validation rows do not hold all "
+                         "three labels (supported, contradicted, neither): build more data")
+    network = np.array([(s.supported, s.contradicted, s.neither) for s in scores])
+    fit_half = usable & (np.cumsum(usable) % 2 == 1)
+    measure_half = usable & ~fit_half
+    held_out = fit_three_way(matrix[fit_half], labels[fit_half].tolist(), gate=gate)
+    combined = np.array(held_out.outputs(matrix[measure_half], network[measure_half]))
+    truth = labels[measure_half]
+    supported = (truth == 0).astype(int)
+    validation = {
+        "combiner_rows": float(usable.sum()),
+        "combined_balanced_accuracy_at_0.5_held_out_half": balanced_accuracy(
+            (combined[:, 0] >= 0.5).astype(int), supported),
+        "raw_balanced_accuracy_at_0.5_held_out_half": balanced_accuracy(
+            (network[measure_half, 0] >= 0.5).astype(int), supported),
+        "combined_three_way_accuracy_held_out_half": float(
+            (combined.argmax(1) == truth).mean()),
+        "raw_three_way_accuracy_held_out_half": float(
+            (network[measure_half].argmax(1) == truth).mean()),
+        "combined_auc_held_out_half": roc_auc(combined[:, 0], supported),
+    }
+    final = fit_three_way(matrix[usable], labels[usable].tolist(), gate=gate)
+    record = final.to_json() | {
+        "fit_rows": "validation rows outside the minimal-pair suite's half",
+        "contributions": final.contributions(matrix[usable]),
+    }
+    return record, validation
 
 
 def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, version: str,
-                     command: str, combine: bool = True, combiner: str = "auto",
-                     train_rows: int = defaults.COMBINER_TRAIN_ROWS, aligner: bool = True,
-                     from_verifier: Path | None = None) -> ReleaseReport:
-    """Export ``checkpoint`` into ``out_dir`` as the verifier veracity ships; the combiner is fit
-    on the validation rows that ``combiner`` names (see :data:`COMBINER_ROWS`).
+                     command: str, combine: bool = True, aligner: bool = True,
+                     from_verifier: Path | None = None,
+                     gate: float = defaults.VERIFIER_GATE) -> ReleaseReport:
+    """Export ``checkpoint`` into ``out_dir`` as the verifier veracity ships, with a three-way
+    combiner (:class:`~veracity.verifiers.combiner.ThreeWayCombiner`) fit on the validation rows
+    (see :func:`combiner_fit_mask`) and the network's contradiction ``gate``.
 
-    ``from_verifier`` instead takes the network of a verifier exported earlier without an aligner
-    (its config.json records its training), so that a release can add the aligner and refit the
-    combiner without the checkpoint. ``aligner`` merges all-MiniLM-L6-v2 into the model file
-    (:mod:`veracity.train.aligner`) and fits the combiner on :data:`ALIGNED_FEATURES`.
-
-    When the combiner's rows are the ``unseen`` kinds, up to ``train_rows`` training rows of the
-    same kinds join the fit (the network never trained on them either). For verifier 0.2.0's
-    network, 6,000 such rows moved its dev-set thresholds to about 0.5 but did not raise its
-    cross-threshold figures (bench/README.md), so the default stays 0.
+    ``from_verifier`` instead takes the network of a verifier exported earlier (its config.json
+    records its training): without an aligner, the aligner is added; with one, the network and
+    aligner are kept as they are and only the combiner is fit anew. ``aligner`` merges
+    all-MiniLM-L6-v2 into the model file (:mod:`veracity.train.aligner`), which the combiner's
+    alignment feature needs: without it no combiner is fit.
     """
-    if train_rows < 0:
-        raise OptionError("train_rows", train_rows, "0 or more")
     if checkpoint is not None and from_verifier is not None:
         raise InputError("give a training checkpoint or an exported verifier, not both")
+    if not 0.0 <= gate <= 1.0:
+        raise OptionError("gate", gate, "a probability between 0 and 1")
     data_card = json.loads((data_dir / "card.json").read_text())
     if from_verifier is not None:
         state, exported = _copy_network(from_verifier, out_dir, version)
@@ -124,59 +119,29 @@ def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, 
         state = json.loads((checkpoint / "state.json").read_text())
         exported = export_checkpoint(checkpoint, out_dir, model_id=MODEL_ID, version=version,
                                      card="(written below)\n")
-    if aligner:
-        config = json.loads((out_dir / "config.json").read_text())
+    config = json.loads((out_dir / "config.json").read_text())
+    if aligner and not config.get("aligner"):
         config["aligner"] = add_aligner(out_dir / "model.onnx")
         (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n")
     model_bytes = (out_dir / "model.onnx").stat().st_size
-    untrained = tuple(state["config"].get("exclude_kinds", ()))
     verifier = EmbeddedVerifier(model_dir=out_dir, combine=False).load()
     rows = fitting_rows(verifier.selector, read_rows(data_dir / "val.jsonl"))
-    premises = [r.premise for r in rows]
-    claims = [r.hypothesis for r in rows]
-    scores, matrix = verifier.features(premises, claims)
+    scores = verifier.run([r.premise for r in rows], [r.hypothesis for r in rows]).scores
     raw = np.array([score.supported for score in scores])
     labels = np.array([int(r.label == 0) for r in rows])
-    # The combiner's rows: half of them fit it, the other half measures it.
-    usable, fit_record = combiner_rows(combiner, [r.kind for r in rows], untrained)
-    if combine and len(set(labels[usable].tolist())) < 2:
-        raise InputError(f"the combiner's validation rows ({fit_record}) hold "
-                         f"{int(usable.sum())} rows of one class only: choose other rows")
-    fit_half = usable & (np.cumsum(usable) % 2 == 1)
-    measure_half = usable & ~fit_half
-    extra_matrix, extra_labels = np.zeros((0, matrix.shape[1])), np.zeros(0, dtype=int)
-    if combine and fit_record["fit_rows"] == "unseen" and train_rows:
-        extra = unseen_training_rows(data_dir / "train.jsonl", untrained, train_rows,
-                                     seed=int(state["config"]["seed"]), verifier=verifier)
-        if extra:
-            extra_matrix = verifier.features([r.premise for r in extra],
-                                             [r.hypothesis for r in extra])[1]
-            extra_labels = np.array([int(r.label == 0) for r in extra])
-        fit_record |= {"fit_validation_rows": int(usable.sum()), "fit_training_rows": len(extra)}
+    three = [(s, r.label) for s, r in zip(scores, rows, strict=True) if r.label < NOT_SUPPORTED]
     validation = {
         "rows": float(len(rows)),
         "raw_balanced_accuracy_at_0.5": balanced_accuracy((raw >= 0.5).astype(int), labels),
         "raw_auc": roc_auc(raw, labels),
-        "three_way_rows": float(sum(r.label < NOT_SUPPORTED for r in rows)),
+        "three_way_rows": float(len(three)),
+        "raw_three_way_accuracy": float(np.mean([
+            LABELS.index(s.label) == label for s, label in three])) if three else float("nan"),
     }
-    config = json.loads((out_dir / "config.json").read_text())
-    if combine:
-        held_out = fit_combiner(np.vstack([matrix[fit_half], extra_matrix]),
-                                np.concatenate([labels[fit_half], extra_labels]).tolist())
-        logits = matrix[measure_half] @ np.asarray(held_out.weights) + held_out.bias
-        combined = 1 / (1 + np.exp(-logits))
-        validation |= {
-            "combiner_rows": float(usable.sum()),
-            "combined_balanced_accuracy_at_0.5_held_out_half": balanced_accuracy(
-                (combined >= 0.5).astype(int), labels[measure_half]),
-            "raw_balanced_accuracy_at_0.5_held_out_half": balanced_accuracy(
-                (raw[measure_half] >= 0.5).astype(int), labels[measure_half]),
-            "combined_auc_held_out_half": roc_auc(combined, labels[measure_half]),
-        }
-        config["combiner"] = fit_combiner(
-            np.vstack([matrix[usable], extra_matrix]),
-            np.concatenate([labels[usable], extra_labels]).tolist()).to_json()
-        config["combiner"] |= fit_record
+    config.pop("combiner", None)
+    if combine and config.get("aligner"):
+        config["combiner"], held_out = fit_release_combiner(verifier, rows, gate=gate)
+        validation |= held_out
     config["validation"] = validation
     (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n")
     (out_dir / "CARD.md").write_text(model_card(config, state, data_card, command, model_bytes,
@@ -193,14 +158,11 @@ def _copy_network(source: Path, out_dir: Path, version: str
     if not config_file.is_file():
         raise InputError(f"{source} is not an exported verifier (no config.json)")
     config = json.loads(config_file.read_text())
-    if config.get("aligner"):
-        raise InputError(f"{source} already has an aligner: start from a verifier exported "
-                         "without one (or from its checkpoint)")
     card = (source / "CARD.md").read_text() if (source / "CARD.md").is_file() else ""
-    rebuild = _source_rebuild(source, card)
+    rebuild = _source_rebuild(source, card, aligned=bool(config.get("aligner")))
     found = re.search(r"probe input ([0-9.]+)", card)
     kept = {key: config[key] for key in ("model_id", "labels", "max_tokens", "strategy",
-                                         "tokenizer", "training")}
+                                         "tokenizer", "training", "aligner") if key in config}
     if out_dir.exists():
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True)
@@ -215,16 +177,19 @@ def _copy_network(source: Path, out_dir: Path, version: str
     return state, ExportReport(out_dir, size, difference)
 
 
-def _source_rebuild(source: Path, card: str) -> list[str]:
-    """The commands that rebuilt ``source``, from its ``card``, its export run without an
-    aligner (as it was made) into VERIFIER, the folder ``--from-verifier`` then reads."""
+def _source_rebuild(source: Path, card: str, *, aligned: bool = False) -> list[str]:
+    """The commands that rebuilt ``source``, from its ``card``, its last export writing into
+    VERIFIER, the folder ``--from-verifier`` then reads (exported without an aligner, as it was
+    made, unless ``aligned``: then the aligner is kept and only the combiner is fit anew)."""
     found = re.search(r"## Rebuild\s+```sh\n(.*?)\n```", card, re.DOTALL)
     if not found:
         raise InputError(f"{source}/CARD.md has no Rebuild section: the new card could not say "
                          "how to rebuild the network; export the verifier from its checkpoint")
     lines = found.group(1).splitlines()
+    if aligned:  # earlier lines may write VERIFIER too: rename every folder they name
+        lines = [line.replace("VERIFIER", "NETWORK") for line in lines]
     if lines and lines[-1].startswith("veracity export-verifier") and "--out" not in lines[-1]:
-        aligner = "" if "--no-aligner" in lines[-1] else " --no-aligner"
+        aligner = "" if aligned or "--no-aligner" in lines[-1] else " --no-aligner"
         lines[-1] += aligner + " --out VERIFIER"
     return lines
 
@@ -280,14 +245,7 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
     lines += ["", "## Validation (held-out training rows, not evaluation data)", ""]
     lines += [f"- {name}: {value:.4f}" for name, value in config["validation"].items()]
     if "combiner" in config:
-        combiner = config["combiner"]
-        weights = ", ".join(f"{name} {weight:+.3f}" for name, weight in
-                            zip(combiner["features"], combiner["weights"], strict=True))
-        lines += ["", "## Combiner", "",
-                  "Logistic layer over the model's output, exact signals"
-                  + (" and the alignment" if tuple(combiner["features"]) == ALIGNED_FEATURES
-                     else "") + ", fit on "
-                  + _fit_rows_text(combiner) + f": {weights}, bias {combiner['bias']:+.3f}."]
+        lines += ["", "## Combiner", "", *combiner_text(config["combiner"])]
     lines += ["", "## Evaluation", "",
               "Measured on the development sets by `bench/verifier.py`; see bench/README.md.",
               "", f"Card written {time.strftime('%Y-%m-%d', time.gmtime())}.", ""]
@@ -360,16 +318,28 @@ def run_text(state: dict[str, Any]) -> str:
     return text + "\n"
 
 
-def _fit_rows_text(combiner: dict[str, Any]) -> str:
-    if combiner.get("fit_kinds"):
-        rows, counted = "the validation rows", ""
-        if "fit_training_rows" in combiner:
-            rows = "the rows"
-            counted = (f" ({combiner['fit_validation_rows']:,} validation rows and "
-                       f"{combiner['fit_training_rows']:,} training rows the network skipped)")
-        return (f"{rows} of the kinds the network was not trained on ("
-                + ", ".join(combiner["fit_kinds"]) + f"){counted}, so that it learns how far to "
-                "trust the network on rows unlike its training rows")
-    if combiner.get("skipped_kinds"):
-        return "the validation rows except the kinds " + ", ".join(combiner["skipped_kinds"])
-    return "every validation row"
+def combiner_text(combiner: dict[str, Any]) -> list[str]:
+    """The card's account of a three-way combiner: what it reads, where it was fit, its gate,
+    and each input's contribution per label (weight × the input's standard deviation on the
+    fitting rows: how far one typical step of that input moves the label's logit)."""
+    contributions = combiner.get("contributions", {})
+    labels = list(contributions) or list(combiner.get("classes", []))
+    lines = [
+        "A softmax layer over the three labels reads the network's log ratios of supported and "
+        "of contradicted to neither, word coverage, number and name agreement, the claim's "
+        "token alignment with the evidence window, and the alignment times the contradicted "
+        f"log ratio; fit on {combiner.get('fit_rows', 'the validation rows')}. Gate: where the "
+        f"network's own P(contradicted) reaches {combiner['gate']:.2f}, P(supported) is at "
+        "most 1 − that and P(contradicted) at least that, whatever the other inputs say.",
+        "",
+        "| input | " + " | ".join(f"{label} weight | {label} contribution" for label in labels)
+        + " |",
+        "| --- |" + " ---: | ---: |" * len(labels),
+    ]
+    for k, name in enumerate(combiner["features"]):
+        cells = [f"{combiner['weights'][j][k]:+.3f} | "
+                 f"{contributions.get(label, {}).get(name, 0.0):+.3f}"
+                 for j, label in enumerate(labels)]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append("| bias | " + " | ".join(f"{b:+.3f} | —" for b in combiner["bias"]) + " |")
+    return lines

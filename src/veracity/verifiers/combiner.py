@@ -19,7 +19,15 @@ With the aligned set the network's P(contradicted) is kept only where the eviden
 the claim's numbers or capitalised names (the swapped year or person of a real contradiction);
 elsewhere it is set to 0, since on close restatements it is wrong more often than right. The
 combined support q then gives P(supported) = q × (1 − P(contradicted)) and P(neither) the rest
-(:meth:`Combiner.outputs`).
+(:meth:`Combiner.outputs`). That threw away what the network reads: a claim and its negation
+got the same support (issue Verifier-reads).
+
+Verifier 0.5 and later use :class:`ThreeWayCombiner` instead: a softmax layer over the three
+labels whose inputs include the network's contradicted-versus-neither log ratio
+(:data:`THREE_WAY_FEATURES`), fit on held-out rows that hold contradictions as well as partial
+support, and a *gate*: where the network's own P(contradicted) reaches ``gate``, the output's
+P(supported) is at most 1 − that P(contradicted) and its P(contradicted) at least that much, so
+no other input can outvote a contradiction the network is sure of.
 
 >>> combiner = Combiner(weights=(1.0, 0.0, 0.0, 0.0, 0.0, 0.0), bias=0.0)
 >>> row = features([(0.8, 0.1, 0.1)], ["The sky is blue."], ["The sky is blue."])
@@ -37,8 +45,9 @@ import numpy as np
 from veracity.errors import InputError, ModelError
 from veracity.verifiers.features import content_word_agreement, entity_coverage, number_agreement
 
-__all__ = ["ALIGNED_FEATURES", "FEATURES", "FEATURE_SETS", "Combiner", "features",
-           "fit_combiner", "fit_logistic"]
+__all__ = ["ALIGNED_FEATURES", "FEATURES", "FEATURE_SETS", "THREE_WAY_FEATURES", "Combiner",
+           "ThreeWayCombiner", "features", "fit_combiner", "fit_logistic", "fit_softmax",
+           "fit_three_way", "load_combiner", "three_way_features"]
 
 _EXACT = ("content_coverage", "number_share", "has_numbers", "entity_share", "has_entities")
 #: Feature order of verifier 0.1 and 0.2's weights.
@@ -46,6 +55,11 @@ FEATURES = ("model_logit", *_EXACT)
 #: Feature order of a verifier with an aligner.
 ALIGNED_FEATURES = ("support_neither_log_ratio", *_EXACT, "alignment")
 FEATURE_SETS = (FEATURES, ALIGNED_FEATURES)
+#: Feature order of the three-way combiner (verifier 0.5 and later).
+THREE_WAY_FEATURES = ("support_neither_log_ratio", "contradicted_neither_log_ratio", *_EXACT,
+                      "alignment", "contradiction_on_topic")
+#: The three-way combiner's output classes, in the verifier's label order.
+_CLASSES = ("supported", "contradicted", "neither")
 _EPSILON = 1e-4
 
 
@@ -185,3 +199,168 @@ def fit_logistic(matrix: np.ndarray, labels: Sequence[int], *, l2: float = 1.0,
         if np.abs(step).max() < 1e-8:
             break
     return w[:-1], float(w[-1])
+
+
+def three_way_features(probabilities: Sequence[Sequence[float]], premises: Sequence[str],
+                       claims: Sequence[str], alignment: Sequence[float]) -> np.ndarray:
+    """The :data:`THREE_WAY_FEATURES` matrix, one row per pair: the network's log ratios of
+    supported and of contradicted to neither, the exact signals, the alignment, and
+    ``contradiction_on_topic`` (the alignment times the contradicted log ratio: a contradiction
+    counts more where the claim is about what the evidence says)."""
+    rows = []
+    for probability, premise, claim, aligned in zip(probabilities, premises, claims, alignment,
+                                                    strict=True):
+        supported, contradicted, neither = (min(max(float(p), _EPSILON), 1 - _EPSILON)
+                                            for p in probability)
+        numbers = number_agreement(premise, claim)
+        entities = entity_coverage(premise, claim)
+        against = float(np.log(contradicted / neither))
+        rows.append([np.log(supported / neither), against,
+                     content_word_agreement(premise, claim).share, numbers.share,
+                     float(numbers.total > 0), entities.share, float(entities.total > 0),
+                     float(aligned), float(aligned) * against])
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(THREE_WAY_FEATURES))
+
+
+@dataclass(frozen=True)
+class ThreeWayCombiner:
+    """Softmax weights (one row per label: supported, contradicted, neither) over
+    :data:`THREE_WAY_FEATURES`, and the network's contradiction gate (see the module notes).
+
+    >>> combiner = ThreeWayCombiner(weights=((1.0,) + (0.0,) * 8, (0.0, 1.0) + (0.0,) * 7,
+    ...                             (0.0,) * 9), bias=(0.0, 0.0, 0.0), gate=0.5)
+    >>> [round(p, 2) for p in combiner.outputs(np.zeros((1, 9)), [(0.2, 0.7, 0.1)])[0]]
+    [0.3, 0.7, 0.0]
+    """
+
+    weights: tuple[tuple[float, ...], ...]
+    bias: tuple[float, ...]
+    gate: float = 1.0
+    names: tuple[str, ...] = THREE_WAY_FEATURES
+
+    def __post_init__(self) -> None:
+        if self.names != THREE_WAY_FEATURES:
+            raise ModelError(f"three-way combiner features {list(self.names)} are not "
+                             f"{list(THREE_WAY_FEATURES)}: re-export the verifier with this "
+                             "veracity")
+        if len(self.weights) != len(_CLASSES) or len(self.bias) != len(_CLASSES) or any(
+                len(row) != len(self.names) for row in self.weights):
+            raise ModelError(f"a three-way combiner needs {len(_CLASSES)} rows of "
+                             f"{len(self.names)} weights and {len(_CLASSES)} biases")
+        if not 0.0 <= self.gate <= 1.0:
+            raise ModelError(f"combiner gate {self.gate} is not a probability")
+
+    @property
+    def aligned(self) -> bool:
+        """Always: the three-way features include the aligner's ``alignment``."""
+        return True
+
+    def probabilities(self, matrix: np.ndarray) -> np.ndarray:
+        """The softmax layer's (supported, contradicted, neither) per row, before the gate."""
+        if matrix.ndim != 2 or matrix.shape[1] != len(self.names):
+            raise InputError(f"need a (n, {len(self.names)}) feature matrix, got {matrix.shape}")
+        logits = matrix @ np.asarray(self.weights).T + np.asarray(self.bias)
+        logits -= logits.max(axis=1, keepdims=True)
+        exp = np.exp(logits)
+        return np.asarray(exp / exp.sum(axis=1, keepdims=True))
+
+    def outputs(self, matrix: np.ndarray, probabilities: Sequence[Sequence[float]]
+                ) -> list[tuple[float, float, float]]:
+        """Combined (supported, contradicted, neither) per row of a
+        :func:`three_way_features` matrix and the network's probabilities of the same pairs,
+        the gate applied."""
+        out = []
+        for (s, c, n), network in zip(self.probabilities(matrix), probabilities, strict=True):
+            against = float(network[1])
+            if against >= self.gate:
+                s, c = min(float(s), 1.0 - against), max(float(c), against)
+                n = max(1.0 - s - c, 0.0)
+            out.append((float(s), float(c), float(n)))
+        return out
+
+    def contributions(self, matrix: np.ndarray) -> dict[str, dict[str, float]]:
+        """Per label and feature, the weight times the feature's standard deviation on
+        ``matrix``: how far one typical step of that input moves the label's logit."""
+        spread = matrix.std(axis=0)
+        return {label: {name: float(w * sd) for name, w, sd
+                        in zip(self.names, row, spread, strict=True)}
+                for label, row in zip(_CLASSES, self.weights, strict=True)}
+
+    def to_json(self) -> dict[str, object]:
+        return {"kind": "three_way", "features": list(self.names), "classes": list(_CLASSES),
+                "weights": [list(row) for row in self.weights], "bias": list(self.bias),
+                "gate": self.gate}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> ThreeWayCombiner:
+        weights, bias = data.get("weights"), data.get("bias")
+        if not isinstance(weights, list) or not isinstance(bias, list):
+            raise ModelError("three-way combiner weights and bias must be lists")
+        names = data.get("features", [])
+        gate = data.get("gate", 1.0)
+        if not isinstance(names, list) or not isinstance(gate, int | float):
+            raise ModelError("three-way combiner features must be a list and gate a number")
+        return cls(tuple(tuple(float(w) for w in row) for row in weights),
+                   tuple(float(b) for b in bias), float(gate), tuple(str(n) for n in names))
+
+
+def load_combiner(data: Mapping[str, object]) -> Combiner | ThreeWayCombiner:
+    """The combiner a verifier's config.json describes (three-way from 0.5 on)."""
+    if data.get("kind") == "three_way":
+        return ThreeWayCombiner.from_json(data)
+    return Combiner.from_json(data)
+
+
+def fit_three_way(matrix: np.ndarray, labels: Sequence[int], *, gate: float, l2: float = 1.0
+                  ) -> ThreeWayCombiner:
+    """Fit a :class:`ThreeWayCombiner` on a :func:`three_way_features` matrix; ``labels`` are
+    0 supported, 1 contradicted, 2 neither (classes weighted to balance)."""
+    if matrix.ndim != 2 or matrix.shape[1] != len(THREE_WAY_FEATURES):
+        raise InputError(f"need a (n, {len(THREE_WAY_FEATURES)}) feature matrix, got "
+                         f"{matrix.shape}")
+    weights, bias = fit_softmax(matrix, labels, classes=len(_CLASSES), l2=l2)
+    return ThreeWayCombiner(tuple(tuple(float(w) for w in row) for row in weights),
+                            tuple(float(b) for b in bias), gate)
+
+
+def fit_softmax(matrix: np.ndarray, labels: Sequence[int], *, classes: int, l2: float = 1.0,
+                iterations: int = 100) -> tuple[np.ndarray, np.ndarray]:
+    """Softmax (multinomial logistic) weights ``(classes, features)`` and biases by Newton's
+    method with an L2 penalty (biases not penalised), classes weighted to balance.
+
+    Every class must have rows: a class the data never shows cannot be fit.
+    """
+    y = np.asarray(labels, dtype=np.int64)
+    if matrix.ndim != 2 or matrix.shape[0] != y.shape[0]:
+        raise InputError(f"need a ({len(y)}, features) matrix for {len(y)} labels, "
+                         f"got {matrix.shape}")
+    counts = np.bincount(y, minlength=classes)
+    if len(counts) != classes or (counts == 0).any():
+        raise InputError(f"fitting a {classes}-class layer needs rows of every class; the "
+                         f"rows hold {counts.tolist()} per class")
+    x = np.hstack([matrix, np.ones((len(y), 1))])
+    n, width = x.shape
+    sample = (n / (classes * counts))[y]
+    onehot = np.eye(classes)[y]
+    penalty = np.full(width, l2)
+    penalty[-1] = 0.0
+    w = np.zeros((classes, width))
+    for _ in range(iterations):
+        logits = x @ w.T
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        p /= p.sum(axis=1, keepdims=True)
+        gradient = ((p - onehot) * sample[:, None]).T @ x + penalty * w
+        hessian = np.zeros((classes * width, classes * width))
+        for a in range(classes):
+            for b in range(classes):
+                coupling = sample * p[:, a] * ((a == b) - p[:, b])
+                block = (x * coupling[:, None]).T @ x
+                if a == b:
+                    block += np.diag(penalty + 1e-6)
+                hessian[a * width:(a + 1) * width, b * width:(b + 1) * width] = block
+        step = np.linalg.lstsq(hessian, gradient.reshape(-1), rcond=None)[0]
+        w -= step.reshape(classes, width)
+        if np.abs(step).max() < 1e-8:
+            break
+    return w[:, :-1], w[:, -1]

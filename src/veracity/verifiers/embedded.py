@@ -31,7 +31,13 @@ from veracity.assets import VERIFIER_DIR, load_tokenizer
 from veracity.errors import ModelError, OptionError
 from veracity.types import PairScore, PairScores
 from veracity.verifiers.base import check_pairs, strip_control_tokens
-from veracity.verifiers.combiner import Combiner, features
+from veracity.verifiers.combiner import (
+    Combiner,
+    ThreeWayCombiner,
+    features,
+    load_combiner,
+    three_way_features,
+)
 from veracity.verifiers.features import alignment, word_pieces
 from veracity.verifiers.windowed import score_windows
 from veracity.verifiers.windows import STRATEGIES, EvidenceSelector, Strategy
@@ -100,7 +106,7 @@ class EmbeddedVerifier:
         self.version = "unloaded"
         self._session: Any = None
         self._selector: EvidenceSelector | None = None
-        self._combiner: Combiner | None = None
+        self._combiner: Combiner | ThreeWayCombiner | None = None
         self._aligned = False
 
     def load(self) -> EmbeddedVerifier:
@@ -123,7 +129,7 @@ class EmbeddedVerifier:
         )
         self._aligned = bool(config.get("aligner"))
         if self.combine and config.get("combiner"):
-            self._combiner = Combiner.from_json(config["combiner"])
+            self._combiner = load_combiner(config["combiner"])
             if self._combiner.aligned and not self._aligned:
                 raise ModelError(f"{config_file}: the combiner needs the aligner, which this "
                                  "verifier lacks; re-export it with its aligner")
@@ -151,17 +157,30 @@ class EmbeddedVerifier:
                       for score, (s, c, n) in zip(scores, combined, strict=True)]
         return PairScores(tuple(scores), self.model_id, self.version)
 
-    def features(self, premises: Sequence[str], claims: Sequence[str]
-                 ) -> tuple[list[PairScore], np.ndarray]:
-        """The network's scores per pair (best window, not combined) and the combiner's
-        :func:`~veracity.verifiers.combiner.features` matrix (with ``alignment`` when the verifier
-        has an aligner)."""
+    def features(self, premises: Sequence[str], claims: Sequence[str], *,
+                 three_way: bool | None = None) -> tuple[list[PairScore], np.ndarray]:
+        """The network's scores per pair (best window, not combined) and a combiner's feature
+        matrix: :func:`~veracity.verifiers.combiner.three_way_features` with ``three_way``
+        (by default when the loaded combiner is three-way), else
+        :func:`~veracity.verifiers.combiner.features` (with ``alignment`` when the verifier has
+        an aligner)."""
+        if three_way is None:
+            three_way = isinstance(self._combiner, ThreeWayCombiner)
+        if three_way and not self._loaded_aligned():
+            raise ModelError(f"{self.model_dir}: three-way features need the aligner, which "
+                             "this verifier lacks; re-export it with its aligner")
         scores, rows = score_windows(self._loaded(), premises, claims, self._score_batch)
         aligned = None
         if self._aligned:  # no pairs: no fourth column either
             aligned = rows[:, 3].tolist() if len(rows) else []
         probabilities = [(s.supported, s.contradicted, s.neither) for s in scores]
+        if three_way:
+            return scores, three_way_features(probabilities, premises, claims, aligned or [])
         return scores, features(probabilities, premises, claims, aligned)
+
+    def _loaded_aligned(self) -> bool:
+        self._loaded()
+        return self._aligned
 
     def _score_batch(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """(supported, contradicted, neither) per pair, and the alignment as a fourth column

@@ -29,6 +29,7 @@ from collections.abc import Callable
 from veracity.text.polarity import CONTRARY_QUANTIFIERS, DURATION_UNITS, antonyms_of
 from veracity.train.data.perturb import change_number, negate
 from veracity.train.data.schema import DataLabel, Row
+from veracity.train.data.sources import digest
 from veracity.train.data.text import (
     MONTHS,
     NOT_NAMES,
@@ -53,6 +54,7 @@ __all__ = [
     "hedge_number",
     "negate_antonym",
     "strengthen_modal",
+    "suite_half",
     "swap_roles",
     "twin_edits",
     "twin_id",
@@ -306,6 +308,13 @@ def twin_edits() -> dict[str, tuple[DataLabel, Edit]]:
         "negation": ("contradicted", negate),
         "number": ("contradicted", lambda s, rng: change_number(s, rng)),
     }
+
+
+def suite_half(premise: str) -> bool:
+    """Whether a validation row with this premise belongs to the minimal-pair suite's half (the
+    other half fits the verifier's combiner): a fixed hash of the premise, so an original and
+    its twins always land together."""
+    return int(digest(premise, 8), 16) % 2 == 1
 
 
 def twin_id(original: str, edit: str) -> str:
