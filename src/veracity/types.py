@@ -277,7 +277,9 @@ class ScoredPair:
     ``probabilities`` says whether the scorer's numbers are probabilities: a similarity
     scorer's are not (``scores_are_probabilities = False``), so the pair has no label (``None``
     in :meth:`to_dict`) as there is no threshold to read one off. The premise is held to quote
-    the evidence spans; it is not repeated in the output.
+    the evidence spans; it is not repeated in the output. ``rules`` are the mismatches the
+    knowledge rules found (:class:`veracity.verify.pairs.PairChecker`): a negation, antonym,
+    quantifier, value or duration of the claim that the premise states otherwise.
 
     >>> pair = ScoredPair("Bees dance.", "Bees dance.", PairScore(0.9, 0.05, 0.05, Span(0, 11),
     ...                   evidence=(Span(0, 4),)))
@@ -289,6 +291,7 @@ class ScoredPair:
     claim: str
     score: PairScore
     probabilities: bool = True
+    rules: tuple[ValueCheck, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """A pair that could not be scored has ``null`` scores and its ``error``, never NaN."""
@@ -306,6 +309,9 @@ class ScoredPair:
             "evidence": [{"start": s.start, "end": s.end, "text": s.of(self.premise)}
                          for s in score.evidence],
             "error": score.error,
+            "rules": [{"kind": rule.kind, "claim": rule.text, "claim_span": _pair(rule.span),
+                       "premise": rule.found, "premise_span": _pair(rule.evidence)}
+                      for rule in self.rules],
         }
 
 
@@ -389,6 +395,7 @@ class RelevanceScores:
 #: What the checks found for one sentence of an answer (see :class:`SentenceCheck`).
 SentenceStatus = Literal[
     "supported",
+    "contradicted",
     "unsupported",
     "invalid_citation",
     "uncited",
@@ -397,8 +404,8 @@ SentenceStatus = Literal[
     "error",
 ]
 SENTENCE_STATUSES: tuple[SentenceStatus, ...] = (
-    "supported", "unsupported", "invalid_citation", "uncited", "citation_attached", "not_factual",
-    "error",
+    "supported", "contradicted", "unsupported", "invalid_citation", "uncited",
+    "citation_attached", "not_factual", "error",
 )
 
 
@@ -411,7 +418,7 @@ class Citation:
     the cited chunk in its document's text (``document.text[start:end] == chunk.text``);
     ``evidence`` holds the document spans the verifier read. ``support`` is the verifier's
     P(supported) of the sentence given the passage (``None`` when the pair was not scored, and
-    then ``error`` says why).
+    then ``error`` says why), ``contradicted`` its P(contradicted).
     """
 
     marker: int
@@ -428,10 +435,12 @@ class Citation:
     support: float | None = None
     evidence: tuple[Span, ...] = ()
     error: str | None = None
+    contradicted: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"marker": self.marker, "span": _pair(self.span), "attached": self.attached,
-                "support": self.support, "error": self.error, "chunk_id": self.chunk_id,
+                "support": self.support, "contradicted": self.contradicted,
+                "error": self.error, "chunk_id": self.chunk_id,
                 "doc_id": self.doc_id, "title": self.title, "section": list(self.section),
                 "page": self.page, "page_end": self.page_end, "start": self.start,
                 "end": self.end, "evidence": [_pair(span) for span in self.evidence]}
@@ -464,6 +473,8 @@ class SentenceCheck:
     Statuses:
 
     - ``supported`` / ``unsupported``: its best written citation reaches ``tau`` / does not;
+    - ``contradicted``: no written citation reaches ``tau`` and one of them contradicts it (its
+      P(contradicted) reaches the checker's ``contradiction`` threshold and beats its support);
     - ``invalid_citation``: it cites only blocks that do not exist (a block may be attached);
     - ``citation_attached``: no citation was written and the verifier attached the best block;
     - ``uncited``: no citation, and no block reaches ``tau``;
@@ -485,7 +496,8 @@ class SentenceCheck:
     @property
     def flagged(self) -> bool:
         """Whether a reader should be warned about this sentence."""
-        return self.status in ("unsupported", "invalid_citation", "uncited", "error")
+        return self.status in ("contradicted", "unsupported", "invalid_citation", "uncited",
+                               "error")
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "span": _pair(self.span), "text": self.text,

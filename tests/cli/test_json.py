@@ -110,9 +110,9 @@ def fakes(tmp_path: Path) -> Fakes:
 HIT = ["rank", "score", "scores", "doc_id", "title", "section", "page", "page_end", "start",
        "end", "chunk_id", "source", "text"]
 PAIR = ["claim", "label", "probabilities", "supported", "contradicted", "neither", "window",
-        "windows", "evidence", "error"]
-CITATION = ["marker", "span", "attached", "support", "error", "chunk_id", "doc_id", "title",
-            "section", "page", "page_end", "start", "end", "evidence"]
+        "windows", "evidence", "error", "rules"]
+CITATION = ["marker", "span", "attached", "support", "contradicted", "error", "chunk_id",
+            "doc_id", "title", "section", "page", "page_end", "start", "end", "evidence"]
 INVALID = ["marker", "span", "reason"]
 JUDGEMENT = ["chunk_id", "doc_id", "title", "section", "page", "page_end", "start", "end",
              "supported", "contradicted", "neither", "evidence", "cited", "query", "error",

@@ -23,7 +23,8 @@ QUESTION = "How long do bees take to develop?"
 
 TABLE = {
     (WORKER, "Workers take 21 days."): (0.95, 0.0, 0.05),
-    (QUEEN, "Queens take 20 days."): (0.10, 0.80, 0.10),
+    (QUEEN, "Queens take 20 days."): (0.10, 0.30, 0.60),
+    (QUEEN, "Queens take 30 days."): (0.10, 0.80, 0.10),
     (DRONE, "Drones take 24 days."): (0.90, 0.0, 0.10),
     (WAX, "Drones take 24 days."): (0.20, 0.0, 0.80),
     (QUEEN, "Queens are faster."): (0.70, 0.0, 0.30),
@@ -58,6 +59,19 @@ def test_every_status_in_one_answer(hits):
     assert answer.answered
     assert not answer.refused
     assert not answer.abstained
+
+
+def test_a_sentence_its_citation_contradicts_is_marked_contradicted(hits):
+    answer = generator("Queens take 30 days [2]. Queens take 20 days [2].").run(QUESTION, hits)
+    first, second = answer.sentences
+    assert (first.status, second.status) == ("contradicted", "unsupported")
+    assert first.flagged
+    assert first.citations[0].contradicted == 0.80
+    assert first.to_dict()["citations"][0]["contradicted"] == 0.80
+    strict = CitationChecker(TablePairScorer(TABLE), contradiction=0.9)
+    assert strict.run("Queens take 30 days [2].", hits).sentences[0].status == "unsupported"
+    with pytest.raises(OptionError, match="contradiction"):
+        CitationChecker(TablePairScorer(TABLE), contradiction=1.5)
 
 
 def test_written_and_attached_citations(hits):
@@ -214,8 +228,9 @@ def test_provenance(hits):
 
 
 def test_every_status_is_known():
-    assert set(SENTENCE_STATUSES) == {"supported", "unsupported", "invalid_citation", "uncited",
-                                      "citation_attached", "not_factual", "error"}
+    assert set(SENTENCE_STATUSES) == {"supported", "contradicted", "unsupported",
+                                      "invalid_citation", "uncited", "citation_attached",
+                                      "not_factual", "error"}
 
 
 @pytest.mark.parametrize(("options", "name"), [

@@ -101,11 +101,12 @@ def ask(
     or, for an index never calibrated (or whose content changed since), below the shipped
     default, which the answer names. Every sentence is marked by whether the passage it cites
     supports it (whether it answers the question is the separate relevance line): ✓ supported,
-    ✗ unsupported, ! invalid citation, + citation attached by the verifier, ? uncited, · not
-    factual. With --repair the answer is then repaired against the index, its citations as
-    evidence (an answer that abstained or declined has nothing to repair). Exit 0 when
-    answered, abstained or refused; 1 when the verifier failed on some sentence (or a repair
-    edit's model reply could not be read); 2 on bad options or a missing index.
+    ≠ contradicted by its citation, ✗ unsupported, ! invalid citation, + citation attached by
+    the verifier, ? uncited, · not factual. With --repair the answer is then repaired against
+    the index, its citations as evidence (an answer that abstained or declined has nothing to
+    repair). Exit 0 when answered, abstained or refused; 1 when the verifier failed on some
+    sentence (or a repair edit's model reply could not be read); 2 on bad options or a missing
+    index.
     """
     from veracity.generate.ask import Asker
     from veracity.generate.grounded import GroundedGenerator

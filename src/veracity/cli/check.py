@@ -21,10 +21,10 @@ from veracity.cli.application import (
 )
 from veracity.cli.render import errors, show
 from veracity.errors import VeracityError
-from veracity.types import ScoredPair
 
 if TYPE_CHECKING:
     from veracity.verifiers.base import PairScorer
+    from veracity.verify.pairs import PairChecker
 
 
 def gives_probabilities(scorer: PairScorer) -> bool:
@@ -43,17 +43,19 @@ def check(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Does the premise support the claim? One pair, or a JSONL batch (JSONL out)."""
+    from veracity.verify.pairs import PairChecker
+
     try:
-        scorer = models_of(ctx).verifier(verifier).load()
+        checker = PairChecker(models_of(ctx).verifier(verifier)).load()
         if batch is not None:
-            raise typer.Exit(check_batch(scorer, batch))
+            raise typer.Exit(check_batch(checker, batch))
         if premise is None or claim is None:
             raise VeracityError("give --premise and --claim, or --batch FILE.jsonl")
         text = read_text_or_file(premise, "--premise")
-        result = scorer.run([text], [claim])
+        result = checker.run([text], [claim])
     except VeracityError as exc:
         raise fail(exc) from exc
-    pair = ScoredPair(text, claim, result.scores[0], probabilities=gives_probabilities(scorer))
+    pair = result.pairs[0]
     if as_json:
         emit_json(pair.to_dict() | {"model": result.model_id, "version": result.model_version})
         raise typer.Exit(EXIT_PARTIAL if pair.score.error else EXIT_OK)
@@ -62,7 +64,7 @@ def check(
         raise typer.Exit(EXIT_PARTIAL)
 
 
-def check_batch(scorer: PairScorer, path: Path, chunk: int = 64) -> int:
+def check_batch(checker: PairChecker, path: Path, chunk: int = 64) -> int:
     """Score a JSONL file of pairs to stdout as JSONL; returns the exit code."""
     from rich.progress import track
 
@@ -85,15 +87,14 @@ def check_batch(scorer: PairScorer, path: Path, chunk: int = 64) -> int:
             failed += 1
             continue
         rows.append(row)
-    probabilities = gives_probabilities(scorer)
     for first in track(range(0, len(rows), chunk), description="checking", console=errors):
         part = rows[first:first + chunk]
         claims = [str(row.get("claim", row.get("hypothesis"))) for row in part]
-        result = scorer.run([row["premise"] for row in part], claims)
-        for row, claim_text, score in zip(part, claims, result.scores, strict=True):
-            out = ScoredPair(row["premise"], claim_text, score, probabilities).to_dict()
+        result = checker.run([row["premise"] for row in part], claims)
+        for row, pair in zip(part, result.pairs, strict=True):
+            out = pair.to_dict()
             if "id" in row:
                 out = {"id": row["id"]} | out
-            failed += score.error is not None
+            failed += pair.score.error is not None
             emit_json(out, indent=None)
     return EXIT_PARTIAL if failed else EXIT_OK

@@ -90,10 +90,18 @@ def print_check(pair: ScoredPair, model_id: str, model_version: str) -> None:
     for span in score.evidence:
         show(f"evidence [{span.start}:{span.end}] {span.of(pair.premise)}", out=console,
              indent=2)
+    for rule in pair.rules:
+        where = "" if rule.evidence is None else f" [{rule.evidence.start}:{rule.evidence.end}]"
+        show(styled(f"rule {rule.kind}:", "bold red"), f" the claim says {rule.text!r}, the "
+             f"premise{where} {rule.found!r}", out=console, indent=2)
+    if pair.rules and score.error is None and pair.probabilities and score.label == "supported":
+        show(styled("the rules and the verifier disagree: read the premise", "yellow"),
+             out=console, indent=2)
 
 
 _MARKS = {
     "supported": ("✓", "green", "supported by its citation"),
+    "contradicted": ("≠", "red", "contradicted by its citation"),
     "unsupported": ("✗", "red", "unsupported"),
     "invalid_citation": ("!", "red", "invalid citation"),
     "citation_attached": ("+", "cyan", "citation attached"),
@@ -251,8 +259,12 @@ def print_report(report: Report) -> None:
         for value in verdict.values:
             if value.status != "match":
                 found = f", evidence says {value.found!r}" if value.found else ""
-                line(styled(f"{value.kind} {value.text}: {value.status}{found}", "yellow"),
-                     indent=6)
+                where = ""
+                if value.evidence is not None:
+                    where = (f" ({value.doc_id}, chars {value.evidence.start}-"
+                             f"{value.evidence.end})")
+                line(styled(f"{value.kind} {value.text!r}: {value.status}{found}{where}",
+                            "red" if value.status == "mismatch" else "yellow"), indent=6)
     for skipped in report.skipped:
         line(styled(f"· skipped ({skipped.reason}): {skipped.text}", "dim"), indent=2)
     summary = report.summary

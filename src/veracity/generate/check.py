@@ -6,7 +6,9 @@ For each sentence (see :mod:`veracity.text.segment`):
   document, section, page and exact character span); numbers that name no block become
   :class:`~veracity.types.InvalidCitation` s;
 - a factual sentence with valid citations is verified against each cited passage: it is
-  ``supported`` when its best citation reaches ``tau``, else ``unsupported``;
+  ``supported`` when its best citation reaches ``tau``, else ``contradicted`` when a cited
+  passage contradicts it (P(contradicted) reaches ``contradiction`` and beats its support),
+  else ``unsupported``;
 - a factual sentence without a valid citation is scored against every block, and when the best
   block reaches ``tau`` that block is attached (``Citation.attached``): ``citation_attached``,
   or ``invalid_citation`` when it cited only blocks that do not exist; otherwise ``uncited`` (or
@@ -81,16 +83,22 @@ class CitationChecker:
     """Maps, validates and verifies the citations of an answer (see the module docstring)."""
 
     def __init__(self, scorer: PairScorer, *, tau: float = defaults.CITATION_TAU,
-                 attach: bool = True) -> None:
+                 attach: bool = True,
+                 contradiction: float = defaults.VERIFY_CONTRADICTION) -> None:
         if not isinstance(scorer, PairScorer):
             raise InputError(f"scorer must be a PairScorer (with model_id, load() and run()), "
                              f"got {type(scorer).__name__}")
         if isinstance(tau, bool) or not isinstance(tau, int | float) or not 0.0 <= tau <= 1.0:
             raise OptionError("tau", tau, "a number from 0 to 1 (P(supported) to count a "
                               "sentence as supported)")
+        if isinstance(contradiction, bool) or not isinstance(contradiction, int | float) or \
+                not 0.0 <= contradiction <= 1.0:
+            raise OptionError("contradiction", contradiction, "a number from 0 to 1 "
+                              "(P(contradicted) to count a sentence as contradicted)")
         self.scorer = scorer
         self.tau = float(tau)
         self.attach = attach
+        self.contradiction = float(contradiction)
         self._loaded = False
 
     def load(self) -> CitationChecker:
@@ -154,8 +162,14 @@ class CitationChecker:
         elif plan.cited:
             if support is None:
                 status = "error"
+            elif support[1] >= self.tau:
+                status = "supported"
+            elif any(c.contradicted is not None and c.support is not None
+                     and c.contradicted >= self.contradiction and c.contradicted > c.support
+                     for c in citations):
+                status = "contradicted"
             else:
-                status = "supported" if support[1] >= self.tau else "unsupported"
+                status = "unsupported"
         elif support is not None and support[1] >= self.tau:
             number = support[0]
             citations = (_citation(number, None, hits[number - 1], scores[number]),)
@@ -207,6 +221,7 @@ def _citation(number: int, span: Span | None, hit: Hit, score: PairScore | None)
         end=chunk.end,
         attached=span is None,
         support=None if ok is None else ok.supported,
+        contradicted=None if ok is None else ok.contradicted,
         evidence=() if ok is None else tuple(
             Span(chunk.start + part.start, chunk.start + part.end) for part in ok.evidence),
         error=None if score is None else score.error,

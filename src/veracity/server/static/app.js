@@ -4,7 +4,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const MARKS = { supported: "✓", unsupported: "✗", invalid_citation: "!", citation_attached: "+",
+const MARKS = { supported: "✓", contradicted: "≠", unsupported: "✗", invalid_citation: "!", citation_attached: "+",
   uncited: "?", not_factual: "·", error: "⚠" };
 let pastedSources = [];
 

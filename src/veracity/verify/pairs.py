@@ -1,0 +1,65 @@
+"""Check single (premise, claim) pairs, as ``veracity check`` and ``POST /v1/check`` do: the
+verifier's probabilities and the rules that need no network.
+
+1. The verifier scores every pair in one batched call.
+2. The knowledge layer's exact rules (values, durations, negation, antonyms, quantifiers; no
+   names) read each claim against its premise: every mismatch is reported with the claim's
+   words and the premise's, and both spans.
+
+The rules never change the verifier's scores: where they disagree, both are shown.
+
+>>> from veracity.testing import TablePairScorer
+>>> scorer = TablePairScorer({("Bees do not sleep.", "Bees sleep."): (0.7, 0.1, 0.2)})
+>>> pair = PairChecker(scorer).run(["Bees do not sleep."], ["Bees sleep."]).pairs[0]
+>>> pair.score.label, [(rule.kind, rule.found) for rule in pair.rules]
+('supported', [('negation', 'do not sleep')])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from veracity.types import Chunk, Claim, ScoredPair, Span
+from veracity.verifiers.base import PairScorer, check_pairs
+from veracity.verify.knowledge.layer import KnowledgeLayer
+
+__all__ = ["PairCheck", "PairChecker"]
+
+
+@dataclass(frozen=True)
+class PairCheck:
+    """The checked pairs, in input order, and the verifier that scored them."""
+
+    pairs: tuple[ScoredPair, ...]
+    model_id: str
+    model_version: str
+    failures: int
+
+
+class PairChecker:
+    """A verifier and the knowledge rules over (premise, claim) pairs (see the module notes)."""
+
+    def __init__(self, scorer: PairScorer) -> None:
+        self.scorer = scorer
+        self.rules = KnowledgeLayer(entities=False)
+
+    def load(self) -> PairChecker:
+        self.scorer.load()
+        self.rules.load()
+        return self
+
+    def run(self, premises: Sequence[str], claims: Sequence[str]) -> PairCheck:
+        check_pairs(premises, claims)
+        result = self.scorer.run(premises, claims)
+        found = self.rules.run(
+            [Claim(i, claim, Span(0, len(claim)), 0) for i, claim in enumerate(claims)],
+            [[Chunk(f"premise-{i}#0", f"premise-{i}", 0, premise, 0, len(premise))]
+             for i, premise in enumerate(premises)]).values
+        probabilities = bool(getattr(self.scorer, "scores_are_probabilities", True))
+        pairs = tuple(
+            ScoredPair(premise, claim, score, probabilities,
+                       rules=tuple(v for v in values if v.status == "mismatch"))
+            for premise, claim, score, values in zip(premises, claims, result.scores, found,
+                                                     strict=True))
+        return PairCheck(pairs, result.model_id, result.model_version, result.failures)
