@@ -3,9 +3,8 @@
 import json
 from pathlib import Path
 
-import pytest
-
 import numpy as np
+import pytest
 
 from veracity.errors import InputError
 from veracity.train.release import model_card
