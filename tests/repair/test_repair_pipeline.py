@@ -208,3 +208,17 @@ def test_an_unreadable_question_falls_back_to_the_rule_question_and_says_so() ->
     assert "repair_questions_v1" in item.failure
     assert item.action == "revised"
     assert result.calls["chat"] == 2
+
+
+def test_a_negated_claim_is_revised_to_what_the_source_says_and_deleted_on_request() -> None:
+    source = "The museum does not open on Mondays."
+    claim, fixed = "The museum opens on Mondays.", "The museum does not open on Mondays."
+    table = {(source, claim): (0.3, 0.6, 0.1), (source, fixed): (0.9, 0.0, 0.1)}
+    result = _repair(claim, table=table, sources=_chunks(source))
+    assert result.text == fixed
+    (edit,) = result.edits
+    assert (edit.before, edit.after) == ("opens", "does not open")
+    assert [c.action for c in result.claims] == ["revised"]
+    deleted = _repair(claim, table=table, sources=_chunks(source), policy="delete")
+    assert [c.action for c in deleted.claims] == ["deleted"]
+    assert deleted.text.strip() == ""
