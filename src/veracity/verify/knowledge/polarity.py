@@ -153,7 +153,11 @@ def _aligned(content: list[_Word], premise: str
     for sentence in split_sentences(premise):
         by_stem: dict[str, _Word] = {}
         for word in _words(premise, sentence.start, sentence.end):
-            by_stem.setdefault(stem(word.low), word)
+            key = stem(word.low)
+            # a lower-case occurrence first: "west of Brisbane", not "South West Queensland"
+            if key not in by_stem or (word.text[:1].islower()
+                                      and not by_stem[key].text[:1].islower()):
+                by_stem[key] = word
         shared: list[_Pair] = []
         opposed: list[_Pair] = []
         for word in content:
