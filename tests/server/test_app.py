@@ -418,3 +418,32 @@ def test_verify_and_repair_search_with_the_requested_mode(index_dir: Path) -> No
     for response in serve(settings_for(index_dir), work):
         assert response.status_code == 400, response.text
         assert "send mode bm25" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(("path", "body", "field"), [
+    ("/v1/search", {"query": "bees", "k": True}, "k"),
+    ("/v1/search", {"query": "bees", "k": "5"}, "k"),
+    ("/v1/search", {"query": "bees", "k": 2.0}, "k"),
+    ("/v1/search", {"query": 5}, "query"),
+    ("/v1/ask", {"question": "Why?", "tau": "0.5"}, "tau"),
+    ("/v1/ask", {"question": "Why?", "tau": True}, "tau"),
+    ("/v1/ask/stream", {"question": ["Why?"]}, "question"),
+    ("/v1/verify", {"answer": "Bees dance.", "sources": "Bees dance."}, "sources"),
+    ("/v1/verify", {"answer": "Bees dance.", "sources": [1]}, "sources.0"),
+    ("/v1/verify", {"answer": "Bees dance.", "layers": "nli"}, "layers"),
+    ("/v1/verify/stream", {"answer": "Bees dance.", "question": 1}, "question"),
+    ("/v1/repair", {"answer": "Bees dance.", "k": "3"}, "k"),
+    ("/v1/repair", {"answer": "Bees dance.", "doc_ids": [True]}, "doc_ids.0"),
+    ("/v1/check", {"pairs": [{"premise": "a", "claim": 1}]}, "pairs.0.claim"),
+    ("/v1/check", {"pairs": [{"premise": "a", "claim": "b", "id": 7}]}, "pairs.0.id"),
+])
+def test_every_request_field_takes_only_its_own_type(index_dir: Path, path: str,
+                                                     body: dict[str, Any], field: str) -> None:
+    """``"k": true`` is not 1 and ``"k": "5"`` is not 5: a wrong JSON type is a 422 naming the
+    field, for every endpoint."""
+    async def work(client: httpx.AsyncClient) -> httpx.Response:
+        return await client.post(path, json=body)
+
+    response = serve(settings_for(index_dir), work)
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["message"].startswith(f"the request is not valid: {field}:")

@@ -75,7 +75,10 @@ JSON_OBJECT: dict[int | str, dict[str, Any]] = {
 
 # --- requests -------------------------------------------------------------------------------
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Every request body: no unknown fields, and each field of its own JSON type (``"k": true``
+    or ``"k": "5"`` is a 422, never read as 1 or 5)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 #: ``defaults.SEARCH_MODES`` as a type, so the schema lists them (a test keeps the two equal).
