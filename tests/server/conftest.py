@@ -85,14 +85,14 @@ def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def settings_for(index: Path, *, scorer: TablePairScorer | None = None,
                  chat: FixedChat | None = None, token: str | None = None,
-                 **limits: Any) -> Settings:
+                 allowed_hosts: tuple[str, ...] = (), **limits: Any) -> Settings:
     """Settings over the test index with fake models (the CLI's factories, as build_app)."""
     made_scorer = scorer or SlowScorer()
     made_chat = chat or FixedChat()
     models = Models(verifier=lambda name: made_scorer,
                     chat=lambda spec, model, s: made_chat)  # type: ignore[arg-type,return-value]
     return Settings(index=index, mode="bm25", limits=Limits(**limits), models=models,
-                    token=token)
+                    token=token, allowed_hosts=allowed_hosts)
 
 
 def serve(settings: Settings, work: Callable[[httpx.AsyncClient], Awaitable[T]]) -> T:
@@ -102,7 +102,8 @@ def serve(settings: Settings, work: Callable[[httpx.AsyncClient], Awaitable[T]])
     async def main() -> T:
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            async with httpx.AsyncClient(transport=transport,
+                                         base_url="http://127.0.0.1") as client:
                 return await work(client)
 
     return asyncio.run(main())

@@ -337,7 +337,8 @@ def test_a_client_that_leaves_stops_the_stream(index_dir: Path) -> None:
     scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
              "http_version": "1.1", "method": "POST", "scheme": "http",
              "path": "/v1/ask/stream", "raw_path": b"/v1/ask/stream", "query_string": b"",
-             "root_path": "", "headers": [(b"content-type", b"application/json"),
+             "root_path": "", "headers": [(b"host", b"127.0.0.1:8000"),
+                                          (b"content-type", b"application/json"),
                                           (b"content-length", str(len(body)).encode())],
              "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000)}
 
@@ -447,3 +448,38 @@ def test_every_request_field_takes_only_its_own_type(index_dir: Path, path: str,
     response = serve(settings_for(index_dir), work)
     assert response.status_code == 422, response.text
     assert response.json()["error"]["message"].startswith(f"the request is not valid: {field}:")
+
+
+def test_only_the_names_the_server_was_started_for_are_answered(index_dir: Path) -> None:
+    """DNS rebinding: a page on evil.example whose name resolves to 127.0.0.1 must not read the
+    token-less loopback service. The loopback names, --host and --allowed-host are served."""
+    settings = settings_for(index_dir, allowed_hosts=("Box.Local",))
+
+    async def work(client: httpx.AsyncClient) -> dict[str, httpx.Response]:
+        names = ("evil.example", "evil.example:8000", "127.0.0.1.evil.example", "127.0.0.1:8000",
+                 "localhost", "[::1]:8000", "box.local:8000", "")
+        found = {}
+        for name in names:
+            found[name] = await client.get("/v1/documents", headers={"Host": name})
+        found["page"] = await client.get("/", headers={"Host": "evil.example"})
+        return found
+
+    found = serve(settings, work)
+    for name in ("evil.example", "evil.example:8000", "127.0.0.1.evil.example", "page"):
+        assert found[name].status_code == 400, name
+        assert "waggle" not in found[name].text
+    message = found["evil.example:8000"].json()["error"]["message"]
+    assert message == (
+        "this server does not answer to the name 'evil.example' (the request's Host header), "
+        "only to 127.0.0.1, ::1, box.local, localhost; if clients reach it by that name, start "
+        "it with --allowed-host evil.example")
+    assert found["page"].headers["content-security-policy"]  # still sent with its headers
+    for name in ("127.0.0.1:8000", "localhost", "[::1]:8000", "box.local:8000"):
+        assert found[name].status_code == 200, name
+    assert found[""].status_code == 400
+    assert "no Host header" in found[""].json()["error"]["message"]
+
+
+def test_an_allowed_host_must_be_a_name(index_dir: Path) -> None:
+    with pytest.raises(OptionError, match="allowed_host='http://box/' is not allowed"):
+        Settings(index=index_dir, allowed_hosts=("http://box/",))

@@ -35,6 +35,10 @@ def serve(
     rerank_depth: Annotated[int | None, typer.Option(help=DEPTH_HELP)] = None,
     time_limit: Annotated[float, typer.Option(help="seconds one request may take")] = 120.0,
     queue: Annotated[int, typer.Option(help="requests that may wait; more get 503")] = 32,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        "--allowed-host", help="another name clients reach the server by (repeatable); "
+        "requests naming any other host than these, 127.0.0.1, localhost, ::1 and --host get "
+        "400")] = None,
 ) -> None:
     """Serve the index over HTTP: /v1/search, ask, verify, check, documents (see the README),
     and the web page at http://HOST:PORT/ where clicking [n] shows the cited passage.
@@ -48,7 +52,7 @@ def serve(
                             model=model, verifier=verifier, mode=mode,
                             reranker=reranker if rerank else None, rerank_depth=rerank_depth,
                             limits=Limits(seconds=time_limit, queue=queue),
-                            models=models_of(ctx))
+                            models=models_of(ctx), allowed_hosts=tuple(allowed_host or ()))
         try:
             import uvicorn
 

@@ -17,7 +17,7 @@ Endpoints (JSON bodies are the ``to_dict()`` shapes that the CLI prints with ``-
 
 A stream that fails after it began sends an ``error`` event with the error body.
 
->>> from veracity.server.settings import Settings
+>>> from veracity.server.settings import Settings, host_name
 >>> app = create_app(Settings(index="my-index"))   # the models load when the app starts
 >>> sorted(route.path for route in app.routes if route.path.startswith("/v1/"))[:3]
 ['/v1/ask', '/v1/ask/stream', '/v1/check']
@@ -41,7 +41,7 @@ from veracity.errors import OptionError, VeracityError
 from veracity.server.errors import ServiceError, error_body, status_of
 from veracity.server.gate import Gate
 from veracity.server.service import Service, VerifyOptions
-from veracity.server.settings import Settings
+from veracity.server.settings import Settings, host_name
 
 require("fastapi", extra="server", purpose="the web service (veracity serve)")
 
@@ -224,6 +224,36 @@ class BodyLimit:
 
 async def _send(response: Response, scope: Scope, receive: Receive, send: Send) -> None:
     await response(scope, receive, send)
+
+
+class HostCheck:
+    """Refuses a request whose ``Host`` header names the server by a name it was not started
+    for (400): a page on another site whose name resolves to 127.0.0.1 (DNS rebinding) must not
+    reach the token-less loopback service."""
+
+    def __init__(self, app: ASGIApp, names: frozenset[str]) -> None:
+        self.app = app
+        self.names = names
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = next((value.decode("latin-1") for name, value in scope.get("headers", ())
+                      if name == b"host"), "")
+        name = host_name(given)
+        if name in self.names:
+            await self.app(scope, receive, send)
+            return
+        known = ", ".join(sorted(self.names))
+        if not name:
+            message = (f"the request has no Host header; send one that names this server "
+                       f"({known})")
+        else:
+            message = (f"this server does not answer to the name {name!r} (the request's Host "
+                       f"header), only to {known}; if clients reach it by that name, start it "
+                       f"with --allowed-host {name}")
+        await _send(json_response(error_body(400, "host", message), 400), scope, receive, send)
 
 
 class SecurityHeaders:
@@ -415,6 +445,7 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         return _static(name)
 
     app.add_middleware(BodyLimit, limit=settings.limits.body_bytes)
+    app.add_middleware(HostCheck, names=settings.host_names)
     app.add_middleware(SecurityHeaders)
     return app
 

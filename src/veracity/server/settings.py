@@ -20,7 +20,10 @@ from veracity import defaults
 from veracity.cli.application import Models
 from veracity.errors import OptionError
 
-__all__ = ["Limits", "Settings", "is_loopback"]
+__all__ = ["LOOPBACK_NAMES", "Limits", "Settings", "host_name", "is_loopback"]
+
+#: The names of this machine a server on any address answers to.
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
 @dataclass(frozen=True)
@@ -65,13 +68,29 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def host_name(value: str) -> str:
+    """The host name of an address or a ``Host`` header, without its port, brackets or case.
+
+    >>> host_name("[::1]:8000"), host_name("LocalHost:80"), host_name("example.org.")
+    ('::1', 'localhost', 'example.org')
+    """
+    value = value.strip().lower()
+    if value.startswith("["):
+        value = value[1:].partition("]")[0]
+    elif value.count(":") == 1:  # name:port (an IPv6 address without brackets has several)
+        value = value.partition(":")[0]
+    return value.rstrip(".")
+
+
 @dataclass(frozen=True)
 class Settings:
     """The service's configuration (see ``veracity serve --help``).
 
     ``models`` makes the verifier and the chat model (the CLI's factories; tests pass fakes).
     A ``host`` other than a loopback address needs a ``token``: without one, anyone who can
-    reach the port could use the models.
+    reach the port could use the models. Requests must name the server (their ``Host`` header)
+    by one of :attr:`host_names`: a web page from another site that points its own name at
+    127.0.0.1 (DNS rebinding) is refused, not served.
     """
 
     index: str | Path
@@ -87,6 +106,8 @@ class Settings:
     rerank_depth: int | None = None
     limits: Limits = field(default_factory=Limits)
     models: Models = field(default_factory=Models)
+    #: Other names clients reach the server by (``--allowed-host``), e.g. the machine's name.
+    allowed_hosts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.token is not None and len(self.token) < 8:
@@ -102,6 +123,22 @@ class Settings:
             raise OptionError("port", self.port, "a port from 1 to 65535")
         if self.mode not in defaults.SEARCH_MODES:
             raise OptionError("mode", self.mode, f"one of {', '.join(defaults.SEARCH_MODES)}")
+        for name in self.allowed_hosts:
+            if not isinstance(name, str) or not host_name(name) or any(
+                    mark in name for mark in " /\\*@,"):
+                raise OptionError("allowed_host", name, "a host name or address, such as "
+                                  "veracity.example.org or 192.168.1.5, without scheme or path")
         if self.rerank_depth is not None and self.reranker is None:
             raise OptionError("rerank_depth", self.rerank_depth, "given with a reranker",
                               "Pass --rerank as well, or leave --rerank-depth out.")
+
+    @property
+    def host_names(self) -> frozenset[str]:
+        """The names a request's ``Host`` header may give: the loopback names, ``host`` and
+        ``allowed_hosts``.
+
+        >>> sorted(Settings(index="i", allowed_hosts=("Box.local",)).host_names)
+        ['127.0.0.1', '::1', 'box.local', 'localhost']
+        """
+        return frozenset(host_name(name) for name in (*LOOPBACK_NAMES, self.host,
+                                                      *self.allowed_hosts))
