@@ -483,3 +483,47 @@ def test_only_the_names_the_server_was_started_for_are_answered(index_dir: Path)
 def test_an_allowed_host_must_be_a_name(index_dir: Path) -> None:
     with pytest.raises(OptionError, match="allowed_host='http://box/' is not allowed"):
         Settings(index=index_dir, allowed_hosts=("http://box/",))
+
+
+def test_a_body_shorter_than_it_declared_is_408_not_held_open(index_dir: Path) -> None:
+    """``Content-Length: 500`` and 9 bytes sent: the service answers 408 after body_seconds
+    instead of waiting for the rest for as long as the client keeps the connection."""
+    app = create_app(settings_for(index_dir, body_seconds=1))
+    never = asyncio.Event()
+    parts = [{"type": "http.request", "body": b'{"query":', "more_body": True}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        if parts:
+            return parts.pop()
+        await never.wait()  # the rest never comes, and the client does not leave
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
+             "http_version": "1.1", "method": "POST", "scheme": "http", "path": "/v1/search",
+             "raw_path": b"/v1/search", "query_string": b"", "root_path": "",
+             "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
+                         (b"content-length", b"500")],
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000)}
+
+    async def main() -> float:
+        async with app.router.lifespan_context(app):
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            await asyncio.wait_for(app(scope, receive, send), 10)
+            return loop.time() - started
+
+    took = asyncio.run(main())
+    assert took < 5
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    assert start["status"] == 408
+    body = json.loads(b"".join(m.get("body", b"") for m in sent
+                               if m["type"] == "http.response.body"))
+    assert body["error"]["limit"] == {"name": "body_seconds", "value": 1}
+    assert body["error"]["message"] == (
+        "the request body was not all there after 1 s (9 bytes arrived), over this server's "
+        "limit body_seconds = 1; send the whole body at once, as many bytes as its "
+        "Content-Length says (the server's operator sets the limit)")

@@ -35,6 +35,8 @@ def serve(
     rerank_depth: Annotated[int | None, typer.Option(help=DEPTH_HELP)] = None,
     time_limit: Annotated[float, typer.Option(help="seconds one request may take")] = 120.0,
     queue: Annotated[int, typer.Option(help="requests that may wait; more get 503")] = 32,
+    body_time_limit: Annotated[float, typer.Option(
+        help="seconds to receive a request's body; a slower or shorter one gets 408")] = 10.0,
     allowed_host: Annotated[list[str] | None, typer.Option(
         "--allowed-host", help="another name clients reach the server by (repeatable); "
         "requests naming any other host than these, 127.0.0.1, localhost, ::1 and --host get "
@@ -51,7 +53,8 @@ def serve(
         settings = Settings(index=index_dir, host=host, port=port, token=token, llm=llm,
                             model=model, verifier=verifier, mode=mode,
                             reranker=reranker if rerank else None, rerank_depth=rerank_depth,
-                            limits=Limits(seconds=time_limit, queue=queue),
+                            limits=Limits(seconds=time_limit, queue=queue,
+                                          body_seconds=body_time_limit),
                             models=models_of(ctx), allowed_hosts=tuple(allowed_host or ()))
         try:
             import uvicorn

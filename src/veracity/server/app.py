@@ -183,11 +183,14 @@ def _event_of_error(exc: Exception) -> bytes:
 
 # --- middleware ------------------------------------------------------------------------------
 class BodyLimit:
-    """Refuses a request body over ``limit`` bytes with 413, before any endpoint reads it."""
+    """Reads a request's body before any endpoint does: over ``limit`` bytes is a 413, and a
+    body not all there within ``seconds`` (a ``Content-Length`` of 500 with 9 bytes sent) is a
+    408, so a client cannot hold a connection open by sending less than it declared."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, seconds: float) -> None:
         self.app = app
         self.limit = limit
+        self.seconds = seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -201,8 +204,19 @@ class BodyLimit:
                 return
         body = bytearray()
         more = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.seconds
         while more:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                late = ServiceError.over_limit(
+                    "body_seconds", self.seconds, f"the request body was not all there after "
+                    f"{self.seconds:g} s ({len(body)} bytes arrived)", status=408,
+                    fix="send the whole body at once, as many bytes as its Content-Length says")
+                await _send(json_response(late.body(), 408, {"Connection": "close"}), scope,
+                            receive, send)
+                return
             if message["type"] != "http.request":
                 break
             body += message.get("body", b"")
@@ -444,7 +458,8 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     async def asset(name: str) -> Response:
         return _static(name)
 
-    app.add_middleware(BodyLimit, limit=settings.limits.body_bytes)
+    app.add_middleware(BodyLimit, limit=settings.limits.body_bytes,
+                       seconds=settings.limits.body_seconds)
     app.add_middleware(HostCheck, names=settings.host_names)
     app.add_middleware(SecurityHeaders)
     return app

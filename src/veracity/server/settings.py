@@ -34,6 +34,8 @@ class Limits:
     answer to verify; ``sources``: source texts or document ids of one verify request (200, as
     Vertex AI check-grounding's facts); ``pairs``: premise/claim pairs of one check request;
     ``k``: passages per search, question or claim; ``seconds``: one request, queueing included;
+    ``body_seconds``: reading one request's body (a client that declares more bytes than it
+    sends, or sends them slowly, is answered 408 instead of holding the connection open);
     ``queue``: requests waiting while one runs (the models serve one request at a time), beyond
     which the service answers 503 with ``Retry-After``.
     """
@@ -45,6 +47,7 @@ class Limits:
     pairs: int = 256
     k: int = 20
     seconds: float = 120.0
+    body_seconds: float = 10.0
     queue: int = 32
 
     def __post_init__(self) -> None:
