@@ -36,6 +36,8 @@ def test_search_is_the_shape_the_cli_prints(index_dir: Path) -> None:
     response = serve(settings_for(index_dir), work)
     assert response.status_code == 200
     expected = open_retriever(index_dir, mode="bm25").run("waggle dance", k=2).to_dict()
+    for hit in expected["hits"]:  # the file's name, never its path on the server
+        hit["source"] = Path(hit["source"]).name
     assert response.json() == expected
 
 
@@ -116,7 +118,7 @@ def test_documents_by_id_only(index_dir: Path) -> None:
     assert found.status_code == 200
     document = found.json()
     assert document["text"] == DANCE
-    assert "source" not in document  # the server's file path is not shown
+    assert document["source"] == "waggle_dance.md"  # the file's name, never its path
     assert encoded.json() == document
     for response in (up, dotted, absolute):
         assert response.status_code == 404
@@ -378,7 +380,10 @@ def test_a_reranking_server_reranks_every_search(index_dir: Path) -> None:
     assert search.status_code == 200
     expected = RerankingRetriever(open_retriever(index_dir, mode="bm25"),
                                   OverlapRelevanceScorer(), depth=2).run("waggle dance", k=2)
-    assert search.json() == expected.to_dict()
+    assert [hit.pop("source") for hit in search.json()["hits"]] == [
+        Path(hit.chunk.source).name for hit in expected.hits]
+    assert [_without(hit, "source") for hit in search.json()["hits"]] == [
+        _without(hit, "source") for hit in expected.to_dict()["hits"]]
     assert search.json()["mode"] == "bm25+rerank"
     assert version.json()["reranker"] == "embedded"
 
@@ -401,7 +406,8 @@ def test_a_request_can_choose_its_search_mode(index_dir: Path) -> None:
     # the test index has no dense vectors: hybrid falls back to BM25 and says so, as the CLI
     assert hybrid.status_code == 200
     expected = open_retriever(index_dir, mode="hybrid").run("waggle dance", k=defaults.TOP_K)
-    assert hybrid.json() == expected.to_dict()
+    assert [_without(hit, "source") for hit in hybrid.json()["hits"]] == [
+        _without(hit, "source") for hit in expected.to_dict()["hits"]]
     assert hybrid.json()["notes"]
     assert any(note.startswith("requests with mode hybrid: ")
                for note in version.json()["notes"])
@@ -527,3 +533,39 @@ def test_a_body_shorter_than_it_declared_is_408_not_held_open(index_dir: Path) -
         "the request body was not all there after 1 s (9 bytes arrived), over this server's "
         "limit body_seconds = 1; send the whole body at once, as many bytes as its "
         "Content-Length says (the server's operator sets the limit)")
+
+
+def test_no_response_shows_a_path_on_the_server(index_dir: Path) -> None:
+    """Hits, an answer's sources, notes, the abstention and error messages: the one rule of
+    veracity.server.public, for JSON bodies and streamed events alike."""
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        return [await client.post("/v1/search", json={"query": "waggle dance"}),
+                await client.post("/v1/search", json={"query": "waggle dance",
+                                                      "mode": "hybrid"}),
+                await client.post("/v1/ask", json={"question": "Who decoded the dance?"}),
+                await client.post("/v1/ask/stream", json={"question": "Who decoded the dance?"}),
+                await client.post("/v1/ask", json={"question": "zzz qqq xxyyzz"}),
+                await client.get("/v1/version"), await client.get("/v1/documents"),
+                await client.get("/v1/documents/wings.txt")]
+
+    responses = serve(settings_for(index_dir), work)
+    folders = {str(index_dir.resolve()), str(index_dir), str(index_dir.resolve().parent)}
+    corpus = Path(open_retriever(index_dir, mode="bm25").run("wings", k=1).hits[0].chunk.source)
+    folders.add(str(corpus.parent))
+    for response in responses:
+        assert response.status_code == 200, response.text
+        for folder in folders:
+            assert folder not in response.text, (response.request.url, folder)
+    search, hybrid, ask, streamed, abstained, version, listing, document = responses
+    assert {hit["source"] for hit in search.json()["hits"]} <= {"waggle_dance.md", "wings.txt"}
+    assert {s["source"] for s in ask.json()["sources"]} <= {"waggle_dance.md", "wings.txt"}
+    final = events(streamed.text)[-1][1]
+    assert {s["source"] for s in final["sources"]} <= {"waggle_dance.md", "wings.txt"}
+    assert any(f"the index at {index_dir.name}" in note for note in hybrid.json()["notes"])
+    assert any(f"the index at {index_dir.name}" in note for note in version.json()["notes"])
+    assert f"no calibration was made for {index_dir.name};" in \
+        ask.json()["abstention"]["source"]
+    assert abstained.json()["status"] == "abstained"
+    assert {row["source"] for row in listing.json()["documents"]} == {"waggle_dance.md",
+                                                                       "wings.txt"}
+    assert document.json()["source"] == "wings.txt"

@@ -40,6 +40,7 @@ from veracity._json import strict_json
 from veracity.errors import OptionError, VeracityError
 from veracity.server.errors import ServiceError, error_body, status_of
 from veracity.server.gate import Gate
+from veracity.server.public import Public
 from veracity.server.service import Service, VerifyOptions
 from veracity.server.settings import Settings, host_name
 
@@ -163,22 +164,40 @@ def sse(event: str, payload: Any) -> bytes:
     return format_sse_event(event=event, data_str=strict_json(payload))
 
 
-def _error_response(exc: Exception) -> Response:
+def error_of(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """The status, body and headers of the response to a failed request."""
     if isinstance(exc, ServiceError):
-        return json_response(exc.body(), exc.status, exc.headers)
+        return exc.status, exc.body(), exc.headers
     if isinstance(exc, VeracityError):
         status = status_of(exc)
         message = exc.message() if isinstance(exc, OptionError) else str(exc)
-        return json_response(error_body(status, type(exc).__name__, message), status)
+        return status, error_body(status, type(exc).__name__, message), {}
     ident = uuid.uuid4().hex[:12]
     log.error("request failed (error id %s)", ident, exc_info=exc)
-    return json_response(error_body(500, "internal", f"the server failed on this request "
-                                    f"(error id {ident} in the server's log)"), 500)
+    return 500, error_body(500, "internal", f"the server failed on this request (error id "
+                           f"{ident} in the server's log)"), {}
 
 
-def _event_of_error(exc: Exception) -> bytes:
-    response = _error_response(exc)
-    return b"event: error\ndata: " + bytes(response.body) + b"\n\n"
+class Replies:
+    """Every response body the endpoints send, JSON or event, passes here: through
+    :class:`~veracity.server.public.Public`, so that none shows a path on the server."""
+
+    def __init__(self, public: Public) -> None:
+        self.public = public
+
+    def json(self, payload: Any, status: int = 200,
+             headers: dict[str, str] | None = None) -> Response:
+        return json_response(self.public(payload), status, headers)
+
+    def event(self, name: str, payload: Any) -> bytes:
+        return sse(name, self.public(payload))
+
+    def failure(self, exc: Exception) -> Response:
+        status, body, headers = error_of(exc)
+        return self.json(body, status, headers)
+
+    def failure_event(self, exc: Exception) -> bytes:
+        return self.event("error", error_of(exc)[1])
 
 
 # --- middleware ------------------------------------------------------------------------------
@@ -308,6 +327,7 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
                               "`veracity ... --json` prints.")
     app.state.service = served
     app.state.gate = gate
+    reply = Replies(Public(settings.index))
 
     async def authorized(request: Request) -> None:
         """Bearer token check (constant time) when the server was started with a token."""
@@ -330,30 +350,30 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     @app.exception_handler(ServiceError)
     @app.exception_handler(VeracityError)
     async def library_error(request: Request, exc: Exception) -> Response:
-        return _error_response(exc)
+        return reply.failure(exc)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in error['loc'][1:]) or 'body'}: {error['msg']}"
             for error in exc.errors())
-        return json_response(error_body(422, "invalid", f"the request is not valid: "
-                                        f"{problems}"), 422)
+        return reply.json(error_body(422, "invalid", f"the request is not valid: {problems}"),
+                          422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        return json_response(error_body(exc.status_code, "http", str(exc.detail)),
-                             exc.status_code, dict(exc.headers or {}))
+        return reply.json(error_body(exc.status_code, "http", str(exc.detail)),
+                          exc.status_code, dict(exc.headers or {}))
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:
-        return _error_response(exc)
+        return reply.failure(exc)
 
     async def call(work: Callable[[], Any]) -> Response:
         try:
-            return json_response(await gate.call(work))
+            return reply.json(await gate.call(work))
         except Exception as exc:  # logged with its traceback; the client gets the message
-            return _error_response(exc)
+            return reply.failure(exc)
 
     async def stream(request: Request, start: Callable[[], Iterator[tuple[str, Any]]]
                      ) -> Response:
@@ -368,7 +388,7 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
             raise gate.time_limit() from None
         except Exception as exc:
             gate.leave()
-            return _error_response(exc)
+            return reply.failure(exc)
         except BaseException:
             gate.leave()
             raise
@@ -377,9 +397,9 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
             try:
                 async for item in gate.stream(lambda: events, deadline,
                                               gone=request.is_disconnected):
-                    yield b": keep-alive\n\n" if item is None else sse(*item)
+                    yield b": keep-alive\n\n" if item is None else reply.event(*item)
             except Exception as exc:  # the status is sent: the error is an event
-                yield _event_of_error(exc)
+                yield reply.failure_event(exc)
 
         return StreamingResponse(body(), media_type="text/event-stream",
                                  headers={"X-Accel-Buffering": "no"})
@@ -387,13 +407,13 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     @app.get("/v1/health", responses=JSON_OBJECT)
     async def health() -> Response:
         """Whether the service is up; ``auth`` says whether requests need a bearer token."""
-        return json_response({"status": "ok", "auth": settings.token is not None,
+        return reply.json({"status": "ok", "auth": settings.token is not None,
                               "busy": gate.pending})
 
     @app.get("/v1/version", dependencies=guarded, responses=JSON_OBJECT)
     async def version() -> Response:
         """veracity's version, the models loaded and the index generation served."""
-        return json_response(served.version())
+        return reply.json(served.version())
 
     @app.post("/v1/search", dependencies=guarded, responses=JSON_OBJECT)
     async def search(body: SearchRequest) -> Response:
@@ -448,7 +468,7 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     async def document(doc_id: Annotated[str, "a document id of the index"]) -> Response:
         """A stored document by id (its text, title, sections, pages): the text that
         citations' ``start``/``end`` index. Ids are looked up in the index, never as paths."""
-        return json_response(served.document(doc_id))
+        return reply.json(served.document(doc_id))
 
     @app.get("/", include_in_schema=False)
     async def page() -> Response:

@@ -60,11 +60,12 @@ class VerifyOptions:
 
 
 def document_payload(document: Document) -> dict[str, Any]:
-    """A stored document for the page: its text, title, sections and pages (never the server's
-    file path: ``source`` is left out)."""
+    """A stored document for the page: its text, title, sections and pages, and the file it
+    was read from (which a response shows by its name only: :mod:`veracity.server.public`)."""
     return {
         "id": document.id,
         "title": document.title,
+        "source": document.source,
         "text": document.text,
         "chars": len(document.text),
         "sections": [{"start": s.start, "end": s.end, "path": list(s.path)}
@@ -214,7 +215,7 @@ class Service:
                                "GET /v1/documents lists the ids") from None
 
     def documents(self) -> dict[str, Any]:
-        rows = [{"id": d.id, "title": d.title, "chars": len(d.text)}
+        rows = [{"id": d.id, "title": d.title, "source": d.source, "chars": len(d.text)}
                 for d in self.store.documents()]
         return {"documents": rows, "count": len(rows)}
 
