@@ -185,9 +185,9 @@ def main(argv: Sequence[str]) -> None:
             options = VerifyOptions(answer=ANSWER)
             overhead = {}
             for name, local, remote in (
-                ("verify", lambda: service.verify(options),
+                ("verify", lambda: service.verify(options).run(),
                  lambda: client.post("/v1/verify", json={"answer": ANSWER}).raise_for_status()),
-                ("search", lambda: [service.search(q, 5) for q in QUERIES],
+                ("search", lambda: [service.search(q, 5).run() for q in QUERIES],
                  lambda: [client.post("/v1/search", json={"query": q, "k": 5})
                           .raise_for_status() for q in QUERIES]),
             ):

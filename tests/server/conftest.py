@@ -56,17 +56,24 @@ class FixedChat:
 
 
 class SlowScorer(TablePairScorer):
-    """Supports everything, ``delay`` seconds per batch; raises ``error`` when given."""
+    """Supports everything, ``delay`` seconds per batch and ``per_pair`` more per pair; raises
+    ``error`` when given. ``scored`` counts the pairs scored."""
 
-    def __init__(self, delay: float = 0.0, error: Exception | None = None) -> None:
+    def __init__(self, delay: float = 0.0, error: Exception | None = None, *,
+                 per_pair: float = 0.0) -> None:
         super().__init__({}, default=(0.9, 0.05, 0.05))
         self.delay = delay
+        self.per_pair = per_pair
         self.error = error
+
+    @property
+    def scored(self) -> int:
+        return sum(self.calls)
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         import time
 
-        time.sleep(self.delay)
+        time.sleep(self.delay + self.per_pair * len(premises))
         if self.error is not None:
             raise self.error
         return super().run(premises, hypotheses)

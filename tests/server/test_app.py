@@ -569,3 +569,146 @@ def test_no_response_shows_a_path_on_the_server(index_dir: Path) -> None:
     assert {row["source"] for row in listing.json()["documents"]} == {"waggle_dance.md",
                                                                        "wings.txt"}
     assert document.json()["source"] == "wings.txt"
+
+
+# --- budgets, and work nobody waits for ------------------------------------------------------
+BEES = "Bees fly. " * 1999  # 20 KB, inside every size limit: 1,999 claims
+
+
+def test_an_answer_over_the_claims_budget_is_refused_up_front(index_dir: Path) -> None:
+    scorer = SlowScorer()
+
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        return [await client.post(path, json={"answer": BEES})
+                for path in ("/v1/verify", "/v1/verify/stream", "/v1/repair")]
+
+    for response in serve(settings_for(index_dir, scorer=scorer), work):
+        assert response.status_code == 422, response.text
+        assert response.json()["error"]["message"] == (
+            "the answer has 1999 claims, over this server's limit claims = 100; send less (the "
+            "server's operator sets the limit)")
+        assert response.json()["error"]["limit"] == {"name": "claims", "value": 100}
+    assert scorer.calls == []  # no model work was started
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ({"answer": "Bees fly. " * 30, "k": 20},
+     "30 claims with 20 passages each make 600 (passage, claim) pairs to score"),
+    ({"answer": "Bees fly. " * 30, "sources": ["Bees fly."] * 3, "k": 20, "limits": 60},
+     "30 claims with 3 passages each make 90 (passage, claim) pairs to score"),
+])
+def test_an_answer_over_the_pairs_budget_is_refused_up_front(
+        index_dir: Path, body: dict[str, Any], message: str) -> None:
+    pairs = body.pop("limits", 500)
+
+    async def work(client: httpx.AsyncClient) -> httpx.Response:
+        return await client.post("/v1/verify", json=body)
+
+    response = serve(settings_for(index_dir, pairs=pairs), work)
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["message"] == (
+        f"{message}, over this server's limit pairs = {pairs}; send fewer claims or a smaller k "
+        "(the server's operator sets the limit)")
+
+
+def test_a_refusal_never_waits_behind_model_work(index_dir: Path) -> None:
+    """While a slow job holds the models, requests that fail their checks are answered at
+    once: they never queue (before, a repair with a bad policy waited for the models)."""
+    slow = {"pairs": [{"premise": "a", "claim": "b"}]}
+    refused = [("/v1/repair", {"answer": "Bees fly.", "policy": "rewrite"}, 400),
+               ("/v1/verify", {"answer": BEES}, 422),
+               ("/v1/search", {"query": "bees", "k": 99}, 422),
+               ("/v1/ask/stream", {"question": "x" * 3000}, 422)]
+
+    async def work(client: httpx.AsyncClient) -> tuple[list[tuple[int, float]], int]:
+        running = asyncio.create_task(client.post("/v1/check", json=slow))
+        await asyncio.sleep(0.3)  # the check holds the models for 3 s
+        loop = asyncio.get_running_loop()
+        found = []
+        for path, body, _ in refused:
+            started = loop.time()
+            response = await client.post(path, json=body)
+            found.append((response.status_code, loop.time() - started))
+        busy = 0 if running.done() else 1
+        await running
+        return found, busy
+
+    found, busy = serve(settings_for(index_dir, scorer=SlowScorer(delay=3.0)), work)
+    assert busy == 1  # the slow job was still running when the refusals came back
+    assert [status for status, _ in found] == [status for _, _, status in refused]
+    assert max(seconds for _, seconds in found) < 1.5
+
+
+def _plain_request(app: Any, path: str, body: dict[str, Any], *,
+                   leave_after: float) -> tuple[int, float]:
+    """POST ``body`` as an ASGI server would, the client leaving after ``leave_after`` s;
+    returns the status sent and the seconds until the gate was free again."""
+    data = json.dumps(body).encode()
+    left = asyncio.Event()
+    sent: list[dict[str, Any]] = []
+    calls = 0
+
+    async def receive() -> dict[str, Any]:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            return {"type": "http.request", "body": data, "more_body": False}
+        await left.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
+             "http_version": "1.1", "method": "POST", "scheme": "http", "path": path,
+             "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
+                         (b"content-length", str(len(data)).encode())],
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000)}
+
+    async def main() -> float:
+        async with app.router.lifespan_context(app):
+            loop = asyncio.get_running_loop()
+            loop.call_later(leave_after, left.set)
+            await asyncio.wait_for(app(scope, receive, send), 30)
+            gone_at = loop.time()
+            while app.state.gate.pending:
+                await asyncio.sleep(0.02)
+            return loop.time() - gone_at
+
+    freed = asyncio.run(main())
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    return start["status"], freed
+
+
+def test_a_client_that_leaves_stops_the_work_of_a_plain_request(index_dir: Path) -> None:
+    """verify (not streamed) of 40 claims against 5 pasted passages, 200 pairs at 20 ms each
+    (4 s); the client gives up after 0.5 s. Before, the work went on to the last pair and held
+    the models all that time."""
+    scorer = SlowScorer(per_pair=0.02)
+    app = create_app(settings_for(index_dir, scorer=scorer))
+    sources = [f"Bees fly over field {n}." for n in range(5)]
+    status, freed = _plain_request(app, "/v1/verify", {"answer": "Bees fly. " * 40,
+                                                       "sources": sources}, leave_after=0.5)
+    assert status == 499
+    assert app.state.gate.stopped == 1
+    assert scorer.scored < 100  # of 200: it stopped at the first slice after the client left
+    assert freed < 1.0
+
+
+def test_a_request_past_its_time_limit_stops_its_work(index_dir: Path) -> None:
+    scorer = SlowScorer(per_pair=0.02)
+
+    async def work(client: httpx.AsyncClient) -> tuple[httpx.Response, float]:
+        loop = asyncio.get_running_loop()
+        response = await client.post("/v1/check", json={
+            "pairs": [{"premise": f"Bees fly {n}.", "claim": "Bees fly."} for n in range(200)]})
+        answered = loop.time()
+        while client._transport.app.state.gate.pending:  # type: ignore[attr-defined]
+            await asyncio.sleep(0.02)
+        return response, loop.time() - answered
+
+    response, freed = serve(settings_for(index_dir, scorer=scorer, seconds=1), work)
+    assert response.status_code == 408
+    assert freed < 1.0  # before, the job kept the models until its last pair (4 s)
+    assert scorer.scored < 100

@@ -41,7 +41,7 @@ from veracity.errors import OptionError, VeracityError
 from veracity.server.errors import ServiceError, error_body, status_of
 from veracity.server.gate import Gate
 from veracity.server.public import Public
-from veracity.server.service import Service, VerifyOptions
+from veracity.server.service import Job, Service, VerifyOptions
 from veracity.server.settings import Settings, host_name
 
 require("fastapi", extra="server", purpose="the web service (veracity serve)")
@@ -369,34 +369,32 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     async def unexpected(request: Request, exc: Exception) -> Response:
         return reply.failure(exc)
 
-    async def call(work: Callable[[], Any]) -> Response:
+    async def call(request: Request, check: Callable[[], Job[Any]]) -> Response:
+        """Checks the request outside the models' queue (a refusal never waits behind model
+        work), then runs its job in its turn while its client is there."""
         try:
-            return reply.json(await gate.call(work))
+            job = await asyncio.to_thread(check)
+            return reply.json(await gate.call(job.run, gone=request.is_disconnected))
         except Exception as exc:  # logged with its traceback; the client gets the message
             return reply.failure(exc)
 
-    async def stream(request: Request, start: Callable[[], Iterator[tuple[str, Any]]]
+    async def stream(request: Request, check: Callable[[], Job[Iterator[tuple[str, Any]]]]
                      ) -> Response:
-        """Checks the request in its turn (errors are plain HTTP errors), then streams."""
-        deadline = await gate.enter()
-        loop = asyncio.get_running_loop()
+        """Checks the request outside the queue, then starts its job in its turn (an error
+        until then is a plain HTTP error), then streams its events."""
+        gone = request.is_disconnected
         try:
-            events = await asyncio.wait_for(loop.run_in_executor(None, start),
-                                            deadline - loop.time())
-        except TimeoutError:
-            gate.leave()
-            raise gate.time_limit() from None
+            job = await asyncio.to_thread(check)
+            deadline = await gate.enter(gone)
+            stop = gate.stop_at(deadline)
+            events = await gate.run(job.run, stop, deadline, gone=gone, keep=True)
         except Exception as exc:
-            gate.leave()
             return reply.failure(exc)
-        except BaseException:
-            gate.leave()
-            raise
+        items = gate.stream(events, stop, deadline, gone=gone)
 
         async def body() -> AsyncIterator[bytes]:
             try:
-                async for item in gate.stream(lambda: events, deadline,
-                                              gone=request.is_disconnected):
+                async for item in items:
                     yield b": keep-alive\n\n" if item is None else reply.event(*item)
             except Exception as exc:  # the status is sent: the error is an event
                 yield reply.failure_event(exc)
@@ -416,15 +414,16 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         return reply.json(served.version())
 
     @app.post("/v1/search", dependencies=guarded, responses=JSON_OBJECT)
-    async def search(body: SearchRequest) -> Response:
+    async def search(body: SearchRequest, request: Request) -> Response:
         """Search the index (a ``SearchResult``, as `veracity search --json`)."""
-        return await call(lambda: served.search(body.query, body.k, body.mode))
+        return await call(request, lambda: served.search(body.query, body.k, body.mode))
 
     @app.post("/v1/ask", dependencies=guarded, responses=JSON_OBJECT)
-    async def ask(body: AskRequest) -> Response:
+    async def ask(body: AskRequest, request: Request) -> Response:
         """A grounded answer with checked [n] citations (an ``Answer``, as `veracity ask
         --json`), or "I don't know"."""
-        return await call(lambda: served.ask(body.question, body.k, body.tau, body.mode))
+        return await call(request, lambda: served.ask(body.question, body.k, body.tau,
+                                                      body.mode))
 
     @app.post("/v1/ask/stream", dependencies=guarded, responses=SSE_RESPONSE)
     async def ask_stream(body: AskRequest, request: Request) -> Response:
@@ -435,9 +434,9 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
                                                                body.tau, body.mode))
 
     @app.post("/v1/verify", dependencies=guarded, responses=JSON_OBJECT)
-    async def verify(body: VerifyRequest) -> Response:
+    async def verify(body: VerifyRequest, request: Request) -> Response:
         """Check an answer claim by claim (a ``Report``, as `veracity verify --json`)."""
-        return await call(lambda: served.verify(body.options()))
+        return await call(request, lambda: served.verify(body.options()))
 
     @app.post("/v1/verify/stream", dependencies=guarded, responses=SSE_RESPONSE)
     async def verify_stream(body: VerifyRequest, request: Request) -> Response:
@@ -446,23 +445,23 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         return await stream(request, lambda: served.verify_stream(body.options()))
 
     @app.post("/v1/check", dependencies=guarded, responses=JSON_OBJECT)
-    async def check(body: CheckRequest) -> Response:
+    async def check(body: CheckRequest, request: Request) -> Response:
         """Does each premise support its claim? One batch; each pair as `veracity check
         --json` prints it."""
         pairs = [(pair.premise, pair.claim, pair.id) for pair in body.pairs]
-        return await call(lambda: served.check(pairs))
+        return await call(request, lambda: served.check(pairs))
 
     @app.post("/v1/repair", dependencies=guarded, responses=JSON_OBJECT)
-    async def repair(body: RepairRequest) -> Response:
+    async def repair(body: RepairRequest, request: Request) -> Response:
         """Repair an answer against its sources without a chat model (a ``RepairResult``, as
         `veracity repair --json`): values substituted, claims deleted or flagged, or the
         answer refused, by ``policy``."""
-        return await call(lambda: served.repair(body.options()))
+        return await call(request, lambda: served.repair(body.options()))
 
     @app.get("/v1/documents", dependencies=guarded, responses=JSON_OBJECT)
     async def documents() -> Response:
         """The ids, titles and lengths of the index's documents."""
-        return await call(served.documents)
+        return reply.json(await asyncio.to_thread(served.documents))
 
     @app.get("/v1/documents/{doc_id:path}", dependencies=guarded, responses=JSON_OBJECT)
     async def document(doc_id: Annotated[str, "a document id of the index"]) -> Response:

@@ -32,8 +32,15 @@ class Limits:
 
     ``body_bytes``: the request body; ``question_chars``, ``answer_chars``: the question and the
     answer to verify; ``sources``: source texts or document ids of one verify request (200, as
-    Vertex AI check-grounding's facts); ``pairs``: premise/claim pairs of one check request;
-    ``k``: passages per search, question or claim; ``seconds``: one request, queueing included;
+    Vertex AI check-grounding's facts); ``k``: passages per search, question or claim.
+
+    The budget of one request's model work, checked before it queues: ``claims``: the claims
+    of an answer to verify or repair (made by the verifier's rules); ``pairs``: the (passage,
+    claim) pairs the verifier scores, a check request's pairs or an answer's claims times the
+    passages each is checked against (``k``, or the pasted passages when fewer; repair reads
+    them again after its research and its edits); ``seconds``: one request, queueing included
+    (past it the request gets 408 and its work stops at its next batch).
+
     ``body_seconds``: reading one request's body (a client that declares more bytes than it
     sends, or sends them slowly, is answered 408 instead of holding the connection open);
     ``queue``: requests waiting while one runs (the models serve one request at a time), beyond
@@ -44,8 +51,9 @@ class Limits:
     question_chars: int = 2_000
     answer_chars: int = 20_000
     sources: int = 200
-    pairs: int = 256
     k: int = 20
+    claims: int = 100
+    pairs: int = 500
     seconds: float = 120.0
     body_seconds: float = 10.0
     queue: int = 32
