@@ -477,6 +477,11 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     async def asset(name: str) -> Response:
         return _static(name)
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:
+        """The page's icon, for browsers that ask for it where it used to be."""
+        return _static("icon.svg")
+
     app.add_middleware(BodyLimit, limit=settings.limits.body_bytes,
                        seconds=settings.limits.body_seconds)
     app.add_middleware(HostCheck, names=settings.host_names)
@@ -485,7 +490,7 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
 
 
 _ASSETS = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
-           "app.css": "text/css; charset=utf-8"}
+           "app.css": "text/css; charset=utf-8", "icon.svg": "image/svg+xml"}
 
 
 def _static(name: str) -> Response:
