@@ -17,7 +17,7 @@ Endpoints (JSON bodies are the ``to_dict()`` shapes that the CLI prints with ``-
 
 A stream that fails after it began sends an ``error`` event with the error body.
 
->>> from veracity.server.settings import Settings, host_name
+>>> from veracity.server.settings import Settings
 >>> app = create_app(Settings(index="my-index"))   # the models load when the app starts
 >>> sorted(route.path for route in app.routes if route.path.startswith("/v1/"))[:3]
 ['/v1/ask', '/v1/ask/stream', '/v1/check']
@@ -406,7 +406,7 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     async def health() -> Response:
         """Whether the service is up; ``auth`` says whether requests need a bearer token."""
         return reply.json({"status": "ok", "auth": settings.token is not None,
-                              "busy": gate.pending})
+                           "busy": gate.pending})
 
     @app.get("/v1/version", dependencies=guarded, responses=JSON_OBJECT)
     async def version() -> Response:
