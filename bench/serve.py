@@ -3,6 +3,7 @@
 Command (from the repository root)::
 
     nice -n 5 .venv/bin/python bench/serve.py [--runs 7] [--requests 24] [--llm extractive]
+                                              [--abandoned]
 
 The sample corpus (``examples/sample_corpus``) is indexed as ``make demo`` does (BM25 and dense)
 into ``.cache/bench-serve-index`` and served by ``veracity serve`` in its own process on
@@ -18,6 +19,14 @@ into ``.cache/bench-serve-index`` and served by ``veracity serve`` in its own pr
 3. **Load.** ``/v1/verify`` and ``/v1/ask`` at 1, 4 and 16 concurrent clients, ``--requests``
    requests each (a fixed number, capped at 300 s per level): requests/s, p50 / p95 latency,
    errors (any status but 200), and the server's resident memory before and after.
+
+With ``--abandoned``, every load level runs twice in turn, the second time with the request of
+issue Harden-2 sent once the level is half done: ``/v1/verify`` of ``"Bees fly. " * 1999`` (20 KB,
+1,999 claims) from a client that gives up after 5 s. The p95 of the other requests is reported
+with and without it. Then a second server, started with budgets raised so that it admits that
+request (``--max-claims 2000 --max-pairs 20000``), is sent it again: the client gives up after
+5 s, and the seconds from then until a ``/v1/search`` is answered measure how soon the stopped
+work frees the models.
 
 Writes ``bench/results/serve.json`` and its section of ``bench/README.md``.
 """
@@ -54,6 +63,9 @@ QUESTIONS = ("How many days does a queen take to develop from egg to adult?",
              "How fast do honeybee wings beat?")
 LEVELS = (1, 4, 16)
 CAP_SECONDS = 300.0
+#: Issue Harden-2's request, and how long its client waits before it gives up.
+ABANDONED = {"answer": "Bees fly. " * 1999}
+GIVE_UP_S = 5.0
 
 
 def command(argv: Sequence[str]) -> str:
@@ -114,12 +126,27 @@ def first_and_last(client: httpx.Client, question: str) -> tuple[float, float]:
     return first, last
 
 
+async def abandon(url: str) -> dict[str, Any]:
+    """Issue Harden-2's request from a client that gives up after ``GIVE_UP_S``: its status
+    (``gave up`` when no answer came in time) and the seconds it waited."""
+    started = time.perf_counter()
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=GIVE_UP_S) as client:
+            outcome = str((await client.post("/v1/verify", json=ABANDONED)).status_code)
+    except httpx.TimeoutException:
+        outcome = "gave up"
+    return {"outcome": outcome, "seconds": round(time.perf_counter() - started, 3)}
+
+
 async def load(url: str, path: str, bodies: list[dict[str, Any]], clients: int,
-               requests: int) -> dict[str, Any]:
-    """``requests`` requests by ``clients`` concurrent clients; latencies and errors."""
+               requests: int, *, abandoned: bool = False) -> dict[str, Any]:
+    """``requests`` requests by ``clients`` concurrent clients; latencies and errors. With
+    ``abandoned``, :func:`abandon` is sent once half of the requests are done (its latency is
+    not among theirs)."""
     latencies: list[float] = []
     errors = 0
     todo = list(range(requests))
+    extra: list[asyncio.Task[dict[str, Any]]] = []
 
     async def client_loop(client: httpx.AsyncClient) -> None:
         nonlocal errors
@@ -133,6 +160,8 @@ async def load(url: str, path: str, bodies: list[dict[str, Any]], clients: int,
                 ok = False
             latencies.append(time.perf_counter() - started)
             errors += not ok
+            if abandoned and not extra and len(latencies) >= requests // 2:
+                extra.append(asyncio.create_task(abandon(url)))
 
     limits = httpx.Limits(max_connections=clients)
     async with httpx.AsyncClient(base_url=url, timeout=CAP_SECONDS, limits=limits) as client:
@@ -141,11 +170,57 @@ async def load(url: str, path: str, bodies: list[dict[str, Any]], clients: int,
                                CAP_SECONDS)
         elapsed = time.perf_counter() - started
     ordered = sorted(latencies)
-    return {"clients": clients, "requests": len(latencies), "seconds": round(elapsed, 2),
-            "requests_per_s": round(len(latencies) / elapsed, 2),
-            "p50_s": round(ordered[len(ordered) // 2], 3),
-            "p95_s": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3),
-            "errors": errors}
+    row = {"clients": clients, "requests": len(latencies), "seconds": round(elapsed, 2),
+           "requests_per_s": round(len(latencies) / elapsed, 2),
+           "p50_s": round(ordered[len(ordered) // 2], 3),
+           "p95_s": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3),
+           "errors": errors}
+    if extra:
+        row["abandoned"] = await extra[0]
+    return row
+
+
+def start_server(port: int, llm: str, *options: str) -> subprocess.Popen[bytes]:
+    """``veracity serve`` on the bench index in its own process; returns once it answers."""
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "veracity.cli", "serve", "--index", str(INDEX), "--port",
+         str(port), "--llm", llm, "--queue", "64", *options], env=env)
+    deadline = time.monotonic() + 300
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=CAP_SECONDS) as client:
+        while True:
+            try:
+                if client.get("/v1/health").status_code == 200:
+                    return server
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.terminate()
+                raise SystemExit("the server did not start")
+            time.sleep(0.2)
+
+
+def freed_after_abandoning(llm: str, tries: int) -> list[dict[str, Any]]:
+    """On a server whose budgets admit issue Harden-2's request: send it, let its client give
+    up, then time a search (how soon the stopped work frees the models)."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = start_server(port, llm, "--max-claims", "2000", "--max-pairs", "20000")
+    rows = []
+    try:
+        with httpx.Client(base_url=url, timeout=CAP_SECONDS) as client:
+            client.post("/v1/search", json={"query": QUERIES[0]}).raise_for_status()  # warm
+            for _ in range(tries):
+                gave_up = asyncio.run(abandon(url))
+                started = time.perf_counter()
+                response = client.post("/v1/search", json={"query": QUERIES[0]})
+                rows.append(gave_up | {"search_status": response.status_code,
+                                       "search_after_s": round(time.perf_counter() - started, 3),
+                                       "busy_after": client.get("/v1/health").json()["busy"]})
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return rows
 
 
 def main(argv: Sequence[str]) -> None:
@@ -153,6 +228,8 @@ def main(argv: Sequence[str]) -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--requests", type=int, default=24)
     parser.add_argument("--llm", default="extractive")
+    parser.add_argument("--abandoned", action="store_true",
+                        help="also run each load level with issue Harden-2's abandoned request")
     args = parser.parse_args(argv)
 
     from veracity.server.service import Service, VerifyOptions
@@ -162,22 +239,9 @@ def main(argv: Sequence[str]) -> None:
         build_index()
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
-    server = subprocess.Popen(
-        [sys.executable, "-m", "veracity.cli", "serve", "--index", str(INDEX), "--port",
-         str(port), "--llm", args.llm, "--queue", "64"], env=env)
+    server = start_server(port, args.llm)
     try:
         with httpx.Client(base_url=url, timeout=CAP_SECONDS) as client:
-            deadline = time.monotonic() + 300
-            while True:
-                try:
-                    if client.get("/v1/health").status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("the server did not start")
-                time.sleep(0.2)
             version = client.get("/v1/version").json()
 
             # 1. overhead: the same calls in this process and over HTTP
@@ -185,9 +249,9 @@ def main(argv: Sequence[str]) -> None:
             options = VerifyOptions(answer=ANSWER)
             overhead = {}
             for name, local, remote in (
-                ("verify", lambda: service.verify(options),
+                ("verify", lambda: service.verify(options).run(),
                  lambda: client.post("/v1/verify", json={"answer": ANSWER}).raise_for_status()),
-                ("search", lambda: [service.search(q, 5) for q in QUERIES],
+                ("search", lambda: [service.search(q, 5).run() for q in QUERIES],
                  lambda: [client.post("/v1/search", json={"query": q, "k": 5})
                           .raise_for_status() for q in QUERIES]),
             ):
@@ -218,16 +282,25 @@ def main(argv: Sequence[str]) -> None:
                 for clients in LEVELS:
                     before = rss_mib(server.pid)
                     row = asyncio.run(load(url, path, bodies, clients, args.requests))
-                    rows.append(row | {"rss_before_mib": before,
-                                       "rss_after_mib": rss_mib(server.pid)})
+                    row |= {"rss_before_mib": before, "rss_after_mib": rss_mib(server.pid)}
+                    if args.abandoned:  # the same level again, in turn, with the request
+                        other = asyncio.run(load(url, path, bodies, clients, args.requests,
+                                                 abandoned=True))
+                        row["with_abandoned"] = other
+                        row["p95_moved_s"] = round(other["p95_s"] - row["p95_s"], 3)
+                    rows.append(row)
                 loads[path] = rows
     finally:
         server.terminate()
         server.wait(timeout=30)
+    freed = freed_after_abandoning(args.llm, 3) if args.abandoned else []
 
     figures = {"llm": args.llm, "runs": args.runs, "requests": args.requests,
                "verifier": version["verifier"], "chat": version["chat"],
-               "overhead": overhead, "streaming": streaming, "load": loads}
+               "overhead": overhead, "streaming": streaming, "load": loads,
+               "abandoned": {"request": "POST /v1/verify {answer: 'Bees fly. ' * 1999}",
+                             "client_gives_up_s": GIVE_UP_S,
+                             "admitted_then_abandoned": freed} if args.abandoned else None}
     lines = [
         f"`veracity serve` on the sample corpus (hybrid search, verifier "
         f"{version['verifier']['model']}, chat model {version['chat']}), client and server on "
@@ -252,6 +325,29 @@ def main(argv: Sequence[str]) -> None:
             lines.append(f"| {path} | {row['clients']} | {row['requests_per_s']} | "
                          f"{row['p50_s']} | {row['p95_s']} | {row['errors']} | "
                          f"{row['rss_before_mib']} → {row['rss_after_mib']} |")
+    if args.abandoned:
+        lines += ["", "The same levels again, run in turn with the ones above, with issue "
+                  "Harden-2's request (`/v1/verify` of `\"Bees fly. \" * 1999`, 20 KB, from a "
+                  f"client that gives up after {GIVE_UP_S:g} s) sent once half of the level's "
+                  "requests were done; p95 of the other requests, with the default budgets:", "",
+                  "| endpoint | clients | p95 without (s) | p95 with (s) | moved (s) | "
+                  "errors | the abandoned request |", "| --- | --- | --- | --- | --- | --- | --- |"]
+        for path, rows in loads.items():
+            for row in rows:
+                other = row["with_abandoned"]
+                gave = other.get("abandoned", {})
+                lines.append(f"| {path} | {row['clients']} | {row['p95_s']} | "
+                             f"{other['p95_s']} | {row['p95_moved_s']:+} | {other['errors']} | "
+                             f"{gave.get('outcome')} after {gave.get('seconds')} s |")
+        lines += ["", "With budgets raised so that the server admits it (`--max-claims 2000 "
+                  "--max-pairs 20000`), the request was sent and abandoned after "
+                  f"{GIVE_UP_S:g} s; then one `/v1/search`:", "",
+                  "| try | the abandoned request | search answered after (s) | status | "
+                  "requests still running after |", "| --- | --- | --- | --- | --- |"]
+        for number, row in enumerate(freed, 1):
+            lines.append(f"| {number} | {row['outcome']} after {row['seconds']} s | "
+                         f"{row['search_after_s']} | {row['search_status']} | "
+                         f"{row['busy_after']} |")
     write_result("serve", figures, "\n".join(lines), command(argv))
     print("\n".join(lines))
 

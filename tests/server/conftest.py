@@ -56,17 +56,24 @@ class FixedChat:
 
 
 class SlowScorer(TablePairScorer):
-    """Supports everything, ``delay`` seconds per batch; raises ``error`` when given."""
+    """Supports everything, ``delay`` seconds per batch and ``per_pair`` more per pair; raises
+    ``error`` when given. ``scored`` counts the pairs scored."""
 
-    def __init__(self, delay: float = 0.0, error: Exception | None = None) -> None:
+    def __init__(self, delay: float = 0.0, error: Exception | None = None, *,
+                 per_pair: float = 0.0) -> None:
         super().__init__({}, default=(0.9, 0.05, 0.05))
         self.delay = delay
+        self.per_pair = per_pair
         self.error = error
+
+    @property
+    def scored(self) -> int:
+        return sum(self.calls)
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         import time
 
-        time.sleep(self.delay)
+        time.sleep(self.delay + self.per_pair * len(premises))
         if self.error is not None:
             raise self.error
         return super().run(premises, hypotheses)
@@ -85,14 +92,14 @@ def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def settings_for(index: Path, *, scorer: TablePairScorer | None = None,
                  chat: FixedChat | None = None, token: str | None = None,
-                 **limits: Any) -> Settings:
+                 allowed_hosts: tuple[str, ...] = (), **limits: Any) -> Settings:
     """Settings over the test index with fake models (the CLI's factories, as build_app)."""
     made_scorer = scorer or SlowScorer()
     made_chat = chat or FixedChat()
     models = Models(verifier=lambda name: made_scorer,
                     chat=lambda spec, model, s: made_chat)  # type: ignore[arg-type,return-value]
     return Settings(index=index, mode="bm25", limits=Limits(**limits), models=models,
-                    token=token)
+                    token=token, allowed_hosts=allowed_hosts)
 
 
 def serve(settings: Settings, work: Callable[[httpx.AsyncClient], Awaitable[T]]) -> T:
@@ -102,7 +109,8 @@ def serve(settings: Settings, work: Callable[[httpx.AsyncClient], Awaitable[T]])
     async def main() -> T:
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            async with httpx.AsyncClient(transport=transport,
+                                         base_url="http://127.0.0.1") as client:
                 return await work(client)
 
     return asyncio.run(main())

@@ -36,6 +36,8 @@ def test_search_is_the_shape_the_cli_prints(index_dir: Path) -> None:
     response = serve(settings_for(index_dir), work)
     assert response.status_code == 200
     expected = open_retriever(index_dir, mode="bm25").run("waggle dance", k=2).to_dict()
+    for hit in expected["hits"]:  # the file's name, never its path on the server
+        hit["source"] = Path(hit["source"]).name
     assert response.json() == expected
 
 
@@ -116,7 +118,7 @@ def test_documents_by_id_only(index_dir: Path) -> None:
     assert found.status_code == 200
     document = found.json()
     assert document["text"] == DANCE
-    assert "source" not in document  # the server's file path is not shown
+    assert document["source"] == "waggle_dance.md"  # the file's name, never its path
     assert encoded.json() == document
     for response in (up, dotted, absolute):
         assert response.status_code == 404
@@ -337,7 +339,8 @@ def test_a_client_that_leaves_stops_the_stream(index_dir: Path) -> None:
     scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
              "http_version": "1.1", "method": "POST", "scheme": "http",
              "path": "/v1/ask/stream", "raw_path": b"/v1/ask/stream", "query_string": b"",
-             "root_path": "", "headers": [(b"content-type", b"application/json"),
+             "root_path": "", "headers": [(b"host", b"127.0.0.1:8000"),
+                                          (b"content-type", b"application/json"),
                                           (b"content-length", str(len(body)).encode())],
              "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000)}
 
@@ -377,7 +380,10 @@ def test_a_reranking_server_reranks_every_search(index_dir: Path) -> None:
     assert search.status_code == 200
     expected = RerankingRetriever(open_retriever(index_dir, mode="bm25"),
                                   OverlapRelevanceScorer(), depth=2).run("waggle dance", k=2)
-    assert search.json() == expected.to_dict()
+    assert [hit.pop("source") for hit in search.json()["hits"]] == [
+        Path(hit.chunk.source).name for hit in expected.hits]
+    assert [_without(hit, "source") for hit in search.json()["hits"]] == [
+        _without(hit, "source") for hit in expected.to_dict()["hits"]]
     assert search.json()["mode"] == "bm25+rerank"
     assert version.json()["reranker"] == "embedded"
 
@@ -400,7 +406,8 @@ def test_a_request_can_choose_its_search_mode(index_dir: Path) -> None:
     # the test index has no dense vectors: hybrid falls back to BM25 and says so, as the CLI
     assert hybrid.status_code == 200
     expected = open_retriever(index_dir, mode="hybrid").run("waggle dance", k=defaults.TOP_K)
-    assert hybrid.json() == expected.to_dict()
+    assert [_without(hit, "source") for hit in hybrid.json()["hits"]] == [
+        _without(hit, "source") for hit in expected.to_dict()["hits"]]
     assert hybrid.json()["notes"]
     assert any(note.startswith("requests with mode hybrid: ")
                for note in version.json()["notes"])
@@ -418,3 +425,290 @@ def test_verify_and_repair_search_with_the_requested_mode(index_dir: Path) -> No
     for response in serve(settings_for(index_dir), work):
         assert response.status_code == 400, response.text
         assert "send mode bm25" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(("path", "body", "field"), [
+    ("/v1/search", {"query": "bees", "k": True}, "k"),
+    ("/v1/search", {"query": "bees", "k": "5"}, "k"),
+    ("/v1/search", {"query": "bees", "k": 2.0}, "k"),
+    ("/v1/search", {"query": 5}, "query"),
+    ("/v1/ask", {"question": "Why?", "tau": "0.5"}, "tau"),
+    ("/v1/ask", {"question": "Why?", "tau": True}, "tau"),
+    ("/v1/ask/stream", {"question": ["Why?"]}, "question"),
+    ("/v1/verify", {"answer": "Bees dance.", "sources": "Bees dance."}, "sources"),
+    ("/v1/verify", {"answer": "Bees dance.", "sources": [1]}, "sources.0"),
+    ("/v1/verify", {"answer": "Bees dance.", "layers": "nli"}, "layers"),
+    ("/v1/verify/stream", {"answer": "Bees dance.", "question": 1}, "question"),
+    ("/v1/repair", {"answer": "Bees dance.", "k": "3"}, "k"),
+    ("/v1/repair", {"answer": "Bees dance.", "doc_ids": [True]}, "doc_ids.0"),
+    ("/v1/check", {"pairs": [{"premise": "a", "claim": 1}]}, "pairs.0.claim"),
+    ("/v1/check", {"pairs": [{"premise": "a", "claim": "b", "id": 7}]}, "pairs.0.id"),
+])
+def test_every_request_field_takes_only_its_own_type(index_dir: Path, path: str,
+                                                     body: dict[str, Any], field: str) -> None:
+    """``"k": true`` is not 1 and ``"k": "5"`` is not 5: a wrong JSON type is a 422 naming the
+    field, for every endpoint."""
+    async def work(client: httpx.AsyncClient) -> httpx.Response:
+        return await client.post(path, json=body)
+
+    response = serve(settings_for(index_dir), work)
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["message"].startswith(f"the request is not valid: {field}:")
+
+
+def test_only_the_names_the_server_was_started_for_are_answered(index_dir: Path) -> None:
+    """DNS rebinding: a page on evil.example whose name resolves to 127.0.0.1 must not read the
+    token-less loopback service. The loopback names, --host and --allowed-host are served."""
+    settings = settings_for(index_dir, allowed_hosts=("Box.Local",))
+
+    async def work(client: httpx.AsyncClient) -> dict[str, httpx.Response]:
+        names = ("evil.example", "evil.example:8000", "127.0.0.1.evil.example", "127.0.0.1:8000",
+                 "localhost", "[::1]:8000", "box.local:8000", "")
+        found = {}
+        for name in names:
+            found[name] = await client.get("/v1/documents", headers={"Host": name})
+        found["page"] = await client.get("/", headers={"Host": "evil.example"})
+        return found
+
+    found = serve(settings, work)
+    for name in ("evil.example", "evil.example:8000", "127.0.0.1.evil.example", "page"):
+        assert found[name].status_code == 400, name
+        assert "waggle" not in found[name].text
+    message = found["evil.example:8000"].json()["error"]["message"]
+    assert message == (
+        "this server does not answer to the name 'evil.example' (the request's Host header), "
+        "only to 127.0.0.1, ::1, box.local, localhost; if clients reach it by that name, start "
+        "it with --allowed-host evil.example")
+    assert found["page"].headers["content-security-policy"]  # still sent with its headers
+    for name in ("127.0.0.1:8000", "localhost", "[::1]:8000", "box.local:8000"):
+        assert found[name].status_code == 200, name
+    assert found[""].status_code == 400
+    assert "no Host header" in found[""].json()["error"]["message"]
+
+
+def test_an_allowed_host_must_be_a_name(index_dir: Path) -> None:
+    with pytest.raises(OptionError, match="allowed_host='http://box/' is not allowed"):
+        Settings(index=index_dir, allowed_hosts=("http://box/",))
+
+
+def test_a_body_shorter_than_it_declared_is_408_not_held_open(index_dir: Path) -> None:
+    """``Content-Length: 500`` and 9 bytes sent: the service answers 408 after body_seconds
+    instead of waiting for the rest for as long as the client keeps the connection."""
+    app = create_app(settings_for(index_dir, body_seconds=1))
+    never = asyncio.Event()
+    parts = [{"type": "http.request", "body": b'{"query":', "more_body": True}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        if parts:
+            return parts.pop()
+        await never.wait()  # the rest never comes, and the client does not leave
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
+             "http_version": "1.1", "method": "POST", "scheme": "http", "path": "/v1/search",
+             "raw_path": b"/v1/search", "query_string": b"", "root_path": "",
+             "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
+                         (b"content-length", b"500")],
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000)}
+
+    async def main() -> float:
+        async with app.router.lifespan_context(app):
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+            await asyncio.wait_for(app(scope, receive, send), 10)
+            return loop.time() - started
+
+    took = asyncio.run(main())
+    assert took < 5
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    assert start["status"] == 408
+    body = json.loads(b"".join(m.get("body", b"") for m in sent
+                               if m["type"] == "http.response.body"))
+    assert body["error"]["limit"] == {"name": "body_seconds", "value": 1}
+    assert body["error"]["message"] == (
+        "the request body was not all there after 1 s (9 bytes arrived), over this server's "
+        "limit body_seconds = 1; send the whole body at once, as many bytes as its "
+        "Content-Length says (the server's operator sets the limit)")
+
+
+def test_no_response_shows_a_path_on_the_server(index_dir: Path) -> None:
+    """Hits, an answer's sources, notes, the abstention and error messages: the one rule of
+    veracity.server.public, for JSON bodies and streamed events alike."""
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        return [await client.post("/v1/search", json={"query": "waggle dance"}),
+                await client.post("/v1/search", json={"query": "waggle dance",
+                                                      "mode": "hybrid"}),
+                await client.post("/v1/ask", json={"question": "Who decoded the dance?"}),
+                await client.post("/v1/ask/stream", json={"question": "Who decoded the dance?"}),
+                await client.post("/v1/ask", json={"question": "zzz qqq xxyyzz"}),
+                await client.get("/v1/version"), await client.get("/v1/documents"),
+                await client.get("/v1/documents/wings.txt")]
+
+    responses = serve(settings_for(index_dir), work)
+    folders = {str(index_dir.resolve()), str(index_dir), str(index_dir.resolve().parent)}
+    corpus = Path(open_retriever(index_dir, mode="bm25").run("wings", k=1).hits[0].chunk.source)
+    folders.add(str(corpus.parent))
+    for response in responses:
+        assert response.status_code == 200, response.text
+        for folder in folders:
+            assert folder not in response.text, (response.request.url, folder)
+    search, hybrid, ask, streamed, abstained, version, listing, document = responses
+    assert {hit["source"] for hit in search.json()["hits"]} <= {"waggle_dance.md", "wings.txt"}
+    assert {s["source"] for s in ask.json()["sources"]} <= {"waggle_dance.md", "wings.txt"}
+    final = events(streamed.text)[-1][1]
+    assert {s["source"] for s in final["sources"]} <= {"waggle_dance.md", "wings.txt"}
+    assert any(f"the index at {index_dir.name}" in note for note in hybrid.json()["notes"])
+    assert any(f"the index at {index_dir.name}" in note for note in version.json()["notes"])
+    assert f"no calibration was made for {index_dir.name};" in \
+        ask.json()["abstention"]["source"]
+    assert abstained.json()["status"] == "abstained"
+    assert {row["source"] for row in listing.json()["documents"]} == {"waggle_dance.md",
+                                                                       "wings.txt"}
+    assert document.json()["source"] == "wings.txt"
+
+
+# --- budgets, and work nobody waits for ------------------------------------------------------
+BEES = "Bees fly. " * 1999  # 20 KB, inside every size limit: 1,999 claims
+
+
+def test_an_answer_over_the_claims_budget_is_refused_up_front(index_dir: Path) -> None:
+    scorer = SlowScorer()
+
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        return [await client.post(path, json={"answer": BEES})
+                for path in ("/v1/verify", "/v1/verify/stream", "/v1/repair")]
+
+    for response in serve(settings_for(index_dir, scorer=scorer), work):
+        assert response.status_code == 422, response.text
+        assert response.json()["error"]["message"] == (
+            "the answer has 1999 claims, over this server's limit claims = 100; send less (the "
+            "server's operator sets the limit)")
+        assert response.json()["error"]["limit"] == {"name": "claims", "value": 100}
+    assert scorer.calls == []  # no model work was started
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ({"answer": "Bees fly. " * 30, "k": 20},
+     "30 claims with 20 passages each make 600 (passage, claim) pairs to score"),
+    ({"answer": "Bees fly. " * 30, "sources": ["Bees fly."] * 3, "k": 20, "limits": 60},
+     "30 claims with 3 passages each make 90 (passage, claim) pairs to score"),
+])
+def test_an_answer_over_the_pairs_budget_is_refused_up_front(
+        index_dir: Path, body: dict[str, Any], message: str) -> None:
+    pairs = body.pop("limits", 500)
+
+    async def work(client: httpx.AsyncClient) -> httpx.Response:
+        return await client.post("/v1/verify", json=body)
+
+    response = serve(settings_for(index_dir, pairs=pairs), work)
+    assert response.status_code == 422, response.text
+    assert response.json()["error"]["message"] == (
+        f"{message}, over this server's limit pairs = {pairs}; send fewer claims or a smaller k "
+        "(the server's operator sets the limit)")
+
+
+def test_a_refusal_never_waits_behind_model_work(index_dir: Path) -> None:
+    """While a slow job holds the models, requests that fail their checks are answered before
+    it ends: they never queue (before, a repair with a bad policy waited for the models)."""
+    slow = {"pairs": [{"premise": "a", "claim": "b"}]}
+    refused = [("/v1/repair", {"answer": "Bees fly.", "policy": "rewrite"}, 400),
+               ("/v1/verify", {"answer": BEES}, 422),
+               ("/v1/search", {"query": "bees", "k": 99}, 422),
+               ("/v1/ask/stream", {"question": "x" * 3000}, 422)]
+
+    async def work(client: httpx.AsyncClient) -> tuple[list[tuple[int, float]], int]:
+        running = asyncio.create_task(client.post("/v1/check", json=slow))
+        await asyncio.sleep(0.3)  # the check holds the models for 6 s
+        loop = asyncio.get_running_loop()
+        found = []
+        for path, body, _ in refused:
+            started = loop.time()
+            response = await client.post(path, json=body)
+            found.append((response.status_code, loop.time() - started))
+        busy = 0 if running.done() else 1
+        await running
+        return found, busy
+
+    found, busy = serve(settings_for(index_dir, scorer=SlowScorer(delay=6.0)), work)
+    assert busy == 1  # the slow job was still running when all the refusals came back
+    assert [status for status, _ in found] == [status for _, _, status in refused]
+    assert max(seconds for _, seconds in found) < 3.0  # 0.4 s for 1,999 claims, unloaded
+
+
+def _plain_request(app: Any, path: str, body: dict[str, Any], *,
+                   leave_after: float) -> tuple[int, float]:
+    """POST ``body`` as an ASGI server would, the client leaving after ``leave_after`` s;
+    returns the status sent and the seconds until the gate was free again."""
+    data = json.dumps(body).encode()
+    left = asyncio.Event()
+    sent: list[dict[str, Any]] = []
+    calls = 0
+
+    async def receive() -> dict[str, Any]:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            return {"type": "http.request", "body": data, "more_body": False}
+        await left.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
+             "http_version": "1.1", "method": "POST", "scheme": "http", "path": path,
+             "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
+                         (b"content-length", str(len(data)).encode())],
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000)}
+
+    async def main() -> float:
+        async with app.router.lifespan_context(app):
+            loop = asyncio.get_running_loop()
+            loop.call_later(leave_after, left.set)
+            await asyncio.wait_for(app(scope, receive, send), 30)
+            gone_at = loop.time()
+            while app.state.gate.pending:
+                await asyncio.sleep(0.02)
+            return loop.time() - gone_at
+
+    freed = asyncio.run(main())
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    return start["status"], freed
+
+
+def test_a_client_that_leaves_stops_the_work_of_a_plain_request(index_dir: Path) -> None:
+    """verify (not streamed) of 40 claims against 5 pasted passages, 200 pairs at 20 ms each
+    (4 s); the client gives up after 0.5 s. Before, the work went on to the last pair and held
+    the models all that time."""
+    scorer = SlowScorer(per_pair=0.02)
+    app = create_app(settings_for(index_dir, scorer=scorer))
+    sources = [f"Bees fly over field {n}." for n in range(5)]
+    status, freed = _plain_request(app, "/v1/verify", {"answer": "Bees fly. " * 40,
+                                                       "sources": sources}, leave_after=0.5)
+    assert status == 499
+    assert app.state.gate.stopped == 1
+    assert scorer.scored < 100  # of 200: it stopped at the first slice after the client left
+    assert freed < 1.5  # one slice of 32 pairs is 0.64 s
+
+
+def test_a_request_past_its_time_limit_stops_its_work(index_dir: Path) -> None:
+    scorer = SlowScorer(per_pair=0.02)
+
+    async def work(client: httpx.AsyncClient) -> tuple[httpx.Response, float]:
+        loop = asyncio.get_running_loop()
+        response = await client.post("/v1/check", json={
+            "pairs": [{"premise": f"Bees fly {n}.", "claim": "Bees fly."} for n in range(200)]})
+        answered = loop.time()
+        while client._transport.app.state.gate.pending:  # type: ignore[attr-defined]
+            await asyncio.sleep(0.02)
+        return response, loop.time() - answered
+
+    response, freed = serve(settings_for(index_dir, scorer=scorer, seconds=1), work)
+    assert response.status_code == 408
+    assert freed < 1.5  # before, the job kept the models until its last pair (4 s)
+    assert scorer.scored < 100

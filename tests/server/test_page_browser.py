@@ -5,14 +5,22 @@ Screenshots go to .cache/test-artifacts/server/."""
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from .conftest import ARTIFACTS, EXAMPLES, LiveServer
+from veracity.corpus.indexer import Indexer
+from veracity.retrieve.bm25 import BM25Builder
+from veracity.testing import TablePairScorer
+from veracity.types import PairScore, PairScores, Span
+
+from .conftest import ARTIFACTS, EXAMPLES, FixedChat, LiveServer, settings_for
 
 pytestmark = pytest.mark.integration
 
@@ -20,7 +28,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @pytest.fixture(scope="module")
-def page(live: LiveServer) -> Iterator[Any]:
+def browser() -> Iterator[Any]:
     if CHROMIUM is None:
         pytest.skip("no Chromium on this machine: install it with `apt-get install -y "
                     "chromium` (Debian; `make test` does this when it can), then run again")
@@ -28,15 +36,21 @@ def page(live: LiveServer) -> Iterator[Any]:
                                    reason="install the [dev] extra: pip install -e '.[dev]'")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM,
-                                             args=["--no-sandbox", "--disable-gpu"])
-        opened = browser.new_page()
-        errors: list[str] = []
-        opened.on("pageerror", lambda error: errors.append(str(error)))
-        opened.goto(live.url + "/")
+        opened = playwright.chromium.launch(executable_path=CHROMIUM,
+                                            args=["--no-sandbox", "--disable-gpu"])
         yield opened
-        browser.close()
-        assert errors == []
+        opened.close()
+
+
+@pytest.fixture(scope="module")
+def page(browser: Any, live: LiveServer) -> Iterator[Any]:
+    opened = browser.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.goto(live.url + "/")
+    yield opened
+    opened.close()
+    assert errors == []
 
 
 def test_clicking_a_marker_highlights_exactly_the_cited_span(page: Any, live: LiveServer) -> None:
@@ -131,3 +145,259 @@ def test_verifying_against_picked_documents_uses_only_them(page: Any, live: Live
              if line.startswith(("supports: ", "contradicts: "))]
     assert shown
     assert all(dance["title"] in line for line in shown)
+
+
+# --- the page's defects found by new users (issue Harden-2), on fake models -------------------
+# A small hostile corpus: an index document whose id is "text-1" (the ids pasted sources get),
+# two documents with the same title, and a long one whose cited passage lies far down.
+AIRSHIPS = "# Airships\n\n" + "".join(
+    (f"Paragraph {n} tells of the weather over the moor in plain words, as the log kept it.\n\n"
+     if n != 45 else "The hangar at Cardington is 247 metres long. It housed the R101 airship "
+                     "from 1929. Its doors weigh many tonnes.\n\n") for n in range(90))
+LIGHTHOUSE = ("The Fastnet lighthouse stands on a rock off the south coast of Ireland. Its light "
+              "flashes every five seconds.")
+
+
+class SentenceScorer(TablePairScorer):
+    """Supports every claim; its evidence is the premise's sentence that shares the most words
+    with the claim (as the shipped verifier names the sentences it read)."""
+
+    def __init__(self) -> None:
+        super().__init__({}, default=(0.9, 0.05, 0.05))
+
+    def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+        scores = []
+        for premise, claim in zip(premises, hypotheses, strict=True):
+            words = set(re.findall(r"\w+", claim.lower()))
+            best = max(re.finditer(r"[^.!?\n]+[.!?]", premise), default=None, key=lambda m: len(
+                words & set(re.findall(r"\w+", m.group().lower()))))
+            evidence = () if best is None else (Span(best.start(), best.end()),)
+            scores.append(PairScore(0.9, 0.05, 0.05, window=Span(0, len(premise)),
+                                    evidence=evidence))
+        return PairScores(tuple(scores), "sentences", "0")
+
+
+@pytest.fixture(scope="module")
+def hostile_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("hostile")
+    (root / "collide.jsonl").write_text(json.dumps(
+        {"id": "text-1", "title": "Lighthouse notes", "text": LIGHTHOUSE}) + "\n",
+        encoding="utf-8")
+    for folder, place, count in (("a", "Ohio", "forty"), ("b", "Kent", "three")):
+        (root / folder).mkdir()
+        (root / folder / "notes.md").write_text(
+            f"# Hive notes\n\nThe beekeeper in {place} keeps {count} hives of bees.\n",
+            encoding="utf-8")
+    (root / "long.md").write_text(AIRSHIPS, encoding="utf-8")
+    index = tmp_path_factory.mktemp("hostile-index") / "index"
+    Indexer(builders=[BM25Builder()]).run([root], index)
+    return index
+
+
+@pytest.fixture(scope="module")
+def chat() -> FixedChat:
+    return FixedChat()
+
+
+@pytest.fixture(scope="module")
+def hostile(hostile_index: Path, chat: FixedChat) -> Iterator[LiveServer]:
+    with LiveServer(settings_for(hostile_index, scorer=SentenceScorer(), chat=chat,
+                                 question_chars=200)) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def locked(hostile_index: Path) -> Iterator[LiveServer]:
+    with LiveServer(settings_for(hostile_index, token="s3cret-token")) as server:
+        yield server
+
+
+@pytest.fixture
+def fresh(browser: Any) -> Iterator[Any]:
+    """A new page (1280 x 720, clipboard allowed) that fails the test on a script error or a
+    failed request; open it with ``fresh.goto(url)``."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720},
+                                  permissions=["clipboard-read", "clipboard-write"])
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status in (
+        404, 500) else None)
+    yield opened
+    context.close()
+    assert errors == []
+
+
+def ask_and_open(page: Any, question: str) -> None:
+    page.click("#tab-ask")
+    page.fill("#question", question)
+    page.click("#ask-button")
+    page.wait_for_selector("#ask-status:has-text('answered')", timeout=30_000)
+    page.locator("#answer button.marker").first.click()
+    page.wait_for_selector("#cited", timeout=30_000)
+
+
+def verify_pasted(page: Any, answer: str, sources: str) -> None:
+    page.click("#tab-verify")
+    page.check("input[name=against][value=pasted]")
+    page.fill("#verify-answer", answer)
+    page.fill("#verify-sources", sources)
+    page.click("#verify-button")
+    page.wait_for_selector("#verify-status:has-text('claims:')", timeout=30_000)
+
+
+def test_a_cited_index_document_is_not_taken_for_a_pasted_source(
+        fresh: Any, hostile: LiveServer, chat: FixedChat) -> None:
+    """The index's document text-1 is cited after pasted sources (ids text-1, ...) were
+    verified: the page opens the index's document, not the pasted text."""
+    fresh.goto(hostile.url + "/")
+    verify_pasted(fresh, "Bees dance in the hive.", "Bees dance in the hive to show food.")
+    chat.reply = "The Fastnet lighthouse stands off the coast of Ireland [1]."
+    ask_and_open(fresh, "Where does the Fastnet lighthouse stand?")
+    assert "Fastnet lighthouse" in fresh.inner_text("#doc-text")
+    assert "Bees dance" not in fresh.inner_text("#doc-text")
+    assert fresh.inner_text("#doc-title") == "Lighthouse notes"
+
+
+def test_a_very_long_word_does_not_widen_the_page(fresh: Any, hostile: LiveServer) -> None:
+    fresh.goto(hostile.url + "/")
+    verify_pasted(fresh, "Bees dance. The word " + "x" * 3000 + " is long.", "Bees dance.")
+    fresh.locator("#claims button.claim").last.click()
+    width = fresh.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+    assert width[0] <= width[1], width  # before: 28,563 px wide
+
+
+def test_the_status_is_not_left_red_after_a_later_success(
+        fresh: Any, hostile: LiveServer, chat: FixedChat) -> None:
+    fresh.goto(hostile.url + "/")
+    fresh.fill("#question", "Why? " * 60)  # over this server's question_chars = 200
+    fresh.click("#ask-button")
+    fresh.wait_for_selector("#ask-status:has-text('question_chars')", timeout=30_000)
+    assert fresh.get_attribute("#ask-status", "class") == "error"
+    chat.reply = "The Fastnet lighthouse stands off the coast of Ireland [1]."
+    fresh.fill("#question", "Where does the Fastnet lighthouse stand?")
+    fresh.click("#ask-button")
+    fresh.wait_for_selector("#ask-status:has-text('answered')", timeout=30_000)
+    assert fresh.get_attribute("#ask-status", "class") != "error"
+    color = fresh.evaluate("getComputedStyle(document.getElementById('ask-status')).color")
+    assert color != "rgb(176, 0, 32)"  # .error's red
+
+
+def test_the_verify_view_has_a_legend_for_every_verdict(fresh: Any, hostile: LiveServer) -> None:
+    fresh.goto(hostile.url + "/")
+    verify_pasted(fresh, "Bees dance.", "Bees dance.")
+    legend = fresh.locator("#view-verify .legend")
+    assert legend.is_visible()
+    for label in ("supported", "contradicted", "unsupported", "error"):
+        swatch = legend.locator(f".verdict-{label}")
+        assert swatch.inner_text() == label
+        claim_style = fresh.evaluate(
+            """label => { const b = document.createElement('button');
+            b.className = 'claim verdict-' + label; document.body.append(b);
+            const color = getComputedStyle(b).borderLeftColor; b.remove(); return color; }""",
+            label)
+        assert swatch.evaluate("s => getComputedStyle(s).borderLeftColor") == claim_style
+
+
+def test_a_citation_highlights_the_sentence_that_supports_it_in_its_passage(
+        fresh: Any, hostile: LiveServer, chat: FixedChat) -> None:
+    chat.reply = "The hangar at Cardington is 247 metres long [1]."
+    fresh.goto(hostile.url + "/")
+    ask_and_open(fresh, "How long is the hangar at Cardington?")
+    answer = httpx.post(f"{hostile.url}/v1/ask", json={
+        "question": "How long is the hangar at Cardington?"}, timeout=30).json()
+    citation = answer["sentences"][0]["citations"][0]
+    text = httpx.get(f"{hostile.url}/v1/documents/{citation['doc_id']}", timeout=30).json()["text"]
+    assert citation["evidence"]
+    assert fresh.locator("#doc-text mark").all_inner_texts() == [
+        text[start:end] for start, end in citation["evidence"]]
+    assert fresh.locator("#doc-text mark").all_inner_texts() == [
+        "The hangar at Cardington is 247 metres long."]
+    # the whole passage is still shown, shaded around the marked sentence
+    assert fresh.inner_text("#cited") == text[citation["start"]:citation["end"]]
+    assert len(fresh.inner_text("#cited")) > 2 * len("The hangar at Cardington is 247 metres.")
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1024, 450), (800, 450)])
+def test_opening_a_passage_keeps_its_title_in_view(
+        fresh: Any, hostile: LiveServer, chat: FixedChat, size: tuple[int, int]) -> None:
+    chat.reply = "The hangar at Cardington is 247 metres long [1]."
+    fresh.set_viewport_size({"width": size[0], "height": size[1]})
+    fresh.goto(hostile.url + "/")
+    ask_and_open(fresh, "How long is the hangar at Cardington?")
+    seen = fresh.evaluate("""() => {
+        const rect = (id) => document.getElementById(id).getBoundingClientRect();
+        const mark = document.querySelector('#doc-text mark').getBoundingClientRect();
+        return {title: rect('doc-title'), text: rect('doc-text'), mark: mark,
+                height: window.innerHeight}; }""")
+    assert seen["title"]["top"] >= 0, seen
+    assert seen["title"]["bottom"] <= seen["height"], seen
+    assert seen["text"]["top"] <= seen["mark"]["top"] <= seen["text"]["bottom"], seen
+    fresh.screenshot(path=str(ARTIFACTS / f"long-document-title-in-view-{size[0]}.png"))
+
+
+def test_the_page_has_an_icon(fresh: Any, hostile: LiveServer) -> None:
+    icon = httpx.get(f"{hostile.url}/favicon.ico", timeout=30)
+    assert icon.status_code == 200
+    assert icon.headers["content-type"].startswith("image/")
+    fresh.goto(hostile.url + "/")
+    declared = fresh.evaluate("document.querySelector('link[rel=icon]').href")
+    assert httpx.get(declared, timeout=30).status_code == 200
+
+
+def test_without_a_token_the_page_points_at_its_token_box(fresh: Any, locked: LiveServer) -> None:
+    fresh.goto(locked.url + "/")
+    fresh.wait_for_selector("#token-box", state="visible")
+    fresh.fill("#question", "Where does the Fastnet lighthouse stand?")
+    fresh.click("#ask-button")
+    fresh.wait_for_selector("#ask-status.error", timeout=30_000)
+    status = fresh.inner_text("#ask-status")
+    assert "Token box" in status
+    assert "Authorization" not in status
+    assert fresh.evaluate("document.activeElement.id") == "token"
+    fresh.fill("#token", "s3cret-token")
+    fresh.click("#ask-button")
+    fresh.wait_for_selector("#ask-status:has-text('answered')", timeout=30_000)
+
+
+def test_repair_gives_the_repaired_text_and_a_copy_button(fresh: Any, hostile: LiveServer) -> None:
+    fresh.goto(hostile.url + "/")
+    fresh.click("#tab-repair")
+    fresh.check("input[name=against][value=pasted]")
+    answer = "Bees dance in the hive. The moon is made of cheese."
+    fresh.fill("#repair-answer", answer)
+    fresh.fill("#verify-sources", "Bees dance in the hive.")
+    fresh.select_option("#repair-policy", "delete")
+    fresh.click("#repair-button")
+    fresh.wait_for_selector("#repair-status:has-text('supported before')", timeout=30_000)
+    repaired = httpx.post(f"{hostile.url}/v1/repair", json={
+        "answer": answer, "sources": ["Bees dance in the hive."], "policy": "delete"},
+        timeout=30).json()["text"]
+    assert fresh.is_visible("#repaired-text")
+    assert fresh.inner_text("#repaired-text") == repaired
+    fresh.click("#copy-repaired")
+    fresh.wait_for_selector("#copy-status:has-text('copied')")
+    assert fresh.evaluate("navigator.clipboard.readText()") == repaired
+
+
+def test_documents_with_the_same_title_are_told_apart(fresh: Any, hostile: LiveServer) -> None:
+    fresh.goto(hostile.url + "/")
+    fresh.click("#tab-verify")
+    fresh.check("input[name=against][value=picked]")
+    fresh.wait_for_selector("#doc-pick input[type=checkbox]", timeout=30_000)
+    labels = [fresh.inner_text(f"#doc-pick label:has(input[value='{doc_id}'])")
+              for doc_id in ("a/notes.md", "b/notes.md")]
+    assert all("Hive notes" in label for label in labels)
+    assert "a/notes.md" in labels[0]
+    assert "b/notes.md" in labels[1]
+    fresh.check("#doc-pick input[value='a/notes.md']")
+    fresh.check("#doc-pick input[value='b/notes.md']")
+    fresh.fill("#verify-answer", "The beekeeper keeps hives.")
+    fresh.click("#verify-button")
+    fresh.wait_for_selector("#verify-status:has-text('claims:')", timeout=30_000)
+    fresh.locator("#claims button.claim").first.click()
+    shown = [line for line in fresh.inner_text("#claim-detail").splitlines()
+             if line.startswith("supports: ")]
+    assert len(shown) == 2
+    assert any("a/notes.md" in line for line in shown)
+    assert any("b/notes.md" in line for line in shown)

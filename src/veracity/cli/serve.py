@@ -33,8 +33,26 @@ def serve(
     rerank: Annotated[bool, typer.Option("--rerank", help=RERANK_HELP)] = False,
     reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,
     rerank_depth: Annotated[int | None, typer.Option(help=DEPTH_HELP)] = None,
-    time_limit: Annotated[float, typer.Option(help="seconds one request may take")] = 120.0,
+    seconds: Annotated[float, typer.Option(
+        "--time-limit",
+        help="seconds one request may take, queueing included; past it: 408, its work stops")]
+    = 120.0,
+    claims: Annotated[int, typer.Option(
+        "--max-claims",
+        help="claims of one answer to verify or repair; more: 422 before any model work")]
+    = 100,
+    pairs: Annotated[int, typer.Option(
+        "--max-pairs",
+        help="(passage, claim) pairs one request may have scored (claims x passages each, or "
+             "check's pairs); more: 422 before any model work")] = 500,
     queue: Annotated[int, typer.Option(help="requests that may wait; more get 503")] = 32,
+    body_seconds: Annotated[float, typer.Option(
+        "--body-time-limit",
+        help="seconds to receive a request's body; a slower or shorter one gets 408")] = 10.0,
+    allowed_host: Annotated[list[str] | None, typer.Option(
+        "--allowed-host", help="another name clients reach the server by (repeatable); "
+        "requests naming any other host than these, 127.0.0.1, localhost, ::1 and --host get "
+        "400")] = None,
 ) -> None:
     """Serve the index over HTTP: /v1/search, ask, verify, check, documents (see the README),
     and the web page at http://HOST:PORT/ where clicking [n] shows the cited passage.
@@ -47,8 +65,9 @@ def serve(
         settings = Settings(index=index_dir, host=host, port=port, token=token, llm=llm,
                             model=model, verifier=verifier, mode=mode,
                             reranker=reranker if rerank else None, rerank_depth=rerank_depth,
-                            limits=Limits(seconds=time_limit, queue=queue),
-                            models=models_of(ctx))
+                            limits=Limits(seconds=seconds, queue=queue, claims=claims, pairs=pairs,
+                                          body_seconds=body_seconds),
+                            models=models_of(ctx), allowed_hosts=tuple(allowed_host or ()))
         try:
             import uvicorn
 

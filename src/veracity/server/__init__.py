@@ -3,8 +3,9 @@
 ``create_app(Settings(index=...))`` is a FastAPI app whose models load once when it starts;
 its JSON bodies are the ``to_dict()`` shapes the CLI prints with ``--json``, and ``ask`` and
 ``verify`` also stream Server-Sent Events. See :mod:`veracity.server.app` for the endpoints,
-:class:`~veracity.server.settings.Limits` for the limits and :mod:`veracity.server.gate` for how
-requests share the models.
+:class:`~veracity.server.settings.Limits` for the limits and budgets, :mod:`veracity.server.gate`
+for how requests share the models, :mod:`veracity.server.stop` for how work nobody waits for
+stops, and :mod:`veracity.server.public` for what a response may show of the server's files.
 """
 
 from veracity.server.settings import Limits, Settings

@@ -40,8 +40,9 @@ from veracity._json import strict_json
 from veracity.errors import OptionError, VeracityError
 from veracity.server.errors import ServiceError, error_body, status_of
 from veracity.server.gate import Gate
-from veracity.server.service import Service, VerifyOptions
-from veracity.server.settings import Settings
+from veracity.server.public import Public
+from veracity.server.service import Job, Service, VerifyOptions
+from veracity.server.settings import Settings, host_name
 
 require("fastapi", extra="server", purpose="the web service (veracity serve)")
 
@@ -75,7 +76,10 @@ JSON_OBJECT: dict[int | str, dict[str, Any]] = {
 
 # --- requests -------------------------------------------------------------------------------
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Every request body: no unknown fields, and each field of its own JSON type (``"k": true``
+    or ``"k": "5"`` is a 422, never read as 1 or 5)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 #: ``defaults.SEARCH_MODES`` as a type, so the schema lists them (a test keeps the two equal).
@@ -160,31 +164,52 @@ def sse(event: str, payload: Any) -> bytes:
     return format_sse_event(event=event, data_str=strict_json(payload))
 
 
-def _error_response(exc: Exception) -> Response:
+def error_of(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """The status, body and headers of the response to a failed request."""
     if isinstance(exc, ServiceError):
-        return json_response(exc.body(), exc.status, exc.headers)
+        return exc.status, exc.body(), exc.headers
     if isinstance(exc, VeracityError):
         status = status_of(exc)
         message = exc.message() if isinstance(exc, OptionError) else str(exc)
-        return json_response(error_body(status, type(exc).__name__, message), status)
+        return status, error_body(status, type(exc).__name__, message), {}
     ident = uuid.uuid4().hex[:12]
     log.error("request failed (error id %s)", ident, exc_info=exc)
-    return json_response(error_body(500, "internal", f"the server failed on this request "
-                                    f"(error id {ident} in the server's log)"), 500)
+    return 500, error_body(500, "internal", f"the server failed on this request (error id "
+                           f"{ident} in the server's log)"), {}
 
 
-def _event_of_error(exc: Exception) -> bytes:
-    response = _error_response(exc)
-    return b"event: error\ndata: " + bytes(response.body) + b"\n\n"
+class Replies:
+    """Every response body the endpoints send, JSON or event, passes here: through
+    :class:`~veracity.server.public.Public`, so that none shows a path on the server."""
+
+    def __init__(self, public: Public) -> None:
+        self.public = public
+
+    def json(self, payload: Any, status: int = 200,
+             headers: dict[str, str] | None = None) -> Response:
+        return json_response(self.public(payload), status, headers)
+
+    def event(self, name: str, payload: Any) -> bytes:
+        return sse(name, self.public(payload))
+
+    def failure(self, exc: Exception) -> Response:
+        status, body, headers = error_of(exc)
+        return self.json(body, status, headers)
+
+    def failure_event(self, exc: Exception) -> bytes:
+        return self.event("error", error_of(exc)[1])
 
 
 # --- middleware ------------------------------------------------------------------------------
 class BodyLimit:
-    """Refuses a request body over ``limit`` bytes with 413, before any endpoint reads it."""
+    """Reads a request's body before any endpoint does: over ``limit`` bytes is a 413, and a
+    body not all there within ``seconds`` (a ``Content-Length`` of 500 with 9 bytes sent) is a
+    408, so a client cannot hold a connection open by sending less than it declared."""
 
-    def __init__(self, app: ASGIApp, limit: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, seconds: float) -> None:
         self.app = app
         self.limit = limit
+        self.seconds = seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -198,8 +223,19 @@ class BodyLimit:
                 return
         body = bytearray()
         more = True
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.seconds
         while more:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except TimeoutError:
+                late = ServiceError.over_limit(
+                    "body_seconds", self.seconds, f"the request body was not all there after "
+                    f"{self.seconds:g} s ({len(body)} bytes arrived)", status=408,
+                    fix="send the whole body at once, as many bytes as its Content-Length says")
+                await _send(json_response(late.body(), 408, {"Connection": "close"}), scope,
+                            receive, send)
+                return
             if message["type"] != "http.request":
                 break
             body += message.get("body", b"")
@@ -221,6 +257,36 @@ class BodyLimit:
 
 async def _send(response: Response, scope: Scope, receive: Receive, send: Send) -> None:
     await response(scope, receive, send)
+
+
+class HostCheck:
+    """Refuses a request whose ``Host`` header names the server by a name it was not started
+    for (400): a page on another site whose name resolves to 127.0.0.1 (DNS rebinding) must not
+    reach the token-less loopback service."""
+
+    def __init__(self, app: ASGIApp, names: frozenset[str]) -> None:
+        self.app = app
+        self.names = names
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = next((value.decode("latin-1") for name, value in scope.get("headers", ())
+                      if name == b"host"), "")
+        name = host_name(given)
+        if name in self.names:
+            await self.app(scope, receive, send)
+            return
+        known = ", ".join(sorted(self.names))
+        if not name:
+            message = (f"the request has no Host header; send one that names this server "
+                       f"({known})")
+        else:
+            message = (f"this server does not answer to the name {name!r} (the request's Host "
+                       f"header), only to {known}; if clients reach it by that name, start it "
+                       f"with --allowed-host {name}")
+        await _send(json_response(error_body(400, "host", message), 400), scope, receive, send)
 
 
 class SecurityHeaders:
@@ -261,6 +327,7 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
                               "`veracity ... --json` prints.")
     app.state.service = served
     app.state.gate = gate
+    reply = Replies(Public(settings.index))
 
     async def authorized(request: Request) -> None:
         """Bearer token check (constant time) when the server was started with a token."""
@@ -283,56 +350,54 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     @app.exception_handler(ServiceError)
     @app.exception_handler(VeracityError)
     async def library_error(request: Request, exc: Exception) -> Response:
-        return _error_response(exc)
+        return reply.failure(exc)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in error['loc'][1:]) or 'body'}: {error['msg']}"
             for error in exc.errors())
-        return json_response(error_body(422, "invalid", f"the request is not valid: "
-                                        f"{problems}"), 422)
+        return reply.json(error_body(422, "invalid", f"the request is not valid: {problems}"),
+                          422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        return json_response(error_body(exc.status_code, "http", str(exc.detail)),
-                             exc.status_code, dict(exc.headers or {}))
+        return reply.json(error_body(exc.status_code, "http", str(exc.detail)),
+                          exc.status_code, dict(exc.headers or {}))
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:
-        return _error_response(exc)
+        return reply.failure(exc)
 
-    async def call(work: Callable[[], Any]) -> Response:
+    async def call(request: Request, check: Callable[[], Job[Any]]) -> Response:
+        """Checks the request outside the models' queue (a refusal never waits behind model
+        work), then runs its job in its turn while its client is there."""
         try:
-            return json_response(await gate.call(work))
+            job = await asyncio.to_thread(check)
+            return reply.json(await gate.call(job.run, gone=request.is_disconnected))
         except Exception as exc:  # logged with its traceback; the client gets the message
-            return _error_response(exc)
+            return reply.failure(exc)
 
-    async def stream(request: Request, start: Callable[[], Iterator[tuple[str, Any]]]
+    async def stream(request: Request, check: Callable[[], Job[Iterator[tuple[str, Any]]]]
                      ) -> Response:
-        """Checks the request in its turn (errors are plain HTTP errors), then streams."""
-        deadline = await gate.enter()
-        loop = asyncio.get_running_loop()
+        """Checks the request outside the queue, then starts its job in its turn (an error
+        until then is a plain HTTP error), then streams its events."""
+        gone = request.is_disconnected
         try:
-            events = await asyncio.wait_for(loop.run_in_executor(None, start),
-                                            deadline - loop.time())
-        except TimeoutError:
-            gate.leave()
-            raise gate.time_limit() from None
+            job = await asyncio.to_thread(check)
+            deadline = await gate.enter(gone)
+            stop = gate.stop_at(deadline)
+            events = await gate.run(job.run, stop, deadline, gone=gone, keep=True)
         except Exception as exc:
-            gate.leave()
-            return _error_response(exc)
-        except BaseException:
-            gate.leave()
-            raise
+            return reply.failure(exc)
+        items = gate.stream(events, stop, deadline, gone=gone)
 
         async def body() -> AsyncIterator[bytes]:
             try:
-                async for item in gate.stream(lambda: events, deadline,
-                                              gone=request.is_disconnected):
-                    yield b": keep-alive\n\n" if item is None else sse(*item)
+                async for item in items:
+                    yield b": keep-alive\n\n" if item is None else reply.event(*item)
             except Exception as exc:  # the status is sent: the error is an event
-                yield _event_of_error(exc)
+                yield reply.failure_event(exc)
 
         return StreamingResponse(body(), media_type="text/event-stream",
                                  headers={"X-Accel-Buffering": "no"})
@@ -340,24 +405,25 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     @app.get("/v1/health", responses=JSON_OBJECT)
     async def health() -> Response:
         """Whether the service is up; ``auth`` says whether requests need a bearer token."""
-        return json_response({"status": "ok", "auth": settings.token is not None,
-                              "busy": gate.pending})
+        return reply.json({"status": "ok", "auth": settings.token is not None,
+                           "busy": gate.pending})
 
     @app.get("/v1/version", dependencies=guarded, responses=JSON_OBJECT)
     async def version() -> Response:
         """veracity's version, the models loaded and the index generation served."""
-        return json_response(served.version())
+        return reply.json(served.version())
 
     @app.post("/v1/search", dependencies=guarded, responses=JSON_OBJECT)
-    async def search(body: SearchRequest) -> Response:
+    async def search(body: SearchRequest, request: Request) -> Response:
         """Search the index (a ``SearchResult``, as `veracity search --json`)."""
-        return await call(lambda: served.search(body.query, body.k, body.mode))
+        return await call(request, lambda: served.search(body.query, body.k, body.mode))
 
     @app.post("/v1/ask", dependencies=guarded, responses=JSON_OBJECT)
-    async def ask(body: AskRequest) -> Response:
+    async def ask(body: AskRequest, request: Request) -> Response:
         """A grounded answer with checked [n] citations (an ``Answer``, as `veracity ask
         --json`), or "I don't know"."""
-        return await call(lambda: served.ask(body.question, body.k, body.tau, body.mode))
+        return await call(request, lambda: served.ask(body.question, body.k, body.tau,
+                                                      body.mode))
 
     @app.post("/v1/ask/stream", dependencies=guarded, responses=SSE_RESPONSE)
     async def ask_stream(body: AskRequest, request: Request) -> Response:
@@ -368,9 +434,9 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
                                                                body.tau, body.mode))
 
     @app.post("/v1/verify", dependencies=guarded, responses=JSON_OBJECT)
-    async def verify(body: VerifyRequest) -> Response:
+    async def verify(body: VerifyRequest, request: Request) -> Response:
         """Check an answer claim by claim (a ``Report``, as `veracity verify --json`)."""
-        return await call(lambda: served.verify(body.options()))
+        return await call(request, lambda: served.verify(body.options()))
 
     @app.post("/v1/verify/stream", dependencies=guarded, responses=SSE_RESPONSE)
     async def verify_stream(body: VerifyRequest, request: Request) -> Response:
@@ -379,29 +445,29 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         return await stream(request, lambda: served.verify_stream(body.options()))
 
     @app.post("/v1/check", dependencies=guarded, responses=JSON_OBJECT)
-    async def check(body: CheckRequest) -> Response:
+    async def check(body: CheckRequest, request: Request) -> Response:
         """Does each premise support its claim? One batch; each pair as `veracity check
         --json` prints it."""
         pairs = [(pair.premise, pair.claim, pair.id) for pair in body.pairs]
-        return await call(lambda: served.check(pairs))
+        return await call(request, lambda: served.check(pairs))
 
     @app.post("/v1/repair", dependencies=guarded, responses=JSON_OBJECT)
-    async def repair(body: RepairRequest) -> Response:
+    async def repair(body: RepairRequest, request: Request) -> Response:
         """Repair an answer against its sources without a chat model (a ``RepairResult``, as
         `veracity repair --json`): values substituted, claims deleted or flagged, or the
         answer refused, by ``policy``."""
-        return await call(lambda: served.repair(body.options()))
+        return await call(request, lambda: served.repair(body.options()))
 
     @app.get("/v1/documents", dependencies=guarded, responses=JSON_OBJECT)
     async def documents() -> Response:
         """The ids, titles and lengths of the index's documents."""
-        return await call(served.documents)
+        return reply.json(await asyncio.to_thread(served.documents))
 
     @app.get("/v1/documents/{doc_id:path}", dependencies=guarded, responses=JSON_OBJECT)
     async def document(doc_id: Annotated[str, "a document id of the index"]) -> Response:
         """A stored document by id (its text, title, sections, pages): the text that
         citations' ``start``/``end`` index. Ids are looked up in the index, never as paths."""
-        return json_response(served.document(doc_id))
+        return reply.json(served.document(doc_id))
 
     @app.get("/", include_in_schema=False)
     async def page() -> Response:
@@ -411,13 +477,20 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     async def asset(name: str) -> Response:
         return _static(name)
 
-    app.add_middleware(BodyLimit, limit=settings.limits.body_bytes)
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> Response:
+        """The page's icon, for browsers that ask for it where it used to be."""
+        return _static("icon.svg")
+
+    app.add_middleware(BodyLimit, limit=settings.limits.body_bytes,
+                       seconds=settings.limits.body_seconds)
+    app.add_middleware(HostCheck, names=settings.host_names)
     app.add_middleware(SecurityHeaders)
     return app
 
 
 _ASSETS = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
-           "app.css": "text/css; charset=utf-8"}
+           "app.css": "text/css; charset=utf-8", "icon.svg": "image/svg+xml"}
 
 
 def _static(name: str) -> Response:

@@ -38,11 +38,12 @@ class ServiceError(Exception):
         super().__init__(message)
 
     @classmethod
-    def over_limit(cls, name: str, value: float, what: str, *, status: int = 422) -> ServiceError:
-        """A request over the limit ``name`` (``what`` says what it sent)."""
+    def over_limit(cls, name: str, value: float, what: str, *, status: int = 422,
+                   fix: str = "send less") -> ServiceError:
+        """A request over the limit ``name`` (``what`` says what it sent, ``fix`` what to do)."""
         shown = int(value) if float(value).is_integer() else value
-        return cls(status, "limit", f"{what}, over this server's limit {name} = {shown}; send "
-                   "less (the server's operator sets the limit)", limit=(name, value))
+        return cls(status, "limit", f"{what}, over this server's limit {name} = {shown}; {fix} "
+                   "(the server's operator sets the limit)", limit=(name, value))
 
     def body(self) -> dict[str, Any]:
         return error_body(self.status, self.kind, self.message, self.limit)

@@ -2,38 +2,47 @@
 
 The models (ONNX sessions, tokenizers, a llama.cpp context) run in worker threads, one job at a
 time: they are not made to be shared between threads, and on a small CPU two jobs at once only
-share the same cores. A request waits in a queue of at most ``queue``; one more gets 503 with
-``Retry-After``. A job that passes its time limit answers 408 at once; a job already running
-cannot be interrupted, so it finishes in its thread and keeps its turn until then (the queue
-never runs two jobs at once). A streamed job checks between items whether its reader is still
-there and stops (closing its iterator, which stops the model) when it is not.
+share the same cores. Only model work comes here: a request is checked (its limits and budgets)
+before it queues, so a refusal never waits behind another request's work. A request waits in a
+queue of at most ``queue``; one more gets 503 with ``Retry-After``.
+
+Each job gets a :class:`~veracity.server.stop.Stop`. While it waits or runs, the gate looks
+every ``tick`` seconds at whether its client is still there and whether its time is up; when
+either fails, it sets the stop (the work stops at its next batch, see
+:mod:`veracity.server.stop`) and answers at once: 408 when the time ran out, 499 when the client
+left (nobody reads that one). The job keeps its turn until its worker has stopped, so two jobs
+never run at once. A streamed job also stops when its reader leaves: the worker closes its
+iterator after the item it is making.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 from veracity.server.errors import ServiceError
+from veracity.server.stop import Stop
 
-__all__ = ["Gate"]
+__all__ = ["Gate", "Gone"]
 
 T = TypeVar("T")
-_END = object()
+#: ``await gone()`` says whether the request's client has left (``Request.is_disconnected``).
+Gone = Callable[[], Awaitable[bool]]
 
 
 class Gate:
     """Admits model jobs one at a time (see the module docstring)."""
 
-    def __init__(self, *, queue: int, seconds: float, retry_after: int = 5) -> None:
+    def __init__(self, *, queue: int, seconds: float, retry_after: int = 5,
+                 tick: float = 0.25) -> None:
         self.queue = queue
         self.seconds = seconds
         self.retry_after = retry_after
+        self.tick = tick
         self.pending = 0  # running and waiting
-        self.stopped = 0  # streamed jobs stopped because their reader left or time ran out
+        self.stopped = 0  # jobs stopped because their client left or their time ran out
         self._turn: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -47,9 +56,15 @@ class Gate:
         return ServiceError.over_limit(
             "seconds", self.seconds, "the request took longer than the time limit", status=408)
 
-    async def enter(self) -> float:
+    @staticmethod
+    def left() -> ServiceError:
+        return ServiceError(499, "left", "the client left before the answer was ready; its "
+                            "work was stopped")
+
+    async def enter(self, gone: Gone | None = None) -> float:
         """Wait for this request's turn; returns its deadline (``loop.time()``). Raises 503
-        when the queue is full and 408 when the turn does not come within the time limit."""
+        when the queue is full, 408 when the turn does not come within the time limit and 499
+        when the client leaves while it waits (it then leaves the queue)."""
         if self.pending >= 1 + self.queue:
             raise ServiceError(
                 503, "overloaded", f"the server is busy ({self.pending} requests running or "
@@ -58,12 +73,14 @@ class Gate:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.seconds
         self.pending += 1
+        turn = asyncio.ensure_future(self._semaphore().acquire())  # keeps its place in line
         try:
-            await asyncio.wait_for(self._semaphore().acquire(), self.seconds)
-        except TimeoutError:
-            self.pending -= 1
-            raise self.time_limit() from None
+            while not turn.done():
+                await self._watch(turn, deadline, gone)
         except BaseException:
+            if turn.done() and not turn.cancelled():
+                self._semaphore().release()
+            turn.cancel()
             self.pending -= 1
             raise
         return deadline
@@ -72,49 +89,88 @@ class Gate:
         self._semaphore().release()
         self.pending -= 1
 
-    async def call(self, work: Callable[[], T]) -> T:
-        """``work()`` in a worker thread, in its turn, within the time limit."""
-        deadline = await self.enter()
+    async def call(self, work: Callable[[Stop], T], *, gone: Gone | None = None) -> T:
+        """``work(stop)`` in a worker thread, in its turn, within the time limit, while its
+        client is there (see the module docstring)."""
+        deadline = await self.enter(gone)
+        return await self.run(work, self.stop_at(deadline), deadline, gone=gone, keep=False)
+
+    @staticmethod
+    def stop_at(deadline: float) -> Stop:
+        """The stop of a job whose turn ends at ``deadline`` (``loop.time()``)."""
+        return Stop(seconds=deadline - asyncio.get_running_loop().time())
+
+    async def run(self, work: Callable[[Stop], T], stop: Stop, deadline: float, *,
+                  gone: Gone | None = None, keep: bool) -> T:
+        """``work(stop)`` in a worker thread, in a turn already entered. The turn is given back
+        when the worker ends, unless ``keep`` and the work succeeded (a stream goes on)."""
         loop = asyncio.get_running_loop()
         try:
-            future = loop.run_in_executor(None, work)
+            future = loop.run_in_executor(None, work, stop)
         except BaseException:
             self.leave()
             raise
-        future.add_done_callback(lambda _: self.leave())
-        try:
-            return await asyncio.wait_for(asyncio.shield(future), deadline - loop.time())
-        except TimeoutError:
-            raise self.time_limit() from None
 
-    async def stream(self, items: Callable[[], Iterator[Any]], deadline: float, *,
-                     gone: Callable[[], Any], tick: float = 0.25,
-                     ping: float = 15.0) -> AsyncIterator[Any]:
-        """The items of ``items()`` (run in a worker thread) as they come; ``None`` now and
-        then as a keep-alive. Call after :meth:`enter` (whose turn this gives back).
+        given_up = False
+
+        def finished(done: asyncio.Future[T]) -> None:
+            failed = done.cancelled() or done.exception() is not None  # (retrieves it)
+            if failed or not keep or given_up:
+                self.leave()
+
+        future.add_done_callback(finished)
+        try:
+            while not future.done():
+                await self._watch(future, deadline, gone)
+        except BaseException as exc:  # 408, 499 or cancelled: the worker stops at its next look
+            given_up = True
+            stop.set("the client left" if isinstance(exc, ServiceError) and exc.status == 499
+                     else "the time ran out")
+            self.stopped += 1
+            raise
+        return future.result()
+
+    async def _watch(self, waiting: asyncio.Future[Any], deadline: float,
+                     gone: Gone | None) -> None:
+        """Wait up to one tick for ``waiting``; raise 408 past the deadline, 499 when the
+        client has left."""
+        loop = asyncio.get_running_loop()
+        remaining = deadline - loop.time()
+        if remaining <= 0:
+            raise self.time_limit()
+        await asyncio.wait({waiting}, timeout=min(self.tick, remaining))
+        if not waiting.done():
+            if loop.time() >= deadline:
+                raise self.time_limit()
+            if gone is not None and await gone():
+                raise self.left()
+
+    def stream(self, items: Iterator[Any], stop: Stop, deadline: float, *, gone: Gone,
+               ping: float = 15.0) -> AsyncIterator[Any]:
+        """The items of ``items`` (iterated in a worker thread, started now) as they come;
+        ``None`` now and then as a keep-alive. Call in a turn kept by :meth:`run` (the worker
+        gives it back when it ends).
 
         Stops when ``await gone()`` says the reader left, or at the deadline (raising 408):
-        the worker closes the iterator after the item it is making.
+        ``stop`` is set and the worker closes the iterator after the item it is making.
         """
         loop = asyncio.get_running_loop()
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        stop = threading.Event()
 
         def put(kind: str, value: Any) -> None:
             loop.call_soon_threadsafe(queue.put_nowait, (kind, value))
 
         def work() -> None:
             try:
-                iterator = items()
                 try:
-                    for item in iterator:
+                    for item in items:
                         if stop.is_set():
                             break
                         put("item", item)
                         if stop.is_set():
                             break
                 finally:
-                    close = getattr(iterator, "close", None)
+                    close = getattr(items, "close", None)
                     if close is not None:
                         close()
             except BaseException as exc:  # handed to the reader, which reports it
@@ -128,6 +184,11 @@ class Gate:
         except BaseException:
             self.leave()
             raise
+        return self._read(queue, stop, deadline, gone, ping)
+
+    async def _read(self, queue: asyncio.Queue[tuple[str, Any]], stop: Stop, deadline: float,
+                    gone: Gone, ping: float) -> AsyncIterator[Any]:
+        loop = asyncio.get_running_loop()
         quiet_since = time.monotonic()
         finished = False
         try:
@@ -135,7 +196,7 @@ class Gate:
                 if loop.time() >= deadline:
                     raise self.time_limit()
                 try:
-                    kind, value = await asyncio.wait_for(queue.get(), tick)
+                    kind, value = await asyncio.wait_for(queue.get(), self.tick)
                 except TimeoutError:
                     if await gone():
                         return
@@ -152,6 +213,6 @@ class Gate:
                 quiet_since = time.monotonic()
                 yield value
         finally:
-            stop.set()  # the reader left (or was cancelled), or time ran out
-            if not finished:
+            if not finished:  # the reader left (or was cancelled), or time ran out
+                stop.set("the client left")
                 self.stopped += 1

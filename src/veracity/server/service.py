@@ -1,25 +1,33 @@
 """The library calls behind the endpoints, on models loaded once.
 
 :class:`Service` is built from :class:`~veracity.server.settings.Settings` and loaded once (the
-app's lifespan). Its methods are plain synchronous library calls that return the same
-``to_dict()`` payloads the CLI prints with ``--json``; the app runs them in its worker thread
-(:mod:`veracity.server.gate`). Per-request options (``k``, ``tau``, layers, search ``mode``) build
-cheap stage objects around the loaded models and never change the loaded ones; a search mode
-other than the server's own is opened at its first request and kept.
+app's lifespan). Each endpoint's method checks its request at once, against the limits and the
+budgets (the claims and the (passage, claim) pairs it would cost), and returns a :class:`Job`:
+the model work, plain synchronous library calls that return the same ``to_dict()`` payloads the
+CLI prints with ``--json``. The app checks outside the models' queue and runs the job in its
+turn (:mod:`veracity.server.gate`), handing it a stop that its models look at between batches
+(:mod:`veracity.server.stop`). Per-request options (``k``, ``tau``, layers, search ``mode``)
+build cheap stage objects around the loaded models and never change the loaded ones; a search
+mode other than the server's own is opened at its first request and kept.
+
+>>> service = Service(Settings(index="my-index")).load()    # doctest: +SKIP
+>>> service.search("waggle dance", k=3).run()["hits"][0]     # doctest: +SKIP
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator, Sequence
+import time
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from veracity import __version__, defaults
 from veracity.errors import IndexStoreError, InputError
 from veracity.server.errors import ServiceError
 from veracity.server.settings import Limits, Settings
-from veracity.types import Chunk, Document, ScoredPair
+from veracity.server.stop import Stop, StoppingRetriever, StoppingScorer
+from veracity.types import Chunk, ClaimSet, Document, ScoredPair
 
 if TYPE_CHECKING:
     from veracity.corpus.store import ChunkStore
@@ -32,7 +40,9 @@ if TYPE_CHECKING:
     from veracity.verify.knowledge import KnowledgeLayer
     from veracity.verify.pipeline import AnswerVerifier
 
-__all__ = ["Service", "VerifyOptions", "document_payload"]
+__all__ = ["Job", "Service", "VerifyOptions", "document_payload"]
+
+T = TypeVar("T")
 
 #: The layers the service runs (consistency needs sampled answers from a chat model: use the CLI).
 SERVED_LAYERS = ("nli", "knowledge")
@@ -59,12 +69,33 @@ class VerifyOptions:
     policy: str = defaults.REPAIR_POLICY
 
 
+@dataclass(frozen=True)
+class Job(Generic[T]):
+    """A request that passed its checks: its model work, ``run(stop)`` in the models' turn."""
+
+    work: Callable[[Stop], T]
+
+    def run(self, stop: Stop | None = None) -> T:
+        return self.work(stop or Stop())
+
+
+@dataclass(frozen=True)
+class Checked:
+    """An answer to verify or repair that is within its budget: its claims (made by the same
+    rules as the verifier's, so they are not made twice) and its pasted or picked passages."""
+
+    claims: ClaimSet
+    chunks: tuple[Chunk, ...]
+    seconds: float
+
+
 def document_payload(document: Document) -> dict[str, Any]:
-    """A stored document for the page: its text, title, sections and pages (never the server's
-    file path: ``source`` is left out)."""
+    """A stored document for the page: its text, title, sections and pages, and the file it
+    was read from (which a response shows by its name only: :mod:`veracity.server.public`)."""
     return {
         "id": document.id,
         "title": document.title,
+        "source": document.source,
         "text": document.text,
         "chars": len(document.text),
         "sections": [{"start": s.start, "end": s.end, "path": list(s.path)}
@@ -107,7 +138,7 @@ class Service:
         self._loaded = True
         return self
 
-    # --- the endpoints ----------------------------------------------------------------------
+    # --- the endpoints: checks now, a Job for the models' turn --------------------------------
     def version(self) -> dict[str, Any]:
         return {"veracity": __version__, "api": "v1",
                 "verifier": {"model": self.scorer.model_id,
@@ -117,77 +148,61 @@ class Service:
                 "index": {"generation": self.generation, "chunks": len(self.store)},
                 "notes": list(self.notes)}
 
-    def search(self, query: str, k: int, mode: str | None = None) -> dict[str, Any]:
+    def search(self, query: str, k: int, mode: str | None = None) -> Job[dict[str, Any]]:
         self._check_text("query", query, "question_chars")
-        return self._search(mode)[0].run(query, k=self._k(k)).to_dict()
+        k, mode = self._k(k), self._mode(mode)
+        return Job(lambda stop: self._search(mode)[0].run(query, k=k).to_dict())
 
-    def asker(self, k: int, tau: float, mode: str | None = None) -> Asker:
-        from veracity.generate.ask import Asker
-        from veracity.generate.grounded import GroundedGenerator
-
-        retriever, abstainer = self._search(mode)
-        generator = GroundedGenerator(self.chat, self.scorer, tau=tau)
-        return Asker(retriever, generator, k=self._k(k), abstainer=abstainer)
-
-    def ask(self, question: str, k: int, tau: float, mode: str | None = None) -> dict[str, Any]:
+    def ask(self, question: str, k: int, tau: float,
+            mode: str | None = None) -> Job[dict[str, Any]]:
         self._check_text("question", question, "question_chars")
-        return self.asker(k, tau, mode).run(question).to_dict()
+        k, mode = self._k(k), self._mode(mode)
+        return Job(lambda stop: self._asker(k, tau, mode, stop).run(question).to_dict())
 
     def ask_stream(self, question: str, k: int, tau: float,
-                   mode: str | None = None) -> Iterator[tuple[str, Any]]:
+                   mode: str | None = None) -> Job[Iterator[tuple[str, Any]]]:
         """``("sentence", SentenceCheck dict)`` as each is written and checked, then
-        ``("answer", Answer dict)``. The request is checked before this returns."""
+        ``("answer", Answer dict)``."""
         self._check_text("question", question, "question_chars")
-        return self._ask_events(self.asker(k, tau, mode), question)
+        k, mode = self._k(k), self._mode(mode)
+        return Job(lambda stop: self._ask_events(self._asker(k, tau, mode, stop), question))
 
-    @staticmethod
-    def _ask_events(asker: Asker, question: str) -> Iterator[tuple[str, Any]]:
-        from veracity.generate.stream import StreamingAsker
-        from veracity.types import Answer, SentenceCheck
+    def verify(self, options: VerifyOptions) -> Job[dict[str, Any]]:
+        checked = self._checked(options, "verify")
 
-        items: Generator[SentenceCheck | Answer, None, None] = StreamingAsker(asker).run(question)
-        try:
-            for item in items:
-                yield ("answer" if isinstance(item, Answer) else "sentence"), item.to_dict()
-        finally:
-            items.close()
+        def work(stop: Stop) -> dict[str, Any]:
+            verifier = self._verifier(options, checked.chunks, stop)
+            return verifier.verify_claims(checked.claims, question=options.question,
+                                          timings={"claims": checked.seconds}).to_dict()
 
-    def verify(self, options: VerifyOptions) -> dict[str, Any]:
-        return self.verifier(options).run(options.answer, question=options.question).to_dict()
+        return Job(work)
 
-    def verify_stream(self, options: VerifyOptions) -> Iterator[tuple[str, Any]]:
+    def verify_stream(self, options: VerifyOptions) -> Job[Iterator[tuple[str, Any]]]:
         """``("sentence", {...})`` per sentence of the answer as soon as it is verified: its
         span, text, the verdicts of its claims and why it was skipped (or ``null``); then
-        ``("report", Report dict)``, the report on the whole answer. The request is checked
-        before this returns."""
-        return self._verify_events(self.verifier(options), options)
+        ``("report", Report dict)``, the report on the whole answer."""
+        checked = self._checked(options, "verify")
+        return Job(lambda stop: self._verify_events(
+            self._verifier(options, checked.chunks, stop), options))
 
-    @staticmethod
-    def _verify_events(verifier: AnswerVerifier,
-                       options: VerifyOptions) -> Iterator[tuple[str, Any]]:
-        from veracity.verify.stream import (
-            StreamedSentence,
-            StreamVerifier,
-            merge_reports,
-            sentence_pieces,
-        )
+    def repair(self, options: VerifyOptions) -> Job[dict[str, Any]]:
+        """The repaired answer (a ``RepairResult``, as `veracity repair --json`), without a
+        chat model: values substituted from the evidence, claims deleted, flagged or the
+        answer refused, by ``options.policy``."""
+        from veracity.repair.pipeline import check_policy, make_repairer
 
-        streamed = []
-        items: Generator[StreamedSentence, None, None] = StreamVerifier(verifier).run(
-            sentence_pieces(options.answer), question=options.question)
-        try:
-            for sentence in items:
-                streamed.append(sentence)
-                yield "sentence", {
-                    "index": sentence.index, "span": [sentence.span.start, sentence.span.end],
-                    "text": sentence.text,
-                    "claims": [verdict.to_dict() for verdict in sentence.verdicts],
-                    "skipped": None if sentence.skipped is None else sentence.skipped.to_dict()}
-        finally:
-            items.close()
-        yield "report", merge_reports(options.answer, streamed).to_dict()
+        checked = self._checked(options, "repair")
 
-    def check(self, pairs: Sequence[tuple[str, str, str | None]]) -> dict[str, Any]:
+        def work(stop: Stop) -> dict[str, Any]:
+            retriever = None if checked.chunks else self._retriever(options.mode, stop)
+            repairer = make_repairer(StoppingScorer(self.scorer, stop), retriever=retriever,
+                                     sources=checked.chunks, policy=check_policy(options.policy),
+                                     k=options.k, tau=options.tau)
+            return repairer.run(options.answer, question=options.question).to_dict()
+
+        return Job(work)
+
+    def check(self, pairs: Sequence[tuple[str, str, str | None]]) -> Job[dict[str, Any]]:
         """Score (premise, claim, id) pairs in one batch, each as ``veracity check`` prints it."""
         if not pairs:
             raise InputError("no pairs were given: send pairs = [{premise, claim}]")
@@ -196,15 +211,21 @@ class Service:
         for premise, claim, _ in pairs:
             if not premise.strip() or not claim.strip():
                 raise InputError("a pair has an empty premise or claim: give both texts")
-        result = self.scorer.run([p for p, _, _ in pairs], [c for _, c, _ in pairs])
-        probabilities = bool(getattr(self.scorer, "scores_are_probabilities", True))
-        rows = []
-        for (premise, claim, ident), score in zip(pairs, result.scores, strict=True):
-            row = ScoredPair(premise, claim, score, probabilities=probabilities).to_dict()
-            rows.append(row if ident is None else {"id": ident} | row)
-        return {"model": result.model_id, "version": result.model_version, "pairs": rows,
-                "failed": result.failures}
 
+        def work(stop: Stop) -> dict[str, Any]:
+            scorer = StoppingScorer(self.scorer, stop)
+            result = scorer.run([p for p, _, _ in pairs], [c for _, c, _ in pairs])
+            probabilities = scorer.scores_are_probabilities
+            rows = []
+            for (premise, claim, ident), score in zip(pairs, result.scores, strict=True):
+                row = ScoredPair(premise, claim, score, probabilities=probabilities).to_dict()
+                rows.append(row if ident is None else {"id": ident} | row)
+            return {"model": result.model_id, "version": result.model_version, "pairs": rows,
+                    "failed": result.failures}
+
+        return Job(work)
+
+    # --- the endpoints without model work ------------------------------------------------------
     def document(self, doc_id: str) -> dict[str, Any]:
         """A stored document by its id (looked up in the index's store, never on disk)."""
         try:
@@ -214,20 +235,17 @@ class Service:
                                "GET /v1/documents lists the ids") from None
 
     def documents(self) -> dict[str, Any]:
-        rows = [{"id": d.id, "title": d.title, "chars": len(d.text)}
+        rows = [{"id": d.id, "title": d.title, "source": d.source, "chars": len(d.text)}
                 for d in self.store.documents()]
         return {"documents": rows, "count": len(rows)}
 
     # --- helpers ----------------------------------------------------------------------------
-    def _search(self, mode: str | None) -> tuple[Retriever, Abstainer]:
+    def _search(self, mode: str) -> tuple[Retriever, Abstainer]:
         """The retriever of a search mode (reranked when the server reranks) and the abstention
         that goes with it, as `veracity ask --mode` makes them; each mode is opened once."""
         from veracity.cli.ask import index_abstainer
         from veracity.retrieve.open import FallbackRetriever, open_retriever
 
-        mode = self.settings.mode if mode is None else mode
-        if mode not in defaults.SEARCH_MODES:
-            raise InputError(f"mode {mode!r}: one of {', '.join(defaults.SEARCH_MODES)}")
         if mode not in self._searches:
             notes: list[str] = []
             try:
@@ -256,15 +274,100 @@ class Service:
             self._searches[mode] = (retriever.load(), abstainer)
         return self._searches[mode]
 
-    def verifier(self, options: VerifyOptions) -> AnswerVerifier:
-        """The answer verifier of one request, over the loaded models."""
+    def _retriever(self, mode: str | None, stop: Stop) -> StoppingRetriever:
+        return StoppingRetriever(self._search(self._mode(mode))[0], stop)
+
+    def _asker(self, k: int, tau: float, mode: str, stop: Stop) -> Asker:
+        from veracity.generate.ask import Asker
+        from veracity.generate.grounded import GroundedGenerator
+
+        abstainer = self._search(mode)[1]
+        generator = GroundedGenerator(self.chat, StoppingScorer(self.scorer, stop), tau=tau)
+        return Asker(self._retriever(mode, stop), generator, k=k, abstainer=abstainer)
+
+    @staticmethod
+    def _ask_events(asker: Asker, question: str) -> Iterator[tuple[str, Any]]:
+        from veracity.generate.stream import StreamingAsker
+        from veracity.types import Answer, SentenceCheck
+
+        items: Generator[SentenceCheck | Answer, None, None] = StreamingAsker(asker).run(question)
+        try:
+            for item in items:
+                yield ("answer" if isinstance(item, Answer) else "sentence"), item.to_dict()
+        finally:
+            items.close()
+
+    @staticmethod
+    def _verify_events(verifier: AnswerVerifier,
+                       options: VerifyOptions) -> Iterator[tuple[str, Any]]:
+        from veracity.verify.stream import (
+            StreamedSentence,
+            StreamVerifier,
+            merge_reports,
+            sentence_pieces,
+        )
+
+        streamed = []
+        items: Generator[StreamedSentence, None, None] = StreamVerifier(verifier).run(
+            sentence_pieces(options.answer), question=options.question)
+        try:
+            for sentence in items:
+                streamed.append(sentence)
+                yield "sentence", {
+                    "index": sentence.index, "span": [sentence.span.start, sentence.span.end],
+                    "text": sentence.text,
+                    "claims": [verdict.to_dict() for verdict in sentence.verdicts],
+                    "skipped": None if sentence.skipped is None else sentence.skipped.to_dict()}
+        finally:
+            items.close()
+        yield "report", merge_reports(options.answer, streamed).to_dict()
+
+    def _verifier(self, options: VerifyOptions, chunks: tuple[Chunk, ...],
+                  stop: Stop) -> AnswerVerifier:
+        """The answer verifier of one checked request, over the loaded models."""
         from veracity.verify.pipeline import make_answer_verifier
 
+        return make_answer_verifier(
+            StoppingScorer(self.scorer, stop),
+            retriever=None if chunks else self._retriever(options.mode, stop), sources=chunks,
+            layers=options.layers, rule=options.rule, k=options.k, tau=options.tau,
+            knowledge=self.knowledge if "knowledge" in options.layers else None)
+
+    def _checked(self, options: VerifyOptions, verb: str) -> Checked:
+        """An answer to verify or repair, checked against the limits and the budgets: its claims
+        (``claims``) and the (passage, claim) pairs they would cost (``pairs``)."""
+        from veracity.verify.claims import ClaimExtractor
+
         if not options.answer.strip():
-            raise InputError("the answer is empty: give the text to verify")
+            raise InputError(f"the answer is empty: give the text to {verb}")
         self._check_text("answer", options.answer, "answer_chars")
         if options.question is not None:
             self._check_text("question", options.question, "question_chars")
+        if verb == "verify":
+            self._check_verify_options(options)
+        else:
+            from veracity.repair.pipeline import check_policy
+
+            check_policy(options.policy)
+        chunks = self._sources(options)
+        k = self._k(options.k)
+        self._mode(options.mode)
+        started = time.perf_counter()
+        claims = ClaimExtractor().run(options.answer)  # the rules make_answer_verifier uses
+        count = len(claims.claims)
+        if count > self.limits.claims:
+            raise ServiceError.over_limit("claims", self.limits.claims,
+                                          f"the answer has {count} claims")
+        each = len(chunks) if chunks and len(chunks) <= k else k
+        if count * each > self.limits.pairs:
+            raise ServiceError.over_limit(
+                "pairs", self.limits.pairs, f"{count} claims with {each} passages each make "
+                f"{count * each} (passage, claim) pairs to score", fix="send fewer claims or "
+                "a smaller k")
+        return Checked(claims, chunks, time.perf_counter() - started)
+
+    @staticmethod
+    def _check_verify_options(options: VerifyOptions) -> None:
         unknown = [name for name in options.layers if name not in SERVED_LAYERS]
         if unknown or not options.layers:
             raise InputError(f"layers {list(options.layers)}: the service runs "
@@ -274,32 +377,6 @@ class Service:
             raise InputError(f"rule {options.rule!r}: the service offers "
                              f"{', '.join(SERVED_RULES)} (logistic reads a weights file: use "
                              "`veracity verify --rule logistic --weights W.json`)")
-        chunks = self._sources(options)
-        k = self._k(options.k)
-        return make_answer_verifier(
-            self.scorer, retriever=None if chunks else self._search(options.mode)[0],
-            sources=chunks,
-            layers=options.layers, rule=options.rule, k=k, tau=options.tau,
-            knowledge=self.knowledge if "knowledge" in options.layers else None)
-
-    def repair(self, options: VerifyOptions) -> dict[str, Any]:
-        """The repaired answer (a ``RepairResult``, as `veracity repair --json`), without a
-        chat model: values substituted from the evidence, claims deleted, flagged or the
-        answer refused, by ``options.policy``."""
-        from veracity.repair import POLICIES, make_repairer
-
-        if not options.answer.strip():
-            raise InputError("the answer is empty: give the text to repair")
-        self._check_text("answer", options.answer, "answer_chars")
-        if options.question is not None:
-            self._check_text("question", options.question, "question_chars")
-        if options.policy not in POLICIES:
-            raise InputError(f"policy {options.policy!r}: one of {', '.join(POLICIES)}")
-        chunks = self._sources(options)
-        retriever = None if chunks else self._search(options.mode)[0]
-        repairer = make_repairer(self.scorer, retriever=retriever, sources=chunks,
-                                 policy=options.policy, k=self._k(options.k), tau=options.tau)
-        return repairer.run(options.answer, question=options.question).to_dict()
 
     def _sources(self, options: VerifyOptions) -> tuple[Chunk, ...]:
         """The chunks of a request's ``sources`` texts and ``doc_ids`` (none: search the index)."""
@@ -325,6 +402,12 @@ class Service:
         if k > self.limits.k:
             raise ServiceError.over_limit("k", self.limits.k, f"k = {k} passages")
         return k
+
+    def _mode(self, mode: str | None) -> str:
+        mode = self.settings.mode if mode is None else mode
+        if mode not in defaults.SEARCH_MODES:
+            raise InputError(f"mode {mode!r}: one of {', '.join(defaults.SEARCH_MODES)}")
+        return mode
 
     def _check_text(self, what: str, text: str, limit: str) -> None:
         most = int(getattr(self.limits, limit))

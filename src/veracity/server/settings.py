@@ -20,7 +20,10 @@ from veracity import defaults
 from veracity.cli.application import Models
 from veracity.errors import OptionError
 
-__all__ = ["Limits", "Settings", "is_loopback"]
+__all__ = ["LOOPBACK_NAMES", "Limits", "Settings", "host_name", "is_loopback"]
+
+#: The names of this machine a server on any address answers to.
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
 @dataclass(frozen=True)
@@ -29,8 +32,17 @@ class Limits:
 
     ``body_bytes``: the request body; ``question_chars``, ``answer_chars``: the question and the
     answer to verify; ``sources``: source texts or document ids of one verify request (200, as
-    Vertex AI check-grounding's facts); ``pairs``: premise/claim pairs of one check request;
-    ``k``: passages per search, question or claim; ``seconds``: one request, queueing included;
+    Vertex AI check-grounding's facts); ``k``: passages per search, question or claim.
+
+    The budget of one request's model work, checked before it queues: ``claims``: the claims
+    of an answer to verify or repair (made by the verifier's rules); ``pairs``: the (passage,
+    claim) pairs the verifier scores, a check request's pairs or an answer's claims times the
+    passages each is checked against (``k``, or the pasted passages when fewer; repair reads
+    them again after its research and its edits); ``seconds``: one request, queueing included
+    (past it the request gets 408 and its work stops at its next batch).
+
+    ``body_seconds``: reading one request's body (a client that declares more bytes than it
+    sends, or sends them slowly, is answered 408 instead of holding the connection open);
     ``queue``: requests waiting while one runs (the models serve one request at a time), beyond
     which the service answers 503 with ``Retry-After``.
     """
@@ -39,9 +51,11 @@ class Limits:
     question_chars: int = 2_000
     answer_chars: int = 20_000
     sources: int = 200
-    pairs: int = 256
     k: int = 20
+    claims: int = 100
+    pairs: int = 500
     seconds: float = 120.0
+    body_seconds: float = 10.0
     queue: int = 32
 
     def __post_init__(self) -> None:
@@ -65,13 +79,29 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def host_name(value: str) -> str:
+    """The host name of an address or a ``Host`` header, without its port, brackets or case.
+
+    >>> host_name("[::1]:8000"), host_name("LocalHost:80"), host_name("example.org.")
+    ('::1', 'localhost', 'example.org')
+    """
+    value = value.strip().lower()
+    if value.startswith("["):
+        value = value[1:].partition("]")[0]
+    elif value.count(":") == 1:  # name:port (an IPv6 address without brackets has several)
+        value = value.partition(":")[0]
+    return value.rstrip(".")
+
+
 @dataclass(frozen=True)
 class Settings:
     """The service's configuration (see ``veracity serve --help``).
 
     ``models`` makes the verifier and the chat model (the CLI's factories; tests pass fakes).
     A ``host`` other than a loopback address needs a ``token``: without one, anyone who can
-    reach the port could use the models.
+    reach the port could use the models. Requests must name the server (their ``Host`` header)
+    by one of :attr:`host_names`: a web page from another site that points its own name at
+    127.0.0.1 (DNS rebinding) is refused, not served.
     """
 
     index: str | Path
@@ -87,6 +117,8 @@ class Settings:
     rerank_depth: int | None = None
     limits: Limits = field(default_factory=Limits)
     models: Models = field(default_factory=Models)
+    #: Other names clients reach the server by (``--allowed-host``), e.g. the machine's name.
+    allowed_hosts: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.token is not None and len(self.token) < 8:
@@ -102,6 +134,22 @@ class Settings:
             raise OptionError("port", self.port, "a port from 1 to 65535")
         if self.mode not in defaults.SEARCH_MODES:
             raise OptionError("mode", self.mode, f"one of {', '.join(defaults.SEARCH_MODES)}")
+        for name in self.allowed_hosts:
+            if not isinstance(name, str) or not host_name(name) or any(
+                    mark in name for mark in " /\\*@,"):
+                raise OptionError("allowed_host", name, "a host name or address, such as "
+                                  "veracity.example.org or 192.168.1.5, without scheme or path")
         if self.rerank_depth is not None and self.reranker is None:
             raise OptionError("rerank_depth", self.rerank_depth, "given with a reranker",
                               "Pass --rerank as well, or leave --rerank-depth out.")
+
+    @property
+    def host_names(self) -> frozenset[str]:
+        """The names a request's ``Host`` header may give: the loopback names, ``host`` and
+        ``allowed_hosts``.
+
+        >>> sorted(Settings(index="i", allowed_hosts=("Box.local",)).host_names)
+        ['127.0.0.1', '::1', 'box.local', 'localhost']
+        """
+        return frozenset(host_name(name) for name in (*LOOPBACK_NAMES, self.host,
+                                                      *self.allowed_hosts))

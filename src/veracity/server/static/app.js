@@ -6,7 +6,6 @@
 const $ = (id) => document.getElementById(id);
 const MARKS = { supported: "✓", contradicted: "≠", unsupported: "✗", invalid_citation: "!", citation_attached: "+",
   uncited: "?", not_factual: "·", error: "⚠" };
-let pastedSources = [];
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -33,8 +32,21 @@ function headers(accept = "text/event-stream") {
 }
 
 function errorText(body, status) {
+  if (status === 401) {
+    $("token-box").hidden = false;
+    $("token").focus();
+    return $("token").value.trim()
+      ? "the token is not this server's: type the right one in the Token box at the top of the page, then try again"
+      : "this server needs its token: type it in the Token box at the top of the page, then try again";
+  }
   const error = body && body.error;
   return error ? error.message : "the server answered " + status;
+}
+
+// A view's status line: a message, red only while it reports an error.
+function setStatus(id, text, isError = false) {
+  $(id).textContent = text;
+  $(id).className = isError ? "error" : "";
 }
 
 // POST a JSON body and call onEvent(name, data) for each Server-Sent Event.
@@ -82,21 +94,41 @@ async function postJSON(url, body) {
 }
 
 // --- the cited document ------------------------------------------------------------------
-async function showDocument(where) {
-  // where: {doc_id, title, section, page, page_end, start, end}
+// How a document is named where titles may repeat: its title and its id (a path-free name).
+function docName(title, id) {
+  return title && title !== id ? title + " (" + id + ")" : id;
+}
+
+// The spans to highlight in a passage [start, end): the verifier's evidence, cut to the passage
+// and in order; the whole passage when the verifier named none.
+function highlights(where) {
+  const spans = (where.evidence || [])
+    .map(([a, b]) => [Math.max(a, where.start), Math.min(b, where.end)])
+    .filter(([a, b]) => a < b)
+    .sort((x, y) => x[0] - y[0]);
+  return spans.length ? spans : [[where.start, where.end]];
+}
+
+// Show the passage `where` ({doc_id, title, section, page, page_end, start, end, evidence}) in
+// its document: the passage shaded (#cited), the sentences that support the claim marked.
+// `pasted` holds the texts of the request `where` comes from when it was checked against
+// pasted sources (ids text-1, ...); otherwise the document is the index's.
+async function showDocument(where, pasted = null) {
   let text;
-  let title = where.title || where.doc_id;
+  let title;
+  const parts = [];
   const local = /^text-(\d+)$/.exec(where.doc_id);
-  if (local && pastedSources.length) {
-    text = pastedSources[Number(local[1]) - 1] || "";
+  if (pasted && local) {
+    text = pasted[Number(local[1]) - 1] || "";
+    title = "pasted source " + local[1];
   } else {
     const doc = await getJSON("/v1/documents/" + encodeURIComponent(where.doc_id));
     text = doc.text;
     title = doc.title || doc.id;
+    parts.push("document " + doc.id);  // titles may repeat; ids do not
   }
   const panel = $("document");
   $("doc-title").textContent = title;
-  const parts = [];
   if (where.section && where.section.length) parts.push("section: " + where.section.join(" › "));
   if (where.page !== null && where.page !== undefined) {
     parts.push("page " + where.page + (where.page_end && where.page_end !== where.page ? "–" + where.page_end : ""));
@@ -105,18 +137,29 @@ async function showDocument(where) {
   $("doc-where").textContent = parts.join(" · ");
   const pre = $("doc-text");
   pre.replaceChildren();
-  const mark = el("mark", { id: "cited", tabindex: "-1" }, cut(text, where.start, where.end));
-  pre.append(document.createTextNode(cut(text, 0, where.start)), mark,
+  const passage = el("span", { id: "cited", class: "passage-in-document", tabindex: "-1" });
+  let at = where.start;
+  for (const [a, b] of highlights(where)) {
+    if (a < at) continue;
+    passage.append(document.createTextNode(cut(text, at, a)), el("mark", {}, cut(text, a, b)));
+    at = b;
+  }
+  passage.append(document.createTextNode(cut(text, at, where.end)));
+  pre.append(document.createTextNode(cut(text, 0, where.start)), passage,
              document.createTextNode(cut(text, where.end)));
   panel.hidden = false;
-  mark.scrollIntoView({ block: "center" });
-  mark.focus({ preventScroll: true });
+  // Scroll the document's text, not the page: its title and place stay in view above it.
+  panel.scrollIntoView({ block: "nearest" });
+  const first = passage.querySelector("mark");
+  const offset = first.getBoundingClientRect().top - pre.getBoundingClientRect().top;
+  pre.scrollTop += offset - Math.max(0, (pre.clientHeight - first.offsetHeight) / 2);
+  passage.focus({ preventScroll: true });
 }
 
-function openButton(where, label) {
+function openButton(where, label, pasted = null) {
   const button = el("button", { type: "button", class: "marker" }, label);
   button.addEventListener("click", () => {
-    showDocument(where).catch((e) => { $("doc-where").textContent = e.message; });
+    showDocument(where, pasted).catch((e) => { $("doc-where").textContent = e.message; });
   });
   return button;
 }
@@ -153,7 +196,7 @@ async function ask(event) {
   const question = $("question").value;
   const answer = $("answer");
   answer.replaceChildren();
-  $("ask-status").textContent = "answering…";
+  setStatus("ask-status", "answering…");
   $("ask-button").disabled = true;
   const started = performance.now();
   try {
@@ -164,7 +207,7 @@ async function ask(event) {
         if (data.status !== "answered") answer.append(document.createTextNode(data.text));
         for (const s of data.sentences) answer.append(sentenceNode(s));
         const why = data.abstention && data.abstention.abstain ? " (abstained: " + data.abstention.reason + ")" : "";
-        $("ask-status").textContent = data.status + why + " in " + ((performance.now() - started) / 1000).toFixed(1) + " s";
+        setStatus("ask-status", data.status + why + " in " + ((performance.now() - started) / 1000).toFixed(1) + " s");
       } else if (name === "error") throw new Error(errorText(data, "an error"));
     });
   } catch (e) {
@@ -175,16 +218,17 @@ async function ask(event) {
 }
 
 // --- verify ------------------------------------------------------------------------------
-function passageNode(j, against) {
+function passageNode(j, against, pasted) {
   const box = el("div", { class: "passage" + (against ? " against" : "") });
   const score = against ? "P(contradicted) " + j.contradicted.toFixed(2) : "P(supported) " + j.supported.toFixed(2);
-  box.append(el("p", {}, (against ? "contradicts: " : "supports: ") + (j.title || j.doc_id) + " · " + score));
+  const name = pasted && /^text-\d+$/.test(j.doc_id) ? "pasted source " + j.doc_id.slice(5) : docName(j.title, j.doc_id);
+  box.append(el("p", {}, (against ? "contradicts: " : "supports: ") + name + " · " + score));
   box.append(el("p", {}, j.text));
-  box.append(openButton(j, "show in the document"));
+  box.append(openButton(j, "show in the document", pasted));
   return box;
 }
 
-function showClaim(claim) {
+function showClaim(claim, pasted) {
   const detail = $("claim-detail");
   detail.replaceChildren(el("h3", {}, claim.label + ": " + claim.text));
   for (const layer of claim.layers) {
@@ -193,14 +237,14 @@ function showClaim(claim) {
   if (!claim.citations.length && !claim.anti_citations.length) {
     detail.append(el("p", {}, "no passage supports or contradicts it"));
   }
-  for (const j of claim.citations) detail.append(passageNode(j, false));
-  for (const j of claim.anti_citations) detail.append(passageNode(j, true));
+  for (const j of claim.citations) detail.append(passageNode(j, false, pasted));
+  for (const j of claim.anti_citations) detail.append(passageNode(j, true, pasted));
   detail.focus();
 }
 
 const ORDER = ["contradicted", "error", "unsupported", "supported"];
 
-function verifiedSentence(s) {
+function verifiedSentence(s, pasted) {
   const worst = s.claims.map((c) => c.label).sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b))[0];
   const node = el("span", { class: "sentence" + (worst ? " verdict-" + worst : "") }, s.text);
   $("verified").append(node, document.createTextNode(" "));
@@ -208,7 +252,7 @@ function verifiedSentence(s) {
     const button = el("button", { type: "button", class: "claim verdict-" + claim.label,
                                   dataset: { label: claim.label } },
                       claim.label + " · " + claim.text);
-    button.addEventListener("click", () => showClaim(claim));
+    button.addEventListener("click", () => showClaim(claim, pasted));
     $("claims").append(el("li", {}, button));
   }
 }
@@ -225,7 +269,7 @@ async function loadDocuments() {
     pick.replaceChildren();
     for (const doc of listed.documents) {
       const box = el("input", { type: "checkbox", value: doc.id });
-      pick.append(el("label", {}, box, " " + (doc.title || doc.id) + " (" + doc.chars + " characters)"));
+      pick.append(el("label", {}, box, " " + docName(doc.title, doc.id) + ", " + doc.chars + " characters"));
     }
     if (!listed.documents.length) pick.append(el("p", {}, "this index holds no documents"));
     documentsLoaded = true;
@@ -244,11 +288,10 @@ function showAgainst() {
 // The sources part of a verify or repair request; throws when the choice is incomplete.
 function againstBody() {
   const against = document.querySelector("input[name=against]:checked").value;
-  pastedSources = [];
   if (against === "pasted") {
-    pastedSources = $("verify-sources").value.split(/^\s*---\s*$/m).map((s) => s.trim()).filter(Boolean);
-    if (!pastedSources.length) throw new Error("paste at least one source, or check against the server's documents");
-    return { sources: pastedSources };
+    const pasted = $("verify-sources").value.split(/^\s*---\s*$/m).map((s) => s.trim()).filter(Boolean);
+    if (!pasted.length) throw new Error("paste at least one source, or check against the server's documents");
+    return { sources: pasted };
   }
   if (against === "picked") {
     const ids = Array.from($("doc-pick").querySelectorAll("input:checked")).map((box) => box.value);
@@ -259,8 +302,7 @@ function againstBody() {
 }
 
 function failed(status, e) {
-  $(status).textContent = "error: " + e.message;
-  $(status).className = "error";
+  setStatus(status, "error: " + e.message, true);
 }
 
 async function verify(event) {
@@ -275,16 +317,16 @@ async function verify(event) {
   $("verified").replaceChildren();
   $("claims").replaceChildren();
   $("claim-detail").replaceChildren();
-  $("verify-status").textContent = "verifying…";
-  $("verify-status").className = "";
+  setStatus("verify-status", "verifying…");
   $("verify-button").disabled = true;
+  const pasted = body.sources || null;
   try {
     await postStream("/v1/verify/stream", body, (name, data) => {
-      if (name === "sentence") verifiedSentence(data);
+      if (name === "sentence") verifiedSentence(data, pasted);
       else if (name === "report") {
         const s = data.summary;
-        $("verify-status").textContent = s.claims + " claims: " + s.supported + " supported, " +
-          s.contradicted + " contradicted, " + s.unsupported + " unsupported, " + s.skipped + " sentences skipped";
+        setStatus("verify-status", s.claims + " claims: " + s.supported + " supported, " +
+          s.contradicted + " contradicted, " + s.unsupported + " unsupported, " + s.skipped + " sentences skipped");
       } else if (name === "error") throw new Error(errorText(data, "an error"));
     });
   } catch (e) {
@@ -324,7 +366,7 @@ function diffNode(result) {
   return node;
 }
 
-function showRepairedClaim(c) {
+function showRepairedClaim(c, pasted) {
   const detail = $("edit-detail");
   detail.replaceChildren(el("h3", {}, c.action + ": " + c.claim.text));
   detail.append(el("p", {}, c.reason));
@@ -332,8 +374,8 @@ function showRepairedClaim(c) {
   if (c.proposed) detail.append(el("p", {}, "proposed and not applied: " + c.proposed));
   if (c.failure) detail.append(el("p", { class: "error" }, c.failure));
   if (c.questions.length) detail.append(el("p", {}, "researched with: " + c.questions.join(" · ")));
-  for (const j of c.supporting) detail.append(passageNode(j, false));
-  for (const j of c.contradicting) detail.append(passageNode(j, true));
+  for (const j of c.supporting) detail.append(passageNode(j, false, pasted));
+  for (const j of c.contradicting) detail.append(passageNode(j, true, pasted));
   detail.focus();
 }
 
@@ -351,30 +393,51 @@ async function repair(event) {
     return;
   }
   for (const id of ["repaired", "edits", "edit-detail"]) $(id).replaceChildren();
-  $("repair-status").textContent = "repairing…";
-  $("repair-status").className = "";
+  $("repaired-text").textContent = "";
+  $("copy-status").textContent = "";
+  $("repaired-result").hidden = true;
+  setStatus("repair-status", "repairing…");
   $("repair-button").disabled = true;
+  const pasted = body.sources || null;
   try {
     const result = await postJSON("/v1/repair", body);
     $("repaired").append(diffNode(result));
+    $("repaired-text").textContent = result.text;
+    $("repaired-result").hidden = false;
     for (const c of result.claims) {
       const button = el("button", { type: "button", class: "claim action-" + c.action,
                                     dataset: { action: c.action } },
                         c.action + " · " + c.claim.text);
-      button.addEventListener("click", () => showRepairedClaim(c));
+      button.addEventListener("click", () => showRepairedClaim(c, pasted));
       $("edits").append(el("li", {}, button));
     }
     const s = result.summary;
     const before = result.attribution_before;
     const after = result.attribution_after;
     const notes = result.notes.length ? " · " + result.notes.join(" · ") : "";
-    $("repair-status").textContent = (result.refused ? "refused" : s.edits + (s.edits === 1 ? " edit" : " edits")) + ": " +
+    setStatus("repair-status", (result.refused ? "refused" : s.edits + (s.edits === 1 ? " edit" : " edits")) + ": " +
       s.revised + " revised, " + s.deleted + " deleted, " + s.flagged + " flagged, " + s.kept +
-      " kept · supported before " + percent(before.share) + ", after " + percent(after.share) + notes;
+      " kept · supported before " + percent(before.share) + ", after " + percent(after.share) + notes);
   } catch (e) {
     failed("repair-status", e);
   } finally {
     $("repair-button").disabled = false;
+  }
+}
+
+// Copy the repaired answer: the clipboard where the browser allows it, else the text selected
+// for the reader to copy.
+async function copyRepaired() {
+  const text = $("repaired-text").textContent;
+  try {
+    await navigator.clipboard.writeText(text);
+    $("copy-status").textContent = "copied";
+  } catch (e) {
+    const range = document.createRange();
+    range.selectNodeContents($("repaired-text"));
+    window.getSelection().removeAllRanges();
+    window.getSelection().addRange(range);
+    $("copy-status").textContent = "selected: press Ctrl+C (⌘C) to copy";
   }
 }
 
@@ -395,6 +458,7 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const view of ["ask", "verify", "repair"]) {
     $("tab-" + view).addEventListener("click", () => showView(view));
   }
+  $("copy-repaired").addEventListener("click", copyRepaired);
   $("doc-close").addEventListener("click", () => { $("document").hidden = true; });
   document.addEventListener("keydown", (e) => { if (e.key === "Escape") $("document").hidden = true; });
   for (const radio of document.querySelectorAll("input[name=against]")) {
