@@ -27,7 +27,8 @@ from veracity.errors import IndexStoreError, InputError
 from veracity.server.errors import ServiceError
 from veracity.server.settings import Limits, Settings
 from veracity.server.stop import Stop, StoppingRetriever, StoppingScorer
-from veracity.types import Chunk, ClaimSet, Document, ScoredPair
+from veracity.types import Chunk, ClaimSet, Document
+from veracity.verify.pairs import PairChecker
 
 if TYPE_CHECKING:
     from veracity.corpus.store import ChunkStore
@@ -213,12 +214,11 @@ class Service:
                 raise InputError("a pair has an empty premise or claim: give both texts")
 
         def work(stop: Stop) -> dict[str, Any]:
-            scorer = StoppingScorer(self.scorer, stop)
-            result = scorer.run([p for p, _, _ in pairs], [c for _, c, _ in pairs])
-            probabilities = scorer.scores_are_probabilities
+            checker = PairChecker(StoppingScorer(self.scorer, stop))
+            result = checker.run([p for p, _, _ in pairs], [c for _, c, _ in pairs])
             rows = []
-            for (premise, claim, ident), score in zip(pairs, result.scores, strict=True):
-                row = ScoredPair(premise, claim, score, probabilities=probabilities).to_dict()
+            for (_, _, ident), pair in zip(pairs, result.pairs, strict=True):
+                row = pair.to_dict()
                 rows.append(row if ident is None else {"id": ident} | row)
             return {"model": result.model_id, "version": result.model_version, "pairs": rows,
                     "failed": result.failures}
