@@ -26,6 +26,7 @@ from veracity.train.aligner import add_aligner
 from veracity.train.data.contrast import suite_half
 from veracity.train.export import ExportReport, export_checkpoint
 from veracity.train.trainer import LABELS, NOT_SUPPORTED, Row, fitting_rows, read_rows
+from veracity.types import PairScore
 from veracity.verifiers.combiner import fit_three_way
 from veracity.verifiers.embedded import EmbeddedVerifier
 
@@ -53,13 +54,13 @@ def combiner_fit_mask(premises: list[str], labels: np.ndarray) -> np.ndarray:
     return np.array([not suite_half(p) for p in premises]) & (labels < NOT_SUPPORTED)
 
 
-def fit_release_combiner(verifier: EmbeddedVerifier, rows: list[Row], *, gate: float
-                         ) -> tuple[dict[str, Any], dict[str, float]]:
-    """Fit the three-way combiner on ``rows`` (validation rows) with ``verifier``'s network and
-    aligner: the combiner's JSON (with each input's contribution) and held-out figures (fit on
-    one half of the fitting rows, measured on the other)."""
+def fit_release_combiner(rows: list[Row], scores: list[PairScore], matrix: np.ndarray, *,
+                         gate: float) -> tuple[dict[str, Any], dict[str, float]]:
+    """Fit the three-way combiner on ``rows`` (validation rows), given the network's ``scores``
+    of them and their :func:`~veracity.verifiers.combiner.three_way_features` ``matrix``: the
+    combiner's JSON (with each input's contribution) and held-out figures (fit on one half of
+    the fitting rows, measured on the other)."""
     premises = [r.premise for r in rows]
-    scores, matrix = verifier.features(premises, [r.hypothesis for r in rows], three_way=True)
     labels = np.array([r.label for r in rows])
     usable = combiner_fit_mask(premises, labels)
     if len(set(labels[usable].tolist())) < 3:
@@ -126,7 +127,12 @@ def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, 
     model_bytes = (out_dir / "model.onnx").stat().st_size
     verifier = EmbeddedVerifier(model_dir=out_dir, combine=False).load()
     rows = fitting_rows(verifier.selector, read_rows(data_dir / "val.jsonl"))
-    scores = verifier.run([r.premise for r in rows], [r.hypothesis for r in rows]).scores
+    premises, claims = [r.premise for r in rows], [r.hypothesis for r in rows]
+    aligned = bool(config.get("aligner"))
+    if aligned:  # one pass gives the network's scores and the combiner's features
+        scores, matrix = verifier.features(premises, claims, three_way=True)
+    else:
+        scores, matrix = list(verifier.run(premises, claims).scores), np.zeros((0, 0))
     raw = np.array([score.supported for score in scores])
     labels = np.array([int(r.label == 0) for r in rows])
     three = [(s, r.label) for s, r in zip(scores, rows, strict=True) if r.label < NOT_SUPPORTED]
@@ -139,8 +145,8 @@ def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, 
             LABELS.index(s.label) == label for s, label in three])) if three else float("nan"),
     }
     config.pop("combiner", None)
-    if combine and config.get("aligner"):
-        config["combiner"], held_out = fit_release_combiner(verifier, rows, gate=gate)
+    if combine and aligned:
+        config["combiner"], held_out = fit_release_combiner(rows, scores, matrix, gate=gate)
         validation |= held_out
     config["validation"] = validation
     (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n")
