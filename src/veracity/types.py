@@ -645,9 +645,12 @@ class Answer:
 # ``EvidenceJudgement``'s ``start``/``end``/``evidence`` and a ``ValueCheck``'s ``evidence`` index
 # the source document's text, and a ``ValueCheck``'s ``span`` indexes its claim's ``text``.
 
-#: A claim's verdict. ``unsupported``: the evidence does not mention it; ``error``: a layer failed.
-VerdictLabel = Literal["supported", "contradicted", "unsupported", "error"]
-VERDICT_LABELS: tuple[VerdictLabel, ...] = ("supported", "contradicted", "unsupported", "error")
+#: A claim's verdict. ``unsupported``: the evidence does not mention it; ``unchecked``: no layer
+#: could judge it (each abstained, as the knowledge layer does on a claim without values): it is
+#: not checked, never reported as supported; ``error``: a layer failed.
+VerdictLabel = Literal["supported", "contradicted", "unsupported", "unchecked", "error"]
+VERDICT_LABELS: tuple[VerdictLabel, ...] = ("supported", "contradicted", "unsupported",
+                                            "unchecked", "error")
 #: Why a sentence of an answer was not verified (see :class:`SkippedSentence`).
 SkipReason = Literal["question", "greeting", "meta", "opinion", "refusal", "code", "heading",
                      "empty"]
@@ -788,7 +791,8 @@ class LayerResult:
 
     ``score`` is the layer's risk that the claim is not supported, in [0, 1] (``None`` when the
     layer has no score, or failed). ``flagged`` is the layer's own decision; ``error`` is set
-    when the layer could not judge the claim (then it neither flags nor clears it).
+    when the layer could not judge the claim (then it neither flags nor clears it). A layer that
+    had nothing to judge *abstains*: label ``unchecked``, not flagged, no score.
     """
 
     layer: str
@@ -820,6 +824,8 @@ class ClaimVerdict:
 
     @property
     def flagged(self) -> bool:
+        """Whether a reader should be warned: every label but ``supported`` (an ``unchecked``
+        claim is not known to be right)."""
         return self.label != "supported"
 
     @property
@@ -878,13 +884,15 @@ class Report:
 
     @property
     def summary(self) -> dict[str, int]:
-        """Claims checked, supported, contradicted, unsupported, skipped and failed, and how
-        many claims have conflicting sources (``contested``, counted within the others)."""
+        """Claims, then how many were supported, contradicted, unsupported and unchecked (no
+        layer could judge them), sentences skipped, claims failed, and how many claims have
+        conflicting sources (``contested``, counted within the others)."""
         return {
             "claims": len(self.verdicts),
             "supported": self.count("supported"),
             "contradicted": self.count("contradicted"),
             "unsupported": self.count("unsupported"),
+            "unchecked": self.count("unchecked"),
             "skipped": len(self.skipped),
             "failed": self.failures,
             "contested": sum(verdict.contested for verdict in self.verdicts),

@@ -58,7 +58,8 @@ def test_verify_json_reports_each_claim_with_evidence(sources: list[Path]) -> No
     assert code == 0
     payload = json.loads(out)
     assert payload["summary"] == {"claims": 3, "supported": 1, "contradicted": 2,
-                                  "unsupported": 0, "skipped": 0, "failed": 0, "contested": 0}
+                                  "unsupported": 0, "unchecked": 0, "skipped": 0, "failed": 0,
+                                  "contested": 0}
     first = payload["claims"][0]
     assert first["label"] == "supported"
     assert first["citations"][0]["doc_id"] == "source1.md"
@@ -81,6 +82,24 @@ def test_verify_terminal_output_highlights_and_summarises(sources: list[Path],
     assert "✗ contradicted" in out
     assert "contradicted by source3.md" in out
     assert "3 claims: 1 supported, 1 contradicted, 1 unsupported" in out
+
+
+def test_a_claim_no_layer_could_check_is_unchecked_not_supported(sources: list[Path]) -> None:
+    # Harden-2 #5: the knowledge layer alone abstains on a claim without values
+    moon = "Bees can fly to the moon."
+    code, out, _ = _run("--answer", moon, "--sources", str(sources[0]), "--layers", "knowledge",
+                        "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["summary"]["supported"] == 0
+    assert payload["summary"]["unchecked"] == 1
+    assert payload["claims"][0]["label"] == "unchecked"
+    assert payload["claims"][0]["layers"][0]["label"] == "unchecked"
+    code, out, _ = _run("--answer", moon, "--sources", str(sources[0]), "--layers", "knowledge")
+    assert "○ unchecked" in out
+    assert "supported" not in out.split("claims")[1].split("\n")[1]
+    assert "knowledge: abstains: no values to check" in out
+    assert "1 claims: 0 supported, 0 contradicted, 0 unsupported, 1 unchecked" in out
 
 
 def test_verify_against_an_index(sources: list[Path], tmp_path: Path) -> None:
