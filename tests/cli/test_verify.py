@@ -102,6 +102,19 @@ def test_a_claim_no_layer_could_check_is_unchecked_not_supported(sources: list[P
     assert "1 claims: 0 supported, 0 contradicted, 0 unsupported, 1 unchecked" in out
 
 
+def test_an_index_in_the_answer_is_checked_as_written(tmp_path: Path) -> None:
+    # Harden-2 #8: "[5]" of heap[5] was taken for a citation and "…always heap." was checked
+    heap = tmp_path / "heap.txt"
+    heap.write_text("The smallest item of a min-heap is always heap[0].\n", encoding="utf-8")
+    answer = "The smallest item of a min-heap is always heap[5]."
+    code, out, _ = _run("--answer", answer, "--sources", str(heap), "--json")
+    assert code == 0
+    claim = json.loads(out)["claims"][0]
+    assert claim["text"] == answer
+    assert claim["markers"] == []
+    assert claim["span"] == [0, len(answer)]
+
+
 def test_verify_against_an_index(sources: list[Path], tmp_path: Path) -> None:
     index = tmp_path / "index"
     Indexer(builders=[BM25Builder()]).run(sources, index)

@@ -69,12 +69,13 @@ class StreamingAsker:
         checker = CitationChecker(_Remembering(generator.checker.scorer), tau=generator.tau,
                                   attach=generator.checker.attach)
         text, done, checking = "", 0, 0.0
+        blocks = [hit.chunk.text for hit in hits]
         started = time.perf_counter()
         pieces = chat.stream(request)
         try:
             for delta in pieces:
                 text += delta
-                sentences = segment_answer(text)
+                sentences = segment_answer(text, blocks=blocks)
                 complete = len(sentences) - 1  # the last one may still grow
                 if complete > done:
                     begun = time.perf_counter()
