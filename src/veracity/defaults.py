@@ -150,6 +150,10 @@ VERIFY_CONTRADICTION = 0.5
 #: Layers run by default, and the combination rule.
 VERIFY_LAYERS = ("nli", "knowledge")
 VERIFY_RULE = "any"
+#: The longest answer verified at once, in characters (about 30,000 words: some 2,000 sentences,
+#: minutes on a CPU). Longer text is refused with the fix (verify it in parts): spaCy reads at
+#: most 1,000,000 characters at a time, and a 5 MB answer would take hours.
+VERIFY_MAX_ANSWER_CHARS = 200_000
 #: cascade: a layer whose risk score is outside [low, high] decides; otherwise the next layer.
 CASCADE_BAND = (0.25, 0.75)
 

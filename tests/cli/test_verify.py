@@ -115,6 +115,20 @@ def test_an_index_in_the_answer_is_checked_as_written(tmp_path: Path) -> None:
     assert claim["span"] == [0, len(answer)]
 
 
+def test_an_answer_too_long_is_refused_with_the_limit_not_a_traceback(
+        sources: list[Path], tmp_path: Path) -> None:
+    # Harden-2 #9: a 5 MB answer ended in spaCy's E088 traceback
+    big = tmp_path / "big.txt"
+    big.write_text("Honey bees perform a waggle dance. " * 6000, encoding="utf-8")
+    code, out, err = _run("--answer", str(big), "--sources", str(sources[0]))
+    assert code == 2, out
+    message = " ".join(err.split())
+    assert "the answer is 210,000 characters long, more than the 200,000 verified at once" \
+        in message
+    assert "verify-batch" in message
+    assert "Traceback" not in err
+
+
 def test_verify_against_an_index(sources: list[Path], tmp_path: Path) -> None:
     index = tmp_path / "index"
     Indexer(builders=[BM25Builder()]).run(sources, index)

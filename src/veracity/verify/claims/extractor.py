@@ -122,6 +122,12 @@ class ClaimExtractor:
         if not answer.strip():
             raise InputError(f"answer {answer!r} is empty or only whitespace: pass the text of "
                              "the answer to check")
+        if len(answer) > defaults.VERIFY_MAX_ANSWER_CHARS:
+            raise InputError(
+                f"the answer is {len(answer):,} characters long, more than the "
+                f"{defaults.VERIFY_MAX_ANSWER_CHARS:,} verified at once: split it into parts "
+                "(at paragraphs, say) and verify each, or put the parts in a JSONL file of "
+                '{"id": ..., "answer": ...} lines for veracity verify-batch')
         self.load()
         sentences = split_answer(answer, blocks=blocks)
         kept = [sentence for sentence in sentences if sentence.skip is None]
