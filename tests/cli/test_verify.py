@@ -247,3 +247,24 @@ def test_pairs_that_cannot_be_scored_give_strict_json_and_exit_1(sources: list[P
     judged = payload["claims"][0]["evidence"][0]
     assert (judged["supported"], judged["error"]) == (None, "bad reply")
     assert payload["summary"]["failed"] >= 1
+
+
+def test_sources_may_be_folders_read_as_the_index_reads_them(tmp_path: Path) -> None:
+    # Harden-2 #11: --help said files or folders, and a folder was refused
+    folder = tmp_path / "docs"
+    (folder / "guide").mkdir(parents=True)
+    (folder / "guide" / "dance.md").write_text(SOURCES[0] + "\n", encoding="utf-8")
+    (folder / "colony.txt").write_text(SOURCES[1] + "\n", encoding="utf-8")
+    (folder / "image.png").write_bytes(b"\x89PNG")  # not a format veracity reads: left out
+    code, out, err = _run("--answer", "Honey bees perform a waggle dance.", "--sources",
+                          str(folder), "--layers", "nli", "--json")
+    assert code == 0, err
+    claim = json.loads(out)["claims"][0]
+    assert claim["label"] == "supported"
+    assert claim["citations"][0]["doc_id"] == "guide/dance.md"
+    assert {item["doc_id"] for item in claim["evidence"]} == {"guide/dance.md", "colony.txt"}
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = _run("--answer", "Bees dance.", "--sources", str(empty))
+    assert code == 2
+    assert "holds no file veracity reads" in " ".join(err.split())
