@@ -250,6 +250,9 @@ BATCH_SOURCES_FIELD = "sources"
 BATCH_ANSWERS_PER_TASK = 8
 #: Tasks queued per worker of the local pool (keeps workers busy, bounds memory).
 BATCH_TASKS_PER_WORKER = 4
+#: Seconds between a local pool worker's checks that the process that started it still lives
+#: (it ends itself otherwise; on Linux the kernel also ends it at once, see LocalPool).
+BATCH_PARENT_POLL_S = 1.0
 #: Texts per embedder call when a dense index is built on several workers (a multiple of
 #: DENSE_BLOCK: each worker task embeds one DENSE_BLOCK, the same batches as one process).
 BATCH_EMBED_BLOCK = 64 * DENSE_BLOCK
