@@ -268,3 +268,12 @@ def test_sources_may_be_folders_read_as_the_index_reads_them(tmp_path: Path) -> 
     code, _, err = _run("--answer", "Bees dance.", "--sources", str(empty))
     assert code == 2
     assert "holds no file veracity reads" in " ".join(err.split())
+
+
+def test_an_answer_file_that_is_a_link_loop_is_called_a_loop(sources: list[Path],
+                                                             tmp_path: Path) -> None:
+    loop = tmp_path / "answer.md"
+    loop.symlink_to("answer.md")
+    code, _, err = _run("--answer", str(loop), "--sources", str(sources[0]))
+    assert code == 2
+    assert f"--answer {loop}: is a symbolic link that loops" in " ".join(err.split())

@@ -179,6 +179,10 @@ def _named_file(value: str, option: str) -> Path | None:
         exists = is_dir = is_file = False
     if looks_like_path(value):
         if not exists:
+            from veracity.corpus.loaders import link_problem
+
+            if (loop := link_problem(path)) is not None:
+                raise InputError(f"{option} {loop}")
             raise InputError(
                 f"{option} {value}: no such file (the current folder is {Path.cwd()}); check "
                 f"the name, or to check this text itself write it in a file and give that")
