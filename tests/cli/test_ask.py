@@ -354,6 +354,14 @@ def test_ask_failures_exit_2(index, tmp_path, fakes):
     missing = CliRunner().invoke(fakes.app, ["ask", QUESTION, "--index", str(tmp_path / "none")])
     assert missing.exit_code == 2
     assert "no index at" in flat(missing.output)
+    # Harden-2 #14: a file given as the index folder was told to `veracity index ... --index`
+    # that file, which would fail
+    (tmp_path / "notes.txt").write_text("Bees dance.", encoding="utf-8")
+    a_file = CliRunner().invoke(fakes.app, ["ask", QUESTION, "--index",
+                                            str(tmp_path / "notes.txt")])
+    assert a_file.exit_code == 2
+    assert f"{tmp_path / 'notes.txt'} is a file, not an index folder" in flat(a_file.output)
+    assert f"--index {tmp_path / 'notes.txt'}" not in flat(a_file.output)
     lonely = fakes.ask(index, "--signal", "top_bm25", abstain=True)
     assert lonely.exit_code == 2
     assert "needs --threshold" in flat(lonely.output)

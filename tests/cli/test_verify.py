@@ -143,7 +143,7 @@ def test_verify_against_an_index(sources: list[Path], tmp_path: Path) -> None:
     (["--answer", "Bees dance."], "--sources FILE"),
     (["--answer", "Bees dance.", "--sources", "missing.md"], "missing.md"),
     (["--answer", "Bees dance.", "--sources", "SOURCE", "--layers", "nli,vibes"],
-     "nli, knowledge, consistency"),
+     "nli, knowledge, consistency. For example --layers nli,knowledge."),
     (["--answer", "Bees dance.", "--sources", "SOURCE", "--layers", "consistency"],
      "chat model"),
     (["--answer", "Bees dance.", "--sources", "SOURCE", "--rule", "majority"],
@@ -277,3 +277,16 @@ def test_an_answer_file_that_is_a_link_loop_is_called_a_loop(sources: list[Path]
     code, _, err = _run("--answer", str(loop), "--sources", str(sources[0]))
     assert code == 2
     assert f"--answer {loop}: is a symbolic link that loops" in " ".join(err.split())
+
+
+def test_an_openai_llm_without_a_model_asks_for_model_not_none(
+        sources: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Harden-2 #14: "--model None is not allowed"
+    monkeypatch.delenv("VERACITY_LLM_MODEL", raising=False)
+    code, _, err = _run("--answer", "Bees dance.", "--sources", str(sources[0]), "--llm",
+                        "openai:http://127.0.0.1:9/v1", "--llm-claims", app=cli.app)
+    message = " ".join(err.split())
+    assert code == 2
+    assert "--model is needed: the name of a model the server offers. Name it with --model NAME" \
+        in message
+    assert "None" not in message

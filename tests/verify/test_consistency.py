@@ -283,7 +283,7 @@ def test_two_temperature_at_zero_warns() -> None:
 
 
 def test_two_temperature_needs_second_temperature() -> None:
-    with pytest.raises(OptionError, match="second_temperature=None"):
+    with pytest.raises(OptionError, match="second_temperature is needed"):
         ConsistencyLayer(ScriptedChatModel([]), TablePairScorer({}), mode="two_temperature")
 
 

@@ -68,7 +68,7 @@ def _check_layers(layers: Sequence[str]) -> tuple[str, ...]:
     unknown = [name for name in chosen if name not in LAYERS]
     if unknown or not chosen:
         raise OptionError("layers", ",".join(layers), f"one or more of {', '.join(LAYERS)}",
-                          "For example layers=('nli', 'knowledge').")
+                          "For example layers='nli,knowledge'.")
     return chosen
 
 
