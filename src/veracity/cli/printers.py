@@ -34,6 +34,14 @@ def print_index(report: IndexReport) -> None:
          f"{report.files_removed} removed, {_failed_summary(report)}: {report.documents} "
          f"documents, {report.chunks} chunks in {report.index} ({report.generation})",
          out=console)
+    dense = report.builders.get("dense", {})
+    truncated = dense.get("truncated", 0)
+    if isinstance(truncated, int) and truncated:
+        window = dense.get("max_tokens", "its")
+        show(styled("note:", "yellow"), f" {truncated} of {report.chunks} chunks are longer than "
+             f"the dense model's window of {window} tokens, so their vectors stand for their "
+             "beginning only (BM25 reads them whole); a smaller --chunk-tokens avoids it",
+             out=console, wrap=True)
     for failure in report.failures:  # the message starts with the path
         show(styled("skipped", "yellow"), f" {failure.message}", out=errors)
 
