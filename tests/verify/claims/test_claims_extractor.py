@@ -310,3 +310,10 @@ def test_an_answer_longer_than_the_limit_is_refused_before_any_work() -> None:
                                          rf"{limit:,} verified at once: split it"):
         ClaimExtractor().run("x" * (limit + 1))
     assert ClaimExtractor().run("Bees dance. " + "y" * (limit - 12)).sentences == 2
+
+
+def test_a_chinese_sentence_keeps_its_own_full_stop() -> None:
+    # Harden-2 #14: the claim read "…230次。." with a stray full stop
+    claims = ClaimExtractor().run("蜜蜂的翅膀每秒振动约230次。工蜂寿命约六周！Bees dance!")
+    assert [c.text for c in claims.claims] == ["蜜蜂的翅膀每秒振动约230次。", "工蜂寿命约六周。",
+                                               "Bees dance."]
