@@ -541,7 +541,11 @@ class AbstentionCheck:
 
 @dataclass(frozen=True, slots=True)
 class GenerationProvenance:
-    """What produced an answer: chat model, prompt ``id@version``, sampling, verifier and tau."""
+    """What produced an answer: chat model, prompt ``id@version``, sampling, verifier and tau.
+
+    ``finish_reason`` is why the model stopped: ``"stop"``, or ``"length"`` when it reached
+    ``max_tokens`` and the answer was cut (:attr:`truncated`).
+    """
 
     model: str
     prompt_id: str
@@ -557,6 +561,11 @@ class GenerationProvenance:
     @property
     def prompt(self) -> str:
         return f"{self.prompt_id}@{self.prompt_version}"
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the model was stopped by its token limit, so the answer was cut."""
+        return self.finish_reason == "length"
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self) | {"prompt": self.prompt}
@@ -586,7 +595,8 @@ class Answer:
     ``sources`` are the hits given to the model as numbered blocks (block ``n`` is
     ``sources[n - 1]``). ``abstained`` means no model was asked (see ``abstention``);
     ``refused`` means the model declined (see ``refusal``); neither has sentences to check.
-    ``provenance`` is ``None`` when no model was called.
+    ``provenance`` is ``None`` when no model was called. ``truncated``: the model reached its
+    token limit, so the answer was cut (its end may be missing, or a sentence repeated).
     """
 
     question: str
@@ -618,6 +628,11 @@ class Answer:
         return sum(sentence.failure is not None for sentence in self.sentences)
 
     @property
+    def truncated(self) -> bool:
+        """Whether the model stopped at its token limit (finish reason ``length``)."""
+        return self.provenance is not None and self.provenance.truncated
+
+    @property
     def status(self) -> Literal["answered", "abstained", "refused"]:
         return "abstained" if self.abstained else "refused" if self.refused else "answered"
 
@@ -627,6 +642,7 @@ class Answer:
             "question": self.question,
             "status": self.status,
             "text": self.text,
+            "truncated": self.truncated,
             "abstained": self.abstained,
             "abstention": None if self.abstention is None else self.abstention.to_dict(),
             "refused": self.refused,

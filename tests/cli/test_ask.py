@@ -426,3 +426,18 @@ def test_ask_rerank_gives_the_model_the_reranked_passages(index: Path) -> None:
     assert source["doc_id"] == "wax.md"
     assert {"rerank", "first_stage_rank"} <= set(source["scores"])
     assert payload["sentences"][0]["status"] == "supported"
+
+
+def test_an_answer_cut_at_the_token_limit_says_so(index, fakes):
+    # Harden-2 #15: an answer cut at max_tokens (finish reason "length") read as finished
+    fakes.chat = ScriptedChatModel([REPLY, REPLY], model_id="scripted-llm",
+                                   finish_reason="length")
+    result = fakes.ask(index)
+    assert result.exit_code == 0, result.output
+    assert ("the answer was cut: the model stopped at its limit of 512 tokens (finish reason "
+            "length)") in flat(result.output)
+    payload = json.loads(fakes.ask(index, "--json").stdout)
+    assert payload["truncated"] is True
+    assert payload["provenance"]["finish_reason"] == "length"
+    fakes([REPLY])
+    assert "the answer was cut" not in flat(fakes.ask(index).output)

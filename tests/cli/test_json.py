@@ -182,9 +182,9 @@ def test_check_batch(fakes: Fakes) -> None:
     ]
 
 
-ANSWER = ["question", "status", "text", "abstained", "abstention", "refused", "refusal",
-          "sentences", "citations", "invalid_citations", "sources", "provenance", "timings",
-          "notes", "exit_code"]
+ANSWER = ["question", "status", "text", "truncated", "abstained", "abstention", "refused",
+          "refusal", "sentences", "citations", "invalid_citations", "sources", "provenance",
+          "timings", "notes", "exit_code"]
 PROVENANCE = ["model", "prompt_id", "prompt_version", "temperature", "seed", "max_tokens",
               "finish_reason", "verifier", "verifier_version", "tau", "prompt"]
 TIMINGS = ["retrieve", "abstain", "generate", "verify", "total"]

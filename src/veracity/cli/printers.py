@@ -121,6 +121,11 @@ def print_answer(answer: Answer) -> None:
             f"(abstained without asking the model: {check.reason}; {check.source})", "yellow"))
         return
     line(answer.text)
+    if answer.truncated and answer.provenance is not None:
+        limit = answer.provenance.max_tokens
+        line(styled(f"the answer was cut: the model stopped at its limit of "
+                    f"{limit if limit is not None else 'its'} tokens (finish reason length), so "
+                    "its end may be missing and a sentence may repeat", "bold yellow"))
     if answer.abstention is not None:
         check = answer.abstention
         console.print()

@@ -45,7 +45,7 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -412,11 +412,12 @@ class ExtractiveChat:
         return ChatResponse(text=text, model=self.model_id, finish_reason="stop",
                             temperature=request.temperature, seed=request.seed)
 
-    def stream(self, request: ChatRequest) -> Iterator[str]:
+    def stream(self, request: ChatRequest) -> Generator[str, None, str]:
         """The same reply as :meth:`run`, one cited sentence at a time."""
         pieces = self._pieces(request) or [self.refusal]
         for i, piece in enumerate(pieces):
             yield piece if i == 0 else " " + piece
+        return "stop"
 
     def _pieces(self, request: ChatRequest) -> list[str]:
         users = [m.content for m in request.messages if m.role == "user"]
