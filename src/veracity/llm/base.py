@@ -139,7 +139,8 @@ class StreamingChatModel(ChatModel, Protocol):
 
 class Streamed:
     """The deltas of a :meth:`StreamingChatModel.stream`, and, once they have all been read,
-    the ``finish_reason`` it returned (``"unknown"`` when it returned none).
+    the ``finish_reason`` it returned (``"stop"``, the default of :class:`ChatResponse`, when it
+    returned none: a stream that is no generator cannot return one).
 
     >>> from veracity.testing import ScriptedChatModel
     >>> streamed = Streamed(ScriptedChatModel(["Bees dance."]).stream(ChatRequest.of("?")))
@@ -149,7 +150,7 @@ class Streamed:
 
     def __init__(self, deltas: Iterator[str]) -> None:
         self._deltas = deltas
-        self.finish_reason = "unknown"
+        self.finish_reason = "stop"
 
     def __iter__(self) -> Generator[str, None, None]:
         # a generator's return value; a plain iterator's is None
