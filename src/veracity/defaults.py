@@ -152,6 +152,10 @@ VERIFY_CONTRADICTION = 0.5
 #: Layers run by default, and the combination rule.
 VERIFY_LAYERS = ("nli", "knowledge")
 VERIFY_RULE = "any"
+#: The longest answer verified at once, in characters (about 30,000 words: some 2,000 sentences,
+#: minutes on a CPU). Longer text is refused with the fix (verify it in parts): spaCy reads at
+#: most 1,000,000 characters at a time, and a 5 MB answer would take hours.
+VERIFY_MAX_ANSWER_CHARS = 200_000
 #: cascade: a layer whose risk score is outside [low, high] decides; otherwise the next layer.
 CASCADE_BAND = (0.25, 0.75)
 
@@ -248,6 +252,9 @@ BATCH_SOURCES_FIELD = "sources"
 BATCH_ANSWERS_PER_TASK = 8
 #: Tasks queued per worker of the local pool (keeps workers busy, bounds memory).
 BATCH_TASKS_PER_WORKER = 4
+#: Seconds between a local pool worker's checks that the process that started it still lives
+#: (it ends itself otherwise; on Linux the kernel also ends it at once, see LocalPool).
+BATCH_PARENT_POLL_S = 1.0
 #: Texts per embedder call when a dense index is built on several workers (a multiple of
 #: DENSE_BLOCK: each worker task embeds one DENSE_BLOCK, the same batches as one process).
 BATCH_EMBED_BLOCK = 64 * DENSE_BLOCK

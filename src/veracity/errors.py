@@ -77,17 +77,31 @@ class OptionError(InputError):
         >>> error = OptionError("size", 0, "at least 16", "Use e.g. size=160.")
         >>> error.message({"size": "--chunk-tokens"})
         '--chunk-tokens 0 is not allowed: at least 16. Use e.g. --chunk-tokens 160.'
+
+        A quoted value that the shell reads as it is loses its quotes on the command line:
+        ``layers='nli,knowledge'`` reads ``--layers nli,knowledge``. A value of ``None`` is a
+        missing one:
+
+        >>> OptionError("model", None, "the name of a served model").message({"model": "--model"})
+        '--model is needed: the name of a served model.'
         """
         names = names or {}
 
         def spelt(text: str) -> str:
             for name, flag in names.items():
-                text = re.sub(rf"(?<![\w.]){re.escape(name)}=", f"{flag} ", text)
+                def spell(match: re.Match[str], flag: str = flag) -> str:
+                    return f"{flag} {match.group(2) or ''}"
+
+                text = re.sub(rf"(?<![\w.]){re.escape(name)}=(?:(['\"])([\w.,:/@+-]+)\1)?",
+                              spell, text)
             return text
 
-        shown = f"{names[self.name]} {self.value!r}" if self.name in names \
-            else f"{self.name}={self.value!r}"
-        text = f"{shown} is not allowed: {spelt(self.allowed)}."
+        if self.value is None:
+            text = f"{names.get(self.name, self.name)} is needed: {spelt(self.allowed)}."
+        else:
+            shown = f"{names[self.name]} {self.value!r}" if self.name in names \
+                else f"{self.name}={self.value!r}"
+            text = f"{shown} is not allowed: {spelt(self.allowed)}."
         if self.fix:
             text += f" {spelt(self.fix)}"
         return text

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 
 from veracity.errors import InputError
@@ -93,7 +93,8 @@ class ScriptedChatModel:
     An ``Exception`` in ``replies`` is raised instead of replying (to test how callers handle a
     failing model). ``requests`` records every request, including those that raised. Usage is
     reported in whitespace-separated words, a stand-in for tokens. ``stream`` uses the next reply
-    too and yields it in pieces of ``chunk_size`` characters (a ``StreamingChatModel``).
+    too and yields it in pieces of ``chunk_size`` characters (a ``StreamingChatModel``). Every
+    reply ends with ``finish_reason`` (``"length"`` plays a reply cut at ``max_tokens``).
 
     >>> chat = ScriptedChatModel(["CONTRADICTED"], model_id="judge")
     >>> chat.run(ChatRequest.of("Is grass red?", seed=0)).model
@@ -103,7 +104,7 @@ class ScriptedChatModel:
     """
 
     def __init__(self, replies: Sequence[str | Exception], *, model_id: str = "scripted",
-                 chunk_size: int = 4) -> None:
+                 chunk_size: int = 4, finish_reason: str = "stop") -> None:
         if isinstance(replies, str):
             raise InputError("replies must be a sequence of replies, not one string: "
                              f"wrap it as ScriptedChatModel([{replies!r}])")
@@ -112,6 +113,7 @@ class ScriptedChatModel:
         self.replies: tuple[str | Exception, ...] = tuple(replies)
         self.model_id = model_id
         self.chunk_size = chunk_size
+        self.finish_reason = finish_reason
         self.requests: list[ChatRequest] = []
 
     @property
@@ -124,18 +126,19 @@ class ScriptedChatModel:
         return ChatResponse(
             text=reply,
             model=self.model_id,
-            finish_reason="stop",
+            finish_reason=self.finish_reason,
             prompt_tokens=sum(len(m.content.split()) for m in request.messages),
             completion_tokens=len(reply.split()),
             temperature=request.temperature,
             seed=request.seed,
         )
 
-    def stream(self, request: ChatRequest) -> Iterator[str]:
+    def stream(self, request: ChatRequest) -> Generator[str, None, str]:
         """The next reply in pieces of ``chunk_size`` characters; raises like :meth:`run`."""
         reply = self._next(request)
         for start in range(0, len(reply), self.chunk_size):
             yield reply[start : start + self.chunk_size]
+        return self.finish_reason
 
     def _next(self, request: ChatRequest) -> str:
         if self.remaining <= 0:

@@ -553,7 +553,11 @@ class AbstentionCheck:
 
 @dataclass(frozen=True, slots=True)
 class GenerationProvenance:
-    """What produced an answer: chat model, prompt ``id@version``, sampling, verifier and tau."""
+    """What produced an answer: chat model, prompt ``id@version``, sampling, verifier and tau.
+
+    ``finish_reason`` is why the model stopped: ``"stop"``, or ``"length"`` when it reached
+    ``max_tokens`` and the answer was cut (:attr:`truncated`).
+    """
 
     model: str
     prompt_id: str
@@ -569,6 +573,11 @@ class GenerationProvenance:
     @property
     def prompt(self) -> str:
         return f"{self.prompt_id}@{self.prompt_version}"
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the model was stopped by its token limit, so the answer was cut."""
+        return self.finish_reason == "length"
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self) | {"prompt": self.prompt}
@@ -598,7 +607,8 @@ class Answer:
     ``sources`` are the hits given to the model as numbered blocks (block ``n`` is
     ``sources[n - 1]``). ``abstained`` means no model was asked (see ``abstention``);
     ``refused`` means the model declined (see ``refusal``); neither has sentences to check.
-    ``provenance`` is ``None`` when no model was called.
+    ``provenance`` is ``None`` when no model was called. ``truncated``: the model reached its
+    token limit, so the answer was cut (its end may be missing, or a sentence repeated).
     """
 
     question: str
@@ -630,6 +640,11 @@ class Answer:
         return sum(sentence.failure is not None for sentence in self.sentences)
 
     @property
+    def truncated(self) -> bool:
+        """Whether the model stopped at its token limit (finish reason ``length``)."""
+        return self.provenance is not None and self.provenance.truncated
+
+    @property
     def status(self) -> Literal["answered", "abstained", "refused"]:
         return "abstained" if self.abstained else "refused" if self.refused else "answered"
 
@@ -639,6 +654,7 @@ class Answer:
             "question": self.question,
             "status": self.status,
             "text": self.text,
+            "truncated": self.truncated,
             "abstained": self.abstained,
             "abstention": None if self.abstention is None else self.abstention.to_dict(),
             "refused": self.refused,
@@ -657,9 +673,12 @@ class Answer:
 # ``EvidenceJudgement``'s ``start``/``end``/``evidence`` and a ``ValueCheck``'s ``evidence`` index
 # the source document's text, and a ``ValueCheck``'s ``span`` indexes its claim's ``text``.
 
-#: A claim's verdict. ``unsupported``: the evidence does not mention it; ``error``: a layer failed.
-VerdictLabel = Literal["supported", "contradicted", "unsupported", "error"]
-VERDICT_LABELS: tuple[VerdictLabel, ...] = ("supported", "contradicted", "unsupported", "error")
+#: A claim's verdict. ``unsupported``: the evidence does not mention it; ``unchecked``: no layer
+#: could judge it (each abstained, as the knowledge layer does on a claim without values): it is
+#: not checked, never reported as supported; ``error``: a layer failed.
+VerdictLabel = Literal["supported", "contradicted", "unsupported", "unchecked", "error"]
+VERDICT_LABELS: tuple[VerdictLabel, ...] = ("supported", "contradicted", "unsupported",
+                                            "unchecked", "error")
 #: Why a sentence of an answer was not verified (see :class:`SkippedSentence`).
 SkipReason = Literal["question", "greeting", "meta", "opinion", "refusal", "code", "heading",
                      "empty"]
@@ -800,7 +819,8 @@ class LayerResult:
 
     ``score`` is the layer's risk that the claim is not supported, in [0, 1] (``None`` when the
     layer has no score, or failed). ``flagged`` is the layer's own decision; ``error`` is set
-    when the layer could not judge the claim (then it neither flags nor clears it).
+    when the layer could not judge the claim (then it neither flags nor clears it). A layer that
+    had nothing to judge *abstains*: label ``unchecked``, not flagged, no score.
     """
 
     layer: str
@@ -832,6 +852,8 @@ class ClaimVerdict:
 
     @property
     def flagged(self) -> bool:
+        """Whether a reader should be warned: every label but ``supported`` (an ``unchecked``
+        claim is not known to be right)."""
         return self.label != "supported"
 
     @property
@@ -890,13 +912,15 @@ class Report:
 
     @property
     def summary(self) -> dict[str, int]:
-        """Claims checked, supported, contradicted, unsupported, skipped and failed, and how
-        many claims have conflicting sources (``contested``, counted within the others)."""
+        """Claims, then how many were supported, contradicted, unsupported and unchecked (no
+        layer could judge them), sentences skipped, claims failed, and how many claims have
+        conflicting sources (``contested``, counted within the others)."""
         return {
             "claims": len(self.verdicts),
             "supported": self.count("supported"),
             "contradicted": self.count("contradicted"),
             "unsupported": self.count("unsupported"),
+            "unchecked": self.count("unchecked"),
             "skipped": len(self.skipped),
             "failed": self.failures,
             "contested": sum(verdict.contested for verdict in self.verdicts),

@@ -354,6 +354,14 @@ def test_ask_failures_exit_2(index, tmp_path, fakes):
     missing = CliRunner().invoke(fakes.app, ["ask", QUESTION, "--index", str(tmp_path / "none")])
     assert missing.exit_code == 2
     assert "no index at" in flat(missing.output)
+    # Harden-2 #14: a file given as the index folder was told to `veracity index ... --index`
+    # that file, which would fail
+    (tmp_path / "notes.txt").write_text("Bees dance.", encoding="utf-8")
+    a_file = CliRunner().invoke(fakes.app, ["ask", QUESTION, "--index",
+                                            str(tmp_path / "notes.txt")])
+    assert a_file.exit_code == 2
+    assert f"{tmp_path / 'notes.txt'} is a file, not an index folder" in flat(a_file.output)
+    assert f"--index {tmp_path / 'notes.txt'}" not in flat(a_file.output)
     lonely = fakes.ask(index, "--signal", "top_bm25", abstain=True)
     assert lonely.exit_code == 2
     assert "needs --threshold" in flat(lonely.output)
@@ -418,3 +426,18 @@ def test_ask_rerank_gives_the_model_the_reranked_passages(index: Path) -> None:
     assert source["doc_id"] == "wax.md"
     assert {"rerank", "first_stage_rank"} <= set(source["scores"])
     assert payload["sentences"][0]["status"] == "supported"
+
+
+def test_an_answer_cut_at_the_token_limit_says_so(index, fakes):
+    # Harden-2 #15: an answer cut at max_tokens (finish reason "length") read as finished
+    fakes.chat = ScriptedChatModel([REPLY, REPLY], model_id="scripted-llm",
+                                   finish_reason="length")
+    result = fakes.ask(index)
+    assert result.exit_code == 0, result.output
+    assert ("the answer was cut: the model stopped at its limit of 512 tokens (finish reason "
+            "length)") in flat(result.output)
+    payload = json.loads(fakes.ask(index, "--json").stdout)
+    assert payload["truncated"] is True
+    assert payload["provenance"]["finish_reason"] == "length"
+    fakes([REPLY])
+    assert "the answer was cut" not in flat(fakes.ask(index).output)

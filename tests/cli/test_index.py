@@ -117,3 +117,42 @@ def test_a_corrupt_pdf_shows_our_error_and_no_pypdf_log_line(docs: Path, tmp_pat
     assert f"skipped {docs / 'cut.pdf'}: cannot be read as a PDF" in err
     assert "EOF marker" not in err
     assert "startxref" not in err
+
+
+def test_a_link_that_loops_is_reported_as_a_loop(docs: Path, tmp_path: Path) -> None:
+    # Harden-2 #13: a loop was "does not exist", and one inside a folder was not mentioned
+    (docs / "loop").symlink_to("loop")
+    given = tmp_path / "given.md"
+    given.symlink_to("given.md")
+    code, out, err = _index(str(docs), str(given), "--index", str(tmp_path / "index"))
+    assert code == 1
+    assert "indexed 2 file(s)" in out
+    assert f"skipped {docs / 'loop'}: is a symbolic link that loops ({docs / 'loop'} -> loop)" \
+        in err
+    assert f"skipped {given}: is a symbolic link that loops" in err
+    assert "does not exist" not in err
+
+
+def test_ctrl_c_says_what_was_kept(docs: Path, tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # Harden-2 #14: Ctrl-C exited 130 without a word
+    from veracity.corpus.index_dir import IndexDir
+    from veracity.retrieve.bm25 import BM25Builder
+
+    index = tmp_path / "index"
+    assert _index(str(docs), "--index", str(index))[0] == 0
+    (docs / "a.txt").write_text("Alpha changed.", encoding="utf-8")
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(BM25Builder, "build", interrupted)
+    code, _, err = _index(str(docs), "--index", str(index))
+    assert code == 130
+    assert (f"interrupted: the index in {index} is as it was before this run (gen-000001); "
+            "nothing of this run was kept") in err
+    assert IndexDir(index).current().name == "gen-000001"
+    code, _, err = _index(str(docs), "--index", str(tmp_path / "new"))
+    assert code == 130
+    assert f"interrupted: nothing was written: {tmp_path / 'new'} holds no index" in err
+

@@ -182,9 +182,9 @@ def test_check_batch(fakes: Fakes) -> None:
     ]
 
 
-ANSWER = ["question", "status", "text", "abstained", "abstention", "refused", "refusal",
-          "sentences", "citations", "invalid_citations", "sources", "provenance", "timings",
-          "notes", "exit_code"]
+ANSWER = ["question", "status", "text", "truncated", "abstained", "abstention", "refused",
+          "refusal", "sentences", "citations", "invalid_citations", "sources", "provenance",
+          "timings", "notes", "exit_code"]
 PROVENANCE = ["model", "prompt_id", "prompt_version", "temperature", "seed", "max_tokens",
               "finish_reason", "verifier", "verifier_version", "tau", "prompt"]
 TIMINGS = ["retrieve", "abstain", "generate", "verify", "total"]
@@ -243,8 +243,8 @@ def test_verify(fakes: Fakes) -> None:
         "": ["summary", "answer", "question", "layers", "rule", "query_mode", "claims_method",
              "verifier", "verifier_version", "claims", "skipped", "timings", "calls",
              "warnings", "exit_code"],
-        "summary": ["claims", "supported", "contradicted", "unsupported", "skipped", "failed",
-                    "contested"],
+        "summary": ["claims", "supported", "contradicted", "unsupported", "unchecked",
+                    "skipped", "failed", "contested"],
         "claims[]": ["index", "text", "span", "sentence", "markers", "edits", "label",
                      "contested", "layers", "citations", "anti_citations", "values",
                      "evidence"],
@@ -267,8 +267,8 @@ def test_repair(fakes: Fakes) -> None:
     assert payload["text"] == "Workers take 21 days."
     edit = ["kind", "claims", "original", "new", "before", "after", "method", "reason",
             "evidence"]
-    report = ["claims", "supported", "contradicted", "unsupported", "skipped", "failed",
-              "contested"]
+    report = ["claims", "supported", "contradicted", "unsupported", "unchecked", "skipped",
+              "failed", "contested"]
     assert shapes(payload) == {
         "": ["summary", "policy", "original", "text", "changed", "refused", "query_mode",
              "edits", "claims", "attribution_before", "attribution_after", "attribution",

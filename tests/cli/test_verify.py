@@ -58,7 +58,8 @@ def test_verify_json_reports_each_claim_with_evidence(sources: list[Path]) -> No
     assert code == 0
     payload = json.loads(out)
     assert payload["summary"] == {"claims": 3, "supported": 1, "contradicted": 2,
-                                  "unsupported": 0, "skipped": 0, "failed": 0, "contested": 0}
+                                  "unsupported": 0, "unchecked": 0, "skipped": 0, "failed": 0,
+                                  "contested": 0}
     first = payload["claims"][0]
     assert first["label"] == "supported"
     assert first["citations"][0]["doc_id"] == "source1.md"
@@ -83,6 +84,51 @@ def test_verify_terminal_output_highlights_and_summarises(sources: list[Path],
     assert "3 claims: 1 supported, 1 contradicted, 1 unsupported" in out
 
 
+def test_a_claim_no_layer_could_check_is_unchecked_not_supported(sources: list[Path]) -> None:
+    # Harden-2 #5: the knowledge layer alone abstains on a claim without values
+    moon = "Bees can fly to the moon."
+    code, out, _ = _run("--answer", moon, "--sources", str(sources[0]), "--layers", "knowledge",
+                        "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["summary"]["supported"] == 0
+    assert payload["summary"]["unchecked"] == 1
+    assert payload["claims"][0]["label"] == "unchecked"
+    assert payload["claims"][0]["layers"][0]["label"] == "unchecked"
+    code, out, _ = _run("--answer", moon, "--sources", str(sources[0]), "--layers", "knowledge")
+    assert "○ unchecked" in out
+    assert "supported" not in out.split("claims")[1].split("\n")[1]
+    assert "knowledge: abstains: no values to check" in out
+    assert "1 claims: 0 supported, 0 contradicted, 0 unsupported, 1 unchecked" in out
+
+
+def test_an_index_in_the_answer_is_checked_as_written(tmp_path: Path) -> None:
+    # Harden-2 #8: "[5]" of heap[5] was taken for a citation and "…always heap." was checked
+    heap = tmp_path / "heap.txt"
+    heap.write_text("The smallest item of a min-heap is always heap[0].\n", encoding="utf-8")
+    answer = "The smallest item of a min-heap is always heap[5]."
+    code, out, _ = _run("--answer", answer, "--sources", str(heap), "--json")
+    assert code == 0
+    claim = json.loads(out)["claims"][0]
+    assert claim["text"] == answer
+    assert claim["markers"] == []
+    assert claim["span"] == [0, len(answer)]
+
+
+def test_an_answer_too_long_is_refused_with_the_limit_not_a_traceback(
+        sources: list[Path], tmp_path: Path) -> None:
+    # Harden-2 #9: a 5 MB answer ended in spaCy's E088 traceback
+    big = tmp_path / "big.txt"
+    big.write_text("Honey bees perform a waggle dance. " * 6000, encoding="utf-8")
+    code, out, err = _run("--answer", str(big), "--sources", str(sources[0]))
+    assert code == 2, out
+    message = " ".join(err.split())
+    assert "the answer is 210,000 characters long, more than the 200,000 verified at once" \
+        in message
+    assert "verify-batch" in message
+    assert "Traceback" not in err
+
+
 def test_verify_against_an_index(sources: list[Path], tmp_path: Path) -> None:
     index = tmp_path / "index"
     Indexer(builders=[BM25Builder()]).run(sources, index)
@@ -97,7 +143,7 @@ def test_verify_against_an_index(sources: list[Path], tmp_path: Path) -> None:
     (["--answer", "Bees dance."], "--sources FILE"),
     (["--answer", "Bees dance.", "--sources", "missing.md"], "missing.md"),
     (["--answer", "Bees dance.", "--sources", "SOURCE", "--layers", "nli,vibes"],
-     "nli, knowledge, consistency"),
+     "nli, knowledge, consistency. For example --layers nli,knowledge."),
     (["--answer", "Bees dance.", "--sources", "SOURCE", "--layers", "consistency"],
      "chat model"),
     (["--answer", "Bees dance.", "--sources", "SOURCE", "--rule", "majority"],
@@ -201,3 +247,46 @@ def test_pairs_that_cannot_be_scored_give_strict_json_and_exit_1(sources: list[P
     judged = payload["claims"][0]["evidence"][0]
     assert (judged["supported"], judged["error"]) == (None, "bad reply")
     assert payload["summary"]["failed"] >= 1
+
+
+def test_sources_may_be_folders_read_as_the_index_reads_them(tmp_path: Path) -> None:
+    # Harden-2 #11: --help said files or folders, and a folder was refused
+    folder = tmp_path / "docs"
+    (folder / "guide").mkdir(parents=True)
+    (folder / "guide" / "dance.md").write_text(SOURCES[0] + "\n", encoding="utf-8")
+    (folder / "colony.txt").write_text(SOURCES[1] + "\n", encoding="utf-8")
+    (folder / "image.png").write_bytes(b"\x89PNG")  # not a format veracity reads: left out
+    code, out, err = _run("--answer", "Honey bees perform a waggle dance.", "--sources",
+                          str(folder), "--layers", "nli", "--json")
+    assert code == 0, err
+    claim = json.loads(out)["claims"][0]
+    assert claim["label"] == "supported"
+    assert claim["citations"][0]["doc_id"] == "guide/dance.md"
+    assert {item["doc_id"] for item in claim["evidence"]} == {"guide/dance.md", "colony.txt"}
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, _, err = _run("--answer", "Bees dance.", "--sources", str(empty))
+    assert code == 2
+    assert "holds no file veracity reads" in " ".join(err.split())
+
+
+def test_an_answer_file_that_is_a_link_loop_is_called_a_loop(sources: list[Path],
+                                                             tmp_path: Path) -> None:
+    loop = tmp_path / "answer.md"
+    loop.symlink_to("answer.md")
+    code, _, err = _run("--answer", str(loop), "--sources", str(sources[0]))
+    assert code == 2
+    assert f"--answer {loop}: is a symbolic link that loops" in " ".join(err.split())
+
+
+def test_an_openai_llm_without_a_model_asks_for_model_not_none(
+        sources: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Harden-2 #14: "--model None is not allowed"
+    monkeypatch.delenv("VERACITY_LLM_MODEL", raising=False)
+    code, _, err = _run("--answer", "Bees dance.", "--sources", str(sources[0]), "--llm",
+                        "openai:http://127.0.0.1:9/v1", "--llm-claims", app=cli.app)
+    message = " ".join(err.split())
+    assert code == 2
+    assert "--model is needed: the name of a model the server offers. Name it with --model NAME" \
+        in message
+    assert "None" not in message

@@ -663,3 +663,35 @@ def test_find_files_collects_every_bad_path_and_goes_on(tmp_path, monkeypatch):
     with pytest.raises(DocumentError) as caught:
         iter_files([docs, tmp_path / "gone"])
     assert caught.value.path == str(docs / "locked")
+
+
+# --- symbolic links that loop (Harden-2 #13) -------------------------------------------------
+
+
+def test_a_given_link_that_loops_is_called_a_loop_not_missing(tmp_path):
+    (tmp_path / "b").symlink_to("c")
+    (tmp_path / "c").symlink_to("b")
+    found = find_files([tmp_path / "b"])
+    assert found.files == ()
+    [error] = found.failures
+    assert error.reason == "symlink_loop"
+    assert f"{tmp_path / 'b'} -> c -> b" in str(error)
+    assert "does not exist" not in str(error)
+    with pytest.raises(DocumentError, match="is a symbolic link that loops") as raised:
+        read_file(tmp_path / "b")
+    assert raised.value.reason == "symlink_loop"
+
+
+def test_links_in_a_folder_that_loop_or_lead_nowhere_are_named_not_skipped_silently(tmp_path):
+    (tmp_path / "a.md").write_text("Bees dance.")
+    (tmp_path / "loop").symlink_to("loop")          # no extension: was skipped silently
+    (tmp_path / "loop.md").symlink_to("loop.md")
+    (tmp_path / "gone.md").symlink_to("nowhere.md")
+    (tmp_path / "gone.png").symlink_to("nowhere.png")  # not a format read: left alone
+    (tmp_path / "up").symlink_to(".")                # a folder link: never followed
+    found = find_files([tmp_path])
+    assert found.files == (tmp_path / "a.md",)
+    assert sorted((Path(e.path).name, e.reason) for e in found.failures) == [
+        ("gone.md", "missing"), ("loop", "symlink_loop"), ("loop.md", "symlink_loop")]
+    gone = next(e for e in found.failures if e.reason == "missing")
+    assert "is a symbolic link to a path that does not exist" in str(gone)

@@ -140,3 +140,21 @@ def test_unanswerable_question_abstains_without_calling_smollm2(
     assert answer.provenance is None
     assert answer.timings.generate == 0.0
     assert answer.timings.retrieve > 0
+
+
+def test_an_answer_cut_at_max_tokens_is_marked_truncated(
+        index: Path, verifier: PairScorer, smollm2: CountingChat) -> None:
+    # Harden-2 #15: the answer was cut (finish reason "length") and nothing said so
+    from veracity.generate import StreamingAsker
+    from veracity.types import Answer
+
+    generator = GroundedGenerator(smollm2.chat, verifier, max_tokens=6)
+    asker = Asker(open_retriever(index, mode="bm25"), generator, k=3)
+    answer = asker.run(ANSWERABLE)
+    assert answer.provenance is not None
+    assert answer.provenance.finish_reason == "length"
+    assert answer.truncated
+    streamed = list(StreamingAsker(asker).run(ANSWERABLE))[-1]
+    assert isinstance(streamed, Answer)
+    assert streamed.truncated
+    assert streamed.text == answer.text

@@ -33,10 +33,20 @@ def test_extractive_takes_no_argument(spec, model):
 
 
 def test_llamacpp_takes_a_gguf_path_not_a_model_name(tmp_path):
+    (tmp_path / "tiny.gguf").write_bytes(b"GGUF")
     chat = make_chat(f"llamacpp:{tmp_path / 'tiny.gguf'}")
     assert chat.model_id == "tiny"
     with pytest.raises(OptionError, match="llamacpp:PATH"):
         make_chat("llamacpp", model="smol")
+
+
+def test_a_llamacpp_path_that_is_no_file_is_refused_at_once(tmp_path):
+    # Harden-2 #14: it passed silently whenever ask abstained (no model was loaded)
+    with pytest.raises(OptionError, match=r"llamacpp:PATH with the path of a \.gguf file, and "
+                                          r"/nope\.gguf is not a file"):
+        make_chat("llamacpp:/nope.gguf")
+    with pytest.raises(OptionError, match="is not a file"):
+        make_chat(f"llamacpp:{tmp_path}")
 
 
 def test_openai_takes_the_url_after_the_colon(monkeypatch):
@@ -44,5 +54,5 @@ def test_openai_takes_the_url_after_the_colon(monkeypatch):
     chat = make_chat("openai:http://127.0.0.1:11434/v1", model="qwen2.5:3b")
     assert chat.model_id == "qwen2.5:3b"
     assert chat.url == "http://127.0.0.1:11434/v1/chat/completions"  # type: ignore[attr-defined]
-    with pytest.raises(OptionError, match=r"^model=None"):
+    with pytest.raises(OptionError, match=r"^model is needed: the name of a model"):
         make_chat("openai:http://127.0.0.1:11434/v1")

@@ -104,3 +104,16 @@ def test_a_refusal_streams_as_one_answer() -> None:
     answer = items[-1]
     assert isinstance(answer, Answer)
     assert answer.refused
+
+
+@pytest.mark.parametrize("finish", ["stop", "length"])
+def test_the_streamed_answer_keeps_the_finish_reason(finish: str) -> None:
+    # Harden-2 #15: a streamed answer was always "stop", even when cut at max_tokens
+    chat = ScriptedChatModel([REPLY], finish_reason=finish)
+    answer = list(StreamingAsker(_asker(chat)).run("What do bees do?"))[-1]
+    whole = _asker(ScriptedChatModel([REPLY], finish_reason=finish)).run("What do bees do?")
+    assert isinstance(answer, Answer)
+    assert answer.provenance is not None
+    assert answer.provenance.finish_reason == finish
+    assert answer.truncated == whole.truncated == (finish == "length")
+    assert answer.to_dict()["truncated"] == (finish == "length")

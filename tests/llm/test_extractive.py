@@ -249,7 +249,11 @@ def test_unusable_prompts_raise(prompt: str, needle: str) -> None:
     ("Bees dance.", "Bees dance [2]."),
     ("Bees dance", "Bees dance [2]"),
     ('He said "bees dance."', 'He said "bees dance [2]."'),
-    ("Bees dance[4][5] at dawn!", "Bees dance at dawn [2]!"),
+    ("Bees dance at dawn![4][5]", "Bees dance at dawn [2]!"),
+    ("Founded in 1889 [3].", "Founded in 1889 [2]."),
+    # attached to a word: the source's own words, an index (Harden-2 #8)
+    ("The least item is heap[0].", "The least item is heap[0] [2]."),
+    ("Bees dance[4][5] at dawn!", "Bees dance[4][5] at dawn [2]!"),
     ("Bees (Apis) dance?)", "Bees (Apis) dance [2]?)"),
 ])
 def test_cite_puts_the_marker_before_the_final_punctuation(sentence: str, cited: str) -> None:

@@ -13,6 +13,7 @@ import pytest
 from veracity import defaults
 from veracity.errors import GenerationError, MissingDependencyError, ModelError, OptionError
 from veracity.llm import ChatRequest, LlamaCppChat, StreamingChatModel, bundled_gguf
+from veracity.llm.base import Streamed
 
 
 class FakeLlama:
@@ -37,7 +38,8 @@ class FakeLlama:
             return iter([{"choices": [{"delta": {"role": "assistant"}}]},
                          {"choices": [{"delta": {"content": "Bees "}}]},
                          {"choices": [{"delta": {"content": "dance."}}]},
-                         {"choices": [{"delta": {}, "finish_reason": "stop"}]}])
+                         {"choices": [{"delta": {}, "finish_reason":
+                                       "length" if options.get("max_tokens") else "stop"}]}])
         return {"choices": [{"message": {"role": "assistant", "content": "Bees dance."},
                              "finish_reason": "length"}],
                 "usage": {"prompt_tokens": 9, "completion_tokens": 2}}
@@ -140,6 +142,16 @@ def test_stream_yields_only_text_deltas(fake_llama: Path) -> None:
     assert isinstance(chat, StreamingChatModel)
     assert list(chat.stream(ChatRequest.of("q"))) == ["Bees ", "dance."]
     assert chat._model.calls[0]["stream"] is True
+
+
+@pytest.mark.unit
+def test_stream_returns_the_finish_reason(fake_llama: Path) -> None:
+    # Harden-2 #15: a stream cut at max_tokens said nothing of it
+    chat = LlamaCppChat(fake_llama)
+    whole = Streamed(chat.stream(ChatRequest.of("q")))
+    assert ("".join(whole), whole.finish_reason) == ("Bees dance.", "stop")
+    cut = Streamed(chat.stream(ChatRequest.of("q", max_tokens=2)))
+    assert ("".join(cut), cut.finish_reason) == ("Bees dance.", "length")
 
 
 @pytest.mark.unit

@@ -18,6 +18,7 @@ from veracity.llm import (
     ServerUnreachableError,
     StreamingChatModel,
 )
+from veracity.llm.base import Streamed
 from veracity.llm.openai import iter_sse_data, parse_stream_chunk, request_body
 
 pytestmark = pytest.mark.unit
@@ -261,6 +262,21 @@ def test_a_stream_that_breaks_says_how_much_arrived() -> None:
 def test_a_server_that_ignores_stream_true_still_streams_its_whole_reply() -> None:
     recorder = Recorder([httpx.Response(200, json=completion("whole reply"))])
     assert list(make_chat(recorder).stream(ChatRequest.of("q"))) == ["whole reply"]
+
+
+def test_a_stream_returns_its_finish_reason() -> None:
+    # Harden-2 #15: a stream cut at max_tokens said nothing of it
+    cut = json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]})
+    body = sse(chunk("Bees "), chunk("dance"), cut, "[DONE]")
+    recorder = Recorder([httpx.Response(200, content=body,
+                                        headers={"content-type": "text/event-stream"}),
+                         httpx.Response(200, content=sse(chunk("ok"), "[DONE]"),
+                                        headers={"content-type": "text/event-stream"}),
+                         httpx.Response(200, json=completion("whole", finish="length"))])
+    chat = make_chat(recorder)
+    streams = [Streamed(chat.stream(ChatRequest.of("q"))) for _ in range(3)]
+    assert [("".join(s), s.finish_reason) for s in streams] == [
+        ("Bees dance", "length"), ("ok", "unknown"), ("whole", "length")]
 
 
 def test_an_error_event_in_the_stream_raises() -> None:

@@ -45,6 +45,7 @@ def test_build_writes_unit_rows_and_metadata(chunks_of, generation, fake_embedde
         "embedded": 4,
         "reused": 0,
         "truncated": 0,
+        "max_tokens": 12,
     }
 
 

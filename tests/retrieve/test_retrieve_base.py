@@ -59,9 +59,11 @@ def test_check_query():
 
 def test_check_k():
     assert check_k(np.int64(3)) == 3
-    for bad in (0, -2, 1.0, False, None):
+    for bad in (0, -2, 1.0, False):
         with pytest.raises(OptionError, match="k="):
             check_k(bad)
+    with pytest.raises(OptionError, match=r"^k is needed: an integer of 1 or more"):
+        check_k(None)
 
 
 def test_public_api_is_pinned():

@@ -78,6 +78,20 @@ def test_verify_and_its_stream_give_the_same_report(index_dir: Path) -> None:
     assert _without(found[-1][1], "timings", "calls") == _without(report, "timings", "calls")
 
 
+def test_verify_reports_a_claim_no_layer_checked_as_unchecked(index_dir: Path) -> None:
+    # Harden-2 #5: layers ["knowledge"] on a claim without values said "supported"
+    body = {"answer": "Bees can fly to the moon.", "sources": [DANCE], "layers": ["knowledge"]}
+
+    async def work(client: httpx.AsyncClient) -> httpx.Response:
+        return await client.post("/v1/verify", json=body)
+
+    response = serve(settings_for(index_dir), work)
+    assert response.status_code == 200, response.text
+    report = response.json()
+    assert report["claims"][0]["label"] == "unchecked"
+    assert (report["summary"]["supported"], report["summary"]["unchecked"]) == (0, 1)
+
+
 def test_verify_against_documents_of_the_index_by_id(index_dir: Path) -> None:
     async def work(client: httpx.AsyncClient) -> httpx.Response:
         return await client.post("/v1/verify", json={

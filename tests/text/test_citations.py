@@ -103,3 +103,37 @@ def test_one_block_is_named_in_the_singular():
 def test_blocks_must_be_a_count():
     with pytest.raises(OptionError, match="blocks=-1"):
         resolve_markers((), blocks=-1)
+
+
+# --- brackets attached to a word (Harden-2 #8) ---------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    "The smallest item of a min-heap is always heap[5].",
+    "Read argv[1] first.",
+    "Set grid[2][3] to 0.",
+    "Use x_1[2, 3] here.",
+])
+def test_an_index_attached_to_a_word_is_text_without_numbered_blocks(text):
+    assert find_markers(text) == ()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Bees dance [1][3].", ["[1]", "[3]"]),
+    ("Founded in 1889[3].", ["[3]"]),          # a number is no word: a footnote
+    ("Founded in 1889.[3]", ["[3]"]),
+    ("Bees dance[^1].", ["[^1]"]),              # a Markdown footnote
+    ("Bees dance[Block 1].", ["[Block 1]"]),
+    ("蜜蜂跳舞[1]。", ["[1]"]),                  # CJK writes citations without a space
+    ("Bees dance ［1］.", ["［1］"]),
+])
+def test_other_attached_markers_stay_citations(text, expected):
+    assert [m.text for m in find_markers(text)] == expected
+
+
+def test_over_numbered_blocks_an_attached_marker_cites_unless_the_block_says_so():
+    blocks = ["The smallest item of a min-heap is always heap[0]."]
+    assert [m.text for m in find_markers("Bees dance[1].", blocks=blocks)] == ["[1]"]
+    assert find_markers("It is always heap[0].", blocks=blocks) == ()
+    found = find_markers("It is always heap[0][1].", blocks=blocks)
+    assert [m.text for m in found] == ["[1]"]

@@ -119,7 +119,7 @@ def test_claim_no_sample_mentions_gets_no_score_and_is_not_flagged() -> None:
     table = {(s, X.text): (0.0, 0.0, 1.0) for s in "ABC"}
     result, _, _ = run(["A", "B", "C"], claims=[X], table=table, samples=3)
     only = result.results[0]
-    assert (only.score, only.label, only.flagged, only.error) == (None, "unsupported", False, None)
+    assert (only.score, only.label, only.flagged, only.error) == (None, "unchecked", False, None)
     assert "no sample supports or contradicts" in only.detail
 
 
@@ -283,7 +283,7 @@ def test_two_temperature_at_zero_warns() -> None:
 
 
 def test_two_temperature_needs_second_temperature() -> None:
-    with pytest.raises(OptionError, match="second_temperature=None"):
+    with pytest.raises(OptionError, match="second_temperature is needed"):
         ConsistencyLayer(ScriptedChatModel([]), TablePairScorer({}), mode="two_temperature")
 
 

@@ -112,6 +112,19 @@ def test_cited_passages_are_the_evidence_of_citing_claims() -> None:
     assert verdict.label == "unsupported"
 
 
+def test_an_attached_marker_cites_over_numbered_blocks_and_is_text_without() -> None:
+    # Harden-2 #8: heap[5] is text in an answer with no blocks; dance[2] cites over blocks
+    bees, colony, _ = _chunks()
+    cited = make_answer_verifier(WordScorer(), layers=("nli",)).run(
+        "Honey bees perform a waggle dance[2].", cited={1: bees, 2: colony})
+    assert cited.verdicts[0].claim.markers == (2,)
+    assert cited.verdicts[0].claim.text == "Honey bees perform a waggle dance."
+    plain = make_answer_verifier(WordScorer(), sources=_chunks(), layers=("nli",)).run(
+        "Honey bees perform a waggle dance[2].")
+    assert plain.verdicts[0].claim.markers == ()
+    assert plain.verdicts[0].claim.text == "Honey bees perform a waggle dance[2]."
+
+
 def test_bad_input_is_refused_with_the_fix() -> None:
     verifier = make_answer_verifier(WordScorer(), sources=_chunks())
     with pytest.raises(InputError, match="answer is empty"):

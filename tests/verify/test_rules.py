@@ -19,7 +19,7 @@ NLI_UNSURE = LayerResult("nli", "unsupported", True, 0.6)
 NLI_BAD = LayerResult("nli", "unsupported", True, 0.95)
 KB_CONTRA = LayerResult("knowledge", "contradicted", True, 1.0)
 KB_OK = LayerResult("knowledge", "supported", False, 0.0)
-KB_ABSTAIN = LayerResult("knowledge", "supported", False, None, "no values to check")
+KB_ABSTAIN = LayerResult("knowledge", "unchecked", False, None, "no values to check")
 FAILED = LayerResult("consistency", "error", False, None, error="chat failed")
 
 
@@ -35,7 +35,17 @@ def test_abstaining_and_failed_layers_do_not_count() -> None:
     assert LayerCombiner("all").run([NLI_BAD, KB_ABSTAIN, FAILED]) == "unsupported"
     assert LayerCombiner("any").run([NLI_OK, KB_ABSTAIN]) == "supported"
     assert LayerCombiner("any").run([FAILED]) == "error"
-    assert LayerCombiner("any").run([KB_ABSTAIN]) == "supported"
+
+
+@pytest.mark.parametrize("rule", ["any", "all", "cascade"])
+def test_a_claim_no_layer_judged_is_unchecked_never_supported(rule: str) -> None:
+    # Harden-2 #5: --layers knowledge on "Bees can fly to the moon." said supported
+    assert LayerCombiner(rule).run([KB_ABSTAIN]) == "unchecked"
+    assert LayerCombiner(rule).run([]) == "unchecked"
+    silent = LayerResult("consistency", "unchecked", False, None, "no sample mentions it")
+    assert LayerCombiner(rule).run([KB_ABSTAIN, silent]) == "unchecked"
+    # a failure is why nothing judged it: that is an error, not merely unchecked
+    assert LayerCombiner(rule).run([KB_ABSTAIN, FAILED]) == "error"
 
 
 def test_cascade_asks_the_next_layer_only_when_unsure() -> None:

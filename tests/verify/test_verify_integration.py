@@ -113,3 +113,13 @@ def test_a_wrong_year_against_the_passage_is_still_contradicted(
     verdict = verifier.run(claim).verdicts[0]
     assert verdict.label == "contradicted"
     assert [j.chunk_id for j in verdict.anti_citations] == ["waggle_dance.md#1"]
+
+
+def test_an_index_in_the_answer_is_compared_not_eaten() -> None:
+    # Harden-2 #8: "heap[5]" was read as a citation and "…always heap." was found supported
+    source = "A min-heap keeps its smallest item at the root: it is always heap[0]."
+    chunk = Chunk("heap.txt#0", "heap.txt", 0, source, 0, len(source))
+    verifier = make_answer_verifier(make_verifier("embedded"), sources=[chunk])
+    verdict = verifier.run("The smallest item of a min-heap is always heap[5].").verdicts[0]
+    assert verdict.claim.text == "The smallest item of a min-heap is always heap[5]."
+    assert verdict.label == "contradicted"

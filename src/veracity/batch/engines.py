@@ -3,7 +3,8 @@
 An engine is started with a factory of the worker's stage (``start(make)``: the models are
 loaded once per worker) and then maps a function over tasks (``map(work, tasks)`` yields
 ``work(stage, task)`` for every task, in the order they finish). Both engines are context
-managers; leaving the block stops the workers (and a Ray that the engine started itself).
+managers; leaving the block stops the workers (and a Ray that the engine started itself). The
+workers of a local pool also end when the process that started them dies, even by SIGKILL.
 
 >>> def make() -> str:
 ...     return "stage"
@@ -16,9 +17,15 @@ managers; leaving the block stops the workers (and a Ray that the engine started
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import multiprocessing
 import os
 import pickle
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from types import TracebackType
@@ -85,9 +92,42 @@ class _Closing:
         self.close()
 
 
-def _initialize(make: Callable[[], Any]) -> None:
+#: prctl(2) option: the signal this process gets when the thread that forked it ends.
+_PR_SET_PDEATHSIG = 1
+
+
+def _end_with_parent(parent: int, kernel: bool) -> None:
+    """End this worker when its parent ``parent`` dies, whatever kills it (SIGKILL included):
+    a worker left behind would hold its models' memory and never get work again.
+
+    On Linux (``kernel``) the kernel sends SIGKILL at once (``PR_SET_PDEATHSIG``); everywhere a
+    daemon thread checks every ``BATCH_PARENT_POLL_S`` seconds that the parent is still the
+    parent and ends the worker otherwise (the fallback, and the case of a parent that died
+    before this ran).
+    """
+    if kernel and sys.platform.startswith("linux"):
+        # without prctl in this libc, the thread below still watches
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(defaults.BATCH_PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="veracity-parent-watch", daemon=True).start()
+
+
+def _initialize(make: Callable[[], Any], parent: int, kernel: bool) -> None:
+    _end_with_parent(parent, kernel)
     global _STAGE
     _STAGE = make()
+
+
+def _started() -> None:
+    """A no-op task: submitting it makes the pool fork its workers."""
 
 
 def _call(work: Callable[[Any, T], R], task: T) -> R:
@@ -96,7 +136,13 @@ def _call(work: Callable[[Any, T], R], task: T) -> R:
 
 class LocalPool(_Closing):
     """``workers`` processes on this machine (default: one per core); with one worker the
-    work runs in this process. Workers are forked, so the stage factory need not pickle."""
+    work runs in this process. Workers are forked, so the stage factory need not pickle.
+
+    The workers end when this process dies, even by SIGKILL (see :func:`_end_with_parent`).
+    On Linux the kernel's signal is tied to the thread that forked them, so it is used only
+    when :meth:`start`, which forks them, runs on the main thread; elsewhere the workers watch
+    their parent with a thread.
+    """
 
     name = "local"
 
@@ -111,9 +157,11 @@ class LocalPool(_Closing):
         if self.workers == 1:
             self._stage = make()
         else:
+            main = threading.current_thread() is threading.main_thread()
             self._pool = ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("fork"),
-                initializer=_initialize, initargs=(make,))
+                initializer=_initialize, initargs=(make, os.getpid(), main))
+            self._pool.submit(_started)  # forks every worker now, from this thread
         return self
 
     def map(self, work: Callable[[Any, T], R], tasks: Iterable[T]) -> Iterator[R]:

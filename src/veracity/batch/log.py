@@ -31,7 +31,7 @@ from veracity.errors import InputError
 
 __all__ = ["Counts", "LogState", "ResultLog"]
 
-_LABELS = ("supported", "contradicted", "unsupported", "skipped")
+_LABELS = ("supported", "contradicted", "unsupported", "unchecked", "skipped")
 
 
 @dataclass
@@ -44,6 +44,7 @@ class Counts:
     supported: int = 0
     contradicted: int = 0
     unsupported: int = 0
+    unchecked: int = 0
     skipped: int = 0
     claim_failures: int = 0
     errors: int = 0

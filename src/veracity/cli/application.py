@@ -43,6 +43,7 @@ __all__ = [
     "main",
     "models_of",
     "more_sources",
+    "read_document_or_text",
     "read_text_or_file",
     "strict_json",
 ]
@@ -166,6 +167,32 @@ def looks_like_path(value: str) -> bool:
     return word.lower().endswith(_FILE_SUFFIXES) or word.startswith(("/", "./", "../", "~/"))
 
 
+def _named_file(value: str, option: str) -> Path | None:
+    """The file ``value`` names, or ``None`` when ``value`` is text (see
+    :func:`read_text_or_file`)."""
+    if len(value) >= 4096 or "\n" in value or "\0" in value:
+        return None
+    path = Path(value).expanduser()
+    try:
+        exists, is_dir, is_file = path.exists(), path.is_dir(), path.is_file()
+    except OSError:  # a name too long to be a file
+        exists = is_dir = is_file = False
+    if looks_like_path(value):
+        if not exists:
+            from veracity.corpus.loaders import link_problem
+
+            if (loop := link_problem(path)) is not None:
+                raise InputError(f"{option} {loop}")
+            raise InputError(
+                f"{option} {value}: no such file (the current folder is {Path.cwd()}); check "
+                f"the name, or to check this text itself write it in a file and give that")
+        if is_dir:
+            raise InputError(f"{option} {value}: is a folder; give a file")
+    elif not is_file:
+        return None
+    return path
+
+
 def read_text_or_file(value: str, option: str) -> str:
     """The text of the file ``value`` names, or ``value`` itself when it is text.
 
@@ -174,26 +201,31 @@ def read_text_or_file(value: str, option: str) -> str:
     """
     if value == "-":
         return sys.stdin.read()
-    if len(value) >= 4096 or "\n" in value or "\0" in value:
-        return value
-    path = Path(value).expanduser()
-    try:
-        exists, is_dir, is_file = path.exists(), path.is_dir(), path.is_file()
-    except OSError:  # a name too long to be a file
-        exists = is_dir = is_file = False
-    if looks_like_path(value):
-        if not exists:
-            raise InputError(
-                f"{option} {value}: no such file (the current folder is {Path.cwd()}); check "
-                f"the name, or to check this text itself write it in a file and give that")
-        if is_dir:
-            raise InputError(f"{option} {value}: is a folder; give a file")
-    elif not is_file:
+    path = _named_file(value, option)
+    if path is None:
         return value
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"{option} {value}: cannot read it as UTF-8 text ({exc})") from exc
+
+
+def read_document_or_text(value: str, option: str) -> str:
+    """Like :func:`read_text_or_file`, but a file of a format ``veracity index`` reads is read
+    as it reads it (the text of an HTML page without its markup, a PDF's pages, ...) and must
+    hold one document; a file of another extension is read as UTF-8 text."""
+    from veracity.corpus.loaders import LOADERS, load_file
+
+    path = None if value == "-" else _named_file(value, option)
+    if path is None or path.suffix.lower() not in LOADERS:
+        return read_text_or_file(value, option)
+    loaded = load_file(path)
+    if loaded.failures:
+        raise loaded.failures[0]
+    if len(loaded.documents) != 1:
+        raise InputError(f"{option} {value}: holds {len(loaded.documents)} documents; give a "
+                         "file with one (check --batch FILE.jsonl scores many pairs)")
+    return loaded.documents[0].text
 
 
 def more_sources(sources: list[Path] | None, extra: list[str], *,

@@ -17,7 +17,7 @@ from veracity.cli.application import (
     emit_json,
     fail,
     models_of,
-    read_text_or_file,
+    read_document_or_text,
 )
 from veracity.cli.render import errors, show
 from veracity.errors import VeracityError
@@ -35,7 +35,8 @@ def gives_probabilities(scorer: PairScorer) -> bool:
 def check(
     ctx: typer.Context,
     premise: Annotated[str | None, typer.Option(
-        help="premise text, or a file holding it (- reads standard input)")] = None,
+        help="premise text, or a file holding it, read as `veracity index` reads it (txt, md, "
+             "html, pdf); - reads standard input")] = None,
     claim: Annotated[str | None, typer.Option(help="the claim to check")] = None,
     batch: Annotated[Path | None, typer.Option(
         help="JSONL file of {premise, claim} rows (an `id` is passed through)")] = None,
@@ -51,7 +52,7 @@ def check(
             raise typer.Exit(check_batch(checker, batch))
         if premise is None or claim is None:
             raise VeracityError("give --premise and --claim, or --batch FILE.jsonl")
-        text = read_text_or_file(premise, "--premise")
+        text = read_document_or_text(premise, "--premise")
         result = checker.run([text], [claim])
     except VeracityError as exc:
         raise fail(exc) from exc

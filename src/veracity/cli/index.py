@@ -10,8 +10,37 @@ import typer
 from veracity import defaults
 from veracity.cli import printers
 from veracity.cli.application import EXIT_OK, EXIT_PARTIAL, emit_json, fail
-from veracity.cli.render import errors
+from veracity.cli.render import errors, show, styled
 from veracity.errors import VeracityError
+
+#: The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
+
+
+def _live_generation(index_dir: Path) -> str | None:
+    """The name of the index's live generation, ``None`` when there is no readable index."""
+    from veracity.corpus.index_dir import IndexDir
+
+    try:
+        return IndexDir(index_dir).current().name
+    except VeracityError:
+        return None
+
+
+def _interrupted(index_dir: Path, before: str | None) -> typer.Exit:
+    """Say what Ctrl-C left behind: a generation becomes live only once it is complete, so the
+    index is the one from before this run (or, if the run had just finished, the new one)."""
+    after = _live_generation(index_dir)
+    if after is None:
+        kept = f"nothing was written: {index_dir} holds no index"
+    elif after == before:
+        kept = (f"the index in {index_dir} is as it was before this run ({after}); nothing of "
+                "this run was kept")
+    else:
+        kept = f"the run had finished: {index_dir} holds its new generation {after}"
+    show(styled("interrupted:", "bold yellow"), f" {kept}. Run the command again to index.",
+         out=errors, wrap=True)
+    return typer.Exit(EXIT_INTERRUPTED)
 
 
 def index(
@@ -37,8 +66,9 @@ def index(
     Unchanged files are skipped; a failure leaves the previous index live. Bad paths, files
     and JSONL lines are reported and skipped (--strict: stop at the first, write nothing).
     Exit 0 when every file was indexed, 1 when some failed (the rest is indexed), 2 when
-    nothing was written. --workers N or --ray spread the dense embedding, where a large
-    corpus spends its time, over worker processes or a Ray cluster; the vectors are the same.
+    nothing was written, 130 when stopped by Ctrl-C (the index stays as it was). --workers N
+    or --ray spread the dense embedding, where a large corpus spends its time, over worker
+    processes or a Ray cluster; the vectors are the same.
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -49,6 +79,7 @@ def index(
 
     builders: list[Any] = [BM25Builder()]
     embedder = None
+    before = _live_generation(index_dir)
     try:
         if dense and (workers is not None or ray or ray_address):
             from veracity.batch import ParallelEmbedder
@@ -73,6 +104,8 @@ def index(
                              ).run(paths, index_dir)
     except VeracityError as exc:
         raise fail(exc) from exc
+    except KeyboardInterrupt:
+        raise _interrupted(index_dir, before) from None
     finally:
         if embedder is not None:
             embedder.close()

@@ -34,6 +34,14 @@ def print_index(report: IndexReport) -> None:
          f"{report.files_removed} removed, {_failed_summary(report)}: {report.documents} "
          f"documents, {report.chunks} chunks in {report.index} ({report.generation})",
          out=console)
+    dense = report.builders.get("dense", {})
+    truncated = dense.get("truncated", 0)
+    if isinstance(truncated, int) and truncated:
+        window = dense.get("max_tokens", "its")
+        show(styled("note:", "yellow"), f" {truncated} of {report.chunks} chunks are longer than "
+             f"the dense model's window of {window} tokens, so their vectors stand for their "
+             "beginning only (BM25 reads them whole); a smaller --chunk-tokens avoids it",
+             out=console, wrap=True)
     for failure in report.failures:  # the message starts with the path
         show(styled("skipped", "yellow"), f" {failure.message}", out=errors)
 
@@ -121,6 +129,11 @@ def print_answer(answer: Answer) -> None:
             f"(abstained without asking the model: {check.reason}; {check.source})", "yellow"))
         return
     line(answer.text)
+    if answer.truncated and answer.provenance is not None:
+        limit = answer.provenance.max_tokens
+        line(styled(f"the answer was cut: the model stopped at its limit of "
+                    f"{limit if limit is not None else 'its'} tokens (finish reason length), so "
+                    "its end may be missing and a sentence may repeat", "bold yellow"))
     if answer.abstention is not None:
         check = answer.abstention
         console.print()
@@ -196,18 +209,20 @@ def print_calibration(stored: StoredCalibration) -> None:
 
 
 _VERDICT_STYLE = {"contradicted": "bold white on red", "unsupported": "black on yellow",
-                  "error": "underline red", "supported": ""}
+                  "error": "underline red", "unchecked": "underline cyan", "supported": ""}
 
 
 _VERDICT_MARK = {"supported": ("✓", "green"), "contradicted": ("✗", "red"),
-                 "unsupported": ("?", "yellow"), "error": ("⚠", "red")}
+                 "unsupported": ("?", "yellow"), "unchecked": ("○", "cyan"),
+                 "error": ("⚠", "red")}
 
 
 def _highlighted(report: Report) -> Any:
-    """The answer with contradicted and unsupported claims highlighted (worst label wins)."""
+    """The answer with contradicted, unsupported, failed and unchecked claims highlighted
+    (worst label wins)."""
     from rich.text import Text
 
-    rank = {"supported": 0, "error": 1, "unsupported": 2, "contradicted": 3}
+    rank = {"supported": 0, "unchecked": 1, "error": 2, "unsupported": 3, "contradicted": 4}
     worst = [0] * len(report.answer)
     for verdict in report.verdicts:
         for position in range(verdict.claim.span.start, verdict.claim.span.end):
@@ -247,10 +262,11 @@ def print_report(report: Report) -> None:
             line(styled(edit, "dim"), indent=6)
         for layer in verdict.layers:
             flag = styled("flags", "red") if layer.flagged else styled("clears", "green")
+            detail = layer.detail
             if layer.error is not None:
                 flag, detail = styled("failed", "red"), layer.error
-            else:
-                detail = layer.detail
+            elif layer.label == "unchecked":
+                flag = styled("abstains:", "cyan")
             line(f"{layer.layer}: ", flag, f" {detail}", indent=6)
         for title, items in (("evidence", verdict.citations[:2]),
                              ("contradicted by", verdict.anti_citations[:2])):
@@ -271,7 +287,8 @@ def print_report(report: Report) -> None:
     console.print()
     line(styled(f"{summary['claims']} claims:", "bold"), f" {summary['supported']} supported, "
          f"{summary['contradicted']} contradicted, {summary['unsupported']} unsupported, "
-         f"{summary['skipped']} sentences skipped, {summary['failed']} failed; "
+         f"{summary['unchecked']} unchecked, {summary['skipped']} sentences skipped, "
+         f"{summary['failed']} failed; "
          f"{summary['contested']} with conflicting sources")
     for warning in report.warnings:
         line(styled("warning:", "yellow"), f" {warning}", out=errors)

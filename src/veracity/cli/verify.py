@@ -66,8 +66,10 @@ def verify_command(
 
     Prints the answer with contradicted (red) and unsupported (yellow) claims highlighted, each
     claim's verdict with the layers' findings, the passages that support or contradict it, and
-    a summary. Exit 0 when every claim was judged (whatever the verdicts); 1 when some claims
-    could not be judged (a layer failed); 2 on bad options or unreadable input.
+    a summary; a claim that no layer could judge (the knowledge layer alone on a claim without
+    numbers or names) is shown as unchecked, never as supported. Exit 0 when no layer failed
+    (whatever the verdicts); 1 when some claims could not be judged because a layer failed; 2
+    on bad options or unreadable input.
     """
     from veracity.verify.consistency import ConsistencyLayer
     from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer

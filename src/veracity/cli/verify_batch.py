@@ -134,6 +134,7 @@ def print_batch(summary: BatchSummary) -> None:
     show(f"{summary.output}: {counts['answers']} answers verified, {counts['errors']} failed; "
          f"{counts['claims']} claims: {counts['supported']} supported, "
          f"{counts['contradicted']} contradicted, {counts['unsupported']} unsupported"
+         + (f", {counts['unchecked']} unchecked" if counts["unchecked"] else "")
          + (f", {counts['claim_failures']} not judged" if counts["claim_failures"] else ""),
          out=console)
     if summary.done_before:

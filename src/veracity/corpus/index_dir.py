@@ -161,6 +161,12 @@ class IndexDir:
         try:
             name = (self.path / CURRENT).read_text(encoding="utf-8").strip()
         except (FileNotFoundError, NotADirectoryError):
+            if self.path.exists() and not self.path.is_dir():  # indexing there would fail too
+                raise IndexNotFoundError(
+                    f"{self.path} is a file, not an index folder: give the folder of an index "
+                    "(--index DIR), or make one with `veracity index PATH --index DIR` in a new "
+                    "folder"
+                ) from None
             raise IndexNotFoundError(
                 f"no index at {self.path}: run `veracity index PATH --index {self.path}` first"
             ) from None

@@ -61,9 +61,10 @@ class IndexReport:
     reported again on every run until the file changes.
     ``files_removed`` were indexed before under a given folder but are gone, ``files_kept``
     come from other paths indexed earlier (or from a given path that could not be listed this
-    time). ``paths_failed`` given paths were missing or folders could not be listed; they are
-    skipped, never a reason to stop (except with ``strict=True``). ``documents`` and ``chunks``
-    count the whole new generation; ``failures`` lists every failed path, file or line.
+    time). ``paths_failed`` given paths were missing, folders could not be listed, or symbolic
+    links (given or in a folder) loop; they are skipped, never a reason to stop (except with
+    ``strict=True``). ``documents`` and ``chunks`` count the whole new generation;
+    ``failures`` lists every failed path, file or line.
     """
 
     index: str

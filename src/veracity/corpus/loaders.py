@@ -16,6 +16,7 @@ extension from the registry :data:`LOADERS`.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterable
@@ -40,6 +41,7 @@ __all__ = [
     "document_id",
     "find_files",
     "iter_files",
+    "link_problem",
     "load_file",
     "parse_file",
     "read_file",
@@ -114,9 +116,66 @@ def _unlistable(error: OSError) -> DocumentError:
 
 
 def _missing(path: Path) -> DocumentError:
-    return DocumentError(
+    return link_problem(path) or DocumentError(
         path, "missing", f"does not exist; check the path (the current folder is {Path.cwd()})"
     )
+
+
+def _link_chain(path: Path, steps: int = 6) -> str:
+    """``a -> b -> a``: where the symbolic link ``path`` leads, a few links deep."""
+    chain, current, seen = [str(path)], path, {Path(os.path.abspath(path))}
+    for _ in range(steps):
+        try:
+            target = Path(os.readlink(current))
+        except OSError:
+            break
+        current = Path(os.path.abspath(current.parent / target))
+        chain.append(str(target))
+        if current in seen or not current.is_symlink():
+            break
+        seen.add(current)
+    return " -> ".join(chain)
+
+
+def link_problem(path: PathLike) -> DocumentError | None:
+    """The error for a symbolic link that loops (reason ``symlink_loop``) or leads nowhere
+    (reason ``missing``), naming where it leads; ``None`` for anything else.
+
+    >>> import tempfile
+    >>> loop = Path(tempfile.mkdtemp()) / "loop.md"
+    >>> loop.symlink_to(loop.name)
+    >>> link_problem(loop).reason
+    'symlink_loop'
+    """
+    path = Path(path)
+    try:
+        if not path.is_symlink():
+            return None
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return DocumentError(path, "symlink_loop", f"is a symbolic link that loops "
+                                 f"({_link_chain(path)}), so it holds no file: point it at a "
+                                 "file or folder, or remove it")
+        if exc.errno == errno.ENOENT:
+            return DocumentError(path, "missing", f"is a symbolic link to a path that does not "
+                                 f"exist ({_link_chain(path)}): point it at a file or folder, "
+                                 "or remove it")
+    return None
+
+
+def _broken_links(folder: str, filenames: list[str]) -> list[DocumentError]:
+    """The symbolic links among a folder's files that loop, or that have an extension veracity
+    reads and lead nowhere: the walk leaves them out, and says so. (A link to a folder is
+    among the folders, and never followed.)"""
+    found: list[DocumentError] = []
+    for name in filenames:
+        path = Path(folder, name)
+        problem = None if _hidden(name) else link_problem(path)
+        if problem is not None and (problem.reason == "symlink_loop"
+                                    or path.suffix.lower() in LOADERS):
+            found.append(problem)
+    return found
 
 
 @dataclass(frozen=True)
@@ -134,8 +193,9 @@ class FoundFiles:
 def find_files(paths: Iterable[PathLike]) -> FoundFiles:
     """The files to read for ``paths``, and every path that could not be used, in order.
 
-    Like :func:`iter_files`, but a missing path or a folder that cannot be listed is recorded
-    in ``failures`` and the search goes on with the other paths and folders.
+    Like :func:`iter_files`, but a missing path, a folder that cannot be listed and a symbolic
+    link that loops (see :func:`link_problem`) are recorded in ``failures`` and the search goes
+    on with the other paths and folders.
 
     >>> find_files([]).files
     ()
@@ -149,11 +209,15 @@ def find_files(paths: Iterable[PathLike]) -> FoundFiles:
             batch: list[Path] = []
             walk = os.walk(path, onerror=lambda error: failures.append(_unlistable(error)))
             for folder, dirnames, filenames in walk:
+                links = _broken_links(folder, filenames)
+                failures.extend(links)
+                left_out = {str(error.path) for error in links}
                 dirnames[:] = [name for name in dirnames if not _hidden(name)]
                 batch += [
                     Path(folder, name)
                     for name in filenames
                     if not _hidden(name) and Path(name).suffix.lower() in LOADERS
+                    and str(Path(folder, name)) not in left_out
                 ]
             batch.sort(key=lambda file: file.relative_to(path).as_posix())
         elif path.exists():
@@ -247,7 +311,8 @@ def _file_mode(path: Path) -> int:
             "permissions",
         ) from None
     except OSError as exc:
-        raise DocumentError(path, "unreadable", f"cannot be read ({exc.strerror})") from None
+        raise link_problem(path) or DocumentError(
+            path, "unreadable", f"cannot be read ({exc.strerror})") from None
 
 
 def read_file(path: PathLike, *, max_bytes: int | None = None) -> bytes:
@@ -257,7 +322,7 @@ def read_file(path: PathLike, *, max_bytes: int | None = None) -> bytes:
     Only regular files are read: a named pipe, socket or device (``/dev/zero``,
     ``/dev/stdin``) is refused without being opened, since opening a pipe blocks until
     someone writes to it. Raises ``DocumentError`` with reason ``missing``, ``unreadable``,
-    ``special_file`` or ``too_large``.
+    ``special_file``, ``symlink_loop`` or ``too_large``.
     """
     path = Path(path)
     limit = defaults.MAX_FILE_BYTES if max_bytes is None else max_bytes
@@ -307,8 +372,9 @@ def load_file(
     Document ids are the path relative to ``root`` (or the file name), or the ``id`` field of
     each JSONL line. A failure of the whole file raises :class:`~veracity.errors.DocumentError`
     whose ``reason`` is one of ``missing``, ``unreadable``, ``special_file``, ``binary``,
-    ``undecodable``, ``empty``, ``too_large``, ``unknown_extension`` or ``corrupt_pdf``; failed
-    JSONL lines (``bad_line``, ``duplicate_id``) come back in ``LoadResult.failures``.
+    ``undecodable``, ``empty``, ``too_large``, ``unknown_extension``, ``symlink_loop`` or
+    ``corrupt_pdf``; failed JSONL lines (``bad_line``, ``duplicate_id``) come back in
+    ``LoadResult.failures``.
     """
     path = Path(path)
     if path.is_file():

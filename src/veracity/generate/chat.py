@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from pathlib import Path
 
 from veracity.errors import ModelError, OptionError
 from veracity.llm.base import ChatModel
@@ -48,7 +49,14 @@ def _llamacpp(argument: str, model: str | None, scorer: PairScorer | None) -> Ch
     if model:
         raise OptionError("model", model, "nothing for llamacpp",
                           "Name the GGUF file instead: --llm llamacpp:PATH.")
-    return _backend("veracity.llm.llamacpp", "LlamaCppChat")(argument or None)
+    # checked now, not at the first generation: an answer that abstains never loads the model
+    path = Path(argument).expanduser() if argument else None
+    if path is not None and not path.is_file():
+        raise OptionError("llm", f"llamacpp:{argument}",
+                          f"llamacpp:PATH with the path of a .gguf file, and {argument} is not "
+                          "a file", "Check the path, or give plain llamacpp for the bundled "
+                          "SmolLM2.")
+    return _backend("veracity.llm.llamacpp", "LlamaCppChat")(path)
 
 
 def _openai(argument: str, model: str | None, scorer: PairScorer | None) -> ChatModel:

@@ -110,7 +110,9 @@ class CitationChecker:
     def run(self, text: str, hits: Sequence[Hit]) -> CheckedAnswer:
         """Check the citations of the answer ``text``, written over ``hits`` as blocks 1..n."""
         self.load()
-        plans = [self._plan(sentence, len(hits)) for sentence in segment_answer(text)]
+        blocks = [hit.chunk.text for hit in hits]
+        plans = [self._plan(sentence, len(hits))
+                 for sentence in segment_answer(text, blocks=blocks)]
         # One group per distinct claim, so a claim too long for the verifier fails alone.
         groups: dict[str, dict[int, None]] = {}
         for plan in plans:

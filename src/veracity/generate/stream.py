@@ -29,7 +29,7 @@ from collections.abc import Generator, Iterator, Sequence
 
 from veracity.generate.ask import Asker
 from veracity.generate.check import CitationChecker
-from veracity.llm.base import ChatResponse, StreamingChatModel
+from veracity.llm.base import ChatResponse, Streamed, StreamingChatModel
 from veracity.text.segment import segment_answer
 from veracity.types import Answer, Hit, PairScore, PairScores, SentenceCheck
 from veracity.verifiers.base import PairScorer
@@ -69,12 +69,13 @@ class StreamingAsker:
         checker = CitationChecker(_Remembering(generator.checker.scorer), tau=generator.tau,
                                   attach=generator.checker.attach)
         text, done, checking = "", 0, 0.0
+        blocks = [hit.chunk.text for hit in hits]
         started = time.perf_counter()
-        pieces = chat.stream(request)
+        pieces = Streamed(chat.stream(request))
         try:
             for delta in pieces:
                 text += delta
-                sentences = segment_answer(text)
+                sentences = segment_answer(text, blocks=blocks)
                 complete = len(sentences) - 1  # the last one may still grow
                 if complete > done:
                     begun = time.perf_counter()
@@ -83,12 +84,11 @@ class StreamingAsker:
                     yield from checked.sentences[done:complete]
                     done = complete
         finally:
-            close = getattr(pieces, "close", None)
-            if close is not None:  # stop the model when the reader stops (a generator)
-                close()
+            pieces.close()  # stops the model when the reader stops
         generated = time.perf_counter() - started - checking
-        response = ChatResponse(text=text, model=chat.model_id, temperature=request.temperature,
-                                seed=request.seed)
+        response = ChatResponse(text=text, model=chat.model_id,
+                                finish_reason=pieces.finish_reason,
+                                temperature=request.temperature, seed=request.seed)
         answer = generator.answer(question, response, hits, generated=generated,
                                   checker=checker)
         yield from answer.sentences[done:]

@@ -13,9 +13,9 @@ settings it was produced with, so every result built from it can record its prov
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, cast, runtime_checkable
 
 from veracity.errors import OptionError
 
@@ -26,6 +26,7 @@ __all__ = [
     "ChatResponse",
     "Message",
     "Role",
+    "Streamed",
     "StreamingChatModel",
 ]
 
@@ -124,7 +125,9 @@ class StreamingChatModel(ChatModel, Protocol):
 
     ``stream`` yields the reply's text deltas in order; joined, they are the text ``run`` would
     return for the same request (same model, seed and temperature 0). It raises
-    :class:`~veracity.errors.GenerationError` like ``run``, possibly after some deltas.
+    :class:`~veracity.errors.GenerationError` like ``run``, possibly after some deltas. A stream
+    that is a generator returns the reply's finish reason (``"stop"``, ``"length"``: cut at
+    ``max_tokens``) as ``run`` reports it; :class:`Streamed` reads it.
 
     >>> from veracity.testing import ScriptedChatModel
     >>> "".join(ScriptedChatModel(["Bees dance."]).stream(ChatRequest.of("Do bees dance?")))
@@ -132,6 +135,34 @@ class StreamingChatModel(ChatModel, Protocol):
     """
 
     def stream(self, request: ChatRequest) -> Iterator[str]: ...
+
+
+class Streamed:
+    """The deltas of a :meth:`StreamingChatModel.stream`, and, once they have all been read,
+    the ``finish_reason`` it returned (``"stop"``, the default of :class:`ChatResponse`, when it
+    returned none: a stream that is no generator cannot return one).
+
+    >>> from veracity.testing import ScriptedChatModel
+    >>> streamed = Streamed(ScriptedChatModel(["Bees dance."]).stream(ChatRequest.of("?")))
+    >>> "".join(streamed), streamed.finish_reason
+    ('Bees dance.', 'stop')
+    """
+
+    def __init__(self, deltas: Iterator[str]) -> None:
+        self._deltas = deltas
+        self.finish_reason = "stop"
+
+    def __iter__(self) -> Generator[str, None, None]:
+        # a generator's return value; a plain iterator's is None
+        reason = yield from cast("Generator[str, None, object]", self._deltas)
+        if isinstance(reason, str) and reason:
+            self.finish_reason = reason
+
+    def close(self) -> None:
+        """Stop the model (a reader that went away)."""
+        close = getattr(self._deltas, "close", None)
+        if close is not None:
+            close()
 
 
 def _strings(name: str, value: Sequence[str]) -> tuple[str, ...]:

@@ -45,13 +45,14 @@ import functools
 import math
 import re
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from veracity import defaults
 from veracity.errors import ClaimTooLongError, GenerationError, InputError, OptionError
 from veracity.llm.base import ChatRequest, ChatResponse
+from veracity.text.citations import indexed_word
 from veracity.text.sentences import question_focus, split_sentences
 from veracity.types import Span
 
@@ -284,8 +285,10 @@ _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 #: "(title — section, page 3)" right after a block's number; one level of nested parentheses.
 _SOURCE_LABEL = re.compile(r"\(((?:[^()\n]|\([^()\n]*\))*)\)[ \t]*")
 #: Citation-like markers inside source text, e.g. Wikipedia's "[3]"; removed from the reply so
-#: they are never read as citations of context blocks.
-_SOURCE_MARKER = re.compile(r"\s*\[\d+(?:\s*[,;–-]\s*\d+)*\]")
+#: they are never read as citations of context blocks. Brackets attached to a word stay: they may
+#: be the source's own words (``heap[0]``, ``argv[1]``), and the citation checker reads a word
+#: with brackets copied from its block as text.
+_SOURCE_MARKER = re.compile(r"\s*(\[\d+(?:\s*[,;–-]\s*\d+)*\])")
 _TAIL = re.compile(r"[.!?…]*[\"'”’)\]]*$")
 
 
@@ -364,13 +367,17 @@ def parse_prompt_blocks(text: str) -> PromptBlocks:
 
 
 def cite(sentence: str, number: int) -> str:
-    """``sentence`` with its own bracketed numbers removed and ``[number]`` before its final
-    punctuation.
+    """``sentence`` with its own bracketed numbers removed (not those attached to a word, which
+    may be an index such as ``heap[0]``) and ``[number]`` before its final punctuation.
 
-    >>> cite("Bees dance[4] in the dark.", 2)
+    >>> cite("Bees dance in the dark.[4] [5]", 2)
     'Bees dance in the dark [2].'
+    >>> cite("The least item is heap[0].", 2)
+    'The least item is heap[0] [2].'
     """
-    clean = _SOURCE_MARKER.sub("", sentence).strip()
+    clean = _SOURCE_MARKER.sub(
+        lambda m: m.group() if indexed_word(sentence, m.start(1), m.end(1)) else "",
+        sentence).strip()
     tail = _TAIL.search(clean)
     cut = tail.start() if tail else len(clean)
     return f"{clean[:cut].rstrip()} [{number}]{clean[cut:]}"
@@ -405,11 +412,12 @@ class ExtractiveChat:
         return ChatResponse(text=text, model=self.model_id, finish_reason="stop",
                             temperature=request.temperature, seed=request.seed)
 
-    def stream(self, request: ChatRequest) -> Iterator[str]:
+    def stream(self, request: ChatRequest) -> Generator[str, None, str]:
         """The same reply as :meth:`run`, one cited sentence at a time."""
         pieces = self._pieces(request) or [self.refusal]
         for i, piece in enumerate(pieces):
             yield piece if i == 0 else " " + piece
+        return "stop"
 
     def _pieces(self, request: ChatRequest) -> list[str]:
         users = [m.content for m in request.messages if m.role == "user"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -151,18 +151,22 @@ class LlamaCppChat:
             seed=seed,
         )
 
-    def stream(self, request: ChatRequest) -> Iterator[str]:
-        """The reply's text deltas as llama.cpp produces them (same text as :meth:`run`)."""
+    def stream(self, request: ChatRequest) -> Generator[str, None, str]:
+        """The reply's text deltas as llama.cpp produces them (same text as :meth:`run`); returns
+        the finish reason (``"length"`` when cut at ``max_tokens``)."""
         self.load()
         seed = self.seed if request.seed is None else request.seed
+        finish = None
         with self._lock, self._errors():
             chunks = self._model.create_chat_completion(stream=True,
                                                         **self._options(request, seed))
             for chunk in chunks:
                 choices = chunk.get("choices") or [{}]
+                finish = choices[0].get("finish_reason") or finish
                 delta = (choices[0].get("delta") or {}).get("content")
                 if delta:
                     yield delta
+        return finish or "unknown"
 
     def _options(self, request: ChatRequest, seed: int) -> dict[str, Any]:
         return {

@@ -35,7 +35,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, Literal
@@ -58,6 +58,7 @@ __all__ = [
     "OpenAIChat",
     "iter_sse_data",
     "parse_completion",
+    "parse_stream_choice",
     "parse_stream_chunk",
     "request_body",
 ]
@@ -188,8 +189,9 @@ class OpenAIChat:
         return parse_completion(response.text, url=self.url, model=self.model_id,
                                 request=request)
 
-    def stream(self, request: ChatRequest) -> Iterator[str]:
-        """The reply's text deltas as the server sends them (server-sent events).
+    def stream(self, request: ChatRequest) -> Generator[str, None, str]:
+        """The reply's text deltas as the server sends them (server-sent events); returns the
+        finish reason (``"length"`` when cut at ``max_tokens``, ``"unknown"`` if none came).
 
         A failed connection or an error status is retried like :meth:`run`; once the server has
         started streaming, a break raises :class:`ServerUnreachableError` saying how much had
@@ -198,18 +200,21 @@ class OpenAIChat:
         body = request_body(request, model=self.model_id, stream=True, extra=self.extra_body)
         response = self._send(body, stream=True)
         received = 0
+        finish: str | None = None
         try:
             if response.headers.get("content-type", "").startswith("application/json"):
                 # The server ignored "stream": true and sent the whole completion at once.
                 response.read()
-                yield parse_completion(response.text, url=self.url, model=self.model_id,
-                                       request=request).text
-                return
+                whole = parse_completion(response.text, url=self.url, model=self.model_id,
+                                         request=request)
+                yield whole.text
+                return whole.finish_reason
             for payload in iter_sse_data(response.iter_lines()):
                 if payload.strip() == "[DONE]":
-                    return
-                delta = parse_stream_chunk(payload, url=self.url,
-                                           status=response.status_code)
+                    break
+                delta, reason = parse_stream_choice(payload, url=self.url,
+                                                    status=response.status_code)
+                finish = reason or finish
                 if delta:
                     received += len(delta)
                     yield delta
@@ -219,6 +224,7 @@ class OpenAIChat:
                 f"({type(exc).__name__}: {exc}); {_timeout_hint(exc, self.timeout)}") from exc
         finally:
             response.close()
+        return finish or "unknown"
 
     def list_models(self) -> tuple[str, ...]:
         """The model ids the server offers (``GET {base_url}/models``)."""
@@ -509,6 +515,16 @@ def parse_stream_chunk(payload: str, *, url: str, status: int = 200) -> str:
     >>> parse_stream_chunk('{"choices": [{"delta": {"content": "Hi"}}]}', url="u")
     'Hi'
     """
+    return parse_stream_choice(payload, url=url, status=status)[0]
+
+
+def parse_stream_choice(payload: str, *, url: str, status: int = 200) -> tuple[str, str | None]:
+    """The text delta of one streamed chat completion chunk (``""`` when it carries none) and
+    its finish reason (``None`` until the last chunk, which says why the reply ended).
+
+    >>> parse_stream_choice('{"choices": [{"delta": {}, "finish_reason": "length"}]}', url="u")
+    ('', 'length')
+    """
     data = _load_json(payload, url, "stream chunk")
     if not isinstance(data, dict):
         raise MalformedReplyError(url, payload, f"{url} streamed a chunk that is not a JSON "
@@ -518,16 +534,18 @@ def parse_stream_chunk(payload: str, *, url: str, status: int = 200) -> str:
                                 f"middle of the stream: {quote(payload)}")
     choices = data.get("choices")
     if not choices:  # e.g. a final usage-only chunk
-        return ""
+        return "", None
     try:
         delta = choices[0].get("delta") or {}
         content = delta.get("content")
+        finish = choices[0].get("finish_reason")
     except (AttributeError, IndexError, TypeError) as exc:
         raise MalformedReplyError(url, payload, f"{url} streamed a chunk without "
                                   f"choices[0].delta: {quote(payload)}") from exc
+    reason = finish if isinstance(finish, str) and finish else None
     if content is None:
-        return ""
+        return "", reason
     if not isinstance(content, str):
         raise MalformedReplyError(url, payload, f"{url} streamed delta content {content!r}, "
                                   f"not text: {quote(payload)}")
-    return content
+    return content, reason

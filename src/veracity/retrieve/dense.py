@@ -63,9 +63,9 @@ class DenseBuilder:
     """Embeds every chunk of a generation into ``dense.npy`` + ``dense.json``.
 
     The summary it returns counts the texts ``embedded`` now, the rows ``reused`` from the
-    previous generation, and the rows whose text was ``truncated`` to the embedder's window
-    (those are embedded from their first ``max_tokens`` tokens only). ``block`` texts go to the
-    embedder per call, and progress is reported after each call.
+    previous generation, and the rows whose text was ``truncated`` to the embedder's window of
+    ``max_tokens`` tokens (those are embedded from their first ``max_tokens`` tokens only).
+    ``block`` texts go to the embedder per call, and progress is reported after each call.
 
     >>> summary = DenseBuilder().build(chunks, Path("idx/gen-000001"), None)  # doctest: +SKIP
     >>> summary["truncated"]                                                  # doctest: +SKIP
@@ -150,6 +150,7 @@ class DenseBuilder:
             "embedded": len(pending),
             "reused": reused,
             "truncated": len(truncated),
+            "max_tokens": embedder.max_tokens,
         }
 
 

@@ -7,6 +7,15 @@ optional word before the number (``[Block 2]``, ``[source 1]``) and a footnote c
 (``[^1]``). Left alone: anything inside inline code or a fenced code block, Markdown links
 ``[1](url)``, and brackets that hold anything but numbers (``[a]``, ``[citation needed]``).
 
+A bracket attached to a word, as in ``heap[5]``, ``argv[1]`` or ``grid[2][3]``, is an index, not
+a citation, in an answer that came with no numbered blocks (``blocks=None``, as for ``veracity
+verify``). Over numbered blocks (``blocks``: their texts, as for ``veracity ask``) a model may
+write ``dance[1]`` for a citation, so there it is one, unless the word and its brackets are
+written so in a block: the source's own ``heap[0]``, copied into the answer, stays text. Only
+ASCII brackets without a word or caret inside can be indexes (``dance[^1]`` is a footnote), a
+number before the bracket is no word (``in 1889[3]`` cites), and neither is a CJK character
+(Chinese and Japanese write ``蜜蜂跳舞[1]`` with no space).
+
 :func:`resolve_markers` checks the numbers against the count of context blocks. A number that
 names no block is an invalid citation, never ignored: ``[7]`` when four blocks were given, ``[0]``
 (blocks are numbered from 1), a reversed range ``[3-1]``, a range wider than
@@ -19,6 +28,10 @@ bracket a bare number, and a silently dropped marker would hide a fabricated cit
 >>> valid, invalid = resolve_markers(find_markers("Bees dance [1, 7]."), blocks=4)
 >>> [number for number, _ in valid], invalid[0].reason
 ([1], 'out of range: 4 blocks were given')
+>>> find_markers("The smallest item is heap[0].")
+()
+>>> [m.text for m in find_markers("It is heap[0][2].", blocks=["The least is heap[0]."])]
+['[2]']
 """
 
 from __future__ import annotations
@@ -31,7 +44,8 @@ from veracity import defaults
 from veracity.errors import OptionError
 from veracity.types import InvalidCitation, Span
 
-__all__ = ["Marker", "MarkerItem", "code_spans", "find_markers", "resolve_markers"]
+__all__ = ["Marker", "MarkerItem", "code_spans", "find_markers", "indexed_word",
+           "resolve_markers"]
 
 _NUMBER = r"\d+"
 _ITEM = rf"{_NUMBER}(?:\s*[-–—~～]\s*{_NUMBER})?"
@@ -45,6 +59,12 @@ _ITEM_PARTS = re.compile(rf"(?P<first>{_NUMBER})(?:\s*[-–—~～]\s*(?P<last>{
 _FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,}).*?(?:^[ \t]*(?P=fence)[ \t]*$|\Z)",
                     re.MULTILINE | re.DOTALL)
 _INLINE_CODE = re.compile(r"(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)", re.DOTALL)
+#: A marker that could be an index: ASCII brackets around numbers only (no word, no caret).
+_INDEX_LIKE = re.compile(rf"\[\s*{_ITEM}(?:{_SEPARATOR}{_ITEM})*\s*\]")
+#: The word an index is attached to (looked for in a short window before the brackets).
+_WORD_BEFORE = re.compile(r"\w+$")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_WINDOW = 80
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,13 +106,41 @@ def _inside(position: int, spans: Sequence[Span]) -> bool:
     return any(span.start <= position < span.end for span in spans)
 
 
-def find_markers(text: str) -> tuple[Marker, ...]:
-    """Every citation marker of ``text`` outside code, in order (see the module docstring)."""
+def indexed_word(text: str, start: int, end: int) -> str | None:
+    """The word and brackets that end at ``end`` when the bracket ``text[start:end]`` is
+    attached to a word (``heap[5]``, ``grid[2][3]``), else ``None``.
+
+    >>> indexed_word("grid[2][3] = 1", 7, 10), indexed_word("Bees dance [1][3]", 14, 17)
+    ('grid[2][3]', None)
+    """
+    if not _INDEX_LIKE.fullmatch(text, start, end):
+        return None
+    chain = start
+    while chain > 0 and text[chain - 1] == "]":  # grid[2][3]: the brackets before this one
+        opening = text.rfind("[", max(0, chain - _WINDOW), chain - 1)
+        if opening < 0 or "\n" in text[opening:chain]:
+            return None
+        chain = opening
+    word = _WORD_BEFORE.search(text[max(0, chain - _WINDOW):chain])
+    if word is None or word.group().isdigit() or _CJK.match(word.group()[-1]):
+        return None
+    return word.group() + text[chain:end]
+
+
+def find_markers(text: str, *, blocks: Sequence[str] | None = None) -> tuple[Marker, ...]:
+    """Every citation marker of ``text`` outside code, in order (see the module docstring).
+
+    ``blocks`` are the texts of the numbered blocks the answer was written over, ``None`` when
+    it came with none: that decides whether ``heap[5]`` is an index or a citation.
+    """
     code = code_spans(text)
     markers = []
     for match in _MARKER.finditer(text):
         if _inside(match.start(), code):
             continue
+        indexed = indexed_word(text, match.start(), match.end())
+        if indexed is not None and (blocks is None or any(indexed in b for b in blocks)):
+            continue  # an index such as heap[5]: text, not a citation
         items = tuple(
             MarkerItem(part.group(), int(part.group("first")),
                        int(part.group("last") or part.group("first")))

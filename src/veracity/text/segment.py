@@ -105,9 +105,14 @@ def _trimmed(text: str, start: int, end: int) -> Span:
     return Span(start + lead, end - trail)
 
 
-def segment_answer(text: str) -> tuple[AnswerSentence, ...]:
-    """The sentences of ``text`` in order, each with its markers (see the module docstring)."""
-    markers = find_markers(text)
+def segment_answer(text: str, *,
+                   blocks: Sequence[str] | None = None) -> tuple[AnswerSentence, ...]:
+    """The sentences of ``text`` in order, each with its markers (see the module docstring).
+
+    ``blocks``: the texts of the numbered blocks the answer was written over (``None`` when it
+    came with none; see :func:`~veracity.text.citations.find_markers`).
+    """
+    markers = find_markers(text, blocks=blocks)
     masked = list(text)
     for marker in markers:
         masked[marker.span.start : marker.span.end] = " " * len(marker.span)

@@ -11,9 +11,10 @@ A claim's inconsistency score is the mean over samples of
 ``P(contradicted) / (P(supported) + P(contradicted))``. A pair where both are 0 (the sample says
 nothing about the claim, e.g. a judge's plain ``NOT_MENTIONED``) has no ratio and is left out of
 the mean ("silent"); when every pair of a claim is silent the claim gets no score, is labelled
-``unsupported`` and is not flagged (the layer cannot judge it). A claim is flagged when its score
-reaches ``threshold``; a flagged claim is ``contradicted`` when its mean P(contradicted) is the
-largest of its three mean probabilities, else ``unsupported``; an unflagged one is ``supported``.
+``unchecked`` and is not flagged (the layer cannot judge it: it abstains). A claim is flagged
+when its score reaches ``threshold``; a flagged claim is ``contradicted`` when its mean
+P(contradicted) is the largest of its three mean probabilities, else ``unsupported``; an
+unflagged one is ``supported``.
 
 Failures are data, never scores: a sample whose chat call raises
 :class:`~veracity.errors.GenerationError` (or comes back empty) is counted in ``failures``,
@@ -336,7 +337,7 @@ class ConsistencyLayer:
         means = (f"mean P(supported) {supported:.3f}, P(contradicted) {contradicted:.3f}, "
                  f"P(neither) {neither:.3f}")
         if score is None:
-            return LayerResult(LAYER, "unsupported", False, None,
+            return LayerResult(LAYER, "unchecked", False, None,
                                detail=f"no sample supports or contradicts the claim ({counts}); "
                                       f"{means}")
         flagged = score >= self.threshold

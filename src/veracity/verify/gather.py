@@ -21,7 +21,7 @@ from pathlib import Path
 
 from veracity import defaults
 from veracity.corpus.chunker import Chunker
-from veracity.corpus.loaders import load_file
+from veracity.corpus.loaders import LOADERS, find_files, load_file
 from veracity.errors import InputError, OptionError
 from veracity.retrieve.base import Retriever, check_k
 from veracity.retrieve.memory import MemoryBM25
@@ -62,18 +62,32 @@ class EvidenceSet:
 
 def source_documents(paths: Iterable[str | Path] = (), texts: Iterable[str] = ()) -> tuple[
         Document, ...]:
-    """Documents from source files (any format ``veracity index`` reads) and plain texts.
+    """Documents from source files and folders (read as ``veracity index`` reads them: a
+    folder's files of the formats it reads, walked as it walks them) and plain texts.
 
-    Texts get ids ``text-1``, ``text-2``, ...; a file that cannot be read raises
-    :class:`~veracity.errors.DocumentError` naming it; a JSONL line that fails does too, since a
-    verification against silently missing sources would be wrong.
+    A file in a folder has the id of its path in that folder (``guide/intro.md``), as in an
+    index; texts get ids ``text-1``, ``text-2``, .... A file that cannot be read, a folder that
+    cannot be listed or holds no such file, and a JSONL line that fails raise an error naming
+    it, since a verification against silently missing sources would be wrong.
     """
     documents: list[Document] = []
-    for path in paths:
-        loaded = load_file(path)
-        if loaded.failures:
-            raise loaded.failures[0]
-        documents.extend(loaded.documents)
+    for given in paths:
+        path = Path(given)
+        if not path.is_dir():
+            files, root = [path], None
+        else:
+            found = find_files([path])
+            if found.failures:
+                raise found.failures[0]
+            if not found.files:
+                raise InputError(f"{path}: the folder holds no file veracity reads (extensions "
+                                 f"{', '.join(sorted(LOADERS))}); give files or another folder")
+            files, root = list(found.files), path
+        for file in files:
+            loaded = load_file(file, root=root)
+            if loaded.failures:
+                raise loaded.failures[0]
+            documents.extend(loaded.documents)
     for number, text in enumerate(texts, start=1):
         if not text.strip():
             raise InputError(f"source text {number} is empty: give the passage's text")

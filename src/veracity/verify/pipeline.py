@@ -46,13 +46,19 @@ from veracity.verify.nli import Aggregation, NLILayer, NLIResult
 from veracity.verify.questions import QueryMaker, QueryMode
 from veracity.verify.rules import LayerCombiner
 
-__all__ = ["CLAIM_METHODS", "LAYERS", "AnswerVerifier", "make_answer_verifier"]
+__all__ = ["CLAIM_METHODS", "LAYERS", "AnswerVerifier", "cited_blocks", "make_answer_verifier"]
 
 LAYERS = ("nli", "knowledge", "consistency")
 #: How claims are made: by rules, or by the chat model (versioned prompts).
 CLAIM_METHODS = ("rules", "llm")
 ClaimMethod = Literal["rules", "llm"]
 T = TypeVar("T")
+
+
+def cited_blocks(cited: Mapping[int, Chunk] | None) -> tuple[str, ...] | None:
+    """The texts of the numbered blocks an answer was written over (``None`` without any): what
+    tells a citation ``dance[1]`` from the source's own ``heap[0]``."""
+    return None if cited is None else tuple(chunk.text for chunk in cited.values())
 
 
 def _check_layers(layers: Sequence[str]) -> tuple[str, ...]:
@@ -62,7 +68,7 @@ def _check_layers(layers: Sequence[str]) -> tuple[str, ...]:
     unknown = [name for name in chosen if name not in LAYERS]
     if unknown or not chosen:
         raise OptionError("layers", ",".join(layers), f"one or more of {', '.join(LAYERS)}",
-                          "For example layers=('nli', 'knowledge').")
+                          "For example layers='nli,knowledge'.")
     return chosen
 
 
@@ -127,13 +133,15 @@ class AnswerVerifier:
         """The report on ``answer``: one verdict per claim, the skipped sentences, a summary.
 
         ``cited`` maps the answer's citation numbers to the passages they name (``[2]`` ->
-        the second context block given to the model that wrote it).
+        the second context block given to the model that wrote it). Without it the answer came
+        with no numbered blocks, and ``heap[5]`` is text, not a citation.
         """
         if not isinstance(answer, str) or not answer.strip():
             raise InputError("the answer is empty: give the text to verify "
                              "(--answer FILE or --answer TEXT)")
         timings: dict[str, float] = {}
-        claims = _timed(timings, "claims", lambda: self.extractor.run(answer))
+        claims = _timed(timings, "claims",
+                        lambda: self.extractor.run(answer, blocks=cited_blocks(cited)))
         return self.verify_claims(claims, question=question, cited=cited, timings=timings)
 
     def verify_claims(self, claims: ClaimSet, *, question: str | None = None,

@@ -2,8 +2,9 @@
 
 Every layer's :class:`~veracity.types.LayerResult` is kept in the report; the rule only decides
 the combined label. A layer *abstains* on a claim when it has nothing to judge (the knowledge
-layer on a claim without values: no score, not flagged) and *fails* when its ``error`` is set;
-neither counts for or against the claim.
+layer on a claim without values: label ``unchecked``, no score, not flagged) and *fails* when its
+``error`` is set; neither counts for or against the claim. A claim that no layer judged is
+``error`` when a layer failed on it and ``unchecked`` otherwise: never ``supported``.
 
 - ``any``: flagged when any layer flags it (highest recall);
 - ``all``: flagged only when every layer that judged it flags it (highest precision);
@@ -13,14 +14,15 @@ neither counts for or against the claim.
 - ``logistic``: P(flag) from weights over the layers' risk scores, fit on a development set with
   :func:`fit_layer_weights` and saved as JSON (:meth:`LayerWeights.save`).
 
-A flagged claim is ``contradicted`` when a flagging layer says so, else ``unsupported``; a claim
-that every layer failed on is ``error``.
+A flagged claim is ``contradicted`` when a flagging layer says so, else ``unsupported``.
 
 >>> from veracity.types import LayerResult
 >>> nli = LayerResult("nli", "supported", False, 0.1)
 >>> knowledge = LayerResult("knowledge", "contradicted", True, 1.0)
 >>> LayerCombiner("any").run([nli, knowledge]), LayerCombiner("all").run([nli, knowledge])
 ('contradicted', 'supported')
+>>> LayerCombiner("any").run([LayerResult("knowledge", "unchecked", False, None)])
+'unchecked'
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ WEIGHTS_FORMAT = "veracity-layer-weights/1"
 
 def _judged(results: Sequence[LayerResult]) -> list[LayerResult]:
     """The layers that judged the claim: neither failed nor abstained."""
-    return [r for r in results if r.error is None and not (r.score is None and not r.flagged)]
+    return [r for r in results if r.error is None and r.label != "unchecked"
+            and not (r.score is None and not r.flagged)]
 
 
 def _flag_label(flagging: Sequence[LayerResult]) -> VerdictLabel:
@@ -175,9 +178,8 @@ class LayerCombiner:
     def run(self, results: Sequence[LayerResult]) -> VerdictLabel:
         """The combined label of one claim's findings."""
         judged = _judged(results)
-        if not judged:
-            failed = [r for r in results if r.error is not None]
-            return "error" if failed and len(failed) == len(results) else "supported"
+        if not judged:  # nothing checked the claim: say so, never "supported"
+            return "error" if any(r.error is not None for r in results) else "unchecked"
         if self.rule == "any":
             flagging = [r for r in judged if r.flagged]
             return _flag_label(flagging) if flagging else "supported"

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from veracity.types import Chunk, ClaimSet, ClaimVerdict, Report, SkippedSentence, Span
 from veracity.verify.claims import split_answer
-from veracity.verify.pipeline import AnswerVerifier
+from veracity.verify.pipeline import AnswerVerifier, cited_blocks
 
 __all__ = ["StreamVerifier", "StreamedSentence", "merge_reports", "sentence_pieces"]
 
@@ -65,21 +65,23 @@ class StreamVerifier:
         """Yield each sentence, verified, as soon as it is complete (see the module docstring)."""
         text = ""
         done = 0
+        blocks = cited_blocks(cited)
         for delta in deltas:
             text += delta
-            finished = len(split_answer(text)) - 1  # the last sentence may still grow
+            finished = len(split_answer(text, blocks=blocks)) - 1  # the last one may still grow
             if finished > done:
                 yield from self._verify(text, done, finished, question, cited)
                 done = finished
-        total = len(split_answer(text)) if text.strip() else 0
+        total = len(split_answer(text, blocks=blocks)) if text.strip() else 0
         if total > done:
             yield from self._verify(text, done, total, question, cited)
 
     def _verify(self, text: str, first: int, last: int, question: str | None,
                 cited: Mapping[int, Chunk] | None) -> Iterator[StreamedSentence]:
-        sentences = split_answer(text)[:last]
+        blocks = cited_blocks(cited)
+        sentences = split_answer(text, blocks=blocks)[:last]
         prefix = text[: sentences[-1].span.end]
-        claims = self.verifier.extractor.run(prefix)
+        claims = self.verifier.extractor.run(prefix, blocks=blocks)
         wanted = range(first, last)
         subset = ClaimSet(
             answer=prefix,

@@ -300,3 +300,20 @@ def test_any_text_gives_claims_and_skips_that_cover_distinct_sentences(answer: s
     for claim in result.claims:
         assert 0 <= claim.span.start < claim.span.end <= len(answer)
         assert re.search(r"\w", claim.text)
+
+
+def test_an_answer_longer_than_the_limit_is_refused_before_any_work() -> None:
+    from veracity import defaults
+
+    limit = defaults.VERIFY_MAX_ANSWER_CHARS
+    with pytest.raises(InputError, match=rf"{limit + 1:,} characters long, more than the "
+                                         rf"{limit:,} verified at once: split it"):
+        ClaimExtractor().run("x" * (limit + 1))
+    assert ClaimExtractor().run("Bees dance. " + "y" * (limit - 12)).sentences == 2
+
+
+def test_a_chinese_sentence_keeps_its_own_full_stop() -> None:
+    # Harden-2 #14: the claim read "…230次。." with a stray full stop
+    claims = ClaimExtractor().run("蜜蜂的翅膀每秒振动约230次。工蜂寿命约六周！Bees dance!")
+    assert [c.text for c in claims.claims] == ["蜜蜂的翅膀每秒振动约230次。", "工蜂寿命约六周。",
+                                               "Bees dance."]

@@ -218,7 +218,7 @@ def test_without_entities_only_values_are_checked() -> None:
     result = layer.run([claim("Karl von Frisch worked in Munich.")], [[FRISCH_CHUNK]])
     assert result.ner == "none"
     assert result.values == ((),)
-    assert (result.results[0].label, result.results[0].score) == ("supported", None)
+    assert (result.results[0].label, result.results[0].score) == ("unchecked", None)
 
 
 # --- code-like tokens and slots ---------------------------------------------------------------
@@ -275,7 +275,7 @@ def test_a_different_code_token_in_the_same_context_contradicts(
 def test_the_same_token_or_a_paraphrase_is_not_flagged(
         text: str, source: str, found: list[tuple[str, str, str]]) -> None:
     label, checks = code_checks(text, source)
-    assert label == "supported"
+    assert label == ("supported" if found else "unchecked")  # not flagged either way
     assert checks == found
 
 
@@ -339,7 +339,7 @@ def test_each_class_of_token_contradicts_in_the_same_context(text: str, source: 
 def test_unrelated_or_ordinary_text_is_not_flagged(text: str, source: str) -> None:
     label, _, checks = check(text, [passage(source)])
     assert not [c for c in checks if c.kind == "code" and c.status != "match"]
-    assert label in ("supported", "unsupported")
+    assert label in ("supported", "unsupported", "unchecked")
     assert all(c.kind == "entity" for c in checks if c.status == "absent")
 
 
@@ -355,14 +355,14 @@ def test_a_token_in_a_slot_the_evidence_fills_with_words_is_absent() -> None:
 def test_a_compound_noun_does_not_fill_a_slot() -> None:
     label, checks = code_checks("Edit the file /etc/fstab to change the mounts.",
                                 "Edit the file system table to change the mounts.")
-    assert (label, checks) == ("supported", [])
+    assert (label, checks) == ("unchecked", [])
 
 
 @pytest.mark.unit
 def test_a_token_the_evidence_does_not_talk_about_is_not_checked() -> None:
     label, checks = code_checks("The shell of user sync is /bin/bash.",
                                 "Bees dance to tell each other where flowers are.")
-    assert (label, checks) == ("supported", [])
+    assert (label, checks) == ("unchecked", [])
 
 
 @pytest.mark.unit
@@ -383,7 +383,7 @@ def test_a_code_contradiction_names_the_token_and_the_evidence_span() -> None:
 @pytest.mark.unit
 def test_a_claim_without_values_abstains() -> None:
     label, score, checks = check("honey bees dance to tell each other where flowers are.")
-    assert (label, score, checks) == ("supported", None, [])
+    assert (label, score, checks) == ("unchecked", None, [])
     result = KnowledgeLayer(ner="rules").run([claim("bees dance.")], [[]])
     assert result.results[0].detail == "no values to check"
     assert not result.results[0].flagged
@@ -411,7 +411,7 @@ def test_one_result_per_claim_and_passages_read_once() -> None:
     assert isinstance(result, KnowledgeResult)
     assert len(result) == 3
     assert len(result.values) == 3
-    assert [r.label for r in result.results] == ["supported", "contradicted", "supported"]
+    assert [r.label for r in result.results] == ["supported", "contradicted", "unchecked"]
     assert all(r.layer == "knowledge" for r in result.results)
     assert result.flagged == 1
     assert result.ner == "rules"

@@ -16,6 +16,7 @@ Span(start=20, end=29)
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from veracity.text.citations import find_markers
@@ -52,15 +53,18 @@ class Draft:
         return replace(self, text=text, edits=(*self.edits, edit))
 
 
-def written(answer: str, span: Span) -> str:
+def written(answer: str, span: Span, *, blocks: Sequence[str] | None = None) -> str:
     """The claim ``span`` of ``answer`` states as written: citation markers, a list bullet and
     bold marks removed, runs of whitespace made one space, one final period. No letter changes
-    case and no space before a token (".gz") is dropped."""
+    case and no space before a token (".gz") is dropped. ``blocks``: the texts of the numbered
+    blocks the answer was written over, if any (see
+    :func:`~veracity.text.citations.find_markers`)."""
     text = span.of(answer)
-    return finish(claim_text(text, find_markers(text)))
+    return finish(claim_text(text, find_markers(text, blocks=blocks)))
 
 
-def locate(part: str, answer: str, within: Span, *, after: int | None = None) -> Span | None:
+def locate(part: str, answer: str, within: Span, *, after: int | None = None,
+           blocks: Sequence[str] | None = None) -> Span | None:
     """The span of ``answer`` inside ``within`` that holds the words of ``part`` in order
     (case-insensitive, anything but words between them, citation markers skipped), searching
     from ``after``; ``None`` when they are not there."""
@@ -69,7 +73,7 @@ def locate(part: str, answer: str, within: Span, *, after: int | None = None) ->
         return None
     region = within.of(answer)
     masked = list(region)
-    for marker in find_markers(region):
+    for marker in find_markers(region, blocks=blocks):
         masked[marker.span.start : marker.span.end] = " " * len(marker.span)
     pattern = re.compile(r"(?<!\w)" + r"[\W_]+".join(re.escape(word) for word in words)
                          + r"(?!\w)", re.IGNORECASE)

@@ -109,21 +109,32 @@ class ClaimExtractor:
                 step.load()
         return self
 
-    def run(self, answer: str) -> ClaimSet:
-        """The claims of ``answer`` and the sentences skipped, with how they were made."""
+    def run(self, answer: str, *, blocks: Sequence[str] | None = None) -> ClaimSet:
+        """The claims of ``answer`` and the sentences skipped, with how they were made.
+
+        ``blocks`` are the texts of the numbered blocks the answer was written over, ``None``
+        when it came with none: then ``heap[5]`` is text, not a citation of block 5 (see
+        :func:`~veracity.text.citations.find_markers`).
+        """
         if not isinstance(answer, str):
             raise InputError(f"answer must be a string, got {type(answer).__name__}: pass the "
                              "text of the answer to check")
         if not answer.strip():
             raise InputError(f"answer {answer!r} is empty or only whitespace: pass the text of "
                              "the answer to check")
+        if len(answer) > defaults.VERIFY_MAX_ANSWER_CHARS:
+            raise InputError(
+                f"the answer is {len(answer):,} characters long, more than the "
+                f"{defaults.VERIFY_MAX_ANSWER_CHARS:,} verified at once: split it into parts "
+                "(at paragraphs, say) and verify each, or put the parts in a JSONL file of "
+                '{"id": ..., "answer": ...} lines for veracity verify-batch')
         self.load()
-        sentences = split_answer(answer)
+        sentences = split_answer(answer, blocks=blocks)
         kept = [sentence for sentence in sentences if sentence.skip is None]
         breaks = {sentence.index for sentence in sentences if sentence.skip == "heading"}
         notes: list[str] = []
         prompts: list[str] = []
-        drafts = self._decomposed(answer, kept, notes, prompts)
+        drafts = self._decomposed(answer, kept, notes, prompts, blocks)
         drafts = self._decontextualized(answer, drafts, breaks, notes, prompts)
         drafts = [_opening_capitalised(draft) for draft in drafts]
         markers = {sentence.index: sentence.markers for sentence in sentences}
@@ -142,9 +153,10 @@ class ClaimExtractor:
     # --- decomposition --------------------------------------------------------------------
 
     def _decomposed(self, answer: str, kept: Sequence[ClaimSentence], notes: list[str],
-                    prompts: list[str]) -> list[Draft]:
+                    prompts: list[str], blocks: Sequence[str] | None) -> list[Draft]:
         if not self.decompose:
-            return [Draft(s.index, written(answer, s.span), s.span, s.span) for s in kept]
+            return [Draft(s.index, written(answer, s.span, blocks=blocks), s.span, s.span)
+                    for s in kept]
         step = self._decomposer
         if step is not None and kept:
             try:
@@ -153,11 +165,11 @@ class ClaimExtractor:
                 self._fall_back(exc, step.prompt.ref, notes)
             else:
                 prompts.append(step.prompt.ref)
-                return _llm_drafts(answer, kept, pairs)
+                return _llm_drafts(answer, kept, pairs, blocks)
         drafts: list[Draft] = []
         for sentence in kept:
             drafts.extend(_rule_drafts(answer, sentence,
-                                       self._rule_decomposer.run(sentence.text)))
+                                       self._rule_decomposer.run(sentence.text), blocks))
         return drafts
 
     # --- decontextualization --------------------------------------------------------------
@@ -185,48 +197,50 @@ class ClaimExtractor:
         notes.append(f"llm reply unreadable ({prompt}); rules used")
 
 
-def _rule_drafts(answer: str, sentence: ClaimSentence, parts: Sequence[Part]) -> list[Draft]:
+def _rule_drafts(answer: str, sentence: ClaimSentence, parts: Sequence[Part],
+                 blocks: Sequence[str] | None) -> list[Draft]:
     """Drafts of a sentence's parts: a verbatim part gets its own characters as span, and its
     text is what they say as written."""
     if len(parts) == 1 and parts[0].verbatim:
         part = parts[0]
-        return [Draft(sentence.index, written(answer, sentence.span), sentence.span,
-                      sentence.span, True, part.edits)]
+        return [Draft(sentence.index, written(answer, sentence.span, blocks=blocks),
+                      sentence.span, sentence.span, True, part.edits)]
     drafts: list[Draft] = []
     cursor = sentence.span.start
     for part in parts:
-        found = locate(part.text, answer, sentence.span, after=cursor) if part.verbatim else None
+        found = (locate(part.text, answer, sentence.span, after=cursor, blocks=blocks)
+                 if part.verbatim else None)
         if found is None:
             drafts.append(Draft(sentence.index, part.text, sentence.span, sentence.span, False,
                                 part.edits))
             continue
-        drafts.append(Draft(sentence.index, written(answer, found), found, sentence.span, True,
-                            part.edits))
+        drafts.append(Draft(sentence.index, written(answer, found, blocks=blocks), found,
+                            sentence.span, True, part.edits))
         cursor = found.end
     return drafts
 
 
-def _llm_drafts(answer: str, kept: Sequence[ClaimSentence],
-                pairs: Sequence[tuple[int, str]]) -> list[Draft]:
+def _llm_drafts(answer: str, kept: Sequence[ClaimSentence], pairs: Sequence[tuple[int, str]],
+                blocks: Sequence[str] | None) -> list[Draft]:
     """Drafts of the LLM's claims: a claim whose words are in its sentence keeps their span and
     reads as they are written there (the model's recasing or respacing is not taken)."""
     drafts: list[Draft] = []
     for position, sentence in enumerate(kept):
         texts = [finish(text) for number, text in pairs if number == position]
         if len(texts) == 1 and _same_words(texts[0], sentence.text):
-            drafts.append(Draft(sentence.index, written(answer, sentence.span), sentence.span,
-                                sentence.span))
+            drafts.append(Draft(sentence.index, written(answer, sentence.span, blocks=blocks),
+                                sentence.span, sentence.span))
             continue
         edits = ("decomposed (llm)",) if len(texts) > 1 else ()
         cursor = sentence.span.start
         for text in texts:
-            found = locate(text, answer, sentence.span, after=cursor)
+            found = locate(text, answer, sentence.span, after=cursor, blocks=blocks)
             if found is None:
                 drafts.append(Draft(sentence.index, text, sentence.span, sentence.span, False,
                                     (*edits, "rewritten (llm)")))
                 continue
-            drafts.append(Draft(sentence.index, written(answer, found), found, sentence.span,
-                                True, edits))
+            drafts.append(Draft(sentence.index, written(answer, found, blocks=blocks), found,
+                                sentence.span, True, edits))
             cursor = found.end
     return drafts
 

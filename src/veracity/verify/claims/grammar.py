@@ -35,6 +35,9 @@ __all__ = [
 
 Tense = Literal["past", "pres3", "base", "modal"]
 
+#: Chinese and Japanese characters: a sentence of them ends in the ideographic full stop "。".
+_IDEOGRAPHIC = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
 _TOKEN = re.compile(
     r"(?:[A-Za-z]\.){2,}"                      # U.S., e.g.
     r"|\d+(?:[.,:]\d+)*%?(?!\w)"               # 3.5, 1,200, 10:30, 40%
@@ -74,15 +77,18 @@ def tokenize(text: str) -> tuple[Token, ...]:
 
 
 def finish(text: str) -> str:
-    """``text`` as a claim: trimmed, trailing ``,;:`` and end marks dropped, one final period.
-    No letter changes case: "gzip", "iPhone" and "x86" stay as written (see
-    :func:`capitalised_opening` for the one recorded exception).
+    """``text`` as a claim: trimmed, trailing ``,;:`` and end marks dropped, one final period
+    (the ideographic ``。`` after Chinese or Japanese). No letter changes case: "gzip", "iPhone"
+    and "x86" stay as written (see :func:`capitalised_opening` for the one recorded exception).
 
-    >>> finish("gzip writes a .gz file;")
-    'gzip writes a .gz file.'
+    >>> finish("gzip writes a .gz file;"), finish("蜜蜂的翅膀每秒振动约230次。")
+    ('gzip writes a .gz file.', '蜜蜂的翅膀每秒振动约230次。')
     """
-    body = text.strip().rstrip(",;:.!… \t\n")
-    return body + "." if body else ""
+    body = text.strip().rstrip(",;:.!… \t\n，；：、。！")
+    if not body:
+        return ""
+    return body + ("。" if _IDEOGRAPHIC.match(body[-1]) or text.rstrip().endswith(("。", "！"))
+                   else ".")
 
 
 # --- word lists -------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ with their sentence) and adds two repairs:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity.text.citations import Marker, code_spans, resolve_markers
@@ -65,12 +66,15 @@ class _Piece:
     fence: Span | None = None
 
 
-def split_answer(answer: str) -> tuple[ClaimSentence, ...]:
-    """The sentences of ``answer`` in order (see the module docstring)."""
+def split_answer(answer: str, *,
+                 blocks: Sequence[str] | None = None) -> tuple[ClaimSentence, ...]:
+    """The sentences of ``answer`` in order (see the module docstring); ``blocks`` are the
+    texts of the numbered blocks it was written over, ``None`` when it came with none (then
+    ``heap[5]`` is text, not a citation: see :func:`~veracity.text.citations.find_markers`)."""
     fences = [span for span in code_spans(answer)
               if span.of(answer).lstrip(" \t").startswith(_FENCE_OPEN)]
     pieces: list[_Piece] = []
-    for sentence in segment_answer(answer):
+    for sentence in segment_answer(answer, blocks=blocks):
         pieces.extend(_cut_code(answer, sentence.span, sentence.markers, sentence.in_code,
                                 sentence.heading, fences))
     pieces = _join_abbreviations(answer, _join_code(pieces))

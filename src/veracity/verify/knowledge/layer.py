@@ -62,7 +62,7 @@ The claim's :class:`~veracity.types.LayerResult`:
 - else ``unsupported`` (flagged) when a value is absent (risk ``KNOWLEDGE_ABSENT_VALUE_RISK``)
   or only a name is absent (the lower ``KNOWLEDGE_ABSENT_ENTITY_RISK``);
 - else ``supported`` (risk ``KNOWLEDGE_MATCH_RISK``);
-- a claim without any value or name: ``supported``, not flagged, risk ``None``, detail
+- a claim without any value or name: ``unchecked``, not flagged, risk ``None``, detail
   ``"no values to check"``: the layer abstains and the combiner ignores it.
 
 >>> from veracity.types import Chunk, Claim, Span
@@ -587,7 +587,7 @@ class KnowledgeLayer:
     @staticmethod
     def _result(checks: Sequence[ValueCheck]) -> LayerResult:
         if not checks:
-            return LayerResult("knowledge", "supported", False, None, "no values to check")
+            return LayerResult("knowledge", "unchecked", False, None, "no values to check")
         mismatches = [c for c in checks if c.status == "mismatch"]
         if mismatches:
             return LayerResult("knowledge", "contradicted", True,
