@@ -524,3 +524,19 @@ def test_public_api() -> None:
         "extract_tokens", "extract_values", "find_entity",
         "match_key", "spacy_available"}
     assert all(hasattr(knowledge, name) for name in knowledge.__all__)
+
+
+@pytest.mark.unit
+def test_a_value_inside_a_stated_range_is_no_conflict() -> None:
+    from veracity.types import Chunk, Claim, Span
+    from veracity.verify.knowledge.layer import KnowledgeLayer
+
+    layer = KnowledgeLayer(entities=False)
+    for passage, claim, label in (
+            ("Beeswax melts at 62 to 64 degrees.", "Wax melts at 63 degrees.", "unsupported"),
+            ("Beeswax melts at 62 to 64 degrees.", "Wax melts at 73 degrees.", "contradicted"),
+            ("Between 5 and 9 percent of beeswax is resin.", "Beeswax is 7 percent resin.",
+             "unsupported")):
+        result = layer.run([Claim(0, claim, Span(0, len(claim)), 0)],
+                           [[Chunk("w#0", "w", 0, passage, 0, len(passage))]])
+        assert result.results[0].label == label, claim

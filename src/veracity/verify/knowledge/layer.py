@@ -93,6 +93,7 @@ from veracity.verify.knowledge.values import (
     Value,
     compare,
     extract_values,
+    value_amount,
     year_like,
 )
 
@@ -322,12 +323,13 @@ class KnowledgeLayer:
         context = self._context(claim, value, claim_values, Span(0, len(claim)))
         best: tuple[tuple[int, int], _Passage, _Found] | None = None
         for passage in passages:
-            for other in passage.values:
+            bounds = _range_ends(value, passage)
+            for index, other in enumerate(passage.values):
                 relation = _relation(value, other.value)
                 if relation == "match":
                     return _value_check(value, "match", passage.chunk, other.value)
-                if relation != "conflict":
-                    continue
+                if relation != "conflict" or index in bounds:
+                    continue  # "63" is no conflict with "62 to 64": it lies inside
                 shared = context.window.keys() & other.context.window.keys()
                 if not shared:
                     continue
@@ -609,6 +611,34 @@ class KnowledgeLayer:
             return LayerResult("knowledge", "unsupported", True, risk, "; ".join(parts))
         return LayerResult("knowledge", "supported", False, defaults.KNOWLEDGE_MATCH_RISK,
                            f"all {len(confirmed)} values and names checked match")
+
+
+_RANGE_LINK = re.compile(r"\s*(?:to|-|–|—|and|or)\s*", re.IGNORECASE)
+
+
+def _range_ends(value: Value, passage: _Passage) -> set[int]:
+    """The positions in ``passage.values`` of the two ends of each range ("62 to 64",
+    "between 5 and 9", "10–20 km") that holds ``value``."""
+    if value.kind not in ("number", "percent", "money", "quantity"):
+        return set()
+    text = passage.chunk.text
+    ends: set[int] = set()
+    found = passage.values
+    for index in range(len(found) - 1):
+        low, high = found[index].value, found[index + 1].value
+        # "5 and 9 percent": the unit is often written once, after the range's end
+        same = (low.kind == high.kind and low.unit == high.unit) or (
+            low.kind == "number" and high.kind == "percent")
+        if not (same and high.kind == value.kind and high.unit == value.unit
+                and _RANGE_LINK.fullmatch(text[low.span.end:high.span.start])):
+            continue
+        try:
+            amount, first, last = value_amount(value), value_amount(low), value_amount(high)
+        except (ArithmeticError, ValueError, IndexError):
+            continue
+        if min(first, last) <= amount <= max(first, last):
+            ends.update((index, index + 1))
+    return ends
 
 
 def _relation(claim: Value, evidence: Value) -> Relation:

@@ -59,6 +59,7 @@ __all__ = [
     "ValueKind",
     "compare",
     "extract_values",
+    "value_amount",
     "year_like",
 ]
 
@@ -485,7 +486,7 @@ def compare(claim: Value, evidence: Value, *, years_as_numbers: bool = False) ->
         return "conflict" if years_as_numbers or year_like(number) else "incomparable"
     if claim.kind != evidence.kind or claim.unit != evidence.unit:
         return "incomparable"
-    return _compare_amounts(_amount(claim), claim.step, _amount(evidence), evidence.step)
+    return _compare_amounts(value_amount(claim), claim.step, value_amount(evidence), evidence.step)
 
 
 def year_like(value: Value) -> bool:
@@ -496,7 +497,8 @@ def year_like(value: Value) -> bool:
             and 1000 <= int(value.text) <= 2100)
 
 
-def _amount(value: Value) -> Decimal:
+def value_amount(value: Value) -> Decimal:
+    """The amount of a number, percent, money or quantity value (in its base unit)."""
     return Decimal(value.value.rstrip("%").split()[-1 if value.kind == "money" else 0])
 
 
