@@ -264,7 +264,8 @@ class ThreeWayCombiner:
         exp = np.exp(logits)
         return np.asarray(exp / exp.sum(axis=1, keepdims=True))
 
-    def outputs(self, matrix: np.ndarray, probabilities: Sequence[Sequence[float]]
+    def outputs(self, matrix: np.ndarray,
+                probabilities: Sequence[Sequence[float]] | np.ndarray
                 ) -> list[tuple[float, float, float]]:
         """Combined (supported, contradicted, neither) per row of a
         :func:`three_way_features` matrix and the network's probabilities of the same pairs,
