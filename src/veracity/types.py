@@ -279,7 +279,8 @@ class ScoredPair:
     in :meth:`to_dict`) as there is no threshold to read one off. The premise is held to quote
     the evidence spans; it is not repeated in the output. ``rules`` are the mismatches the
     knowledge rules found (:class:`veracity.verify.pairs.PairChecker`): a negation, antonym,
-    quantifier, value or duration of the claim that the premise states otherwise.
+    quantifier, value or duration of the claim that the premise states otherwise; any of them
+    makes ``label`` ``contradicted`` (``verifier_label`` keeps the verifier's own).
 
     >>> pair = ScoredPair("Bees dance.", "Bees dance.", PairScore(0.9, 0.05, 0.05, Span(0, 11),
     ...                   evidence=(Span(0, 4),)))
@@ -293,13 +294,29 @@ class ScoredPair:
     probabilities: bool = True
     rules: tuple[ValueCheck, ...] = ()
 
+    @property
+    def verifier_label(self) -> Label | None:
+        """The verifier's own label (``None`` for a similarity, which has no threshold)."""
+        score = self.score
+        return score.label if self.probabilities or score.error is not None else None
+
+    @property
+    def label(self) -> Label | None:
+        """The decision, as ``veracity verify``'s default rule (``any``) makes it: a rule's
+        mismatch makes the pair ``contradicted`` whatever the verifier says (its scores are
+        kept as they are); otherwise the verifier's label."""
+        if self.rules and self.score.error is None:
+            return "contradicted"
+        return self.verifier_label
+
     def to_dict(self) -> dict[str, Any]:
         """A pair that could not be scored has ``null`` scores and its ``error``, never NaN."""
         score = self.score
         failed = score.error is not None
         return {
             "claim": self.claim,
-            "label": score.label if self.probabilities or failed else None,
+            "label": self.label,
+            "verifier_label": self.verifier_label,
             "probabilities": self.probabilities,
             "supported": None if failed else score.supported,
             "contradicted": None if failed else score.contradicted,

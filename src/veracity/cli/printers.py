@@ -91,8 +91,9 @@ def print_check(pair: ScoredPair, model_id: str, model_version: str) -> None:
         show(f"similarity {score.supported:.3f}  ({model_id} {model_version}: a similarity "
              "in [0, 1], not a probability; choose a threshold on your own data)", out=console)
     else:
-        colour = {"supported": "green", "contradicted": "red"}.get(score.label, "yellow")
-        show(styled(score.label, f"bold {colour}"),
+        label = pair.label or score.label
+        colour = {"supported": "green", "contradicted": "red"}.get(label, "yellow")
+        show(styled(label, f"bold {colour}"),
              f"  supported {score.supported:.3f}  contradicted {score.contradicted:.3f}  "
              f"neither {score.neither:.3f}  ({model_id} {model_version})", out=console)
     for span in score.evidence:
@@ -102,9 +103,10 @@ def print_check(pair: ScoredPair, model_id: str, model_version: str) -> None:
         where = "" if rule.evidence is None else f" [{rule.evidence.start}:{rule.evidence.end}]"
         show(styled(f"rule {rule.kind}:", "bold red"), f" the claim says {rule.text!r}, the "
              f"premise{where} {rule.found!r}", out=console, indent=2)
-    if pair.rules and score.error is None and pair.probabilities and score.label == "supported":
-        show(styled("the rules and the verifier disagree: read the premise", "yellow"),
-             out=console, indent=2)
+    if pair.rules and score.error is None and pair.verifier_label != "contradicted":
+        verifier = pair.verifier_label or "a similarity"
+        show(styled(f"contradicted by the rule; the verifier alone says {verifier}: read the "
+                    "premise", "yellow"), out=console, indent=2)
 
 
 _MARKS = {

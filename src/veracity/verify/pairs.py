@@ -6,13 +6,15 @@ verifier's probabilities and the rules that need no network.
    names) read each claim against its premise: every mismatch is reported with the claim's
    words and the premise's, and both spans.
 
-The rules never change the verifier's scores: where they disagree, both are shown.
+The pair's label is decided as ``veracity verify``'s default rule (``any``) decides: a rule's
+mismatch makes it ``contradicted``. The rules never change the verifier's scores; where the two
+disagree, both are shown (``verifier_label`` is the verifier's own).
 
 >>> from veracity.testing import TablePairScorer
 >>> scorer = TablePairScorer({("Bees do not sleep.", "Bees sleep."): (0.7, 0.1, 0.2)})
 >>> pair = PairChecker(scorer).run(["Bees do not sleep."], ["Bees sleep."]).pairs[0]
->>> pair.score.label, [(rule.kind, rule.found) for rule in pair.rules]
-('supported', [('negation', 'do not sleep')])
+>>> pair.label, pair.verifier_label, [(rule.kind, rule.found) for rule in pair.rules]
+('contradicted', 'supported', [('negation', 'do not sleep')])
 """
 
 from __future__ import annotations
