@@ -138,3 +138,17 @@ def test_only_the_cli_imports_evolve() -> None:
         crossing |= {module: found for module, found in _imports(room).items()
                      if "evolve" in found}
     assert crossing == {}
+
+
+def test_nothing_imports_the_adapters() -> None:
+    """The adapters (pytest, LangChain, LlamaIndex, Haystack) sit on top, beside the CLI and
+    the service: they convert types and call the library, and nothing below uses them."""
+    rooms = {path.stem if path.is_file() else path.name for path in PACKAGE.iterdir()
+             if (path.suffix == ".py" or path.is_dir())
+             and path.name not in ("adapters", "__pycache__")}
+    crossing: dict[str, set[str]] = {}
+    for room in sorted(rooms):
+        crossing |= {module: found for module, found in _imports(room).items()
+                     if "adapters" in found}
+    assert crossing == {}
+    assert _imports("adapters")  # the room exists and was read

@@ -22,12 +22,12 @@ This module only adapts: the decision is :class:`veracity.verify.grounding.Groun
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 from typing import TYPE_CHECKING
 
 import pytest
 
 from veracity import defaults
+from veracity.adapters.scorers import loaded_scorer
 
 if TYPE_CHECKING:
     from veracity.verifiers.base import PairScorer
@@ -78,15 +78,8 @@ def assert_grounded(answer: str, sources: Sequence[Source], *,
                     question: str | None = None) -> Grounding:
     """:class:`GroundedAssertion` with the shipped verifier, loaded on the first call."""
     __tracebackhide__ = True
-    return GroundedAssertion(_loaded(DEFAULT_VERIFIER))(
+    return GroundedAssertion(loaded_scorer(DEFAULT_VERIFIER))(
         answer, sources, mode=mode, threshold=threshold, layers=layers, question=question)
-
-
-@cache
-def _loaded(name: str) -> PairScorer:
-    from veracity.verifiers.registry import make_verifier
-
-    return make_verifier(name).load()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -102,7 +95,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def veracity_verifier(pytestconfig: pytest.Config) -> PairScorer:
     """The session's loaded pair verifier (``--veracity-verifier``, else the ini option)."""
     name = pytestconfig.getoption("veracity_verifier") or pytestconfig.getini("veracity_verifier")
-    return _loaded(str(name))
+    return loaded_scorer(str(name))
 
 
 @pytest.fixture(name="assert_grounded")

@@ -33,7 +33,8 @@ from veracity.verifiers.base import PairScorer
 from veracity.verify.gather import source_chunks, source_documents
 from veracity.verify.pipeline import AnswerVerifier, make_answer_verifier
 
-__all__ = ["GROUNDING_MODES", "Grounding", "GroundingCheck", "GroundingMode", "Source"]
+__all__ = ["GROUNDING_MODES", "Grounding", "GroundingCheck", "GroundingMode", "Source",
+           "check_options", "decide"]
 
 GroundingMode = Literal["supported", "no-contradicted"]
 GROUNDING_MODES: tuple[GroundingMode, ...] = ("supported", "no-contradicted")
@@ -55,8 +56,9 @@ class Grounding:
     failing: tuple[ClaimVerdict, ...]
     report: Report
 
-    def explain(self) -> str:
-        """A reader's account: the decision, then each failing claim with its evidence span."""
+    def explain(self, *, every_claim: bool = False) -> str:
+        """A reader's account: the decision, then each failing claim (``every_claim``: each
+        claim) with its label, scores and evidence span."""
         claims = len(self.report.verdicts)
         if self.mode == "supported":
             rule = ("every claim supported" if self.threshold >= 1.0
@@ -68,8 +70,8 @@ class Grounding:
                 f"{self.report.count('contradicted')} contradicted (needed: {rule})")
         if not claims:
             head += "; the answer has no claim to check"
-        return "\n".join([head, *(line for verdict in self.failing
-                                  for line in _claim_lines(verdict, self.report.answer))])
+        shown = self.report.verdicts if every_claim else self.failing
+        return "\n".join([head, *(line for verdict in shown for line in _claim_lines(verdict))])
 
     def to_dict(self) -> dict[str, Any]:
         return {"passed": self.passed, "mode": self.mode, "threshold": self.threshold,
@@ -90,15 +92,8 @@ class GroundingCheck:
     def __init__(self, scorer: PairScorer, *, mode: GroundingMode = "supported",
                  threshold: float = 1.0, layers: Sequence[str] = defaults.VERIFY_LAYERS,
                  verifier: AnswerVerifier | None = None) -> None:
-        if mode not in GROUNDING_MODES:
-            raise OptionError("mode", mode, f"one of {', '.join(GROUNDING_MODES)}")
-        if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
-                or not 0.0 < threshold <= 1.0:
-            raise OptionError("threshold", threshold, "a share in (0, 1]",
-                              "1.0 asks for every claim to be supported, 0.8 for four in five.")
+        self.mode, self.threshold = check_options(mode, threshold)
         self.scorer = scorer
-        self.mode: GroundingMode = mode
-        self.threshold = float(threshold)
         self.layers = tuple(layers)
         self.verifier = verifier
 
@@ -112,6 +107,17 @@ class GroundingCheck:
                                                          layers=self.layers)
         report = verifier.run(answer, question=question)
         return decide(report, mode=self.mode, threshold=self.threshold)
+
+
+def check_options(mode: str, threshold: float) -> tuple[GroundingMode, float]:
+    """``mode`` and ``threshold`` if they are allowed; raises :class:`OptionError` if not."""
+    if mode not in GROUNDING_MODES:
+        raise OptionError("mode", mode, f"one of {', '.join(GROUNDING_MODES)}")
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
+            or not 0.0 < threshold <= 1.0:
+        raise OptionError("threshold", threshold, "a share in (0, 1]",
+                          "1.0 asks for every claim to be supported, 0.8 for four in five.")
+    return mode, float(threshold)
 
 
 def decide(report: Report, *, mode: GroundingMode = "supported",
@@ -150,7 +156,7 @@ def _passages(sources: Sequence[Source]) -> tuple[Chunk, ...]:
     return tuple(chunks)
 
 
-def _claim_lines(verdict: ClaimVerdict, answer: str) -> list[str]:
+def _claim_lines(verdict: ClaimVerdict) -> list[str]:
     claim = verdict.claim
     best = max(verdict.evidence, key=lambda item: item.supported, default=None)
     scores = "" if best is None else (f" (supported {best.supported:.2f}, "
@@ -159,9 +165,9 @@ def _claim_lines(verdict: ClaimVerdict, answer: str) -> list[str]:
              f"{claim.text!r}: {verdict.label}{scores}"]
     if verdict.label == "unchecked":
         lines.append("    no layer could judge it (nothing to compare)")
+    closest = "supported by" if verdict.label == "supported" else "closest evidence"
     for title, items in (("contradicted by", verdict.anti_citations[:1]),
-                         ("closest evidence", () if verdict.anti_citations or best is None
-                          else (best,))):
+                         (closest, () if verdict.anti_citations or best is None else (best,))):
         lines.extend(f"    {title} {_where(item)}" for item in items)
     lines.extend(f"    {value.kind}: the claim says {value.text!r}, the source "
                  f"{value.doc_id} [{value.evidence.start}:{value.evidence.end}] "
