@@ -84,7 +84,8 @@ class Evolver:
     the seeds join the population as written. Without one (``chat=None``) they are the
     sentence operators (:data:`~veracity.evolve.sentences.SENTENCE_OPERATORS`) and each seed
     joins as its prose sentences (:func:`~veracity.evolve.sentences.build_pool`, scored by the
-    fitness's relevance model). ``operators`` may mix both kinds when a chat model is given. A
+    fitness's relevance model), and these prose seeds are what the fitness's bonus compares
+    with. ``operators`` may mix both kinds when a chat model is given. A
     ``gate`` (:class:`~veracity.evolve.parents.ParentCheck`) rejects a model's rewrite that
     states what its parents do not support; an offspring that repeats a member's text is not
     added again.
@@ -127,6 +128,9 @@ class Evolver:
                 raise InputError(f"none of the {len(seeds)} seed passages holds a prose "
                                  f"sentence ({_skipped(pool)}): there is nothing to answer with")
             start = [(texts[i], genomes[i]) for i in kept]
+            # The seeds as the population holds them are the grounding reference too: the
+            # bonus then rewards the seeds' relevant prose, not their headings or tables.
+            seeds = [texts[i] for i in kept]
         else:
             start = [(text, ()) for text in seeds]
         scores = self.fitness.run(query, seeds, [text for text, _ in start])

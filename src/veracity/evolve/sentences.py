@@ -69,6 +69,16 @@ MAX_SENTENCES = 5
 #: Two sentences whose content words overlap this much (Jaccard) say the same thing: the less
 #: relevant one leaves the pool.
 DUPLICATE_OVERLAP = 0.8
+#: A sentence joins the pool when its relevance logit is above this (the reranker's own
+#: decision boundary) or it is among the :data:`POOL_KEEP` most relevant: the pool holds the
+#: query-relevant sentences, and at least a few.
+MIN_RELEVANCE = 0.0
+POOL_KEEP = 3
+#: Opening words that point back to a sentence the reader will not see: a sentence that still
+#: opens with one after decontextualization cannot stand alone in an answer.
+_DANGLING = re.compile(r"^(?:it|they|its|their|them|this|these|those|such|both|another|"
+                       r"the latter|the former)\b(?!-)|^(?:\W*\w+\W+){0,5}?(?:he|she|his|her|"
+                       r"him)\b", re.IGNORECASE)
 
 _SPACE = re.compile(r"\s+")
 _PARENTHESIS = re.compile(r"\s*\([^()]{1,200}\)")
@@ -133,10 +143,14 @@ class SentencePool:
 
 
 def build_pool(query: str, seeds: Sequence[str], relevance: RelevanceScorer, *,
-               decontextualize: bool = True) -> SentencePool:
+               decontextualize: bool = True, min_relevance: float | None = MIN_RELEVANCE,
+               keep: int = POOL_KEEP) -> SentencePool:
     """The :class:`SentencePool` of ``seeds`` (ranked best first) for ``query``: their prose
-    sentences, each read on its own, scored by ``relevance`` in one call, near-duplicates
-    (a repeated sentence, or one whose content words are mostly another's) dropped."""
+    sentences, each read on its own, scored by ``relevance`` in one call; left out (and
+    counted in ``skipped``): near-duplicates (a repeated sentence, or one whose content words
+    are mostly another's), a sentence that still opens with a reference to one before it
+    ("She", "These") after decontextualization, and one whose relevance is at most
+    ``min_relevance`` unless it is among the ``keep`` most relevant (``None``: keep all)."""
     if not isinstance(query, str) or not query.strip():
         raise InputError(f"the query {query!r} is empty; pass the question to answer")
     seeds = tuple(seeds)
@@ -154,8 +168,11 @@ def build_pool(query: str, seeds: Sequence[str], relevance: RelevanceScorer, *,
                   for i, span in enumerate(spans)]
         if decontextualize:
             drafts = list(decontextualizer.run(drafts))
-        found.extend((index, span, draft.text, draft.edits)
-                     for span, draft in zip(spans, drafts, strict=True))
+        for span, draft in zip(spans, drafts, strict=True):
+            if _DANGLING.match(draft.text):
+                skipped["unresolved reference"] = skipped.get("unresolved reference", 0) + 1
+            else:
+                found.append((index, span, draft.text, draft.edits))
     logits = relevance.run(query, [text for _, _, text, _ in found]).logits() if found else []
     ranked = sorted(zip(found, logits, strict=True),
                     key=lambda item: (-item[1], item[0][0], item[0][1].start))
@@ -165,6 +182,9 @@ def build_pool(query: str, seeds: Sequence[str], relevance: RelevanceScorer, *,
         terms = frozenset(content_terms(text))
         if any(_overlap(terms, other) >= DUPLICATE_OVERLAP for other in kept_terms):
             skipped["duplicate"] = skipped.get("duplicate", 0) + 1
+            continue
+        if min_relevance is not None and logit <= min_relevance and len(genes) >= keep:
+            skipped["off the question"] = skipped.get("off the question", 0) + 1
             continue
         kept_terms.append(terms)
         genes.append(Gene(seed, span, text, float(logit), tuple(edits)))
