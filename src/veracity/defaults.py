@@ -126,6 +126,9 @@ LLAMA_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 #: llama.cpp context window (tokens) and default sampling seed.
 LLAMA_N_CTX = 2048
 LLAMA_SEED = 0
+#: llama.cpp's repetition penalty for the local model (1 is off): SmolLM2-135M at temperature 0
+#: can repeat one sentence until the token limit without one (issue #31).
+LLAMA_REPEAT_PENALTY = 1.15
 #: Extractive answerer: sentences in an answer, the least score a sentence needs, the weight of
 #: an injected PairScorer's P(supported) against lexical overlap, and the reply when no sentence
 #: qualifies (the grounded prompt's exact refusal, so refusal detection treats both alike).
