@@ -98,6 +98,10 @@ ABSTAIN_TEXT = "I don't know"
 #: Retrieval-confidence signal used for abstention, and how many hits ``top_support`` reads.
 ABSTAIN_SIGNAL = "top_cosine"
 SUPPORT_SIGNAL_HITS = 3
+#: The shipped (uncalibrated) default threshold must still answer this share of the answerable
+#: development questions it is chosen on (bench/abstention_default.py): the best-F1 threshold
+#: answered only 79% of ClapNQ dev's and abstained on the README's example (issue #31).
+ABSTAIN_DEFAULT_MIN_ANSWERED = 0.9
 #: A question longer than this many words is compared with passages by its asking sentences
 #: (``veracity.text.sentences.question_focus``): the verifier reads at most 115 tokens of a claim.
 QUESTION_FOCUS_WORDS = 60
