@@ -245,6 +245,9 @@ REPAIR_EDIT_PROMPT = "repair_edit_v1"
 REPAIR_QUESTIONS_PROMPT = "repair_questions_v1"
 #: ... at most this many per claim, by the model or by rules.
 REPAIR_QUESTIONS = 3
+#: Revise by quotation (no chat model): the least share of the research questions' content
+#: words a source sentence must hold to answer the same question.
+REPAIR_QUOTE_OVERLAP = 0.6
 REPAIR_REPLY_TOKENS = 96
 REPAIR_TEMPERATURE = 0.0
 REPAIR_SEED = 0
