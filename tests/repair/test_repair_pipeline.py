@@ -234,7 +234,7 @@ def test_an_unreadable_question_falls_back_to_the_rule_question_and_says_so() ->
                               "where food is."])
     result = _repair(HUM, chat=chat, k=1)  # two sources, one per query: a search is made
     (item,) = result.claims
-    assert item.questions == ("What Honey bees hum on the comb to show where food is?",)
+    assert item.questions == ("Is it true that Honey bees hum on the comb to show where food is?",)
     assert item.failure is not None
     assert "repair_questions_v1" in item.failure
     assert item.action == "revised"
