@@ -163,6 +163,14 @@ def test_a_floor_on_answered_questions_gives_the_best_f1_that_keeps_it():
             calibrate(values, should, signal="s", min_answered=bad)
 
 
+def test_the_shipped_default_answers_most_answerable_dev_questions():
+    for signal in ("top_cosine", "top_support"):
+        default = default_threshold(signal)
+        assert default.answered is not None
+        assert default.answered >= 0.9
+        assert f"answers {default.answered:.0%}" in default.source
+
+
 def test_the_shipped_default_thresholds_are_labelled():
     for signal in ("top_cosine", "top_support"):
         default = default_threshold(signal)
