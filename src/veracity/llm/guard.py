@@ -7,8 +7,9 @@ or as far as it has been generated) and says where the useful part ends and why:
 - ``repeated characters``: a short unit with a letter or digit repeated six times or more in a
   row over at least :data:`RUN_CHARS` characters ("1.1.1.1.1.1", "abcabcabcabc..."; not the
   zeros of "1000000"); the reply ends where the run starts;
-- ``repeated sentence``: a sentence that says again, word for word (case, citation markers and
-  punctuation aside), a sentence before it; the reply ends before the repeat;
+- ``repeated sentence``: a sentence, or a line, that says again, word for word (case, citation
+  markers, list numbers and punctuation aside), a sentence or line before it ("1. [1] (Title)"
+  then "2. [2] (Title)"); the reply ends before the repeat;
 - ``echoed the prompt``: a line that begins as a line of the prompt begins (its first
   :data:`ECHO_CHARS` characters; :func:`prompt_echoes` takes them from the request's
   instructions, not from the passages, which the reply may quote); the reply ends before it.
@@ -45,6 +46,7 @@ _RUN = re.compile(r"(\S{1,6}?)\1{5,}")
 _MARKER = re.compile(r"\[\s*\d+(?:\s*[,;-]\s*\d+)*\s*\]")
 _NON_WORD = re.compile(r"[^\w]+")
 _BLOCK = re.compile(r"^\s*\[\d+\]")
+_LIST_NUMBER = re.compile(r"^\s*\d{1,3}[.)](?=\s|$)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +80,20 @@ def prompt_echoes(request: ChatRequest) -> tuple[str, ...]:
 
 
 def _key(sentence: str) -> str:
-    return _NON_WORD.sub(" ", _MARKER.sub(" ", sentence.lower())).strip()
+    text = _LIST_NUMBER.sub(" ", _MARKER.sub(" ", sentence.lower()))
+    return _NON_WORD.sub(" ", _LIST_NUMBER.sub(" ", text)).strip()
+
+
+def _units(reply: str) -> list[tuple[int, int, str]]:
+    """The reply's sentences and lines, each with where it starts and ends, by start."""
+    units = [(span.start, span.end, span.of(reply)) for span in split_sentences(reply)]
+    position = 0
+    for line in reply.splitlines(keepends=True):
+        if line.strip():
+            start = position + len(line) - len(line.lstrip())
+            units.append((start, start + len(line.strip()), line.strip()))
+        position += len(line)
+    return sorted(units, key=lambda unit: unit[0])
 
 
 def reply_cut(reply: str, *, echoes: Sequence[str] = ()) -> Cut | None:
@@ -88,15 +103,15 @@ def reply_cut(reply: str, *, echoes: Sequence[str] = ()) -> Cut | None:
         if len(run.group(0)) >= RUN_CHARS and any(ch.isalnum() for ch in run.group(1)):
             cuts.append(Cut(run.start(), "repeated characters"))
             break
-    seen: set[str] = set()
-    for span in split_sentences(reply):
-        key = _key(span.of(reply))
+    seen: dict[str, int] = {}  # key -> where its first saying ends
+    for start, end, unit in _units(reply):
+        key = _key(unit)
         if not key:
             continue
-        if key in seen:
-            cuts.append(Cut(span.start, "repeated sentence"))
+        if key in seen and seen[key] <= start:  # said again, not the same words seen twice
+            cuts.append(Cut(start, "repeated sentence"))  # as a sentence and as its line
             break
-        seen.add(key)
+        seen.setdefault(key, end)
     if echoes:
         position = 0
         for line in reply.splitlines(keepends=True):
