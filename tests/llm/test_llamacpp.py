@@ -277,3 +277,46 @@ def test_a_prompt_over_the_window_raises_and_the_model_keeps_working() -> None:
     with pytest.raises(GenerationError, match=r"exceed context window.*n_ctx=256"):
         small.run(ChatRequest.of("bees " * 400, max_tokens=4))
     assert small.run(ChatRequest.of("Name a colour.", max_tokens=4, seed=0)).text.strip()
+
+
+# A ClapNQ dev question over its gold passage (Wikipedia, CC BY-SA 3.0), asked as `veracity ask`
+# asks: with no penalty and no stop rules SmolLM2 lists the block's title line after line
+# ("1. [1] (List of Dragon Ball Super episodes)\n2. [2] (List of ...") to the token limit.
+DUB = ("Dragon Ball Super received an English - language dub that premiered on the Toonami "
+       "channel in Southeast Asia and India in January 2017 . The series has been aired in Israel "
+       "on Nickelodeon and in Portugal on SIC . Toei Animation Europe announced that Dragon Ball "
+       "Super would be broadcast in France , Italy , Spain , and English - speaking Africa in Fall "
+       "2016 . An official English sub of the series would be simulcasted legally on Crunchyroll "
+       ", Daisuki.net , and Anime Lab beginning October 22 , 2016 . Funimation announced the "
+       "company acquired the rights to the series and will be producing an English dub . As well "
+       "as officially announcing the dub , it was also announced they will be simulcasting the "
+       "series on their streaming platform , FunimationNow . Funimation 's English dub of Dragon "
+       "Ball Super started airing on Adult Swim 's Toonami block starting January 7 , 2017 . ")
+
+
+@pytest.mark.integration
+@pytest.mark.usefixtures("llm_extra")
+def test_the_stop_rules_end_a_real_loop_of_smollm2_early() -> None:
+    from veracity.generate.blocks import format_context
+    from veracity.llm.guard import reply_cut
+    from veracity.prompts import load_prompt
+    from veracity.types import Chunk, Hit
+
+    prompt = load_prompt(defaults.GROUNDED_PROMPT)
+    hit = Hit(Chunk("dub#0", "dub", 0, DUB, 0, len(DUB),
+                    title="List of Dragon Ball Super episodes"), 1.0, 1, "given")
+    request = ChatRequest.of(
+        prompt.render(question="where can i find dragon ball super english dubbed",
+                      context=format_context([hit])),
+        system=prompt.system, temperature=0.0, seed=0, max_tokens=96)
+    # the rules alone (no penalty), so both replies follow the same greedy path
+    loose = LlamaCppChat(threads=2, repeat_penalty=1.0, guard=False).run(request)
+    cut = reply_cut(loose.text)
+    assert cut is not None, f"SmolLM2 no longer loops here: {loose.text!r}"
+    guarded = LlamaCppChat(threads=2, repeat_penalty=1.0, guard=True).run(request)
+    assert guarded.finish_reason == "repetition"
+    assert guarded.text == loose.text[: cut.end]
+    # llama.cpp stopped generating at the repeat, not at the token limit
+    assert guarded.completion_tokens is not None
+    assert loose.completion_tokens is not None
+    assert guarded.completion_tokens < loose.completion_tokens
