@@ -229,10 +229,11 @@ def measure(threshold: float, values: Sequence[float], should: Sequence[bool]) -
 
 
 def cross(values: Sequence[float], should: Sequence[bool], a: Sequence[int], b: Sequence[int],
-          name: str) -> dict[str, Any]:
+          name: str, min_answered: float = 0.0) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for label, calib, test in (("A->B", a, b), ("B->A", b, a)):
-        chosen = calibrate([values[i] for i in calib], [should[i] for i in calib], signal=name)
+        chosen = calibrate([values[i] for i in calib], [should[i] for i in calib], signal=name,
+                           min_answered=min_answered)
         measured = measure(chosen.threshold, [values[i] for i in test],
                            [should[i] for i in test])
         measured["calibration_f1"] = round(chosen.f1, 4)

@@ -81,6 +81,7 @@ from verify_rgb import Case, answers, load_cases
 
 #: (row name, policy, research query): the rows without a model.
 LFQA_RUNS = (("no repair (flag)", "flag", "question"), ("revise", "revise", "question"),
+             ("revise without quotation", "revise-noquote", "question"),
              ("revise (claim queries)", "revise", "claim"), ("delete", "delete", "question"),
              ("refuse", "refuse", "question"))
 #: The rows of each chat model: (row name, policy or "regenerate", research query).
@@ -137,8 +138,8 @@ def _editor_outcomes(result: RepairResult) -> dict[str, int]:
     for item in result.claims:
         reason = item.reason
         if item.action == "revised":
-            name = "accepted rewrite" if kinds.get(item.claim.index) == "rewrite" \
-                else "accepted substitution"
+            name = {"rewrite": "accepted rewrite", "quote": "accepted quotation"}.get(
+                kinds.get(item.claim.index, ""), "accepted substitution")
         elif item.action == "failed":
             name = "unreadable reply"
         elif item.action == "rejected" and reason.startswith("the edit changes"):
@@ -217,9 +218,12 @@ def run_repairs(answers_: list[Answer], chunks: dict[str, tuple[Chunk, ...]],
                 assert chat is not None
                 _regenerate(totals, answer, text, starts, sources, scorer, chat, k)
             else:
+                # "revise-noquote": revise as before issue #31, with no quotation
                 repairer = make_repairer(
-                    scorer, sources=sources, k=k, policy=policy,  # type: ignore[arg-type]
-                    query=query, chat=chat if policy in ("revise", "delete") else None)  # type: ignore[arg-type]
+                    scorer, sources=sources, k=k,
+                    policy=policy.removesuffix("-noquote"),  # type: ignore[arg-type]
+                    query=query, chat=chat if policy in ("revise", "delete") else None,  # type: ignore[arg-type]
+                    quote=not policy.endswith("-noquote"))
                 result = repairer.run(text)
                 changed = _changed_sentences(result, starts, len(answer.sentences))
                 _tally(totals, answer, text, starts, result.text, result.before, result.after,
@@ -538,7 +542,9 @@ def main() -> None:
     table = "\n\n".join([
         f"**LFQA-Verification dev**: {n_answers} answers, {sentences} sentences; verifier "
         f"{scorer.model_id} {scorer.version}, nli + knowledge, tau 0.5, k {args.k}; no chat "
-        f"model (revise substitutes values only; research with up to 3 rule questions per "
+        f"model (revise substitutes values, else quotes the source sentence that answers the "
+        f"claim's research question; revise without quotation substitutes values only, as "
+        f"before issue #31; research with up to 3 rule questions per "
         f"claim, or the claim's words). {scorer.pairs_scored} distinct pairs scored in all.",
         lfqa_table(lfqa),
         "**RGB counterfactual** (false answer repaired with the true passages present, beside "

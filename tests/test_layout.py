@@ -22,8 +22,10 @@ ALLOWED = {
     "verifiers": {"text", "llm", "prompts", "embed"},
     "rerankers": {"verifiers", "text", "llm", "prompts", "embed"},
     "llm": {"text", "prompts"},
-    # DESIGN.md: evolve uses generate (the evolved answer gets ask's citation checks).
-    "evolve": {"generate", "rerankers", "verifiers", "llm", "prompts", "text", "embed"},
+    # DESIGN.md: evolve uses generate (the evolved answer gets ask's citation checks) and
+    # verify (the claim pipeline's decontextualizer reads its sentences on their own).
+    "evolve": {"generate", "verify", "rerankers", "verifiers", "llm", "prompts", "text",
+               "embed"},
 }
 
 

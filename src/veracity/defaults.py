@@ -98,6 +98,10 @@ ABSTAIN_TEXT = "I don't know"
 #: Retrieval-confidence signal used for abstention, and how many hits ``top_support`` reads.
 ABSTAIN_SIGNAL = "top_cosine"
 SUPPORT_SIGNAL_HITS = 3
+#: The shipped (uncalibrated) default threshold must still answer this share of the answerable
+#: development questions it is chosen on (bench/abstention_default.py): the best-F1 threshold
+#: answered only 79% of ClapNQ dev's and abstained on the README's example (issue #31).
+ABSTAIN_DEFAULT_MIN_ANSWERED = 0.9
 #: A question longer than this many words is compared with passages by its asking sentences
 #: (``veracity.text.sentences.question_focus``): the verifier reads at most 115 tokens of a claim.
 QUESTION_FOCUS_WORDS = 60
@@ -126,6 +130,9 @@ LLAMA_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 #: llama.cpp context window (tokens) and default sampling seed.
 LLAMA_N_CTX = 2048
 LLAMA_SEED = 0
+#: llama.cpp's repetition penalty for the local model (1 is off): SmolLM2-135M at temperature 0
+#: can repeat one sentence until the token limit without one (issue #31).
+LLAMA_REPEAT_PENALTY = 1.15
 #: Extractive answerer: sentences in an answer, the least score a sentence needs, the weight of
 #: an injected PairScorer's P(supported) against lexical overlap, and the reply when no sentence
 #: qualifies (the grounded prompt's exact refusal, so refusal detection treats both alike).
@@ -238,6 +245,9 @@ REPAIR_EDIT_PROMPT = "repair_edit_v1"
 REPAIR_QUESTIONS_PROMPT = "repair_questions_v1"
 #: ... at most this many per claim, by the model or by rules.
 REPAIR_QUESTIONS = 3
+#: Revise by quotation (no chat model): the least share of the research questions' content
+#: words a source sentence must hold to answer the same question.
+REPAIR_QUOTE_OVERLAP = 0.6
 REPAIR_REPLY_TOKENS = 96
 REPAIR_TEMPERATURE = 0.0
 REPAIR_SEED = 0

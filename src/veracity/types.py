@@ -498,6 +498,9 @@ class SentenceCheck:
     - ``not_factual``: nothing to verify ("I don't know", a question, a greeting, code, a
       heading);
     - ``error``: its written citations could not be scored (see ``failure``).
+
+    ``note`` says how it was read when that was out of the ordinary (a sentence too long for the
+    verifier, read in parts).
     """
 
     index: int
@@ -509,6 +512,7 @@ class SentenceCheck:
     invalid: tuple[InvalidCitation, ...] = ()
     support: float | None = None
     failure: str | None = None
+    note: str | None = None
 
     @property
     def flagged(self) -> bool:
@@ -519,7 +523,8 @@ class SentenceCheck:
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "span": _pair(self.span), "text": self.text,
                 "claim": self.claim, "status": self.status, "support": self.support,
-                "failure": self.failure, "citations": [c.to_dict() for c in self.citations],
+                "failure": self.failure, "note": self.note,
+                "citations": [c.to_dict() for c in self.citations],
                 "invalid": [item.to_dict() for item in self.invalid]}
 
 

@@ -322,7 +322,8 @@ def test_an_index_never_calibrated_abstains_with_the_labelled_default(index, fak
     payload = json.loads(fakes.ask(index, "--json", question=WEAK, abstain=True).output)
     assert payload["status"] == "abstained"
     assert "no calibration was made" in payload["abstention"]["source"]
-    assert "the shipped default (abstention F1" in payload["abstention"]["source"]
+    assert "the shipped default threshold, uncalibrated" in payload["abstention"]["source"]
+    assert "veracity calibrate --index DIR" in payload["abstention"]["source"]
     assert chat.requests == []
 
 

@@ -44,7 +44,7 @@ def test_evolve_prints_json_with_the_trace(index: Path, tmp_path: Path) -> None:
     trace = tmp_path / "trace.json"
     result = CliRunner().invoke(built, ["evolve", QUERY, "--index", str(index), "--mode", "bm25",
                                         "--offspring", "2", "--iterations", "2", "--seed", "3",
-                                        "--trace", str(trace), "--json"])
+                                        "--llm", "llamacpp", "--trace", str(trace), "--json"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["calls"] == len(chat.requests)
@@ -55,13 +55,19 @@ def test_evolve_prints_json_with_the_trace(index: Path, tmp_path: Path) -> None:
 
 
 def test_evolve_shows_the_best_answer_and_its_lineage(index: Path) -> None:
-    built, _ = app([REWRITE, "", REWRITE, REWRITE])
-    result = CliRunner().invoke(built, ["evolve", QUERY, "--index", str(index), "--mode", "bm25",
-                                        "--offspring", "2", "--iterations", "2",
-                                        "--fitness", "relevance"])
-    assert result.exit_code == 1, result.output  # one reply was empty: a reported failure
-    assert "1 failed" in result.output
+    args = ["evolve", QUERY, "--index", str(index), "--mode", "bm25", "--offspring", "6",
+            "--iterations", "1", "--fitness", "relevance", "--llm", "llamacpp"]
+    built, chat = app([""] * 6)
+    result = CliRunner().invoke(built, args)
+    assert result.exit_code == 1, result.output  # empty replies: reported failures
+    assert chat.requests
+    assert f"{len(chat.requests)} failed, 0 rejected" in result.output
     assert "seed" in result.output
+    # the table verifier supports nothing: every rewrite is rejected, which is no failure
+    built, chat = app([REWRITE] * 6)
+    result = CliRunner().invoke(built, args)
+    assert result.exit_code == 0, result.output
+    assert f"0 failed, {len(chat.requests)} rejected" in result.output
 
 
 def test_evolve_refuses_an_unknown_fitness_and_a_zero_budget(index: Path) -> None:
@@ -84,6 +90,29 @@ def test_evolve_with_no_passages_found_is_an_error(index: Path) -> None:
     assert "error" in result.output
 
 
+def test_evolve_with_no_model_answers_from_the_seeds_sentences(index: Path) -> None:
+    bees = DOCS["bees.md"].strip()
+    verifier = TablePairScorer({(bees, bees): (0.9, 0.0, 0.1)})
+    built = cli.build_app(cli.Models(
+        verifier=lambda name: verifier, reranker=lambda name: OverlapRelevanceScorer(),
+        chat=lambda spec, model, scorer: pytest.fail("no chat model is needed")))
+    args = ["evolve", QUERY, "--index", str(index), "--mode", "bm25"]
+    result = CliRunner().invoke(built, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["calls"] == 0
+    assert payload["stop_reason"] != "all_failed"
+    answer = payload["answer"]
+    assert answer["text"].startswith(bees.removesuffix(".") + " [1].")
+    assert answer["sentences"][0]["status"] == "supported"
+    [quote, *_] = payload["quotes"]
+    assert (quote["doc_id"], quote["start"], quote["end"]) == ("bees.md", 0, len(bees))
+    result = CliRunner().invoke(built, args)
+    assert result.exit_code == 0, result.output
+    assert "quoted from" in result.output
+    assert "0 model calls" in result.output
+
+
 def test_evolve_checks_each_sentence_against_the_seeds(index: Path) -> None:
     seed = DOCS["bees.md"].strip()
     # The rewrite ties the seed on relevance, so the seed stays best; either is checked.
@@ -93,18 +122,18 @@ def test_evolve_checks_each_sentence_against_the_seeds(index: Path) -> None:
                                      chat=lambda spec, model, scorer: chat,
                                      reranker=lambda name: OverlapRelevanceScorer()))
     args = ["evolve", QUERY, "--index", str(index), "--mode", "bm25", "--offspring", "2",
-            "--iterations", "1"]
+            "--iterations", "1", "--llm", "llamacpp"]
     result = CliRunner().invoke(built, [*args, "--json"])
     assert result.exit_code == 0, result.output
     answer = json.loads(result.stdout)["answer"]
     [sentence] = answer["sentences"]
-    assert sentence["status"] == "citation_attached"
+    assert sentence["status"] == "supported"  # the seed's sentence cites its seed
     [citation] = sentence["citations"]
     assert (citation["doc_id"], citation["start"], citation["end"]) == ("bees.md", 0, len(seed))
     assert answer["sources"][0]["text"] == seed
     result = CliRunner().invoke(built, args)
     assert result.exit_code == 0, result.output
-    assert "citation attached" in result.output
+    assert "✓" in result.output
     assert "lineage" in result.output
     assert "bees.md" in result.output
     # The seed stayed best: no prompt wrote it, so none is named (never "prompt @0", "seed None").

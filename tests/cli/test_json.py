@@ -201,7 +201,7 @@ def test_ask(fakes: Fakes) -> None:
         "": ANSWER,
         "abstention": ["signal", "value", "threshold", "abstain", "source", "error", "reason"],
         "sentences[]": ["index", "span", "text", "claim", "status", "support", "failure",
-                        "citations", "invalid"],
+                        "note", "citations", "invalid"],
         "sentences[].citations[]": CITATION,
         "sentences[].invalid[]": INVALID,
         "citations[]": CITATION,

@@ -55,3 +55,39 @@ class ShortWindowScorer:
             raise ClaimTooLongError(f"a claim is longer than {self.limit} characters")
         return PairScores(tuple(PairScore(0.9, 0.0, 0.1, window=Span(0, len(p)))
                                 for p in premises), self.model_id, "1")
+
+
+class WordBudgetScorer:
+    """Reads at most ``budget`` words of a claim (raising ClaimTooLongError with the counts, as
+    the shipped verifier does with its tokens); a claim is supported (0.9) when every word of it
+    is in the premise, else neither (0.1 supported), and contradicted (0.8) when it holds
+    ``never``."""
+
+    model_id = "word-budget"
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.calls: list[int] = []
+
+    def load(self) -> WordBudgetScorer:
+        return self
+
+    def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+        self.calls.append(len(premises))
+        for claim in hypotheses:
+            if len(claim.split()) > self.budget:
+                raise ClaimTooLongError(
+                    f"the claim has {len(claim.split())} tokens but the verifier allows at "
+                    f"most {self.budget}", tokens=len(claim.split()), budget=self.budget)
+        scores = []
+        for premise, claim in zip(premises, hypotheses, strict=True):
+            words = {w.strip(".,;").lower() for w in premise.split()}
+            claimed = [w.strip(".,;").lower() for w in claim.split()]
+            if "never" in claimed:
+                triple = (0.05, 0.8, 0.15)
+            elif all(w in words for w in claimed):
+                triple = (0.9, 0.0, 0.1)
+            else:
+                triple = (0.1, 0.0, 0.9)
+            scores.append(PairScore(*triple, window=Span(0, len(premise))))
+        return PairScores(tuple(scores), self.model_id, "1")

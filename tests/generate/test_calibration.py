@@ -147,12 +147,37 @@ def test_a_new_generation_of_the_same_content_keeps_the_calibration(tmp_path):
         load_calibration(index.path)
 
 
+def test_a_floor_on_answered_questions_gives_the_best_f1_that_keeps_it():
+    # values: unanswerable 0.1, 0.5; answerable 0.3, 0.7. Unconstrained, 0.6 wins (F1 0.8)
+    # and answers one answerable question of two; asked to answer both, the best threshold
+    # left is 0.2 (abstain on 0.1 only: P 1, R 1/2, F1 2/3).
+    values, should = [0.1, 0.5, 0.3, 0.7], [True, True, False, False]
+    assert calibrate(values, should, signal="s").answered == 1
+    floored = calibrate(values, should, signal="s", min_answered=1.0)
+    assert floored.threshold == pytest.approx(0.2)
+    assert (floored.answered, floored.abstained) == (2, 1)
+    assert floored.f1 == pytest.approx(2 / 3)
+    assert calibrate(values, should, signal="s", min_answered=0.5).threshold == pytest.approx(0.6)
+    for bad in (-0.1, 1.5, True, "0.9"):
+        with pytest.raises(InputError, match="min_answered"):
+            calibrate(values, should, signal="s", min_answered=bad)
+
+
+def test_the_shipped_default_answers_most_answerable_dev_questions():
+    for signal in ("top_cosine", "top_support"):
+        default = default_threshold(signal)
+        assert default.answered is not None
+        assert default.answered >= 0.9
+        assert f"answers {default.answered:.0%}" in default.source
+
+
 def test_the_shipped_default_thresholds_are_labelled():
     for signal in ("top_cosine", "top_support"):
         default = default_threshold(signal)
         assert 0.0 < default.threshold < 1.0
-        assert "shipped default" in default.source
+        assert default.source.startswith("the shipped default threshold, uncalibrated")
         assert "ClapNQ dev" in default.source
+        assert "veracity calibrate --index DIR --dev questions.jsonl" in default.source
     with pytest.raises(InputError, match="no shipped default threshold for 'top_bm25'"):
         default_threshold("top_bm25")
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from failing_scorers import FailingScorer, ShortWindowScorer
+from failing_scorers import FailingScorer, ShortWindowScorer, WordBudgetScorer
 
 from veracity.errors import GenerationError, InputError, OptionError
-from veracity.generate.check import CitationChecker
+from veracity.generate.check import CitationChecker, claim_parts
 from veracity.generate.grounded import GroundedGenerator
 from veracity.llm.base import ChatRequest
 from veracity.prompts import load_prompt
 from veracity.testing import ScriptedChatModel, TablePairScorer
-from veracity.types import SENTENCE_STATUSES, Span
+from veracity.types import SENTENCE_STATUSES, Chunk, Hit, Span
 
 pytestmark = pytest.mark.unit
 
@@ -185,7 +185,9 @@ def test_a_sentence_too_long_for_the_verifier_fails_alone(hits):
     assert "longer than 60 characters" in first.failure
     assert second.status == "supported"
     assert second.support == 0.9
-    assert scorer.calls == [2, 1, 1]  # the batch, then one call per sentence
+    # the batch, one call per sentence, then the failed one alone to read its length (the
+    # scorer gives none, so it is not read in parts)
+    assert scorer.calls == [2, 1, 1, 1]
 
 
 def test_a_refusal_is_an_answer_marked_refused_and_not_verified(hits):
@@ -294,3 +296,46 @@ def test_the_source_s_own_index_survives_ask() -> None:
     assert [c.marker for c in sentence.citations] == [1]
     assert checked.invalid == ()
     assert sentence.status == "supported"
+
+
+LONG_SOURCE = ("Worker bees develop in 21 days from egg to adult, and they clean cells, feed "
+               "larvae, build comb, guard the entrance and forage for nectar and pollen.")
+
+
+def long_hit(text: str = LONG_SOURCE) -> list[Hit]:
+    return [Hit(Chunk("long#0", "long", 0, text, 0, len(text)), 1.0, 1, "bm25")]
+
+
+def test_a_sentence_too_long_for_the_verifier_is_read_in_parts_and_says_so():
+    scorer = WordBudgetScorer(budget=10)
+    checked = CitationChecker(scorer).run(LONG_SOURCE + " [1]", long_hit())
+    [sentence] = checked.sentences
+    assert sentence.status == "supported"
+    assert sentence.failure is None
+    assert sentence.note is not None
+    # 27 words at 80% of a 10-word budget: 4 parts
+    assert "read in 4 parts" in sentence.note
+    assert "27 tokens" in sentence.note
+    assert "at most 10" in sentence.note
+    assert checked.failures == 0
+
+
+def test_a_long_sentence_is_unsupported_when_one_part_is():
+    scorer = WordBudgetScorer(budget=10)
+    claim = LONG_SOURCE.replace("pollen", "propolis")
+    checked = CitationChecker(scorer).run(claim + " [1]", long_hit())
+    [sentence] = checked.sentences
+    assert sentence.status == "unsupported"
+    assert sentence.support == pytest.approx(0.1)
+    never = LONG_SOURCE.replace("forage for", "never forage for")
+    [contradicted] = CitationChecker(scorer).run(never + " [1]", long_hit()).sentences
+    assert contradicted.status == "contradicted"
+
+
+def test_claim_parts_keep_every_word_in_order_and_cut_at_clauses():
+    parts = claim_parts(LONG_SOURCE, 3)
+    assert len(parts) == 3
+    assert " ".join(parts).split() == LONG_SOURCE.split()
+    assert parts[0].endswith(",")  # the cut falls on the clause boundary after "adult,"
+    assert claim_parts("Bees dance.", 1) == ["Bees dance."]
+    assert claim_parts("Bees dance.", 5) == ["Bees", "dance."]

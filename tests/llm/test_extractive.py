@@ -352,3 +352,17 @@ def test_a_question_too_long_to_compare_says_the_question_is_the_problem() -> No
             question, ["Varroa mites damage honeybee colonies."])
     assert "claims" not in str(caught.value)
     assert "fewer words" in str(caught.value)
+
+
+def test_navigation_headings_tables_and_code_are_never_chosen() -> None:
+    passage = ("Next: Thread Safety, Previous: The Closure API, Up: Using libffi [Index]\n\n"
+               "## Closure API\n\n| closure | ffi_closure_alloc |\n| free | ffi_closure_free |\n\n"
+               "```c\nffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &code);\n"
+               "```\n\nA closure is allocated with ffi_closure_alloc and freed with "
+               "ffi_closure_free.")
+    answer = ExtractiveAnswerer(max_sentences=3).run("How is a closure allocated and freed?",
+                                                     [passage])
+    assert [s.text for s in answer.sentences] == [
+        "A closure is allocated with ffi_closure_alloc and freed with ffi_closure_free."]
+    [sentence] = answer.sentences
+    assert sentence.span.of(passage) == sentence.text

@@ -8,6 +8,7 @@ import types
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
 import pytest
 
 from veracity import defaults
@@ -121,10 +122,18 @@ def test_run_maps_the_request_and_the_reply(fake_llama: Path) -> None:
     assert (response.model, response.finish_reason) == ("tiny.Q4_0", "length")
     assert (response.prompt_tokens, response.completion_tokens) == (9, 2)
     assert (response.temperature, response.seed) == (0.4, 5)
-    call = chat._model.calls[0]
+    call = dict(chat._model.calls[0])
+    processors = call.pop("logits_processor")
+    assert isinstance(processors, list)  # llama.cpp iterates it; a bare callable fails there
+    assert [callable(p) for p in processors] == [True]
     assert call == {"messages": [{"role": "system", "content": "Be brief."},
                                  {"role": "user", "content": "Do bees dance?"}],
-                    "temperature": 0.4, "max_tokens": 7, "seed": 5, "stop": ["\n"]}
+                    "temperature": 0.4, "max_tokens": 7, "seed": 5, "stop": ["\n"],
+                    "repeat_penalty": defaults.LLAMA_REPEAT_PENALTY}
+    plain = LlamaCppChat(fake_llama, guard=False, repeat_penalty=1.0)
+    plain.run(ChatRequest.of("Do bees dance?"))
+    assert "logits_processor" not in plain._model.calls[0]
+    assert plain._model.calls[0]["repeat_penalty"] == 1.0
 
 
 @pytest.mark.unit
@@ -140,8 +149,60 @@ def test_a_request_seed_wins_without_changing_the_default(fake_llama: Path) -> N
 def test_stream_yields_only_text_deltas(fake_llama: Path) -> None:
     chat = LlamaCppChat(fake_llama)
     assert isinstance(chat, StreamingChatModel)
-    assert list(chat.stream(ChatRequest.of("q"))) == ["Bees ", "dance."]
+    assert list(chat.stream(ChatRequest.of("q"))) == ["Bees dance."]  # whole sentences
     assert chat._model.calls[0]["stream"] is True
+    assert list(LlamaCppChat(fake_llama, guard=False).stream(ChatRequest.of("q"))) == \
+        ["Bees ", "dance."]  # without the stop rules, every delta as it comes
+
+
+class LoopingLlama(FakeLlama):
+    """Replies like SmolLM2 at its worst: one sentence over and over, then the prompt. Its
+    tokens are characters, so the logits processor can be driven as llama.cpp drives it."""
+
+    REPLY = "Bees dance [1]. Bees dance [1]. Bees dance [1].\nQuestion: why?"
+
+    def detokenize(self, tokens: list[int]) -> bytes:
+        return "".join(chr(t) for t in tokens).encode()
+
+    def token_eos(self) -> int:
+        return 0
+
+    def create_chat_completion(self, **options: Any) -> Any:
+        self.calls.append(options)
+        processors = options.get("logits_processor") or []
+        prompt = [ord("p")] * 5
+        out = ""
+        for ch in self.REPLY:
+            if processors:
+                scores = np.zeros(256, dtype=np.float32)
+                scores[ord(ch)] = 1.0
+                for processor in processors:  # as llama.cpp's sampler applies them
+                    scores = processor(np.array(prompt + [ord(c) for c in out]), scores)
+                if int(np.argmax(scores)) == 0:  # the end token won
+                    break
+            out += ch
+        if options.get("stream"):
+            return iter([{"choices": [{"delta": {"content": c}}]} for c in out]
+                        + [{"choices": [{"delta": {}, "finish_reason": "stop"}]}])
+        return {"choices": [{"message": {"content": out}, "finish_reason": "length"}],
+                "usage": {"prompt_tokens": 5, "completion_tokens": len(out)}}
+
+
+@pytest.mark.unit
+def test_a_looping_reply_is_stopped_and_cut_before_the_repeat(fake_llama: Path,
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               ) -> None:
+    monkeypatch.setattr(sys.modules["llama_cpp"], "Llama", LoopingLlama)
+    chat = LlamaCppChat(fake_llama)
+    response = chat.run(ChatRequest.of("Context:\n[1] Bees dance.\n\nQuestion: why?"))
+    assert response.text == "Bees dance [1]."
+    assert response.finish_reason == "repetition"
+    # generation was stopped as soon as the repeat was plain, not at the token limit
+    assert response.completion_tokens == len("Bees dance [1]. Bees dance [1]")
+    streamed = Streamed(chat.stream(ChatRequest.of("Question: why?")))
+    assert ("".join(streamed), streamed.finish_reason) == ("Bees dance [1].", "repetition")
+    unguarded = LlamaCppChat(fake_llama, guard=False).run(ChatRequest.of("Question: why?"))
+    assert unguarded.text == LoopingLlama.REPLY
 
 
 @pytest.mark.unit
@@ -197,8 +258,9 @@ def test_bundled_smollm2_answers_deterministically(smollm2: LlamaCppChat) -> Non
 
 @pytest.mark.integration
 def test_bundled_smollm2_streams_the_same_text(smollm2: LlamaCppChat) -> None:
+    # Whole sentences are streamed (a repeated one must be seen whole before it is cut).
     pieces = list(smollm2.stream(QUESTION))
-    assert len(pieces) > 1
+    assert pieces
     assert "".join(pieces) == smollm2.run(QUESTION).text
 
 
@@ -215,3 +277,46 @@ def test_a_prompt_over_the_window_raises_and_the_model_keeps_working() -> None:
     with pytest.raises(GenerationError, match=r"exceed context window.*n_ctx=256"):
         small.run(ChatRequest.of("bees " * 400, max_tokens=4))
     assert small.run(ChatRequest.of("Name a colour.", max_tokens=4, seed=0)).text.strip()
+
+
+# A ClapNQ dev question over its gold passage (Wikipedia, CC BY-SA 3.0), asked as `veracity ask`
+# asks: with no penalty and no stop rules SmolLM2 lists the block's title line after line
+# ("1. [1] (List of Dragon Ball Super episodes)\n2. [2] (List of ...") to the token limit.
+DUB = ("Dragon Ball Super received an English - language dub that premiered on the Toonami "
+       "channel in Southeast Asia and India in January 2017 . The series has been aired in Israel "
+       "on Nickelodeon and in Portugal on SIC . Toei Animation Europe announced that Dragon Ball "
+       "Super would be broadcast in France , Italy , Spain , and English - speaking Africa in Fall "
+       "2016 . An official English sub of the series would be simulcasted legally on Crunchyroll "
+       ", Daisuki.net , and Anime Lab beginning October 22 , 2016 . Funimation announced the "
+       "company acquired the rights to the series and will be producing an English dub . As well "
+       "as officially announcing the dub , it was also announced they will be simulcasting the "
+       "series on their streaming platform , FunimationNow . Funimation 's English dub of Dragon "
+       "Ball Super started airing on Adult Swim 's Toonami block starting January 7 , 2017 . ")
+
+
+@pytest.mark.integration
+@pytest.mark.usefixtures("llm_extra")
+def test_the_stop_rules_end_a_real_loop_of_smollm2_early() -> None:
+    from veracity.generate.blocks import format_context
+    from veracity.llm.guard import reply_cut
+    from veracity.prompts import load_prompt
+    from veracity.types import Chunk, Hit
+
+    prompt = load_prompt(defaults.GROUNDED_PROMPT)
+    hit = Hit(Chunk("dub#0", "dub", 0, DUB, 0, len(DUB),
+                    title="List of Dragon Ball Super episodes"), 1.0, 1, "given")
+    request = ChatRequest.of(
+        prompt.render(question="where can i find dragon ball super english dubbed",
+                      context=format_context([hit])),
+        system=prompt.system, temperature=0.0, seed=0, max_tokens=96)
+    # the rules alone (no penalty), so both replies follow the same greedy path
+    loose = LlamaCppChat(threads=2, repeat_penalty=1.0, guard=False).run(request)
+    cut = reply_cut(loose.text)
+    assert cut is not None, f"SmolLM2 no longer loops here: {loose.text!r}"
+    guarded = LlamaCppChat(threads=2, repeat_penalty=1.0, guard=True).run(request)
+    assert guarded.finish_reason == "repetition"
+    assert guarded.text == loose.text[: cut.end]
+    # llama.cpp stopped generating at the repeat, not at the token limit
+    assert guarded.completion_tokens is not None
+    assert loose.completion_tokens is not None
+    assert guarded.completion_tokens < loose.completion_tokens

@@ -178,6 +178,37 @@ def test_without_a_model_an_unsupported_claim_is_flagged_and_says_what_would_hel
     assert "--policy delete" in result.claims[0].reason
 
 
+def test_without_a_model_revise_quotes_the_source_sentence_that_answers_the_question() -> None:
+    # "hum" is no value to substitute; the research question ("What honey bees hum on the comb
+    # to show where food is?") shares 5 of its 6 content words with the source's sentence.
+    result = _repair(f"{TRUE} {HUM}")
+    quoted = DANCE
+    assert result.text == f"{TRUE} {quoted}"
+    (edit,) = result.edits
+    assert (edit.kind, edit.before, edit.after, edit.method) == ("quote", HUM, quoted,
+                                                                 "quotation@1")
+    assert edit.new.of(result.text) == quoted
+    assert edit.evidence[0].doc_id == "d1.md"
+    assert [c.action for c in result.claims] == ["kept", "revised"]
+    assert result.attribution_after.supported == 2
+    assert result.calls.get("chat", 0) == 0
+
+
+def test_a_quotation_is_not_made_when_it_would_not_answer_or_not_be_supported() -> None:
+    # Turned off: flagged as before.
+    off = _repair(HUM, quote=False)
+    assert (off.text, off.claims[0].action) == (HUM, "flagged")
+    # The quoted sentence must pass the verifier against its evidence like any edit.
+    table = {key: value for key, value in TABLE.items() if key != (DANCE, DANCE)}
+    rejected = _repair(HUM, table=table)
+    assert rejected.text == HUM
+    assert rejected.claims[0].action == "rejected"
+    assert rejected.claims[0].proposed == DANCE
+    assert "does not find the edited claim supported" in rejected.claims[0].reason
+    # A source sentence that shares too few of the question's words is not quoted.
+    assert _repair(BUMBLE).claims[0].action == "flagged"
+
+
 def test_bad_input_is_a_clear_error() -> None:
     with pytest.raises(InputError, match="empty"):
         _repair("   ")
@@ -203,7 +234,7 @@ def test_an_unreadable_question_falls_back_to_the_rule_question_and_says_so() ->
                               "where food is."])
     result = _repair(HUM, chat=chat, k=1)  # two sources, one per query: a search is made
     (item,) = result.claims
-    assert item.questions == ("What Honey bees hum on the comb to show where food is?",)
+    assert item.questions == ("Is it true that Honey bees hum on the comb to show where food is?",)
     assert item.failure is not None
     assert "repair_questions_v1" in item.failure
     assert item.action == "revised"

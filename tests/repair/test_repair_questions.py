@@ -18,14 +18,14 @@ COMPOUND = "The bridge opened in 1932, and it carried 20,000 cars a day."
 def test_rule_questions_cover_each_clause_of_a_compound_claim_without_its_values() -> None:
     questions = rule_questions(COMPOUND)
     assert len(questions) == 3
-    assert questions[1] == "When the bridge opened?"
-    assert "cars a day" in questions[2]
+    assert questions[1] == "The bridge opened in what year?"
+    assert questions[2] == "It carried how many cars a day?"
     assert not any(value in q for q in questions for value in ("1932", "20,000"))
 
 
 def test_a_simple_claim_gets_one_rule_question_and_the_limit_holds() -> None:
     assert rule_questions("Karl von Frisch won the Nobel Prize in 1973.") == (
-        "When Karl von Frisch won the Nobel Prize?",)
+        "Karl von Frisch won the Nobel Prize in what year?",)
     assert len(rule_questions(COMPOUND, limit=2)) == 2
 
 

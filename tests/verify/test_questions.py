@@ -8,15 +8,24 @@ pytestmark = pytest.mark.unit
 
 
 @pytest.mark.parametrize(("claim", "question"), [
-    ("Karl von Frisch won the Nobel Prize in 1973.", "When Karl von Frisch won the Nobel Prize?"),
-    ("A colony has 60,000 bees.", "How many a colony has bees?"),
-    ("The treaty was signed on 20 Sept 2022 in Paris.", "When the treaty was signed in Paris?"),
-    ("The hive sold $5 million of honey.", "How much the hive sold of honey?"),
-    ("About 45% of workers forage.", "What share about of workers forage?"),
-    ("Bees dance to show where food is.", "What Bees dance to show where food is?"),
+    ("Karl von Frisch won the Nobel Prize in 1973.",
+     "Karl von Frisch won the Nobel Prize in what year?"),
+    ("A colony has 60,000 bees.", "A colony has how many bees?"),
+    ("The treaty was signed on 20 Sept 2022 in Paris.",
+     "The treaty was signed on what date in Paris?"),
+    ("The hive sold $5 million of honey.", "The hive sold how much of honey?"),
+    ("About 45% of workers forage.", "What share of workers forage?"),
+    ("Since 1990 the club has had 40 members.", "The club has had members since what year?"),
+    ("It closed in May 2020.", "It closed in what month?"),
+    ("Under the Apache License, each Contributor grants 2 licenses.",
+     "Under the Apache License, each Contributor grants how many licenses?"),
+    ("The bees dance to show where food is.", "Is it true that the bees dance to show where "
+                                              "food is?"),
 ])
-def test_rule_questions_drop_the_asserted_values(claim: str, question: str) -> None:
+def test_rule_questions_ask_for_the_asserted_value_where_it_stood(claim: str,
+                                                                   question: str) -> None:
     assert rule_question(claim) == question
+    assert not any(ch.isdigit() for ch in question)
 
 
 def test_rule_question_never_returns_an_empty_query() -> None:
@@ -35,7 +44,7 @@ def test_parse_question_reads_the_first_question_line() -> None:
 def test_query_maker_modes() -> None:
     claims = ["Bees were domesticated in 2400 BC."]
     assert QueryMaker("claim").run(claims) == tuple(claims)
-    assert QueryMaker("question").run(claims)[0].startswith("How many")
+    assert QueryMaker("question").run(claims)[0] == "Bees were domesticated in how many BC?"
     chat = ScriptedChatModel(["When were bees domesticated?"])
     maker = QueryMaker("question", chat=chat)
     assert maker.run(claims) == ("When were bees domesticated?",)

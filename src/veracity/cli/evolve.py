@@ -41,7 +41,8 @@ def evolve(
     query: Annotated[str, typer.Argument(help="the question")],
     index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
     llm: Annotated[str, typer.Option(
-        help="extractive, llamacpp[:PATH] or openai:URL")] = defaults.CHAT_BACKEND,
+        help="extractive (no model: the seeds' own sentences), llamacpp[:PATH] or openai:URL "
+             "(its rewrites join the sentence operators)")] = defaults.CHAT_BACKEND,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
     fitness: Annotated[str, typer.Option(help=", ".join(FITNESSES))] = defaults.EVOLVE_FITNESS,
     weight: Annotated[float, typer.Option("--lambda", help="weight of the bonus")]
@@ -66,16 +67,28 @@ def evolve(
     = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
-    """Evolve an answer from the reranked top passages with LLM rewrites (GAuGE).
+    """Evolve a cited answer from the reranked top passages (GAuGE).
 
-    Prints the best member, its fitness and its lineage, then checks the answer as ask does:
-    each sentence is verified against every seed passage, and the best one that supports it is
-    attached as its citation (+ citation attached, ? uncited, · not factual), with the seeds'
-    exact spans. Exit 0 when it ran with no failure; 1 when some model calls or scorings failed
+    With no model (--llm extractive, the default) the answer is bred from the seeds' own prose
+    sentences: crossover keeps the most relevant sentences of two parents, mutation swaps in or
+    drops a sentence or trims a clause, compression keeps what bears on the question; each
+    sentence cites the seed it comes from and quotes its exact characters. With --llm, the
+    model's rewrites join them, and a rewrite joins the population only when its parents
+    support each of its sentences (else it is rejected, with the reason, in the trace).
+    Prints the answer checked as ask checks one (✓ supported by the passage it cites, +
+    citation attached, ? uncited), where each sentence comes from, the fitness and the
+    lineage. Exit 0 when it ran with no failure; 1 when some model calls or scorings failed
     (they are listed in the trace) or a sentence could not be verified; 2 on bad options, a
     missing index or no passages found.
     """
-    from veracity.evolve import EvolveConfig, Evolver, GroundedEvolver
+    from veracity.evolve import (
+        OPERATORS,
+        SENTENCE_OPERATORS,
+        EvolveConfig,
+        Evolver,
+        GroundedEvolver,
+        ParentCheck,
+    )
     from veracity.generate.check import CitationChecker
     from veracity.retrieve.open import open_retriever
     from veracity.retrieve.rerank import RerankingRetriever
@@ -87,9 +100,13 @@ def evolve(
         retriever = RerankingRetriever(open_retriever(index_dir, mode=mode), scorer.relevance)
         hits = retriever.run(query, k=seeds).hits
         checker = models_of(ctx).verifier(verifier)
-        chat = models_of(ctx).chat(llm, model, checker)
-        evolver = GroundedEvolver(Evolver(chat, scorer, config),
-                                  CitationChecker(checker, tau=tau))
+        if llm == "extractive":  # it copies sentences: the sentence operators do that better
+            breeder = Evolver(None, scorer, config)
+        else:
+            breeder = Evolver(models_of(ctx).chat(llm, model, checker), scorer, config,
+                              operators=(*SENTENCE_OPERATORS, *OPERATORS),
+                              gate=ParentCheck(checker, tau=tau))
+        evolver = GroundedEvolver(breeder, CitationChecker(checker, tau=tau))
         evolved = evolver.run(query, hits)
         if trace is not None:
             trace.write_text(json.dumps(evolved.to_dict(), indent=2, ensure_ascii=False),
@@ -110,11 +127,23 @@ def _print(evolved: EvolvedAnswer) -> None:
     result = evolved.evolution
     best = result.best
     printers.print_answer(evolved.answer)
+    if evolved.quotes:
+        console.print()
+        show(styled("quoted from", "bold"), out=console)
+        for quote in evolved.quotes:
+            edits = f" ({'; '.join(quote.edits)})" if quote.edits else ""
+            show(styled(f"{quote.sentence + 1}. [{quote.marker}] ", "bold cyan"),
+                 styled(quote.doc_id, "bold"), f" characters {quote.start}-{quote.end}",
+                 styled(edits, "dim"), out=console, indent=2)
     console.print()
     show(styled(f"fitness {best.fitness.total:.3f} (relevance {best.fitness.relevance:.3f}, "
                 f"bonus {best.fitness.bonus:.3f}) · {result.fitness}", "dim"), out=console)
+    rejected = len(result.failures) - len(result.errors)
+    seeds = len({gene.seed for gene in best.genes})
     show(styled(f"stopped: {result.stop_reason} after {len(result.generations)} iterations, "
-                f"{result.calls} model calls, {len(result.failures)} failed", "dim"),
+                f"{len(result.members)} members, {result.calls} model calls, "
+                f"{len(result.errors)} failed, {rejected} rejected"
+                + (f"; the answer quotes {seeds} of the seeds" if best.genes else ""), "dim"),
          out=console)
     show(styled("lineage", "bold"), out=console)
     for member in result.lineage(best.id):

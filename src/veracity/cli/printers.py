@@ -163,6 +163,8 @@ def print_answer(answer: Answer) -> None:
         line(styled(" · ".join(detail), colour), indent=4)
         if sentence.failure:
             line(styled(sentence.failure, "red"), indent=4)
+        if sentence.note:
+            line(styled(sentence.note, "dim"), indent=4)
     if answer.sources:
         console.print()
         line(styled("sources", "bold"))

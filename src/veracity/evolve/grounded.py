@@ -36,9 +36,10 @@ from veracity.errors import InputError
 from veracity.evolve.loop import Evolver
 from veracity.evolve.members import EvolutionResult, Member
 from veracity.generate.check import CitationChecker
+from veracity.llm.extractive import cite
 from veracity.types import Answer, GenerationProvenance, Hit, Timings
 
-__all__ = ["EvolvedAnswer", "GroundedEvolver", "check_member"]
+__all__ = ["EvolvedAnswer", "GroundedEvolver", "Quote", "check_member", "cited_text", "quotes"]
 
 
 @dataclass(frozen=True)
@@ -51,11 +52,57 @@ class EvolvedAnswer:
 
     @property
     def failures(self) -> int:
-        """Failed model calls or scorings of the evolution, plus unverified sentences."""
-        return len(self.evolution.failures) + self.answer.failures
+        """Failed model calls or scorings of the evolution, plus unverified sentences (a
+        rewrite rejected by the parent check is no failure: the check did its job)."""
+        return len(self.evolution.errors) + self.answer.failures
+
+    @property
+    def quotes(self) -> tuple[Quote, ...]:
+        """Where each sentence of an answer bred from sentences comes from (empty for a
+        model's rewrite)."""
+        return quotes(self.evolution.best, self.answer.sources)
 
     def to_dict(self) -> dict[str, Any]:
-        return self.evolution.to_dict() | {"answer": self.answer.to_dict()}
+        return self.evolution.to_dict() | {"answer": self.answer.to_dict(),
+                                           "quotes": [q.to_dict() for q in self.quotes]}
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """The source of one sentence of an answer: block ``marker`` (1-based), its document and
+    the exact characters there (``document.text[start:end]`` is the sentence as written;
+    ``text`` is how the answer reads it, ``edits`` how the two differ)."""
+
+    sentence: int
+    marker: int
+    doc_id: str
+    start: int
+    end: int
+    text: str
+    edits: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"sentence": self.sentence, "marker": self.marker, "doc_id": self.doc_id,
+                "start": self.start, "end": self.end, "text": self.text,
+                "edits": list(self.edits)}
+
+
+def quotes(member: Member, hits: Sequence[Hit]) -> tuple[Quote, ...]:
+    """The :class:`Quote` of each gene of ``member`` over ``hits`` (seed ``i`` is hit ``i``)."""
+    out = []
+    for i, gene in enumerate(member.genes):
+        chunk = hits[gene.seed].chunk
+        out.append(Quote(i, gene.seed + 1, chunk.doc_id, chunk.start + gene.span.start,
+                         chunk.start + gene.span.end, gene.text, gene.edits))
+    return tuple(out)
+
+
+def cited_text(member: Member) -> str:
+    """The text an answer shows for ``member``: a sentence-bred member's sentences each
+    cited ``[n]`` (block ``n`` is seed ``n - 1``), else the member's text as it is."""
+    if not member.genes:
+        return member.text
+    return " ".join(cite(gene.text, gene.seed + 1) for gene in member.genes)
 
 
 class GroundedEvolver:
@@ -89,7 +136,8 @@ def check_member(query: str, member: Member, hits: Sequence[Hit],
     """The :class:`~veracity.types.Answer` of ``member`` (an evolved or one-shot answer, or a
     seed) over ``hits``: each sentence verified, the best supporting hit attached."""
     started = time.perf_counter()
-    checked = checker.run(member.text, hits)
+    text = cited_text(member)
+    checked = checker.run(text, hits)
     prompt_id, _, version = member.prompt.partition("@")
     provenance = GenerationProvenance(
         model=member.model or member.operator, prompt_id=prompt_id,
@@ -97,7 +145,7 @@ def check_member(query: str, member: Member, hits: Sequence[Hit],
         temperature=member.temperature or 0.0, seed=member.seed, max_tokens=None,
         finish_reason="", verifier=checked.verifier, verifier_version=checked.verifier_version,
         tau=checker.tau)
-    return Answer(question=query, text=member.text, sentences=checked.sentences,
+    return Answer(question=query, text=text, sentences=checked.sentences,
                   citations=checked.citations, invalid_citations=checked.invalid,
                   sources=tuple(hits), provenance=provenance,
                   timings=Timings(verify=time.perf_counter() - started))

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from veracity.evolve.sentences import Gene
 
 __all__ = ["EvolutionResult", "Failure", "FitnessScore", "Generation", "Member", "StopReason"]
 
-#: Why an evolution stopped: the top ``d`` neither changed nor reordered, the iteration or model
-#: call cap was reached, or every model call of an iteration failed.
+#: Why an evolution stopped: the top ``d`` neither changed nor reordered (or nothing new could be
+#: bred), the iteration or model call cap was reached, or every offspring of an iteration
+#: failed.
 StopReason = Literal["converged", "max_iterations", "max_calls", "all_failed"]
 
 
@@ -51,6 +55,8 @@ class Member:
     ``operator`` ``"seed"`` for a seed passage, ``"rag"`` for the one-shot baseline, else the
     operator's name; ``prompt`` the prompt's ``id@version`` (empty for seeds); ``model`` the chat
     model that wrote it, and ``temperature`` and ``seed`` the request's sampling settings.
+    ``genes`` are its sentences with their sources when it was bred without a model (see
+    :mod:`veracity.evolve.sentences`; ``text`` is then their rendering), else empty.
     """
 
     id: int
@@ -63,19 +69,24 @@ class Member:
     model: str = ""
     temperature: float | None = None
     seed: int | None = None
+    genes: tuple[Gene, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "text": self.text, "parents": list(self.parents),
                 "operator": self.operator, "prompt": self.prompt, "generation": self.generation,
                 "fitness": self.fitness.to_dict(), "model": self.model,
-                "temperature": self.temperature, "seed": self.seed}
+                "temperature": self.temperature, "seed": self.seed,
+                "genes": [gene.to_dict() for gene in self.genes]}
 
 
 @dataclass(frozen=True, slots=True)
 class Failure:
     """A candidate that gave no member: the model raised, its reply was unusable, or the
     fitness could not score it (``reply`` then holds the parsed text). Generation 0 with
-    operator ``"seed"`` is a seed passage the fitness could not score."""
+    operator ``"seed"`` is a seed passage the fitness could not score. ``kind`` is ``"error"``
+    for those, ``"rejected"`` for a rewrite that worked but states what its parents do not
+    support (``error`` then says which sentence): a rejection is the check doing its job, not
+    a failure of the run."""
 
     generation: int
     operator: str
@@ -84,6 +95,7 @@ class Failure:
     error: str
     reply: str = ""
     seed: int | None = None
+    kind: Literal["error", "rejected"] = "error"
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "parents": list(self.parents)}
@@ -91,16 +103,19 @@ class Failure:
 
 @dataclass(frozen=True, slots=True)
 class Generation:
-    """One iteration: the offspring it added, the calls that failed, and the top after it."""
+    """One iteration: the offspring it added, the calls that failed or were rejected, the
+    offspring that repeated a member or that an operator could not make (``barren``), and the
+    top after it."""
 
     index: int
     offspring: tuple[int, ...]
     failures: int
     top: tuple[int, ...]
+    barren: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "offspring": list(self.offspring),
-                "failures": self.failures, "top": list(self.top)}
+                "failures": self.failures, "barren": self.barren, "top": list(self.top)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +138,11 @@ class EvolutionResult:
     @property
     def best(self) -> Member:
         return self.members[self.ranking[0]]
+
+    @property
+    def errors(self) -> tuple[Failure, ...]:
+        """The failures that are errors (a model or scoring failure), not rejections."""
+        return tuple(f for f in self.failures if f.kind == "error")
 
     def lineage(self, member_id: int) -> tuple[Member, ...]:
         """``member_id`` and all its ancestors, each once, the member first."""

@@ -5,7 +5,9 @@
 decision (the lowest value, the midpoints between neighbouring values, and just above the
 highest) and keeps the one with the best abstention F1, the positive class being "should
 abstain". Ties go to the threshold that still answers more answerable questions, then to the
-lower threshold. A question abstains when its value is *below* the threshold.
+lower threshold. A question abstains when its value is *below* the threshold. With
+``min_answered`` (a share, e.g. 0.9), only thresholds that still answer at least that share of
+the answerable questions are considered: the best F1 among those.
 
 The result is saved as ``<index>/calibration.json`` (written atomically: a temporary file,
 fsync, rename), at the top of the index folder rather than inside a generation, because
@@ -133,12 +135,23 @@ def calibrate(
     should_abstain: Sequence[bool],
     *,
     signal: str,
+    min_answered: float = 0.0,
 ) -> Calibration:
     """The threshold of best abstention F1 (see the module docstring).
 
     ``values[i]`` is question ``i``'s signal (``None`` when it could not be computed: left out
     and counted in ``failed``); ``should_abstain[i]`` is true for an unanswerable question.
+    ``min_answered`` is the least share of answerable questions the threshold must still
+    answer (0 for none).
+
+    >>> calibrate([0.1, 0.2, 0.3, 0.8, 0.9], [True, False, True, False, False],
+    ...           signal="top_cosine", min_answered=1.0).answered
+    3
     """
+    if isinstance(min_answered, bool) or not isinstance(min_answered, int | float) \
+            or not 0.0 <= min_answered <= 1.0:
+        raise InputError(f"min_answered is {min_answered!r}; give the least share of answerable "
+                         "questions to answer, from 0 (any) to 1 (all)")
     if isinstance(values, str | bytes) or len(values) != len(should_abstain):
         raise InputError(f"got {len(values)} signal values and {len(should_abstain)} labels; "
                          "give one value and one label per dev question")
@@ -164,7 +177,9 @@ def calibrate(
             "questions whose answer is not in the documents (answerable: false) and ones whose "
             "answer is")
     curve = tuple(threshold_point(t, kept, labels) for t in _candidates(kept))
-    best = max(curve, key=lambda p: (p.f1, p.answered, -p.threshold))
+    # the lowest candidate answers every question, so the allowed set is never empty
+    allowed = [p for p in curve if p.answered >= min_answered * answerable - 1e-9]
+    best = max(allowed, key=lambda p: (p.f1, p.answered, -p.threshold))
     return Calibration(signal, best.threshold, best.precision, best.recall, best.f1,
                        best.abstained, best.answered, answerable, unanswerable, failed, curve)
 
@@ -318,18 +333,24 @@ def load_calibration(index: str | Path) -> StoredCalibration | None:
 @dataclass(frozen=True)
 class DefaultThreshold:
     """A shipped default abstention threshold of ``signal``, with the F1 it reached on the
-    development data it was chosen on (``data``)."""
+    development data it was chosen on (``data``) and the share of that data's answerable
+    questions it still answered (``answered``; ``None`` in files that do not record it)."""
 
     signal: str
     threshold: float
     f1: float
     data: str
+    answered: float | None = None
 
     @property
     def source(self) -> str:
-        """How an answer names this threshold's origin."""
-        return (f"the shipped default (abstention F1 {self.f1:.2f} on {self.data}); "
-                "`veracity calibrate` fits one to your corpus")
+        """How an answer names this threshold's origin: uncalibrated, and how to calibrate."""
+        share = "" if self.answered is None else \
+            f"answers {self.answered:.0%} of its answerable questions, "
+        return (f"the shipped default threshold, uncalibrated for these documents (on "
+                f"{self.data} it {share}abstention F1 {self.f1:.2f}); calibrate it with "
+                "`veracity calibrate --index DIR --dev questions.jsonl` (questions about your "
+                "documents, each marked answerable or not)")
 
 
 #: Signals with a shipped default threshold (see ``bench/abstention_default.py``).
@@ -348,5 +369,6 @@ def default_threshold(signal: str) -> DefaultThreshold:
                          f"{', '.join(sorted(shipped))}: calibrate one with `veracity calibrate "
                          f"--signal {signal}`")
     entry = shipped[signal]
+    answered = entry["answered"] / entry["answerable"] if entry.get("answerable") else None
     return DefaultThreshold(signal, float(entry["threshold"]), float(entry["f1"]),
-                            data["data"].split(":")[0])
+                            data["data"].split(":")[0], answered)

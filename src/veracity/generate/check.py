@@ -18,7 +18,10 @@ For each sentence (see :mod:`veracity.text.segment`):
 
 All pairs of an answer go to the verifier in one batched call (pairs are deduplicated). A pair the
 verifier could not score is reported on its sentence as ``failure``; a sentence none of whose
-written citations could be scored is ``error``.
+written citations could be scored is ``error``. A sentence longer than the verifier reads of a
+claim is never an error for that alone: it is read in consecutive parts (:func:`claim_parts`)
+that each fit, it is supported by a passage when every part is (its support the least of the
+parts'), contradicted when any part is, and its ``note`` says so.
 
 >>> from veracity.testing import TablePairScorer
 >>> from veracity.types import Chunk, Hit
@@ -30,11 +33,13 @@ written citations could be scored is ``error``.
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity import defaults
-from veracity.errors import InputError, OptionError
+from veracity.errors import ClaimTooLongError, InputError, OptionError
 from veracity.text.citations import resolve_markers
 from veracity.text.segment import AnswerSentence, segment_answer
 from veracity.types import (
@@ -49,7 +54,14 @@ from veracity.types import (
 from veracity.verifiers.base import PairScorer
 from veracity.verifiers.scoring import score_groups
 
-__all__ = ["CheckedAnswer", "CitationChecker"]
+__all__ = ["CheckedAnswer", "CitationChecker", "claim_parts"]
+
+#: A part of a long sentence is cut to this share of the verifier's claim budget (in its
+#: tokens), so that word pieces counted by words rarely overflow it.
+PART_SHARE = 0.8
+#: The most parts a long sentence is read in; a longer one stays an error.
+MAX_PARTS = 8
+_CUT = re.compile(r"[;:,]\s+|\s+(?=(?:and|but|or|which|while|whereas|because|although)\s)")
 
 
 @dataclass(frozen=True)
@@ -123,7 +135,11 @@ class CitationChecker:
                                             for claim, numbers in groups.items()])
         flat = [score for group in scored.groups for score in group]
         results = dict(zip(keys, flat, strict=True))
-        sentences = tuple(self._check(i, plan, text, hits, results)
+        # A long claim makes the verifier score group by group (score_groups): only then can a
+        # group have failed for its length.
+        notes, calls = self._read_long(groups, hits, results) if scored.calls > 1 else ({}, 0)
+        sentences = tuple(self._check(i, plan, text, hits, results,
+                                      notes.get(plan.sentence.claim))
                           for i, plan in enumerate(plans))
         return CheckedAnswer(
             sentences=sentences,
@@ -132,9 +148,49 @@ class CitationChecker:
             verifier=scored.model_id,
             verifier_version=scored.model_version,
             pairs=len(keys),
-            failures=scored.failures,
-            calls=scored.calls,
+            failures=sum(score.error is not None for score in results.values()),
+            calls=scored.calls + calls,
         )
+
+    def _read_long(self, groups: dict[str, dict[int, None]], hits: Sequence[Hit],
+                   results: dict[tuple[str, int], PairScore]) -> tuple[dict[str, str], int]:
+        """Score in parts every claim whose pairs all failed because it is too long for the
+        verifier; replace its results by the combined ones. Returns a note per such claim and
+        the verifier calls made."""
+        notes: dict[str, str] = {}
+        calls = 0
+        for claim, numbers in groups.items():
+            if not numbers or any(results[(claim, n)].error is None for n in numbers):
+                continue
+            premises = [hits[n - 1].chunk.text for n in numbers]
+            try:
+                self.scorer.run(premises[:1], [claim])
+                calls += 1
+                continue  # it fits: the failure has another cause, reported as it is
+            except ClaimTooLongError as exc:
+                calls += 1
+                tokens, budget = exc.tokens, exc.budget
+            if tokens <= 0 or budget <= 0:
+                continue  # the verifier did not say how long: left as the error it is
+            pieces = math.ceil(tokens / (PART_SHARE * budget))
+            if pieces > MAX_PARTS:
+                continue
+            parts, scored = [claim], None
+            while pieces <= MAX_PARTS:
+                parts = claim_parts(claim, pieces)
+                scored = score_groups(self.scorer, [[(premise, part) for premise in premises]
+                                                    for part in parts])
+                calls += scored.calls
+                if not scored.failures or len(parts) < pieces:
+                    break
+                pieces += 1
+            if scored is None or scored.failures:
+                continue
+            for i, number in enumerate(numbers):
+                results[(claim, number)] = _all_parts([group[i] for group in scored.groups])
+            notes[claim] = (f"read in {len(parts)} parts: the sentence has {tokens} tokens and "
+                            f"the verifier reads at most {budget} of a claim")
+        return notes, calls
 
     def _plan(self, sentence: AnswerSentence, blocks: int) -> _Plan:
         valid, invalid = resolve_markers(sentence.markers, blocks=blocks)
@@ -151,7 +207,8 @@ class CitationChecker:
         return _Plan(sentence, factual, tuple(cited.items()), tuple(invalid), scored)
 
     def _check(self, index: int, plan: _Plan, text: str, hits: Sequence[Hit],
-               results: dict[tuple[str, int], PairScore]) -> SentenceCheck:
+               results: dict[tuple[str, int], PairScore],
+               note: str | None = None) -> SentenceCheck:
         claim = plan.sentence.claim
         scores = {n: results[(claim, n)] for n in plan.scored}
         failure = _failure(list(scores.values()))
@@ -188,7 +245,51 @@ class CitationChecker:
             invalid=plan.invalid,
             support=None if support is None else support[1],
             failure=failure,
+            note=note,
         )
+
+
+def claim_parts(claim: str, pieces: int) -> list[str]:
+    """``claim`` cut into at most ``pieces`` consecutive parts of about equal words, each cut
+    at the clause boundary (``,``, ``;``, ``:``, "and", "which" ...) nearest its ideal place,
+    or between words where there is none; all the words, in order.
+
+    >>> claim_parts("Bees dance in the hive, and wasps build paper nests.", 2)
+    ['Bees dance in the hive,', 'and wasps build paper nests.']
+    """
+    words = [m for m in re.finditer(r"\S+", claim)]
+    if pieces <= 1 or len(words) < 2:
+        return [claim]
+    pieces = min(pieces, len(words))
+    boundaries = {m.end() for m in _CUT.finditer(claim)}
+    cuts: list[int] = []  # indexes of the words that start a new part
+    for k in range(1, pieces):
+        ideal = round(k * len(words) / pieces)
+        low = cuts[-1] + 1 if cuts else 1
+        candidates = [i for i in range(low, len(words))
+                      if words[i].start() in boundaries or
+                      words[i - 1].end() + 1 in boundaries]
+        near = [i for i in candidates if abs(i - ideal) <= max(1, len(words) // (3 * pieces))]
+        cut = min(near, key=lambda i: abs(i - ideal)) if near else max(low, ideal)
+        if cut < len(words):
+            cuts.append(cut)
+    starts = [0, *cuts]
+    ends = [*cuts, len(words)]
+    return [claim[words[a].start(): words[b - 1].end()] for a, b in zip(starts, ends,
+                                                                        strict=True) if a < b]
+
+
+def _all_parts(scores: Sequence[PairScore]) -> PairScore:
+    """One result for a sentence read in parts: supported as much as its least supported
+    part, contradicted as much as its most contradicted one."""
+    failed = [score for score in scores if score.error is not None]
+    if failed:
+        return failed[0]
+    supported = min(score.supported for score in scores)
+    contradicted = max(score.contradicted for score in scores)
+    evidence = tuple(span for score in scores for span in score.evidence)
+    return PairScore(supported, contradicted, max(0.0, 1.0 - supported - contradicted),
+                     scores[0].window, evidence=tuple(dict.fromkeys(evidence)))
 
 
 def _best(scores: dict[int, PairScore]) -> tuple[int, float] | None:

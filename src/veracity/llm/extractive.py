@@ -10,8 +10,9 @@ How sentences are chosen (all ties broken by passage order, then position, so ru
 
 1. Sentences come from :func:`veracity.text.sentences.split_sentences`. Questions (ending in ``?``)
    and sentences with no content word beyond the question's are never chosen: they restate the
-   question rather than answer it. Nor are Markdown headings (``## Bee space``): a heading
-   names a topic, it states nothing.
+   question rather than answer it. Nor is anything that is not prose
+   (:func:`veracity.text.prose.prose_span`): headings, list items that are not sentences, page
+   navigation, table rows, code; a heading line glued to the paragraph below is cut off it.
 2. ``lexical`` = the IDF-weighted share of the question's content words (lower-cased, stop words
    removed, Snowball-stemmed) that the sentence holds; IDF is taken over the given sentences.
    Only sentences that share a content word with the question are candidates (at most
@@ -53,6 +54,7 @@ from veracity import defaults
 from veracity.errors import ClaimTooLongError, GenerationError, InputError, OptionError
 from veracity.llm.base import ChatRequest, ChatResponse
 from veracity.text.citations import indexed_word
+from veracity.text.prose import prose_spans
 from veracity.text.sentences import question_focus, split_sentences
 from veracity.types import Span
 
@@ -78,7 +80,6 @@ RANK_PENALTY = 0.05
 OTHER_PASSAGE_SHARE = 0.6
 
 _WORD = re.compile(r"\w+")
-_HEADING = re.compile(r"\s*#{1,6}\s")
 _STOP = frozenset(
     "a an the and or but if of at by for with about against between into through during before "
     "after above below to from up down in out on off over under again further then once here "
@@ -262,13 +263,14 @@ def _sentences(passages: tuple[str, ...]) -> Iterator[_Candidate]:
     for index, passage in enumerate(passages):
         if not isinstance(passage, str):
             raise InputError(f"passage {index} is a {type(passage).__name__}, not a string")
-        for span in split_sentences(passage):
-            text = span.of(passage)
-            yield _Candidate(index, span, text, frozenset(content_terms(text)))
+        for prose, _ in prose_spans(passage, split_sentences(passage)):
+            if prose is not None:  # headings, navigation, table rows, code are no answer
+                text = prose.of(passage)
+                yield _Candidate(index, prose, text, frozenset(content_terms(text)))
 
 
 def _eligible(candidate: _Candidate, question_terms: set[str]) -> bool:
-    return (not candidate.text.rstrip().endswith("?") and not _HEADING.match(candidate.text)
+    return (not candidate.text.rstrip().endswith("?")
             and bool(candidate.terms - question_terms))
 
 

@@ -10,6 +10,13 @@ GGUF file (``chat_format=`` overrides it with one of llama-cpp-python's named fo
 ``seed`` wins over the constructor's ``seed``, and the response records the one used;
 temperature 0 decodes greedily, so a reply is then the same on every call.
 
+A small model at temperature 0 loops. Two things keep it in check: a repetition penalty
+(``repeat_penalty``, llama.cpp's, on by default at ``defaults.LLAMA_REPEAT_PENALTY``), and the
+stop rules of :mod:`veracity.llm.guard` (``guard=True``): while the reply is generated, a
+sentence said again, a run of repeated characters or a line echoing the prompt ends it (the
+model is made to emit its end token), and the reply is cut before that part. Its
+``finish_reason`` then names the rule: ``"repetition"`` or ``"prompt_echo"``.
+
 >>> chat = LlamaCppChat(threads=2)
 >>> chat.model_id
 'SmolLM2-135M-Instruct.Q4_1'
@@ -30,8 +37,47 @@ from veracity import defaults
 from veracity._deps import require
 from veracity.errors import GenerationError, ModelError, OptionError
 from veracity.llm.base import ChatRequest, ChatResponse
+from veracity.llm.guard import prompt_echoes, reply_cut
 
 __all__ = ["LlamaCppChat", "bundled_gguf"]
+
+#: The finish reason a reply cut by a stop rule reports.
+_FINISH = {"repeated sentence": "repetition", "repeated characters": "repetition",
+           "echoed the prompt": "prompt_echo"}
+#: Where a streamed reply may be shown up to: the end of a sentence or a line.
+_BOUNDARIES = (". ", "! ", "? ", "\n", "] ")
+_SENTENCE_END = frozenset(".!?\n:]")
+
+
+class _Watch:
+    """Watches a reply as llama.cpp generates it; once a stop rule fires, every later step
+    allows only the end-of-text token, so generation stops there (the caller then cuts the
+    reply with :func:`reply_cut`, which finds the same place)."""
+
+    def __init__(self, model: Any, echoes: tuple[str, ...]) -> None:
+        self.model = model
+        self.echoes = echoes
+        self.start: int | None = None
+        self.fired = False
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        if self.start is None:
+            self.start = len(input_ids)  # the first step sees the prompt alone
+        elif not self.fired and len(input_ids) > self.start:
+            last = self.model.detokenize([int(input_ids[-1])]).decode("utf-8", "ignore")
+            steps = len(input_ids) - self.start
+            # at a sentence's end, and every 12 tokens for a run of characters with no end
+            if any(ch in _SENTENCE_END for ch in last) or steps % 12 == 0:
+                generated = self.model.detokenize([int(t) for t in input_ids[self.start:]])
+                text = generated.decode("utf-8", "ignore")
+                self.fired = reply_cut(text, echoes=self.echoes) is not None
+        if self.fired:
+            eos = self.model.token_eos()
+            keep = float(scores[eos])
+            scores[:] = -float("inf")
+            scores[eos] = max(keep, 0.0)
+        return scores
+
 
 #: The smallest context window accepted (tokens): llama.cpp pads smaller ones to 256, and
 #: llama-cpp-python 0.3 then sizes its token buffer for the smaller one and fails mid-generation.
@@ -82,6 +128,8 @@ class LlamaCppChat:
         threads: int | None = None,
         seed: int = defaults.LLAMA_SEED,
         chat_format: str | None = None,
+        repeat_penalty: float = defaults.LLAMA_REPEAT_PENALTY,
+        guard: bool = True,
     ) -> None:
         if model_path is not None and not str(model_path).strip():
             raise OptionError("model_path", model_path, "a path to a .gguf file, or None for "
@@ -92,6 +140,10 @@ class LlamaCppChat:
             raise OptionError("threads", threads, "1 or more, or None for llama.cpp's choice")
         if not (isinstance(seed, int) and seed >= 0):
             raise OptionError("seed", seed, "an integer, 0 or more")
+        if isinstance(repeat_penalty, bool) or not isinstance(repeat_penalty, int | float) \
+                or not 1.0 <= repeat_penalty <= 2.0:
+            raise OptionError("repeat_penalty", repeat_penalty, "a number from 1 (off) to 2",
+                              f"Use {defaults.LLAMA_REPEAT_PENALTY}.")
         self.model_path = None if model_path is None else Path(model_path)
         self.model_id = (Path(defaults.LLAMA_GGUF) if self.model_path is None
                          else self.model_path).stem
@@ -99,6 +151,8 @@ class LlamaCppChat:
         self.threads = threads
         self.seed = seed
         self.chat_format = chat_format
+        self.repeat_penalty = float(repeat_penalty)
+        self.guard = guard
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -132,19 +186,25 @@ class LlamaCppChat:
         """One reply to ``request``; :class:`GenerationError` if llama.cpp fails."""
         self.load()
         seed = self.seed if request.seed is None else request.seed
+        watch = self._watch(request)
         with self._lock, self._errors():
-            result = self._model.create_chat_completion(**self._options(request, seed))
+            result = self._model.create_chat_completion(**self._options(request, seed, watch))
         try:
             choice = result["choices"][0]
-            text = choice["message"]["content"]
+            text = choice["message"]["content"] or ""
             usage: Mapping[str, Any] = result.get("usage") or {}
         except (KeyError, IndexError, TypeError) as exc:
             raise GenerationError(f"llama.cpp returned no message for {self.model_id}: "
                                   f"{str(result)[:300]!r}") from exc
+        finish = choice.get("finish_reason") or "unknown"
+        if watch is not None:
+            cut = reply_cut(text, echoes=watch.echoes)
+            if cut is not None:
+                text, finish = text[: cut.end], _FINISH[cut.reason]
         return ChatResponse(
-            text=text or "",
+            text=text,
             model=self.model_id,
-            finish_reason=choice.get("finish_reason") or "unknown",
+            finish_reason=finish,
             prompt_tokens=usage.get("prompt_tokens"),
             completion_tokens=usage.get("completion_tokens"),
             temperature=request.temperature,
@@ -157,25 +217,61 @@ class LlamaCppChat:
         self.load()
         seed = self.seed if request.seed is None else request.seed
         finish = None
+        watch = self._watch(request)
+        text = ""
+        sent = 0  # characters of ``text`` yielded: whole sentences only, so a cut never
+        # has to take back what was shown
         with self._lock, self._errors():
             chunks = self._model.create_chat_completion(stream=True,
-                                                        **self._options(request, seed))
+                                                        **self._options(request, seed, watch))
             for chunk in chunks:
                 choices = chunk.get("choices") or [{}]
                 finish = choices[0].get("finish_reason") or finish
                 delta = (choices[0].get("delta") or {}).get("content")
-                if delta:
+                if not delta:
+                    continue
+                text += delta
+                if watch is None:
                     yield delta
+                    sent = len(text)
+                    continue
+                cut = reply_cut(text, echoes=watch.echoes)
+                if cut is not None:
+                    if cut.end > sent:
+                        yield text[sent: cut.end]
+                    close = getattr(chunks, "close", None)
+                    if close is not None:  # let llama.cpp finish its generator cleanly
+                        close()
+                    return _FINISH[cut.reason]
+                boundary = max(text.rfind(mark) for mark in _BOUNDARIES)
+                if boundary >= sent:
+                    yield text[sent: boundary + 1]
+                    sent = boundary + 1
+        if len(text) > sent:
+            yield text[sent:]
         return finish or "unknown"
 
-    def _options(self, request: ChatRequest, seed: int) -> dict[str, Any]:
-        return {
+    def _watch(self, request: ChatRequest) -> _Watch | None:
+        """The stop rules' logits processor for one request (``None`` with ``guard=False``)."""
+        if not self.guard:
+            return None
+        return _Watch(self._model, prompt_echoes(request))
+
+    def _options(self, request: ChatRequest, seed: int,
+                 watch: _Watch | None = None) -> dict[str, Any]:
+        options = {
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
             "seed": seed,
             "stop": list(request.stop),
+            "repeat_penalty": self.repeat_penalty,
         }
+        if watch is not None:
+            # a list: llama.cpp iterates it and calls each as (input_ids, scores); a bare
+            # callable fails inside its sampler callback, where the error is only printed
+            options["logits_processor"] = [watch]
+        return options
 
     @contextlib.contextmanager
     def _errors(self) -> Iterator[None]:

@@ -9,8 +9,10 @@
 4. the policy's remedy for a claim the evidence contradicts or does not support:
 
    - ``revise`` (default): substitute the evidence's value (no model), else the chat model's
-     edit; an edit over the limits, that cannot be placed, or that the verifier does not then
-     find supported by its evidence is rejected and the claim kept, with the reason;
+     edit, else (no chat model) quote the source sentence that answers the same research
+     question in place of the claim's sentence; an edit over the limits, that cannot be placed,
+     or that the verifier does not then find supported by its evidence is rejected and the
+     claim kept, with the reason;
    - ``delete``: cut the claim out (:class:`~veracity.repair.delete.Deleter`);
    - ``flag``: change nothing, report each claim with the evidence on both sides;
    - ``refuse``: replace the whole answer by "I don't know" and the reason when less than
@@ -52,13 +54,16 @@ from veracity.repair.measure import attribution_report, preservation
 from veracity.repair.research import Research, Researcher
 from veracity.repair.result import Action, ClaimRepair, Edit, RepairResult
 from veracity.repair.revise import (
+    QUOTATION_RULE,
     SUBSTITUTION_RULE,
     EditLimits,
     LLMEditor,
     Placement,
+    Quotation,
     ValueSubstitution,
     evidence_quote,
     place,
+    sentence_span,
 )
 from veracity.retrieve.base import Retriever
 from veracity.types import Chunk, Claim, ClaimSet, ClaimVerdict, EvidenceJudgement, Report, Span
@@ -99,13 +104,15 @@ class Repairer:
 
     ``verifier`` checks the answer before and after; ``researcher`` finds the evidence for each
     claim to repair (needed by ``revise`` and ``delete``); ``editor`` is the chat model's
-    editor (``revise`` only; without one only values are substituted).
+    editor (``revise`` only; without one values are substituted, else ``quotation`` quotes
+    the source; ``quotation=None`` turns quoting off).
     """
 
     def __init__(self, verifier: AnswerVerifier, researcher: Researcher | None = None, *,
                  policy: Policy = defaults.REPAIR_POLICY,  # type: ignore[assignment]
                  editor: LLMEditor | None = None, limits: EditLimits | None = None,
-                 refuse_below: float = defaults.REPAIR_REFUSE_BELOW) -> None:
+                 refuse_below: float = defaults.REPAIR_REFUSE_BELOW,
+                 quotation: Quotation | None = Quotation()) -> None:  # noqa: B008 - immutable
         if not isinstance(verifier, AnswerVerifier):
             raise OptionError("verifier", type(verifier).__name__, "an AnswerVerifier",
                               "Use veracity.verify.make_answer_verifier(...).")
@@ -124,6 +131,7 @@ class Repairer:
         self.limits = limits or EditLimits()
         self.refuse_below = refuse_below
         self.substitution = ValueSubstitution()
+        self.quotation = quotation
         self.deleter = Deleter()
 
     def load(self) -> Repairer:
@@ -196,7 +204,7 @@ class Repairer:
             tuple[ClaimRepair, ...], list[_Change]]:
         decided: dict[int, ClaimRepair] = {}
         to_delete: dict[int, ClaimVerdict] = {}
-        proposals: list[tuple[ClaimVerdict, ClaimEvidence, str, str, str]] = []
+        proposals: list[tuple[ClaimVerdict, ClaimEvidence, str, str, str, str | None]] = []
         for position, old in enumerate(to_repair):
             verdict = found.verdicts[position]
             claim = old.claim
@@ -217,15 +225,15 @@ class Repairer:
             elif self.policy == "delete":
                 to_delete[claim.index] = verdict
             else:
-                proposal = self._propose(claim, verdict, old, calls, timings)
+                proposal = self._propose(claim, verdict, old, calls, timings, questions)
                 if isinstance(proposal, ClaimRepair):
                     decided[claim.index] = dataclasses.replace(
                         proposal, questions=questions, failure=proposal.failure or failure,
                         agreement=state, label=old.label)
                 else:
-                    new_text, method = proposal
+                    new_text, method, replacement = proposal
                     proposals.append((verdict, research.evidence.items[position], new_text,
-                                      method, state))
+                                      method, state, replacement))
         changes: list[_Change] = []
         if to_delete:
             plan = self.deleter.run(answer, [v.claim for v in before.verdicts], to_delete)
@@ -260,14 +268,19 @@ class Repairer:
         return ordered, changes
 
     def _propose(self, claim: Claim, verdict: ClaimVerdict, old: ClaimVerdict,
-                 calls: dict[str, int], timings: dict[str, float]) -> tuple[str, str] | \
-            ClaimRepair:
-        """The edited claim and the rule or prompt that made it, or the decision without one."""
+                 calls: dict[str, int], timings: dict[str, float],
+                 questions: Sequence[str] = ()) -> tuple[str, str, str | None] | ClaimRepair:
+        """The edited claim, the rule or prompt that made it and, for a quotation, the text
+        that replaces the claim's whole sentence; or the decision without one."""
         values = mismatches(verdict) or mismatches(old)
         substituted = self.substitution.run(claim, values)
         if substituted is not None:
-            return substituted, SUBSTITUTION_RULE
+            return substituted, SUBSTITUTION_RULE, None
         base = _decision(verdict, agreement(verdict), "flagged", old.label)
+        if self.editor is None and self.quotation is not None:
+            quote = self.quotation.run(claim, verdict.evidence, questions)
+            if quote is not None:
+                return quote.sentence, QUOTATION_RULE, quote.sentence
         if self.editor is None:
             if agreement(verdict) == "missing":
                 return dataclasses.replace(base, reason=(
@@ -290,10 +303,10 @@ class Repairer:
                                               "claim is left as it is")
         if new_text.strip() == claim.text.strip():
             return dataclasses.replace(base, reason="the chat model proposed no change")
-        return new_text, editor.method
+        return new_text, editor.method, None
 
     def _checked(self, answer: str, proposals: Sequence[tuple[ClaimVerdict, ClaimEvidence, str,
-                                                              str, str]],
+                                                              str, str, str | None]],
                  before: Report, research: Research, to_repair: Sequence[ClaimVerdict],
                  calls: dict[str, int], timings: dict[str, float],
                  question: str | None) -> list[tuple[_Change | None, ClaimRepair]]:
@@ -301,14 +314,17 @@ class Repairer:
         out: list[tuple[_Change | None, ClaimRepair]] = []
         waiting: list[tuple[ClaimVerdict, ClaimEvidence, str, str, str, Placement]] = []
         taken: list[Span] = []
-        for verdict, item, new_text, method, state in proposals:
+        for verdict, item, new_text, method, state, replacement in proposals:
             claim = verdict.claim
             questions = research.questions[_at(to_repair, claim.index)]
             failure = research.failures[_at(to_repair, claim.index)]
             base = _decision(verdict, state, "rejected", _label(before, claim.index), questions,
-                             failure, proposed=new_text)
-            why = self.limits.check(claim.text, new_text)
-            placed = place(answer, claim, new_text) if why is None else why
+                             failure, proposed=replacement or new_text)
+            if replacement is not None:
+                placed = _quote_placement(answer, claim, replacement, before)
+            else:
+                why = self.limits.check(claim.text, new_text)
+                placed = place(answer, claim, new_text) if why is None else why
             if isinstance(placed, Placement) and any(
                     placed.span.start < span.end and span.start < placed.span.end
                     for span in taken):
@@ -344,9 +360,12 @@ class Repairer:
                                             reason=f"{why}; the original is kept")))
                 continue
             rests_on = after.citations[:2]
-            kind = "substitute" if method == SUBSTITUTION_RULE else "rewrite"
-            reason = ("the evidence states another value" if kind == "substitute"
-                      else "the chat model's edit, supported by the evidence")
+            kind = {SUBSTITUTION_RULE: "substitute", QUOTATION_RULE: "quote"}.get(method,
+                                                                                 "rewrite")
+            reason = {"substitute": "the evidence states another value",
+                      "quote": "the source's own sentence that answers the same question, "
+                               "quoted in place of the claim's",
+                      "rewrite": "the chat model's edit, supported by the evidence"}[kind]
             change = _Change(placed, kind, (claim.index,), method, reason, rests_on)
             out.append((change, _decision(verdict, state, "revised", label, questions,
                                           failure, reason=reason)))
@@ -400,11 +419,13 @@ def make_repairer(
     limits: EditLimits | None = None,
     refuse_below: float = defaults.REPAIR_REFUSE_BELOW,
     questions: int = defaults.REPAIR_QUESTIONS,
+    quote: bool = True,
 ) -> Repairer:
     """A :class:`Repairer` for the common cases: the verifier's ``nli`` and ``knowledge``
     layers, evidence from ``retriever`` or ``sources``, and ``chat`` (when given) writing the
     research questions and the edits (``revise``) or the questions (``delete``); ``questions``
-    is the most research questions per claim.
+    is the most research questions per claim; ``quote=False`` keeps ``revise`` without a chat
+    model from quoting the sources (values are still substituted).
 
     >>> from veracity.testing import TablePairScorer, ScriptedChatModel
     >>> make_repairer(TablePairScorer({}), policy="flag", chat=ScriptedChatModel([]))
@@ -425,7 +446,7 @@ revise or delete. The flag policy makes no model call: drop the chat model.
                                 questions=questions)
     editor = LLMEditor(chat) if chat is not None and policy == "revise" else None
     return Repairer(verifier, researcher, policy=policy, editor=editor, limits=limits,
-                    refuse_below=refuse_below)
+                    refuse_below=refuse_below, quotation=Quotation() if quote else None)
 
 
 # --- helpers --------------------------------------------------------------------------------
@@ -446,6 +467,18 @@ def _label(report: Report, claim_index: int) -> str:
 
 def _at(verdicts: Sequence[ClaimVerdict], claim_index: int) -> int:
     return next(i for i, v in enumerate(verdicts) if v.claim.index == claim_index)
+
+
+def _quote_placement(answer: str, claim: Claim, replacement: str,
+                     before: Report) -> Placement | str:
+    """Where a quotation goes: the claim's whole sentence, when no other claim is in it."""
+    sentence = sentence_span(answer, claim.span)
+    if sentence is None:
+        return "the claim is only part of its sentence, so a quotation cannot replace it"
+    if any(v.claim.index != claim.index and v.claim.span.start < sentence.end
+           and sentence.start < v.claim.span.end for v in before.verdicts):
+        return "the sentence holds other claims, which a quotation would remove"
+    return Placement(sentence, replacement)
 
 
 def _best_passage(verdict: ClaimVerdict) -> EvidenceJudgement | None:

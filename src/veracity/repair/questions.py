@@ -12,8 +12,8 @@ values (the claim's words retrieve passages that repeat its possibly wrong value
   when it has several.
 
 >>> rule_questions("The bridge opened in 1932, and it carried 20,000 cars a day.")
-('When the bridge opened, and it carried cars a day?', 'When the bridge opened?', \
-'How many it carried cars a day?')
+('The bridge opened in what year, and it carried cars a day?', \
+'The bridge opened in what year?', 'It carried how many cars a day?')
 >>> parse_questions("1. When did the bridge open?\\n2. How many cars did it carry?")
 ('When did the bridge open?', 'How many cars did it carry?')
 """
@@ -50,7 +50,8 @@ def rule_questions(claim: str, *, limit: int = defaults.REPAIR_QUESTIONS) -> tup
         for clause in clauses:
             clause = re.sub(r"^(?:and|but|while|whereas|so|because|although)\s+", "", clause,
                             flags=re.IGNORECASE)
-            found.append(rule_question(clause))
+            question = rule_question(clause)
+            found.append(question[:1].upper() + question[1:])
     return tuple(dict.fromkeys(found))[:limit]
 
 

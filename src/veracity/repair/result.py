@@ -31,7 +31,8 @@ class Edit:
 
     ``claims`` are the indexes of the claims it changes (none for a refusal); ``kind`` is
     ``substitute`` (a value replaced by the evidence's, no model), ``rewrite`` (the
-    chat model's edit), ``delete`` or ``refuse``; ``method`` the rule or prompt that made it
+    chat model's edit), ``quote`` (the claim's sentence replaced by a quoted source sentence,
+    no model), ``delete`` or ``refuse``; ``method`` the rule or prompt that made it
     (``id@version``); ``evidence`` the passages it rests on.
     """
 

@@ -1,6 +1,6 @@
 """Revise: the smallest edit that makes a claim agree with its evidence.
 
-Two editors, tried in this order:
+Three editors, tried in this order:
 
 1. :class:`ValueSubstitution` (no model): where the knowledge layer found that the evidence
    states another number, date, amount or code token than the claim, the evidence's value
@@ -8,11 +8,18 @@ Two editors, tried in this order:
    render_like`: "1983" becomes "1973", "$5 million" becomes "$4.2 million");
 2. :class:`LLMEditor`: the chat model rewrites the claim with the versioned prompt
    ``repair_edit_v1``; :func:`parse_edit` reads the reply strictly and raises
-   :class:`~veracity.errors.GenerationError` on anything else, which leaves the claim as it is.
+   :class:`~veracity.errors.GenerationError` on anything else, which leaves the claim as it is;
+3. :class:`Quotation` (no model, only when no chat model is given): the whole sentence is
+   replaced by the source's own sentence that answers the same research question, quoted
+   word for word; the edit records the passage and the exact span it quotes. (Not wrapped in
+   "According to <title>, ...": on the shipped verifier that prefix lowered P(supported) of
+   two source sentences against their own passage from 0.64 to 0.39 and 0.70 to 0.57.)
 
-Every edit then passes :class:`EditLimits` (at most 50 characters and at most half the claim,
-by Levenshtein distance; RARR's limits) and must be placed in the answer (:func:`place`); the
-verifier's check of the edited claim against its evidence is the pipeline's last gate.
+Edits 1 and 2 then pass :class:`EditLimits` (at most 50 characters and at most half the claim,
+by Levenshtein distance; RARR's limits) and must be placed in the answer (:func:`place`); a
+quotation replaces its whole sentence, so it is exempt from the limits and is placed only where
+the claim is a whole sentence of the answer. The verifier's check of the edited claim against
+its evidence is the pipeline's last gate for all three.
 
 >>> EditLimits().check("He won it in 1983.", "He won it in 1973.") is None
 True
@@ -35,13 +42,19 @@ from veracity.errors import GenerationError, OptionError
 from veracity.llm.base import ChatModel, ChatRequest
 from veracity.prompts import ChatPrompt, load_prompt
 from veracity.repair.formats import render_like
+from veracity.text.prose import prose_span
+from veracity.text.sentences import split_sentences
+from veracity.text.words import content_words
 from veracity.types import Claim, EvidenceJudgement, Span, ValueCheck
 
-__all__ = ["SUBSTITUTION_RULE", "EditLimits", "LLMEditor", "Placement", "ValueSubstitution",
-           "evidence_quote", "parse_edit", "place"]
+__all__ = ["QUOTATION_RULE", "SUBSTITUTION_RULE", "EditLimits", "LLMEditor", "Placement",
+           "Quotation", "Quote", "ValueSubstitution", "evidence_quote", "parse_edit", "place",
+           "sentence_span"]
 
 #: The rule id recorded on a value substitution.
 SUBSTITUTION_RULE = "value_substitution@1"
+#: The rule id recorded on a quotation.
+QUOTATION_RULE = "quotation@1"
 _LABEL = re.compile(r"^\s*(?:fixed|my fix|corrected claim|correction)\s*:\s*", re.IGNORECASE)
 
 
@@ -199,3 +212,88 @@ def place(answer: str, claim: Claim, new_text: str) -> Placement | str:
         return f"{before!r} {where} in the answer's sentence, so the edit cannot be placed"
     offset = claim.span.start + found[0]
     return Placement(Span(offset, offset + len(before)), after)
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """A source sentence to quote: ``sentence`` as written in ``judgement``'s passage (spaces
+    normalized), at document span ``span``."""
+
+    sentence: str
+    span: Span
+    judgement: EvidenceJudgement
+
+
+class Quotation:
+    """The evidence sentence that answers the same question as the claim, to quote (no model).
+
+    A candidate is a prose sentence (:func:`~veracity.text.prose.prose_span`) of a usable
+    passage of the claim's evidence that overlaps the spans the verifier read; it answers the
+    same question when it holds at least ``min_overlap`` of the content words (stemmed) of the
+    claim's research questions (the claim's own when there are none). The one with the
+    most such words wins, then the passage the verifier found most on topic (P(supported) +
+    P(contradicted)). ``None`` when no sentence qualifies.
+
+    >>> from veracity.types import Claim, EvidenceJudgement, Span
+    >>> text = "## Dance\\nKarl von Frisch decoded the waggle dance in the 1940s."
+    >>> judgement = EvidenceJudgement("w#0", "w.md", "Waggle dance", (), None, 0, len(text),
+    ...     text, 0.2, 0.1, 0.7, evidence=(Span(9, len(text)),))
+    >>> claim = Claim(0, "Konrad Lorenz decoded the waggle dance.", Span(0, 39), 0)
+    >>> quote = Quotation().run(claim, [judgement], ("Who decoded the waggle dance?",))
+    >>> quote.sentence, quote.span
+    ('Karl von Frisch decoded the waggle dance in the 1940s.', Span(start=9, end=63))
+    """
+
+    method = QUOTATION_RULE
+
+    def __init__(self, *, min_overlap: float = defaults.REPAIR_QUOTE_OVERLAP) -> None:
+        if isinstance(min_overlap, bool) or not isinstance(min_overlap, int | float) \
+                or not 0.0 < min_overlap <= 1.0:
+            raise OptionError("min_overlap", min_overlap, "a share above 0 and at most 1",
+                              f"The default is {defaults.REPAIR_QUOTE_OVERLAP}.")
+        self.min_overlap = float(min_overlap)
+
+    def run(self, claim: Claim, evidence: Sequence[EvidenceJudgement],
+            questions: Sequence[str] = ()) -> Quote | None:
+        """The sentence to quote for ``claim`` from ``evidence``, or ``None``."""
+        asked = {w for q in questions for w in content_words(q)} or set(content_words(claim.text))
+        if not asked:
+            return None
+        best: tuple[tuple[int, float], Quote] | None = None
+        for judgement in evidence:
+            if judgement.error is not None or judgement.cannot_state is not None:
+                continue
+            read = judgement.evidence or (Span(judgement.start, judgement.end),)
+            passage = judgement.text
+            for local in split_sentences(passage):
+                span = Span(local.start + judgement.start, local.end + judgement.start)
+                if not any(span.start < r.end and r.start < span.end for r in read):
+                    continue
+                prose, _ = prose_span(passage, local)
+                if prose is None:
+                    continue
+                sentence = " ".join(passage[prose.start:prose.end].split())
+                shared = len(asked & set(content_words(sentence)))
+                if shared < self.min_overlap * len(asked):
+                    continue
+                key = (shared, judgement.supported + judgement.contradicted)
+                if best is None or key > best[0]:
+                    quote = Quote(sentence, Span(prose.start + judgement.start,
+                                                 prose.end + judgement.start), judgement)
+                    best = (key, quote)
+        return None if best is None else best[1]
+
+
+def sentence_span(answer: str, span: Span) -> Span | None:
+    """The sentence of ``answer`` that ``span`` covers whole (its citation markers and closing
+    punctuation included), or ``None`` when ``span`` is only part of a sentence."""
+    for sentence in split_sentences(answer):
+        if sentence.start <= span.start and span.end <= sentence.end:
+            inner = answer[sentence.start:sentence.end]
+            head = answer[sentence.start:span.start].strip()
+            tail = answer[span.end:sentence.end].strip()
+            if not head and re.fullmatch(r"(?:\s*\[[\d,\s-]+\])*\s*[.!?]?", tail) \
+                    and inner.strip():
+                return sentence
+            return None
+    return None

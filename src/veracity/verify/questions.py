@@ -6,13 +6,19 @@ with the question the claim answers drops those values and finds what the source
 at some cost in recall. Both are offered (``query="claim"`` or ``"question"``) and both are
 measured in ``bench/verify_lfqa.py``.
 
-Without a chat model the question is made by rules: the claim's numbers, amounts, dates and years
-are removed and a question word is put in front ("When", "How many", "How much", "What"). With a
-chat model the versioned prompt ``question_v1`` asks for the question, and the strict parser
-:func:`parse_question` reads the reply.
+Without a chat model the question is made by rules: the first of the claim's numbers, amounts,
+dates and years is replaced where it stands by the question phrase it answers ("in what year",
+"on what date", "how many", "how much", "what share"), any others are removed, and the sentence
+ends with "?": an echo question, which reads as English without moving or inflecting a verb
+(putting "When" in front made "When Karl von Frisch won the Nobel Prize?", and "How many Under
+the Apache License, each Contributor ...?"). A claim without a value is asked as "Is it true that
+... ?". With a chat model the versioned prompt ``question_v1`` asks for the question, and the
+strict parser :func:`parse_question` reads the reply.
 
 >>> rule_question("Karl von Frisch won the Nobel Prize in 1973.")
-'When Karl von Frisch won the Nobel Prize?'
+'Karl von Frisch won the Nobel Prize in what year?'
+>>> rule_question("Under the license, each contributor grants 2 rights.")
+'Under the license, each contributor grants how many rights?'
 """
 
 from __future__ import annotations
@@ -35,47 +41,67 @@ QUESTION_PROMPT = "question_v1"
 _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
           r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
 _NUMBER = r"\d[\d,]*(?:\.\d+)?"
-# Most specific first: a date before the year inside it, money before the bare number.
+# Most specific first: a date before the year inside it, money before the bare number. Each
+# value's question phrase; a preposition written before it is kept ("since" -> "since what year").
 _VALUES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("When", re.compile(
-        rf"\b(?:on |in )?(?:\d{{1,2}}(?:st|nd|rd|th)? {_MONTH},? \d{{4}}|{_MONTH} \d{{1,2}}"
-        rf"(?:st|nd|rd|th)?,? \d{{4}}|{_MONTH} \d{{4}}|\d{{4}}-\d{{2}}-\d{{2}})\b",
-        re.IGNORECASE)),
-    ("How much", re.compile(
+    ("what date", re.compile(
+        rf"\b(?P<prep>on |in )?(?:\d{{1,2}}(?:st|nd|rd|th)? {_MONTH},? \d{{4}}|{_MONTH} "
+        rf"\d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}|\d{{4}}-\d{{2}}-\d{{2}})\b", re.IGNORECASE)),
+    ("what month", re.compile(rf"\b(?P<prep>in )?{_MONTH} \d{{4}}\b", re.IGNORECASE)),
+    ("how much", re.compile(
         rf"(?:[$€£¥]\s?{_NUMBER}(?:\s?(?:million|billion|trillion|thousand|bn|m|k)\b)?"
         rf"|\b{_NUMBER}\s?(?:million |billion |thousand )?(?:dollars|euros|pounds|USD|EUR)\b)")),
-    ("What share", re.compile(rf"\b{_NUMBER}\s?(?:%|percent\b|per cent\b)")),
-    ("When", re.compile(r"\b(?:in |since |by |until |from )?(?:1[0-9]|20)\d{2}s?\b")),
-    ("How many", re.compile(
+    ("what share", re.compile(rf"\b{_NUMBER}\s?(?:%|percent\b|per cent\b)")),
+    ("what year", re.compile(
+        r"\b(?P<prep>in |since |by |until |from )?(?:1[0-9]|20)\d{2}s?\b", re.IGNORECASE)),
+    ("how many", re.compile(
         rf"\b{_NUMBER}(?:\s?(?:million|billion|thousand|hundred))?\b")),
 )
+_PLACEHOLDER = "\x00"
 _SPACES = re.compile(r"\s{2,}")
-# Sentence-initial words that are lower-cased once a question word goes in front of them.
+# Sentence-initial words that are lower-cased once "Is it true that" goes in front of them.
 _COMMON_START = re.compile(r"^(?:The|A|An|About|Around|Approximately|Some|Most|Many|In|On|At|"
                            r"There|It|This|These|Those|Only|Over|Nearly|Almost)\b")
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([,.;:!?])")
+# Words that only qualify the value they precede ("about 45%"): dropped with it.
+_HEDGE = re.compile(r"\b(?:about|around|approximately|roughly|nearly|almost|some|over|"
+                    r"more than|less than|fewer than|at least|at most|up to|only) \x00",
+                    re.IGNORECASE)
 
 
 def rule_question(claim: str) -> str:
-    """A question made from ``claim`` by removing the values it asserts.
-
-    The question word follows the first value removed; a claim without numbers, amounts, dates
-    or years becomes "What" + the claim ("What bees dance to show where food is?"), which keeps
-    every word as a query term.
-    """
+    """A question made from ``claim`` by asking for the first value it asserts (see the module
+    docstring); the other values are removed, so none of them is a query term."""
     text = claim.strip()
-    word = ""
-    for question_word, pattern in _VALUES:
-        text, removed = pattern.subn(" ", text)
-        if removed and not word:
-            word = question_word
+    phrase = ""
+    for question_phrase, pattern in _VALUES:
+        def replace(match: re.Match[str], question_phrase: str = question_phrase) -> str:
+            nonlocal phrase
+            if phrase:
+                return " "
+            prep = (match.groupdict().get("prep") or "").lower()
+            if question_phrase == "what date" and prep.strip() == "in":
+                prep = "on "
+            phrase = f"{prep}{question_phrase}"
+            return _PLACEHOLDER
+        text = pattern.sub(replace, text)
+    text = _HEDGE.sub(_PLACEHOLDER, text)
     text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", _SPACES.sub(" ", text)).strip()
     text = text.rstrip(" .!;:,")
-    if not text:
+    if not text.replace(_PLACEHOLDER, "").strip(" .,;:"):
         return claim.strip()
-    if _COMMON_START.match(text):
-        text = text[0].lower() + text[1:]
-    return f"{word or 'What'} {text}?"
+    if not phrase:
+        if _COMMON_START.match(text):
+            text = text[0].lower() + text[1:]
+        return f"Is it true that {text}?"
+    if text.startswith(_PLACEHOLDER):
+        rest = text[1:].lstrip(" ,")
+        if " " in phrase.strip() and phrase.split()[0] in ("in", "on", "since", "by", "until",
+                                                           "from") and rest:
+            # a fronted time adverbial ("In 2016, ...") is asked at the end instead
+            return f"{rest[0].upper()}{rest[1:]} {phrase}?".replace(_PLACEHOLDER, phrase)
+        phrase = phrase[0].upper() + phrase[1:]
+    return f"{text.replace(_PLACEHOLDER, phrase)}?"
 
 
 def parse_question(reply: str) -> str:
