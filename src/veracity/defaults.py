@@ -47,13 +47,16 @@ VERIFIER = "embedded"
 VERIFIER_MAX_TOKENS = 256
 VERIFIER_WINDOW_STRIDE_TOKENS = 64
 VERIFIER_BATCH = 16
-#: The shipped int8 verifier runs one pair per forward pass: dynamic int8 quantization scales
-#: activations over the whole batch, so in a batch a pair's score would depend on its batch-mates
-#: (by up to 0.06 measured). One pair at a time keeps every score reproducible, at about 12% of
-#: its throughput.
-EMBEDDED_BATCH = 1
-#: The shipped reranker runs one pair at a time too, for the same reason: a passage's score never
-#: depends on the passages ranked beside it.
+#: Pairs per forward pass of the shipped verifier. Its int8 activations are quantized row by row
+#: (veracity._rowwise: rewritten at export, or in memory at load for an older export) and each
+#: row is padded to its own length bucket, so a pair's score is the same to the bit alone and in
+#: any batch. (quantize_dynamic's one scale per tensor moved scores by up to 0.06 in a batch.)
+EMBEDDED_BATCH = 8
+#: A row-independent model pads each row to the next multiple of this many tokens (its length
+#: bucket), so attention never sums over a length set by another row.
+ROW_BUCKET_TOKENS = 16
+#: The shipped reranker still runs one pair at a time: its export keeps one activation scale per
+#: tensor, and a passage's score must never depend on the passages ranked beside it.
 RERANK_BATCH = 1
 #: Pairs per forward pass of a Hugging Face reranker (fp32: batching does not move scores).
 HF_RERANK_BATCH = 16
