@@ -144,6 +144,10 @@ EXTRACTIVE_MAX_CANDIDATES = 32
 VERIFY_TOP_K = 5
 #: How a claim's support is aggregated over its passages: "max" or "noisy_or".
 VERIFY_AGGREGATION = "max"
+#: What the NLI layer reads per claim: ``claim``, one window of the claim's best sentences across
+#: all its passages (one verifier pair per claim), or ``passage``, each passage on its own.
+#: ``claim`` reads about k times fewer pairs; see bench/README.md (nli_window) before switching.
+NLI_WINDOW = "passage"
 #: noisy-OR: at most this many passages (best first), each corrected for the support the
 #: verifier gives unrelated passages (the background rate).
 NOISY_OR_K = 3
