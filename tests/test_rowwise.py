@@ -1,7 +1,5 @@
 """Per-row quantization: a row's output is the same to the bit alone and in any batch."""
 
-import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -9,16 +7,10 @@ import onnx
 import pytest
 
 from veracity._onnx import session
-from veracity._rowwise import (
-    CONFIG_KEY,
-    float_reference,
-    make_row_independent,
-    open_row_independent,
-    rowwise_quantization,
-)
+from veracity._rowwise import float_reference, open_row_independent, rowwise_quantization
 from veracity.assets import VERIFIER_DIR, load_tokenizer
-from veracity.errors import InputError
-from veracity.verifiers.embedded import EmbeddedVerifier, read_pairs
+from veracity.errors import InputError, ModelError
+from veracity.verifiers.embedded import read_pairs
 
 helper, numpy_helper = onnx.helper, onnx.numpy_helper
 
@@ -104,9 +96,9 @@ def test_a_quantizer_feeding_anything_but_a_product_is_refused() -> None:
 
 
 @pytest.mark.unit
-def test_a_folder_without_a_model_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="not an exported model folder"):
-        make_row_independent(tmp_path)
+def test_a_missing_model_file_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="not found"):
+        open_row_independent(tmp_path / "model.onnx")
 
 
 # --- the real shipped verifier ------------------------------------------------------------
@@ -117,34 +109,6 @@ PREMISES = ["Marie Curie won two Nobel Prizes, in 1903 and in 1911. She was born
 CLAIMS = ["Marie Curie won two Nobel Prizes.", "Jupiter has 12 moons.", "Bees dance."]
 
 
-@pytest.fixture(scope="module")
-def rewritten(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("verifier") / "verifier"
-    shutil.copytree(VERIFIER_DIR, folder)
-    report = make_row_independent(folder)
-    assert report.rewritten > 0
-    return folder
-
-
-@pytest.mark.integration
-def test_the_config_records_the_rewrite_once(rewritten: Path) -> None:
-    entry = json.loads((rewritten / "config.json").read_text())[CONFIG_KEY]
-    assert entry["bucket_tokens"] == 16
-    again = make_row_independent(rewritten)
-    assert again.rewritten == 0
-    assert again.config == entry
-
-
-@pytest.mark.integration
-def test_a_file_rewritten_on_disk_scores_as_the_model_rewritten_at_load(
-        rewritten: Path) -> None:
-    opened = open_row_independent(rewritten, json.loads((rewritten / "config.json").read_text()))
-    assert opened.rewritten == 0
-    at_load = EmbeddedVerifier().load().run(PREMISES, CLAIMS)
-    on_disk = EmbeddedVerifier(model_dir=rewritten).load().run(PREMISES, CLAIMS)
-    assert at_load.scores == on_disk.scores
-
-
 @pytest.mark.integration
 def test_the_rewrite_stays_closer_to_the_float_network_than_batch_wide_scales(
         tmp_path: Path) -> None:
@@ -152,9 +116,8 @@ def test_the_rewrite_stays_closer_to_the_float_network_than_batch_wide_scales(
     model = onnx.load(str(VERIFIER_DIR / "model.onnx"))
     float_reference(model)
     onnx.save(model, str(tmp_path / "float.onnx"))
-    config = json.loads((VERIFIER_DIR / "config.json").read_text())
     sessions = {"float": session(tmp_path / "float.onnx", threads=1),
-                "rowwise": open_row_independent(VERIFIER_DIR, config, threads=1).session,
+                "rowwise": open_row_independent(VERIFIER_DIR / "model.onnx", threads=1),
                 "exported": session(VERIFIER_DIR / "model.onnx", threads=1)}
     pairs = [(p, c) for p in PREMISES for c in CLAIMS]
     supported = {}

@@ -16,66 +16,34 @@ The weights keep ``quantize_dynamic``'s per-channel 7-bit range (``reduce_range`
 kernels add pairs of products in 16 bits, which 8-bit activations times 7-bit weights cannot
 overflow.
 
-:func:`make_row_independent` applies the rewrite to an exported model folder (the verifier, its
-aligner included, or the reranker) and records it in ``config.json``, where the runtime reads
-that it may batch; ``veracity export-verifier`` does so. :func:`open_row_independent` opens any
-exported folder for batching: one rewritten on disk as it is, any other ``quantize_dynamic``
-export rewritten in memory at load (about 0.3 s for the verifier), so a model exported before
-the rewrite existed batches too. Uses the ``onnx`` package.
-
->>> from pathlib import Path
->>> report = make_row_independent(Path("/path/to/exported-verifier"))  # doctest: +SKIP
+:func:`open_row_independent` loads any exported verifier (or reranker) rewritten in memory (about
+0.3 s for the verifier; the file is left as it is), so a model exported before the rewrite
+existed, or on another branch, batches too. The rewrite costs speed on CPUs where onnxruntime
+fuses the per-tensor quantizer into its integer product (``DynamicQuantizeMatMul``, which takes
+one scalar scale): see ``defaults.EMBEDDED_ACTIVATIONS``. Uses the ``onnx`` package.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
-from veracity import defaults
 from veracity._onnx import session
 from veracity.errors import InputError, ModelError, OptionError
 
-__all__ = ["ACTIVATIONS", "CONFIG_KEY", "RowwiseModel", "RowwiseReport", "float_reference",
-           "make_row_independent", "make_row_independent_file", "open_row_independent",
-           "rowwise_quantization"]
+__all__ = ["ACTIVATIONS", "float_reference", "open_row_independent", "rowwise_quantization"]
 
 Activations = Literal["uint8", "int8"]
 #: ``uint8``: codes 1..255 around a fixed zero point of 128 (onnxruntime's u8s8 kernels, the
 #: ones ``quantize_dynamic`` uses); ``int8``: codes -127..127 and no zero point (s8s8 kernels).
 ACTIVATIONS: tuple[Activations, ...] = ("uint8", "int8")
-#: The config.json entry that tells the runtime a model is row-independent.
-CONFIG_KEY = "row_independent"
 _LEVELS = 127.0
 _ZERO_POINT = 128
 #: A row of zeros gets this scale instead of 0 (its codes are then all the zero point).
 _TINY = 1e-30
-
-
-@dataclass(frozen=True)
-class RowwiseReport:
-    """What :func:`make_row_independent` did: nodes rewritten, file size, the config entry."""
-
-    model: Path
-    rewritten: int
-    model_bytes: int
-    config: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class RowwiseModel:
-    """An onnxruntime session of a row-independent model and the length bucket its rows are
-    padded to (:func:`veracity._onnx.bucket_width`). ``rewritten`` counts the nodes rewritten at
-    load (0 for a file rewritten at export)."""
-
-    session: Any
-    bucket: int
-    rewritten: int
 
 
 def _onnx_package() -> Any:
@@ -88,19 +56,10 @@ def _onnx_package() -> Any:
     return onnx
 
 
-def open_row_independent(model_dir: Path, config: dict[str, Any], *, threads: int = 0,
-                         bucket_tokens: int = defaults.ROW_BUCKET_TOKENS) -> RowwiseModel:
-    """The row-independent session of the exported folder ``model_dir`` (whose parsed
-    ``config.json`` is ``config``): its ``model.onnx`` as it is when ``config`` records the
-    rewrite, else the file rewritten in memory (the folder is left as it is).
-
-    A model with no ``DynamicQuantizeLinear`` (a float export) needs no rewrite; one quantized
-    some other way raises :class:`~veracity.errors.InputError` naming the node.
-    """
-    model_file = model_dir / "model.onnx"
-    entry = config.get(CONFIG_KEY)
-    if entry:
-        return RowwiseModel(session(model_file, threads=threads), int(entry["bucket_tokens"]), 0)
+def open_row_independent(model_file: Path, *, threads: int = 0) -> Any:
+    """An onnxruntime session of ``model_file`` (a ``quantize_dynamic`` export) rewritten in
+    memory by :func:`rowwise_quantization`; the file is left as it is. A model without any
+    ``DynamicQuantizeLinear`` (a float export) is run as it is."""
     if not model_file.is_file():
         raise ModelError(f"ONNX model file not found: {model_file}. Reinstall veracity or pass "
                          "the folder of an exported model.")
@@ -109,9 +68,8 @@ def open_row_independent(model_dir: Path, config: dict[str, Any], *, threads: in
         model = onnx.load(str(model_file))
     except Exception as exc:  # onnx raises protobuf's untyped errors
         raise ModelError(f"cannot read ONNX model {model_file}: {exc}") from exc
-    rewritten = rowwise_quantization(model)
-    return RowwiseModel(session(model_file, threads=threads, content=model.SerializeToString()),
-                        bucket_tokens, rewritten)
+    rowwise_quantization(model)
+    return session(model_file, threads=threads, content=model.SerializeToString())
 
 
 def _consumers(graph: Any) -> dict[str, list[Any]]:
@@ -333,45 +291,3 @@ def float_reference(model: Any) -> int:
     for init in unused:
         graph.initializer.remove(init)
     return len(added)
-
-
-def make_row_independent_file(model_file: Path, *, activations: Activations = "uint8",
-                              bucket_tokens: int = defaults.ROW_BUCKET_TOKENS) -> dict[str, Any]:
-    """Rewrite the ONNX file ``model_file`` in place with :func:`rowwise_quantization`; returns
-    the config.json entry that tells the runtime so (it then pads each row to a multiple of
-    ``bucket_tokens`` and batches)."""
-    onnx = _onnx_package()
-    if isinstance(bucket_tokens, bool) or not isinstance(bucket_tokens, int) or \
-            bucket_tokens < 1:
-        raise OptionError("bucket_tokens", bucket_tokens, "a positive integer", "For example 16.")
-    model = onnx.load(str(model_file))
-    rewritten = rowwise_quantization(model, activations=activations)
-    if not rewritten:
-        raise InputError(f"{model_file} has no DynamicQuantizeLinear node: it is not a "
-                         "quantize_dynamic export (or it was rewritten already)")
-    onnx.checker.check_model(model)
-    onnx.save(model, str(model_file))
-    zero = "zero point 128" if activations == "uint8" else "no zero point"
-    return {"quantization": f"per row, symmetric 8-bit ({activations}, {zero})",
-            "activations": activations, "bucket_tokens": bucket_tokens,
-            "rewritten_nodes": rewritten}
-
-
-def make_row_independent(model_dir: Path, *, activations: Activations = "uint8",
-                         bucket_tokens: int = defaults.ROW_BUCKET_TOKENS) -> RowwiseReport:
-    """Rewrite an exported model folder's ``model.onnx`` in place
-    (:func:`make_row_independent_file`; the verifier's aligner too) and record it in its
-    ``config.json``. A folder already rewritten is left as it is."""
-    model_file, config_file = model_dir / "model.onnx", model_dir / "config.json"
-    if not model_file.is_file() or not config_file.is_file():
-        raise InputError(f"{model_dir} is not an exported model folder (model.onnx and "
-                         "config.json)")
-    config = json.loads(config_file.read_text())
-    if config.get(CONFIG_KEY):
-        return RowwiseReport(model_file, 0, model_file.stat().st_size, config[CONFIG_KEY])
-    entry = make_row_independent_file(model_file, activations=activations,
-                                      bucket_tokens=bucket_tokens)
-    config[CONFIG_KEY] = entry
-    config_file.write_text(json.dumps(config, indent=1) + "\n")
-    return RowwiseReport(model_file, int(entry["rewritten_nodes"]),
-                         model_file.stat().st_size, entry)

@@ -47,16 +47,22 @@ VERIFIER = "embedded"
 VERIFIER_MAX_TOKENS = 256
 VERIFIER_WINDOW_STRIDE_TOKENS = 64
 VERIFIER_BATCH = 16
-#: Pairs per forward pass of the shipped verifier. Its int8 activations are quantized row by row
-#: (veracity._rowwise: rewritten at export, or in memory at load for an older export) and each
-#: row is padded to its own length bucket, so a pair's score is the same to the bit alone and in
-#: any batch. (quantize_dynamic's one scale per tensor moved scores by up to 0.06 in a batch.)
-EMBEDDED_BATCH = 8
-#: A row-independent model pads each row to the next multiple of this many tokens (its length
-#: bucket), so attention never sums over a length set by another row.
+#: How the shipped verifier's int8 activations are quantized (veracity.verifiers.embedded):
+#: "per_tensor", the model as exported, one scale for the whole input, so it reads one pair per
+#: forward pass (in a batch a score would move with its batch-mates, by up to 0.06 measured);
+#: or "per_row", rewritten at load to scale each row on its own, so it batches and a score is
+#: still the same to the bit alone and in any batch. "per_tensor" stays the default: on our
+#: 2-core AVX2 machines "per_row" read 0.6-0.85x the pairs/s (onnxruntime fuses only the
+#: per-tensor quantizer into its integer product) and batching gained nothing at the verifier's
+#: 192-token window (bench/README.md, verifier_batching).
+EMBEDDED_ACTIVATIONS = "per_tensor"
+#: Pairs per forward pass of a "per_row" verifier.
+EMBEDDED_ROW_BATCH = 8
+#: A "per_row" model pads each row to the next multiple of this many tokens (its length bucket),
+#: so attention never sums over a length set by another row.
 ROW_BUCKET_TOKENS = 16
-#: The shipped reranker still runs one pair at a time: its export keeps one activation scale per
-#: tensor, and a passage's score must never depend on the passages ranked beside it.
+#: The shipped reranker runs one pair at a time too, for the same reason: a passage's score never
+#: depends on the passages ranked beside it.
 RERANK_BATCH = 1
 #: Pairs per forward pass of a Hugging Face reranker (fp32: batching does not move scores).
 HF_RERANK_BATCH = 16

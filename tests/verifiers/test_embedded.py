@@ -5,7 +5,7 @@ import random
 import numpy as np
 import pytest
 
-from veracity.errors import ClaimTooLongError, ModelError
+from veracity.errors import ClaimTooLongError, ModelError, OptionError
 from veracity.verifiers.embedded import EmbeddedVerifier
 
 pytestmark = pytest.mark.integration
@@ -27,14 +27,12 @@ def test_shipped_model_separates_support_from_contradiction(verifier: EmbeddedVe
     supported, changed_year = result.scores
     assert supported.label == "supported"
     assert changed_year.label == "contradicted"
-    # Pinned for the shipped 0.4.0 model with per-row activations (veracity._rowwise: 0.17
-    # and 0.59 below with the export's one scale per tensor); re-exporting the verifier updates
-    # these values.
-    assert supported.supported == pytest.approx(0.69, abs=0.01)
-    assert changed_year.supported == pytest.approx(0.15, abs=0.01)
+    # Pinned for the shipped 0.4.0 model; re-exporting the verifier updates these values.
+    assert supported.supported == pytest.approx(0.68, abs=0.01)
+    assert changed_year.supported == pytest.approx(0.17, abs=0.01)
     # The year 1925 is not in the premise, so the network's contradiction stands; every number
     # and name of the true claim is there, so its P(contradicted) is 0 (verify.combine).
-    assert changed_year.contradicted == pytest.approx(0.65, abs=0.01)
+    assert changed_year.contradicted == pytest.approx(0.59, abs=0.01)
     assert supported.contradicted == 0.0
     assert result.model_id == "veracity-verifier-minilm-l6"
     assert result.model_version.endswith("+combined")
@@ -60,6 +58,39 @@ def test_missing_model_folder_says_how_to_get_one(tmp_path) -> None:  # type: ig
         EmbeddedVerifier(model_dir=tmp_path).load()
 
 
+def test_a_score_does_not_depend_on_its_batch(verifier: EmbeddedVerifier) -> None:
+    """The default reads one pair per forward pass (activations "per_tensor"), so a pair's score
+    is the same whatever else the call holds and in whatever order: the guard on that default."""
+    premises = [PREMISE, PREMISE, "Bees have six legs."]
+    claims = [*CLAIMS, "Bees have legs."]
+    together = verifier.run(premises, claims).supported()
+    reversed_ = verifier.run(premises[::-1], claims[::-1]).supported()[::-1]
+    alone = [verifier.run([p], [c]).scores[0].supported for p, c in zip(premises, claims,
+                                                                        strict=True)]
+    assert together == pytest.approx(alone, abs=1e-12)
+    assert reversed_ == pytest.approx(alone, abs=1e-12)
+
+
+def test_a_batch_above_one_moves_scores_only_within_the_quantization_bound() -> None:
+    """Why the default is one pair a pass: in a batch of 4, dynamic int8 quantization scales
+    activations over the batch, so scores move, by less than the 0.06 measured; a batch run
+    twice gives the same scores."""
+    batched = EmbeddedVerifier(batch_size=4).load()
+    one = EmbeddedVerifier(batch_size=1).load()
+    premises = [PREMISE, PREMISE, "Bees have six legs.", "The moon orbits the earth."]
+    claims = [*CLAIMS, "Bees have legs.", "The moon orbits Mars."]
+    first = batched.run(premises, claims).supported()
+    assert batched.run(premises, claims).supported() == first
+    alone = one.run(premises, claims).supported()
+    assert max(abs(a - b) for a, b in zip(first, alone, strict=True)) < 0.06
+
+
+SUBJECTS = ["Marie Curie", "The Danube", "Honey bees", "The Eiffel Tower", "Jupiter"]
+FACTS = ["won two Nobel Prizes, in 1903 and in 1911", "flows through ten countries",
+         "dance to show where food is", "was finished in 1889 for a world fair",
+         "has at least 95 known moons"]
+
+
 def _pairs() -> tuple[list[str], list[str]]:
     """Premises from one sentence to several windows long, each with three claims."""
     rng = random.Random(3)
@@ -78,25 +109,19 @@ def _pairs() -> tuple[list[str], list[str]]:
     return premises, claims
 
 
-SUBJECTS = ["Marie Curie", "The Danube", "Honey bees", "The Eiffel Tower", "Jupiter"]
-FACTS = ["won two Nobel Prizes, in 1903 and in 1911", "flows through ten countries",
-         "dance to show where food is", "was finished in 1889 for a world fair",
-         "has at least 95 known moons"]
-
-
-def test_a_pairs_scores_are_identical_alone_and_in_any_batch() -> None:
-    """Random batch compositions (repeats included), batch sizes and orders: every score and
-    every combiner feature is the one the pair gets alone, to the bit (defaults.EMBEDDED_BATCH,
-    per-row quantization, length buckets)."""
+def test_per_row_activations_batch_and_every_score_is_the_one_read_alone() -> None:
+    """The shipped model rewritten at load (activations "per_row"): random batch compositions
+    (repeats included), batch sizes and orders give every score and combiner feature of a pair
+    to the bit as it is read alone; the combined scores too."""
     premises, claims = _pairs()
-    single = EmbeddedVerifier(batch_size=1, combine=False).load()
+    single = EmbeddedVerifier(activations="per_row", batch_size=1, combine=False).load()
     alone = [single.features([p], [c]) for p, c in zip(premises, claims, strict=True)]
-    combined_alone = EmbeddedVerifier(batch_size=1).load()
     rng = random.Random(7)
     for trial in range(8):
         chosen = [rng.randrange(len(premises)) for _ in range(rng.randint(2, len(premises) + 4))]
         batch_size = rng.choice([2, 3, 8, 32])
-        verifier = EmbeddedVerifier(batch_size=batch_size, combine=False).load()
+        verifier = EmbeddedVerifier(activations="per_row", batch_size=batch_size,
+                                    combine=False).load()
         scores, matrix = verifier.features([premises[i] for i in chosen],
                                            [claims[i] for i in chosen])
         for row, i in enumerate(chosen):
@@ -104,10 +129,16 @@ def test_a_pairs_scores_are_identical_alone_and_in_any_batch() -> None:
             assert scores[row] == reference_scores[0], (trial, batch_size, i)
             assert np.array_equal(matrix[row], reference_matrix[0]), (trial, batch_size, i)
     chosen = rng.sample(range(len(premises)), 6)
-    batched = EmbeddedVerifier().load().run([premises[i] for i in chosen],
-                                            [claims[i] for i in chosen])
+    combined_alone = EmbeddedVerifier(activations="per_row", batch_size=1).load()
+    batched = EmbeddedVerifier(activations="per_row").load().run(
+        [premises[i] for i in chosen], [claims[i] for i in chosen])
     assert list(batched.scores) == [
         combined_alone.run([premises[i]], [claims[i]]).scores[0] for i in chosen]
+
+
+def test_an_unknown_activation_scheme_is_refused() -> None:
+    with pytest.raises(OptionError, match="per_tensor, per_row"):
+        EmbeddedVerifier(activations="per_block")  # type: ignore[arg-type]
 
 
 def test_chat_control_tokens_are_not_read_as_part_of_the_claim(

@@ -3,7 +3,7 @@
 The combiner's strongest feature on answer sentences is token alignment (BERTScore-style
 recall of the claim's content words over the evidence window; see
 :func:`veracity.verifiers.features.alignment`). It needs all-MiniLM-L6-v2's hidden states for the
-window and the claim. :func:`add_aligner` exports that encoder as int8 ONNX (the same
+window and the claim. :func:`add_aligner` exports that encoder as dynamic int8 ONNX (the same
 quantization as the cross-encoder; in an ad-hoc timing on our CPUs it read a 165-token window
 in 4.4 ms against 10.5 ms for the fp32-kernel int8 file retrieval uses) and merges it into
 the verifier's ``model.onnx``: two copies of its nodes
@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 
 from veracity._deps import require
-from veracity._rowwise import make_row_independent_file
 from veracity.errors import InputError
 
 __all__ = ["ALIGNER_INPUTS", "ALIGNER_OUTPUTS", "add_aligner", "export_aligner"]
@@ -38,8 +37,7 @@ _BASE = "m."  # the wrapper's attribute name, the prefix of every aligner weight
 
 
 def export_aligner(out: Path) -> Path:
-    """all-MiniLM-L6-v2's last hidden state as int8 ONNX (per-channel 7-bit weights, per-row
-    activations: :mod:`veracity._rowwise`)."""
+    """all-MiniLM-L6-v2's last hidden state as dynamic int8 ONNX (per-channel 7-bit weights)."""
     torch = require("torch", extra="train", purpose="exporting the aligner")
     transformers = require("transformers", extra="train", purpose="exporting the aligner")
     quantization = require("onnxruntime.quantization", extra="train",
@@ -71,7 +69,6 @@ def export_aligner(out: Path) -> Path:
         quantization.quantize_dynamic(str(fp32), str(out),
                                       weight_type=quantization.QuantType.QInt8,
                                       per_channel=True, reduce_range=True)
-    make_row_independent_file(out)  # as the verifier it joins: see veracity._rowwise
     return out
 
 

@@ -1,9 +1,7 @@
 """Export a trained checkpoint to int8 ONNX with its config, ready to ship in the package.
 
-The exported folder holds ``model.onnx`` (int8 weights, activations quantized row by row, so a
-row's output never depends on its batch: :mod:`veracity._rowwise`), ``config.json``
-(labels, window, evidence strategy, provenance) and ``CARD.md``; inference needs only
-onnxruntime and tokenizers.
+The exported folder holds ``model.onnx`` (dynamic int8 weights), ``config.json`` (labels, window,
+evidence strategy, provenance) and ``CARD.md``; inference needs only onnxruntime and tokenizers.
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from veracity._deps import require
-from veracity._rowwise import CONFIG_KEY, make_row_independent_file
 from veracity.errors import InputError
 from veracity.train.relevance import RERANK_LABELS
 from veracity.train.trainer import LABELS
@@ -66,9 +63,6 @@ def export_checkpoint(checkpoint: Path, out_dir: Path, *, model_id: str, version
         quantization.quantize_dynamic(str(fp32), str(staged / "model.onnx"),
                                       weight_type=quantization.QuantType.QInt8,
                                       per_channel=True, reduce_range=True)
-        # quantize_dynamic scales activations over the whole batch; per-row scales make every
-        # row's output independent of its batch-mates, so the runtime can batch.
-        rowwise = make_row_independent_file(staged / "model.onnx")
         rerank = state["config"].get("task") == "rerank"
         difference = _compare(torch, model, staged / "model.onnx", sigmoid=rerank)
         config = {
@@ -80,7 +74,6 @@ def export_checkpoint(checkpoint: Path, out_dir: Path, *, model_id: str, version
             "tokenizer": "minilm",
             "training": {"step": state["step"], "config": state["config"],
                          "evaluations": state["evaluations"]},
-            CONFIG_KEY: rowwise,
         } | (extra_config or {})
         (staged / "config.json").write_text(json.dumps(config, indent=1) + "\n")
         (staged / "CARD.md").write_text(card)

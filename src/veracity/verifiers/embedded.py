@@ -9,10 +9,15 @@ runs all-MiniLM-L6-v2 over the window and the claim in the same ONNX call, and i
 the claim's token alignment with the window. The aligner reads each distinct window and claim of
 a call once, however many pairs share it.
 
-The verifier reads ``defaults.EMBEDDED_BATCH`` pairs per forward pass, sorted by length and each
-padded to its own length bucket, and a pair's score is the same to the bit alone and in any
-batch: the model's int8 activations are quantized row by row (:mod:`veracity._rowwise`; a model
-exported before that rewrite existed is rewritten in memory at load).
+A pair's score never depends on the other pairs of a call. ``activations`` says how:
+
+- ``per_tensor`` (``defaults.EMBEDDED_ACTIVATIONS``): the model as exported, whose int8
+  activations are scaled over the whole input tensor, reads one pair per forward pass.
+- ``per_row``: the model rewritten at load to quantize each row on its own
+  (:mod:`veracity._rowwise`) reads ``defaults.EMBEDDED_ROW_BATCH`` pairs per pass, sorted by
+  length, each padded to its own 16-token length bucket; a pair's score is the same to the bit
+  alone and in any batch. Its scores differ from ``per_tensor``'s (they are closer to the float
+  network's); see ``defaults.EMBEDDED_ACTIVATIONS`` for what each costs.
 
 >>> verifier = EmbeddedVerifier().load()
 >>> scores = verifier.run(["Paris is the capital of France."], ["France's capital is Paris."])
@@ -27,12 +32,12 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from veracity import defaults
-from veracity._onnx import bucket_width, pad_batch, plan_batches
+from veracity._onnx import bucket_width, pad_batch, plan_batches, session
 from veracity._rowwise import open_row_independent
 from veracity.assets import VERIFIER_DIR, load_tokenizer
 from veracity.errors import ModelError, OptionError
@@ -49,11 +54,13 @@ from veracity.verifiers.features import alignment, word_pieces
 from veracity.verifiers.windowed import score_windows
 from veracity.verifiers.windows import STRATEGIES, EvidenceSelector, Strategy
 
-__all__ = ["EmbeddedVerifier", "Encoded", "PairReading", "claim_alignment", "read_pairs",
-           "run_with_aligner"]
+__all__ = ["ACTIVATIONS", "EmbeddedVerifier", "Encoded", "PairReading", "claim_alignment",
+           "read_pairs", "run_with_aligner"]
 
 
 _LABELS = ("supported", "contradicted", "neither")
+Activations = Literal["per_tensor", "per_row"]
+ACTIVATIONS: tuple[Activations, ...] = ("per_tensor", "per_row")
 #: [CLS] [SEP]: the row a network input gets in a call where it has no rows of its own left.
 _FILLER = (101, 102)
 
@@ -154,7 +161,10 @@ def claim_alignment(claim: str, read: Encoded, window: Encoded) -> float:
 class EmbeddedVerifier:
     """The shipped cross-encoder; ``strategy`` overrides how long premises are windowed.
 
-    ``batch_size`` (rows per forward pass) changes speed only, never a score.
+    ``activations``: ``per_tensor`` or ``per_row`` (see the module docstring). ``batch_size``
+    (pairs per forward pass; by default 1 for ``per_tensor``, ``defaults.EMBEDDED_ROW_BATCH``
+    for ``per_row``) changes speed only with ``per_row``; with ``per_tensor`` above 1, scores
+    move with their batch-mates (by up to 0.06 measured).
     """
 
     def __init__(
@@ -162,12 +172,17 @@ class EmbeddedVerifier:
         *,
         model_dir: str | Path = VERIFIER_DIR,
         strategy: Strategy | None = None,
-        batch_size: int = defaults.EMBEDDED_BATCH,
+        batch_size: int | None = None,
         threads: int = defaults.ONNX_THREADS,
         combine: bool = True,
+        activations: Activations = defaults.EMBEDDED_ACTIVATIONS,  # type: ignore[assignment]
     ) -> None:
         if strategy is not None and strategy not in STRATEGIES:
             raise OptionError("strategy", strategy, f"one of {', '.join(STRATEGIES)}")
+        if activations not in ACTIVATIONS:
+            raise OptionError("activations", activations, f"one of {', '.join(ACTIVATIONS)}")
+        if batch_size is None:
+            batch_size = defaults.EMBEDDED_ROW_BATCH if activations == "per_row" else 1
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise OptionError("batch_size", batch_size, "1 or more")
         self.model_dir = Path(model_dir)
@@ -175,13 +190,14 @@ class EmbeddedVerifier:
         self.batch_size = batch_size
         self.threads = threads
         self.combine = combine
+        self.activations: Activations = activations
         self.model_id = "veracity-verifier"
         self.version = "unloaded"
         self._session: Any = None
         self._selector: EvidenceSelector | None = None
         self._combiner: Combiner | ThreeWayCombiner | None = None
         self._aligned = False
-        self._bucket = defaults.ROW_BUCKET_TOKENS
+        self._bucket: int | None = None
 
     def load(self) -> EmbeddedVerifier:
         if self._session is not None:
@@ -208,9 +224,12 @@ class EmbeddedVerifier:
                 raise ModelError(f"{config_file}: the combiner needs the aligner, which this "
                                  "verifier lacks; re-export it with its aligner")
             self.version += "+combined"
-        opened = open_row_independent(self.model_dir, config, threads=self.threads)
-        self._bucket = opened.bucket
-        self._session = opened.session
+        model_file = self.model_dir / "model.onnx"
+        if self.activations == "per_row":
+            self._session = open_row_independent(model_file, threads=self.threads)
+            self._bucket = defaults.ROW_BUCKET_TOKENS
+        else:
+            self._session = session(model_file, threads=self.threads)
         return self
 
     @property
