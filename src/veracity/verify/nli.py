@@ -7,7 +7,9 @@ All pairs of an answer go to the verifier in one batched call. ``window`` says w
   of them into one window (a passage never shares a sentence with another, since a blank line
   always ends one). Every passage the window drew on is judged with the window's reading and
   its own exact spans; a passage it did not draw on was not read and is not in the claim's
-  evidence. One reading per claim instead of one per passage: about k times fewer pairs.
+  evidence. One reading per claim instead of one per passage: about k times fewer pairs, but
+  one passage that supports a claim and another that contradicts it get the same reading, so
+  such a claim can no longer be reported with a citation and an anti-citation at once.
 - ``passage`` (``defaults.NLI_WINDOW``): one pair per (passage, claim), each passage read on
   its own. A claim's support is then aggregated over its passages:
 
