@@ -40,11 +40,11 @@ def _dense_model(path: Path) -> Path:
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize("activations", ["uint8", "int8"])
+@pytest.mark.parametrize("codes", ["uint8", "int8"])
 def test_rows_of_a_rewritten_product_do_not_depend_on_each_other(
-        tmp_path: Path, activations: str) -> None:
+        tmp_path: Path, codes: str) -> None:
     model = onnx.load(str(_dense_model(tmp_path)))
-    assert rowwise_quantization(model, activations=activations) == 2
+    assert rowwise_quantization(model, code_type=codes) == 2
     onnx.checker.check_model(model)
     assert not [n for n in model.graph.node if n.op_type == "DynamicQuantizeLinear"]
     onnx.save(model, str(tmp_path / "rowwise.onnx"))
@@ -69,11 +69,11 @@ def test_the_two_activation_codes_compute_the_same_products(tmp_path: Path) -> N
     source = _dense_model(tmp_path)
     outputs = []
     x = np.random.default_rng(2).normal(size=(3, 4, 16)).astype(np.float32)
-    for activations in ("uint8", "int8"):
+    for codes in ("uint8", "int8"):
         model = onnx.load(str(source))
-        rowwise_quantization(model, activations=activations)
-        onnx.save(model, str(tmp_path / f"rowwise-{activations}.onnx"))
-        outputs.append(session(tmp_path / f"rowwise-{activations}.onnx", threads=1).run(
+        rowwise_quantization(model, code_type=codes)
+        onnx.save(model, str(tmp_path / f"rowwise-{codes}.onnx"))
+        outputs.append(session(tmp_path / f"rowwise-{codes}.onnx", threads=1).run(
             ["y"], {"x": x})[0])
     reference = onnx.load(str(source))
     assert float_reference(reference) == 2

@@ -34,12 +34,12 @@ import numpy as np
 from veracity._onnx import session
 from veracity.errors import InputError, ModelError, OptionError
 
-__all__ = ["ACTIVATIONS", "float_reference", "open_row_independent", "rowwise_quantization"]
+__all__ = ["CODE_TYPES", "float_reference", "open_row_independent", "rowwise_quantization"]
 
-Activations = Literal["uint8", "int8"]
+CodeType = Literal["uint8", "int8"]
 #: ``uint8``: codes 1..255 around a fixed zero point of 128 (onnxruntime's u8s8 kernels, the
 #: ones ``quantize_dynamic`` uses); ``int8``: codes -127..127 and no zero point (s8s8 kernels).
-ACTIVATIONS: tuple[Activations, ...] = ("uint8", "int8")
+CODE_TYPES: tuple[CodeType, ...] = ("uint8", "int8")
 _LEVELS = 127.0
 _ZERO_POINT = 128
 #: A row of zeros gets this scale instead of 0 (its codes are then all the zero point).
@@ -87,7 +87,7 @@ def _opset(model: Any) -> int:
     raise InputError("the model imports no ai.onnx opset")
 
 
-def rowwise_quantization(model: Any, *, activations: Activations = "uint8") -> int:
+def rowwise_quantization(model: Any, *, code_type: CodeType = "uint8") -> int:
     """Rewrite every ``DynamicQuantizeLinear`` of ``model`` (an ``onnx.ModelProto``, changed in
     place) into a per-row quantization (see the module docstring); returns how many.
 
@@ -95,8 +95,8 @@ def rowwise_quantization(model: Any, *, activations: Activations = "uint8") -> i
     ``Mul`` by ``scale × weight scale``, as ``quantize_dynamic`` writes them; any other use
     raises :class:`~veracity.errors.InputError` naming the node.
     """
-    if activations not in ACTIVATIONS:
-        raise OptionError("activations", activations, f"one of {', '.join(ACTIVATIONS)}")
+    if code_type not in CODE_TYPES:
+        raise OptionError("code_type", code_type, f"one of {', '.join(CODE_TYPES)}")
     onnx = _onnx_package()
     helper, numpy_helper = onnx.helper, onnx.numpy_helper
     graph = model.graph
@@ -126,8 +126,8 @@ def rowwise_quantization(model: Any, *, activations: Activations = "uint8") -> i
                                  "MatMulInteger products (quantize_dynamic's) can be rewritten")
         tag = f"rowwise/{count}"
         nodes = _row_quantizer(helper, onnx.TensorProto, source, codes, scale, tag, opset,
-                               activations)
-        if activations == "uint8":
+                               code_type)
+        if code_type == "uint8":
             new_inits.append(numpy_helper.from_array(np.array(_ZERO_POINT, dtype=np.uint8),
                                                      zero))
         else:
@@ -153,7 +153,7 @@ def rowwise_quantization(model: Any, *, activations: Activations = "uint8") -> i
 
 
 def _row_quantizer(helper: Any, types: Any, source: str, codes: str, scale: str, tag: str,
-                   opset: int, activations: Activations) -> list[Any]:
+                   opset: int, code_type: CodeType) -> list[Any]:
     """Nodes that quantize ``source`` row by row into ``codes``, with the per-row ``scale``.
 
     The range is ``max(max x, -min x)`` over the last axis (two reductions, no ``Abs`` copy);
@@ -167,8 +167,8 @@ def _row_quantizer(helper: Any, types: Any, source: str, codes: str, scale: str,
                                     name=f"{tag}/{op}")
         return helper.make_node(op, [source], [out], axes=[-1], keepdims=1, name=f"{tag}/{op}")
 
-    code_type = types.UINT8 if activations == "uint8" else types.INT8
-    zero = _ZERO_POINT if activations == "uint8" else 0
+    element = types.UINT8 if code_type == "uint8" else types.INT8
+    zero = _ZERO_POINT if code_type == "uint8" else 0
     return [
         reduce("ReduceMax", f"{tag}/max"),
         reduce("ReduceMin", f"{tag}/min"),
@@ -182,7 +182,7 @@ def _row_quantizer(helper: Any, types: Any, source: str, codes: str, scale: str,
                          name=f"{tag}/RowScales"),
         helper.make_node("Shape", [f"{tag}/row_scales"], [f"{tag}/count"], name=f"{tag}/Count"),
         helper.make_node("ConstantOfShape", [f"{tag}/count"], [f"{tag}/zeros"],
-                         value=helper.make_tensor("zero", code_type, [1], [zero]),
+                         value=helper.make_tensor("zero", element, [1], [zero]),
                          name=f"{tag}/Zeros"),
         helper.make_node("QuantizeLinear", [f"{tag}/rows", f"{tag}/row_scales", f"{tag}/zeros"],
                          [f"{tag}/row_codes"], axis=0, name=f"{tag}/Quantize"),
