@@ -163,7 +163,8 @@ def run_config(name: str, options: dict[str, Any], answers: list[Answer],
         text, starts = sentence_starts(answer.sentences)
         layers = options["layers"]
         verifier = AnswerVerifier(
-            NLILayer(scorer, aggregation=options.get("aggregation", "max")),
+            NLILayer(scorer, aggregation=options.get("aggregation", "max"),
+                     window=options.get("window", "passage")),
             EvidenceGatherer(sources=chunks_by_question[answer.question_id], k=k,
                              queries=QueryMaker(options.get("query", "claim"))),
             claims=extractor, knowledge=knowledge if "knowledge" in layers else None,

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.unit
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "veracity"
 #: Modules every room may use: results, errors, defaults and shipped files.
-BASE = {"types", "errors", "defaults", "assets", "_deps", "_onnx", "_json"}
+BASE = {"types", "errors", "defaults", "assets", "_deps", "_onnx", "_rowwise", "_json"}
 #: What each low room may import (beyond itself and BASE).
 ALLOWED = {
     "text": set(),

@@ -47,11 +47,20 @@ VERIFIER = "embedded"
 VERIFIER_MAX_TOKENS = 256
 VERIFIER_WINDOW_STRIDE_TOKENS = 64
 VERIFIER_BATCH = 16
-#: The shipped int8 verifier runs one pair per forward pass: dynamic int8 quantization scales
-#: activations over the whole batch, so in a batch a pair's score would depend on its batch-mates
-#: (by up to 0.06 measured). One pair at a time keeps every score reproducible, at about 12% of
-#: its throughput.
-EMBEDDED_BATCH = 1
+#: How the shipped verifier's int8 activations are quantized (veracity.verifiers.embedded):
+#: "per_tensor", the model as exported, one scale for the whole input, so it reads one pair per
+#: forward pass (in a batch a score would move with its batch-mates, by up to 0.06 measured);
+#: or "per_row", rewritten at load to scale each row on its own, so it batches and a score is
+#: still the same to the bit alone and in any batch. "per_tensor" stays the default: on our
+#: 2-core AVX2 machines "per_row" read 0.6-0.85x the pairs/s (onnxruntime fuses only the
+#: per-tensor quantizer into its integer product) and batching gained nothing at the verifier's
+#: 192-token window (bench/README.md, verifier_batching).
+EMBEDDED_ACTIVATIONS = "per_tensor"
+#: Pairs per forward pass of a "per_row" verifier.
+EMBEDDED_ROW_BATCH = 8
+#: A "per_row" model pads each row to the next multiple of this many tokens (its length bucket),
+#: so attention never sums over a length set by another row.
+ROW_BUCKET_TOKENS = 16
 #: The shipped reranker runs one pair at a time too, for the same reason: a passage's score never
 #: depends on the passages ranked beside it.
 RERANK_BATCH = 1
@@ -148,6 +157,10 @@ EXTRACTIVE_MAX_CANDIDATES = 32
 VERIFY_TOP_K = 5
 #: How a claim's support is aggregated over its passages: "max" or "noisy_or".
 VERIFY_AGGREGATION = "max"
+#: What the NLI layer reads per claim: ``claim``, one window of the claim's best sentences across
+#: all its passages (one verifier pair per claim), or ``passage``, each passage on its own.
+#: ``claim`` reads about k times fewer pairs; see bench/README.md (nli_window) before switching.
+NLI_WINDOW = "passage"
 #: noisy-OR: at most this many passages (best first), each corrected for the support the
 #: verifier gives unrelated passages (the background rate).
 NOISY_OR_K = 3

@@ -133,6 +133,7 @@ def test_a_verifier_that_breaks_gives_error_records_not_a_stop(tmp_path: Path) -
     (lambda: VerifySettings(partial(TablePairScorer, {}), layers=("consistency",)),
      "chat model"),
     (lambda: VerifySettings(partial(TablePairScorer, {}), rule="majority"), "any"),
+    (lambda: VerifySettings(partial(TablePairScorer, {}), window="page"), "claim, passage"),
     (lambda: VerifyBatch(SETTINGS, sources_field=None), "sources_field"),
     (lambda: LocalPool(workers=0), "workers=0"),
 ])
@@ -178,3 +179,17 @@ def test_a_ray_address_nobody_listens_on_is_an_option_error(tmp_path: Path,
     monkeypatch.setitem(sys.modules, "ray", fake)
     with pytest.raises(OptionError, match="ray start --head"):
         RayData(address="127.0.0.1:6390", workers=1).start(lambda: None)
+
+
+def test_a_batch_reads_one_window_per_claim_when_asked(tmp_path: Path) -> None:
+    line = {"id": "two", "answer": "Honey bees perform a waggle dance. Bumblebees dance.",
+            "sources": [SOURCE, "Bumblebees do not dance."]}
+    source = _write(tmp_path / "in.jsonl", [json.dumps(line)])
+    pairs = {}
+    for window in ("passage", "claim"):
+        settings = VerifySettings(partial(TablePairScorer, TABLE), layers=("nli",),
+                                  window=window)
+        out = tmp_path / f"{window}.jsonl"
+        VerifyBatch(settings, LocalPool(workers=1)).run(source, out)
+        pairs[window] = _records(out)["two@1"]["calls"]["verifier_pairs"]
+    assert pairs == {"passage": 4, "claim": 2}  # two claims, two sources each

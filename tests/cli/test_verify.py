@@ -148,6 +148,8 @@ def test_verify_against_an_index(sources: list[Path], tmp_path: Path) -> None:
      "chat model"),
     (["--answer", "Bees dance.", "--sources", "SOURCE", "--rule", "majority"],
      "any, all, cascade, logistic"),
+    (["--answer", "Bees dance.", "--sources", "SOURCE", "--window", "page"],
+     "one of claim, passage"),
 ])
 def test_verify_bad_input_exits_2_with_the_fix(sources: list[Path], args: list[str],
                                                 message: str) -> None:
@@ -290,3 +292,16 @@ def test_an_openai_llm_without_a_model_asks_for_model_not_none(
     assert "--model is needed: the name of a model the server offers. Name it with --model NAME" \
         in message
     assert "None" not in message
+
+
+def test_one_window_per_claim_reads_one_pair_per_claim(sources: list[Path]) -> None:
+    scorer = TablePairScorer({})
+    app = cli.build_app(cli.Models(verifier=lambda name: scorer))
+    args = ["--answer", ANSWER, "--json", "--window", "claim", "--layers", "nli"]
+    for path in sources:
+        args += ["--sources", str(path)]
+    code, out, _ = _run(*args, app=app)
+    assert code == 0
+    payload = json.loads(out)
+    assert scorer.calls == [3]  # three claims, one window each over the three sources
+    assert payload["calls"]["verifier_pairs"] == 3

@@ -1,8 +1,11 @@
 """The shipped verifier, loaded from the package (integration: real int8 ONNX model)."""
 
+import random
+
+import numpy as np
 import pytest
 
-from veracity.errors import ClaimTooLongError, ModelError
+from veracity.errors import ClaimTooLongError, ModelError, OptionError
 from veracity.verifiers.embedded import EmbeddedVerifier
 
 pytestmark = pytest.mark.integration
@@ -56,7 +59,7 @@ def test_missing_model_folder_says_how_to_get_one(tmp_path) -> None:  # type: ig
 
 
 def test_a_score_does_not_depend_on_its_batch(verifier: EmbeddedVerifier) -> None:
-    """The default reads one pair per forward pass (defaults.EMBEDDED_BATCH), so a pair's score
+    """The default reads one pair per forward pass (activations "per_tensor"), so a pair's score
     is the same whatever else the call holds and in whatever order: the guard on that default."""
     premises = [PREMISE, PREMISE, "Bees have six legs."]
     claims = [*CLAIMS, "Bees have legs."]
@@ -80,6 +83,62 @@ def test_a_batch_above_one_moves_scores_only_within_the_quantization_bound() -> 
     assert batched.run(premises, claims).supported() == first
     alone = one.run(premises, claims).supported()
     assert max(abs(a - b) for a, b in zip(first, alone, strict=True)) < 0.06
+
+
+SUBJECTS = ["Marie Curie", "The Danube", "Honey bees", "The Eiffel Tower", "Jupiter"]
+FACTS = ["won two Nobel Prizes, in 1903 and in 1911", "flows through ten countries",
+         "dance to show where food is", "was finished in 1889 for a world fair",
+         "has at least 95 known moons"]
+
+
+def _pairs() -> tuple[list[str], list[str]]:
+    """Premises from one sentence to several windows long, each with three claims."""
+    rng = random.Random(3)
+    premises, claims = [], []
+    for subject, fact in zip(SUBJECTS, FACTS, strict=True):
+        filler = " ".join(f"{subject} is mentioned in source {j}."
+                          for j in range(rng.randint(0, 9)))
+        premise = f"{filler} {subject} {fact}. It is well known.".strip()
+        for claim in (f"{subject} {fact}.", f"{subject} never {fact.split(' ', 1)[1]}.",
+                      f"{subject} is famous."):
+            premises.append(premise)
+            claims.append(claim)
+    long_premise = " ".join(f"Paragraph {i} is about the weather in spring." for i in range(60))
+    premises += [long_premise + " Jupiter has at least 95 known moons.", "Short.", PREMISE]
+    claims += ["Jupiter has 95 moons.", "Bees dance.", CLAIMS[1]]
+    return premises, claims
+
+
+def test_per_row_activations_batch_and_every_score_is_the_one_read_alone() -> None:
+    """The shipped model rewritten at load (activations "per_row"): random batch compositions
+    (repeats included), batch sizes and orders give every score and combiner feature of a pair
+    to the bit as it is read alone; the combined scores too."""
+    premises, claims = _pairs()
+    single = EmbeddedVerifier(activations="per_row", batch_size=1, combine=False).load()
+    alone = [single.features([p], [c]) for p, c in zip(premises, claims, strict=True)]
+    rng = random.Random(7)
+    for trial in range(8):
+        chosen = [rng.randrange(len(premises)) for _ in range(rng.randint(2, len(premises) + 4))]
+        batch_size = rng.choice([2, 3, 8, 32])
+        verifier = EmbeddedVerifier(activations="per_row", batch_size=batch_size,
+                                    combine=False).load()
+        scores, matrix = verifier.features([premises[i] for i in chosen],
+                                           [claims[i] for i in chosen])
+        for row, i in enumerate(chosen):
+            reference_scores, reference_matrix = alone[i]
+            assert scores[row] == reference_scores[0], (trial, batch_size, i)
+            assert np.array_equal(matrix[row], reference_matrix[0]), (trial, batch_size, i)
+    chosen = rng.sample(range(len(premises)), 6)
+    combined_alone = EmbeddedVerifier(activations="per_row", batch_size=1).load()
+    batched = EmbeddedVerifier(activations="per_row").load().run(
+        [premises[i] for i in chosen], [claims[i] for i in chosen])
+    assert list(batched.scores) == [
+        combined_alone.run([premises[i]], [claims[i]]).scores[0] for i in chosen]
+
+
+def test_an_unknown_activation_scheme_is_refused() -> None:
+    with pytest.raises(OptionError, match="per_tensor, per_row"):
+        EmbeddedVerifier(activations="per_block")  # type: ignore[arg-type]
 
 
 def test_chat_control_tokens_are_not_read_as_part_of_the_claim(

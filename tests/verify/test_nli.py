@@ -6,9 +6,12 @@ from veracity.errors import OptionError
 from veracity.testing import TablePairScorer
 from veracity.types import Chunk, Claim, PairScore, PairScores, Span
 from veracity.verify.gather import ClaimEvidence, EvidenceSet
-from veracity.verify.nli import NLILayer, aggregate_support
+from veracity.verify.nli import NLILayer, aggregate_support, join_passages
 
 pytestmark = pytest.mark.unit
+
+#: The tests written before one window per claim: each passage read on its own.
+PASSAGE = "passage"
 
 A = Chunk("a.md#0", "a.md", 0, "Bees dance.", 100, 111, title="A", section=("Bees",), page=2)
 B = Chunk("b.md#0", "b.md", 0, "Bees never dance.", 0, 17)
@@ -31,7 +34,7 @@ def test_labels_citations_and_anti_citations_from_one_batched_call() -> None:
         ("Bees never dance.", "Bees dance."): (0.05, 0.85, 0.10),
         ("Ants walk.", "Bees sting."): (0.10, 0.10, 0.80),
     })
-    result = NLILayer(scorer).run(_evidence((dance, (A, B)), (sting, (C,))))
+    result = NLILayer(scorer, window=PASSAGE).run(_evidence((dance, (A, B)), (sting, (C,))))
     assert scorer.calls == [3]
     first, second = result.results
     assert (first.label, first.flagged) == ("supported", False)
@@ -52,7 +55,8 @@ def test_evidence_spans_are_shifted_into_document_coordinates() -> None:
                                               evidence=(Span(0, 4),)) for p in premises),
                               "evidence", "0")
 
-    result = NLILayer(WithEvidence({})).run(_evidence((_claim(0, "Bees dance."), (A,))))
+    result = NLILayer(WithEvidence({}), window=PASSAGE).run(
+        _evidence((_claim(0, "Bees dance."), (A,))))
     judged = result.citations[0][0]
     assert judged.evidence == (Span(100, 104),)
     assert A.text[judged.evidence[0].start - A.start:judged.evidence[0].end - A.start] == "Bees"
@@ -61,10 +65,11 @@ def test_evidence_spans_are_shifted_into_document_coordinates() -> None:
 def test_contradicted_needs_the_contradiction_to_beat_support() -> None:
     claim = _claim(0, "Bees dance.")
     scorer = TablePairScorer({("Bees never dance.", "Bees dance."): (0.3, 0.6, 0.1)})
-    result = NLILayer(scorer).run(_evidence((claim, (B,))))
+    result = NLILayer(scorer, window=PASSAGE).run(_evidence((claim, (B,))))
     assert result.results[0].label == "contradicted"
     weak = TablePairScorer({("Bees never dance.", "Bees dance."): (0.3, 0.45, 0.25)})
-    assert NLILayer(weak).run(_evidence((claim, (B,)))).results[0].label == "unsupported"
+    weakly = NLILayer(weak, window=PASSAGE).run(_evidence((claim, (B,))))
+    assert weakly.results[0].label == "unsupported"
 
 
 def test_no_passage_is_unsupported_and_failed_pairs_are_errors_not_scores() -> None:
@@ -74,9 +79,9 @@ def test_no_passage_is_unsupported_and_failed_pairs_are_errors_not_scores() -> N
                                     for _ in premises), "failing", "0")
 
     claim = _claim(0, "Bees dance.")
-    empty = NLILayer(TablePairScorer({})).run(_evidence((claim, ())))
+    empty = NLILayer(TablePairScorer({}), window=PASSAGE).run(_evidence((claim, ())))
     assert (empty.results[0].label, empty.results[0].score) == ("unsupported", 1.0)
-    failed = NLILayer(Failing({})).run(_evidence((claim, (A,))))
+    failed = NLILayer(Failing({}), window=PASSAGE).run(_evidence((claim, (A,))))
     finding = failed.results[0]
     assert finding.label == "error"
     assert finding.score is None
@@ -103,8 +108,8 @@ def test_noisy_or_layer_can_support_from_two_partial_passages() -> None:
     scorer = TablePairScorer({("Bees dance.", "Bees dance."): (0.45, 0.0, 0.55),
                               ("Ants walk.", "Bees dance."): (0.45, 0.0, 0.55)})
     evidence = _evidence((claim, (A, C)))
-    assert NLILayer(scorer).run(evidence).results[0].label == "unsupported"
-    noisy = NLILayer(scorer, aggregation="noisy_or", background=0.1).run(evidence)
+    assert NLILayer(scorer, window=PASSAGE).run(evidence).results[0].label == "unsupported"
+    noisy = NLILayer(scorer, aggregation="noisy_or", background=0.1, window=PASSAGE).run(evidence)
     assert noisy.results[0].label == "supported"
 
 
@@ -130,7 +135,7 @@ def test_a_heading_and_an_off_subject_passage_are_no_anti_citations() -> None:
     scorer = TablePairScorer({(HEADING.text, CLAIM): (0.11, 0.58, 0.31),
                               (TRUE.text, CLAIM): (0.60, 0.00, 0.40),
                               (OTHER.text, CLAIM): (0.11, 0.52, 0.37)})
-    result = NLILayer(scorer).run(_evidence((claim, (HEADING, TRUE, OTHER))))
+    result = NLILayer(scorer, window=PASSAGE).run(_evidence((claim, (HEADING, TRUE, OTHER))))
     assert result.results[0].label == "supported"
     assert [j.chunk_id for j in result.citations[0]] == ["w.md#1"]
     assert result.anti_citations == ((),)
@@ -144,7 +149,7 @@ def test_only_fragments_against_a_claim_leave_it_unsupported_not_contradicted() 
     title = Chunk("w.md#2", "w.md", 2, "The Waggle Dance and Foraging", 0, 29)
     scorer = TablePairScorer({(HEADING.text, CLAIM): (0.05, 0.90, 0.05),
                               (title.text, CLAIM): (0.05, 0.90, 0.05)})
-    result = NLILayer(scorer).run(_evidence((claim, (HEADING, title))))
+    result = NLILayer(scorer, window=PASSAGE).run(_evidence((claim, (HEADING, title))))
     finding = result.results[0]
     assert (finding.label, finding.flagged) == ("unsupported", True)
     assert "contradicted" not in finding.detail
@@ -156,7 +161,7 @@ def test_a_statement_on_the_claims_subject_still_contradicts_it() -> None:
     claim = _claim(0, CLAIM)
     scorer = TablePairScorer({(HEADING.text, CLAIM): (0.05, 0.95, 0.0),
                               (WRONG.text, CLAIM): (0.05, 0.80, 0.15)})
-    result = NLILayer(scorer).run(_evidence((claim, (HEADING, WRONG))))
+    result = NLILayer(scorer, window=PASSAGE).run(_evidence((claim, (HEADING, WRONG))))
     assert result.results[0].label == "contradicted"
     assert "0.80 by x.md#0" in result.results[0].detail  # not the heading's 0.95
     assert [j.chunk_id for j in result.anti_citations[0]] == ["x.md#0"]
@@ -165,7 +170,7 @@ def test_a_statement_on_the_claims_subject_still_contradicts_it() -> None:
 def test_a_fragment_still_counts_for_support() -> None:
     claim = _claim(0, CLAIM)
     scorer = TablePairScorer({(HEADING.text, CLAIM): (0.8, 0.0, 0.2)})
-    result = NLILayer(scorer).run(_evidence((claim, (HEADING,))))
+    result = NLILayer(scorer, window=PASSAGE).run(_evidence((claim, (HEADING,))))
     assert result.results[0].label == "supported"
     assert [j.cannot_state for j in result.citations[0]] == ["heading"]
 
@@ -177,7 +182,7 @@ def test_the_section_path_names_the_subject_of_a_pronoun_paragraph() -> None:
     placed = Chunk("n.md#1", "n.md", 1, text, 0, len(text), title="Bees",
                    section=("Karl von Frisch",))
     scorer = TablePairScorer({(text, claim.text): (0.05, 0.9, 0.05)})
-    result = NLILayer(scorer).run(_evidence((claim, (bare, placed))))
+    result = NLILayer(scorer, window=PASSAGE).run(_evidence((claim, (bare, placed))))
     assert [j.cannot_state for j in result.judgements[0]] == ["other subject", None]
     assert [j.chunk_id for j in result.anti_citations[0]] == ["n.md#1"]
     assert result.results[0].label == "contradicted"
@@ -187,8 +192,75 @@ def test_the_section_path_names_the_subject_of_a_pronoun_paragraph() -> None:
 def test_a_judgement_keeps_the_first_and_last_page_of_its_passage() -> None:
     spanning = Chunk("p.pdf#0", "p.pdf", 0, "Bees dance.", 0, 11, page=3, page_end=4)
     scorer = TablePairScorer({("Bees dance.", "Bees dance."): (0.9, 0.0, 0.1)})
-    result = NLILayer(scorer).run(_evidence((_claim(0, "Bees dance."), (spanning, A))))
+    result = NLILayer(scorer, window=PASSAGE).run(
+        _evidence((_claim(0, "Bees dance."), (spanning, A))))
     first, second = result.judgements[0]
     assert (first.page, first.page_end) == (3, 4)
     assert (second.page, second.page_end) == (2, None)
     assert first.to_dict()["page_end"] == 4
+
+
+# --- one window per claim ---------------------------------------------------------------------
+
+
+def test_a_claim_reads_one_window_across_its_passages_and_each_keeps_its_spans() -> None:
+    """One pair per claim; the passages the window drew on are judged with its reading and
+    their own exact spans in document coordinates; a passage it skipped is not evidence."""
+    dance, sting = _claim(0, "Bees dance."), _claim(1, "Bees sting.")
+    joined, starts = join_passages([A.text, B.text, C.text])
+
+    class Selecting(TablePairScorer):
+        """Reads the first and last passage of a premise of three, as a selector would."""
+
+        def run(self, premises, hypotheses):  # type: ignore[no-untyped-def]
+            self.calls.append(len(premises))
+            scores = []
+            for premise in premises:
+                last = premise.rfind("\n\n") + 2 if "\n\n" in premise else 0
+                scores.append(PairScore(0.9, 0.05, 0.05, Span(0, len(premise)),
+                                        evidence=(Span(0, 4), Span(last, len(premise)))))
+            return PairScores(tuple(scores), "selecting", "0")
+
+    scorer = Selecting({})
+    result = NLILayer(scorer, window="claim").run(_evidence((dance, (A, B, C)), (sting, (C,))))
+    assert scorer.calls == [2]
+    assert result.pairs == 2
+    first = result.judgements[0]
+    assert [j.doc_id for j in first] == ["a.md", "c.md"]  # b.md was not read
+    assert first[0].evidence == (Span(100, 104),)
+    assert first[1].evidence == (Span(0, len(C.text)),)
+    assert [j.doc_id for j in result.citations[0]] == ["a.md", "c.md"]
+    assert joined[starts[2]:] == C.text
+    assert result.results[0].label == "supported"
+
+
+def test_a_claim_window_premise_is_its_passages_joined_by_blank_lines() -> None:
+    dance = _claim(0, "Bees dance.")
+    scorer = TablePairScorer({(f"{A.text}\n\n{B.text}", "Bees dance."): (0.1, 0.8, 0.1)},
+                             default=None)
+    result = NLILayer(scorer, window="claim").run(_evidence((dance, (A, B))))
+    assert result.results[0].label == "contradicted"
+    # A scorer without evidence spans read the whole window: both passages, each whole.
+    assert [(j.doc_id, j.evidence) for j in result.judgements[0]] == [
+        ("a.md", (Span(100, 111),)), ("b.md", (Span(0, 17),))]
+    assert [j.doc_id for j in result.anti_citations[0]] == ["a.md", "b.md"]
+
+
+def test_a_failed_window_fails_every_passage_of_its_claim() -> None:
+    class Failing(TablePairScorer):
+        def run(self, premises, hypotheses):  # type: ignore[no-untyped-def]
+            return PairScores(tuple(PairScore.failure("bad reply", window=Span(0, len(p)))
+                                    for p in premises), "failing", "0")
+
+    result = NLILayer(Failing({}), window="claim").run(
+        _evidence((_claim(0, "Bees dance."), (A, B))))
+    assert result.results[0].label == "error"
+    assert [j.error for j in result.judgements[0]] == ["bad reply", "bad reply"]
+    assert result.failures == 1
+
+
+def test_noisy_or_needs_a_window_per_passage() -> None:
+    with pytest.raises(OptionError, match="window='passage'"):
+        NLILayer(TablePairScorer({}), aggregation="noisy_or", window="claim")
+    with pytest.raises(OptionError, match="window"):
+        NLILayer(TablePairScorer({}), window="page")  # type: ignore[arg-type]

@@ -277,3 +277,25 @@ def test_a_rule_and_the_layers_given_must_agree() -> None:
                        rule=LayerCombiner("any", order=("nli",)))
     with pytest.raises(InputError, match="nli must be a NLILayer"):
         AnswerVerifier(WordScorer(), evidence)  # type: ignore[arg-type]
+
+
+def test_one_window_per_claim_reads_one_pair_per_claim() -> None:
+    scorer = WordScorer()
+    answer = "Honey bees perform a waggle dance. Bumblebees perform a waggle dance."
+    report = make_answer_verifier(scorer, sources=_chunks(), layers=("nli",),
+                                  window="claim").run(answer)
+    assert scorer.calls == [2]  # two claims, three passages each, one pair per claim
+    first = report.verdicts[0]
+    # The fake read the window whole: every passage, each judged with the window's one reading.
+    assert [j.text for j in first.evidence] == [c.text for c in _chunks()]
+    assert len({(j.supported, j.contradicted) for j in first.evidence}) == 1
+    for judged in first.evidence:  # its spans are its own passage's, in document coordinates
+        assert judged.evidence == (Span(judged.start, judged.end),)
+
+
+def test_noisy_or_reads_each_passage_on_its_own_by_default() -> None:
+    verifier = make_answer_verifier(WordScorer(), sources=_chunks(), aggregation="noisy_or")
+    assert verifier.nli.window == "passage"
+    with pytest.raises(OptionError, match="window='passage'"):
+        make_answer_verifier(WordScorer(), sources=_chunks(), aggregation="noisy_or",
+                             window="claim")

@@ -42,7 +42,8 @@ BATCH_LAYERS = ("nli", "knowledge")
 class VerifySettings:
     """How every worker verifies: the verifier ``factory`` (called once per worker), the
     ``index`` to retrieve evidence from (``None``: each line brings its sources), the search
-    ``mode``, the ``layers`` and ``rule`` that decide, and ``k`` and ``tau``."""
+    ``mode``, the ``layers`` and ``rule`` that decide, ``k`` and ``tau``, and the NLI layer's
+    ``window`` (``passage`` or ``claim``, see :mod:`veracity.verify.nli`)."""
 
     verifier: Callable[[], PairScorer]
     index: Path | None = None
@@ -51,8 +52,13 @@ class VerifySettings:
     rule: str = defaults.VERIFY_RULE
     k: int = defaults.VERIFY_TOP_K
     tau: float = defaults.VERIFY_TAU
+    window: str = defaults.NLI_WINDOW
 
     def __post_init__(self) -> None:
+        from veracity.verify.nli import WINDOWS
+
+        if self.window not in WINDOWS:
+            raise OptionError("window", self.window, f"one of {', '.join(WINDOWS)}")
         if not callable(self.verifier):
             raise OptionError("verifier", self.verifier, "a factory that makes a PairScorer",
                               "For example functools.partial(make_verifier, 'embedded').")
@@ -72,7 +78,7 @@ class VerifySettings:
 
             open_retriever(self.index, mode=self.mode)
         make_answer_verifier(self.verifier(), sources=(), layers=self.layers, rule=self.rule,
-                             k=self.k, tau=self.tau)
+                             k=self.k, tau=self.tau, window=self.window)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -199,4 +205,5 @@ def _pipeline(settings: VerifySettings, scorer: PairScorer, knowledge: Any, *,
 
     return make_answer_verifier(scorer, retriever=retriever, sources=sources,
                                 layers=settings.layers, rule=settings.rule, k=settings.k,
-                                tau=settings.tau, knowledge=knowledge)
+                                tau=settings.tau, knowledge=knowledge,
+                                window=settings.window)  # type: ignore[arg-type]

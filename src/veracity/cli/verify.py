@@ -60,6 +60,10 @@ def verify_command(
     k: Annotated[int, typer.Option("-k", help="passages per claim")] = defaults.VERIFY_TOP_K,
     tau: Annotated[float, typer.Option(help="P(supported) a claim must reach")]
     = defaults.VERIFY_TAU,
+    window: Annotated[str, typer.Option(
+        help="what the verifier reads per claim: passage (each passage on its own) or claim "
+             "(one window of the claim's best sentences across its passages: about k times "
+             "fewer pairs, but no claim both cited and anti-cited)")] = defaults.NLI_WINDOW,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Check an answer claim by claim against source files or an index.
@@ -98,7 +102,8 @@ def verify_command(
         pipeline = make_answer_verifier(
             scorer, retriever=retriever, sources=chunks, layers=names, rule=combiner, chat=chat,
             claims="llm" if llm_claims else "rules", query=query,  # type: ignore[arg-type]
-            knowledge=knowledge, consistency=consistency, k=k, tau=tau)
+            knowledge=knowledge, consistency=consistency, k=k, tau=tau,
+            window=window)  # type: ignore[arg-type]
         report = pipeline.run(text, question=question)
     except VeracityError as exc:
         raise fail(exc) from exc

@@ -84,6 +84,10 @@ def verify_batch_command(
     k: Annotated[int, typer.Option("-k", help="passages per claim")] = defaults.VERIFY_TOP_K,
     tau: Annotated[float, typer.Option(help="P(supported) a claim must reach")]
     = defaults.VERIFY_TAU,
+    window: Annotated[str, typer.Option(
+        help="what the verifier reads per claim: passage (each passage on its own) or claim "
+             "(one window across its passages: about k times fewer pairs)")]
+    = defaults.NLI_WINDOW,
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
 ) -> None:
     """Verify every answer of a JSONL file; write one report per line to --out.
@@ -106,7 +110,8 @@ def verify_batch_command(
                                  "brings its source texts) or --index DIR, not both")
         names = tuple(part.strip() for part in layers.split(",") if part.strip())
         settings = VerifySettings(partial(models_of(ctx).verifier, verifier), index=index_dir,
-                                  mode=mode, layers=names, rule=rule, k=k, tau=tau)
+                                  mode=mode, layers=names, rule=rule, k=k, tau=tau,
+                                  window=window)
         job = VerifyBatch(settings, engine_of(workers, ray, ray_address),
                           sources_field=sources_field)
         with batch_progress("answers", disable=as_json) as progress:

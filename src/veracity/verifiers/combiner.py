@@ -84,6 +84,14 @@ def features(probabilities: Sequence[Sequence[float]], premises: Sequence[str],
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), width)
 
 
+def _row_products(matrix: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """``matrix @ weights`` one row at a time: a matrix product's blocking (and so its last
+    bit) depends on how many rows it holds, and a pair's score must not depend on its batch."""
+    rows = [np.asarray(row) @ weights for row in np.asarray(matrix, dtype=np.float64)]
+    shape = (len(rows), *weights.shape[1:])
+    return np.array(rows, dtype=np.float64).reshape(shape)
+
+
 @dataclass(frozen=True)
 class Combiner:
     """Logistic weights over one of :data:`FEATURE_SETS`, as saved in the verifier's
@@ -111,7 +119,7 @@ class Combiner:
         """Combined P(supported) per row of a :func:`features` matrix."""
         if matrix.shape[1:] != (len(self.names),):
             raise InputError(f"need a (n, {len(self.names)}) feature matrix, got {matrix.shape}")
-        logits = matrix @ np.asarray(self.weights) + self.bias
+        logits = _row_products(matrix, np.asarray(self.weights)) + self.bias
         return [float(v) for v in 1.0 / (1.0 + np.exp(-logits))]
 
     def outputs(self, matrix: np.ndarray, probabilities: Sequence[Sequence[float]]
@@ -259,7 +267,7 @@ class ThreeWayCombiner:
         """The softmax layer's (supported, contradicted, neither) per row, before the gate."""
         if matrix.ndim != 2 or matrix.shape[1] != len(self.names):
             raise InputError(f"need a (n, {len(self.names)}) feature matrix, got {matrix.shape}")
-        logits = matrix @ np.asarray(self.weights).T + np.asarray(self.bias)
+        logits = _row_products(matrix, np.asarray(self.weights).T) + np.asarray(self.bias)
         logits -= logits.max(axis=1, keepdims=True)
         exp = np.exp(logits)
         return np.asarray(exp / exp.sum(axis=1, keepdims=True))

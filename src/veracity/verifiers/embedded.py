@@ -6,7 +6,18 @@ over the premise), and each result records the premise spans it was taken from.
 
 A verifier exported with an aligner (0.4 and later; see :mod:`veracity.train.aligner`) also
 runs all-MiniLM-L6-v2 over the window and the claim in the same ONNX call, and its combiner uses
-the claim's token alignment with the window.
+the claim's token alignment with the window. The aligner reads each distinct window and claim of
+a call once, however many pairs share it.
+
+A pair's score never depends on the other pairs of a call. ``activations`` says how:
+
+- ``per_tensor`` (``defaults.EMBEDDED_ACTIVATIONS``): the model as exported, whose int8
+  activations are scaled over the whole input tensor, reads one pair per forward pass.
+- ``per_row``: the model rewritten at load to quantize each row on its own
+  (:mod:`veracity._rowwise`) reads ``defaults.EMBEDDED_ROW_BATCH`` pairs per pass, sorted by
+  length, each padded to its own 16-token length bucket; a pair's score is the same to the bit
+  alone and in any batch. Its scores differ from ``per_tensor``'s (they are closer to the float
+  network's); see ``defaults.EMBEDDED_ACTIVATIONS`` for what each costs.
 
 >>> verifier = EmbeddedVerifier().load()
 >>> scores = verifier.run(["Paris is the capital of France."], ["France's capital is Paris."])
@@ -21,12 +32,13 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
 from veracity import defaults
-from veracity._onnx import pad_batch, session
+from veracity._onnx import bucket_width, pad_batch, plan_batches, session
+from veracity._rowwise import open_row_independent
 from veracity.assets import VERIFIER_DIR, load_tokenizer
 from veracity.errors import ModelError, OptionError
 from veracity.types import PairScore, PairScores
@@ -42,10 +54,15 @@ from veracity.verifiers.features import alignment, word_pieces
 from veracity.verifiers.windowed import score_windows
 from veracity.verifiers.windows import STRATEGIES, EvidenceSelector, Strategy
 
-__all__ = ["EmbeddedVerifier", "Encoded", "claim_alignment", "run_with_aligner"]
+__all__ = ["ACTIVATIONS", "EmbeddedVerifier", "Encoded", "PairReading", "claim_alignment",
+           "read_pairs", "run_with_aligner"]
 
 
 _LABELS = ("supported", "contradicted", "neither")
+Activations = Literal["per_tensor", "per_row"]
+ACTIVATIONS: tuple[Activations, ...] = ("per_tensor", "per_row")
+#: [CLS] [SEP]: the row a network input gets in a call where it has no rows of its own left.
+_FILLER = (101, 102)
 
 
 @dataclass(frozen=True)
@@ -74,6 +91,66 @@ def run_with_aligner(session: Any, tokenizer: Any, feeds: dict[str, np.ndarray],
             [Encoded(e, h) for e, h in zip(encoded["claim"], claim_hidden, strict=True)])
 
 
+@dataclass(frozen=True)
+class PairReading:
+    """What :func:`read_pairs` read: the logits of every pair, and (with an aligner) the
+    aligner's reading of every distinct window and claim, by text."""
+
+    logits: np.ndarray
+    windows: dict[str, Encoded]
+    claims: dict[str, Encoded]
+
+
+def read_pairs(session: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], *,
+               batch_size: int, bucket: int | None, aligned: bool) -> PairReading:
+    """Run the model over (window, claim) ``pairs`` in batches of ``batch_size`` rows.
+
+    The pairs, the distinct windows and the distinct claims (the last two for the aligner, only
+    when ``aligned``) are three streams of rows, each batched on its own
+    (:func:`~veracity._onnx.plan_batches`, with ``bucket`` the length bucket of a
+    row-independent model); a call takes the next batch of each, and a stream with none left
+    reads a filler row whose outputs are dropped.
+    """
+    encodings = tokenizer.encode_batch(list(pairs))
+    streams: list[tuple[str, list[Any], bool]] = [("", encodings, True)]
+    texts: dict[str, list[str]] = {}
+    if aligned:
+        for position, name in enumerate(("window", "claim")):
+            texts[name] = list(dict.fromkeys(pair[position] for pair in pairs))
+            streams.append((name, tokenizer.encode_batch(texts[name]), False))
+    plans = [plan_batches([len(e.ids) for e in stream], batch_size, bucket)
+             for _, stream, _ in streams]
+    outputs = ["logits", *(f"{name}_hidden" for name, _, _ in streams[1:])]
+    logits: np.ndarray | None = None
+    read: dict[str, dict[str, Encoded]] = {name: {} for name in texts}
+    for call in range(max(len(plan) for plan in plans)):
+        feeds: dict[str, np.ndarray] = {}
+        for (name, stream, typed), plan in zip(streams, plans, strict=True):
+            batch = plan[call] if call < len(plan) else []
+            rows = [stream[i].ids for i in batch] or [_FILLER]
+            longest = max(len(row) for row in rows)
+            padded = pad_batch(rows, [stream[i].type_ids for i in batch] if typed and batch
+                               else None,
+                               width=None if bucket is None else bucket_width(longest, bucket))
+            if not name:
+                feeds.update(padded)
+            else:
+                feeds[f"{name}_ids"] = padded["input_ids"]
+                feeds[f"{name}_mask"] = padded["attention_mask"]
+        results = session.run(outputs, feeds)
+        if call < len(plans[0]):
+            if logits is None:
+                logits = np.zeros((len(pairs), results[0].shape[1]), dtype=results[0].dtype)
+            logits[plans[0][call]] = results[0]
+        for (name, stream, _), plan, hidden in zip(streams[1:], plans[1:], results[1:],
+                                                   strict=True):
+            for row, i in enumerate(plan[call] if call < len(plan) else []):
+                read[name][texts[name][i]] = Encoded(stream[i], hidden[row])
+    if logits is None:
+        logits = np.zeros((0, len(_LABELS)), dtype=np.float32)
+    return PairReading(logits, read.get("window", {}), read.get("claim", {}))
+
+
 def claim_alignment(claim: str, read: Encoded, window: Encoded) -> float:
     """:func:`~veracity.verifiers.features.alignment` of a claim with a window, from the
     aligner's hidden states."""
@@ -82,32 +159,45 @@ def claim_alignment(claim: str, read: Encoded, window: Encoded) -> float:
 
 
 class EmbeddedVerifier:
-    """The shipped cross-encoder; ``strategy`` overrides how long premises are windowed."""
+    """The shipped cross-encoder; ``strategy`` overrides how long premises are windowed.
+
+    ``activations``: ``per_tensor`` or ``per_row`` (see the module docstring). ``batch_size``
+    (pairs per forward pass; by default 1 for ``per_tensor``, ``defaults.EMBEDDED_ROW_BATCH``
+    for ``per_row``) changes speed only with ``per_row``; with ``per_tensor`` above 1, scores
+    move with their batch-mates (by up to 0.06 measured).
+    """
 
     def __init__(
         self,
         *,
         model_dir: str | Path = VERIFIER_DIR,
         strategy: Strategy | None = None,
-        batch_size: int = defaults.EMBEDDED_BATCH,
+        batch_size: int | None = None,
         threads: int = defaults.ONNX_THREADS,
         combine: bool = True,
+        activations: Activations = defaults.EMBEDDED_ACTIVATIONS,  # type: ignore[assignment]
     ) -> None:
         if strategy is not None and strategy not in STRATEGIES:
             raise OptionError("strategy", strategy, f"one of {', '.join(STRATEGIES)}")
-        if batch_size < 1:
+        if activations not in ACTIVATIONS:
+            raise OptionError("activations", activations, f"one of {', '.join(ACTIVATIONS)}")
+        if batch_size is None:
+            batch_size = defaults.EMBEDDED_ROW_BATCH if activations == "per_row" else 1
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise OptionError("batch_size", batch_size, "1 or more")
         self.model_dir = Path(model_dir)
         self.strategy = strategy
         self.batch_size = batch_size
         self.threads = threads
         self.combine = combine
+        self.activations: Activations = activations
         self.model_id = "veracity-verifier"
         self.version = "unloaded"
         self._session: Any = None
         self._selector: EvidenceSelector | None = None
         self._combiner: Combiner | ThreeWayCombiner | None = None
         self._aligned = False
+        self._bucket: int | None = None
 
     def load(self) -> EmbeddedVerifier:
         if self._session is not None:
@@ -134,7 +224,12 @@ class EmbeddedVerifier:
                 raise ModelError(f"{config_file}: the combiner needs the aligner, which this "
                                  "verifier lacks; re-export it with its aligner")
             self.version += "+combined"
-        self._session = session(self.model_dir / "model.onnx", threads=self.threads)
+        model_file = self.model_dir / "model.onnx"
+        if self.activations == "per_row":
+            self._session = open_row_independent(model_file, threads=self.threads)
+            self._bucket = defaults.ROW_BUCKET_TOKENS
+        else:
+            self._session = session(model_file, threads=self.threads)
         return self
 
     @property
@@ -186,23 +281,19 @@ class EmbeddedVerifier:
         """(supported, contradicted, neither) per pair, and the alignment as a fourth column
         when the verifier has an aligner."""
         tokenizer = self._loaded().tokenizer
-        encodings = tokenizer.encode_batch(pairs)
-        order = sorted(range(len(pairs)), key=lambda i: len(encodings[i].ids))
+        reading = read_pairs(self._session, tokenizer, pairs, batch_size=self.batch_size,
+                             bucket=self._bucket, aligned=self._aligned)
         rows = np.zeros((len(pairs), 4 if self._aligned else 3), dtype=np.float64)
-        for first in range(0, len(order), self.batch_size):
-            batch = order[first : first + self.batch_size]
-            feeds = pad_batch([encodings[i].ids for i in batch],
-                              [encodings[i].type_ids for i in batch])
-            if not self._aligned:
-                (logits,) = self._session.run(["logits"], feeds)
-            else:
-                logits, windows, claims = run_with_aligner(
-                    self._session, tokenizer, feeds, [pairs[i][0] for i in batch],
-                    [pairs[i][1] for i in batch])
-                for row, i in enumerate(batch):
-                    rows[i, 3] = claim_alignment(pairs[i][1], claims[row], windows[row])
-            shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
-            rows[batch, :3] = shifted / shifted.sum(axis=1, keepdims=True)
+        logits = reading.logits
+        shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+        rows[:, :3] = shifted / shifted.sum(axis=1, keepdims=True)
+        if self._aligned:
+            windows = {text: word_pieces(read.hidden, read.encoding)[0]
+                       for text, read in reading.windows.items()}
+            claims = {text: word_pieces(read.hidden, read.encoding)
+                      for text, read in reading.claims.items()}
+            for i, (window, claim) in enumerate(pairs):
+                rows[i, 3] = alignment(claim, *claims[claim], windows[window])
         return rows
 
     def _loaded(self) -> EvidenceSelector:

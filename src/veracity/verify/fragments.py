@@ -44,6 +44,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Sequence
@@ -86,6 +87,8 @@ _SUBJECT_PRONOUNS = frozenset("they we i you who that which".split())
 _PRONOUNS = frozenset("he she it they we i you".split())
 _SENTENCE_ENDS = frozenset(".!?;:")
 _SINGULAR = frozenset("the a an this that its his her their our".split())
+#: Texts whose claim-independent reading is kept (passages, claims, passage + context).
+_RECENT_TEXTS = 1024
 
 
 def cannot_state(passage: str, claim: str, *, context: str = "") -> CannotState | None:
@@ -94,22 +97,33 @@ def cannot_state(passage: str, claim: str, *, context: str = "") -> CannotState 
     ``context`` is read only for the subject check: the passage's document title and section
     path, which say what a paragraph that opens "He ..." is about.
     """
-    body = _HEADING_LINE.sub(" ", passage)
-    tokens = tokenize(body)
-    words = [token for token in tokens if token.is_word]
-    if not words:
-        return "heading"
-    if len(words) < MIN_WORDS or (len(words) <= FRAGMENT_MAX_WORDS
-                                  and not _has_finite_verb(tokens)):
-        return "fragment"
+    shape = _passage_shape(passage)
+    if shape is not None:
+        return shape
     subject, rest = claim_words(claim)
-    held = _held(subject | rest, f"{passage}\n{context}")
+    held = _held(subject | rest, _text_stems(f"{passage}\n{context}"))
     needed = min(MIN_SHARED, math.ceil(MIN_SHARE * len(rest)))
     if (subject or rest) and not subject & held and len(rest & held) < needed:
         return "other subject"
     return None
 
 
+# The readings below depend on one text each, and a request reads the same passages and claims
+# many times over (every claim against each of its passages): they are kept for recent texts.
+@functools.lru_cache(maxsize=_RECENT_TEXTS)
+def _passage_shape(passage: str) -> CannotState | None:
+    """``heading`` or ``fragment`` when the passage itself cannot state anything, else None."""
+    tokens = tokenize(_HEADING_LINE.sub(" ", passage))
+    words = [token for token in tokens if token.is_word]
+    if not words:
+        return "heading"
+    if len(words) < MIN_WORDS or (len(words) <= FRAGMENT_MAX_WORDS
+                                  and not _has_finite_verb(tokens)):
+        return "fragment"
+    return None
+
+
+@functools.lru_cache(maxsize=_RECENT_TEXTS)
 def claim_words(claim: str) -> tuple[frozenset[str], frozenset[str]]:
     """The stems of ``claim``'s content words: those of its grammatical subject, and the rest
     (all of them when the subject is a pronoun or the shallow reader cannot find it).
@@ -145,9 +159,14 @@ def _stem(word: str) -> str:
     return word
 
 
-def _held(wanted: frozenset[str], text: str) -> frozenset[str]:
-    """The stems of ``wanted`` that ``text`` holds, alone or inside a compound."""
-    stems = {_stem(token.lower.removesuffix("'s")) for token in tokenize(text) if token.is_word}
+@functools.lru_cache(maxsize=_RECENT_TEXTS)
+def _text_stems(text: str) -> frozenset[str]:
+    return frozenset(_stem(token.lower.removesuffix("'s")) for token in tokenize(text)
+                     if token.is_word)
+
+
+def _held(wanted: frozenset[str], stems: frozenset[str]) -> frozenset[str]:
+    """The stems of ``wanted`` among ``stems`` (a text's), alone or inside a compound."""
     return frozenset(stem for stem in wanted if stem in stems or (len(stem) >= 4 and any(
         word.startswith(stem) or word.endswith(stem) for word in stems)))
 

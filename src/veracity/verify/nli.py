@@ -1,13 +1,26 @@
 """The NLI layer: each claim scored against its evidence passages by the verifier.
 
-All (passage, claim) pairs of an answer go to the verifier in one batched call. A claim's
-support is aggregated over its passages:
+All pairs of an answer go to the verifier in one batched call. ``window`` says what a pair is:
+
+- ``claim``: one pair per claim. Its passages are joined, each its own paragraph, into
+  one premise, and the verifier's evidence selector picks the claim's best sentences across all
+  of them into one window (a passage never shares a sentence with another, since a blank line
+  always ends one). Every passage the window drew on is judged with the window's reading and
+  its own exact spans; a passage it did not draw on was not read and is not in the claim's
+  evidence. One reading per claim instead of one per passage: about k times fewer pairs, but
+  one passage that supports a claim and another that contradicts it get the same reading, so
+  such a claim can no longer be reported with a citation and an anti-citation at once.
+- ``passage`` (``defaults.NLI_WINDOW``): one pair per (passage, claim), each passage read on
+  its own. A claim's support is then aggregated over its passages:
 
 - ``max`` (default): the best passage's P(supported), as MiniCheck does over chunks;
 - ``noisy_or``: the evidence of several passages combined, ``1 - prod(1 - p_i')`` over the ``k``
   best passages, where ``p_i' = max(0, (p_i - b) / (1 - b))`` removes the background support
   ``b`` that the verifier gives unrelated text. Without that correction and the cap on ``k``,
   many weak passages would add up to a confident "supported".
+
+With ``claim`` windows the support is the window's P(supported) (``aggregation`` must be
+``max``: noisy-OR combines readings of separate passages, which the window already joins).
 
 The label: ``supported`` when the support reaches ``tau``; ``contradicted`` when the best
 P(contradicted) reaches ``contradiction`` and beats the support; ``unsupported`` otherwise (also
@@ -36,6 +49,7 @@ scores, which the benches measure, as they are.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -49,10 +63,15 @@ from veracity.verifiers.scoring import score_groups
 from veracity.verify.fragments import cannot_state
 from veracity.verify.gather import ClaimEvidence, EvidenceSet
 
-__all__ = ["AGGREGATIONS", "Aggregation", "NLILayer", "NLIResult", "aggregate_support"]
+__all__ = ["AGGREGATIONS", "WINDOWS", "Aggregation", "EvidenceWindow", "NLILayer", "NLIResult",
+           "aggregate_support", "join_passages", "passage_spans"]
 
 Aggregation = Literal["max", "noisy_or"]
 AGGREGATIONS: tuple[Aggregation, ...] = ("max", "noisy_or")
+EvidenceWindow = Literal["claim", "passage"]
+WINDOWS: tuple[EvidenceWindow, ...] = ("claim", "passage")
+#: Between two passages joined into one premise: a blank line, which always ends a sentence.
+PASSAGE_BREAK = "\n\n"
 
 
 @dataclass(frozen=True)
@@ -87,6 +106,31 @@ def aggregate_support(supported: Sequence[float], *, aggregation: Aggregation = 
     return 1.0 - math.prod(1.0 - p for p in corrected)
 
 
+def join_passages(texts: Sequence[str]) -> tuple[str, list[int]]:
+    """The passages as one premise, each its own paragraph, and where each one starts in it.
+
+    >>> join_passages(["Bees dance.", "Ants march."])
+    ('Bees dance.\\n\\nAnts march.', [0, 13])
+    """
+    starts, position = [], 0
+    for text in texts:
+        starts.append(position)
+        position += len(text) + len(PASSAGE_BREAK)
+    return PASSAGE_BREAK.join(texts), starts
+
+
+def passage_spans(spans: Sequence[Span], start: int, length: int) -> tuple[Span, ...]:
+    """The parts of ``spans`` (of a joined premise) inside the passage at ``start`` of
+    ``length`` characters, as spans of that passage.
+
+    >>> passage_spans([Span(0, 24)], 13, 11)
+    (Span(start=0, end=11),)
+    """
+    end = start + length
+    return tuple(Span(max(span.start, start) - start, min(span.end, end) - start)
+                 for span in spans if span.start < end and span.end > start)
+
+
 class NLILayer:
     """Scores claims against their evidence with a ``PairScorer`` (see the module docstring)."""
 
@@ -101,6 +145,7 @@ class NLILayer:
         contradiction: float = defaults.VERIFY_CONTRADICTION,
         k: int = defaults.NOISY_OR_K,
         background: float = defaults.NOISY_OR_BACKGROUND,
+        window: EvidenceWindow = defaults.NLI_WINDOW,  # type: ignore[assignment]
     ) -> None:
         if not isinstance(scorer, PairScorer):
             raise OptionError("scorer", scorer, "a PairScorer (model_id, load(), run())",
@@ -113,6 +158,12 @@ class NLILayer:
         if not 0.0 <= background < 1.0:
             raise OptionError("background", background, "at least 0 and below 1",
                               "It is the support the verifier gives unrelated text, e.g. 0.1.")
+        if window not in WINDOWS:
+            raise OptionError("window", window, f"one of {', '.join(WINDOWS)}")
+        if window == "claim" and aggregation != "max":
+            raise OptionError("aggregation", aggregation, "max with one window per claim",
+                              "noisy-OR combines the readings of separate passages: pass "
+                              "window='passage' with it.")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise OptionError("k", k, "a positive integer", "Cap noisy-OR at e.g. 3 passages.")
         self.scorer = scorer
@@ -121,6 +172,7 @@ class NLILayer:
         self.contradiction = contradiction
         self.k = k
         self.background = background
+        self.window: EvidenceWindow = window
 
     def load(self) -> NLILayer:
         self.scorer.load()
@@ -128,14 +180,24 @@ class NLILayer:
 
     def run(self, evidence: EvidenceSet) -> NLIResult:
         """The finding for every claim of ``evidence``, from one batched verifier call."""
-        groups = [[(passage.text, item.claim.text) for passage in item.passages]
-                  for item in evidence.items]
+        if self.window == "claim":
+            joined = [join_passages([passage.text for passage in item.passages])
+                      for item in evidence.items]
+            groups = [[(text, item.claim.text)] if item.passages else []
+                      for (text, _), item in zip(joined, evidence.items, strict=True)]
+        else:
+            groups = [[(passage.text, item.claim.text) for passage in item.passages]
+                      for item in evidence.items]
         scored = score_groups(self.scorer, groups)
         results, judgements, citations, anti = [], [], [], []
-        for item, scores in zip(evidence.items, scored.groups, strict=True):
-            judged = tuple(_judgement(passage, score, cited, item.query, item.claim.text)
-                           for passage, score, cited
-                           in zip(item.passages, scores, item.cited, strict=True))
+        for position, (item, scores) in enumerate(zip(evidence.items, scored.groups,
+                                                      strict=True)):
+            if self.window == "claim":
+                judged = _window_judgements(item, scores, joined[position][1])
+            else:
+                judged = tuple(_judgement(passage, score, cited, item.query, item.claim.text)
+                               for passage, score, cited
+                               in zip(item.passages, scores, item.cited, strict=True))
             judgements.append(judged)
             results.append(self._finding(item, judged))
             citations.append(tuple(sorted(
@@ -175,6 +237,23 @@ class NLILayer:
         return LayerResult("nli", "unsupported", True, 1.0 - support,
                            f"support {support:.2f} ({self.aggregation}) is below tau "
                            f"{self.tau:.2f}; best passage {best.chunk_id}{note}")
+
+
+def _window_judgements(item: ClaimEvidence, scores: Sequence[PairScore],
+                       starts: Sequence[int]) -> tuple[EvidenceJudgement, ...]:
+    """The passages one claim's window drew on, each with the window's reading and its own
+    spans of it (every passage, each with the failure, when the window could not be read)."""
+    if not scores:
+        return ()
+    (score,) = scores
+    judged = []
+    for passage, cited, start in zip(item.passages, item.cited, starts, strict=True):
+        # A scorer that reports no evidence spans read its whole window.
+        spans = passage_spans(score.evidence or (score.window,), start, len(passage.text))
+        if spans or score.error is not None:
+            own = dataclasses.replace(score, evidence=spans)
+            judged.append(_judgement(passage, own, cited, item.query, item.claim.text))
+    return tuple(judged)
 
 
 def _against(judged: Sequence[EvidenceJudgement]) -> list[EvidenceJudgement]:

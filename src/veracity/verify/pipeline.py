@@ -42,7 +42,7 @@ from veracity.verify.claims import ClaimExtractor
 from veracity.verify.consistency import ConsistencyLayer, ConsistencyResult
 from veracity.verify.gather import EvidenceGatherer, EvidenceSet
 from veracity.verify.knowledge import KnowledgeLayer, KnowledgeResult
-from veracity.verify.nli import Aggregation, NLILayer, NLIResult
+from veracity.verify.nli import Aggregation, EvidenceWindow, NLILayer, NLIResult
 from veracity.verify.questions import QueryMaker, QueryMode
 from veracity.verify.rules import LayerCombiner
 
@@ -240,6 +240,7 @@ def make_answer_verifier(
     tau: float = defaults.VERIFY_TAU,
     decompose: bool = True,
     decontextualize: bool = True,
+    window: EvidenceWindow | None = None,
 ) -> AnswerVerifier:
     """An :class:`AnswerVerifier` for the common cases, with ``chat`` passed wherever it is used.
 
@@ -248,6 +249,9 @@ def make_answer_verifier(
     of these without a chat model, or giving one that nothing uses, is an error. Evidence comes
     from ``retriever``, from ``sources`` (passages, see
     :func:`~veracity.verify.gather.source_chunks`), or only from what the answer cites.
+    ``window`` is what the NLI layer reads per claim (:mod:`veracity.verify.nli`); by default
+    ``defaults.NLI_WINDOW``, or ``passage`` with noisy-OR ``aggregation``, which combines the
+    readings of separate passages.
 
     >>> from veracity.testing import TablePairScorer
     >>> make_answer_verifier(TablePairScorer({}), claims="llm")
@@ -292,9 +296,16 @@ Give one (--llm on the command line, chat in Python), or let rules write the cla
                                                    else None))
     combiner = rule if isinstance(rule, LayerCombiner) else LayerCombiner(rule, order=chosen)
     return AnswerVerifier(
-        NLILayer(scorer, aggregation=aggregation, tau=tau), gatherer, claims=extractor,
+        NLILayer(scorer, aggregation=aggregation, tau=tau, window=window or _window(aggregation)),
+        gatherer, claims=extractor,
         knowledge=(knowledge or KnowledgeLayer()) if "knowledge" in chosen else None,
         consistency=consistency if "consistency" in chosen else None, rule=combiner)
+
+
+def _window(aggregation: Aggregation) -> EvidenceWindow:
+    if aggregation == "noisy_or":
+        return "passage"
+    return defaults.NLI_WINDOW  # type: ignore[return-value]
 
 
 def _timed(timings: dict[str, float], stage: str, work: Callable[[], T]) -> T:
