@@ -71,6 +71,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     dev = {}
     for name in SETS:
         items = load(name, DEFAULT_DATA)
+        # A claim longer than the window cannot be scored at all (ClaimTooLongError): left out.
+        budget = verifier.selector.claim_budget()
+        lengths = verifier.selector.tokenizer.encode_batch([i.claim for i in items],
+                                                           add_special_tokens=False)
+        items = [i for i, e in zip(items, lengths, strict=True) if len(e.ids) <= budget]
         network, matrix = _features(verifier, [i.premise for i in items], [i.claim for i in items])
         dev[name] = (network, matrix, np.array([i.label for i in items]))
     pairs = [json.loads(line) for line in PAIRS.read_text().splitlines() if line]

@@ -109,8 +109,8 @@ def fakes(tmp_path: Path) -> Fakes:
 
 HIT = ["rank", "score", "scores", "doc_id", "title", "section", "page", "page_end", "start",
        "end", "chunk_id", "source", "text"]
-PAIR = ["claim", "label", "probabilities", "supported", "contradicted", "neither", "window",
-        "windows", "evidence", "error", "rules"]
+PAIR = ["claim", "label", "verifier_label", "probabilities", "supported", "contradicted",
+        "neither", "window", "windows", "evidence", "error", "rules"]
 CITATION = ["marker", "span", "attached", "support", "contradicted", "error", "chunk_id",
             "doc_id", "title", "section", "page", "page_end", "start", "end", "evidence"]
 INVALID = ["marker", "span", "reason"]

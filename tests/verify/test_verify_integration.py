@@ -24,14 +24,22 @@ def verifier() -> AnswerVerifier:
     return make_answer_verifier(make_verifier("embedded"), sources=sources).load()
 
 
+@pytest.mark.xfail(strict=True, reason="a false contradiction of verifier 0.5.0: its network "
+                   "reads the claim's 'instead' against the passage (P(contradicted) 0.55); "
+                   "bench/README.md, verifier_reads")
+def test_the_true_round_dance_claim_is_supported(verifier: AnswerVerifier) -> None:
+    answer = (EXAMPLES / "answer_to_check.md").read_text(encoding="utf-8")
+    labels = {v.claim.text: v.label for v in verifier.run(answer).verdicts}
+    assert labels["For food closer than about 50 metres, a forager performs a round dance "
+                  "instead."] == "supported"
+
+
 def test_the_sample_answer_gets_the_expected_verdicts(verifier: AnswerVerifier) -> None:
     answer = (EXAMPLES / "answer_to_check.md").read_text(encoding="utf-8")
     report = verifier.run(answer)
     labels = {v.claim.text: v.label for v in report.verdicts}
     assert labels["He shared the Nobel Prize in Physiology or Medicine in 1983."] == \
         "contradicted"
-    assert labels["For food closer than about 50 metres, a forager performs a round dance "
-                  "instead."] == "supported"
     assert labels["The waggle dance is also performed by bumblebees to recruit nestmates."] == \
         "unsupported"
     assert [s.reason for s in report.skipped] == ["greeting"]

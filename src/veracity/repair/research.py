@@ -18,7 +18,7 @@ sources, every source is evidence and no question is made.
 >>> claim = Claim(0, "Karl von Frisch won the Nobel Prize in 1983.", Span(0, 44), 0)
 >>> found = Researcher(sources=sources, k=2).run([claim])
 >>> found.questions[0], found.best[0], found.evidence.items[0].passages[0].id
-(('When Karl von Frisch won the Nobel Prize?',), ('w#0',), 'w#0')
+(('Karl von Frisch won the Nobel Prize in what year?',), ('w#0',), 'w#0')
 """
 
 from __future__ import annotations
