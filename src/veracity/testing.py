@@ -20,7 +20,7 @@ from veracity.types import PairScore, PairScores, RelevanceScore, RelevanceScore
 from veracity.verifiers.base import check_pairs
 
 __all__ = ["FailingPairScorer", "OverlapRelevanceScorer", "ScriptExhaustedError",
-           "ScriptedChatModel", "TablePairScorer", "save_tiny_classifier"]
+           "ScriptedChatModel", "TablePairScorer", "save_tiny_classifier", "save_tiny_seq2seq"]
 
 
 class TablePairScorer:
@@ -208,6 +208,38 @@ def save_tiny_classifier(folder: Path, id2label: Mapping[int, str]) -> Path:
     with torch.no_grad():
         for name, parameter in model.named_parameters():
             if name.endswith("weight") and "LayerNorm" not in name:
+                parameter.normal_(0.0, 0.2, generator=generator)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def save_tiny_seq2seq(folder: Path) -> Path:
+    """A tiny ``T5ForConditionalGeneration`` with random weights (2 layers of 32 units) and the
+    shipped MiniLM vocabulary, its end-of-sequence token ``[SEP]``, saved with its tokenizer to
+    ``folder``: a seq2seq checker for tests, with MiniCheck's label tokens (3 and 209) in its
+    vocabulary (needs the ``[hf]`` extra)."""
+    import torch
+    from transformers import (  # type: ignore[attr-defined]  # an alias of BertTokenizer in 5.x
+        BertTokenizerFast,
+        T5Config,
+        T5ForConditionalGeneration,
+    )
+
+    from veracity.assets import ASSETS
+
+    tokenizer = BertTokenizerFast(str(ASSETS / "minilm" / "vocab.txt"), eos_token="[SEP]")
+    tokenizer.model_max_length = 128
+    config = T5Config(  # type: ignore[call-arg]  # decoder_start_token_id goes to PretrainedConfig
+        vocab_size=tokenizer.vocab_size, d_model=32, d_kv=16, d_ff=64, num_layers=2,
+        num_heads=2, decoder_start_token_id=tokenizer.pad_token_id,
+        pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.sep_token_id)
+    model = T5ForConditionalGeneration(config)
+    generator = torch.Generator().manual_seed(7)  # local: no global seed
+    with torch.no_grad():
+        for name, parameter in model.named_parameters():
+            if name.endswith("weight") and "layer_norm" not in name:
                 parameter.normal_(0.0, 0.2, generator=generator)
     folder.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(folder)

@@ -56,7 +56,7 @@ EXIT_FAILED = 2
 
 #: Options several commands share, declared once (each command gives the default).
 VerifierOption = Annotated[str, typer.Option(
-    help="embedded, lexical, cosine, align or hf:<model>")]
+    help="embedded, lexical, cosine, align, hf:<model> or seq2seq:<model>")]
 IndexSearchOption = Annotated[str, typer.Option("--mode",
                                                 help="index search: bm25, dense or hybrid")]
 

@@ -155,9 +155,13 @@ class Classifier:
     model: Any
     pad_id: int = 0
     type_ids: bool = True
+    #: A sequence-to-sequence model: ``logits`` are its first decoding step's, over the vocabulary.
+    seq2seq: bool = False
+    decoder_start: int = 0
 
     def logits(self, encodings: Sequence[Any]) -> np.ndarray:
-        """The model's logits for one batch of encoded pairs (float64, on the CPU)."""
+        """The model's logits for one batch of encoded pairs (float64, on the CPU); for a
+        sequence-to-sequence model, those of the first token it would write."""
         longest = max(len(encoding.ids) for encoding in encodings)
         if longest > self.window:  # pragma: no cover - the selector keeps windows in bounds
             raise ModelError(f"{self.model_id}: a window of {longest} tokens exceeds the model's "
@@ -172,10 +176,15 @@ class Classifier:
             mask[row, :n] = 1
             types[row, :n] = torch.tensor(encoding.type_ids, dtype=torch.long)
         feeds = {"input_ids": ids, "attention_mask": mask}
-        if self.type_ids:
+        if self.type_ids and not self.seq2seq:
             feeds["token_type_ids"] = types
+        if self.seq2seq:
+            feeds["decoder_input_ids"] = torch.full((len(encodings), 1), self.decoder_start,
+                                                    dtype=torch.long)
         with torch.no_grad():
             out = self.model(**{name: t.to(self.device) for name, t in feeds.items()}).logits
+        if self.seq2seq:
+            out = out[:, 0, :]
         result: np.ndarray = out.float().cpu().numpy().astype(np.float64)
         return result
 
@@ -199,9 +208,14 @@ def check_hf_options(model: str | Path, device: str, batch_size: int, max_tokens
 
 def load_classifier(model_id: str, *, revision: str | None, local_files_only: bool, device: str,
                     max_tokens: int | None, strategy: Strategy, purpose: str,
-                    check: Callable[[Mapping[int, str]], object] | None = None) -> Classifier:
+                    check: Callable[[Mapping[int, str]], object] | None = None,
+                    seq2seq: Callable[[Any], int] | None = None) -> Classifier:
     """Load tokenizer and weights (from local files unless ``local_files_only=False``);
-    ``check`` sees the model's ``id2label`` before the weights move to ``device``."""
+    ``check`` sees the model's ``id2label`` before the weights move to ``device``.
+
+    ``seq2seq`` loads a sequence-to-sequence model instead of a classifier: it is given the
+    tokenizer and returns how many tokens the model's input format adds to a (premise, claim)
+    pair, so that the evidence windows leave room for them."""
     if model_id.startswith(("/", "./", "../", "~")) and not Path(model_id).expanduser().is_dir():
         raise ModelError(f"{model_id}: no such folder; give the folder of a saved model "
                          "(config.json, the weights and the tokenizer files) or a hub model id")
@@ -210,14 +224,16 @@ def load_classifier(model_id: str, *, revision: str | None, local_files_only: bo
     options = {"revision": revision, "local_files_only": local_files_only}
     try:
         hf_tokenizer = transformers.AutoTokenizer.from_pretrained(model_id, **options)
-        model = transformers.AutoModelForSequenceClassification.from_pretrained(
-            model_id, **options)
+        auto = (transformers.AutoModelForSeq2SeqLM if seq2seq is not None
+                else transformers.AutoModelForSequenceClassification)
+        model = auto.from_pretrained(model_id, **options)
     except (OSError, ValueError) as exc:
         fix = ("It is looked up in the local Hugging Face cache only: give a local folder "
                "(hf:/path/to/model), or in Python pass local_files_only=False to download it."
                if local_files_only else "Check the model id, the revision and the network.")
-        raise ModelError(f"cannot load {model_id!r} (revision {revision}) as a "
-                         f"sequence-classification model: {exc}. {fix}") from exc
+        kind = "sequence-to-sequence" if seq2seq is not None else "sequence-classification"
+        raise ModelError(f"cannot load {model_id!r} (revision {revision}) as a {kind} model: "
+                         f"{exc}. {fix}") from exc
     config = model.config
     id2label = dict(config.id2label)
     if check is not None:
@@ -235,7 +251,8 @@ def load_classifier(model_id: str, *, revision: str | None, local_files_only: bo
     tokenizer.no_truncation()
     tokenizer.no_padding()
     # The selector reserves SPECIAL_TOKENS (BERT's three); RoBERTa-style pairs add four.
-    added = int(hf_tokenizer.num_special_tokens_to_add(pair=True))
+    added = (int(hf_tokenizer.num_special_tokens_to_add(pair=True)) if seq2seq is None
+             else seq2seq(hf_tokenizer))
     usable = window - max(0, added - SPECIAL_TOKENS)
     selector = EvidenceSelector(max_tokens=usable, strategy=strategy, tokenizer=tokenizer)
     try:
@@ -248,7 +265,9 @@ def load_classifier(model_id: str, *, revision: str | None, local_files_only: bo
         version=revision or getattr(config, "_commit_hash", None) or "local",
         id2label=id2label, selector=selector, window=window, device=device, torch=torch,
         model=model, pad_id=hf_tokenizer.pad_token_id or 0,
-        type_ids="token_type_ids" in hf_tokenizer.model_input_names)
+        type_ids="token_type_ids" in hf_tokenizer.model_input_names,
+        seq2seq=seq2seq is not None,
+        decoder_start=int(getattr(config, "decoder_start_token_id", None) or 0))
 
 
 def _model_window(model_id: str, tokenizer: Any, config: Any, max_tokens: int | None) -> int:

@@ -4,7 +4,8 @@ Names: ``embedded`` (the shipped verifier; ``embedded-raw`` without its combiner
 ``:PATH`` for another exported verifier folder), ``lexical`` and ``cosine`` (baselines), ``align``
 (token alignment, a similarity like the baselines), and
 ``hf:<model id or path>[@preset]`` for any Hugging Face checker (preset ``nli``, ``binary`` or
-``score``; default ``nli``).
+``score``; default ``nli``), and ``seq2seq:<model id or path>[@preset]`` for a seq2seq checker
+that answers with label tokens (preset ``minicheck``, MiniCheck-Flan-T5's format).
 
 >>> make_verifier("lexical").model_id                                  # doctest: +SKIP
 'lexical-coverage'
@@ -68,8 +69,14 @@ def make_verifier(name: str, *, threads: int = defaults.ONNX_THREADS) -> PairSco
 
         model, _, preset = name[3:].partition("@")
         return HFVerifier(model, labels=preset or "nli")
+    if name.startswith("seq2seq:"):
+        from veracity.verifiers.seq2seq import Seq2SeqVerifier
+
+        model, _, preset = name[len("seq2seq:"):].partition("@")
+        return Seq2SeqVerifier(model, preset=preset or "minicheck")
     name, _, path = name.partition(":")
     if name not in VERIFIERS:
         choices = ", ".join(VERIFIERS)
-        raise OptionError("verifier", name, f"one of {choices}, or hf:<model>[@preset]")
+        raise OptionError("verifier", name, f"one of {choices}, hf:<model>[@preset] or "
+                          "seq2seq:<model>[@preset]")
     return VERIFIERS[name](path, threads)
