@@ -2,7 +2,8 @@
 
 Each file ``<id>.json`` holds ``id``, ``version``, ``system``, ``user`` (a template whose
 ``{name}`` fields are filled by :meth:`ChatPrompt.render`), ``reply_format`` (what the model is
-asked to reply, in words) and optionally ``labels`` (the reply labels the prompt asks for).
+asked to reply, in words) and optionally ``labels`` (the reply labels the prompt asks for) and
+``targets`` (for a published judge's own labels, what each one means).
 Changing a prompt's wording means a new ``version`` (or a new file), so results stay traceable.
 
 >>> prompt = load_prompt("judge_v1")
@@ -36,6 +37,9 @@ class ChatPrompt:
     user: str
     reply_format: str
     labels: tuple[str, ...] = ()
+    #: For a published judge's own labels: what each means, as (label, target) pairs with
+    #: targets ``supported``, ``contradicted`` or ``neither`` (see veracity.verifiers.judge).
+    targets: tuple[tuple[str, str], ...] = ()
 
     @property
     def ref(self) -> str:
@@ -85,6 +89,8 @@ def load_prompt(prompt_id: str) -> ChatPrompt:
         user=str(data["user"]),
         reply_format=str(data["reply_format"]),
         labels=tuple(str(label) for label in data.get("labels", ())),
+        targets=tuple((str(label), str(target))
+                      for label, target in dict(data.get("targets", {})).items()),
     )
     if prompt.id != prompt_id:  # pragma: no cover - guards a packaging mistake
         raise OptionError("prompt", prompt_id, f"a file whose id matches (it says {prompt.id!r})")

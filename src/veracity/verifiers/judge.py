@@ -16,6 +16,13 @@ fits them into ``max_tokens`` (counted with the shipped MiniLM tokenizer, an app
 the chat model's own tokens), one chat call per window, and the window with the highest support
 is kept (ties go to the higher contradiction, so a contradicting window beats a silent one).
 
+Published judges ask in their own words and answer with their own labels: a prompt whose JSON
+gives ``targets`` (each label's meaning: supported, contradicted or neither) is read by
+:func:`parse_label`, which takes exactly one of its labels and nothing else. Shipped:
+``judge_bespoke_minicheck_v1``, Bespoke-MiniCheck-7B's prompt (``Yes`` -> supported, ``No`` ->
+neither; LLM-AggreFact average 77.4 published), for the model behind any OpenAI-compatible
+server (``--llm openai:URL``).
+
 Provenance: ``PairScores.model_id`` is the chat model's ``model_id`` and ``model_version`` reads
 ``"prompt judge_v1@1; temperature 0; seed 0"``.
 
@@ -52,6 +59,7 @@ __all__ = [
     "Judgement",
     "LLMJudgeVerifier",
     "parse_judgement",
+    "parse_label",
 ]
 
 JudgeLabel = Literal["SUPPORTED", "CONTRADICTED", "NOT_MENTIONED"]
@@ -68,6 +76,8 @@ _LABEL_WORD = re.compile(r"\b(?:SUPPORTED|CONTRADICTED|NOT[ _-]?MENTIONED)\b", r
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.IGNORECASE | re.DOTALL)
 _EDGES = string.whitespace + string.punctuation
 _JSON_KEYS = frozenset({"label", "confidence"})
+#: What a published judge's label can mean, in the order of ``PairScore``'s probabilities.
+_TARGETS = ("supported", "contradicted", "neither")
 _EXPECTED = ('expected exactly one of SUPPORTED, CONTRADICTED, NOT_MENTIONED, or '
              '{"label": "<LABEL>", "confidence": <0-100>}')
 
@@ -160,9 +170,31 @@ def _parse_json(reply: str, text: str) -> Judgement:
     return Judgement(label, float(confidence))
 
 
-def _unreadable(reply: str, reason: str) -> GenerationError:
+def _unreadable(reply: str, reason: str, expected: str = _EXPECTED) -> GenerationError:
     shown = reply if len(reply) <= 300 else reply[:300] + "..."
-    return GenerationError(f"cannot read a verdict from the reply {shown!r}: {reason}; {_EXPECTED}")
+    return GenerationError(f"cannot read a verdict from the reply {shown!r}: {reason}; {expected}")
+
+
+def parse_label(reply: str, labels: Sequence[str]) -> str:
+    """Exactly one of a published judge's ``labels`` (any case, surrounding whitespace and
+    punctuation allowed), as the prompt spells it; raise :class:`GenerationError` otherwise.
+
+    >>> parse_label(" yes.", ("Yes", "No"))
+    'Yes'
+    >>> parse_label("Yes, it is.", ("Yes", "No"))
+    Traceback (most recent call last):
+    ...
+    veracity.errors.GenerationError: cannot read a verdict from the reply 'Yes, it is.': it is \
+not one label alone; expected exactly one of Yes, No
+    """
+    expected = f"expected exactly one of {', '.join(labels)}"
+    word = reply.strip(_EDGES).casefold()
+    if not word:
+        raise _unreadable(reply, "it is empty", expected)
+    for label in labels:
+        if word == label.casefold():
+            return label
+    raise _unreadable(reply, "it is not one label alone", expected)
 
 
 class LLMJudgeVerifier:
@@ -219,10 +251,15 @@ class LLMJudgeVerifier:
         if self._prompt is not None:
             return self
         prompt = load_prompt(self.prompt_id)
-        if set(prompt.fields) != {"premise", "claim"} or prompt.labels != JUDGE_LABELS:
+        targets = dict(prompt.targets)
+        published = (bool(targets) and set(targets) == set(prompt.labels)
+                     and set(targets.values()) <= set(_TARGETS) and "supported" in targets.values())
+        if set(prompt.fields) != {"premise", "claim"} or not (
+                prompt.labels == JUDGE_LABELS or published):
             raise OptionError("prompt", self.prompt_id,
                               "a prompt with fields {premise} and {claim} that asks for "
-                              f"{', '.join(JUDGE_LABELS)}",
+                              f"{', '.join(JUDGE_LABELS)}, or a published judge's prompt "
+                              "whose targets give every label's meaning",
                               f"It has fields {list(prompt.fields)} and labels "
                               f"{list(prompt.labels)}; pass prompt={JUDGE_PROMPT!r}.")
         selector = EvidenceSelector(max_tokens=self.max_tokens,
@@ -257,7 +294,7 @@ class LLMJudgeVerifier:
         for position, window in enumerate(windows):
             try:
                 reply = self.chat.run(self.request(window.text, claim)).text
-                verdicts.append(parse_judgement(reply).probabilities())
+                verdicts.append(self._read(reply))
             except GenerationError as exc:
                 where = (f"pair {index}, window {position + 1} of {len(windows)} "
                          f"({self.model_id}, prompt {self._loaded()[0].ref})")
@@ -270,6 +307,15 @@ class LLMJudgeVerifier:
                                          evidence=window.spans)
         best = max(range(len(windows)), key=lambda i: (verdicts[i][0], verdicts[i][1], -i))
         return _score(verdicts[best], windows[best], best, len(windows))
+
+    def _read(self, reply: str) -> tuple[float, float, float]:
+        """(supported, contradicted, neither) of a reply, by the prompt's own labels."""
+        prompt = self._loaded()[0]
+        if not prompt.targets:
+            return parse_judgement(reply).probabilities()
+        target = dict(prompt.targets)[parse_label(reply, prompt.labels)]
+        supported, contradicted, neither = (float(target == name) for name in _TARGETS)
+        return supported, contradicted, neither
 
     def _loaded(self) -> tuple[ChatPrompt, EvidenceSelector]:
         self.load()
