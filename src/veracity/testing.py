@@ -179,14 +179,17 @@ class OverlapRelevanceScorer:
         return RelevanceScores(query, tuple(scores), self.model_id, "test")
 
 
-def save_tiny_classifier(folder: Path, id2label: Mapping[int, str]) -> Path:
+def save_tiny_classifier(folder: Path, id2label: Mapping[int, str], *,
+                         tokens: bool = False) -> Path:
     """A tiny ``BertForSequenceClassification`` with random weights (2 layers of 32 units, 128
     positions) and the shipped MiniLM vocabulary, saved with its tokenizer to ``folder``: a Hugging
-    Face model for tests that need one without the hub (needs the ``[hf]`` extra)."""
+    Face model for tests that need one without the hub (needs the ``[hf]`` extra). ``tokens``:
+    a ``BertForTokenClassification`` instead (one label per token, as LettuceDetect's)."""
     import torch
     from transformers import (  # type: ignore[attr-defined]  # an alias of BertTokenizer in 5.x
         BertConfig,
         BertForSequenceClassification,
+        BertForTokenClassification,
         BertTokenizerFast,
     )
 
@@ -201,7 +204,8 @@ def save_tiny_classifier(folder: Path, id2label: Mapping[int, str]) -> Path:
         num_labels=len(id2label), id2label=dict(id2label),
         label2id={name: index for index, name in id2label.items()},
     )
-    model = BertForSequenceClassification(config)
+    head = BertForTokenClassification if tokens else BertForSequenceClassification
+    model = head(config)
     generator = torch.Generator().manual_seed(len(id2label))  # local: no global seed
     # Larger weights than BERT's init so that different inputs get clearly different scores;
     # LayerNorm and biases keep their defaults so that nothing saturates.

@@ -158,6 +158,8 @@ class Classifier:
     #: A sequence-to-sequence model: ``logits`` are its first decoding step's, over the vocabulary.
     seq2seq: bool = False
     decoder_start: int = 0
+    #: A token classifier: ``logits`` are per token, ``(batch, longest, labels)``.
+    tokens: bool = False
 
     def logits(self, encodings: Sequence[Any]) -> np.ndarray:
         """The model's logits for one batch of encoded pairs (float64, on the CPU); for a
@@ -209,13 +211,15 @@ def check_hf_options(model: str | Path, device: str, batch_size: int, max_tokens
 def load_classifier(model_id: str, *, revision: str | None, local_files_only: bool, device: str,
                     max_tokens: int | None, strategy: Strategy, purpose: str,
                     check: Callable[[Mapping[int, str]], object] | None = None,
-                    seq2seq: Callable[[Any], int] | None = None) -> Classifier:
+                    seq2seq: Callable[[Any], int] | None = None,
+                    tokens: bool = False) -> Classifier:
     """Load tokenizer and weights (from local files unless ``local_files_only=False``);
     ``check`` sees the model's ``id2label`` before the weights move to ``device``.
 
     ``seq2seq`` loads a sequence-to-sequence model instead of a classifier: it is given the
     tokenizer and returns how many tokens the model's input format adds to a (premise, claim)
-    pair, so that the evidence windows leave room for them."""
+    pair, so that the evidence windows leave room for them. ``tokens`` loads a token
+    classifier (one label per token)."""
     if model_id.startswith(("/", "./", "../", "~")) and not Path(model_id).expanduser().is_dir():
         raise ModelError(f"{model_id}: no such folder; give the folder of a saved model "
                          "(config.json, the weights and the tokenizer files) or a hub model id")
@@ -225,13 +229,15 @@ def load_classifier(model_id: str, *, revision: str | None, local_files_only: bo
     try:
         hf_tokenizer = transformers.AutoTokenizer.from_pretrained(model_id, **options)
         auto = (transformers.AutoModelForSeq2SeqLM if seq2seq is not None
+                else transformers.AutoModelForTokenClassification if tokens
                 else transformers.AutoModelForSequenceClassification)
         model = auto.from_pretrained(model_id, **options)
     except (OSError, ValueError) as exc:
         fix = ("It is looked up in the local Hugging Face cache only: give a local folder "
                "(hf:/path/to/model), or in Python pass local_files_only=False to download it."
                if local_files_only else "Check the model id, the revision and the network.")
-        kind = "sequence-to-sequence" if seq2seq is not None else "sequence-classification"
+        kind = ("sequence-to-sequence" if seq2seq is not None else "token-classification"
+                if tokens else "sequence-classification")
         raise ModelError(f"cannot load {model_id!r} (revision {revision}) as a {kind} model: "
                          f"{exc}. {fix}") from exc
     config = model.config
@@ -266,7 +272,7 @@ def load_classifier(model_id: str, *, revision: str | None, local_files_only: bo
         id2label=id2label, selector=selector, window=window, device=device, torch=torch,
         model=model, pad_id=hf_tokenizer.pad_token_id or 0,
         type_ids="token_type_ids" in hf_tokenizer.model_input_names,
-        seq2seq=seq2seq is not None,
+        seq2seq=seq2seq is not None, tokens=tokens,
         decoder_start=int(getattr(config, "decoder_start_token_id", None) or 0))
 
 

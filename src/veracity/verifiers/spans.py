@@ -1,0 +1,183 @@
+"""Token-level span detectors: which characters of a claim its evidence does not support
+(LettuceDetect-style token classifiers; extra ``[hf]``).
+
+A token classifier reads (evidence, claim) as a pair and gives each token of the claim a
+probability of being unsupported (its ``hallucinated`` label). :class:`TokenSpanDetector` loads
+any such Hugging Face model by hub id or local folder (nothing downloaded unless
+``local_files_only=False``), windows long evidence as every veracity verifier does (never
+truncated), keeps for each claim token its lowest probability over the windows (a token one
+window supports is supported), and joins neighbouring tokens at or above ``threshold`` into
+character spans of the claim, each with its mean probability.
+
+LettuceDetect (RAGTruth F1 published: example-level 79.22 and span-level 58.93 for its large model,
+../shared/anchors) is trained with a prompt around the context and question; a model trained on
+plain (evidence, claim) pairs reads them as they are here.
+
+>>> detector = TokenSpanDetector("KRLabsOrg/lettucedect-base-modernbert-en-v1")  # doctest: +SKIP
+>>> detector.load().run(["The museum opens at nine."],                          # doctest: +SKIP
+...                    ["The museum opens at ten."])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from veracity import defaults
+from veracity.errors import ModelError, OptionError
+from veracity.types import Span
+from veracity.verifiers.base import check_pairs
+from veracity.verifiers.hf import Classifier, check_hf_options, load_classifier
+from veracity.verifiers.windows import Strategy
+
+__all__ = ["ClaimSpans", "TokenSpanDetector", "UnsupportedSpan"]
+
+
+@dataclass(frozen=True, slots=True)
+class UnsupportedSpan:
+    """Characters ``span`` of a claim that the evidence does not support, with the mean
+    probability of its tokens."""
+
+    span: Span
+    confidence: float
+
+    def to_dict(self, claim: str) -> dict[str, Any]:
+        return {"start": self.span.start, "end": self.span.end,
+                "text": self.span.of(claim), "confidence": self.confidence}
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimSpans:
+    """The unsupported spans of one claim, in order, and how many evidence windows were read."""
+
+    claim: str
+    spans: tuple[UnsupportedSpan, ...]
+    windows: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"claim": self.claim, "windows": self.windows,
+                "unsupported": [span.to_dict(self.claim) for span in self.spans]}
+
+
+class TokenSpanDetector:
+    """Finds the unsupported character spans of claims (see the module docstring).
+
+    ``hallucinated`` is the label (name or class index) that means "not supported";
+    ``threshold`` the probability from which a token counts as unsupported.
+    """
+
+    def __init__(
+        self,
+        model: str | Path,
+        *,
+        hallucinated: str | int = 1,
+        threshold: float = 0.5,
+        revision: str | None = None,
+        local_files_only: bool = True,
+        device: str = "cpu",
+        batch_size: int = defaults.VERIFIER_BATCH,
+        max_tokens: int | None = None,
+        strategy: Strategy = "select",
+    ) -> None:
+        check_hf_options(model, device, batch_size, max_tokens, strategy)
+        if not 0.0 < threshold < 1.0:
+            raise OptionError("threshold", threshold, "a probability strictly between 0 and 1")
+        self.model_id = str(model)
+        self.hallucinated = hallucinated
+        self.threshold = threshold
+        self.revision = revision
+        self.version = revision or "unloaded"
+        self.local_files_only = local_files_only
+        self.device = device
+        self.batch_size = batch_size
+        self.max_tokens = max_tokens
+        self.strategy = strategy
+        self._model: Classifier | None = None
+        self._column = 0
+
+    def load(self) -> TokenSpanDetector:
+        """Load tokenizer and weights once (from local files unless ``local_files_only=False``)."""
+        if self._model is not None:
+            return self
+        model = load_classifier(
+            self.model_id, revision=self.revision, local_files_only=self.local_files_only,
+            device=self.device, max_tokens=self.max_tokens, strategy=self.strategy,
+            purpose="TokenSpanDetector (token-level span detectors)", tokens=True)
+        self._column = _column(model.id2label, self.hallucinated, self.model_id)
+        self.version = model.version
+        self._model = model
+        return self
+
+    def run(self, premises: Sequence[str], claims: Sequence[str]) -> tuple[ClaimSpans, ...]:
+        """One :class:`ClaimSpans` per (premise, claim) pair, in input order."""
+        check_pairs(premises, claims)
+        model = self._loaded()
+        owners: list[int] = []
+        pairs: list[tuple[str, str]] = []
+        for index, (premise, claim) in enumerate(zip(premises, claims, strict=True)):
+            for window in model.selector.run(premise, claim):
+                owners.append(index)
+                pairs.append((window.text, claim))
+        lowest: list[dict[tuple[int, int], float]] = [{} for _ in claims]
+        for (start, end), probability, owner in self._claim_tokens(pairs, owners):
+            known = lowest[owner].get((start, end))
+            lowest[owner][(start, end)] = probability if known is None else min(known,
+                                                                                probability)
+        return tuple(ClaimSpans(claim, self._spans(claim, lowest[i]), owners.count(i))
+                     for i, claim in enumerate(claims))
+
+    def _claim_tokens(self, pairs: list[tuple[str, str]], owners: list[int]
+                      ) -> list[tuple[tuple[int, int], float, int]]:
+        """(claim offsets, P(unsupported), pair) for every claim token of every window."""
+        model = self._loaded()
+        encodings = model.selector.tokenizer.encode_batch(pairs)
+        found: list[tuple[tuple[int, int], float, int]] = []
+        for first in range(0, len(pairs), self.batch_size):
+            batch = list(range(first, min(first + self.batch_size, len(pairs))))
+            logits = model.logits([encodings[i] for i in batch])
+            shifted = np.exp(logits - logits.max(axis=2, keepdims=True))
+            probabilities = shifted[:, :, self._column] / shifted.sum(axis=2)
+            for row, i in enumerate(batch):
+                encoding = encodings[i]
+                for position, (sequence, offsets) in enumerate(
+                        zip(encoding.sequence_ids, encoding.offsets, strict=True)):
+                    if sequence == 1 and offsets[1] > offsets[0]:
+                        found.append((offsets, float(probabilities[row, position]), owners[i]))
+        return found
+
+    def _spans(self, claim: str, tokens: dict[tuple[int, int], float]
+               ) -> tuple[UnsupportedSpan, ...]:
+        spans: list[UnsupportedSpan] = []
+        run: list[tuple[tuple[int, int], float]] = []
+        for offsets, probability in [*sorted(tokens.items()), ((len(claim), len(claim)), 0.0)]:
+            joined = bool(run) and not claim[run[-1][0][1]:offsets[0]].strip()
+            if probability >= self.threshold and (joined or not run):
+                run.append((offsets, probability))
+                continue
+            if run:
+                spans.append(UnsupportedSpan(Span(run[0][0][0], run[-1][0][1]),
+                                             float(np.mean([p for _, p in run]))))
+            run = [(offsets, probability)] if probability >= self.threshold else []
+        return tuple(spans)
+
+    def _loaded(self) -> Classifier:
+        self.load()
+        if self._model is None:  # pragma: no cover - load() always sets it
+            raise ModelError(f"{self.model_id} failed to load")
+        return self._model
+
+
+def _column(id2label: dict[int, str] | Any, hallucinated: str | int, model: str) -> int:
+    labels = {int(index): str(name) for index, name in dict(id2label).items()}
+    if isinstance(hallucinated, int) and hallucinated in labels:
+        return hallucinated
+    wanted = str(hallucinated).casefold()
+    for index, name in labels.items():
+        if name.casefold() == wanted:
+            return index
+    raise ModelError(f"{model} has labels {sorted(labels.values())}; none is "
+                     f"{hallucinated!r}: pass hallucinated= the label that means unsupported")
