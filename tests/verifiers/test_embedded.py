@@ -154,3 +154,12 @@ def test_no_pairs_give_no_scores(verifier: EmbeddedVerifier) -> None:
     result = verifier.run([], [])
     assert result.scores == ()
     assert result.model_id == "veracity-verifier-minilm-l6"
+
+
+def test_an_unloaded_verifier_runs_with_its_three_way_combiner() -> None:
+    """run() before load(): the combiner's kind (three-way) is read before its features are made
+    (make demo's evolve met a 7-feature matrix for the 9-feature combiner)."""
+    fresh = EmbeddedVerifier()
+    scores = fresh.run([PREMISE], [CLAIMS[1]]).scores
+    assert scores[0].label == "contradicted"
+    assert fresh.version.endswith("+combined")

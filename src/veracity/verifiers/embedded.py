@@ -259,6 +259,7 @@ class EmbeddedVerifier:
         (by default when the loaded combiner is three-way), else
         :func:`~veracity.verifiers.combiner.features` (with ``alignment`` when the verifier has
         an aligner)."""
+        self._loaded()  # the combiner's kind is known once loaded
         if three_way is None:
             three_way = isinstance(self._combiner, ThreeWayCombiner)
         if three_way and not self._loaded_aligned():
