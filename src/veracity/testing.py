@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from veracity.errors import InputError
 from veracity.llm.base import ChatRequest, ChatResponse
@@ -185,7 +186,6 @@ def save_tiny_classifier(folder: Path, id2label: Mapping[int, str], *,
     positions) and the shipped MiniLM vocabulary, saved with its tokenizer to ``folder``: a Hugging
     Face model for tests that need one without the hub (needs the ``[hf]`` extra). ``tokens``:
     a ``BertForTokenClassification`` instead (one label per token, as LettuceDetect's)."""
-    import torch
     from transformers import (  # type: ignore[attr-defined]  # an alias of BertTokenizer in 5.x
         BertConfig,
         BertForSequenceClassification,
@@ -206,17 +206,7 @@ def save_tiny_classifier(folder: Path, id2label: Mapping[int, str], *,
     )
     head = BertForTokenClassification if tokens else BertForSequenceClassification
     model = head(config)
-    generator = torch.Generator().manual_seed(len(id2label))  # local: no global seed
-    # Larger weights than BERT's init so that different inputs get clearly different scores;
-    # LayerNorm and biases keep their defaults so that nothing saturates.
-    with torch.no_grad():
-        for name, parameter in model.named_parameters():
-            if name.endswith("weight") and "LayerNorm" not in name:
-                parameter.normal_(0.0, 0.2, generator=generator)
-    folder.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder
+    return _save_spread(model, tokenizer, folder, seed=len(id2label))
 
 
 def save_tiny_seq2seq(folder: Path) -> Path:
@@ -224,7 +214,6 @@ def save_tiny_seq2seq(folder: Path) -> Path:
     shipped MiniLM vocabulary, its end-of-sequence token ``[SEP]``, saved with its tokenizer to
     ``folder``: a seq2seq checker for tests, with MiniCheck's label tokens (3 and 209) in its
     vocabulary (needs the ``[hf]`` extra)."""
-    import torch
     from transformers import (  # type: ignore[attr-defined]  # an alias of BertTokenizer in 5.x
         BertTokenizerFast,
         T5Config,
@@ -240,10 +229,18 @@ def save_tiny_seq2seq(folder: Path) -> Path:
         num_heads=2, decoder_start_token_id=tokenizer.pad_token_id,
         pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.sep_token_id)
     model = T5ForConditionalGeneration(config)
-    generator = torch.Generator().manual_seed(7)  # local: no global seed
+    return _save_spread(model, tokenizer, folder, seed=7)
+
+
+def _save_spread(model: Any, tokenizer: Any, folder: Path, *, seed: int) -> Path:
+    """Save ``model`` with larger weights than its init, so that different inputs get clearly
+    different scores (layer norms and biases keep their defaults, so nothing saturates)."""
+    import torch
+
+    generator = torch.Generator().manual_seed(seed)  # local: no global seed
     with torch.no_grad():
         for name, parameter in model.named_parameters():
-            if name.endswith("weight") and "layer_norm" not in name:
+            if name.endswith("weight") and "layernorm" not in name.replace("_", "").lower():
                 parameter.normal_(0.0, 0.2, generator=generator)
     folder.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(folder)

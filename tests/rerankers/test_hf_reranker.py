@@ -72,7 +72,7 @@ def test_a_passage_longer_than_the_window_scores_as_its_best_window(models: dict
     assert scores.scores[0].windows > 2
     window = scores.scores[0].window.of(LONG)
     assert len(window) < len(LONG)
-    windows = reranker._loaded().selector.run(LONG, QUERY)
+    windows = reranker.hf.get().selector.run(LONG, QUERY)
     expected = _logits(models["one"], [(QUERY, w.text) for w in windows])
     assert scores.scores[0].logit == pytest.approx(float(expected.max()), abs=1e-4)
 

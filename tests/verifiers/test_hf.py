@@ -129,8 +129,8 @@ def test_scores_are_the_softmax_of_the_models_own_logits(models: dict[str, Path]
 def test_revision_is_recorded_and_load_is_idempotent(models: dict[str, Path]) -> None:
     verifier = HFVerifier(models["nli"], labels="nli", revision="main")
     assert verifier.load() is verifier
-    model = verifier._loaded().model
-    assert verifier.load()._loaded().model is model
+    model = verifier.hf.get().model
+    assert verifier.load().hf.get().model is model
     assert verifier.run([PREMISE], [CLAIM]).model_version == "main"
 
 
@@ -182,7 +182,7 @@ def test_batches_give_the_one_by_one_results(models: dict[str, Path]) -> None:
     single = HFVerifier(models["nli"], labels="nli", batch_size=1)
     batched = HFVerifier(models["nli"], labels="nli", batch_size=4).load()
     calls: list[int] = []
-    batched._loaded().model.register_forward_hook(
+    batched.hf.get().model.register_forward_hook(
         lambda _module, _args, kwargs, _out: calls.append(len(kwargs["input_ids"])),
         with_kwargs=True)
     np.testing.assert_allclose(_triples(batched.run(premises, claims)),

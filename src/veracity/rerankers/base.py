@@ -22,6 +22,7 @@ import numpy as np
 
 from veracity.errors import ClaimTooLongError, InputError
 from veracity.types import RelevanceScore, RelevanceScores
+from veracity.verifiers.hf import length_batches
 from veracity.verifiers.windows import EvidenceSelector, Window
 
 __all__ = ["RelevanceScorer", "batched_logits", "check_passages", "score_windows"]
@@ -88,10 +89,8 @@ def batched_logits(encodings: Sequence[Any], batch_size: int,
                    run_batch: Callable[[list[Any]], np.ndarray]) -> np.ndarray:
     """Column 0 of ``run_batch`` over ``encodings`` in batches of similar length (less padding,
     the same scores), back in input order."""
-    order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
     logits = np.zeros(len(encodings), dtype=np.float64)
-    for first in range(0, len(order), batch_size):
-        batch = order[first : first + batch_size]
+    for batch in length_batches(encodings, batch_size):
         logits[batch] = run_batch([encodings[i] for i in batch])[:, 0]
     return logits
 

@@ -20,7 +20,7 @@ from veracity import defaults
 from veracity.errors import ModelError
 from veracity.rerankers.base import batched_logits, check_passages, score_windows
 from veracity.types import RelevanceScores
-from veracity.verifiers.hf import Classifier, check_hf_options, load_classifier
+from veracity.verifiers.hf import HFModel
 
 __all__ = ["HFReranker"]
 
@@ -35,30 +35,25 @@ class HFReranker:
     def __init__(self, model: str | Path, *, revision: str | None = None,
                  local_files_only: bool = True, device: str = "cpu",
                  batch_size: int = defaults.HF_RERANK_BATCH, max_tokens: int | None = None) -> None:
-        check_hf_options(model, device, batch_size, max_tokens, "slide")
-        self.model_id = str(model)
-        self.revision = revision
-        self.version = revision or "unloaded"
-        self.local_files_only = local_files_only
-        self.device = device
-        self.batch_size = batch_size
-        self.max_tokens = max_tokens
-        self._classifier: Classifier | None = None
+        self.hf = HFModel(model, purpose="HFReranker (Hugging Face rerankers)",
+                          batch_size=batch_size, revision=revision,
+                          local_files_only=local_files_only, device=device,
+                          max_tokens=max_tokens, strategy="slide", check=self._check_outputs)
+        self.model_id = self.hf.model_id
+
+    @property
+    def version(self) -> str:
+        return self.hf.version
 
     def load(self) -> HFReranker:
         """Load tokenizer and weights once."""
-        if self._classifier is None:
-            self._classifier = load_classifier(
-                self.model_id, revision=self.revision, local_files_only=self.local_files_only,
-                device=self.device, max_tokens=self.max_tokens, strategy="slide",
-                purpose="HFReranker (Hugging Face rerankers)", check=self._check_outputs)
-            self.version = self._classifier.version
+        self.hf.get()
         return self
 
     def run(self, query: str, passages: Sequence[str]) -> RelevanceScores:
         """One score per passage, in input order, from its best window."""
         query, texts = check_passages(query, passages)
-        scores = score_windows(self._loaded().selector, query, texts, self._logits)
+        scores = score_windows(self.hf.get().selector, query, texts, self._logits)
         return RelevanceScores(query, scores, self.model_id, self.version)
 
     def _check_outputs(self, id2label: Mapping[int, str]) -> None:
@@ -69,13 +64,7 @@ class HFReranker:
                 "it as --verifier hf:<model> instead")
 
     def _logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        classifier = self._loaded()
+        classifier = self.hf.get()
         encodings = classifier.selector.tokenizer.encode_batch(pairs)
-        return batched_logits(encodings, self.batch_size, classifier.logits)
-
-    def _loaded(self) -> Classifier:
-        self.load()
-        if self._classifier is None:  # pragma: no cover - load() always sets it
-            raise ModelError(f"{self.model_id} failed to load")
-        return self._classifier
+        return batched_logits(encodings, self.hf.batch_size, classifier.logits)
 

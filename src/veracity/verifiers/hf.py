@@ -36,8 +36,9 @@ from veracity.verifiers.base import check_pairs, strip_control_tokens
 from veracity.verifiers.windowed import score_pairs
 from veracity.verifiers.windows import SPECIAL_TOKENS, STRATEGIES, EvidenceSelector, Strategy
 
-__all__ = ["DEVICES", "PRESETS", "TARGETS", "Classifier", "HFVerifier", "LabelMapping", "Target",
-           "check_hf_options", "label_mapping", "load_classifier"]
+__all__ = ["DEVICES", "PRESETS", "TARGETS", "Classifier", "HFModel", "HFVerifier", "LabelMapping",
+           "Target", "check_hf_options", "label_mapping", "length_batches",
+           "load_classifier"]
 
 Target = Literal["supported", "contradicted", "neither"]
 #: The verifier's outputs, in the order of ``PairScore``'s probabilities.
@@ -191,6 +192,17 @@ class Classifier:
         return result
 
 
+def length_batches(encodings: Sequence[Any], batch_size: int) -> list[list[int]]:
+    """Indices of ``encodings`` in batches of similar length (less padding, the same scores).
+
+    >>> from types import SimpleNamespace as E
+    >>> length_batches([E(ids=[1, 2, 3]), E(ids=[1]), E(ids=[1, 2])], 2)
+    [[1, 2], [0]]
+    """
+    order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+    return [order[first : first + batch_size] for first in range(0, len(order), batch_size)]
+
+
 def check_hf_options(model: str | Path, device: str, batch_size: int, max_tokens: int | None,
                      strategy: str) -> None:
     """:class:`OptionError` for a bad Hugging Face model option, before anything loads."""
@@ -291,6 +303,53 @@ def _model_window(model_id: str, tokenizer: Any, config: Any, max_tokens: int | 
     return max_tokens
 
 
+class HFModel:
+    """A Hugging Face model's options, checked at once, and its one load: what the Hugging Face
+    verifier, reranker, seq2seq checker and span detector share (see :func:`load_classifier`
+    for ``check``, ``seq2seq`` and ``tokens``).
+
+    ``version`` is ``revision`` when given, else (once loaded) the hub commit the files came
+    from, else ``"local"``.
+    """
+
+    def __init__(self, model: str | Path, *, purpose: str, batch_size: int,
+                 revision: str | None = None, local_files_only: bool = True,
+                 device: str = "cpu", max_tokens: int | None = None,
+                 strategy: Strategy = "select",
+                 check: Callable[[Mapping[int, str]], object] | None = None,
+                 seq2seq: Callable[[Any], int] | None = None, tokens: bool = False) -> None:
+        check_hf_options(model, device, batch_size, max_tokens, strategy)
+        self.model_id = str(model)
+        self.purpose = purpose
+        self.batch_size = batch_size
+        self.revision = revision
+        self.local_files_only = local_files_only
+        self.device = device
+        self.max_tokens = max_tokens
+        self.strategy: Strategy = strategy
+        self.check = check
+        self.seq2seq = seq2seq
+        self.tokens = tokens
+        self._model: Classifier | None = None
+
+    @property
+    def version(self) -> str:
+        if self._model is not None:
+            return self._model.version
+        return self.revision or "unloaded"
+
+    def get(self) -> Classifier:
+        """The loaded model, loaded on the first call (from local files unless
+        ``local_files_only=False``)."""
+        if self._model is None:
+            self._model = load_classifier(
+                self.model_id, revision=self.revision, local_files_only=self.local_files_only,
+                device=self.device, max_tokens=self.max_tokens, strategy=self.strategy,
+                purpose=self.purpose, check=self.check, seq2seq=self.seq2seq,
+                tokens=self.tokens)
+        return self._model
+
+
 class HFVerifier:
     """A ``PairScorer`` backed by a Hugging Face sequence-classification model.
 
@@ -312,48 +371,38 @@ class HFVerifier:
         max_tokens: int | None = None,
         strategy: Strategy = "select",
     ) -> None:
-        check_hf_options(model, device, batch_size, max_tokens, strategy)
+        self.hf = HFModel(model, purpose="HFVerifier (Hugging Face checkers)",
+                          batch_size=batch_size, revision=revision,
+                          local_files_only=local_files_only, device=device,
+                          max_tokens=max_tokens, strategy=strategy, check=self._read_labels)
         self.mapping = label_mapping(labels)
-        self.model_id = str(model)
-        self.revision = revision
-        self.version = revision or "unloaded"
-        self.local_files_only = local_files_only
-        self.device = device
-        self.batch_size = batch_size
-        self.max_tokens = max_tokens
-        self.strategy = strategy
-        self._classifier: Classifier | None = None
+        self.model_id = self.hf.model_id
         self._matrix: np.ndarray = np.zeros((0, 3))
+
+    @property
+    def version(self) -> str:
+        return self.hf.version
 
     def load(self) -> HFVerifier:
         """Load tokenizer and weights once (from local files unless ``local_files_only=False``)."""
-        if self._classifier is not None:
-            return self
-        matrices: list[np.ndarray] = []
-        classifier = load_classifier(
-            self.model_id, revision=self.revision, local_files_only=self.local_files_only,
-            device=self.device, max_tokens=self.max_tokens, strategy=self.strategy,
-            purpose="HFVerifier (Hugging Face checkers)",
-            check=lambda id2label: matrices.append(self.mapping.matrix(id2label, self.model_id)))
-        self._matrix = matrices[0]
-        self.version = classifier.version
-        self._classifier = classifier
+        self.hf.get()
         return self
+
+    def _read_labels(self, id2label: Mapping[int, str]) -> None:
+        self._matrix = self.mapping.matrix(id2label, self.model_id)
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         """One result per pair, in input order, from each pair's best window."""
         check_pairs(premises, hypotheses)
         claims = [strip_control_tokens(h) for h in hypotheses]
-        scores = score_pairs(self._loaded().selector, premises, claims, self._score_batch)
+        scores = score_pairs(self.hf.get().selector, premises, claims, self._score_batch)
         return PairScores(tuple(scores), self.model_id, self.version)
 
     def _score_batch(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        classifier = self._loaded()
+        classifier = self.hf.get()
         encodings = classifier.selector.tokenizer.encode_batch(pairs)
-        order = sorted(range(len(pairs)), key=lambda i: len(encodings[i].ids))
         probabilities = np.zeros((len(pairs), 3), dtype=np.float64)
-        for first in range(0, len(order), self.batch_size):
-            batch = order[first : first + self.batch_size]
+        for batch in length_batches(encodings, self.hf.batch_size):
             logits = classifier.logits([encodings[i] for i in batch])
             probabilities[batch] = self._to_targets(logits)
         return probabilities
@@ -366,9 +415,3 @@ class HFVerifier:
         classes = shifted / shifted.sum(axis=1, keepdims=True)
         result: np.ndarray = classes @ self._matrix
         return result
-
-    def _loaded(self) -> Classifier:
-        self.load()
-        if self._classifier is None:  # pragma: no cover - load() always sets it
-            raise ModelError(f"{self.model_id} failed to load")
-        return self._classifier

@@ -32,7 +32,7 @@ from veracity import defaults
 from veracity.errors import ModelError, OptionError
 from veracity.types import PairScores
 from veracity.verifiers.base import check_pairs, strip_control_tokens
-from veracity.verifiers.hf import Classifier, check_hf_options, load_classifier
+from veracity.verifiers.hf import HFModel, length_batches
 from veracity.verifiers.windowed import score_pairs
 from veracity.verifiers.windows import Strategy
 
@@ -81,50 +81,43 @@ class Seq2SeqVerifier:
         max_tokens: int | None = None,
         strategy: Strategy = "select",
     ) -> None:
-        check_hf_options(model, device, batch_size, max_tokens, strategy)
+        self.hf = HFModel(model, purpose="Seq2SeqVerifier (seq2seq checkers)",
+                          batch_size=batch_size, revision=revision,
+                          local_files_only=local_files_only, device=device,
+                          max_tokens=max_tokens, strategy=strategy, seq2seq=self._format_tokens)
         if isinstance(preset, str) and preset not in SEQ2SEQ_PRESETS:
             raise OptionError("preset", preset, f"one of {', '.join(SEQ2SEQ_PRESETS)} or a "
                               "Seq2SeqFormat")
         self.format = SEQ2SEQ_PRESETS[preset] if isinstance(preset, str) else preset
-        self.model_id = str(model)
-        self.revision = revision
-        self.version = revision or "unloaded"
-        self.local_files_only = local_files_only
-        self.device = device
-        self.batch_size = batch_size
-        self.max_tokens = max_tokens
-        self.strategy = strategy
-        self._model: Classifier | None = None
+        self.model_id = self.hf.model_id
         self._eos = ""
+
+    @property
+    def version(self) -> str:
+        return self.hf.version
 
     def load(self) -> Seq2SeqVerifier:
         """Load tokenizer and weights once (from local files unless ``local_files_only=False``)."""
-        if self._model is not None:
-            return self
-        model = load_classifier(
-            self.model_id, revision=self.revision, local_files_only=self.local_files_only,
-            device=self.device, max_tokens=self.max_tokens, strategy=self.strategy,
-            purpose="Seq2SeqVerifier (seq2seq checkers)", seq2seq=self._format_tokens)
-        vocabulary = int(model.model.config.vocab_size)
-        for name in ("supported", "unsupported"):
-            token = getattr(self.format, name)
-            if not 0 <= token < vocabulary:
-                raise ModelError(f"{self.model_id}: the {name} label token {token} is outside "
-                                 f"its vocabulary of {vocabulary}; give a Seq2SeqFormat with "
-                                 "this model's label tokens")
-        self.version = model.version
-        self._model = model
+        self.hf.get()
         return self
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         """One result per pair, in input order, from each pair's best window."""
         check_pairs(premises, hypotheses)
         claims = [strip_control_tokens(h) for h in hypotheses]
-        scores = score_pairs(self._loaded().selector, premises, claims, self._score_batch)
+        scores = score_pairs(self.hf.get().selector, premises, claims, self._score_batch)
         return PairScores(tuple(scores), self.model_id, self.version)
 
     def _format_tokens(self, tokenizer: Any) -> int:
-        """Tokens the format adds to a pair: prefix, separator and the tokenizer's own."""
+        """Tokens the format adds to a pair: prefix, separator and the tokenizer's own (checked
+        at load, with the label tokens, before the weights are read)."""
+        vocabulary = len(tokenizer)
+        for name in ("supported", "unsupported"):
+            token = getattr(self.format, name)
+            if not 0 <= token < vocabulary:
+                raise ModelError(f"{self.model_id}: the {name} label token {token} is outside "
+                                 f"its vocabulary of {vocabulary}; give a Seq2SeqFormat with "
+                                 "this model's label tokens")
         eos = tokenizer.eos_token
         if self.format.separator is None and not eos:
             raise ModelError(f"{self.model_id}: the tokenizer has no end-of-sequence token to "
@@ -137,23 +130,15 @@ class Seq2SeqVerifier:
                 + int(tokenizer.num_special_tokens_to_add(pair=False)) + joins)
 
     def _score_batch(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        model = self._loaded()
+        model = self.hf.get()
         texts = [self.format.text(premise, claim, self._eos) for premise, claim in pairs]
         encodings = model.selector.tokenizer.encode_batch(texts)
-        order = sorted(range(len(pairs)), key=lambda i: len(encodings[i].ids))
         probabilities = np.zeros((len(pairs), 3), dtype=np.float64)
         tokens = [self.format.supported, self.format.unsupported]
-        for first in range(0, len(order), self.batch_size):
-            batch = order[first : first + self.batch_size]
+        for batch in length_batches(encodings, self.hf.batch_size):
             logits = model.logits([encodings[i] for i in batch])[:, tokens]
             shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
             supported = shifted[:, 0] / shifted.sum(axis=1)
             probabilities[batch] = np.stack(
                 [supported, np.zeros_like(supported), 1.0 - supported], axis=1)
         return probabilities
-
-    def _loaded(self) -> Classifier:
-        self.load()
-        if self._model is None:  # pragma: no cover - load() always sets it
-            raise ModelError(f"{self.model_id} failed to load")
-        return self._model

@@ -20,7 +20,7 @@ plain (evidence, claim) pairs reads them as they are here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ from veracity import defaults
 from veracity.errors import ModelError, OptionError
 from veracity.types import Span
 from veracity.verifiers.base import check_pairs
-from veracity.verifiers.hf import Classifier, check_hf_options, load_classifier
+from veracity.verifiers.hf import HFModel, length_batches
 from veracity.verifiers.windows import Strategy
 
 __all__ = ["ClaimSpans", "TokenSpanDetector", "UnsupportedSpan"]
@@ -83,39 +83,34 @@ class TokenSpanDetector:
         max_tokens: int | None = None,
         strategy: Strategy = "select",
     ) -> None:
-        check_hf_options(model, device, batch_size, max_tokens, strategy)
+        self.hf = HFModel(model, purpose="TokenSpanDetector (token-level span detectors)",
+                          batch_size=batch_size, revision=revision,
+                          local_files_only=local_files_only, device=device,
+                          max_tokens=max_tokens, strategy=strategy, check=self._read_labels,
+                          tokens=True)
         if not 0.0 < threshold < 1.0:
             raise OptionError("threshold", threshold, "a probability strictly between 0 and 1")
-        self.model_id = str(model)
+        self.model_id = self.hf.model_id
         self.hallucinated = hallucinated
         self.threshold = threshold
-        self.revision = revision
-        self.version = revision or "unloaded"
-        self.local_files_only = local_files_only
-        self.device = device
-        self.batch_size = batch_size
-        self.max_tokens = max_tokens
-        self.strategy = strategy
-        self._model: Classifier | None = None
         self._column = 0
+
+    @property
+    def version(self) -> str:
+        return self.hf.version
 
     def load(self) -> TokenSpanDetector:
         """Load tokenizer and weights once (from local files unless ``local_files_only=False``)."""
-        if self._model is not None:
-            return self
-        model = load_classifier(
-            self.model_id, revision=self.revision, local_files_only=self.local_files_only,
-            device=self.device, max_tokens=self.max_tokens, strategy=self.strategy,
-            purpose="TokenSpanDetector (token-level span detectors)", tokens=True)
-        self._column = _column(model.id2label, self.hallucinated, self.model_id)
-        self.version = model.version
-        self._model = model
+        self.hf.get()
         return self
+
+    def _read_labels(self, id2label: Mapping[int, str]) -> None:
+        self._column = _column(id2label, self.hallucinated, self.model_id)
 
     def run(self, premises: Sequence[str], claims: Sequence[str]) -> tuple[ClaimSpans, ...]:
         """One :class:`ClaimSpans` per (premise, claim) pair, in input order."""
         check_pairs(premises, claims)
-        model = self._loaded()
+        model = self.hf.get()
         owners: list[int] = []
         pairs: list[tuple[str, str]] = []
         for index, (premise, claim) in enumerate(zip(premises, claims, strict=True)):
@@ -133,11 +128,10 @@ class TokenSpanDetector:
     def _claim_tokens(self, pairs: list[tuple[str, str]], owners: list[int]
                       ) -> list[tuple[tuple[int, int], float, int]]:
         """(claim offsets, P(unsupported), pair) for every claim token of every window."""
-        model = self._loaded()
+        model = self.hf.get()
         encodings = model.selector.tokenizer.encode_batch(pairs)
         found: list[tuple[tuple[int, int], float, int]] = []
-        for first in range(0, len(pairs), self.batch_size):
-            batch = list(range(first, min(first + self.batch_size, len(pairs))))
+        for batch in length_batches(encodings, self.hf.batch_size):
             logits = model.logits([encodings[i] for i in batch])
             shifted = np.exp(logits - logits.max(axis=2, keepdims=True))
             probabilities = shifted[:, :, self._column] / shifted.sum(axis=2)
@@ -164,15 +158,10 @@ class TokenSpanDetector:
             run = [(offsets, probability)] if probability >= self.threshold else []
         return tuple(spans)
 
-    def _loaded(self) -> Classifier:
-        self.load()
-        if self._model is None:  # pragma: no cover - load() always sets it
-            raise ModelError(f"{self.model_id} failed to load")
-        return self._model
 
 
-def _column(id2label: dict[int, str] | Any, hallucinated: str | int, model: str) -> int:
-    labels = {int(index): str(name) for index, name in dict(id2label).items()}
+def _column(id2label: Mapping[int, str], hallucinated: str | int, model: str) -> int:
+    labels = {int(index): str(name) for index, name in id2label.items()}
     if isinstance(hallucinated, int) and hallucinated in labels:
         return hallucinated
     wanted = str(hallucinated).casefold()
