@@ -11,9 +11,9 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
-from veracity.cli.application import Models
 from veracity.corpus.indexer import Indexer
 from veracity.llm.base import ChatRequest, ChatResponse
+from veracity.models import Models
 from veracity.retrieve.bm25 import BM25Builder
 from veracity.server.app import create_app
 from veracity.server.settings import Limits, Settings

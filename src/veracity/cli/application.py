@@ -1,16 +1,14 @@
 """The ``veracity`` application: the Typer app and what every command shares.
 
-:func:`build_app` makes the app from :class:`Models` (the factories of the verifier and the chat
-model, which tests replace with fakes); the exit codes; :func:`fail`, which prints an error
-with the library's option names spelt as the command's flags; :func:`emit_json`; and the
-reading of a value that is either text or a file name.
+:func:`build_app` makes the app from :class:`~veracity.models.Models` (the factories of the
+verifier, the chat model and the reranker, which tests replace with fakes); the exit codes;
+:func:`fail`, which prints an error with the library's option names spelt as the command's
+flags; :func:`emit_json`; and the reading of a value that is either text or a file name.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -19,13 +17,11 @@ import typer
 from veracity._json import strict_json
 from veracity.cli.render import errors, show, styled
 from veracity.errors import InputError, OptionError
+from veracity.models import Models
 
 if TYPE_CHECKING:
-    from veracity.llm.base import ChatModel
-    from veracity.rerankers.base import RelevanceScorer
     from veracity.retrieve.base import Retriever
     from veracity.types import Chunk
-    from veracity.verifiers.base import PairScorer
 
 __all__ = [
     "EXIT_FAILED",
@@ -59,38 +55,6 @@ VerifierOption = Annotated[str, typer.Option(
     help="embedded, lexical, cosine, align, hf:<model> or seq2seq:<model>")]
 IndexSearchOption = Annotated[str, typer.Option("--mode",
                                                 help="index search: bm25, dense or hybrid")]
-
-
-def _make_chat(spec: str, model: str | None, scorer: PairScorer) -> ChatModel:
-    """The chat model of ``--llm``/``--model``."""
-    from veracity.generate.chat import make_chat
-
-    return make_chat(spec, model=model, scorer=scorer)
-
-
-def _make_verifier(name: str) -> PairScorer:
-    """The verifier of ``--verifier``."""
-    from veracity.verifiers.registry import make_verifier
-
-    return make_verifier(name)
-
-
-def _make_reranker(name: str) -> RelevanceScorer:
-    """The reranker of ``--reranker``."""
-    from veracity.rerankers.registry import make_reranker
-
-    return make_reranker(name)
-
-
-@dataclass(frozen=True)
-class Models:
-    """How the commands make their models: ``verifier(name)`` for ``--verifier``,
-    ``chat(spec, model, scorer)`` for ``--llm``/``--model`` and ``reranker(name)`` for
-    ``--reranker``. Pass fakes to :func:`build_app`."""
-
-    verifier: Callable[[str], PairScorer] = _make_verifier
-    chat: Callable[[str, str | None, PairScorer], ChatModel] = _make_chat
-    reranker: Callable[[str], RelevanceScorer] = _make_reranker
 
 
 def models_of(ctx: typer.Context) -> Models:

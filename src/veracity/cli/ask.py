@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -22,48 +22,6 @@ from veracity.cli.application import (
 from veracity.cli.render import console, errors, show, styled
 from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP, reranked
 from veracity.errors import VeracityError
-
-if TYPE_CHECKING:
-    from veracity.generate.abstain import Abstainer
-    from veracity.verifiers.base import PairScorer
-
-
-def index_abstainer(index_dir: Path, *, mode: str, signal: str | None,
-                    threshold: float | None, scorer: PairScorer, notes: list[str]) -> Abstainer:
-    """The abstainer ``ask`` and ``serve`` use: ``--threshold``, else the index's own
-    calibration, else the shipped default threshold (labelled as such on the answer: a stale or
-    missing calibration never turns abstention off in silence)."""
-    from veracity.generate.abstain import SIGNAL_MODES, Abstainer, make_signal
-    from veracity.generate.calibration import (
-        StaleCalibrationError,
-        default_threshold,
-        load_calibration,
-    )
-
-    if threshold is not None:
-        name = signal or defaults.ABSTAIN_SIGNAL
-        return Abstainer(make_signal(name, scorer=scorer), threshold, source="--threshold")
-    if signal is not None:
-        raise VeracityError(f"--signal {signal} needs --threshold (or run `veracity calibrate "
-                            f"--index {index_dir} --dev FILE.jsonl --signal {signal}`)")
-    why = ""
-    try:
-        stored = load_calibration(index_dir)
-    except StaleCalibrationError as exc:
-        stored, why = None, f"the index's content changed since its calibration ({exc}); "
-    if stored is not None:
-        calibration = stored.calibration
-        if stored.mode != mode:
-            notes.append(f"the threshold was calibrated with --mode {stored.mode}; this search "
-                         f"uses --mode {mode}")
-        return Abstainer(make_signal(calibration.signal, scorer=scorer, hits=stored.k),
-                         calibration.threshold, source=stored.source)
-    name = "top_cosine" if mode in SIGNAL_MODES["top_cosine"] else "top_support"
-    default = default_threshold(name)
-    if not why:
-        why = f"no calibration was made for {index_dir}; "
-    return Abstainer(make_signal(name, scorer=scorer), default.threshold,
-                     source=why + default.source)
 
 
 def ask(
@@ -109,6 +67,7 @@ def ask(
     index.
     """
     from veracity.generate.ask import Asker
+    from veracity.generate.calibration import index_abstainer
     from veracity.generate.grounded import GroundedGenerator
     from veracity.retrieve.open import FallbackRetriever, open_retriever
 

@@ -38,10 +38,14 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veracity import defaults
-from veracity.errors import IndexStoreError, InputError
+from veracity.errors import IndexStoreError, InputError, VeracityError
+
+if TYPE_CHECKING:
+    from veracity.generate.abstain import Abstainer
+    from veracity.verifiers.base import PairScorer
 
 __all__ = [
     "CALIBRATION_FORMAT",
@@ -53,6 +57,7 @@ __all__ = [
     "calibrate",
     "calibration_path",
     "default_threshold",
+    "index_abstainer",
     "load_calibration",
     "read_calibration",
     "save_calibration",
@@ -372,3 +377,36 @@ def default_threshold(signal: str) -> DefaultThreshold:
     answered = entry["answered"] / entry["answerable"] if entry.get("answerable") else None
     return DefaultThreshold(signal, float(entry["threshold"]), float(entry["f1"]),
                             data["data"].split(":")[0], answered)
+
+
+def index_abstainer(index_dir: Path, *, mode: str, signal: str | None,
+                    threshold: float | None, scorer: PairScorer, notes: list[str]) -> Abstainer:
+    """The abstainer ``ask`` and ``serve`` use: ``--threshold``, else the index's own
+    calibration, else the shipped default threshold (labelled as such on the answer: a stale or
+    missing calibration never turns abstention off in silence)."""
+    from veracity.generate.abstain import SIGNAL_MODES, Abstainer, make_signal
+
+    if threshold is not None:
+        name = signal or defaults.ABSTAIN_SIGNAL
+        return Abstainer(make_signal(name, scorer=scorer), threshold, source="--threshold")
+    if signal is not None:
+        raise VeracityError(f"--signal {signal} needs --threshold (or run `veracity calibrate "
+                            f"--index {index_dir} --dev FILE.jsonl --signal {signal}`)")
+    why = ""
+    try:
+        stored = load_calibration(index_dir)
+    except StaleCalibrationError as exc:
+        stored, why = None, f"the index's content changed since its calibration ({exc}); "
+    if stored is not None:
+        calibration = stored.calibration
+        if stored.mode != mode:
+            notes.append(f"the threshold was calibrated with --mode {stored.mode}; this search "
+                         f"uses --mode {mode}")
+        return Abstainer(make_signal(calibration.signal, scorer=scorer, hits=stored.k),
+                         calibration.threshold, source=stored.source)
+    name = "top_cosine" if mode in SIGNAL_MODES["top_cosine"] else "top_support"
+    default = default_threshold(name)
+    if not why:
+        why = f"no calibration was made for {index_dir}; "
+    return Abstainer(make_signal(name, scorer=scorer), default.threshold,
+                     source=why + default.source)

@@ -243,7 +243,7 @@ class Service:
     def _search(self, mode: str) -> tuple[Retriever, Abstainer]:
         """The retriever of a search mode (reranked when the server reranks) and the abstention
         that goes with it, as `veracity ask --mode` makes them; each mode is opened once."""
-        from veracity.cli.ask import index_abstainer
+        from veracity.generate.calibration import index_abstainer
         from veracity.retrieve.open import FallbackRetriever, open_retriever
 
         if mode not in self._searches:

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from veracity import defaults
-from veracity.cli.application import Models
 from veracity.errors import OptionError
+from veracity.models import Models
 
 __all__ = ["LOOPBACK_NAMES", "Limits", "Settings", "host_name", "is_loopback"]
 

@@ -1,0 +1,55 @@
+"""How the commands and the service make their models, by the names users give them.
+
+:class:`Models` holds three factories: ``verifier(name)`` (``--verifier``, see
+:func:`veracity.verifiers.registry.make_verifier`), ``chat(spec, model, scorer)`` (``--llm`` and
+``--model``, see :func:`veracity.generate.chat.make_chat`) and ``reranker(name)`` (``--reranker``,
+see :func:`veracity.rerankers.registry.make_reranker`). The CLI (``build_app``) and the service
+(``ServerSettings.models``) take one, so tests pass fakes to both.
+
+>>> from veracity.testing import TablePairScorer
+>>> Models(verifier=lambda name: TablePairScorer({})).verifier("embedded").model_id
+'table'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from veracity.llm.base import ChatModel
+    from veracity.rerankers.base import RelevanceScorer
+    from veracity.verifiers.base import PairScorer
+
+__all__ = ["Models"]
+
+
+def _make_chat(spec: str, model: str | None, scorer: PairScorer) -> ChatModel:
+    """The chat model of ``--llm``/``--model``."""
+    from veracity.generate.chat import make_chat
+
+    return make_chat(spec, model=model, scorer=scorer)
+
+
+def _make_verifier(name: str) -> PairScorer:
+    """The verifier of ``--verifier``."""
+    from veracity.verifiers.registry import make_verifier
+
+    return make_verifier(name)
+
+
+def _make_reranker(name: str) -> RelevanceScorer:
+    """The reranker of ``--reranker``."""
+    from veracity.rerankers.registry import make_reranker
+
+    return make_reranker(name)
+
+
+@dataclass(frozen=True)
+class Models:
+    """The factories of the verifier, the chat model and the reranker (see the module notes)."""
+
+    verifier: Callable[[str], PairScorer] = _make_verifier
+    chat: Callable[[str, str | None, PairScorer], ChatModel] = _make_chat
+    reranker: Callable[[str], RelevanceScorer] = _make_reranker
