@@ -17,7 +17,7 @@ Documents this module's retriever returned keep their exact spans (:mod:`.passag
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -33,13 +33,14 @@ from veracity.errors import InputError
 from veracity.repair.pipeline import check_policy, make_repairer
 from veracity.retrieve.base import Retriever
 from veracity.retrieve.open import open_retriever
+from veracity.types import Hit
 from veracity.verifiers.base import PairScorer
 from veracity.verify.grounding import GroundingCheck, GroundingMode, check_options
 
 __all__ = ["VeracityRetriever", "VerifyAnswer", "to_langchain"]
 
 
-def to_langchain(hits: Any) -> list[LangChainDocument]:
+def to_langchain(hits: Sequence[Hit]) -> list[LangChainDocument]:
     """LangChain documents of a veracity search's hits, best first, score in the metadata."""
     return [LangChainDocument(page_content=hit.chunk.text,
                               metadata=passage_metadata(hit.chunk) | {"score": hit.score,
