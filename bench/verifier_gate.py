@@ -5,9 +5,9 @@
 The network of the exported verifier ``DIR`` (its combiner is ignored) scores, once: the
 training data's validation rows outside the minimal-pair suite's half (the combiner's fitting
 rows, ``veracity.train.release.combiner_fit_mask``), the three development sets and the
-minimal pairs. Then, for each choice of fitting rows and each gate, a combiner is fit on those
-rows (``fit_three_way``) and measured: balanced accuracy at P(supported) >= 0.5 on WiCE dev,
-the LFQA dev half and CLIMATE-FEVER, and the negation, antonym and number pairs' flip shares
+minimal pairs. Then, for each choice of fitting rows, class shares and gate, a combiner is fit
+on those rows (``fit_three_way``) and measured: balanced accuracy at P(supported) >= 0.5 on WiCE
+dev, the LFQA dev half and CLIMATE-FEVER, and the negation, antonym and number pairs' flip shares
 (of the originals the combined verifier calls supported, the twins it does not).
 
 Fitting rows: ``all`` (every three-way validation row of the fitting half); ``no-twins``
@@ -19,6 +19,7 @@ used.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import shlex
 import sys
@@ -34,14 +35,16 @@ from _report import write_result
 from veracity.evaluate.classification import balanced_accuracy
 from veracity.train.release import combiner_fit_mask
 from veracity.train.trainer import fitting_rows, read_rows
-from veracity.verifiers.combiner import fit_three_way
+from veracity.verifiers.combiner import SUPPORT_BALANCED, fit_three_way
 from veracity.verifiers.embedded import EmbeddedVerifier
 from verifier_data import DATASETS, DEFAULT_DATA, load
 
 BENCH = Path(__file__).resolve().parent
 PAIRS = BENCH / "data" / "minimal_pairs.jsonl"
 SETS = ("wice", "lfqa", "climate_fever")
-GATES = (0.5, 0.7, 0.9, 1.0)
+GATES = (0.5, 1.0)
+#: Class shares of the fitting weight: equal thirds, or supported against the other two.
+BALANCES = {"thirds": None, "supported-half": SUPPORT_BALANCED}
 KINDS = ("negation", "antonym", "number")
 
 
@@ -86,9 +89,11 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     results: list[dict[str, Any]] = []
     for choice, mask in (("all", np.ones(len(rows), dtype=bool)), ("no-twins", ~twins)):
-        for gate in GATES:
-            combiner = fit_three_way(fit_matrix[mask], labels[mask].tolist(), gate=gate)
-            row: dict[str, Any] = {"rows": choice, "fit_rows": int(mask.sum()), "gate": gate}
+        for (balance, shares), gate in itertools.product(BALANCES.items(), GATES):
+            combiner = fit_three_way(fit_matrix[mask], labels[mask].tolist(), gate=gate,
+                                     shares=shares)
+            row: dict[str, Any] = {"rows": choice, "fit_rows": int(mask.sum()),
+                                   "balance": balance, "gate": gate}
             for name, (network, matrix, truth) in dev.items():
                 out = np.array(combiner.outputs(matrix, network))
                 row[name] = balanced_accuracy(out[:, 0] >= 0.5, truth)
@@ -98,17 +103,21 @@ def main(argv: Sequence[str] | None = None) -> None:
                 held = originals & (kinds == kind)
                 row[f"flip_{kind}"] = float((~twinned[held]).mean()) if held.any() else None
             results.append(row)
-    lines = ["| fitting rows | gate | " + " | ".join(DATASETS[s][1] for s in SETS) + " | "
+    lines = ["| fitting rows | class shares | gate | "
+             + " | ".join(DATASETS[s][1] for s in SETS) + " | "
              + " | ".join(f"{k} flip" for k in KINDS) + " |",
-             "| --- | ---: |" + " ---: |" * (len(SETS) + len(KINDS))]
+             "| --- | --- | ---: |" + " ---: |" * (len(SETS) + len(KINDS))]
     for row in results:
         cells = [f"{100 * row[s]:.1f}" for s in SETS] + [
             "—" if row[f"flip_{k}"] is None else f"{100 * row[f'flip_{k}']:.1f}" for k in KINDS]
-        lines.append(f"| {row['rows']} ({row['fit_rows']}) | {row['gate']:.1f} | "
+        lines.append(f"| {row['rows']} ({row['fit_rows']}) | {row['balance']} | "
+                     f"{row['gate']:.1f} | "
                      + " | ".join(cells) + " |")
     table = ("Balanced accuracy (%) at P(supported) >= 0.5 and minimal-pair flip shares (%) of "
              f"combiners fit on the network of `{args.verifier.name}`, by fitting rows (their "
-             "count) and gate (1.0: no gate).\n\n" + "\n".join(lines) + "\n")
+             "count), class shares of the fitting weight (thirds: each label a third; "
+             "supported-half: supported half, contradicted and neither a quarter each) and gate "
+             "(1.0: no gate).\n\n" + "\n".join(lines) + "\n")
     command = "python bench/verifier_gate.py " + shlex.join(
         list(sys.argv[1:] if argv is None else argv))
     write_result(args.name, {"verifier": str(args.verifier), "results": results}, table,

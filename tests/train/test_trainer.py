@@ -105,6 +105,41 @@ def test_export_runs_in_onnxruntime_and_matches_torch(data_dir: Path, tmp_path: 
     assert alone.supported == pytest.approx(scores.scores[1].supported, abs=1e-12)
 
 
+def test_an_exported_verifier_comes_back_as_a_network_to_train_on(data_dir: Path,
+                                                                  tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from veracity.train.export import export_checkpoint
+    from veracity.train.reimport import reimport_verifier
+
+    report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=2)
+    export_checkpoint(report.checkpoint, tmp_path / "model", model_id="tiny", version="t",
+                      card="# tiny\n")
+    back = reimport_verifier(tmp_path / "model", tmp_path / "back")
+    assert back.tensors == 102  # 6 layers of 16, the embeddings' norm, pooler, classifier
+    assert back.max_abs_difference < 0.02
+    trained, rebuilt = weights(report.checkpoint), weights(back.directory)
+    # the 7-bit rounding of each output channel, no more
+    name = "bert.encoder.layer.3.attention.self.query.weight"
+    step = np.abs(trained[name]).max(axis=1, keepdims=True) / 63
+    assert (np.abs(trained[name] - rebuilt[name]) <= step * 0.51 + 1e-7).all()
+    np.testing.assert_array_equal(trained["bert.encoder.layer.3.output.LayerNorm.weight"],
+                                  rebuilt["bert.encoder.layer.3.output.LayerNorm.weight"])
+    # --init-from takes the exported folder itself; learning rate 0 keeps the rebuilt network
+    frozen = replace(config(data_dir, tmp_path / "next"), init_from=tmp_path / "model",
+                     learning_rate=0.0, examples=4)
+    after = Trainer(frozen).run()
+    np.testing.assert_array_equal(weights(after.checkpoint)[name], rebuilt[name])
+
+
+def test_a_folder_that_is_no_export_is_refused_by_name(tmp_path: Path) -> None:
+    from veracity.errors import InputError
+    from veracity.train.reimport import reimport_verifier
+
+    with pytest.raises(InputError, match="not an exported verifier"):
+        reimport_verifier(tmp_path, tmp_path / "out")
+
+
 def test_release_writes_a_three_way_combined_model_and_its_card(data_dir: Path,
                                                                  tmp_path: Path) -> None:
     from veracity.train.release import release_verifier

@@ -46,7 +46,8 @@ def train_verifier(
     exclude_kind: Annotated[list[str] | None, typer.Option(
         help="leave out training rows of this kind (repeat for more), e.g. public")] = None,
     init_from: Annotated[Path | None, typer.Option(
-        help="start from this RUN/checkpoint folder instead of all-MiniLM-L6-v2")] = None,
+        help="start from this RUN/checkpoint folder, or an exported model folder (e.g. "
+             "the shipped verifier), instead of all-MiniLM-L6-v2")] = None,
     distill_weight: Annotated[float, typer.Option(
         help="weight of the term that pulls P(supported) toward the teacher's calibrated "
              "probability (0: labels only)")] = 0.0,

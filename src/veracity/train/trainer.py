@@ -86,7 +86,8 @@ class TrainConfig:
     eval_every: int = 500
     eval_rows: int = 1_500
     threads: int = 2
-    #: Start from this checkpoint (a RUN/checkpoint folder) instead of all-MiniLM-L6-v2.
+    #: Start from this checkpoint (a RUN/checkpoint folder, or an exported model folder whose
+    #: network :mod:`veracity.train.reimport` rebuilds) instead of all-MiniLM-L6-v2.
     init_from: Path | None = None
     #: Weight of the distillation term: binary cross-entropy between the network's
     #: P(supported) and ``teacher``'s calibrated probability (0 = labels only).
@@ -121,8 +122,10 @@ class TrainConfig:
         if self.teacher not in TEACHERS:
             raise OptionError("teacher", self.teacher, f"one of {', '.join(TEACHERS)}")
         if self.init_from is not None and not (self.init_from / "config.json").is_file():
+            model = {"verify": "verifier", "rerank": "reranker"}[self.task]
             raise InputError(f"--init-from {self.init_from}: no config.json there; pass a "
-                             f"RUN/checkpoint folder written by train-{self.task[:-1]}er")
+                             f"RUN/checkpoint folder written by train-{model} or an exported "
+                             f"{model} (a folder with model.onnx)")
 
     @property
     def steps(self) -> int:
@@ -403,6 +406,10 @@ class Trainer:
         resume = state_file.is_file()
         source = (self.checkpoint_dir if resume else
                   config.init_from if config.init_from is not None else base_model_dir())
+        if not resume and (source / "model.onnx").is_file():
+            from veracity.train.reimport import reimport_verifier
+
+            source = reimport_verifier(source, config.out_dir / "init").directory
         labels = config.labels
         model = transformers.AutoModelForSequenceClassification.from_pretrained(
             str(source), num_labels=len(labels), local_files_only=True)

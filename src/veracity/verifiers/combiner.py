@@ -45,9 +45,9 @@ import numpy as np
 from veracity.errors import InputError, ModelError
 from veracity.verifiers.features import content_word_agreement, entity_coverage, number_agreement
 
-__all__ = ["ALIGNED_FEATURES", "FEATURES", "FEATURE_SETS", "THREE_WAY_FEATURES", "Combiner",
-           "ThreeWayCombiner", "features", "fit_combiner", "fit_logistic", "fit_softmax",
-           "fit_three_way", "load_combiner", "three_way_features"]
+__all__ = ["ALIGNED_FEATURES", "FEATURES", "FEATURE_SETS", "SUPPORT_BALANCED",
+           "THREE_WAY_FEATURES", "Combiner", "ThreeWayCombiner", "features", "fit_combiner",
+           "fit_logistic", "fit_softmax", "fit_three_way", "load_combiner", "three_way_features"]
 
 _EXACT = ("content_coverage", "number_share", "has_numbers", "entity_share", "has_entities")
 #: Feature order of verifier 0.1 and 0.2's weights.
@@ -320,22 +320,32 @@ def load_combiner(data: Mapping[str, object]) -> Combiner | ThreeWayCombiner:
     return Combiner.from_json(data)
 
 
-def fit_three_way(matrix: np.ndarray, labels: Sequence[int], *, gate: float, l2: float = 1.0
-                  ) -> ThreeWayCombiner:
+#: Class shares of the fitting weight that balance the decision veracity makes with a three-way
+#: verdict, P(supported) >= tau: supported against the other two together, each of those two
+#: half of the rest. Equal thirds instead put a prior of 1/3 on supported, so that P(supported)
+#: reaches 0.5 only well above an even call.
+SUPPORT_BALANCED = (0.5, 0.25, 0.25)
+
+
+def fit_three_way(matrix: np.ndarray, labels: Sequence[int], *, gate: float, l2: float = 1.0,
+                  shares: Sequence[float] | None = None) -> ThreeWayCombiner:
     """Fit a :class:`ThreeWayCombiner` on a :func:`three_way_features` matrix; ``labels`` are
-    0 supported, 1 contradicted, 2 neither (classes weighted to balance)."""
+    0 supported, 1 contradicted, 2 neither, weighted so that each class holds its ``shares``
+    of the total weight (None: equal shares)."""
     if matrix.ndim != 2 or matrix.shape[1] != len(THREE_WAY_FEATURES):
         raise InputError(f"need a (n, {len(THREE_WAY_FEATURES)}) feature matrix, got "
                          f"{matrix.shape}")
-    weights, bias = fit_softmax(matrix, labels, classes=len(_CLASSES), l2=l2)
+    weights, bias = fit_softmax(matrix, labels, classes=len(_CLASSES), l2=l2, shares=shares)
     return ThreeWayCombiner(tuple(tuple(float(w) for w in row) for row in weights),
                             tuple(float(b) for b in bias), gate)
 
 
 def fit_softmax(matrix: np.ndarray, labels: Sequence[int], *, classes: int, l2: float = 1.0,
-                iterations: int = 100) -> tuple[np.ndarray, np.ndarray]:
+                iterations: int = 100, shares: Sequence[float] | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
     """Softmax (multinomial logistic) weights ``(classes, features)`` and biases by Newton's
-    method with an L2 penalty (biases not penalised), classes weighted to balance.
+    method with an L2 penalty (biases not penalised), rows weighted so that each class holds its
+    ``shares`` of the total weight (None: classes weighted to balance).
 
     Every class must have rows: a class the data never shows cannot be fit.
     """
@@ -347,9 +357,14 @@ def fit_softmax(matrix: np.ndarray, labels: Sequence[int], *, classes: int, l2: 
     if len(counts) != classes or (counts == 0).any():
         raise InputError(f"fitting a {classes}-class layer needs rows of every class; the "
                          f"rows hold {counts.tolist()} per class")
+    if shares is None:
+        shares = [1.0 / classes] * classes
+    if len(shares) != classes or min(shares) <= 0 or abs(sum(shares) - 1.0) > 1e-9:
+        raise InputError(f"class shares {list(shares)} must be {classes} positive numbers "
+                         "that sum to 1")
     x = np.hstack([matrix, np.ones((len(y), 1))])
     n, width = x.shape
-    sample = (n / (classes * counts))[y]
+    sample = (n * np.asarray(shares) / counts)[y]
     onehot = np.eye(classes)[y]
     penalty = np.full(width, l2)
     penalty[-1] = 0.0
