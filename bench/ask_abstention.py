@@ -58,6 +58,7 @@ from veracity.evaluate.classification import roc_auc  # noqa: E402
 from veracity.generate import calibrate, make_signal  # noqa: E402
 from veracity.generate.abstain import question_content  # noqa: E402
 from veracity.generate.calibration import threshold_point  # noqa: E402
+from veracity.train.data.locations import data_root  # noqa: E402
 from veracity.types import SearchResult  # noqa: E402
 from veracity.verifiers.scoring import score_groups  # noqa: E402
 
@@ -84,7 +85,7 @@ class ClapQuestion:
 
 
 def data_dir(name: str) -> Path:
-    root = Path(os.environ.get("VERACITY_DATA", REPO.parent / "shared" / "data"))
+    root = data_root()
     folder = root / name
     if not folder.is_dir():
         sys.exit(f"{name} not found at {folder}; set VERACITY_DATA to the shared data folder")

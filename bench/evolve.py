@@ -59,6 +59,7 @@ sys.path.insert(0, str(BENCH))
 from _report import REPO, write_result  # noqa: E402
 from veracity.errors import GenerationError, VeracityError  # noqa: E402
 from veracity.llm.base import ChatModel, ChatRequest, ChatResponse  # noqa: E402
+from veracity.train.data.locations import data_root  # noqa: E402
 from veracity.types import Chunk, Hit  # noqa: E402
 
 CACHE = REPO / ".cache" / "bench"
@@ -159,10 +160,6 @@ class MemoRelevance:
 
 
 # --- data ---------------------------------------------------------------------------------------
-
-def data_root() -> Path:
-    return Path(os.environ.get("VERACITY_DATA", REPO.parent / "shared" / "data"))
-
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]

@@ -40,8 +40,9 @@ import numpy as np
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from _report import REPO, write_result  # noqa: E402
+from _report import write_result  # noqa: E402
 from veracity.evaluate.retrieval import ndcg_at_k  # noqa: E402
+from veracity.train.data.locations import data_root  # noqa: E402
 from veracity.types import RelevanceScores  # noqa: E402
 
 #: ../shared/anchors/NUMBERS.md and trec_dl19/SOURCE.md: the only figures not measured here.
@@ -53,7 +54,7 @@ K = 10
 
 
 def data_dir() -> Path:
-    root = Path(os.environ.get("VERACITY_DATA", REPO.parent / "shared" / "data"))
+    root = data_root()
     folder = root / "trec_dl19"
     if not (folder / "qrels.tsv").is_file():
         sys.exit(f"TREC DL19 not found at {folder}; set VERACITY_DATA to the shared data folder")

@@ -50,7 +50,7 @@ import numpy as np
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from _report import REPO, write_result  # noqa: E402
+from _report import write_result  # noqa: E402
 from veracity.corpus.base import InMemoryChunks  # noqa: E402
 from veracity.corpus.index_dir import STORE, IndexDir  # noqa: E402
 from veracity.corpus.indexer import Indexer  # noqa: E402
@@ -64,6 +64,7 @@ from veracity.retrieve import (  # noqa: E402
     open_retriever,
 )
 from veracity.retrieve.bm25 import Analyzer  # noqa: E402
+from veracity.train.data.locations import nli_root  # noqa: E402
 
 K = 10
 MAX_WORDS, STRIDE = 100, 50
@@ -105,8 +106,7 @@ class Stage:
 
 # --- corpus and queries -----------------------------------------------------------------------
 def nli_dir() -> Path:
-    data = Path(os.environ.get("VERACITY_DATA", REPO.parent / "shared" / "data"))
-    folder = data.parent / "nlidata"
+    folder = nli_root()
     if not folder.is_dir():
         sys.exit(f"shared nlidata not found at {folder}; set VERACITY_DATA to ../shared/data")
     return folder

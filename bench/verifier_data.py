@@ -31,10 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from veracity.train.data.locations import data_root
+
 __all__ = ["DATASETS", "DEFAULT_DATA", "Item", "load", "load_climate_fever", "load_lfqa",
            "load_wice"]
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DEFAULT_DATA = data_root()
 _TITLE_MARKER = "(meta data) TITLE:"
 
 

@@ -42,12 +42,11 @@ from veracity.corpus.indexer import Indexer
 from veracity.retrieve.bm25 import BM25Builder
 from veracity.retrieve.dense import DENSE_VECTORS, DenseBuilder
 from veracity.retrieve.open import open_retriever
+from veracity.train.data.locations import data_root
 from veracity.types import Document
 from veracity.verify import make_verifier
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "lfqa_verification_dev"
-if not DATA.is_dir():
-    DATA = Path("/work/shared/data/lfqa_verification_dev")
+DATA = data_root() / "lfqa_verification_dev"
 STAGES = ("claims", "evidence", "nli", "knowledge")
 
 

@@ -1,7 +1,8 @@
 """Put every part together: sample, deduplicate, split by document, write JSONL and a card.
 
 >>> from pathlib import Path
->>> config = BuildConfig(root=Path("/work/shared/nlidata"), out=Path("runs/verifier/data"))
+>>> from veracity.train.data.locations import nli_root
+>>> config = BuildConfig(root=nli_root(), out=Path("runs/verifier/data"))
 >>> config.seed, config.scale
 (13, 1.0)
 """
@@ -311,7 +312,7 @@ def _card(
             "rows with a non-empty eval_overlap list",
             "SQuAD paragraphs listed in eval_overlap_paragraphs.json",
             "QNLI (question as premise), SNLI, CommitmentBank, JOCI, MPE, FraCaS, Add-One-RTE",
-            "anything under /work/shared/data (evaluation data)",
+            "anything under shared/data (evaluation data, $VERACITY_DATA)",
         ],
     }
 

@@ -23,7 +23,7 @@ between train and val. Nothing under ``shared/data`` (evaluation data) is read.
 
 Run ``python -m veracity.train.data.rerank --out runs/reranker/data --seed 13``.
 
->>> RerankBuildConfig(root=Path("/work/shared/nlidata"), out=Path("runs/reranker/data")).seed
+>>> RerankBuildConfig(root=nli_root(), out=Path("runs/reranker/data")).seed
 13
 """
 
@@ -44,6 +44,7 @@ from typing import Any, Final, Literal
 
 from veracity.errors import OptionError
 from veracity.train.data.build import BuildConfig, _UnionFind
+from veracity.train.data.locations import nli_root
 from veracity.train.data.qa import _GLUED, load_cpkc, load_qed, load_squad
 from veracity.train.data.sources import digest, license_of, read_jsonl
 from veracity.train.data.text import clean
@@ -366,7 +367,7 @@ def _card(config: RerankBuildConfig, train: list[Pair], val: list[Pair],
             "SQuAD paragraphs listed in eval_overlap_paragraphs.json",
             "CPKC rows whose edit cannot be reversed (real answer already in the passage)",
             "a question seen before (normalised text) in any source",
-            "anything under /work/shared/data (evaluation data)",
+            "anything under shared/data (evaluation data, $VERACITY_DATA)",
         ],
     }
 
@@ -392,8 +393,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="output folder")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every quota")
-    parser.add_argument("--root", type=Path, default=Path("/work/shared/nlidata"),
-                        help="the nlidata folder")
+    parser.add_argument("--root", type=Path, default=nli_root(),
+                        help="the nlidata folder (default: $VERACITY_DATA/../nlidata)")
     args = parser.parse_args(argv)
     command = "python -m veracity.train.data.rerank " + shlex.join(
         sys.argv[1:] if argv is None else argv)
