@@ -284,3 +284,11 @@ BATCH_EMBED_BLOCK = 64 * DENSE_BLOCK
 #: Tasks per Ray Data dataset, per worker: the driver reads the input a window at a time; each
 #: window starts its actor pool afresh (model loading included), so windows are large.
 BATCH_RAY_TASKS_PER_WORKER = 512
+#: The batch overview page (``veracity report``, ``verify-batch --report``): the answers shown
+#: with their claims highlighted (the worst first), the support histogram's bins over [0, 1],
+#: the values of a field drawn before the rest are summed up as "other", and the failed
+#: records listed one by one.
+OVERVIEW_WORST = 20
+OVERVIEW_BINS = 20
+OVERVIEW_TOP_VALUES = 15
+OVERVIEW_FAILURES_SHOWN = 100
