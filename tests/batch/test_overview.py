@@ -78,7 +78,8 @@ def test_counts_are_the_records_totals() -> None:
     assert (counts["claims"], counts["supported"], counts["contradicted"],
             counts["unsupported"], counts["unchecked"]) == (5, 2, 1, 1, 1)
     row = re.search(r"<th scope=\"row\">claims</th><td>(\d+)</td>", overview.html)
-    assert row is not None and row.group(1) == "5"
+    assert row is not None
+    assert row.group(1) == "5"
 
 
 @needs_matplotlib
@@ -137,7 +138,8 @@ def test_labels_by_a_record_field_and_by_an_input_field() -> None:
         "(missing)": (2, {"unsupported": 1})}
     assert {row.value: (row.records, row.failed, row.claims) for row in team.rows} == {
         "x": (2, 0, 3), "y": (1, 1, 0), "(missing)": (1, 0, 1)}
-    assert 'id="by-model"' in overview.html and 'id="by-team"' in overview.html
+    assert 'id="by-model"' in overview.html
+    assert 'id="by-team"' in overview.html
 
 
 @needs_matplotlib
@@ -159,7 +161,8 @@ def test_a_field_no_record_has_is_an_error_listing_those_they_have() -> None:
 def test_an_empty_batch_is_a_page_with_zeros() -> None:
     overview = BatchOverview(by=["model"]).run([])
     assert overview.counts["records"] == overview.counts["claims"] == 0
-    assert overview.support.scored == 0 and overview.worst == ()
+    assert overview.support.scored == 0
+    assert overview.worst == ()
     assert "No claim has a support score." in overview.html
     assert "No answer with claims." in overview.html
 

@@ -46,7 +46,9 @@ def test_verify_batch_writes_the_page_broken_down_by_an_input_field(answers: Pat
     assert code == 1  # the {oops line failed; the page is written all the same
     assert f"overview: {page}" in stdout
     html = page.read_text(encoding="utf-8")
-    assert 'id="by-model"' in html and "<td>m1</td>" in html and "<td>m2</td>" in html
+    assert 'id="by-model"' in html
+    assert "<td>m1</td>" in html
+    assert "<td>m2</td>" in html
     assert "Failed records (1)" in html
 
 
@@ -80,7 +82,8 @@ def test_an_unknown_field_names_the_flag_and_the_fields_there_are(answers: Path,
     code, _, stderr = _run("report", str(out), "--out", str(tmp_path / "p.html"), "--by",
                            "model")
     assert code == 2
-    assert "--by 'model' is not allowed" in stderr and "--answers FILE" in stderr
+    assert "--by 'model' is not allowed" in stderr
+    assert "--answers FILE" in stderr
 
 
 def test_report_by_without_report_fails_before_the_run(answers: Path, tmp_path: Path) -> None:
