@@ -1,5 +1,5 @@
-"""Files that ship inside the package: the MiniLM tokenizer, the embedder, the verifier and the
-reranker."""
+"""Files that ship inside the package: the MiniLM tokenizer, the embedder, the verifier, the
+reranker, and the stylesheet of verdicts that the web page and the batch overview share."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ MINILM_TOKENIZER = ASSETS / "minilm" / "tokenizer.json"
 VERIFIER_DIR = ASSETS / "verifier"
 RERANKER_DIR = ASSETS / "reranker"
 EMBEDDER_DIR = ASSETS / "embedder"
+#: How a verdict looks (colours of claims and sentences), shared by every HTML page.
+VERDICTS_CSS = ASSETS / "verdicts.css"
 
 
 @functools.lru_cache(maxsize=4)

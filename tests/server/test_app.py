@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from veracity import defaults
+from veracity.assets import VERDICTS_CSS
 from veracity.errors import OptionError
 from veracity.retrieve.open import open_retriever
 from veracity.server.app import create_app
@@ -726,3 +727,16 @@ def test_a_request_past_its_time_limit_stops_its_work(index_dir: Path) -> None:
     assert response.status_code == 408
     assert freed < 1.5  # before, the job kept the models until its last pair (4 s)
     assert scorer.scored < 100
+
+
+def test_the_page_takes_its_verdict_colours_from_the_shared_stylesheet(index_dir: Path) -> None:
+    """One stylesheet of verdict colours serves the page and the batch overview."""
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        return [await client.get("/"), await client.get("/static/verdicts.css")]
+
+    page, css = serve(settings_for(index_dir), work)
+    assert '<link rel="stylesheet" href="/static/verdicts.css">' in page.text
+    assert css.status_code == 200
+    assert css.headers["content-type"].startswith("text/css")
+    assert css.text == VERDICTS_CSS.read_text(encoding="utf-8")
+    assert ".sentence.verdict-contradicted" in css.text

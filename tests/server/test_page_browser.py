@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,26 +23,12 @@ from .conftest import ARTIFACTS, EXAMPLES, FixedChat, LiveServer, settings_for
 
 pytestmark = pytest.mark.integration
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if CHROMIUM is None:
-        pytest.skip("no Chromium on this machine: install it with `apt-get install -y "
-                    "chromium` (Debian; `make test` does this when it can), then run again")
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="install the [dev] extra: pip install -e '.[dev]'")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as playwright:
-        opened = playwright.chromium.launch(executable_path=CHROMIUM,
-                                            args=["--no-sandbox", "--disable-gpu"])
-        yield opened
-        opened.close()
+# `browser` (the machine's Chromium through Playwright) comes from tests/conftest.py.
 
 
 @pytest.fixture(scope="module")
 def page(browser: Any, live: LiveServer) -> Iterator[Any]:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     opened = browser.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
@@ -218,6 +203,7 @@ def locked(hostile_index: Path) -> Iterator[LiveServer]:
 def fresh(browser: Any) -> Iterator[Any]:
     """A new page (1280 x 720, clipboard allowed) that fails the test on a script error or a
     failed request; open it with ``fresh.goto(url)``."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": 1280, "height": 720},
                                   permissions=["clipboard-read", "clipboard-write"])
     opened = context.new_page()

@@ -71,7 +71,7 @@ _LIBRARY_NAMES = {"index": {"size": "chunk_tokens", "address": "ray_address"},
                   "repair": {"chat": "llm"},
                   "search": {"depth": "rerank_depth"}, "ask": {"depth": "rerank_depth"},
                   "serve": {"depth": "rerank_depth"},
-                  "verify-batch": {"address": "ray_address"}}
+                  "verify-batch": {"address": "ray_address", "by": "report_by"}}
 
 
 def cli_names() -> dict[str, str]:
@@ -254,6 +254,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
         evolve,
         index,
         repair,
+        report,
         search,
         serve,
         train,
@@ -275,6 +276,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     app.command("evolve")(evolve.evolve)
     app.command("verify", context_settings={"allow_extra_args": True})(verify.verify_command)
     app.command("verify-batch")(verify_batch.verify_batch_command)
+    app.command("report")(report.report_command)
     app.command("serve")(serve.serve)
     app.command("repair", context_settings={"allow_extra_args": True})(repair.repair_command)
     return app

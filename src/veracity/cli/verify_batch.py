@@ -88,9 +88,18 @@ def verify_batch_command(
         help="what the verifier reads per claim: passage (each passage on its own) or claim "
              "(one window across its passages: about k times fewer pairs)")]
     = defaults.NLI_WINDOW,
+    report: Annotated[Path | None, typer.Option(
+        help="also write the overview page of the whole output here (one offline HTML file; "
+             "extra [report]); `veracity report` builds it later")] = None,
+    report_by: Annotated[list[str] | None, typer.Option(
+        help="break the page's claim labels down by this field of the input lines or "
+             "records (repeat for more)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
 ) -> None:
     """Verify every answer of a JSONL file; write one report per line to --out.
+
+    With --report, the overview page of the whole output is written when the run ends (see
+    `veracity report`, which builds it from an output without running again).
 
     Each output line is the report of one input id (what `veracity verify --json` prints, with
     the id and line in front), or an error record {id, line, error: {reason, message}} for a
@@ -102,6 +111,9 @@ def verify_batch_command(
     from veracity.batch import VerifyBatch, VerifySettings
 
     try:
+        if report_by and report is None:
+            raise InputError("--report-by names the fields of the overview page: give the "
+                             "page's file too, e.g. --report overview.html")
         if (sources_field is None) == (index_dir is None):
             if sources_field is None and index_dir is None:
                 sources_field = defaults.BATCH_SOURCES_FIELD
@@ -126,10 +138,26 @@ def verify_batch_command(
     except VeracityError as exc:
         raise fail(exc) from exc
     code = EXIT_PARTIAL if summary.failures or summary.pending else EXIT_OK
+    overview = None
+    if report is not None:
+        from veracity.batch.overview import overview_of
+
+        try:
+            overview = overview_of(out, answers=source, by=tuple(report_by or ()))
+            overview.save(report)
+        except VeracityError as exc:
+            show(styled("the batch is done, the overview is not:", "yellow"), " build it with "
+                 f"`veracity report {out} --answers {source} --out {report}` once this is "
+                 "fixed", out=errors)
+            raise fail(exc) from exc
     if as_json:
-        emit_json(summary.to_dict() | {"exit_code": code})
+        extra = {} if overview is None else {"report": str(report),
+                                              "report_seconds": overview.seconds}
+        emit_json(summary.to_dict() | extra | {"exit_code": code})
         raise typer.Exit(code)
     print_batch(summary)
+    if overview is not None:
+        show(f"overview: {report} ({overview.seconds:.1f} s)", out=console)
     raise typer.Exit(code)
 
 

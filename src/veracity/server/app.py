@@ -37,6 +37,7 @@ from typing import Annotated, Any, Literal
 from veracity import defaults
 from veracity._deps import require
 from veracity._json import strict_json
+from veracity.assets import VERDICTS_CSS
 from veracity.errors import OptionError, VeracityError
 from veracity.server.errors import ServiceError, error_body, status_of
 from veracity.server.gate import Gate
@@ -490,14 +491,16 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
 
 
 _ASSETS = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
-           "app.css": "text/css; charset=utf-8", "icon.svg": "image/svg+xml"}
+           "app.css": "text/css; charset=utf-8", "icon.svg": "image/svg+xml",
+           "verdicts.css": "text/css; charset=utf-8"}
 
 
 def _static(name: str) -> Response:
-    """One of the page's shipped files, by a name from a fixed list (never a path)."""
+    """One of the page's shipped files, by a name from a fixed list (never a path). The
+    verdict colours come from the library's stylesheet, which the batch overview shares."""
     if name not in _ASSETS:
         raise ServiceError(404, "not_found", f"no file {name!r} here")
-    path = STATIC / name
+    path = VERDICTS_CSS if name == "verdicts.css" else STATIC / name
     return FileResponse(str(path), media_type=_ASSETS[name])
 
 
