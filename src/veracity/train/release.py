@@ -27,7 +27,7 @@ from veracity.train.data.contrast import suite_half
 from veracity.train.export import ExportReport, export_checkpoint
 from veracity.train.trainer import LABELS, NOT_SUPPORTED, Row, fitting_rows, read_rows
 from veracity.types import PairScore
-from veracity.verifiers.combiner import fit_three_way
+from veracity.verifiers.combiner import SUPPORT_BALANCED, fit_three_way
 from veracity.verifiers.embedded import EmbeddedVerifier
 
 __all__ = ["MODEL_ID", "ReleaseReport", "combiner_fit_mask", "fit_release_combiner",
@@ -88,6 +88,8 @@ def fit_release_combiner(rows: list[Row], scores: list[PairScore], matrix: np.nd
     final = fit_three_way(matrix[usable], labels[usable].tolist(), gate=gate)
     record = final.to_json() | {
         "fit_rows": "validation rows outside the minimal-pair suite's half",
+        "class_shares": dict(zip(("supported", "contradicted", "neither"), SUPPORT_BALANCED,
+                                 strict=True)),
         "contributions": final.contributions(matrix[usable]),
     }
     return record, validation
@@ -324,6 +326,15 @@ def run_text(state: dict[str, Any]) -> str:
     return text + "\n"
 
 
+def _shares_text(shares: dict[str, float] | None) -> str:
+    """How the combiner's fitting rows were weighted, for the card (nothing if not recorded)."""
+    if not shares:
+        return ""
+    parts = ", ".join(f"{label} {share:g}" for label, share in shares.items())
+    return (f", each label weighted to its share of the fit ({parts}), so that P(supported) "
+            "at 0.5 is an even call between supported and the other two")
+
+
 def combiner_text(combiner: dict[str, Any]) -> list[str]:
     """The card's account of a three-way combiner: what it reads, where it was fit, its gate,
     and each input's contribution per label (weight × the input's standard deviation on the
@@ -334,7 +345,8 @@ def combiner_text(combiner: dict[str, Any]) -> list[str]:
         "A softmax layer over the three labels reads the network's log ratios of supported and "
         "of contradicted to neither, word coverage, number and name agreement, the claim's "
         "token alignment with the evidence window, and the alignment times the contradicted "
-        f"log ratio; fit on {combiner.get('fit_rows', 'the validation rows')}. Gate: where the "
+        f"log ratio; fit on {combiner.get('fit_rows', 'the validation rows')}"
+        + _shares_text(combiner.get("class_shares")) + ". Gate: where the "
         f"network's own P(contradicted) reaches {combiner['gate']:.2f}, P(supported) is at "
         "most 1 − that and P(contradicted) at least that, whatever the other inputs say.",
         "",

@@ -328,7 +328,7 @@ SUPPORT_BALANCED = (0.5, 0.25, 0.25)
 
 
 def fit_three_way(matrix: np.ndarray, labels: Sequence[int], *, gate: float, l2: float = 1.0,
-                  shares: Sequence[float] | None = None) -> ThreeWayCombiner:
+                  shares: Sequence[float] | None = SUPPORT_BALANCED) -> ThreeWayCombiner:
     """Fit a :class:`ThreeWayCombiner` on a :func:`three_way_features` matrix; ``labels`` are
     0 supported, 1 contradicted, 2 neither, weighted so that each class holds its ``shares``
     of the total weight (None: equal shares)."""
