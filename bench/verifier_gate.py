@@ -35,7 +35,7 @@ from _report import write_result
 from veracity.evaluate.classification import balanced_accuracy
 from veracity.train.release import combiner_fit_mask
 from veracity.train.trainer import fitting_rows, read_rows
-from veracity.verifiers.combiner import SUPPORT_BALANCED, fit_three_way
+from veracity.verifiers.combiner import SUPPORT_BALANCED, THREE_WAY_FEATURES, fit_three_way
 from veracity.verifiers.embedded import EmbeddedVerifier
 from verifier_data import DATASETS, DEFAULT_DATA, load
 
@@ -45,6 +45,18 @@ SETS = ("wice", "lfqa", "climate_fever")
 GATES = (0.5, 1.0)
 #: Class shares of the fitting weight: equal thirds, or supported against the other two.
 BALANCES = {"thirds": None, "supported-half": SUPPORT_BALANCED}
+#: Inputs: every three-way feature, or none of the aligner's (its columns zeroed, so that their
+#: weights fit to 0): what the combination loses without the aligner's second reading.
+ALIGNER_COLUMNS = [THREE_WAY_FEATURES.index(n) for n in ("alignment", "contradiction_on_topic")]
+INPUTS = ("all", "no aligner")
+
+
+def _inputs(matrix: np.ndarray, inputs: str) -> np.ndarray:
+    if inputs == "all":
+        return matrix
+    out = matrix.copy()
+    out[:, ALIGNER_COLUMNS] = 0.0
+    return out
 KINDS = ("negation", "antonym", "number")
 
 
@@ -89,33 +101,40 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     results: list[dict[str, Any]] = []
     for choice, mask in (("all", np.ones(len(rows), dtype=bool)), ("no-twins", ~twins)):
-        for (balance, shares), gate in itertools.product(BALANCES.items(), GATES):
-            combiner = fit_three_way(fit_matrix[mask], labels[mask].tolist(), gate=gate,
-                                     shares=shares)
+        for inputs, (balance, shares), gate in itertools.product(INPUTS, BALANCES.items(),
+                                                                 GATES):
+            if choice != "all" and inputs != "all":
+                continue
+            combiner = fit_three_way(_inputs(fit_matrix[mask], inputs), labels[mask].tolist(),
+                                     gate=gate, shares=shares)
             row: dict[str, Any] = {"rows": choice, "fit_rows": int(mask.sum()),
-                                   "balance": balance, "gate": gate}
+                                   "inputs": inputs, "balance": balance, "gate": gate}
             for name, (network, matrix, truth) in dev.items():
-                out = np.array(combiner.outputs(matrix, network))
+                out = np.array(combiner.outputs(_inputs(matrix, inputs), network))
                 row[name] = balanced_accuracy(out[:, 0] >= 0.5, truth)
-            originals = np.array(combiner.outputs(pair_orig[1], pair_orig[0]))[:, 0] >= 0.5
-            twinned = np.array(combiner.outputs(pair_twin[1], pair_twin[0]))[:, 0] >= 0.5
+            originals = np.array(combiner.outputs(_inputs(pair_orig[1], inputs),
+                                                  pair_orig[0]))[:, 0] >= 0.5
+            twinned = np.array(combiner.outputs(_inputs(pair_twin[1], inputs),
+                                                pair_twin[0]))[:, 0] >= 0.5
             for kind in KINDS:
                 held = originals & (kinds == kind)
                 row[f"flip_{kind}"] = float((~twinned[held]).mean()) if held.any() else None
             results.append(row)
-    lines = ["| fitting rows | class shares | gate | "
+    lines = ["| fitting rows | inputs | class shares | gate | "
              + " | ".join(DATASETS[s][1] for s in SETS) + " | "
              + " | ".join(f"{k} flip" for k in KINDS) + " |",
-             "| --- | --- | ---: |" + " ---: |" * (len(SETS) + len(KINDS))]
+             "| --- | --- | --- | ---: |" + " ---: |" * (len(SETS) + len(KINDS))]
     for row in results:
         cells = [f"{100 * row[s]:.1f}" for s in SETS] + [
             "—" if row[f"flip_{k}"] is None else f"{100 * row[f'flip_{k}']:.1f}" for k in KINDS]
-        lines.append(f"| {row['rows']} ({row['fit_rows']}) | {row['balance']} | "
-                     f"{row['gate']:.1f} | "
+        lines.append(f"| {row['rows']} ({row['fit_rows']}) | {row['inputs']} | "
+                     f"{row['balance']} | {row['gate']:.1f} | "
                      + " | ".join(cells) + " |")
     table = ("Balanced accuracy (%) at P(supported) >= 0.5 and minimal-pair flip shares (%) of "
              f"combiners fit on the network of `{args.verifier.name}`, by fitting rows (their "
-             "count), class shares of the fitting weight (thirds: each label a third; "
+             "count), inputs (no aligner: without the aligner's alignment and on-topic "
+             "contradiction features), class shares of the fitting weight (thirds: each label "
+             "a third; "
              "supported-half: supported half, contradicted and neither a quarter each) and gate "
              "(1.0: no gate).\n\n" + "\n".join(lines) + "\n")
     command = "python bench/verifier_gate.py " + shlex.join(
