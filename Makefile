@@ -112,8 +112,11 @@ test: $(STAMP) chromium
 test-unit: $(STAMP)
 	$(PY) -m pytest -q -m unit
 
+# ruff's lint rules, ruff's formatting (checked, never applied here) and strict mypy, as
+# configured in pyproject.toml.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/mypy
 
 # The documentation site into site/ (mkdocs-material, mkdocstrings; the CLI reference is rendered

@@ -9,25 +9,49 @@ The JSON file holds the date, the machine (platform, CPU model, usable cores, me
 the git commit, the exact command and the figures. In the README, the text between
 ``<!-- NAME -->`` and ``<!-- /NAME -->`` is replaced (the section is appended the first time) by
 a ``### NAME`` heading, the date, machine, commit and command, followed by ``table_md``.
+
+A figure names the commit it was measured on, so it is refused while tracked files under
+``src/`` or ``bench/*.py`` have uncommitted changes: :func:`write_result` raises
+:class:`DirtyTreeError` (the figures are kept in a temporary file it names). To write it anyway,
+stamped "(with uncommitted changes)", set ``VERACITY_BENCH_DIRTY=1`` or pass
+``allow_dirty=True``; a script that wants an ``--allow-dirty`` option adds it with
+:func:`add_allow_dirty` and passes ``args.allow_dirty`` on.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import os
 import platform
 import re
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BENCH", "REPO", "RESULTS", "git_commit", "machine", "write_result"]
+__all__ = [
+    "BENCH",
+    "DIRTY_ENV",
+    "REPO",
+    "RESULTS",
+    "DirtyTreeError",
+    "add_allow_dirty",
+    "git_commit",
+    "machine",
+    "uncommitted",
+    "write_result",
+]
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 RESULTS = BENCH / "results"
 README = BENCH / "README.md"
+#: Set to ``1`` to write figures measured with uncommitted changes (stamped so).
+DIRTY_ENV = "VERACITY_BENCH_DIRTY"
+#: The code a figure depends on: a change here makes the commit stamp approximate.
+_TRACKED = ("src", "bench/*.py")
 _HEADER = (
     "# Benchmarks\n\n"
     "Measured figures, written by the scripts in this folder (each section names its exact "
@@ -80,12 +104,53 @@ def _git(*args: str) -> str:
     return done.stdout.strip()
 
 
+class DirtyTreeError(RuntimeError):
+    """Figures measured with uncommitted changes to the code, and not allowed to be written."""
+
+
+def uncommitted() -> list[str]:
+    """Tracked files under ``src/`` and ``bench/*.py`` with uncommitted changes."""
+    status = _git("status", "--porcelain", "--untracked-files=no", "--", *_TRACKED)
+    return [line.split(maxsplit=1)[1] for line in status.splitlines() if line.strip()]
+
+
 def git_commit() -> str:
     commit = _git("rev-parse", "--short", "HEAD") or "unknown"
     # uncommitted changes to tracked code make the commit only approximate
-    if _git("status", "--porcelain", "--untracked-files=no", "--", "src", "bench/*.py"):
+    if uncommitted():
         commit += " (with uncommitted changes)"
     return commit
+
+
+def add_allow_dirty(parser: argparse.ArgumentParser) -> None:
+    """Give a benchmark's parser ``--allow-dirty`` (pass ``args.allow_dirty`` to write_result)."""
+    parser.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="write the figures even with uncommitted changes (the commit is stamped so)",
+    )
+
+
+def _dirty_allowed(allow_dirty: bool | None) -> bool:
+    if allow_dirty is not None:
+        return allow_dirty
+    return os.environ.get(DIRTY_ENV, "") == "1"
+
+
+def _refuse(name: str, changed: list[str], payload: dict[str, Any]) -> DirtyTreeError:
+    """The error for figures from a dirty tree; keeps the figures in a temporary file."""
+    with tempfile.NamedTemporaryFile(
+        "w", prefix=f"veracity-bench-{name}-", suffix=".json", delete=False, encoding="utf-8"
+    ) as kept:
+        kept.write(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+    return DirtyTreeError(
+        f"benchmark {name!r} ran with uncommitted changes to {shown}, so its figures would not "
+        f"name the code that made them; nothing was written to {RESULTS.name}/ or the README "
+        f"(the figures are kept in {kept.name}). Commit the changes and run it again, or set "
+        f"{DIRTY_ENV}=1 (or pass --allow-dirty where the script offers it) to write them "
+        "stamped '(with uncommitted changes)'."
+    )
 
 
 def _describe(info: dict[str, Any]) -> str:
@@ -96,11 +161,21 @@ def _describe(info: dict[str, Any]) -> str:
     )
 
 
-def write_result(name: str, figures: dict[str, Any], table_md: str, command: str) -> Path:
+def write_result(
+    name: str,
+    figures: dict[str, Any],
+    table_md: str,
+    command: str,
+    *,
+    allow_dirty: bool | None = None,
+) -> Path:
     """Write ``results/<name>.json`` and replace the ``name`` section of the README.
 
     ``figures`` must be JSON-serialisable; ``table_md`` is Markdown (a table, maybe with notes);
     ``command`` is the exact command line that produced the figures. Returns the JSON path.
+    With uncommitted changes under ``src/`` or ``bench/*.py`` it raises
+    :class:`DirtyTreeError` unless ``allow_dirty`` is true (``None``: ``VERACITY_BENCH_DIRTY=1``
+    decides).
     """
     if not re.fullmatch(r"[A-Za-z0-9_]+", name):
         raise ValueError(f"benchmark name {name!r} must be a plain word like 'retrieval_speed'")
@@ -115,6 +190,9 @@ def write_result(name: str, figures: dict[str, Any], table_md: str, command: str
         "command": command,
         "figures": figures,
     }
+    changed = uncommitted()
+    if changed and not _dirty_allowed(allow_dirty):
+        raise _refuse(name, changed, payload)
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
