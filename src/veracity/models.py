@@ -1,9 +1,10 @@
 """How the commands and the service make their models, by the names users give them.
 
-:class:`Models` holds three factories: ``verifier(name)`` (``--verifier``, see
+:class:`Models` holds four factories: ``verifier(name)`` (``--verifier``, see
 :func:`veracity.verifiers.registry.make_verifier`), ``chat(spec, model, scorer)`` (``--llm`` and
-``--model``, see :func:`veracity.generate.chat.make_chat`) and ``reranker(name)`` (``--reranker``,
-see :func:`veracity.rerankers.registry.make_reranker`). The CLI (``build_app``) and the service
+``--model``, see :func:`veracity.generate.chat.make_chat`), ``reranker(name)`` (``--reranker``,
+see :func:`veracity.rerankers.registry.make_reranker`) and ``spans(name)`` (``--spans``, see
+:func:`veracity.verifiers.registry.make_span_detector`). The CLI (``build_app``) and the service
 (``ServerSettings.models``) take one, so tests pass fakes to both.
 
 >>> from veracity.testing import TablePairScorer
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from veracity.llm.base import ChatModel
     from veracity.rerankers.base import RelevanceScorer
-    from veracity.verifiers.base import PairScorer
+    from veracity.verifiers.base import PairScorer, SpanDetector
 
 __all__ = ["Models"]
 
@@ -46,10 +47,19 @@ def _make_reranker(name: str) -> RelevanceScorer:
     return make_reranker(name)
 
 
+def _make_span_detector(name: str) -> SpanDetector:
+    """The span detector of ``--spans``."""
+    from veracity.verifiers.registry import make_span_detector
+
+    return make_span_detector(name)
+
+
 @dataclass(frozen=True)
 class Models:
-    """The factories of the verifier, the chat model and the reranker (see the module notes)."""
+    """The factories of the verifier, the chat model, the reranker and the span detector (see
+    the module notes)."""
 
     verifier: Callable[[str], PairScorer] = _make_verifier
     chat: Callable[[str, str | None, PairScorer], ChatModel] = _make_chat
     reranker: Callable[[str], RelevanceScorer] = _make_reranker
+    spans: Callable[[str], SpanDetector] = _make_span_detector

@@ -16,11 +16,20 @@ from typing import Any
 
 from veracity.errors import InputError
 from veracity.llm.base import ChatRequest, ChatResponse
-from veracity.text.words import content_words
-from veracity.types import PairScore, PairScores, RelevanceScore, RelevanceScores, Span
+from veracity.text.words import content_word_spans, content_words
+from veracity.types import (
+    ClaimSpans,
+    PairScore,
+    PairScores,
+    RelevanceScore,
+    RelevanceScores,
+    Span,
+    UnsupportedSpan,
+)
 from veracity.verifiers.base import check_pairs
 
-__all__ = ["FailingPairScorer", "OverlapRelevanceScorer", "ScriptExhaustedError",
+__all__ = ["FailingPairScorer", "OverlapRelevanceScorer", "OverlapSpanDetector",
+           "ScriptExhaustedError",
            "ScriptedChatModel", "TablePairScorer", "save_tiny_classifier", "save_tiny_seq2seq"]
 
 
@@ -178,6 +187,45 @@ class OverlapRelevanceScorer:
             share = len(wanted & set(content_words(text))) / len(wanted) if wanted else 0.0
             scores.append(RelevanceScore(share, Span(0, len(text))))
         return RelevanceScores(query, tuple(scores), self.model_id, "test")
+
+
+class OverlapSpanDetector:
+    """A ``SpanDetector`` that marks the claim's content words its premise lacks (confidence 1),
+    words next to each other (only spaces between) joined into one span. ``calls`` records the
+    pairs of every run, to check batching.
+
+    >>> OverlapSpanDetector().run(["The museum opens at nine."],
+    ...                           ["The museum opens at ten."])[0].spans[0].text
+    'ten'
+    """
+
+    model_id = "overlap-spans"
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def load(self) -> OverlapSpanDetector:
+        return self
+
+    def run(self, premises: Sequence[str], claims: Sequence[str]) -> tuple[ClaimSpans, ...]:
+        check_pairs(premises, claims)
+        self.calls.append(len(claims))
+        return tuple(self._claim(premise, claim)
+                     for premise, claim in zip(premises, claims, strict=True))
+
+    @staticmethod
+    def _claim(premise: str, claim: str) -> ClaimSpans:
+        known = set(content_words(premise))
+        runs: list[list[int]] = []
+        for start, end in content_word_spans(claim):
+            if set(content_words(claim[start:end])) <= known:
+                continue
+            if runs and not claim[runs[-1][1]:start].strip():
+                runs[-1][1] = end
+            else:
+                runs.append([start, end])
+        return ClaimSpans(claim, tuple(UnsupportedSpan(Span(a, b), claim[a:b], 1.0)
+                                       for a, b in runs), 1)
 
 
 def save_tiny_classifier(folder: Path, id2label: Mapping[int, str], *,

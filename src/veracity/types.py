@@ -25,6 +25,7 @@ __all__ = [
     "Citation",
     "Claim",
     "ClaimSet",
+    "ClaimSpans",
     "ClaimVerdict",
     "Confidence",
     "Document",
@@ -50,6 +51,7 @@ __all__ = [
     "SkippedSentence",
     "Span",
     "Timings",
+    "UnsupportedSpan",
     "ValueCheck",
     "ValueStatus",
     "VerdictLabel",
@@ -856,12 +858,49 @@ class LayerResult:
         return dataclasses.asdict(self)
 
 
+@dataclass(frozen=True, slots=True)
+class UnsupportedSpan:
+    """Characters ``span`` of a named string (a claim, or the answer it came from) that the
+    evidence does not support: ``text`` is exactly those characters, ``confidence`` the mean
+    probability of their tokens being unsupported."""
+
+    span: Span
+    text: str
+    confidence: float
+
+    def shifted(self, offset: int) -> UnsupportedSpan:
+        """The same characters counted ``offset`` further on (from a claim into its answer)."""
+        return UnsupportedSpan(Span(self.span.start + offset, self.span.end + offset), self.text,
+                               self.confidence)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start": self.span.start, "end": self.span.end, "text": self.text,
+                "confidence": self.confidence}
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimSpans:
+    """The unsupported spans of one claim (indexing ``claim``), in order, and how many evidence
+    windows were read."""
+
+    claim: str
+    spans: tuple[UnsupportedSpan, ...]
+    windows: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"claim": self.claim, "windows": self.windows,
+                "unsupported": [span.to_dict() for span in self.spans]}
+
+
 @dataclass(frozen=True)
 class ClaimVerdict:
     """The combined verdict on one claim, each layer's finding, and the evidence for it.
 
     ``citations`` are the passages that support the claim, ``anti_citations`` those that
     contradict it, best first; ``values`` the knowledge layer's exact comparisons.
+    ``unsupported_spans`` are the characters of the answer (not of the rewritten claim) that a
+    span detector found unsupported by the claim's evidence: ``None`` when no detector ran (and
+    then ``to_dict`` leaves the field out), ``()`` when it found none.
     """
 
     claim: Claim
@@ -871,6 +910,7 @@ class ClaimVerdict:
     anti_citations: tuple[EvidenceJudgement, ...] = ()
     evidence: tuple[EvidenceJudgement, ...] = ()
     values: tuple[ValueCheck, ...] = ()
+    unsupported_spans: tuple[UnsupportedSpan, ...] | None = None
 
     @property
     def flagged(self) -> bool:
@@ -889,7 +929,10 @@ class ClaimVerdict:
         return next((result for result in self.layers if result.layer == name), None)
 
     def to_dict(self) -> dict[str, Any]:
-        """The claim's fields, then its verdict, each layer's finding and the evidence."""
+        """The claim's fields, then its verdict, each layer's finding and the evidence, and
+        ``unsupported_spans`` when a span detector ran."""
+        found = {} if self.unsupported_spans is None else {
+            "unsupported_spans": [span.to_dict() for span in self.unsupported_spans]}
         return self.claim.to_dict() | {
             "label": self.label,
             "contested": self.contested,
@@ -898,7 +941,7 @@ class ClaimVerdict:
             "anti_citations": [item.to_dict() for item in self.anti_citations],
             "values": [value.to_dict() for value in self.values],
             "evidence": [item.to_dict() for item in self.evidence],
-        }
+        } | found
 
 
 @dataclass(frozen=True)
@@ -907,7 +950,9 @@ class Report:
 
     ``rule`` is the declared combination rule (``any``, ``all``, ``cascade`` or ``logistic``);
     ``timings`` the seconds spent per stage; ``calls`` the model calls per model
-    (``{"verifier": 42, "chat": 6}``).
+    (``{"verifier": 42, "chat": 6}``); ``span_detector`` the model id of the span detector that
+    found each claim's ``unsupported_spans`` (``None``, and left out of ``to_dict``, when none
+    ran).
     """
 
     answer: str
@@ -923,6 +968,7 @@ class Report:
     timings: Mapping[str, float] = field(default_factory=dict)
     calls: Mapping[str, int] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    span_detector: str | None = None
 
     def count(self, label: VerdictLabel) -> int:
         return sum(verdict.label == label for verdict in self.verdicts)
@@ -951,8 +997,10 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         """Summary, provenance, claims and skipped sentences (what ``veracity verify --json``
         prints). Claim and skipped-sentence spans index ``answer``; evidence spans index the
-        source document named by ``doc_id``; a value's ``span`` indexes its claim's ``text``.
+        source document named by ``doc_id``; a value's ``span`` indexes its claim's ``text``;
+        a claim's ``unsupported_spans`` (with a span detector) index ``answer``.
         """
+        detector = {} if self.span_detector is None else {"span_detector": self.span_detector}
         return {
             "summary": self.summary,
             "answer": self.answer,
@@ -963,6 +1011,7 @@ class Report:
             "claims_method": self.claims_method,
             "verifier": self.verifier,
             "verifier_version": self.verifier_version,
+        } | detector | {
             "claims": [verdict.to_dict() for verdict in self.verdicts],
             "skipped": [sentence.to_dict() for sentence in self.skipped],
             "timings": dict(self.timings),

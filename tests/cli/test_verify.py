@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from veracity import cli
 from veracity.corpus.indexer import Indexer
 from veracity.retrieve.bm25 import BM25Builder
-from veracity.testing import FailingPairScorer, TablePairScorer
+from veracity.testing import FailingPairScorer, OverlapSpanDetector, TablePairScorer
 
 pytestmark = pytest.mark.unit
 
@@ -305,3 +305,48 @@ def test_one_window_per_claim_reads_one_pair_per_claim(sources: list[Path]) -> N
     payload = json.loads(out)
     assert scorer.calls == [3]  # three claims, one window each over the three sources
     assert payload["calls"]["verifier_pairs"] == 3
+
+
+#: The command with the table's scores and the overlap fake for every --spans.
+SPANS_APP = cli.build_app(cli.Models(verifier=lambda name: TablePairScorer(TABLE),
+                                     spans=lambda name: OverlapSpanDetector()))
+
+
+def test_spans_put_each_claim_s_unsupported_characters_in_the_json(sources: list[Path]) -> None:
+    answer = "Honey bees perform a waggle dance. A colony can hold about 90,000 workers."
+    code, out, _ = _run("--answer", answer, "--sources", str(sources[0]), str(sources[1]),
+                        "--json", "--spans", "hf:some/detector", app=SPANS_APP)
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["span_detector"] == "overlap-spans"
+    first, second = payload["claims"]
+    assert first["unsupported_spans"] == []
+    found = [(item["start"], item["end"], item["text"]) for item in second["unsupported_spans"]]
+    assert [text for _, _, text in found] == ["90"]  # 60,000 is in the source: "000" is
+    assert all(answer[start:end] == text for start, end, text in found)
+    assert found[0][0] > second["span"][0]  # offsets into the answer, not into the claim
+
+
+def test_without_spans_the_json_has_no_such_field(sources: list[Path]) -> None:
+    code, out, _ = _run("--answer", ANSWER, "--sources", str(sources[0]), "--json",
+                        app=SPANS_APP)
+    payload = json.loads(out)
+    assert code == 0
+    assert "span_detector" not in payload
+    assert all("unsupported_spans" not in claim for claim in payload["claims"])
+
+
+def test_spans_are_listed_in_the_terminal_as_data(sources: list[Path]) -> None:
+    answer = "Honey bees perform a waggle [/tango]."
+    code, out, _ = _run("--answer", answer, "--sources", str(sources[0]), "--spans", "hf:x",
+                        app=SPANS_APP)
+    assert code == 0
+    assert "[/tango]" in out
+    assert "not supported by its passages: 'tango' (chars 30-35)" in out
+
+
+def test_a_span_detector_that_is_no_hf_model_exits_2_with_the_form(sources: list[Path]) -> None:
+    code, _, err = _run("--answer", ANSWER, "--sources", str(sources[0]), "--spans", "lexical")
+    assert code == 2
+    assert "--spans 'lexical' is not allowed" in err
+    assert "hf:<model id or folder>" in err

@@ -19,6 +19,7 @@ from veracity.server.app import create_app
 from veracity.server.settings import Limits, Settings
 from veracity.testing import TablePairScorer
 from veracity.types import PairScores
+from veracity.verifiers.base import SpanDetector
 
 T = TypeVar("T")
 
@@ -92,14 +93,24 @@ def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def settings_for(index: Path, *, scorer: TablePairScorer | None = None,
                  chat: FixedChat | None = None, token: str | None = None,
-                 allowed_hosts: tuple[str, ...] = (), **limits: Any) -> Settings:
-    """Settings over the test index with fake models (the CLI's factories, as build_app)."""
+                 allowed_hosts: tuple[str, ...] = (), spans: SpanDetector | None = None,
+                 **limits: Any) -> Settings:
+    """Settings over the test index with fake models (the CLI's factories, as build_app);
+    ``spans``: the span detector of every verify request."""
     made_scorer = scorer or SlowScorer()
     made_chat = chat or FixedChat()
+
+    def made_spans(name: str) -> SpanDetector:
+        if spans is None:
+            raise AssertionError(f"no span detector was asked for, yet {name!r} was made")
+        return spans
+
     models = Models(verifier=lambda name: made_scorer,
-                    chat=lambda spec, model, s: made_chat)  # type: ignore[arg-type,return-value]
+                    chat=lambda spec, model, s: made_chat,  # type: ignore[arg-type,return-value]
+                    spans=made_spans)
     return Settings(index=index, mode="bm25", limits=Limits(**limits), models=models,
-                    token=token, allowed_hosts=allowed_hosts)
+                    token=token, allowed_hosts=allowed_hosts,
+                    spans=None if spans is None else "hf:fake")
 
 
 def serve(settings: Settings, work: Callable[[httpx.AsyncClient], Awaitable[T]]) -> T:

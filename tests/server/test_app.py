@@ -17,6 +17,7 @@ from veracity.errors import OptionError
 from veracity.retrieve.open import open_retriever
 from veracity.server.app import create_app
 from veracity.server.settings import Settings
+from veracity.testing import OverlapSpanDetector
 
 from .conftest import DANCE, FixedChat, SlowScorer, events, serve, settings_for
 
@@ -77,6 +78,38 @@ def test_verify_and_its_stream_give_the_same_report(index_dir: Path) -> None:
     assert [name for name, _ in found] == ["sentence", "sentence", "sentence", "report"]
     assert found[0][1]["skipped"]["reason"] == "greeting"
     assert _without(found[-1][1], "timings", "calls") == _without(report, "timings", "calls")
+
+
+def test_verify_and_its_stream_pass_each_claim_s_unsupported_spans(index_dir: Path) -> None:
+    body = {"answer": WRONG, "sources": [DANCE]}
+
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        return [await client.post("/v1/verify", json=body),
+                await client.post("/v1/verify/stream", json=body),
+                await client.get("/v1/version")]
+
+    whole, streamed, version = serve(settings_for(index_dir, spans=OverlapSpanDetector()), work)
+    assert whole.status_code == 200, whole.text
+    report = whole.json()
+    assert report["span_detector"] == version.json()["span_detector"] == "overlap-spans"
+    found = [(item["start"], item["end"], item["text"])
+             for claim in report["claims"] for item in claim["unsupported_spans"]]
+    assert [text for _, _, text in found] == ["1983"]  # the source says 1973
+    assert all(WRONG[start:end] == text for start, end, text in found)
+    sentences = [data for name, data in events(streamed.text) if name == "sentence"]
+    streamed_spans = [item for sentence in sentences for claim in sentence["claims"]
+                      for item in claim["unsupported_spans"]]
+    assert streamed_spans == [item for claim in report["claims"]
+                              for item in claim["unsupported_spans"]]
+
+
+def test_without_a_span_detector_verify_has_no_spans(index_dir: Path) -> None:
+    async def work(client: httpx.AsyncClient) -> httpx.Response:
+        return await client.post("/v1/verify", json={"answer": WRONG, "sources": [DANCE]})
+
+    report = serve(settings_for(index_dir), work).json()
+    assert "span_detector" not in report
+    assert all("unsupported_spans" not in claim for claim in report["claims"])
 
 
 def test_verify_reports_a_claim_no_layer_checked_as_unchecked(index_dir: Path) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from veracity.corpus.indexer import Indexer
 from veracity.retrieve.bm25 import BM25Builder
-from veracity.testing import TablePairScorer
+from veracity.testing import OverlapSpanDetector, TablePairScorer
 from veracity.types import PairScore, PairScores, Span
 
 from .conftest import ARTIFACTS, EXAMPLES, FixedChat, LiveServer, settings_for
@@ -389,3 +389,30 @@ def test_documents_with_the_same_title_are_told_apart(fresh: Any, hostile: LiveS
     assert len(shown) == 2
     assert any("a/notes.md" in line for line in shown)
     assert any("b/notes.md" in line for line in shown)
+
+
+@pytest.fixture(scope="module")
+def spotting(hostile_index: Path) -> Iterator[LiveServer]:
+    """The server with a span detector (the overlap fake: a claim's words its passages lack)."""
+    with LiveServer(settings_for(hostile_index, scorer=SentenceScorer(),
+                                 spans=OverlapSpanDetector())) as server:
+        yield server
+
+
+def test_the_words_no_passage_supports_are_marked_inside_their_claim(
+        fresh: Any, spotting: LiveServer) -> None:
+    fresh.goto(spotting.url + "/")
+    answer = "The beacon flashes every ten seconds. Its keeper wrote <b>loud</b> [/notes]."
+    verify_pasted(fresh, answer, "The beacon flashes every five seconds. Its keeper wrote.")
+    marks = fresh.locator("#verified mark.unsupported-span")
+    report = httpx.post(f"{spotting.url}/v1/verify", json={
+        "answer": answer, "sources": ["The beacon flashes every five seconds. Its keeper wrote."]},
+        timeout=60).json()
+    expected = [item["text"] for claim in report["claims"] for item in claim["unsupported_spans"]]
+    assert expected[0] == "ten"
+    assert marks.all_inner_texts() == expected
+    assert fresh.locator("#verified b").count() == 0  # user text is text, never markup
+    assert fresh.inner_text("#verified").split() == answer.split()
+    fresh.locator("#claims button.claim", has_text="ten").click()
+    assert fresh.locator("#claim-detail mark.unsupported-span").all_inner_texts() == ["ten"]
+    fresh.screenshot(path=str(ARTIFACTS / "verify-unsupported-spans.png"), full_page=True)

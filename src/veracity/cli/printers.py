@@ -264,6 +264,10 @@ def print_report(report: Report) -> None:
                         "contradict it", "magenta"), indent=6)
         for edit in claim.edits:
             line(styled(edit, "dim"), indent=6)
+        if verdict.unsupported_spans:
+            line(styled("not supported by its passages:", "yellow"), " " + ", ".join(
+                f"{found.text!r} (chars {found.span.start}-{found.span.end})"
+                for found in verdict.unsupported_spans), indent=6)
         for layer in verdict.layers:
             flag = styled("flags", "red") if layer.flagged else styled("clears", "green")
             detail = layer.detail

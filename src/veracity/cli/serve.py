@@ -49,6 +49,9 @@ def serve(
     body_seconds: Annotated[float, typer.Option(
         "--body-time-limit",
         help="seconds to receive a request's body; a slower or shorter one gets 408")] = 10.0,
+    spans: Annotated[str | None, typer.Option(
+        help="token-level span detector for verify, hf:<model id or folder>[@label] (extra "
+             "[hf]): each claim's unsupported_spans, marked on the page")] = None,
     allowed_host: Annotated[list[str] | None, typer.Option(
         "--allowed-host", help="another name clients reach the server by (repeatable); "
         "requests naming any other host than these, 127.0.0.1, localhost, ::1 and --host get "
@@ -65,6 +68,7 @@ def serve(
         settings = Settings(index=index_dir, host=host, port=port, token=token, llm=llm,
                             model=model, verifier=verifier, mode=mode,
                             reranker=reranker if rerank else None, rerank_depth=rerank_depth,
+                            spans=spans,
                             limits=Limits(seconds=seconds, queue=queue, claims=claims, pairs=pairs,
                                           body_seconds=body_seconds),
                             models=models_of(ctx), allowed_hosts=tuple(allowed_host or ()))

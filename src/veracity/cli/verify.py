@@ -64,6 +64,10 @@ def verify_command(
         help="what the verifier reads per claim: passage (each passage on its own) or claim "
              "(one window of the claim's best sentences across its passages: about k times "
              "fewer pairs, but no claim both cited and anti-cited)")] = defaults.NLI_WINDOW,
+    spans: Annotated[str | None, typer.Option(
+        help="token-level span detector, hf:<model id or folder>[@label] (extra [hf]): each "
+             "claim's characters its passages do not support, as unsupported_spans in --json "
+             "(offsets into the answer) and listed under each claim in the terminal")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Check an answer claim by claim against source files or an index.
@@ -86,6 +90,7 @@ def verify_command(
         text = read_text_or_file(answer, "--answer")
         scorer = models_of(ctx).verifier(verifier)
         chat = None if llm is None else models_of(ctx).chat(llm, model, scorer)
+        detector = None if spans is None else models_of(ctx).spans(spans)
         names = tuple(part.strip() for part in layers.split(",") if part.strip())
         consistency = None
         if "consistency" in names and chat is not None:
@@ -103,7 +108,7 @@ def verify_command(
             scorer, retriever=retriever, sources=chunks, layers=names, rule=combiner, chat=chat,
             claims="llm" if llm_claims else "rules", query=query,  # type: ignore[arg-type]
             knowledge=knowledge, consistency=consistency, k=k, tau=tau,
-            window=window)  # type: ignore[arg-type]
+            window=window, spans=detector)  # type: ignore[arg-type]
         report = pipeline.run(text, question=question)
     except VeracityError as exc:
         raise fail(exc) from exc

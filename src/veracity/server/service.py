@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from veracity.llm.base import ChatModel
     from veracity.rerankers.base import RelevanceScorer
     from veracity.retrieve.base import Retriever
-    from veracity.verifiers.base import PairScorer
+    from veracity.verifiers.base import PairScorer, SpanDetector
     from veracity.verify.knowledge import KnowledgeLayer
     from veracity.verify.pipeline import AnswerVerifier
 
@@ -136,6 +136,8 @@ class Service:
         if callable(load):
             load()
         self.knowledge: KnowledgeLayer = KnowledgeLayer().load()
+        self.spans: SpanDetector | None = (None if settings.spans is None
+                                           else settings.models.spans(settings.spans).load())
         self._loaded = True
         return self
 
@@ -146,6 +148,7 @@ class Service:
                              "version": str(getattr(self.scorer, "version", ""))},
                 "chat": self.chat.model_id, "search_mode": self.settings.mode,
                 "reranker": self.settings.reranker,
+                "span_detector": None if self.spans is None else self.spans.model_id,
                 "index": {"generation": self.generation, "chunks": len(self.store)},
                 "notes": list(self.notes)}
 
@@ -331,7 +334,8 @@ class Service:
             StoppingScorer(self.scorer, stop),
             retriever=None if chunks else self._retriever(options.mode, stop), sources=chunks,
             layers=options.layers, rule=options.rule, k=options.k, tau=options.tau,
-            knowledge=self.knowledge if "knowledge" in options.layers else None)
+            knowledge=self.knowledge if "knowledge" in options.layers else None,
+            spans=self.spans)
 
     def _checked(self, options: VerifyOptions, verb: str) -> Checked:
         """An answer to verify or repair, checked against the limits and the budgets: its claims

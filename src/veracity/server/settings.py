@@ -97,7 +97,9 @@ def host_name(value: str) -> str:
 class Settings:
     """The service's configuration (see ``veracity serve --help``).
 
-    ``models`` makes the verifier and the chat model (the CLI's factories; tests pass fakes).
+    ``models`` makes the verifier, the chat model and the span detector (the CLI's factories;
+    tests pass fakes). ``spans`` names a span detector (``veracity verify --spans`` names): with
+    one, every verified claim carries its ``unsupported_spans`` and the page marks them.
     A ``host`` other than a loopback address needs a ``token``: without one, anyone who can
     reach the port could use the models. Requests must name the server (their ``Host`` header)
     by one of :attr:`host_names`: a web page from another site that points its own name at
@@ -115,6 +117,8 @@ class Settings:
     #: The reranker of every search and answer (``veracity search --reranker`` names), or none.
     reranker: str | None = None
     rerank_depth: int | None = None
+    #: The span detector of every verify request (``hf:<model>[@label]``), or none.
+    spans: str | None = None
     limits: Limits = field(default_factory=Limits)
     models: Models = field(default_factory=Models)
     #: Other names clients reach the server by (``--allowed-host``), e.g. the machine's name.

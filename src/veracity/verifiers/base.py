@@ -1,4 +1,5 @@
-"""The ``PairScorer`` protocol: does this passage support this claim?"""
+"""The ``PairScorer`` protocol (does this passage support this claim?) and the ``SpanDetector``
+protocol (which characters of this claim does the passage not support?)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from veracity.errors import InputError
-from veracity.types import PairScores
+from veracity.types import ClaimSpans, PairScores
 
-__all__ = ["CONTROL_TOKENS", "PairScorer", "check_pairs", "strip_control_tokens"]
+__all__ = ["CONTROL_TOKENS", "PairScorer", "SpanDetector", "check_pairs", "strip_control_tokens"]
 
 
 @runtime_checkable
@@ -26,6 +27,23 @@ class PairScorer(Protocol):
     def load(self) -> PairScorer: ...
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores: ...
+
+
+@runtime_checkable
+class SpanDetector(Protocol):
+    """Finds the characters of each claim that its premise does not support.
+
+    ``run`` reads whole batches, keeps input order and returns one
+    :class:`~veracity.types.ClaimSpans` per (premise, claim) pair, its spans indexing the claim
+    (:class:`~veracity.verifiers.spans.TokenSpanDetector`; ``OverlapSpanDetector`` in
+    :mod:`veracity.testing` for tests).
+    """
+
+    model_id: str
+
+    def load(self) -> SpanDetector: ...
+
+    def run(self, premises: Sequence[str], claims: Sequence[str]) -> tuple[ClaimSpans, ...]: ...
 
 
 #: End-of-text and turn markers of chat templates that leak into model answers: markup, never

@@ -20,8 +20,10 @@ Published judges ask in their own words and answer with their own labels: a prom
 gives ``targets`` (each label's meaning: supported, contradicted or neither) is read by
 :func:`parse_label`, which takes exactly one of its labels and nothing else. Shipped:
 ``judge_bespoke_minicheck_v1``, Bespoke-MiniCheck-7B's prompt (``Yes`` -> supported, ``No`` ->
-neither; LLM-AggreFact average 77.4 published), for the model behind any OpenAI-compatible
-server (``--llm openai:URL``).
+neither; LLM-AggreFact average 77.4 published), and
+``judge_granite_guardian_groundedness_v1``, Granite Guardian 3.0/3.1's groundedness check (its
+risk is an ungrounded claim, so ``Yes`` -> neither and ``No`` -> supported), each for the model
+behind any OpenAI-compatible server (``--llm openai:URL``).
 
 Provenance: ``PairScores.model_id`` is the chat model's ``model_id`` and ``model_version`` reads
 ``"prompt judge_v1@1; temperature 0; seed 0"``.

@@ -7,6 +7,10 @@ Names: ``embedded`` (the shipped verifier; ``embedded-raw`` without its combiner
 ``score``; default ``nli``), and ``seq2seq:<model id or path>[@preset]`` for a seq2seq checker
 that answers with label tokens (preset ``minicheck``, MiniCheck-Flan-T5's format).
 
+Span detectors (``--spans``) are named the same way: ``hf:<model id or path>[@label]``, a
+LettuceDetect-style token classifier, ``label`` the name of its "unsupported" label (default:
+class 1).
+
 >>> make_verifier("lexical").model_id                                  # doctest: +SKIP
 'lexical-coverage'
 """
@@ -17,9 +21,9 @@ from collections.abc import Callable
 
 from veracity import defaults
 from veracity.errors import OptionError
-from veracity.verifiers.base import PairScorer
+from veracity.verifiers.base import PairScorer, SpanDetector
 
-__all__ = ["VERIFIERS", "make_verifier"]
+__all__ = ["VERIFIERS", "make_span_detector", "make_verifier"]
 
 
 def _embedded(path: str, threads: int, combine: bool = True) -> PairScorer:
@@ -62,21 +66,49 @@ VERIFIERS: dict[str, Callable[[str, int], PairScorer]] = {
 }
 
 
+def _model_name(name: str, kind: str) -> tuple[str, str] | None:
+    """``(model, preset)`` of a name ``<kind>:<model>[@preset]``, or ``None`` for another name.
+
+    >>> _model_name("hf:org/model@binary", "hf"), _model_name("lexical", "hf")
+    (('org/model', 'binary'), None)
+    """
+    if not name.startswith(f"{kind}:"):
+        return None
+    model, _, preset = name[len(kind) + 1:].partition("@")
+    return model, preset
+
+
 def make_verifier(name: str, *, threads: int = defaults.ONNX_THREADS) -> PairScorer:
     """A verifier from its name (see the module docstring); raises OptionError if unknown."""
-    if name.startswith("hf:"):
+    if (hf := _model_name(name, "hf")) is not None:
         from veracity.verifiers.hf import HFVerifier
 
-        model, _, preset = name[3:].partition("@")
-        return HFVerifier(model, labels=preset or "nli")
-    if name.startswith("seq2seq:"):
+        return HFVerifier(hf[0], labels=hf[1] or "nli")
+    if (seq2seq := _model_name(name, "seq2seq")) is not None:
         from veracity.verifiers.seq2seq import Seq2SeqVerifier
 
-        model, _, preset = name[len("seq2seq:"):].partition("@")
-        return Seq2SeqVerifier(model, preset=preset or "minicheck")
+        return Seq2SeqVerifier(seq2seq[0], preset=seq2seq[1] or "minicheck")
     name, _, path = name.partition(":")
     if name not in VERIFIERS:
         choices = ", ".join(VERIFIERS)
         raise OptionError("verifier", name, f"one of {choices}, hf:<model>[@preset] or "
                           "seq2seq:<model>[@preset]")
     return VERIFIERS[name](path, threads)
+
+
+def make_span_detector(name: str) -> SpanDetector:
+    """A span detector from its name, ``hf:<model id or path>[@label]`` (see the module
+    docstring); raises OptionError for any other name. Nothing is loaded or downloaded here.
+
+    >>> make_span_detector("hf:KRLabsOrg/lettucedect-base-modernbert-en-v1").model_id
+    'KRLabsOrg/lettucedect-base-modernbert-en-v1'
+    """
+    hf = _model_name(name, "hf")
+    if hf is None or not hf[0].strip():
+        raise OptionError("spans", name, "hf:<model id or folder>[@label], a token classifier "
+                          "such as LettuceDetect's",
+                          "For example hf:KRLabsOrg/lettucedect-base-modernbert-en-v1 once its "
+                          "weights are in the local Hugging Face cache, or hf:/path/to/model.")
+    from veracity.verifiers.spans import TokenSpanDetector
+
+    return TokenSpanDetector(hf[0], hallucinated=hf[1] or 1)

@@ -21,46 +21,18 @@ plain (evidence, claim) pairs reads them as they are here.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from veracity import defaults
 from veracity.errors import ModelError, OptionError
-from veracity.types import Span
+from veracity.types import ClaimSpans, Span, UnsupportedSpan
 from veracity.verifiers.base import check_pairs
 from veracity.verifiers.hf import HFModel, length_batches
 from veracity.verifiers.windows import Strategy
 
 __all__ = ["ClaimSpans", "TokenSpanDetector", "UnsupportedSpan"]
-
-
-@dataclass(frozen=True, slots=True)
-class UnsupportedSpan:
-    """Characters ``span`` of a claim that the evidence does not support, with the mean
-    probability of its tokens."""
-
-    span: Span
-    confidence: float
-
-    def to_dict(self, claim: str) -> dict[str, Any]:
-        return {"start": self.span.start, "end": self.span.end,
-                "text": self.span.of(claim), "confidence": self.confidence}
-
-
-@dataclass(frozen=True, slots=True)
-class ClaimSpans:
-    """The unsupported spans of one claim, in order, and how many evidence windows were read."""
-
-    claim: str
-    spans: tuple[UnsupportedSpan, ...]
-    windows: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"claim": self.claim, "windows": self.windows,
-                "unsupported": [span.to_dict(self.claim) for span in self.spans]}
 
 
 class TokenSpanDetector:
@@ -153,11 +125,11 @@ class TokenSpanDetector:
                 run.append((offsets, probability))
                 continue
             if run:
-                spans.append(UnsupportedSpan(Span(run[0][0][0], run[-1][0][1]),
+                span = Span(run[0][0][0], run[-1][0][1])
+                spans.append(UnsupportedSpan(span, span.of(claim),
                                              float(np.mean([p for _, p in run]))))
             run = [(offsets, probability)] if probability >= self.threshold else []
         return tuple(spans)
-
 
 
 def _column(id2label: Mapping[int, str], hallucinated: str | int, model: str) -> int:

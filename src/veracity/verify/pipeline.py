@@ -10,7 +10,12 @@
    index or the given source texts (:class:`~veracity.verify.gather.EvidenceGatherer`);
 3. layers: ``nli`` (the verifier against the evidence), ``knowledge`` (numbers, dates, amounts
    and names compared exactly) and ``consistency`` (sampled answers from a chat model);
-4. combination: the declared rule (:class:`~veracity.verify.rules.LayerCombiner`).
+4. combination: the declared rule (:class:`~veracity.verify.rules.LayerCombiner`);
+5. spans, with a span detector only: the characters of each claim's place in the answer that
+   its passages do not support (``unsupported_spans``, offsets into the answer). The detector
+   reads the answer's own words (``claim.span`` of the answer), not the rewritten claim, so
+   that every span is exact: ``answer[start:end] == text``; a claim rewritten from its sentence
+   covers the whole sentence. The spans inform the reader and never change a label.
 
 The verifier scores every (passage, claim) pair even when the ``nli`` layer is not among
 ``layers``, so that every verdict shows the passages that support and contradict its claim; the
@@ -36,8 +41,8 @@ from veracity import defaults
 from veracity.errors import InputError, OptionError
 from veracity.llm.base import ChatModel
 from veracity.retrieve.base import Retriever
-from veracity.types import Chunk, ClaimSet, ClaimVerdict, LayerResult, Report
-from veracity.verifiers.base import PairScorer
+from veracity.types import Chunk, ClaimSet, ClaimVerdict, LayerResult, Report, UnsupportedSpan
+from veracity.verifiers.base import PairScorer, SpanDetector
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.consistency import ConsistencyLayer, ConsistencyResult
 from veracity.verify.gather import EvidenceGatherer, EvidenceSet
@@ -80,7 +85,8 @@ class AnswerVerifier:
     (rules by default); ``knowledge`` and ``consistency`` are the other layers; ``rule`` combines
     the layers it names in its ``order`` (default: ``any`` over the layers given). A layer the
     rule names must be given, and a layer given must be one the rule names: either mismatch is
-    an error, never a silent default. :func:`make_answer_verifier` builds the common cases.
+    an error, never a silent default. ``spans`` finds each claim's unsupported characters (step
+    5 of the module docstring). :func:`make_answer_verifier` builds the common cases.
     """
 
     def __init__(
@@ -92,12 +98,13 @@ class AnswerVerifier:
         knowledge: KnowledgeLayer | None = None,
         consistency: ConsistencyLayer | None = None,
         rule: LayerCombiner | None = None,
+        spans: SpanDetector | None = None,
     ) -> None:
         for name, part, kind in (("nli", nli, NLILayer), ("evidence", evidence, EvidenceGatherer),
                                  ("claims", claims, ClaimExtractor),
                                  ("knowledge", knowledge, KnowledgeLayer),
                                  ("consistency", consistency, ConsistencyLayer),
-                                 ("rule", rule, LayerCombiner)):
+                                 ("rule", rule, LayerCombiner), ("spans", spans, SpanDetector)):
             if part is not None and not isinstance(part, kind):
                 raise InputError(f"{name} must be a {kind.__name__}, got {type(part).__name__}")
         given = ("nli", *(["knowledge"] if knowledge is not None else []),
@@ -119,13 +126,17 @@ class AnswerVerifier:
         self.extractor = claims or ClaimExtractor()
         self.knowledge = knowledge
         self.consistency = consistency
+        self.spans = spans
         self.scorer = nli.scorer
 
     def load(self) -> AnswerVerifier:
-        """Load the verifier (and the knowledge layer's NER); repeat calls are free."""
+        """Load the verifier (and the knowledge layer's NER, and the span detector); repeat
+        calls are free."""
         self.nli.load()
         if self.knowledge is not None:
             self.knowledge.load()
+        if self.spans is not None:
+            self.spans.load()
         return self
 
     def run(self, answer: str, *, question: str | None = None,
@@ -172,6 +183,7 @@ class AnswerVerifier:
         nli = _timed(timings, "nli", lambda: self.nli.run(evidence))
         knowledge = self._knowledge(evidence, timings)
         consistency = self._consistency(question, claims, timings)
+        unsupported = self._unsupported(claims.answer, evidence, timings)
         verdicts = []
         for i, claim in enumerate(claims.claims):
             findings: list[LayerResult] = []
@@ -189,6 +201,7 @@ class AnswerVerifier:
                 anti_citations=nli.anti_citations[i],
                 evidence=nli.judgements[i],
                 values=() if knowledge is None else knowledge.values[i],
+                unsupported_spans=None if unsupported is None else unsupported[i],
             ))
         return Report(
             answer=claims.answer,
@@ -204,7 +217,21 @@ class AnswerVerifier:
             timings=timings,
             calls=_calls(evidence, nli, consistency),
             warnings=_warnings(nli, consistency),
+            span_detector=None if self.spans is None else self.spans.model_id,
         )
+
+    def _unsupported(self, answer: str, evidence: EvidenceSet, timings: dict[str, float]
+                     ) -> list[tuple[UnsupportedSpan, ...]] | None:
+        """Each claim's unsupported spans, as offsets into ``answer`` (one batched run)."""
+        detector = self.spans
+        if detector is None:
+            return None
+        items = evidence.items
+        premises = ["\n\n".join(passage.text for passage in item.passages) for item in items]
+        written = [item.claim.span.of(answer) for item in items]
+        found = _timed(timings, "spans", lambda: detector.run(premises, written)) if items else ()
+        return [tuple(span.shifted(item.claim.span.start) for span in claim.spans)
+                for item, claim in zip(items, found, strict=True)]
 
     def _knowledge(self, evidence: EvidenceSet,
                    timings: dict[str, float]) -> KnowledgeResult | None:
@@ -241,6 +268,7 @@ def make_answer_verifier(
     decompose: bool = True,
     decontextualize: bool = True,
     window: EvidenceWindow | None = None,
+    spans: SpanDetector | None = None,
 ) -> AnswerVerifier:
     """An :class:`AnswerVerifier` for the common cases, with ``chat`` passed wherever it is used.
 
@@ -251,7 +279,8 @@ def make_answer_verifier(
     :func:`~veracity.verify.gather.source_chunks`), or only from what the answer cites.
     ``window`` is what the NLI layer reads per claim (:mod:`veracity.verify.nli`); by default
     ``defaults.NLI_WINDOW``, or ``passage`` with noisy-OR ``aggregation``, which combines the
-    readings of separate passages.
+    readings of separate passages. ``spans`` adds each claim's ``unsupported_spans`` (see the
+    module docstring).
 
     >>> from veracity.testing import TablePairScorer
     >>> make_answer_verifier(TablePairScorer({}), claims="llm")
@@ -299,7 +328,8 @@ Give one (--llm on the command line, chat in Python), or let rules write the cla
         NLILayer(scorer, aggregation=aggregation, tau=tau, window=window or _window(aggregation)),
         gatherer, claims=extractor,
         knowledge=(knowledge or KnowledgeLayer()) if "knowledge" in chosen else None,
-        consistency=consistency if "consistency" in chosen else None, rule=combiner)
+        consistency=consistency if "consistency" in chosen else None, rule=combiner,
+        spans=spans)
 
 
 def _window(aggregation: Aggregation) -> EvidenceWindow:

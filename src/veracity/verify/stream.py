@@ -140,4 +140,5 @@ def merge_reports(answer: str, streamed: Sequence[StreamedSentence]) -> Report:
         verifier=last.verifier, verifier_version=last.verifier_version,
         timings=timings, calls=calls,
         warnings=tuple(dict.fromkeys(w for report in reports for w in report.warnings)),
+        span_detector=last.span_detector,
     )

@@ -231,6 +231,15 @@ function passageNode(j, against, pasted) {
 function showClaim(claim, pasted) {
   const detail = $("claim-detail");
   detail.replaceChildren(el("h3", {}, claim.label + ": " + claim.text));
+  const unsupported = claim.unsupported_spans || [];
+  if (unsupported.length) {
+    const line = el("p", { class: "unsupported-words" }, "not supported by its passages: ");
+    unsupported.forEach((u, i) => {
+      if (i) line.append(document.createTextNode(", "));
+      line.append(el("mark", { class: "unsupported-span" }, u.text));
+    });
+    detail.append(line);
+  }
   for (const layer of claim.layers) {
     if (layer.detail) detail.append(el("p", {}, layer.layer + ": " + layer.detail));
   }
@@ -244,9 +253,34 @@ function showClaim(claim, pasted) {
 
 const ORDER = ["contradicted", "error", "unsupported", "supported"];
 
+// The parts of sentence `s` that a span detector found unsupported ([start, end) into s.text,
+// in order, overlaps joined): the claims' unsupported_spans index the answer.
+function unsupportedParts(s) {
+  const base = s.span[0];
+  const parts = s.claims.flatMap((c) => c.unsupported_spans || [])
+    .map((u) => [u.start - base, u.end - base])
+    .filter(([a, b]) => a < b)
+    .sort((x, y) => x[0] - y[0]);
+  const joined = [];
+  for (const [a, b] of parts) {
+    const last = joined[joined.length - 1];
+    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+    else joined.push([a, b]);
+  }
+  return joined;
+}
+
 function verifiedSentence(s, pasted) {
   const worst = s.claims.map((c) => c.label).sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b))[0];
-  const node = el("span", { class: "sentence" + (worst ? " verdict-" + worst : "") }, s.text);
+  const node = el("span", { class: "sentence" + (worst ? " verdict-" + worst : "") });
+  let at = 0;
+  for (const [a, b] of unsupportedParts(s)) {
+    node.append(document.createTextNode(cut(s.text, at, a)),
+                el("mark", { class: "unsupported-span", title: "no passage supports these words" },
+                   cut(s.text, a, b)));
+    at = b;
+  }
+  node.append(document.createTextNode(cut(s.text, at)));
   $("verified").append(node, document.createTextNode(" "));
   for (const claim of s.claims) {
     const button = el("button", { type: "button", class: "claim verdict-" + claim.label,
