@@ -255,6 +255,12 @@ def test_a_very_long_word_does_not_widen_the_page(fresh: Any, hostile: LiveServe
     assert width[0] <= width[1], width  # before: 28,563 px wide
 
 
+def test_the_document_panel_stays_hidden_until_a_passage_is_opened(fresh: Any,
+                                                                  hostile: LiveServer) -> None:
+    fresh.goto(hostile.url + "/")
+    assert not fresh.locator("#document").is_visible()  # before: an empty panel showed
+
+
 def test_the_status_is_not_left_red_after_a_later_success(
         fresh: Any, hostile: LiveServer, chat: FixedChat) -> None:
     fresh.goto(hostile.url + "/")
