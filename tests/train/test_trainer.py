@@ -43,6 +43,10 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                           "kind": "t", "hypothesis": " ".join(["claim"] * 100),
                           "label": "supported"}
             handle.write(json.dumps(long_claim) + "\n")
+    (folder / "card.json").write_text(json.dumps({
+        "command": "python -m veracity.train.data --out DATA --seed 13",
+        "rows": {"train": 25, "val": 49}, "per_source": {"t": 74}, "per_kind": {"t": 74},
+        "licenses": {"t": "CC0"}}))
     return folder
 
 
@@ -130,6 +134,16 @@ def test_an_exported_verifier_comes_back_as_a_network_to_train_on(data_dir: Path
                      learning_rate=0.0, examples=4)
     after = Trainer(frozen).run()
     np.testing.assert_array_equal(weights(after.checkpoint)[name], rebuilt[name])
+    # the release's card traces the chain through the export: export first, then continue
+    from veracity.train.release import release_verifier
+
+    release_verifier(after.checkpoint, data_dir, tmp_path / "again", version="t2",
+                     command="veracity export-verifier ...", aligner=False, combine=False)
+    card = (tmp_path / "again" / "CARD.md").read_text()
+    assert "veracity export-verifier --checkpoint RUN1/checkpoint --data DATA --out VERIFIER1" \
+        in card
+    assert "--init-from VERIFIER1" in card
+    assert "Exported as tiny t, whose int8 network the next run continued from" in card
 
 
 def test_a_folder_that_is_no_export_is_refused_by_name(tmp_path: Path) -> None:
@@ -145,10 +159,6 @@ def test_release_writes_a_three_way_combined_model_and_its_card(data_dir: Path,
     from veracity.train.release import release_verifier
     from veracity.verifiers.embedded import EmbeddedVerifier
 
-    (data_dir / "card.json").write_text(json.dumps({
-        "command": "python -m veracity.train.data --out DATA --seed 13",
-        "rows": {"train": 25, "val": 49}, "per_source": {"t": 74}, "per_kind": {"t": 74},
-        "licenses": {"t": "CC0"}}))
     report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=2)
     released = release_verifier(report.checkpoint, data_dir, tmp_path / "model",
                                 version="t1", command="veracity export-verifier ...", gate=0.7)
@@ -191,8 +201,6 @@ def test_release_from_an_exported_verifier_adds_the_aligner_or_refits(data_dir: 
     from veracity.train.release import release_verifier
     from veracity.verifiers.embedded import EmbeddedVerifier
 
-    (data_dir / "card.json").write_text(json.dumps({
-        "rows": {"train": 25, "val": 49}, "per_source": {"t": 74}, "per_kind": {"t": 74}}))
     report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=1)
     release_verifier(report.checkpoint, data_dir, tmp_path / "plain", version="p",
                      command="veracity export-verifier ...", aligner=False)

@@ -73,7 +73,8 @@ def export_checkpoint(checkpoint: Path, out_dir: Path, *, model_id: str, version
             "strategy": "slide" if rerank else "select",
             "tokenizer": "minilm",
             "training": {"step": state["step"], "config": state["config"],
-                         "evaluations": state["evaluations"]},
+                         "evaluations": state["evaluations"],
+                         "train_seconds": state.get("train_seconds", 0.0)},
         } | (extra_config or {})
         (staged / "config.json").write_text(json.dumps(config, indent=1) + "\n")
         (staged / "CARD.md").write_text(card)

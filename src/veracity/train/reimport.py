@@ -6,11 +6,15 @@ own, quantized per output channel to 7-bit integers (:mod:`veracity.train.export
 them gives back a network within that rounding of the one trained, which ``train-verifier
 --init-from`` can start from. The aligner merged into the file (:mod:`veracity.train.aligner`)
 is not part of the network and is left out.
+
+The folder also gets a ``state.json`` with the exported model's training record (step, config,
+evaluations, and ``reimported_from``), so that a release's card can trace the chain of runs.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +24,7 @@ import numpy as np
 from veracity._deps import require
 from veracity.errors import InputError
 
-__all__ = ["ReimportReport", "network_weights", "reimport_verifier"]
+__all__ = ["ReimportReport", "exported_training", "network_weights", "reimport_verifier"]
 
 #: Weights of the network (the aligner's carry another prefix in a merged file).
 _PREFIXES = ("bert.", "classifier.")
@@ -105,7 +109,8 @@ def reimport_verifier(model_dir: Path, out_dir: Path) -> ReimportReport:
     if not (model_dir / "model.onnx").is_file() or not config_file.is_file():
         raise InputError(f"{model_dir} is not an exported verifier (it needs model.onnx and "
                          "config.json); pass the folder that export-verifier wrote")
-    labels = json.loads(config_file.read_text())["labels"]
+    exported = json.loads(config_file.read_text())
+    labels = exported["labels"]
     base = base_model_dir()
     model = transformers.AutoModelForSequenceClassification.from_pretrained(
         str(base), num_labels=len(labels), local_files_only=True, attn_implementation="eager")
@@ -133,8 +138,26 @@ def reimport_verifier(model_dir: Path, out_dir: Path) -> ReimportReport:
                  "special_tokens_map.json"):
         if (base / name).is_file():
             (out_dir / name).write_bytes((base / name).read_bytes())
+    record = exported_training(exported, model_dir)
+    (out_dir / "state.json").write_text(json.dumps(record, indent=1))
     return ReimportReport(out_dir, len(loaded),
                           _difference(torch, model, model_dir, sigmoid=len(labels) == 1))
+
+
+def exported_training(exported: dict[str, Any], model_dir: Path) -> dict[str, Any]:
+    """The training record of an exported model, as a run's state.json holds it, and where it
+    came from. Older exports kept their training time only in the card's text."""
+    training = dict(exported.get("training") or {})
+    if not training.get("config"):
+        raise InputError(f"{model_dir}/config.json records no training run; a model exported "
+                         "by export-verifier carries one")
+    if not training.get("train_seconds"):
+        card = model_dir / "CARD.md"
+        hours = re.search(r"([0-9.]+) CPU-hours", card.read_text()) if card.is_file() else None
+        training["train_seconds"] = float(hours.group(1)) * 3600 if hours else 0.0
+    return training | {"reimported_from": {"model_id": exported.get("model_id"),
+                                           "version": exported.get("version"),
+                                           "directory": str(model_dir)}}
 
 
 def _difference(torch: Any, model: Any, model_dir: Path, *, sigmoid: bool) -> float:

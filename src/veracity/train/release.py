@@ -231,7 +231,9 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
         "```sh",
         *(state["rebuild"] if "rebuild" in state else [
             str(data_card.get("command", "python -m veracity.train.data")),
-            *(train_command(s["config"], i, len(chain)) for i, s in enumerate(chain))]),
+            *(train_command(s["config"], i, len(chain),
+                            from_export=i > 0 and "reimported_from" in chain[i - 1])
+              for i, s in enumerate(chain))]),
         command if len(chain) == 1 else command.replace("RUN/", f"RUN{len(chain)}/"),
         "```",
         "",
@@ -272,10 +274,18 @@ def data_tables(data_card: dict[str, Any]) -> list[str]:
 
 
 def _run_chain(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """The states of the runs that led to ``state``, first run first (``--init-from`` links)."""
+    """The states of the runs that led to ``state``, first run first (``--init-from`` links; a
+    run started from an exported model links to the training record in its config.json)."""
     chain = [state]
     while chain[0]["config"].get("init_from"):
-        parent = Path(chain[0]["config"]["init_from"]) / "state.json"
+        folder = Path(chain[0]["config"]["init_from"])
+        parent = folder / "state.json"
+        if not parent.is_file() and (folder / "model.onnx").is_file():
+            from veracity.train.reimport import exported_training
+
+            exported = json.loads((folder / "config.json").read_text())
+            chain.insert(0, exported_training(exported, folder))
+            continue
         if not parent.is_file():
             raise InputError(f"the run started from {parent.parent}, which is gone: the card "
                              "needs its state.json to record how to rebuild the model")
@@ -283,9 +293,11 @@ def _run_chain(state: dict[str, Any]) -> list[dict[str, Any]]:
     return chain
 
 
-def train_command(train: dict[str, Any], index: int = 0, runs: int = 1) -> str:
+def train_command(train: dict[str, Any], index: int = 0, runs: int = 1, *,
+                  from_export: bool = False) -> str:
     """The train-verifier (or train-reranker) command of run ``index`` of a chain (RUN, or RUN1,
-    RUN2, ...)."""
+    RUN2, ...); ``from_export``: the run before was exported and this one started from the
+    export, so the export command comes first."""
     name = "RUN" if runs == 1 else f"RUN{index + 1}"
     options = [f"--{k.replace('_', '-')} {train[k]}" for k in
                ("seed", "examples", "max_tokens", "batch_size", "learning_rate")]
@@ -293,7 +305,8 @@ def train_command(train: dict[str, Any], index: int = 0, runs: int = 1) -> str:
     if train.get("length_groups"):
         options.append(f"--length-groups {train['length_groups']}")
     if train.get("init_from"):
-        options.append(f"--init-from RUN{index}/checkpoint")
+        options.append(f"--init-from VERIFIER{index}" if from_export
+                       else f"--init-from RUN{index}/checkpoint")
     if train.get("distill_weight"):
         options.append(f"--distill-weight {train['distill_weight']} --teacher {train['teacher']}")
         if train.get("distill_skip_contradicted"):
@@ -302,13 +315,19 @@ def train_command(train: dict[str, Any], index: int = 0, runs: int = 1) -> str:
         options += [f"--{k.replace('_', '-')} {train[k]}" for k in
                     ("threads", "eval_every", "eval_rows") if k in train]
     command = "train-reranker" if train.get("task") == "rerank" else "train-verifier"
-    return f"veracity {command} --data DATA --out {name} " + " ".join(options)
+    export = (f"veracity export-verifier --checkpoint RUN{index}/checkpoint --data DATA "
+              f"--out VERIFIER{index}\n" if from_export else "")
+    return export + f"veracity {command} --data DATA --out {name} " + " ".join(options)
 
 
 def run_text(state: dict[str, Any]) -> str:
     train = state["config"]
     start = ("Continued from the run before" if train.get("init_from") else
              "From all-MiniLM-L6-v2")
+    reimported = state.get("reimported_from")
+    if reimported:
+        start = (f"Exported as {reimported['model_id']} {reimported['version']}, whose int8 "
+                 f"network the next run continued from (dequantized). {start}")
     text = (f"{start}: seed {train['seed']}; {state['step']} steps of batch "
             f"{train['batch_size']} ({state['step'] * train['batch_size']:,} examples); learning "
             f"rate {train['learning_rate']} with warm-up and cosine decay; embeddings frozen: "
