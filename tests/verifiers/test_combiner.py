@@ -106,6 +106,46 @@ def test_three_way_features_read_both_log_ratios_and_the_alignment() -> None:
     assert row["alignment"] == 0.9
 
 
+def test_without_an_aligner_the_three_way_features_are_the_network_and_exact_signals() -> None:
+    from veracity.verifiers.combiner import (
+        NETWORK_FEATURES,
+        ThreeWayCombiner,
+        fit_three_way,
+        load_combiner,
+        three_way_features,
+    )
+
+    matrix = three_way_features([(0.2, 0.7, 0.1)], ["The sky is blue."], ["The sky is blue."],
+                                None)
+    assert matrix.shape == (1, len(NETWORK_FEATURES))
+    assert matrix[0, 1] == pytest.approx(np.log(7.0))
+    labels = np.repeat([0, 1, 2], 20)
+    rng = np.random.default_rng(1)
+    fitted = fit_three_way(rng.normal(size=(60, len(NETWORK_FEATURES))) + labels[:, None],
+                           labels.tolist(), gate=0.5)
+    assert fitted.names == NETWORK_FEATURES
+    assert not fitted.aligned
+    assert load_combiner(fitted.to_json()) == fitted
+    with pytest.raises(Exception, match="none of"):
+        ThreeWayCombiner(fitted.weights, fitted.bias, 0.5, ("alignment",) * 7)
+
+
+def test_class_shares_move_the_supported_prior() -> None:
+    """Supported as half the weight raises P(supported) where the inputs say nothing, against
+    equal thirds; shares that are not a distribution are refused."""
+    from veracity.errors import InputError
+    from veracity.verifiers.combiner import NETWORK_FEATURES, fit_three_way
+
+    labels = [0] * 30 + [1] * 30 + [2] * 30
+    blank = np.zeros((90, len(NETWORK_FEATURES)))
+    half = fit_three_way(blank, labels, gate=1.0).probabilities(blank[:1])[0]
+    thirds = fit_three_way(blank, labels, gate=1.0, shares=None).probabilities(blank[:1])[0]
+    assert half[0] == pytest.approx(0.5, abs=1e-6)
+    assert thirds[0] == pytest.approx(1 / 3, abs=1e-6)
+    with pytest.raises(InputError, match="sum to 1"):
+        fit_three_way(blank, labels, gate=1.0, shares=(0.5, 0.5, 0.5))
+
+
 def test_a_softmax_fit_separates_three_labels_and_round_trips() -> None:
     from veracity.verifiers.combiner import (
         THREE_WAY_FEATURES,

@@ -106,8 +106,9 @@ def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, 
     ``from_verifier`` instead takes the network of a verifier exported earlier (its config.json
     records its training): without an aligner, the aligner is added; with one, the network and
     aligner are kept as they are and only the combiner is fit anew. ``aligner`` merges
-    all-MiniLM-L6-v2 into the model file (:mod:`veracity.train.aligner`), which the combiner's
-    alignment feature needs: without it no combiner is fit.
+    all-MiniLM-L6-v2 into the model file (:mod:`veracity.train.aligner`) for the combiner's
+    alignment features; without it the combiner reads the network and the exact signals
+    (:data:`~veracity.verifiers.combiner.NETWORK_FEATURES`), and a pair costs one pass.
     """
     if checkpoint is not None and from_verifier is not None:
         raise InputError("give a training checkpoint or an exported verifier, not both")
@@ -130,11 +131,9 @@ def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, 
     verifier = EmbeddedVerifier(model_dir=out_dir, combine=False).load()
     rows = fitting_rows(verifier.selector, read_rows(data_dir / "val.jsonl"))
     premises, claims = [r.premise for r in rows], [r.hypothesis for r in rows]
-    aligned = bool(config.get("aligner"))
-    if aligned:  # one pass gives the network's scores and the combiner's features
-        scores, matrix = verifier.features(premises, claims, three_way=True)
-    else:
-        scores, matrix = list(verifier.run(premises, claims).scores), np.zeros((0, 0))
+    # one pass gives the network's scores and the combiner's features (with the aligner's two
+    # columns when the model has one)
+    scores, matrix = verifier.features(premises, claims, three_way=True)
     raw = np.array([score.supported for score in scores])
     labels = np.array([int(r.label == 0) for r in rows])
     three = [(s, r.label) for s, r in zip(scores, rows, strict=True) if r.label < NOT_SUPPORTED]
@@ -147,7 +146,7 @@ def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, 
             LABELS.index(s.label) == label for s, label in three])) if three else float("nan"),
     }
     config.pop("combiner", None)
-    if combine and aligned:
+    if combine:
         config["combiner"], held_out = fit_release_combiner(rows, scores, matrix, gate=gate)
         validation |= held_out
     config["validation"] = validation
@@ -360,11 +359,13 @@ def combiner_text(combiner: dict[str, Any]) -> list[str]:
     fitting rows: how far one typical step of that input moves the label's logit)."""
     contributions = combiner.get("contributions", {})
     labels = list(contributions) or list(combiner.get("classes", []))
+    aligned = "alignment" in combiner["features"]
     lines = [
         "A softmax layer over the three labels reads the network's log ratios of supported and "
-        "of contradicted to neither, word coverage, number and name agreement, the claim's "
-        "token alignment with the evidence window, and the alignment times the contradicted "
-        f"log ratio; fit on {combiner.get('fit_rows', 'the validation rows')}"
+        "of contradicted to neither, word coverage, number and name agreement"
+        + (", the claim's token alignment with the evidence window, and the alignment times "
+           "the contradicted log ratio" if aligned else " (no aligner: nothing else)")
+        + f"; fit on {combiner.get('fit_rows', 'the validation rows')}"
         + _shares_text(combiner.get("class_shares")) + ". Gate: where the "
         f"network's own P(contradicted) reaches {combiner['gate']:.2f}, P(supported) is at "
         "most 1 − that and P(contradicted) at least that, whatever the other inputs say.",

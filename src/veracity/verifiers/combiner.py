@@ -29,6 +29,11 @@ support, and a *gate*: where the network's own P(contradicted) reaches ``gate``,
 P(supported) is at most 1 − that P(contradicted) and its P(contradicted) at least that much, so
 no other input can outvote a contradiction the network is sure of.
 
+Verifier 0.6 drops the aligner: its combiner reads only the network's two log ratios and the
+exact signals (:data:`NETWORK_FEATURES`). Without the aligner's second pass over the evidence a
+pair costs one network call instead of two, for at most 0.6 points of balanced accuracy on the
+development sets (bench/README.md, verifier_gate), and no input reads word alignment.
+
 >>> combiner = Combiner(weights=(1.0, 0.0, 0.0, 0.0, 0.0, 0.0), bias=0.0)
 >>> row = features([(0.8, 0.1, 0.1)], ["The sky is blue."], ["The sky is blue."])
 >>> round(combiner.support(row)[0], 3)
@@ -45,9 +50,10 @@ import numpy as np
 from veracity.errors import InputError, ModelError
 from veracity.verifiers.features import content_word_agreement, entity_coverage, number_agreement
 
-__all__ = ["ALIGNED_FEATURES", "FEATURES", "FEATURE_SETS", "SUPPORT_BALANCED",
-           "THREE_WAY_FEATURES", "Combiner", "ThreeWayCombiner", "features", "fit_combiner",
-           "fit_logistic", "fit_softmax", "fit_three_way", "load_combiner", "three_way_features"]
+__all__ = ["ALIGNED_FEATURES", "FEATURES", "FEATURE_SETS", "NETWORK_FEATURES",
+           "SUPPORT_BALANCED", "THREE_WAY_FEATURES", "THREE_WAY_SETS", "Combiner",
+           "ThreeWayCombiner", "features", "fit_combiner", "fit_logistic", "fit_softmax",
+           "fit_three_way", "load_combiner", "three_way_features"]
 
 _EXACT = ("content_coverage", "number_share", "has_numbers", "entity_share", "has_entities")
 #: Feature order of verifier 0.1 and 0.2's weights.
@@ -55,9 +61,12 @@ FEATURES = ("model_logit", *_EXACT)
 #: Feature order of a verifier with an aligner.
 ALIGNED_FEATURES = ("support_neither_log_ratio", *_EXACT, "alignment")
 FEATURE_SETS = (FEATURES, ALIGNED_FEATURES)
-#: Feature order of the three-way combiner (verifier 0.5 and later).
-THREE_WAY_FEATURES = ("support_neither_log_ratio", "contradicted_neither_log_ratio", *_EXACT,
-                      "alignment", "contradiction_on_topic")
+#: Feature order of the three-way combiner without an aligner: the network's two log ratios and
+#: the exact signals (verifier 0.6 and later).
+NETWORK_FEATURES = ("support_neither_log_ratio", "contradicted_neither_log_ratio", *_EXACT)
+#: Feature order of the three-way combiner with an aligner (verifier 0.5).
+THREE_WAY_FEATURES = (*NETWORK_FEATURES, "alignment", "contradiction_on_topic")
+THREE_WAY_SETS = (NETWORK_FEATURES, THREE_WAY_FEATURES)
 #: The three-way combiner's output classes, in the verifier's label order.
 _CLASSES = ("supported", "contradicted", "neither")
 _EPSILON = 1e-4
@@ -210,30 +219,36 @@ def fit_logistic(matrix: np.ndarray, labels: Sequence[int], *, l2: float = 1.0,
 
 
 def three_way_features(probabilities: Sequence[Sequence[float]], premises: Sequence[str],
-                       claims: Sequence[str], alignment: Sequence[float]) -> np.ndarray:
-    """The :data:`THREE_WAY_FEATURES` matrix, one row per pair: the network's log ratios of
-    supported and of contradicted to neither, the exact signals, the alignment, and
+                       claims: Sequence[str], alignment: Sequence[float] | None) -> np.ndarray:
+    """The three-way feature matrix, one row per pair: the network's log ratios of supported
+    and of contradicted to neither and the exact signals (:data:`NETWORK_FEATURES`, when
+    ``alignment`` is None); with an ``alignment`` per pair also the alignment and
     ``contradiction_on_topic`` (the alignment times the contradicted log ratio: a contradiction
-    counts more where the claim is about what the evidence says)."""
+    counts more where the claim is about what the evidence says), :data:`THREE_WAY_FEATURES`."""
+    names = NETWORK_FEATURES if alignment is None else THREE_WAY_FEATURES
     rows = []
-    for probability, premise, claim, aligned in zip(probabilities, premises, claims, alignment,
-                                                    strict=True):
+    for probability, premise, claim, aligned in zip(
+            probabilities, premises, claims,
+            [0.0] * len(claims) if alignment is None else alignment, strict=True):
         supported, contradicted, neither = (min(max(float(p), _EPSILON), 1 - _EPSILON)
                                             for p in probability)
         numbers = number_agreement(premise, claim)
         entities = entity_coverage(premise, claim)
         against = float(np.log(contradicted / neither))
-        rows.append([np.log(supported / neither), against,
-                     content_word_agreement(premise, claim).share, numbers.share,
-                     float(numbers.total > 0), entities.share, float(entities.total > 0),
-                     float(aligned), float(aligned) * against])
-    return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(THREE_WAY_FEATURES))
+        row = [np.log(supported / neither), against,
+               content_word_agreement(premise, claim).share, numbers.share,
+               float(numbers.total > 0), entities.share, float(entities.total > 0)]
+        if alignment is not None:
+            row += [float(aligned), float(aligned) * against]
+        rows.append(row)
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), len(names))
 
 
 @dataclass(frozen=True)
 class ThreeWayCombiner:
     """Softmax weights (one row per label: supported, contradicted, neither) over
-    :data:`THREE_WAY_FEATURES`, and the network's contradiction gate (see the module notes).
+    :data:`THREE_WAY_FEATURES` or :data:`NETWORK_FEATURES`, and the network's contradiction
+    gate (see the module notes).
 
     >>> combiner = ThreeWayCombiner(weights=((1.0,) + (0.0,) * 8, (0.0, 1.0) + (0.0,) * 7,
     ...                             (0.0,) * 9), bias=(0.0, 0.0, 0.0), gate=0.5)
@@ -247,10 +262,10 @@ class ThreeWayCombiner:
     names: tuple[str, ...] = THREE_WAY_FEATURES
 
     def __post_init__(self) -> None:
-        if self.names != THREE_WAY_FEATURES:
-            raise ModelError(f"three-way combiner features {list(self.names)} are not "
-                             f"{list(THREE_WAY_FEATURES)}: re-export the verifier with this "
-                             "veracity")
+        if self.names not in THREE_WAY_SETS:
+            raise ModelError(f"three-way combiner features {list(self.names)} are none of "
+                             f"{[list(names) for names in THREE_WAY_SETS]}: re-export the "
+                             "verifier with this veracity")
         if len(self.weights) != len(_CLASSES) or len(self.bias) != len(_CLASSES) or any(
                 len(row) != len(self.names) for row in self.weights):
             raise ModelError(f"a three-way combiner needs {len(_CLASSES)} rows of "
@@ -260,8 +275,8 @@ class ThreeWayCombiner:
 
     @property
     def aligned(self) -> bool:
-        """Always: the three-way features include the aligner's ``alignment``."""
-        return True
+        """Whether the features include the aligner's ``alignment``."""
+        return self.names == THREE_WAY_FEATURES
 
     def probabilities(self, matrix: np.ndarray) -> np.ndarray:
         """The softmax layer's (supported, contradicted, neither) per row, before the gate."""
@@ -329,15 +344,17 @@ SUPPORT_BALANCED = (0.5, 0.25, 0.25)
 
 def fit_three_way(matrix: np.ndarray, labels: Sequence[int], *, gate: float, l2: float = 1.0,
                   shares: Sequence[float] | None = SUPPORT_BALANCED) -> ThreeWayCombiner:
-    """Fit a :class:`ThreeWayCombiner` on a :func:`three_way_features` matrix; ``labels`` are
-    0 supported, 1 contradicted, 2 neither, weighted so that each class holds its ``shares``
-    of the total weight (None: equal shares)."""
-    if matrix.ndim != 2 or matrix.shape[1] != len(THREE_WAY_FEATURES):
-        raise InputError(f"need a (n, {len(THREE_WAY_FEATURES)}) feature matrix, got "
-                         f"{matrix.shape}")
+    """Fit a :class:`ThreeWayCombiner` on a :func:`three_way_features` matrix (with or without
+    the aligner's columns); ``labels`` are 0 supported, 1 contradicted, 2 neither, weighted so
+    that each class holds its ``shares`` of the total weight (None: equal shares)."""
+    names = next((n for n in THREE_WAY_SETS if matrix.ndim == 2 and matrix.shape[1] == len(n)),
+                 None)
+    if names is None:
+        raise InputError(f"need a (n, {len(NETWORK_FEATURES)}) or (n, "
+                         f"{len(THREE_WAY_FEATURES)}) feature matrix, got {matrix.shape}")
     weights, bias = fit_softmax(matrix, labels, classes=len(_CLASSES), l2=l2, shares=shares)
     return ThreeWayCombiner(tuple(tuple(float(w) for w in row) for row in weights),
-                            tuple(float(b) for b in bias), gate)
+                            tuple(float(b) for b in bias), gate, names)
 
 
 def fit_softmax(matrix: np.ndarray, labels: Sequence[int], *, classes: int, l2: float = 1.0,

@@ -262,16 +262,13 @@ class EmbeddedVerifier:
         self._loaded()  # the combiner's kind is known once loaded
         if three_way is None:
             three_way = isinstance(self._combiner, ThreeWayCombiner)
-        if three_way and not self._loaded_aligned():
-            raise ModelError(f"{self.model_dir}: three-way features need the aligner, which "
-                             "this verifier lacks; re-export it with its aligner")
         scores, rows = score_windows(self._loaded(), premises, claims, self._score_batch)
         aligned = None
         if self._aligned:  # no pairs: no fourth column either
             aligned = rows[:, 3].tolist() if len(rows) else []
         probabilities = [(s.supported, s.contradicted, s.neither) for s in scores]
         if three_way:
-            return scores, three_way_features(probabilities, premises, claims, aligned or [])
+            return scores, three_way_features(probabilities, premises, claims, aligned)
         return scores, features(probabilities, premises, claims, aligned)
 
     def _loaded_aligned(self) -> bool:
