@@ -34,6 +34,14 @@ BM25_STEMMER: str | None = "english"
 EMBED_MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 EMBED_INTEGER_MODEL_ID = "all-MiniLM-L6-v2-int8-qmm"
 EMBED_MAX_TOKENS = 256
+#: The static embedder (``--embedder static``): all-MiniLM-L6-v2 distilled by model2vec into one
+#: vector per word piece, averaged (``veracity distill-embedder``; PCA to ``EMBED_STATIC_DIMS``,
+#: float16). Opt-in: see bench/README.md, section static_embedder. It reads whole texts up to
+#: ``EMBED_STATIC_MAX_TOKENS`` word pieces, since a lookup costs nothing per token of context.
+EMBED_STATIC = "static"
+EMBED_STATIC_MODEL_ID = "all-MiniLM-L6-v2-static"
+EMBED_STATIC_DIMS = 256
+EMBED_STATIC_MAX_TOKENS = 512
 EMBED_BATCH = 32
 #: Texts handed to the embedder per call while a dense index is built (it sorts each call by
 #: length, so a text's batch, and so its vector to the last bit, depends on this block).
