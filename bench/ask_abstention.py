@@ -54,6 +54,8 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from _report import REPO, write_result  # noqa: E402
+from veracity import defaults  # noqa: E402
+from veracity.embed import TextEmbedder  # noqa: E402
 from veracity.evaluate.classification import roc_auc  # noqa: E402
 from veracity.generate import calibrate, make_signal  # noqa: E402
 from veracity.generate.abstain import question_content  # noqa: E402
@@ -119,23 +121,29 @@ def load_clapnq(folder: Path | None = None) -> list[ClapQuestion]:
     return questions
 
 
-def clapnq_index(questions: Sequence[ClapQuestion], cache: Path = CACHE) -> Path:
-    """Index the questions' passages once (BM25 + dense); reused while the passages match."""
+def clapnq_index(questions: Sequence[ClapQuestion], cache: Path = CACHE,
+                 embedder: TextEmbedder | None = None) -> Path:
+    """Index the questions' passages once (BM25 + dense, the shipped embedder unless another is
+    given, each in a folder of its own); reused while the passages and the embedder match."""
     from veracity.corpus.indexer import Indexer
     from veracity.retrieve import BM25Builder, DenseBuilder, Embedder
 
+    embedder = embedder or Embedder()
     docs = cache / "clapnq-docs"
-    index = cache / INDEX_NAME
     lines = "".join(json.dumps({"id": q.doc_id, "title": q.title, "text": q.passage},
                                ensure_ascii=False) + "\n" for q in questions)
-    digest = hashlib.sha256(lines.encode("utf-8")).hexdigest()
+    index, key = cache / INDEX_NAME, lines
+    if embedder.model_id != defaults.EMBED_MODEL_ID:
+        index = cache / f"{INDEX_NAME}-{hashlib.sha256(embedder.model_id.encode()).hexdigest()[:8]}"
+        key = f"{embedder.model_id}\n{lines}"
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()
     stamp = index / "bench-source.sha256"
     if stamp.is_file() and stamp.read_text(encoding="utf-8") == digest:
         return index
     docs.mkdir(parents=True, exist_ok=True)
     (docs / "clapnq_dev.jsonl").write_text(lines, encoding="utf-8")
     started = time.perf_counter()
-    report = Indexer(builders=[BM25Builder(), DenseBuilder(Embedder())]).run([docs], index)
+    report = Indexer(builders=[BM25Builder(), DenseBuilder(embedder)]).run([docs], index)
     print(f"indexed {report.documents} passages into {report.chunks} chunks in "
           f"{time.perf_counter() - started:.0f} s", flush=True)
     stamp.write_text(digest, encoding="utf-8")

@@ -36,32 +36,33 @@ from _report import write_result  # noqa: E402
 from retrieval_speed import nli_dir, passages, source_texts  # noqa: E402
 from veracity import defaults  # noqa: E402
 from veracity.corpus.base import InMemoryChunks  # noqa: E402
-from veracity.embed import Embedder  # noqa: E402
+from veracity.embed import Embedder, TextEmbedder  # noqa: E402
 from veracity.retrieve.dense import DENSE_VECTORS, DenseBuilder  # noqa: E402
 from veracity.types import Chunk  # noqa: E402
 
 EMBEDDERS = {"old": defaults.EMBED_MODEL_ID, "new": defaults.EMBED_INTEGER_MODEL_ID}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sample", type=int, default=600)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=defaults.ONNX_THREADS)
-    args = parser.parse_args()
+def sample_chunks(sample: int) -> InMemoryChunks:
+    """``sample`` passages of ``retrieval_speed.py``'s corpus, evenly spaced, one chunk each."""
     every = passages(source_texts(nli_dir()))
-    step = max(len(every) // args.sample, 1)
-    texts = every[::step][: args.sample]
-    chunks = InMemoryChunks([Chunk(f"p{i}#0", f"p{i}", 0, text, 0, len(text))
-                             for i, text in enumerate(texts)])
-    models = {name: Embedder(model_id=model_id, threads=args.threads).load()
-              for name, model_id in EMBEDDERS.items()}
+    step = max(len(every) // sample, 1)
+    texts = every[::step][:sample]
+    return InMemoryChunks([Chunk(f"p{i}#0", f"p{i}", 0, text, 0, len(text))
+                           for i, text in enumerate(texts)])
+
+
+def time_builds(models: dict[str, TextEmbedder], chunks: InMemoryChunks, runs: int
+                ) -> tuple[dict[str, list[float]], dict[str, np.ndarray]]:
+    """Seconds of each dense index build per embedder (``runs`` each, interleaved, the order
+    reversed every other run) and the vectors of the last build."""
+    texts = [chunk.text for chunk in chunks]
     for model in models.values():
-        model.run(texts[:8])  # warm up
+        model.load().run(texts[:8])  # warm up
     seconds: dict[str, list[float]] = {name: [] for name in models}
     vectors: dict[str, np.ndarray] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        for run in range(args.runs):
+        for run in range(runs):
             order = list(models) if run % 2 == 0 else list(models)[::-1]
             for name in order:
                 folder = Path(tmp) / f"{name}-{run}"
@@ -73,6 +74,21 @@ def main() -> None:
             print(f"run {run + 1}: " + ", ".join(
                 f"{name} {len(texts) / seconds[name][-1]:.1f} passages/s" for name in models),
                 flush=True)
+    return seconds, vectors
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sample", type=int, default=600)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=defaults.ONNX_THREADS)
+    args = parser.parse_args()
+    chunks = sample_chunks(args.sample)
+    texts = [chunk.text for chunk in chunks]
+    models: dict[str, TextEmbedder] = {
+        name: Embedder(model_id=model_id, threads=args.threads)
+        for name, model_id in EMBEDDERS.items()}
+    seconds, vectors = time_builds(models, chunks, args.runs)
     ratios = [old / new for old, new in zip(seconds["old"], seconds["new"], strict=True)]
     cosines = (vectors["old"] * vectors["new"]).sum(axis=1)
     figures: dict[str, Any] = {

@@ -41,6 +41,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from _report import write_result  # noqa: E402
+from veracity.embed import Embedder, TextEmbedder  # noqa: E402
 from veracity.evaluate.retrieval import ndcg_at_k  # noqa: E402
 from veracity.train.data.locations import data_root  # noqa: E402
 from veracity.types import RelevanceScores  # noqa: E402
@@ -166,13 +167,12 @@ def rerank_all(scorer: Any, queries: dict[str, str], run: dict[str, list[str]],
 
 
 def dense_rankings(queries: dict[str, str], run: dict[str, list[str]], texts: dict[str, str],
-                   threads: int) -> tuple[dict[str, list[str]], dict[str, list[str]],
-                                          dict[str, Any]]:
+                   embedder: TextEmbedder) -> tuple[dict[str, list[str]], dict[str, list[str]],
+                                                    dict[str, Any]]:
     """Dense cosine and hybrid (RRF of BM25 and dense ranks) orders of each query's top 100."""
-    from veracity.embed import Embedder
     from veracity.retrieve.hybrid import reciprocal_rank_fusion
 
-    embedder = Embedder(threads=threads).load()
+    embedder.load()
     docids = sorted({d for ids in run.values() for d in ids})
     started = time.perf_counter()
     embedded = embedder.run([texts[d] for d in docids])
@@ -272,7 +272,7 @@ def main() -> None:
         record("verifier", "reranked by the shipped verifier's P(supported) of the query",
                ranked, info)
     if "dense" in arms or "hybrid" in arms:
-        dense, hybrid, info = dense_rankings(queries, run, texts, args.threads)
+        dense, hybrid, info = dense_rankings(queries, run, texts, Embedder(threads=args.threads))
         if "dense" in arms:
             record("dense", f"reranked by dense cosine ({info['model_id']})", dense, info)
         if "hybrid" in arms:

@@ -26,6 +26,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -35,7 +36,8 @@ from _report import write_result  # noqa: E402
 from veracity import defaults  # noqa: E402
 from veracity.corpus.indexer import Indexer  # noqa: E402
 from veracity.evaluate.retrieval import ndcg_at_k, recall_at_k  # noqa: E402
-from veracity.retrieve import BM25Builder, DenseBuilder, Embedder, open_retriever  # noqa: E402
+from veracity.retrieve import BM25Builder, DenseBuilder, make_embedder, open_retriever  # noqa: E402
+from veracity.retrieve.dense import TextEmbedder  # noqa: E402
 from veracity.train.data.locations import data_root  # noqa: E402
 
 #: RankGPT (Sun et al., 2023, "Is ChatGPT Good at Search?"), NovelEval BM25 nDCG@10, as given
@@ -105,24 +107,14 @@ def published_setting(
     return round(100 * statistics.fmean(scores), 2)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--embedder", default=defaults.EMBED_MODEL_ID,
-                        help="model id of the embedder for dense and hybrid search")
-    parser.add_argument("--name", default="retrieval_noveleval",
-                        help="record the run under this name")
-    args = parser.parse_args()
-    folder = data_dir()
-    corpus, queries, qrels = load(folder)
-    embedder = Embedder(model_id=args.embedder).load()
-    figures: dict[str, object] = {
-        "embedder": args.embedder,
-        "data": str(folder),
-        "queries": len(queries),
-        "passages": len(corpus),
-        "published_bm25_ndcg10": PUBLISHED_BM25,
-        "published_source": PUBLISHED_SOURCE,
-    }
+def index_and_search(
+    embedder: TextEmbedder, corpus: dict[str, str], queries: dict[str, str],
+    qrels: dict[str, dict[str, int]], modes: Sequence[str] = defaults.SEARCH_MODES,
+) -> tuple[dict[str, object], dict[str, dict[str, float]]]:
+    """Index the passages with ``embedder`` through the corpus Indexer, then search each of
+    ``modes``: the index's figures, and nDCG@10 (pool and own candidates), recall@10 and the
+    median query time per mode."""
+    figures: dict[str, object] = {}
     rows = {}
     with tempfile.TemporaryDirectory() as tmp:
         docs = Path(tmp) / "docs"
@@ -138,7 +130,7 @@ def main() -> None:
         figures["dense_truncated_chunks"] = report.builders["dense"]["truncated"]
         print(f"indexed {report.documents} passages into {report.chunks} chunks "
               f"in {figures['index_seconds']} s")
-        for mode in defaults.SEARCH_MODES:
+        for mode in modes:
             retriever = open_retriever(Path(tmp) / "i", mode=mode, embedder=embedder).load()
             pool, own, recall, seconds = [], [], [], []
             for qid, query in queries.items():
@@ -158,6 +150,30 @@ def main() -> None:
                 "median_query_ms": round(1000 * statistics.median(seconds), 2),
             }
             print(mode, rows[mode])
+    return figures, rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--embedder", default=defaults.EMBED_MODEL_ID,
+                        help="the embedder for dense and hybrid search (an --embedder name: a "
+                             "MiniLM model id, static or static:DIR)")
+    parser.add_argument("--name", default="retrieval_noveleval",
+                        help="record the run under this name")
+    args = parser.parse_args()
+    folder = data_dir()
+    corpus, queries, qrels = load(folder)
+    embedder = make_embedder(args.embedder).load()
+    figures: dict[str, object] = {
+        "embedder": args.embedder,
+        "data": str(folder),
+        "queries": len(queries),
+        "passages": len(corpus),
+        "published_bm25_ndcg10": PUBLISHED_BM25,
+        "published_source": PUBLISHED_SOURCE,
+    }
+    index_figures, rows = index_and_search(embedder, corpus, queries, qrels)
+    figures.update(index_figures)
     figures["modes"] = rows
     figures["bm25s_whole_passages_own_candidates_ndcg10"] = reproduced = published_setting(
         corpus, queries, qrels

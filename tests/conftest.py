@@ -1,5 +1,6 @@
 """Fixtures that test folders share: a real browser (Playwright driving the machine's Chromium,
-the Debian package `chromium`; Playwright's own browser download is never used).
+the Debian package `chromium`; Playwright's own browser download is never used), and tiny static
+embedders (model2vec models of ten words and random vectors, made in the test).
 
 A test that asks for ``browser`` skips, saying how to install what is missing, on a machine
 without Chromium or without Playwright (the [dev] extra).
@@ -8,9 +9,11 @@ without Chromium or without Playwright (the [dev] extra).
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -28,3 +31,30 @@ def browser() -> Iterator[Any]:
                                             args=["--no-sandbox", "--disable-gpu"])
         yield opened
         opened.close()
+
+
+#: The vocabulary of the tiny static embedders (and "[UNK]").
+STATIC_WORDS = ("bees", "dance", "hive", "honey", "treaty", "signed", "paris", "moon", "earth",
+                "the")
+
+
+def _write_static_model(folder: Path, seed: int = 0, dimension: int = 8) -> Path:
+    model2vec = pytest.importorskip("model2vec")
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    vocab = {"[UNK]": 0, **{word: i + 1 for i, word in enumerate(STATIC_WORDS)}}
+    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.Lowercase()
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    vectors = np.random.default_rng(seed).normal(size=(len(vocab), dimension)).astype(np.float32)
+    config = {"model_type": "model2vec", "hidden_dim": dimension, "normalize": True}
+    model2vec.StaticModel(vectors, tokenizer, config=config, normalize=True).save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture
+def static_model() -> Callable[..., Path]:
+    """``static_model(folder, seed=0)`` saves a tiny model2vec static model of
+    :data:`STATIC_WORDS` with random 8-dimensional vectors into ``folder`` (skips without the
+    [static] extra)."""
+    return _write_static_model

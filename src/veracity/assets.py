@@ -12,6 +12,8 @@ MINILM_TOKENIZER = ASSETS / "minilm" / "tokenizer.json"
 VERIFIER_DIR = ASSETS / "verifier"
 RERANKER_DIR = ASSETS / "reranker"
 EMBEDDER_DIR = ASSETS / "embedder"
+#: Where ``veracity distill-embedder`` writes the static embedder by default (not in git).
+STATIC_EMBEDDER_DIR = ASSETS / "static-embedder"
 #: How a verdict looks (colours of claims and sentences), shared by every HTML page.
 VERDICTS_CSS = ASSETS / "verdicts.css"
 

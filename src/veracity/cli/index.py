@@ -11,7 +11,7 @@ from veracity import defaults
 from veracity.cli import printers
 from veracity.cli.application import EXIT_OK, EXIT_PARTIAL, emit_json, fail
 from veracity.cli.render import errors, show, styled
-from veracity.errors import VeracityError
+from veracity.errors import OptionError, VeracityError
 
 #: The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
 EXIT_INTERRUPTED = 130
@@ -51,6 +51,9 @@ def index(
     overlap: Annotated[int, typer.Option(help="overlap between chunks in word tokens")]
     = defaults.CHUNK_OVERLAP,
     dense: Annotated[bool, typer.Option(help="also build dense (MiniLM) vectors")] = True,
+    embedder: Annotated[str, typer.Option(
+        help="the dense vectors' embedder: static (the distilled static one, see "
+             "distill-embedder), static:DIR, or a MiniLM model id")] = defaults.EMBED_MODEL_ID,
     strict: Annotated[bool, typer.Option(help="stop at the first bad file; write nothing")]
     = False,
     workers: Annotated[int | None, typer.Option(
@@ -74,21 +77,26 @@ def index(
 
     from veracity.corpus.chunker import Chunker
     from veracity.corpus.indexer import Indexer
+    from veracity.retrieve import make_embedder
     from veracity.retrieve.bm25 import BM25Builder
     from veracity.retrieve.dense import DenseBuilder
 
     builders: list[Any] = [BM25Builder()]
-    embedder = None
+    parallel = None
     before = _live_generation(index_dir)
     try:
         if dense and (workers is not None or ray or ray_address):
+            if embedder != defaults.EMBED_MODEL_ID:
+                raise OptionError("embedder", embedder, f"{defaults.EMBED_MODEL_ID} with "
+                                  "workers= or ray=", "Leave out workers= and ray= to index "
+                                  "with another embedder on this process.")
             from veracity.batch import ParallelEmbedder
             from veracity.cli.verify_batch import engine_of
 
-            embedder = ParallelEmbedder(engine_of(workers, ray, ray_address))
-            builders.append(DenseBuilder(embedder, block=defaults.BATCH_EMBED_BLOCK))
+            parallel = ParallelEmbedder(engine_of(workers, ray, ray_address))
+            builders.append(DenseBuilder(parallel, block=defaults.BATCH_EMBED_BLOCK))
         elif dense:
-            builders.append(DenseBuilder())
+            builders.append(DenseBuilder(make_embedder(embedder)))
         with Progress(TextColumn("{task.description:<10}", markup=False), BarColumn(),
                       MofNCompleteColumn(), console=errors, disable=as_json,
                       transient=True) as progress:
@@ -107,8 +115,8 @@ def index(
     except KeyboardInterrupt:
         raise _interrupted(index_dir, before) from None
     finally:
-        if embedder is not None:
-            embedder.close()
+        if parallel is not None:
+            parallel.close()
     code = EXIT_PARTIAL if report.failures else EXIT_OK
     if as_json:
         emit_json(report.to_dict() | {"exit_code": code})

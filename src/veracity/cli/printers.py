@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from veracity.train.embedder import EmbedderExport
     from veracity.train.release import ReleaseReport
     from veracity.train.rerank_release import RerankerRelease
+    from veracity.train.static_embedder import StaticDistillation
     from veracity.train.trainer import TrainReport
     from veracity.types import Answer, EvidenceJudgement, Report, ScoredPair, SearchResult
 
@@ -421,3 +422,8 @@ def print_embedder_export(report: EmbedderExport) -> None:
     show(f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB) in "
          f"{report.seconds:.0f} s; lowest cosine to the old embedder {report.min_cosine:.4f}",
          out=console)
+
+
+def print_static_distillation(report: StaticDistillation) -> None:
+    show(f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB: {report.vocabulary} word "
+         f"pieces x {report.dimension} dimensions) in {report.seconds:.0f} s", out=console)

@@ -1,5 +1,5 @@
-"""``veracity train-verifier``, ``train-reranker``, ``export-verifier``, ``export-reranker`` and
-``export-embedder`` (the [train] extra)."""
+"""``veracity train-verifier``, ``train-reranker``, ``export-verifier``, ``export-reranker``,
+``export-embedder`` (the [train] extra) and ``distill-embedder`` ([static] and [train])."""
 
 from __future__ import annotations
 
@@ -213,3 +213,31 @@ def export_embedder_command(
         emit_json(report.to_dict())
         return
     printers.print_embedder_export(report)
+
+
+def distill_embedder_command(
+    out: Annotated[Path, typer.Option(help="where to write the static embedder")] = Path(
+        "src/veracity/assets/static-embedder"),
+    dims: Annotated[int, typer.Option(help="vector size (PCA of MiniLM's 384)")]
+    = defaults.EMBED_STATIC_DIMS,
+    as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
+) -> None:
+    """Distil all-MiniLM-L6-v2 into a static embedder (model2vec), an opt-in first stage.
+
+    Index with it by `veracity index PATHS --index DIR --embedder static` (or `static:DIR` for
+    a folder given with --out). Needs pip install 'veracity[static,train]'; about a minute on a
+    CPU, no network.
+    """
+    from veracity.train.static_embedder import distill_static_embedder
+
+    command = "veracity distill-embedder" + (
+        "" if out == Path("src/veracity/assets/static-embedder") else " --out DIR") + (
+        "" if dims == defaults.EMBED_STATIC_DIMS else f" --dims {dims}")
+    try:
+        report = distill_static_embedder(out, dims=dims, command=command)
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    printers.print_static_distillation(report)

@@ -14,6 +14,7 @@ re-indexing embeds only new text.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,7 +24,7 @@ import numpy as np
 
 from veracity import defaults
 from veracity.corpus.base import BuildProgress, ChunkLookup
-from veracity.embed import EMBEDDERS, Embedder, TextEmbedder
+from veracity.embed import Embedder, TextEmbedder, make_embedder
 from veracity.errors import IndexStoreError, InputError, OptionError, VeracityError
 from veracity.retrieve.base import (
     check_k,
@@ -236,14 +237,18 @@ class DenseRetriever:
                 f"the dense index at {self.directory} holds {count} chunks but the chunk store "
                 f"holds {len(self.chunks)}; they come from different generations. Re-index."
             )
-        built_with = meta.get("model_id")
-        if not self._chosen and built_with in EMBEDDERS and built_with != self.embedder.model_id:
-            self.embedder = Embedder(model_id=str(built_with))  # an index made before this one
+        built_with = str(meta.get("model_id"))
+        if not self._chosen and built_with != self.embedder.model_id:
+            with contextlib.suppress(OptionError):  # the index's, when veracity can make it
+                self.embedder = make_embedder(built_with)
         if built_with != self.embedder.model_id:
+            index = self.directory.parent
             raise IndexStoreError(
-                f"the dense index at {self.directory} was embedded with {meta.get('model_id')!r} "
-                f"but the query embedder is {self.embedder.model_id!r}. Pass the embedder the "
-                "index was built with, or re-index with this one."
+                f"the dense index at {self.directory} was embedded with {built_with!r} but the "
+                f"query embedder is {self.embedder.model_id!r}, and the vectors of two embedders "
+                "cannot be compared. Search with the embedder the index was built with (leave "
+                "the embedder out and the index chooses it), or re-index with this one: "
+                f"`veracity index PATHS --index {index} --embedder {self.embedder.model_id}`."
             )
         try:
             matrix = np.load(self.directory / DENSE_VECTORS, mmap_mode="r", allow_pickle=False)
