@@ -22,6 +22,11 @@ Per verifier:
   meaning-keeping edits (hedged number, antonym negated) the share still supported (*kept*).
 - **Rules**: the knowledge layer's polarity and value rules (no network) on the same pairs:
   the share of twins they contradict, and of originals (a false alarm).
+- **With rules**: the decision ``check`` and ``verify`` label (a claim the rules contradict is
+  contradicted whatever the verifier says): flip and contradicted as above, of the originals
+  that decision calls supported. The rules' antonym and quantifier lists are the lexicon the
+  suite's twins were made with (``veracity.text.polarity``), so for those edits this is an
+  upper bound: an antonym outside the lexicon is the network's alone.
 - **Probes**: the four pairs of the issue, label and P(contradicted).
 - **Three-way**: accuracy of the argmax label on validation rows of VitaminC and MNLI.
 - **pairs/s @512**: premises of 512 MiniLM tokens, 2 threads, median of 3 runs of 32 pairs.
@@ -96,7 +101,10 @@ def dev_sets(scorer: PairScorer, limit: int | None, seed: int) -> dict[str, Any]
     return out
 
 
-def minimal_pairs(scorer: PairScorer, pairs: list[dict[str, Any]]) -> dict[str, Any]:
+def minimal_pairs(scorer: PairScorer, pairs: list[dict[str, Any]],
+                  rules: tuple[np.ndarray, np.ndarray]) -> dict[str, Any]:
+    """Flip shares per edit kind, the verifier alone and with the rules' contradictions
+    (``rules``: per pair, whether the rules contradict the original and the twin)."""
     originals = _score(scorer, [p["premise"] for p in pairs], [p["claim"] for p in pairs])
     twins = _score(scorer, [p["premise"] for p in pairs], [p["twin"] for p in pairs])
     kinds: dict[str, Any] = {}
@@ -110,11 +118,24 @@ def minimal_pairs(scorer: PairScorer, pairs: list[dict[str, Any]]) -> dict[str, 
             "contradicted": float((twin.argmax(1) == 1).mean()) if held.any() else None,
             "kept": float((twin[:, 0] >= 0.5).mean()) if held.any() else None,
         }
+        held = held & ~rules[0]
+        ruled = rules[1][held]
+        twin = twins[held]
+        kinds[kind] |= {
+            "supported_originals_with_rules": int(held.sum()),
+            "flip_with_rules": float(((twin[:, 0] < 0.5) | ruled).mean()) if held.any()
+            else None,
+            "contradicted_with_rules": float(((twin.argmax(1) == 1) | ruled).mean())
+            if held.any() else None,
+            "kept_with_rules": float(((twin[:, 0] >= 0.5) & ~ruled).mean()) if held.any()
+            else None,
+        }
     return kinds
 
 
-def rule_pairs(pairs: list[dict[str, Any]]) -> dict[str, Any]:
-    """The knowledge layer (no names, no network) on originals and twins."""
+def rule_flags(pairs: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    """Per pair, whether the knowledge layer (no names, no network) contradicts the original
+    and the twin."""
     from veracity.verify.knowledge.layer import KnowledgeLayer
 
     layer = KnowledgeLayer(entities=False).load()
@@ -125,8 +146,13 @@ def rule_pairs(pairs: list[dict[str, Any]]) -> dict[str, Any]:
                            for p in pairs]).results
         return np.array([r.label == "contradicted" for r in found])
 
-    twins = contradicted([p["twin"] for p in pairs])
-    originals = contradicted([p["claim"] for p in pairs])
+    return contradicted([p["claim"] for p in pairs]), contradicted([p["twin"] for p in pairs])
+
+
+def rule_pairs(pairs: list[dict[str, Any]], flags: tuple[np.ndarray, np.ndarray]
+               ) -> dict[str, Any]:
+    """Per edit kind, the share of twins and of originals the rules contradict."""
+    originals, twins = flags
     out = {}
     for kind in dict.fromkeys(p["kind"] for p in pairs):
         index = np.array([p["kind"] == kind for p in pairs])
@@ -222,6 +248,24 @@ def table_md(figures: dict[str, Any]) -> str:
                      f"{next(iter(rows.values()))['pairs'][kind]['pairs']} | " + " | ".join(cells)
                      + f" | {_pct(rule['twins_contradicted'])} / "
                        f"{_pct(rule['originals_contradicted'])} |")
+    lines += ["", "With the rules, as `check` and `verify` label a claim (contradicted where the "
+              "rules contradict it, whatever the verifier says): flip / contradicted of the "
+              "originals that decision calls supported. The rules' antonyms and quantifiers come "
+              "from the lexicon the suite's twins were made with: for those two edits this is "
+              "an upper bound.", "",
+              "| edit | " + " | ".join(labels) + " |", "| --- |" + " ---: |" * len(labels)]
+    for kind in kinds:
+        cells = []
+        for label in labels:
+            k = rows[label]["pairs"][kind]
+            if kind in KEEPING:
+                cells.append(f"{_pct(k['kept_with_rules'])} kept "
+                             f"(n={k['supported_originals_with_rules']})")
+            else:
+                cells.append(f"{_pct(k['flip_with_rules'])} / "
+                             f"{_pct(k['contradicted_with_rules'])} "
+                             f"(n={k['supported_originals_with_rules']})")
+        lines.append(f"| {kind}{' *' if kind in KEEPING else ''} | " + " | ".join(cells) + " |")
     lines += ["", "#### The issue's probes (label, P(contradicted))", "",
               "| claim | " + " | ".join(labels) + " |", "| --- |" + " --- |" * len(labels)]
     for i, (_, claim) in enumerate(PROBES):
@@ -274,15 +318,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--name", default="verifier_reads")
     args = parser.parse_args(argv)
     pairs = [json.loads(line) for line in PAIRS.read_text().splitlines() if line]
+    flags = rule_flags(pairs)
     figures: dict[str, Any] = {"verifiers": {}, "pairs_file": str(PAIRS.relative_to(BENCH.parent)),
-                               "rules": rule_pairs(pairs)}
+                               "rules": rule_pairs(pairs, flags)}
     for spec in args.verifier:
         label, _, name = spec.partition("=")
         scorer = make_scorer(name, args.threads)
         print(f"{label}: {name}", file=sys.stderr, flush=True)
         figures["verifiers"][label] = {
             "name": name, "model_id": scorer.model_id,
-            "pairs": minimal_pairs(scorer, pairs), "probes": probes(scorer),
+            "pairs": minimal_pairs(scorer, pairs, flags), "probes": probes(scorer),
             "three_way": three_way(scorer, args.data, args.three_way_rows),
             "dev": dev_sets(scorer, args.limit, args.seed), "speed": speed(scorer),
             "combiner": combiner_of(name),
