@@ -267,8 +267,6 @@ def _index_row(text: str, name: str, stamp: str, command: str) -> str:
             f"{lead} (new: describe it) | {script.group(0) if script else '—'} | — "
             f"| results/{name}.json | {stamp} |"
         )
-        while lines and not lines[-1].strip():
-            lines.pop()
-        lines.append(row)
-        lines.append("")
+        last = max((i for i, line in enumerate(lines) if line.strip()), default=0)
+        lines.insert(last + 1, row)  # after the last row, before the blank lines that end it
     return text[:start] + "\n".join(lines) + text[stop:]

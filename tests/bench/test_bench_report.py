@@ -118,12 +118,12 @@ def test_the_allow_dirty_option_parses_to_the_keyword(report: ModuleType) -> Non
 
 
 _INDEX = (
-    "# Benchmarks\n\n<!-- bench-index -->\n"
+    "# Benchmarks\n\n<!-- bench-index -->\n\n"
     "| section | figure | script | data | result file | measured |\n"
     "| --- | --- | --- | --- | --- | --- |\n"
     "| [speed](#speed) | queries/s | bench/speed.py | a corpus | results/speed.json "
     "| 2020-01-01, abc1234 |\n"
-    "<!-- /bench-index -->\n\n"
+    "\n<!-- /bench-index -->\n\n"
 )
 _OLD_SECTION = "<!-- {name} -->\n### {name}\n\nold figures\n<!-- /{name} -->\n"
 
@@ -182,7 +182,8 @@ def test_a_new_section_is_appended_to_the_readme_with_a_row_of_its_own(
     assert report.HISTORY.read_text(encoding="utf-8") == history
     assert text.rstrip("\n").endswith("| b |\n<!-- /latency -->")
     index = text[text.index("<!-- bench-index -->") : text.index("<!-- /bench-index -->")]
-    assert index.splitlines()[-1] == (
+    assert text.count("|\n\n<!-- /bench-index -->\n") == 1  # the blank line stays after the rows
+    assert [line for line in index.splitlines() if line][-1] == (
         "| [latency](#latency) | (new: describe it) | bench/latency.py | — "
         f"| results/latency.json | {payload['date'][:10]}, {payload['commit']} |"
     )
