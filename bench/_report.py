@@ -6,9 +6,14 @@ Every benchmark ends with one call::
     write_result("retrieval_speed", figures, table_md, command)
 
 The JSON file holds the date, the machine (platform, CPU model, usable cores, memory, Python),
-the git commit, the exact command and the figures. In the README, the text between
-``<!-- NAME -->`` and ``<!-- /NAME -->`` is replaced (the section is appended the first time) by
-a ``### NAME`` heading, the date, machine, commit and command, followed by ``table_md``.
+the git commit, the exact command and the figures. The text between ``<!-- NAME -->`` and
+``<!-- /NAME -->`` is replaced by a ``### NAME`` heading, the date, machine, commit and command,
+followed by ``table_md``, in whichever of ``README.md`` (the current figures) and ``HISTORY.md``
+(figures of what no longer ships) holds those markers; a new section is appended to
+``README.md``. The README opens with an index, one row per section between
+``<!-- bench-index -->`` and ``<!-- /bench-index -->``: writing a README section updates the
+date and commit of its row, or adds a row for a new section (its figure and data to be filled
+in by hand).
 
 A figure names the commit it was measured on, so it is refused while tracked files under
 ``src/`` or ``bench/*.py`` have uncommitted changes: :func:`write_result` raises
@@ -34,11 +39,13 @@ from typing import Any
 __all__ = [
     "BENCH",
     "DIRTY_ENV",
+    "HISTORY",
     "REPO",
     "RESULTS",
     "DirtyTreeError",
     "add_allow_dirty",
     "git_commit",
+    "home_of",
     "machine",
     "uncommitted",
     "write_result",
@@ -48,6 +55,10 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 RESULTS = BENCH / "results"
 README = BENCH / "README.md"
+#: Sections of what no longer ships; a section whose markers are here is rewritten here.
+HISTORY = BENCH / "HISTORY.md"
+#: Markers around the README's index table (a hyphen, so no benchmark name can clash).
+INDEX_BEGIN, INDEX_END = "<!-- bench-index -->", "<!-- /bench-index -->"
 #: Set to ``1`` to write figures measured with uncommitted changes (stamped so).
 DIRTY_ENV = "VERACITY_BENCH_DIRTY"
 #: The code a figure depends on: a change here makes the commit stamp approximate.
@@ -169,7 +180,7 @@ def write_result(
     *,
     allow_dirty: bool | None = None,
 ) -> Path:
-    """Write ``results/<name>.json`` and replace the ``name`` section of the README.
+    """Write ``results/<name>.json`` and replace the ``name`` section of the README or HISTORY.
 
     ``figures`` must be JSON-serialisable; ``table_md`` is Markdown (a table, maybe with notes);
     ``command`` is the exact command line that produced the figures. Returns the JSON path.
@@ -211,10 +222,51 @@ def write_result(
             end,
         ]
     )
-    text = README.read_text(encoding="utf-8") if README.is_file() else _HEADER
+    home = home_of(name)
+    text = home.read_text(encoding="utf-8") if home.is_file() else _HEADER
     if begin in text and end in text:
         text = text[: text.index(begin)] + section + text[text.index(end) + len(end) :]
     else:
         text = text.rstrip("\n") + "\n\n" + section + "\n"
-    README.write_text(text, encoding="utf-8")
+    if home == README:
+        text = _index_row(text, name, f"{now:%Y-%m-%d}, {commit}", command)
+    home.write_text(text, encoding="utf-8")
     return path
+
+
+def home_of(name: str) -> Path:
+    """The file that holds section ``name``: ``HISTORY.md`` if its markers are there, else the
+    README (where a new section is appended)."""
+    begin, end = f"<!-- {name} -->", f"<!-- /{name} -->"
+    if HISTORY.is_file():
+        history = HISTORY.read_text(encoding="utf-8")
+        if begin in history and end in history:
+            return HISTORY
+    return README
+
+
+def _index_row(text: str, name: str, stamp: str, command: str) -> str:
+    """``text`` with the index row of ``name`` stamped ``stamp`` (added if missing).
+
+    A row starts ``| [name](#name) |`` and ends with the date and commit cell. Without the index
+    markers the text is returned unchanged.
+    """
+    if INDEX_BEGIN not in text or INDEX_END not in text:
+        return text
+    start, stop = text.index(INDEX_BEGIN), text.index(INDEX_END)
+    lines = text[start:stop].split("\n")
+    lead = f"| [{name}](#{name}) |"
+    for i, line in enumerate(lines):
+        if line.startswith(lead):
+            cells = line.rstrip().rstrip("|").split(" | ")
+            lines[i] = " | ".join([*cells[:-1], stamp]) + " |"
+            break
+    else:
+        script = re.search(r"bench/[\w/]+\.py", command)
+        row = (
+            f"{lead} (new: describe it) | {script.group(0) if script else '—'} | — "
+            f"| results/{name}.json | {stamp} |"
+        )
+        last = max((i for i, line in enumerate(lines) if line.strip()), default=0)
+        lines.insert(last + 1, row)  # after the last row, before the blank lines that end it
+    return text[:start] + "\n".join(lines) + text[stop:]

@@ -8,8 +8,8 @@ supported from unsupported claims on the pairs prep.py packed (validation rows, 
 dev): the ROC-AUC of P(supported), of 1 - P(contradicted) and of 1 - P(neither), beside lexical
 coverage on the same pairs. An AUC under 0.5 for 1 - P(contradicted) means the network calls
 *supported* claims contradicted more often than unsupported ones.
-Writes bench/results/NAME.json and the NAME section of bench/README.md (``--name``, default
-``verifier_heads``).
+Writes bench/results/NAME.json and the NAME section (``--name``, default ``verifier_heads``)
+of bench/HISTORY.md where that file holds it, as it does the default's, else of bench/README.md.
 """
 
 from __future__ import annotations

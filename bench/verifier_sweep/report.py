@@ -11,7 +11,8 @@ the raw P(supported) and for the combined score (``fit_combiner`` on the validat
 ``veracity export-verifier`` fits the shipped combiner), and the combined score when the combiner is
 fit on the validation rows of the RAG-like kinds only (no public NLI rows, no perturbation that
 makes a contradiction). The lexical-coverage baseline is measured on the same pairs.
-Writes bench/results/verifier_sweep.json and the ``verifier_sweep`` section of bench/README.md.
+Writes bench/results/verifier_sweep.json and the ``verifier_sweep`` section, now in
+bench/HISTORY.md (a section another ``--name`` starts goes to bench/README.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""bench/_report.py refuses figures measured with uncommitted changes unless told to write them.
+"""bench/_report.py refuses figures measured with uncommitted changes unless told to write them,
+and rewrites a section in whichever of README.md and HISTORY.md holds it.
 
 Each test runs the stamp writer on a git repository of its own (a copy of nothing but one
 source file), so the checkout's own state never matters.
@@ -48,6 +49,7 @@ def report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     monkeypatch.setattr(module, "REPO", repo)
     monkeypatch.setattr(module, "RESULTS", repo / "bench" / "results")
     monkeypatch.setattr(module, "README", repo / "bench" / "README.md")
+    monkeypatch.setattr(module, "HISTORY", repo / "bench" / "HISTORY.md")
     monkeypatch.delenv(module.DIRTY_ENV, raising=False)
     return module
 
@@ -113,3 +115,86 @@ def test_the_allow_dirty_option_parses_to_the_keyword(report: ModuleType) -> Non
     report.add_allow_dirty(parser)
     assert parser.parse_args(["--allow-dirty"]).allow_dirty is True
     assert parser.parse_args([]).allow_dirty is False
+
+
+_INDEX = (
+    "# Benchmarks\n\n<!-- bench-index -->\n\n"
+    "| section | figure | script | data | result file | measured |\n"
+    "| --- | --- | --- | --- | --- | --- |\n"
+    "| [speed](#speed) | queries/s | bench/speed.py | a corpus | results/speed.json "
+    "| 2020-01-01, abc1234 |\n"
+    "\n<!-- /bench-index -->\n\n"
+)
+_OLD_SECTION = "<!-- {name} -->\n### {name}\n\nold figures\n<!-- /{name} -->\n"
+
+
+def _files(report: ModuleType, *, readme: str, history: str) -> None:
+    report.README.write_text(readme, encoding="utf-8")
+    report.HISTORY.write_text(history, encoding="utf-8")
+
+
+def test_a_section_in_history_is_rewritten_there_and_not_added_to_the_readme(
+    report: ModuleType,
+) -> None:
+    readme = _INDEX + _OLD_SECTION.format(name="other")
+    history = "# History\n\nbefore\n\n" + _OLD_SECTION.format(name="speed") + "\nafter\n"
+    _files(report, readme=readme, history=history)
+    _write(report)
+    assert report.README.read_text(encoding="utf-8") == readme
+    text = report.HISTORY.read_text(encoding="utf-8")
+    assert "old figures" not in text
+    assert text.startswith("# History\n\nbefore\n\n<!-- speed -->\n### speed\n")
+    assert text.endswith("| a |\n| - |\n<!-- /speed -->\n\nafter\n")
+    assert report.home_of("speed") == report.HISTORY
+    assert report.home_of("other") == report.README
+
+
+def test_a_section_in_the_readme_is_rewritten_there_and_its_index_row_restamped(
+    report: ModuleType,
+) -> None:
+    history = "# History\n\n" + _OLD_SECTION.format(name="speed_old")
+    _files(report, readme=_INDEX + _OLD_SECTION.format(name="speed") + "\nnote\n", history=history)
+    payload = json.loads(_write(report).read_text(encoding="utf-8"))
+    text = report.README.read_text(encoding="utf-8")
+    assert report.HISTORY.read_text(encoding="utf-8") == history
+    assert "old figures" not in text
+    assert text.count("<!-- speed -->") == 1
+    assert text.endswith("| a |\n| - |\n<!-- /speed -->\n\nnote\n")
+    row = (
+        "| [speed](#speed) | queries/s | bench/speed.py | a corpus | results/speed.json "
+        f"| {payload['date'][:10]}, {payload['commit']} |"
+    )
+    assert row in text.splitlines()
+    assert "2020-01-01" not in text
+
+
+def test_a_new_section_is_appended_to_the_readme_with_a_row_of_its_own(
+    report: ModuleType,
+) -> None:
+    history = "# History\n\n" + _OLD_SECTION.format(name="speed")
+    _files(report, readme=_INDEX, history=history)
+    payload = json.loads(
+        report.write_result(
+            "latency", {"s": 1}, "| b |", "python bench/latency.py --runs 3"
+        ).read_text(encoding="utf-8")
+    )
+    text = report.README.read_text(encoding="utf-8")
+    assert report.HISTORY.read_text(encoding="utf-8") == history
+    assert text.rstrip("\n").endswith("| b |\n<!-- /latency -->")
+    index = text[text.index("<!-- bench-index -->") : text.index("<!-- /bench-index -->")]
+    assert text.count("|\n\n<!-- /bench-index -->\n") == 1  # the blank line stays after the rows
+    assert [line for line in index.splitlines() if line][-1] == (
+        "| [latency](#latency) | (new: describe it) | bench/latency.py | — "
+        f"| results/latency.json | {payload['date'][:10]}, {payload['commit']} |"
+    )
+    assert "| [speed](#speed) |" in index
+
+
+def test_a_section_whose_markers_are_in_neither_file_starts_the_readme(
+    report: ModuleType,
+) -> None:
+    _write(report)
+    text = report.README.read_text(encoding="utf-8")
+    assert text.startswith("# Benchmarks\n")
+    assert "<!-- speed -->\n### speed\n" in text
+    assert not report.HISTORY.exists()

@@ -11,7 +11,7 @@ Two feature sets exist; a verifier's config.json names the one its weights are f
   P(contradicted) and P(neither) keep their ratio.
 - :data:`ALIGNED_FEATURES` (verifier 0.4): the network's supported-versus-neither log ratio
   (its contradiction head is left out: it rates close restatements of a source as contradicted,
-  bench/README.md, verifier_heads), the exact signals, and the token alignment of the claim with
+  bench/HISTORY.md, verifier_heads), the exact signals, and the token alignment of the claim with
   the evidence window (:func:`~veracity.verifiers.features.alignment`), which the verifier's aligner
   computes.
 
