@@ -32,12 +32,13 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from importlib.resources import files
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from veracity import defaults
 from veracity._deps import require
 from veracity._json import strict_json
 from veracity.assets import VERDICTS_CSS
+from veracity.defaults import SearchMode  # a type, so the schema lists the modes
 from veracity.errors import OptionError, VeracityError
 from veracity.server.errors import ServiceError, error_body, status_of
 from veracity.server.gate import Gate
@@ -83,9 +84,8 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-#: ``defaults.SEARCH_MODES`` as a type, so the schema lists them (a test keeps the two equal).
-SearchMode = Literal["bm25", "dense", "hybrid"]
-MODE_HELP = "how the index is searched: bm25, dense or hybrid (default: the server's --mode)"
+MODE_HELP = (f"how the index is searched: {', '.join(defaults.SEARCH_MODES[:-1])} or "
+             f"{defaults.SEARCH_MODES[-1]} (default: the server's --mode)")
 
 
 class SearchRequest(_Body):

@@ -263,7 +263,7 @@ def make_answer_verifier(
     knowledge: KnowledgeLayer | None = None,
     consistency: ConsistencyLayer | None = None,
     k: int = defaults.VERIFY_TOP_K,
-    aggregation: Aggregation = defaults.VERIFY_AGGREGATION,  # type: ignore[assignment]
+    aggregation: Aggregation = defaults.VERIFY_AGGREGATION,
     tau: float = defaults.VERIFY_TAU,
     decompose: bool = True,
     decontextualize: bool = True,
@@ -335,7 +335,7 @@ Give one (--llm on the command line, chat in Python), or let rules write the cla
 def _window(aggregation: Aggregation) -> EvidenceWindow:
     if aggregation == "noisy_or":
         return "passage"
-    return defaults.NLI_WINDOW  # type: ignore[return-value]
+    return defaults.NLI_WINDOW
 
 
 def _timed(timings: dict[str, float], stage: str, work: Callable[[], T]) -> T:
