@@ -123,7 +123,8 @@ REFUSAL_MAX_CHARS = 200
 #: What an abstained or empty answer says.
 ABSTAIN_TEXT = "I don't know"
 #: Retrieval-confidence signal used for abstention, and how many hits ``top_support`` reads.
-ABSTAIN_SIGNAL = "top_cosine"
+Signal = Literal["top_bm25", "top_cosine", "top_support"]
+ABSTAIN_SIGNAL: Signal = "top_cosine"
 SUPPORT_SIGNAL_HITS = 3
 #: The shipped (uncalibrated) default threshold must still answer this share of the answerable
 #: development questions it is chosen on (bench/abstention_default.py): the best-F1 threshold
@@ -190,7 +191,8 @@ NOISY_OR_BACKGROUND = 0.1
 VERIFY_TAU = SUPPORT_THRESHOLD
 VERIFY_CONTRADICTION = 0.5
 #: Layers run by default, and the combination rule.
-VERIFY_LAYERS = ("nli", "knowledge")
+Layer = Literal["nli", "knowledge", "consistency"]
+VERIFY_LAYERS: tuple[Layer, ...] = ("nli", "knowledge")
 Rule = Literal["any", "all", "cascade", "logistic"]
 VERIFY_RULE: Rule = "any"
 #: The longest answer verified at once, in characters (about 30,000 words: some 2,000 sentences,

@@ -43,7 +43,7 @@ from veracity.errors import OptionError, VeracityError
 from veracity.server.errors import ServiceError, error_body, status_of
 from veracity.server.gate import Gate
 from veracity.server.public import Public
-from veracity.server.service import Job, Service, VerifyOptions
+from veracity.server.service import SERVED_LAYERS, SERVED_RULES, Job, Service, VerifyOptions
 from veracity.server.settings import Settings, host_name
 
 require("fastapi", extra="server", purpose="the web service (veracity serve)")
@@ -109,9 +109,10 @@ class VerifyRequest(_Body):
                                description="source texts to check against (ids text-1, ...)")
     doc_ids: list[str] = Field(default_factory=list,
                                description="documents of the index to check against")
-    layers: list[str] = Field(default_factory=lambda: list(defaults.VERIFY_LAYERS),
-                              description="nli, knowledge")
-    rule: str = Field(defaults.VERIFY_RULE, description="any, all or cascade")
+    layers: list[str] = Field(default_factory=lambda: list[str](defaults.VERIFY_LAYERS),
+                              description=", ".join(SERVED_LAYERS))
+    rule: str = Field(defaults.VERIFY_RULE, description=" or ".join(
+        (", ".join(SERVED_RULES[:-1]), SERVED_RULES[-1])))
     k: int = Field(defaults.VERIFY_TOP_K, ge=1, description="passages per claim")
     tau: float = Field(defaults.VERIFY_TAU, ge=0.0, le=1.0)
     mode: SearchMode | None = Field(None, description=MODE_HELP + "; unused with sources or "

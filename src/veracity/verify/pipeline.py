@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, get_args
 
 from veracity import defaults
+from veracity.defaults import Layer
 from veracity.errors import InputError, OptionError
 from veracity.llm.base import ChatModel
 from veracity.retrieve.base import Retriever
@@ -53,10 +54,10 @@ from veracity.verify.rules import LayerCombiner
 
 __all__ = ["CLAIM_METHODS", "LAYERS", "AnswerVerifier", "cited_blocks", "make_answer_verifier"]
 
-LAYERS = ("nli", "knowledge", "consistency")
+LAYERS: tuple[Layer, ...] = get_args(Layer)
 #: How claims are made: by rules, or by the chat model (versioned prompts).
-CLAIM_METHODS = ("rules", "llm")
 ClaimMethod = Literal["rules", "llm"]
+CLAIM_METHODS: tuple[ClaimMethod, ...] = get_args(ClaimMethod)
 T = TypeVar("T")
 
 
