@@ -55,9 +55,10 @@ def test_a_pair_score_keeps_its_spans_and_its_error() -> None:
 def test_a_hit_flattens_its_chunk() -> None:
     chunk = Chunk("a.md#0", "a.md", 0, "Bees.", 3, 8, title="A", section=("H",), page=2)
     payload = Hit(chunk, 1.5, 1, "bm25", {"bm25": 1.5}).to_dict()
-    assert payload == {"rank": 1, "score": 1.5, "scores": {"bm25": 1.5}, "doc_id": "a.md",
-                       "title": "A", "section": ["H"], "page": 2, "page_end": None,
-                       "start": 3, "end": 8, "chunk_id": "a.md#0", "source": "", "text": "Bees."}
+    assert payload == {"rank": 1, "score": 1.5, "scores": {"bm25": 1.5}, "retriever": "bm25",
+                       "doc_id": "a.md", "title": "A", "section": ["H"], "page": 2,
+                       "page_end": None, "start": 3, "end": 8, "chunk_id": "a.md#0",
+                       "chunk_index": 0, "source": "", "text": "Bees."}
 
 
 def test_a_verdict_puts_the_claim_first_and_spans_as_pairs() -> None:

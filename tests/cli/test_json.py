@@ -107,8 +107,8 @@ def fakes(tmp_path: Path) -> Fakes:
     return Fakes(tmp_path)
 
 
-HIT = ["rank", "score", "scores", "doc_id", "title", "section", "page", "page_end", "start",
-       "end", "chunk_id", "source", "text"]
+HIT = ["rank", "score", "scores", "retriever", "doc_id", "title", "section", "page", "page_end",
+       "start", "end", "chunk_id", "chunk_index", "source", "text"]
 PAIR = ["claim", "label", "verifier_label", "probabilities", "supported", "contradicted",
         "neither", "window", "windows", "evidence", "error", "rules"]
 CITATION = ["marker", "span", "attached", "support", "contradicted", "error", "chunk_id",

@@ -150,6 +150,8 @@ def test_verify_against_an_index(sources: list[Path], tmp_path: Path) -> None:
      "any, all, cascade, logistic"),
     (["--answer", "Bees dance.", "--sources", "SOURCE", "--window", "page"],
      "one of claim, passage"),
+    (["--answer", "Bees dance.", "--sources", "SOURCE", "--query", "page"],
+     "--query 'page' is not allowed: one of claim, question"),
 ])
 def test_verify_bad_input_exits_2_with_the_fix(sources: list[Path], args: list[str],
                                                 message: str) -> None:

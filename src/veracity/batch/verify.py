@@ -27,6 +27,7 @@ from typing import Any
 from veracity import defaults
 from veracity._json import strict_json
 from veracity.batch.items import BadLine, BatchItem
+from veracity.defaults import EvidenceWindow
 from veracity.errors import InputError, OptionError, VeracityError
 from veracity.types import Chunk
 from veracity.verifiers.base import PairScorer
@@ -52,7 +53,7 @@ class VerifySettings:
     rule: str = defaults.VERIFY_RULE
     k: int = defaults.VERIFY_TOP_K
     tau: float = defaults.VERIFY_TAU
-    window: str = defaults.NLI_WINDOW
+    window: EvidenceWindow = defaults.NLI_WINDOW
 
     def __post_init__(self) -> None:
         from veracity.verify.nli import WINDOWS
@@ -78,7 +79,7 @@ class VerifySettings:
 
             open_retriever(self.index, mode=self.mode)
         make_answer_verifier(self.verifier(), sources=(), layers=self.layers, rule=self.rule,
-                             k=self.k, tau=self.tau, window=self.window)  # type: ignore[arg-type]
+                             k=self.k, tau=self.tau, window=self.window)
 
 
 @dataclass(frozen=True)
@@ -206,4 +207,4 @@ def _pipeline(settings: VerifySettings, scorer: PairScorer, knowledge: Any, *,
     return make_answer_verifier(scorer, retriever=retriever, sources=sources,
                                 layers=settings.layers, rule=settings.rule, k=settings.k,
                                 tau=settings.tau, knowledge=knowledge,
-                                window=settings.window)  # type: ignore[arg-type]
+                                window=settings.window)

@@ -9,15 +9,17 @@ flags; :func:`emit_json`; and the reading of a value that is either text or a fi
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from veracity import defaults
 from veracity._json import strict_json
 from veracity.cli.render import errors, show, styled
 from veracity.errors import InputError, OptionError
-from veracity.models import Models
+from veracity.models import VERIFIERS, Models
 
 if TYPE_CHECKING:
     from veracity.retrieve.base import Retriever
@@ -31,6 +33,7 @@ __all__ = [
     "Models",
     "VerifierOption",
     "build_app",
+    "choice_list",
     "cli_names",
     "emit_json",
     "evidence_sources",
@@ -50,11 +53,22 @@ EXIT_OK = 0
 EXIT_PARTIAL = 1
 EXIT_FAILED = 2
 
+
+
+def choice_list(choices: Sequence[str]) -> str:
+    """``choices`` for a help text, from the registry or ``Literal`` that defines them.
+
+    >>> choice_list(("bm25", "dense", "hybrid")), choice_list(("claim",))
+    ('bm25, dense or hybrid', 'claim')
+    """
+    return choices[0] if len(choices) == 1 else f"{', '.join(choices[:-1])} or {choices[-1]}"
+
+
 #: Options several commands share, declared once (each command gives the default).
 VerifierOption = Annotated[str, typer.Option(
-    help="embedded, lexical, cosine, align, hf:<model> or seq2seq:<model>")]
-IndexSearchOption = Annotated[str, typer.Option("--mode",
-                                                help="index search: bm25, dense or hybrid")]
+    help=choice_list((*VERIFIERS, "hf:<model>", "seq2seq:<model>")))]
+IndexSearchOption = Annotated[str, typer.Option(
+    "--mode", help=f"index search: {choice_list(defaults.SEARCH_MODES)}")]
 
 
 def models_of(ctx: typer.Context) -> Models:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, get_args
 
 import typer
 
@@ -15,6 +15,7 @@ from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
     VerifierOption,
+    choice_list,
     emit_json,
     fail,
     models_of,
@@ -32,7 +33,8 @@ def ask(
         help="extractive, llamacpp[:PATH] or openai:URL")] = defaults.CHAT_BACKEND,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
     verifier: VerifierOption = defaults.VERIFIER,
-    mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
+    mode: Annotated[str, typer.Option(help=choice_list(defaults.SEARCH_MODES))]
+    = defaults.SEARCH_MODE,
     k: Annotated[int, typer.Option("-k", help="passages given to the model")] = defaults.TOP_K,
     tau: Annotated[float, typer.Option(help="P(supported) a citation must reach")]
     = defaults.CITATION_TAU,
@@ -40,7 +42,8 @@ def ask(
         help="abstain below the index's calibration, else the shipped default (or "
              "--threshold)")] = True,
     signal: Annotated[str | None, typer.Option(
-        help="confidence signal for --threshold: top_bm25, top_cosine, top_support")] = None,
+        help=f"confidence signal for --threshold: {choice_list(get_args(defaults.Signal))}")]
+    = None,
     threshold: Annotated[float | None, typer.Option(
         help="abstain below this signal value instead of the calibrated one")] = None,
     rerank: Annotated[bool, typer.Option("--rerank", help=RERANK_HELP)] = False,
@@ -50,7 +53,7 @@ def ask(
         "--repair", help="repair the answer against the index afterwards (see veracity "
                          "repair)")] = False,
     policy: Annotated[str, typer.Option(
-        help="--repair: revise, delete, flag or refuse")] = defaults.REPAIR_POLICY,
+        help=f"--repair: {choice_list(get_args(defaults.Policy))}")] = defaults.REPAIR_POLICY,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Answer from the index with checked [n] citations, or say "I don't know".
@@ -87,13 +90,13 @@ def ask(
         answer = Asker(retriever, generator, k=k, abstainer=abstainer).run(question)
         repaired = None
         if repair and answer.answered and answer.text.strip():
-            from veracity.repair.pipeline import make_repairer
+            from veracity.repair.pipeline import check_policy, make_repairer
 
             # The extractive backend copies passages: it cannot write questions or edits.
             chat = None if llm == "extractive" or policy not in ("revise", "delete") \
                 else generator.chat
             repairer = make_repairer(scorer, retriever=retriever, chat=chat, k=k,
-                                     policy=policy)  # type: ignore[arg-type]
+                                     policy=check_policy(policy))
             blocks = {n: hit.chunk for n, hit in enumerate(answer.sources, start=1)}
             repaired = repairer.run(answer.text, question=question, cited=blocks)
         elif repair:
@@ -146,9 +149,10 @@ def calibrate_command(
     index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
     dev: Annotated[Path, typer.Option(
         help="JSONL of {question, answerable: true/false} (e.g. examples/questions.jsonl)")],
-    signal: Annotated[str, typer.Option(help="top_bm25, top_cosine or top_support")]
+    signal: Annotated[str, typer.Option(help=choice_list(get_args(defaults.Signal)))]
     = defaults.ABSTAIN_SIGNAL,
-    mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
+    mode: Annotated[str, typer.Option(help=choice_list(defaults.SEARCH_MODES))]
+    = defaults.SEARCH_MODE,
     k: Annotated[int, typer.Option("-k", help="passages retrieved per question")]
     = defaults.TOP_K,
     verifier: Annotated[str, typer.Option(help="verifier for top_support")] = defaults.VERIFIER,

@@ -10,7 +10,14 @@ import typer
 
 from veracity import defaults
 from veracity.cli import printers
-from veracity.cli.application import EXIT_OK, EXIT_PARTIAL, emit_json, fail, models_of
+from veracity.cli.application import (
+    EXIT_OK,
+    EXIT_PARTIAL,
+    choice_list,
+    emit_json,
+    fail,
+    models_of,
+)
 from veracity.cli.render import console, show, styled
 from veracity.cli.search import RERANKER_HELP
 from veracity.errors import OptionError, VeracityError
@@ -56,7 +63,8 @@ def evolve(
     = defaults.EVOLVE_MAX_TOKENS,
     seeds: Annotated[int, typer.Option(help="seed passages (reranked)")] = defaults.EVOLVE_SEEDS,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
-    mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
+    mode: Annotated[str, typer.Option(help=choice_list(defaults.SEARCH_MODES))]
+    = defaults.SEARCH_MODE,
     reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,
     verifier: Annotated[str, typer.Option(
         help="verifier of the answer's sentences (and of --fitness support)")]

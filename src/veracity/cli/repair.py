@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, get_args
 
 import typer
 
@@ -14,6 +14,7 @@ from veracity.cli.application import (
     EXIT_PARTIAL,
     IndexSearchOption,
     VerifierOption,
+    choice_list,
     emit_json,
     evidence_sources,
     fail,
@@ -21,7 +22,7 @@ from veracity.cli.application import (
     more_sources,
     read_text_or_file,
 )
-from veracity.errors import VeracityError
+from veracity.errors import VeracityError, check_choice
 
 if TYPE_CHECKING:
     from veracity.repair.result import RepairResult
@@ -44,10 +45,12 @@ def repair_command(
     question: Annotated[str | None, typer.Option(
         help="the question the answer replies to")] = None,
     policy: Annotated[str, typer.Option(
-        help="revise (fix values and, with --llm, edit), delete, flag or refuse")]
+        help=f"{choice_list(get_args(defaults.Policy))} (revise fixes values and, with "
+             "--llm, edits)")]
     = defaults.REPAIR_POLICY,
     query: Annotated[str, typer.Option(
-        help="research query per claim: question (made from the claim) or claim")]
+        help=f"research query per claim: {choice_list(get_args(defaults.QueryMode))} "
+             "(question: made from the claim)")]
     = defaults.REPAIR_QUERY,
     refuse_below: Annotated[float, typer.Option(
         help="--policy refuse: withdraw the answer below this share of supported claims")]
@@ -72,17 +75,19 @@ def repair_command(
     or a claim could not be judged (those claims are left as they are); 2 on bad options or
     unreadable input.
     """
-    from veracity.repair.pipeline import make_repairer
+    from veracity.repair.pipeline import check_policy, make_repairer
+    from veracity.verify.questions import QUERY_MODES
 
     try:
+        chosen_policy = check_policy(policy)
+        query_mode = check_choice("query", query, QUERY_MODES)
         sources = more_sources(sources, ctx.args, command="repair")
         retriever, chunks = evidence_sources(sources, index_dir, mode=mode, command="repair")
         text = read_text_or_file(answer, "--answer")
         scorer = models_of(ctx).verifier(verifier)
         chat = None if llm is None else models_of(ctx).chat(llm, model, scorer)
         repairer = make_repairer(scorer, retriever=retriever, sources=chunks,
-                                 policy=policy,  # type: ignore[arg-type]
-                                 chat=chat, query=query,  # type: ignore[arg-type]
+                                 policy=chosen_policy, chat=chat, query=query_mode,
                                  k=k, tau=tau, refuse_below=refuse_below)
         result = repairer.run(text, question=question)
     except VeracityError as exc:

@@ -9,7 +9,7 @@ import typer
 
 from veracity import defaults
 from veracity.cli import printers
-from veracity.cli.application import emit_json, fail, models_of
+from veracity.cli.application import choice_list, emit_json, fail, models_of
 from veracity.errors import VeracityError
 
 if TYPE_CHECKING:
@@ -41,7 +41,8 @@ def search(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="what to look for")],
     index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
-    mode: Annotated[str, typer.Option(help="bm25, dense or hybrid")] = defaults.SEARCH_MODE,
+    mode: Annotated[str, typer.Option(help=choice_list(defaults.SEARCH_MODES))]
+    = defaults.SEARCH_MODE,
     k: Annotated[int, typer.Option("-k", help="number of passages")] = defaults.TOP_K,
     rerank: Annotated[bool, typer.Option("--rerank", help=RERANK_HELP)] = False,
     reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from veracity import defaults
-from veracity.cli.application import VerifierOption, fail, models_of
+from veracity.cli.application import VerifierOption, choice_list, fail, models_of
 from veracity.cli.render import errors, show
 from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP
 from veracity.errors import MissingDependencyError, VeracityError
@@ -28,7 +28,8 @@ def serve(
         help="extractive, llamacpp[:PATH] or openai:URL")] = defaults.CHAT_BACKEND,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
     verifier: VerifierOption = defaults.VERIFIER,
-    mode: Annotated[str, typer.Option(help="search mode: bm25, dense or hybrid")]
+    mode: Annotated[str, typer.Option(
+        help=f"search mode: {choice_list(defaults.SEARCH_MODES)}")]
     = defaults.SEARCH_MODE,
     rerank: Annotated[bool, typer.Option("--rerank", help=RERANK_HELP)] = False,
     reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, get_args
 
 import typer
 
@@ -14,6 +14,7 @@ from veracity.cli.application import (
     EXIT_PARTIAL,
     IndexSearchOption,
     VerifierOption,
+    choice_list,
     emit_json,
     evidence_sources,
     fail,
@@ -21,7 +22,7 @@ from veracity.cli.application import (
     more_sources,
     read_text_or_file,
 )
-from veracity.errors import InputError, VeracityError
+from veracity.errors import InputError, VeracityError, check_choice
 
 
 def verify_command(
@@ -35,14 +36,17 @@ def verify_command(
         "--index", help="index folder to retrieve evidence from")] = None,
     question: Annotated[str | None, typer.Option(
         help="the question the answer replies to (needed by the consistency layer)")] = None,
-    layers: Annotated[str, typer.Option(help="comma-separated: nli, knowledge, consistency")]
+    layers: Annotated[str, typer.Option(
+        help=f"comma-separated: {', '.join(get_args(defaults.Layer))}")]
     = ",".join(defaults.VERIFY_LAYERS),
-    rule: Annotated[str, typer.Option(help="combination: any, all, cascade or logistic")]
+    rule: Annotated[str, typer.Option(
+        help=f"combination: {choice_list(get_args(defaults.Rule))}")]
     = defaults.VERIFY_RULE,
     weights: Annotated[Path | None, typer.Option(
         help="fitted layer weights (JSON) for --rule logistic")] = None,
     query: Annotated[str, typer.Option(
-        help="retrieval query per claim: claim, or question (made from the claim)")] = "claim",
+        help=f"retrieval query per claim: {choice_list(get_args(defaults.QueryMode))} "
+             "(question: made from the claim)")] = "claim",
     knowledge_base: Annotated[Path | None, typer.Option(
         "--kb", help="CSV or JSON of entity, attribute, value to cross-check")] = None,
     llm: Annotated[str | None, typer.Option(
@@ -61,9 +65,10 @@ def verify_command(
     tau: Annotated[float, typer.Option(help="P(supported) a claim must reach")]
     = defaults.VERIFY_TAU,
     window: Annotated[str, typer.Option(
-        help="what the verifier reads per claim: passage (each passage on its own) or claim "
-             "(one window of the claim's best sentences across its passages: about k times "
-             "fewer pairs, but no claim both cited and anti-cited)")] = defaults.NLI_WINDOW,
+        help=f"what the verifier reads per claim: {choice_list(get_args(defaults.EvidenceWindow))}"
+             " (passage: each passage on its own; claim: one window of the claim's best "
+             "sentences across its passages, about k times fewer pairs, but no claim both cited "
+             "and anti-cited)")] = defaults.NLI_WINDOW,
     spans: Annotated[str | None, typer.Option(
         help="token-level span detector, hf:<model id or folder>[@label] (extra [hf]): each "
              "claim's characters its passages do not support, as unsupported_spans in --json "
@@ -81,10 +86,14 @@ def verify_command(
     """
     from veracity.verify.consistency import ConsistencyLayer
     from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer
+    from veracity.verify.nli import WINDOWS
     from veracity.verify.pipeline import make_answer_verifier
+    from veracity.verify.questions import QUERY_MODES
     from veracity.verify.rules import LayerCombiner, LayerWeights
 
     try:
+        query_mode = check_choice("query", query, QUERY_MODES)
+        evidence_window = check_choice("window", window, WINDOWS)
         sources = more_sources(sources, ctx.args, command="verify")
         retriever, chunks = evidence_sources(sources, index_dir, mode=mode, command="verify")
         text = read_text_or_file(answer, "--answer")
@@ -106,9 +115,9 @@ def verify_command(
                                  weights=None if weights is None else LayerWeights.load(weights))
         pipeline = make_answer_verifier(
             scorer, retriever=retriever, sources=chunks, layers=names, rule=combiner, chat=chat,
-            claims="llm" if llm_claims else "rules", query=query,  # type: ignore[arg-type]
+            claims="llm" if llm_claims else "rules", query=query_mode,
             knowledge=knowledge, consistency=consistency, k=k, tau=tau,
-            window=window, spans=detector)  # type: ignore[arg-type]
+            window=evidence_window, spans=detector)
         report = pipeline.run(text, question=question)
     except VeracityError as exc:
         raise fail(exc) from exc

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_args
 
 import typer
 
@@ -14,15 +14,22 @@ from veracity.cli.application import (
     EXIT_PARTIAL,
     IndexSearchOption,
     VerifierOption,
+    choice_list,
     emit_json,
     fail,
     models_of,
 )
 from veracity.cli.render import console, errors, show, styled
-from veracity.errors import InputError, VeracityError
+from veracity.errors import InputError, VeracityError, check_choice
 
 if TYPE_CHECKING:
     from veracity.batch import BatchSummary, Engine
+
+
+#: What a batch can run: no consistency layer (it needs a chat model) and no logistic rule (it
+#: needs --weights, which verify-batch has not).
+_LAYERS = tuple(layer for layer in get_args(defaults.Layer) if layer != "consistency")
+_RULES = tuple(rule for rule in get_args(defaults.Rule) if rule != "logistic")
 
 
 def engine_of(workers: int | None, ray: bool, ray_address: str | None) -> Engine:
@@ -75,9 +82,9 @@ def verify_batch_command(
         "--ray", help="run on Ray Data (a local Ray of --workers CPUs on 127.0.0.1)")] = False,
     ray_address: Annotated[str | None, typer.Option(
         help="run on the Ray cluster at this address (implies --ray)")] = None,
-    layers: Annotated[str, typer.Option(help="comma-separated: nli, knowledge")]
+    layers: Annotated[str, typer.Option(help=f"comma-separated: {', '.join(_LAYERS)}")]
     = ",".join(defaults.VERIFY_LAYERS),
-    rule: Annotated[str, typer.Option(help="combination: any, all or cascade")]
+    rule: Annotated[str, typer.Option(help=f"combination: {choice_list(_RULES)}")]
     = defaults.VERIFY_RULE,
     verifier: VerifierOption = defaults.VERIFIER,
     mode: IndexSearchOption = defaults.SEARCH_MODE,
@@ -85,8 +92,9 @@ def verify_batch_command(
     tau: Annotated[float, typer.Option(help="P(supported) a claim must reach")]
     = defaults.VERIFY_TAU,
     window: Annotated[str, typer.Option(
-        help="what the verifier reads per claim: passage (each passage on its own) or claim "
-             "(one window across its passages: about k times fewer pairs)")]
+        help=f"what the verifier reads per claim: {choice_list(get_args(defaults.EvidenceWindow))}"
+             " (passage: each passage on its own; claim: one window across its passages, about "
+             "k times fewer pairs)")]
     = defaults.NLI_WINDOW,
     report: Annotated[Path | None, typer.Option(
         help="also write the overview page of the whole output here (one offline HTML file; "
@@ -109,8 +117,10 @@ def verify_batch_command(
     rest is written); 2 on bad options or unreadable input.
     """
     from veracity.batch import VerifyBatch, VerifySettings
+    from veracity.verify.nli import WINDOWS
 
     try:
+        evidence_window = check_choice("window", window, WINDOWS)
         if report_by and report is None:
             raise InputError("--report-by names the fields of the overview page: give the "
                              "page's file too, e.g. --report overview.html")
@@ -123,7 +133,7 @@ def verify_batch_command(
         names = tuple(part.strip() for part in layers.split(",") if part.strip())
         settings = VerifySettings(partial(models_of(ctx).verifier, verifier), index=index_dir,
                                   mode=mode, layers=names, rule=rule, k=k, tau=tau,
-                                  window=window)
+                                  window=evidence_window)
         job = VerifyBatch(settings, engine_of(workers, ray, ray_address),
                           sources_field=sources_field)
         with batch_progress("answers", disable=as_json) as progress:

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from veracity import defaults
-from veracity.errors import InputError, OptionError
+from veracity.defaults import Signal
+from veracity.errors import InputError, OptionError, check_choice
 from veracity.text.sentences import question_focus
 from veracity.types import AbstentionCheck, SearchResult
 from veracity.verifiers.base import PairScorer
@@ -151,7 +152,7 @@ def _needed(result: SearchResult, value: float | None, name: str) -> float:
 
 
 #: Every signal by name; ``top_support`` needs the verifier (``scorer=``).
-SIGNALS: dict[str, Callable[..., ConfidenceSignal]] = {
+SIGNALS: dict[Signal, Callable[..., ConfidenceSignal]] = {
     "top_bm25": lambda **_: TopBM25(),
     "top_cosine": lambda **_: TopCosine(),
     "top_support": lambda *, scorer=None, hits=defaults.SUPPORT_SIGNAL_HITS: TopSupport(
@@ -186,9 +187,7 @@ def make_signal(name: str, *, scorer: PairScorer | None = None,
     if name in RANK_ONLY:
         raise OptionError("signal", name, f"a signal whose value measures the match ({choices})",
                           f"{RANK_ONLY[name]}; no threshold on it can tell them apart.")
-    if name not in SIGNALS:
-        raise OptionError("signal", name, f"one of {choices}")
-    return SIGNALS[name](scorer=scorer, hits=hits)
+    return SIGNALS[check_choice("signal", name, tuple(SIGNALS))](scorer=scorer, hits=hits)
 
 
 class Abstainer:

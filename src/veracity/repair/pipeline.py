@@ -43,9 +43,10 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, TypeVar
+from typing import TypeVar, get_args
 
 from veracity import defaults
+from veracity.defaults import Policy
 from veracity.errors import GenerationError, InputError, OptionError
 from veracity.llm.base import ChatModel
 from veracity.repair.agreement import agreement, mismatches
@@ -74,8 +75,7 @@ from veracity.verify.questions import QueryMode
 
 __all__ = ["POLICIES", "Policy", "Repairer", "make_repairer"]
 
-Policy = Literal["revise", "delete", "flag", "refuse"]
-POLICIES: tuple[Policy, ...] = ("revise", "delete", "flag", "refuse")
+POLICIES: tuple[Policy, ...] = get_args(Policy)
 T = TypeVar("T")
 
 
@@ -109,7 +109,7 @@ class Repairer:
     """
 
     def __init__(self, verifier: AnswerVerifier, researcher: Researcher | None = None, *,
-                 policy: Policy = defaults.REPAIR_POLICY,  # type: ignore[assignment]
+                 policy: Policy = defaults.REPAIR_POLICY,
                  editor: LLMEditor | None = None, limits: EditLimits | None = None,
                  refuse_below: float = defaults.REPAIR_REFUSE_BELOW,
                  quotation: Quotation | None = Quotation()) -> None:  # noqa: B008 - immutable
@@ -411,9 +411,9 @@ def make_repairer(
     *,
     retriever: Retriever | None = None,
     sources: Sequence[Chunk] = (),
-    policy: Policy = defaults.REPAIR_POLICY,  # type: ignore[assignment]
+    policy: Policy = defaults.REPAIR_POLICY,
     chat: ChatModel | None = None,
-    query: QueryMode = defaults.REPAIR_QUERY,  # type: ignore[assignment]
+    query: QueryMode = defaults.REPAIR_QUERY,
     k: int = defaults.VERIFY_TOP_K,
     tau: float = defaults.VERIFY_TAU,
     limits: EditLimits | None = None,

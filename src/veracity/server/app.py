@@ -32,17 +32,18 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from importlib.resources import files
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from veracity import defaults
 from veracity._deps import require
 from veracity._json import strict_json
 from veracity.assets import VERDICTS_CSS
+from veracity.defaults import SearchMode  # a type, so the schema lists the modes
 from veracity.errors import OptionError, VeracityError
 from veracity.server.errors import ServiceError, error_body, status_of
 from veracity.server.gate import Gate
 from veracity.server.public import Public
-from veracity.server.service import Job, Service, VerifyOptions
+from veracity.server.service import SERVED_LAYERS, SERVED_RULES, Job, Service, VerifyOptions
 from veracity.server.settings import Settings, host_name
 
 require("fastapi", extra="server", purpose="the web service (veracity serve)")
@@ -83,9 +84,8 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-#: ``defaults.SEARCH_MODES`` as a type, so the schema lists them (a test keeps the two equal).
-SearchMode = Literal["bm25", "dense", "hybrid"]
-MODE_HELP = "how the index is searched: bm25, dense or hybrid (default: the server's --mode)"
+MODE_HELP = (f"how the index is searched: {', '.join(defaults.SEARCH_MODES[:-1])} or "
+             f"{defaults.SEARCH_MODES[-1]} (default: the server's --mode)")
 
 
 class SearchRequest(_Body):
@@ -109,9 +109,10 @@ class VerifyRequest(_Body):
                                description="source texts to check against (ids text-1, ...)")
     doc_ids: list[str] = Field(default_factory=list,
                                description="documents of the index to check against")
-    layers: list[str] = Field(default_factory=lambda: list(defaults.VERIFY_LAYERS),
-                              description="nli, knowledge")
-    rule: str = Field(defaults.VERIFY_RULE, description="any, all or cascade")
+    layers: list[str] = Field(default_factory=lambda: list[str](defaults.VERIFY_LAYERS),
+                              description=", ".join(SERVED_LAYERS))
+    rule: str = Field(defaults.VERIFY_RULE, description=" or ".join(
+        (", ".join(SERVED_RULES[:-1]), SERVED_RULES[-1])))
     k: int = Field(defaults.VERIFY_TOP_K, ge=1, description="passages per claim")
     tau: float = Field(defaults.VERIFY_TAU, ge=0.0, le=1.0)
     mode: SearchMode | None = Field(None, description=MODE_HELP + "; unused with sources or "

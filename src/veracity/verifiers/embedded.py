@@ -32,7 +32,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, get_args
 
 import numpy as np
 
@@ -40,6 +40,7 @@ from veracity import defaults
 from veracity._onnx import bucket_width, pad_batch, plan_batches, session
 from veracity._rowwise import open_row_independent
 from veracity.assets import VERIFIER_DIR, load_tokenizer
+from veracity.defaults import Activations
 from veracity.errors import ModelError, OptionError
 from veracity.types import PairScore, PairScores
 from veracity.verifiers.base import check_pairs, strip_control_tokens
@@ -59,8 +60,7 @@ __all__ = ["ACTIVATIONS", "EmbeddedVerifier", "Encoded", "PairReading", "claim_a
 
 
 _LABELS = ("supported", "contradicted", "neither")
-Activations = Literal["per_tensor", "per_row"]
-ACTIVATIONS: tuple[Activations, ...] = ("per_tensor", "per_row")
+ACTIVATIONS: tuple[Activations, ...] = get_args(Activations)
 #: [CLS] [SEP]: the row a network input gets in a call where it has no rows of its own left.
 _FILLER = (101, 102)
 
@@ -175,7 +175,7 @@ class EmbeddedVerifier:
         batch_size: int | None = None,
         threads: int = defaults.ONNX_THREADS,
         combine: bool = True,
-        activations: Activations = defaults.EMBEDDED_ACTIVATIONS,  # type: ignore[assignment]
+        activations: Activations = defaults.EMBEDDED_ACTIVATIONS,
     ) -> None:
         if strategy is not None and strategy not in STRATEGIES:
             raise OptionError("strategy", strategy, f"one of {', '.join(STRATEGIES)}")

@@ -53,9 +53,10 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import get_args
 
 from veracity import defaults
+from veracity.defaults import Aggregation, EvidenceWindow
 from veracity.errors import OptionError
 from veracity.types import Chunk, EvidenceJudgement, LayerResult, PairScore, Span
 from veracity.verifiers.base import PairScorer
@@ -66,10 +67,8 @@ from veracity.verify.gather import ClaimEvidence, EvidenceSet
 __all__ = ["AGGREGATIONS", "WINDOWS", "Aggregation", "EvidenceWindow", "NLILayer", "NLIResult",
            "aggregate_support", "join_passages", "passage_spans"]
 
-Aggregation = Literal["max", "noisy_or"]
-AGGREGATIONS: tuple[Aggregation, ...] = ("max", "noisy_or")
-EvidenceWindow = Literal["claim", "passage"]
-WINDOWS: tuple[EvidenceWindow, ...] = ("claim", "passage")
+AGGREGATIONS: tuple[Aggregation, ...] = get_args(Aggregation)
+WINDOWS: tuple[EvidenceWindow, ...] = get_args(EvidenceWindow)
 #: Between two passages joined into one premise: a blank line, which always ends a sentence.
 PASSAGE_BREAK = "\n\n"
 
@@ -140,12 +139,12 @@ class NLILayer:
         self,
         scorer: PairScorer,
         *,
-        aggregation: Aggregation = defaults.VERIFY_AGGREGATION,  # type: ignore[assignment]
+        aggregation: Aggregation = defaults.VERIFY_AGGREGATION,
         tau: float = defaults.VERIFY_TAU,
         contradiction: float = defaults.VERIFY_CONTRADICTION,
         k: int = defaults.NOISY_OR_K,
         background: float = defaults.NOISY_OR_BACKGROUND,
-        window: EvidenceWindow = defaults.NLI_WINDOW,  # type: ignore[assignment]
+        window: EvidenceWindow = defaults.NLI_WINDOW,
     ) -> None:
         if not isinstance(scorer, PairScorer):
             raise OptionError("scorer", scorer, "a PairScorer (model_id, load(), run())",

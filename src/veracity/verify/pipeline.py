@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, get_args
 
 from veracity import defaults
+from veracity.defaults import Layer
 from veracity.errors import InputError, OptionError
 from veracity.llm.base import ChatModel
 from veracity.retrieve.base import Retriever
@@ -53,10 +54,10 @@ from veracity.verify.rules import LayerCombiner
 
 __all__ = ["CLAIM_METHODS", "LAYERS", "AnswerVerifier", "cited_blocks", "make_answer_verifier"]
 
-LAYERS = ("nli", "knowledge", "consistency")
+LAYERS: tuple[Layer, ...] = get_args(Layer)
 #: How claims are made: by rules, or by the chat model (versioned prompts).
-CLAIM_METHODS = ("rules", "llm")
 ClaimMethod = Literal["rules", "llm"]
+CLAIM_METHODS: tuple[ClaimMethod, ...] = get_args(ClaimMethod)
 T = TypeVar("T")
 
 
@@ -263,7 +264,7 @@ def make_answer_verifier(
     knowledge: KnowledgeLayer | None = None,
     consistency: ConsistencyLayer | None = None,
     k: int = defaults.VERIFY_TOP_K,
-    aggregation: Aggregation = defaults.VERIFY_AGGREGATION,  # type: ignore[assignment]
+    aggregation: Aggregation = defaults.VERIFY_AGGREGATION,
     tau: float = defaults.VERIFY_TAU,
     decompose: bool = True,
     decontextualize: bool = True,
@@ -335,7 +336,7 @@ Give one (--llm on the command line, chat in Python), or let rules write the cla
 def _window(aggregation: Aggregation) -> EvidenceWindow:
     if aggregation == "noisy_or":
         return "passage"
-    return defaults.NLI_WINDOW  # type: ignore[return-value]
+    return defaults.NLI_WINDOW
 
 
 def _timed(timings: dict[str, float], stage: str, work: Callable[[], T]) -> T:

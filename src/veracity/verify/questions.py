@@ -26,16 +26,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import get_args
 
+from veracity.defaults import QueryMode
 from veracity.errors import GenerationError, OptionError
 from veracity.llm.base import ChatModel, ChatRequest
 from veracity.prompts import ChatPrompt, load_prompt
 
 __all__ = ["QUERY_MODES", "QueryMaker", "QueryMode", "parse_question", "rule_question"]
 
-QueryMode = Literal["claim", "question"]
-QUERY_MODES: tuple[QueryMode, ...] = ("claim", "question")
+QUERY_MODES: tuple[QueryMode, ...] = get_args(QueryMode)
 QUESTION_PROMPT = "question_v1"
 
 _MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"

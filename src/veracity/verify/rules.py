@@ -32,11 +32,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, get_args
 
 import numpy as np
 
 from veracity import defaults
+from veracity.defaults import Rule
 from veracity.errors import InputError, OptionError
 from veracity.types import LayerResult, VerdictLabel
 from veracity.verifiers.combiner import fit_logistic
@@ -44,8 +45,7 @@ from veracity.verifiers.combiner import fit_logistic
 __all__ = ["RULES", "LayerCombiner", "LayerWeights", "Rule", "fit_layer_weights",
            "layer_features"]
 
-Rule = Literal["any", "all", "cascade", "logistic"]
-RULES: tuple[Rule, ...] = ("any", "all", "cascade", "logistic")
+RULES: tuple[Rule, ...] = get_args(Rule)
 WEIGHTS_FORMAT = "veracity-layer-weights/1"
 
 

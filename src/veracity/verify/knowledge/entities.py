@@ -33,10 +33,11 @@ import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from veracity import defaults
 from veracity._deps import require
+from veracity.defaults import NerBackend
 from veracity.errors import MissingDependencyError, ModelError, OptionError
 from veracity.types import Span
 from veracity.verifiers.features import capitalised_entities
@@ -54,8 +55,7 @@ __all__ = [
     "spacy_available",
 ]
 
-NerBackend = Literal["auto", "spacy", "rules"]
-NER_BACKENDS: tuple[NerBackend, ...] = ("auto", "spacy", "rules")
+NER_BACKENDS: tuple[NerBackend, ...] = get_args(NerBackend)
 #: spaCy entity types kept as names (the others are values or too vague to check).
 SPACY_LABELS = frozenset({"PERSON", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT",
                           "WORK_OF_ART", "LAW", "LANGUAGE"})
@@ -174,7 +174,7 @@ class EntityRecognizer:
     naming it.
     """
 
-    def __init__(self, *, ner: NerBackend = defaults.KNOWLEDGE_NER,  # type: ignore[assignment]
+    def __init__(self, *, ner: NerBackend = defaults.KNOWLEDGE_NER,
                  model: str = defaults.KNOWLEDGE_SPACY_MODEL,
                  batch_size: int = defaults.KNOWLEDGE_NER_BATCH) -> None:
         if ner not in NER_BACKENDS:

@@ -207,7 +207,7 @@ class KnowledgeLayer:
         *,
         entities: bool = True,
         knowledge_base: KnowledgeBase | None = None,
-        ner: NerBackend = defaults.KNOWLEDGE_NER,  # type: ignore[assignment]
+        ner: NerBackend = defaults.KNOWLEDGE_NER,
         context_words: int = defaults.KNOWLEDGE_CONTEXT_WORDS,
         slot_words: int = defaults.KNOWLEDGE_SLOT_WORDS,
         recognizer: EntityRecognizer | None = None,
