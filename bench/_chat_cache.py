@@ -41,10 +41,14 @@ class CachedChat:
                 self.records[record["key"]] = record
 
     def key(self, request: ChatRequest) -> str:
-        content = {"model": self.model_id,
-                   "messages": [[m.role, m.content] for m in request.messages],
-                   "temperature": request.temperature, "max_tokens": request.max_tokens,
-                   "seed": request.seed, "stop": list(request.stop)}
+        content = {
+            "model": self.model_id,
+            "messages": [[m.role, m.content] for m in request.messages],
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+            "seed": request.seed,
+            "stop": list(request.stop),
+        }
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
     def run(self, request: ChatRequest) -> ChatResponse:
@@ -54,12 +58,18 @@ class CachedChat:
             started = time.perf_counter()
             try:
                 response = self.chat.run(request)
-                record = {"key": key, "response": {
-                    "text": response.text, "model": response.model,
-                    "finish_reason": response.finish_reason,
-                    "prompt_tokens": response.prompt_tokens,
-                    "completion_tokens": response.completion_tokens,
-                    "temperature": response.temperature, "seed": response.seed}}
+                record = {
+                    "key": key,
+                    "response": {
+                        "text": response.text,
+                        "model": response.model,
+                        "finish_reason": response.finish_reason,
+                        "prompt_tokens": response.prompt_tokens,
+                        "completion_tokens": response.completion_tokens,
+                        "temperature": response.temperature,
+                        "seed": response.seed,
+                    },
+                }
             except GenerationError as exc:
                 record = {"key": key, "error": str(exc)}
             record["seconds"] = time.perf_counter() - started

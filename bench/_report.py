@@ -167,8 +167,7 @@ def _refuse(name: str, changed: list[str], payload: dict[str, Any]) -> DirtyTree
 def _describe(info: dict[str, Any]) -> str:
     memory = f", {info['memory_gib']} GiB RAM" if info["memory_gib"] else ""
     return (
-        f"{info['cpu']}, {info['cores']} cores{memory}, {info['platform']}, "
-        f"Python {info['python']}"
+        f"{info['cpu']}, {info['cores']} cores{memory}, {info['platform']}, Python {info['python']}"
     )
 
 

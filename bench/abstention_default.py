@@ -71,8 +71,9 @@ def sample_index(cache: Path = CACHE) -> Path:
     from veracity.retrieve.dense import DenseBuilder
 
     index = cache / "sample-index"
-    Indexer(builders=[BM25Builder(), DenseBuilder()]).run([REPO / "examples" / "sample_corpus"],
-                                                          index)
+    Indexer(builders=[BM25Builder(), DenseBuilder()]).run(
+        [REPO / "examples" / "sample_corpus"], index
+    )
     return index
 
 
@@ -118,51 +119,88 @@ def main(argv: Sequence[str] | None = None) -> None:
         chosen = calibrate(values, should, signal=name, min_answered=floor)
         best_f1 = calibrate(values, should, signal=name)
         held_out = cross(values, should, a, b, name, floor)
-        on_sample = measure(chosen.threshold, signal_values(name, scorer, sample_results),
-                            sample_should)
+        on_sample = measure(
+            chosen.threshold, signal_values(name, scorer, sample_results), sample_should
+        )
         readme = signal_values(name, scorer, readme_results)
         rows[name] = {
-            "threshold": chosen.threshold, "precision": round(chosen.precision, 4),
-            "recall": round(chosen.recall, 4), "f1": round(chosen.f1, 4),
-            "answered": chosen.answered, "answerable": chosen.answerable,
+            "threshold": chosen.threshold,
+            "precision": round(chosen.precision, 4),
+            "recall": round(chosen.recall, 4),
+            "f1": round(chosen.f1, 4),
+            "answered": chosen.answered,
+            "answerable": chosen.answerable,
             "roc_auc": round(roc_auc([-v for v in values], [int(s) for s in should]), 4),
-            "held_out": held_out, "sample_corpus": on_sample,
-            "best_f1": {"threshold": best_f1.threshold, "f1": round(best_f1.f1, 4),
-                        "answered": best_f1.answered},
-            "readme": [{"question": q, "value": round(v, 4), "answered": v >= chosen.threshold,
-                        "answered_at_best_f1": v >= best_f1.threshold}
-                       for q, v in zip(README_QUESTIONS, readme, strict=True)]}
-        shipped[name] = {"threshold": chosen.threshold, "f1": round(chosen.f1, 4),
-                         "precision": round(chosen.precision, 4),
-                         "recall": round(chosen.recall, 4), "answered": chosen.answered,
-                         "answerable": chosen.answerable}
+            "held_out": held_out,
+            "sample_corpus": on_sample,
+            "best_f1": {
+                "threshold": best_f1.threshold,
+                "f1": round(best_f1.f1, 4),
+                "answered": best_f1.answered,
+            },
+            "readme": [
+                {
+                    "question": q,
+                    "value": round(v, 4),
+                    "answered": v >= chosen.threshold,
+                    "answered_at_best_f1": v >= best_f1.threshold,
+                }
+                for q, v in zip(README_QUESTIONS, readme, strict=True)
+            ],
+        }
+        shipped[name] = {
+            "threshold": chosen.threshold,
+            "f1": round(chosen.f1, 4),
+            "precision": round(chosen.precision, 4),
+            "recall": round(chosen.recall, 4),
+            "answered": chosen.answered,
+            "answerable": chosen.answerable,
+        }
         print(name, rows[name], flush=True)
-    figures = {"data": str(data_dir("clapnq")), "questions": len(questions), "mode": MODE,
-               "min_answered": floor,
-               "k": K, "verifier": scorer.model_id,
-               "verifier_version": str(getattr(scorer, "version", "")),
-               "sample_questions": len(sample), "signals": rows}
+    figures = {
+        "data": str(data_dir("clapnq")),
+        "questions": len(questions),
+        "mode": MODE,
+        "min_answered": floor,
+        "k": K,
+        "verifier": scorer.model_id,
+        "verifier_version": str(getattr(scorer, "version", "")),
+        "sample_questions": len(sample),
+        "signals": rows,
+    }
     text = command(argv).replace("ask_abstention.py", "abstention_default.py")
     write_result("abstention_default", figures, table(figures), text)
-    TARGET.write_text(json.dumps({  # after write_result, whose commit must not see it changed
-        "format_version": 1,
-        "data": "ClapNQ dev: 300 answerable and 300 unanswerable questions, their 600 gold "
+    TARGET.write_text(
+        json.dumps(
+            {  # after write_result, whose commit must not see it changed
+                "format_version": 1,
+                "data": "ClapNQ dev: 300 answerable and 300 unanswerable questions, their 600 gold "
                 "passages as the corpus, hybrid search, k=5",
-        "rule": f"best abstention F1 among thresholds answering at least {floor:.0%} of the "
-                "answerable questions",
-        "command": text, "commit": git_commit(), "verifier": figures["verifier"],
-        "verifier_version": figures["verifier_version"], "signals": shipped,
-    }, indent=2) + "\n", encoding="utf-8")
+                "rule": f"best abstention F1 among thresholds answering at least {floor:.0%} "
+                "of the answerable questions",
+                "command": text,
+                "commit": git_commit(),
+                "verifier": figures["verifier"],
+                "verifier_version": figures["verifier_version"],
+                "signals": shipped,
+            },
+            indent=2,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
 
 
 def table(figures: dict[str, Any]) -> str:
-    lines = ["| signal | threshold | F1 (all 600) | precision | recall | answerable answered "
-             "| ROC-AUC | held-out F1 A->B / B->A | held-out answerable answered A->B / B->A "
-             "| sample corpus F1 | sample precision | sample recall | sample answerable answered "
-             "| README questions answered | best-F1 threshold (F1, answered) "
-             "| README questions answered at best F1 |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-             "| ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| signal | threshold | F1 (all 600) | precision | recall | answerable answered "
+        "| ROC-AUC | held-out F1 A->B / B->A | held-out answerable answered A->B / B->A "
+        "| sample corpus F1 | sample precision | sample recall | sample answerable answered "
+        "| README questions answered | best-F1 threshold (F1, answered) "
+        "| README questions answered at best F1 |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+        "| ---: | ---: | ---: | ---: |",
+    ]
     for name, row in figures["signals"].items():
         held = row["held_out"]
         s = row["sample_corpus"]
@@ -178,20 +216,31 @@ def table(figures: dict[str, Any]) -> str:
             f"| {s['answerable_answered']} of {s['answerable']} "
             f"| {sum(r['answered'] for r in readme)} of {len(readme)} "
             f"| {best['threshold']:.4g} ({best['f1']:.3f}, {best['answered']}) "
-            f"| {sum(r['answered_at_best_f1'] for r in readme)} of {len(readme)} |")
-    lines += ["", "README questions and their values: " + "; ".join(
-        f"{r['question']} {name} {r['value']}" for name, row in figures["signals"].items()
-        for r in row["readme"]) + "."]
-    lines += ["", f"Thresholds chosen on all {figures['questions']} ClapNQ dev questions "
-              f"({figures['mode']} search, k={figures['k']}, verifier {figures['verifier']} "
-              f"{figures['verifier_version']}) as the best abstention F1 among those that "
-              f"answer at least {figures['min_answered']:.0%} of the answerable ones, and "
-              "shipped in "
-              "`src/veracity/generate/abstention_default.json`; an index without a calibration "
-              "of its own abstains with them and says so. The sample-corpus columns apply the "
-              f"same thresholds unchanged to the {figures['sample_questions']} questions of "
-              "`examples/questions.jsonl` on the sample corpus: how far a threshold chosen on "
-              "one corpus carries to another (`veracity calibrate` fits one to yours)."]
+            f"| {sum(r['answered_at_best_f1'] for r in readme)} of {len(readme)} |"
+        )
+    lines += [
+        "",
+        "README questions and their values: "
+        + "; ".join(
+            f"{r['question']} {name} {r['value']}"
+            for name, row in figures["signals"].items()
+            for r in row["readme"]
+        )
+        + ".",
+    ]
+    lines += [
+        "",
+        f"Thresholds chosen on all {figures['questions']} ClapNQ dev questions "
+        f"({figures['mode']} search, k={figures['k']}, verifier {figures['verifier']} "
+        f"{figures['verifier_version']}) as the best abstention F1 among those that "
+        f"answer at least {figures['min_answered']:.0%} of the answerable ones, and "
+        "shipped in "
+        "`src/veracity/generate/abstention_default.json`; an index without a calibration "
+        "of its own abstains with them and says so. The sample-corpus columns apply the "
+        f"same thresholds unchanged to the {figures['sample_questions']} questions of "
+        "`examples/questions.jsonl` on the sample corpus: how far a threshold chosen on "
+        "one corpus carries to another (`veracity calibrate` fits one to yours).",
+    ]
     return "\n".join(lines)
 
 

@@ -65,11 +65,13 @@ def ways(answer: str, text: str) -> dict[str, Callable[[], Any]]:
     return {
         "library (GroundingCheck)": lambda: check.run(answer, [text]),
         "LangChain VerifyAnswer": lambda: runnable.invoke({"answer": answer, "context": lc_docs}),
-        "LlamaIndex VeracityEvaluator": lambda: evaluator.evaluate(response=answer,
-                                                                   contexts=[text]),
+        "LlamaIndex VeracityEvaluator": lambda: evaluator.evaluate(
+            response=answer, contexts=[text]
+        ),
         "Haystack Verifier": lambda: component.run(answer=answer, documents=hs_docs),
-        "Haystack Pipeline": lambda: pipeline.run({"verifier": {"answer": answer,
-                                                                "documents": hs_docs}}),
+        "Haystack Pipeline": lambda: pipeline.run(
+            {"verifier": {"answer": answer, "documents": hs_docs}}
+        ),
         "pytest assert_grounded": asserted,
     }
 
@@ -92,16 +94,19 @@ def main() -> None:
     medians = {name: statistics.median(values) for name, values in times.items()}
     base = medians["library (GroundingCheck)"]
     load = os.getloadavg()[0]
-    lines = [f"The sample answer (4 claims) against the waggle-dance page, the shipped verifier "
-             f"shared by every way; medians of {args.runs} runs in turns after a warm-up. Load "
-             f"average at the end: {load:.2f} (a training job shared the 2 cores when above 1).",
-             "", "| way | median (s) | over the library (ms) | ratio |",
-             "| --- | ---: | ---: | ---: |"]
+    lines = [
+        f"The sample answer (4 claims) against the waggle-dance page, the shipped verifier "
+        f"shared by every way; medians of {args.runs} runs in turns after a warm-up. Load "
+        f"average at the end: {load:.2f} (a training job shared the 2 cores when above 1).",
+        "",
+        "| way | median (s) | over the library (ms) | ratio |",
+        "| --- | ---: | ---: | ---: |",
+    ]
     for name, median in medians.items():
-        lines.append(f"| {name} | {median:.4f} | {1000 * (median - base):+.1f} | "
-                     f"{median / base:.3f} |")
-    figures = {"runs": args.runs, "median_s": medians, "load_average": load,
-               "times_s": times}
+        lines.append(
+            f"| {name} | {median:.4f} | {1000 * (median - base):+.1f} | {median / base:.3f} |"
+        )
+    figures = {"runs": args.runs, "median_s": medians, "load_average": load, "times_s": times}
     command = "python bench/adapters.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     write_result(args.name, figures, "\n".join(lines), command.strip())
     print("\n".join(lines))

@@ -114,15 +114,23 @@ def load_clapnq(folder: Path | None = None) -> list[ClapQuestion]:
         for line in path.read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             passage = row["passages"][0]
-            questions.append(ClapQuestion(
-                id=row["id"], question=row["input"], answerable=kind == "answerable",
-                doc_id=f"clapnq-{row['id']}", title=passage["title"], passage=passage["text"],
-                answer=row["output"][0]["answer"] if row["output"] else ""))
+            questions.append(
+                ClapQuestion(
+                    id=row["id"],
+                    question=row["input"],
+                    answerable=kind == "answerable",
+                    doc_id=f"clapnq-{row['id']}",
+                    title=passage["title"],
+                    passage=passage["text"],
+                    answer=row["output"][0]["answer"] if row["output"] else "",
+                )
+            )
     return questions
 
 
-def clapnq_index(questions: Sequence[ClapQuestion], cache: Path = CACHE,
-                 embedder: TextEmbedder | None = None) -> Path:
+def clapnq_index(
+    questions: Sequence[ClapQuestion], cache: Path = CACHE, embedder: TextEmbedder | None = None
+) -> Path:
     """Index the questions' passages once (BM25 + dense, the shipped embedder unless another is
     given, each in a folder of its own); reused while the passages and the embedder match."""
     from veracity.corpus.indexer import Indexer
@@ -130,8 +138,10 @@ def clapnq_index(questions: Sequence[ClapQuestion], cache: Path = CACHE,
 
     embedder = embedder or Embedder()
     docs = cache / "clapnq-docs"
-    lines = "".join(json.dumps({"id": q.doc_id, "title": q.title, "text": q.passage},
-                               ensure_ascii=False) + "\n" for q in questions)
+    lines = "".join(
+        json.dumps({"id": q.doc_id, "title": q.title, "text": q.passage}, ensure_ascii=False) + "\n"
+        for q in questions
+    )
     index, key = cache / INDEX_NAME, lines
     if embedder.model_id != defaults.EMBED_MODEL_ID:
         index = cache / f"{INDEX_NAME}-{hashlib.sha256(embedder.model_id.encode()).hexdigest()[:8]}"
@@ -144,14 +154,18 @@ def clapnq_index(questions: Sequence[ClapQuestion], cache: Path = CACHE,
     (docs / "clapnq_dev.jsonl").write_text(lines, encoding="utf-8")
     started = time.perf_counter()
     report = Indexer(builders=[BM25Builder(), DenseBuilder(embedder)]).run([docs], index)
-    print(f"indexed {report.documents} passages into {report.chunks} chunks in "
-          f"{time.perf_counter() - started:.0f} s", flush=True)
+    print(
+        f"indexed {report.documents} passages into {report.chunks} chunks in "
+        f"{time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
     stamp.write_text(digest, encoding="utf-8")
     return index
 
 
-def split_halves(questions: Sequence[ClapQuestion], seed: int = SEED) -> tuple[list[int],
-                                                                                 list[int]]:
+def split_halves(
+    questions: Sequence[ClapQuestion], seed: int = SEED
+) -> tuple[list[int], list[int]]:
     """Positions of halves A and B: each class shuffled with ``seed`` and cut in two."""
     rng = random.Random(seed)
     a: list[int] = []
@@ -177,8 +191,9 @@ def command(argv: Sequence[str]) -> str:
 def hit_supports(scorer: Any, results: Sequence[SearchResult], hits: int) -> list[list[float]]:
     """P(supported) of each question's key content against each of its first ``hits`` hits
     (the pairs ``top_support`` scores), one batched call; a failed pair is left out."""
-    groups = [[(hit.chunk.text, question_content(r.query)) for hit in r.hits[:hits]]
-              for r in results]
+    groups = [
+        [(hit.chunk.text, question_content(r.query)) for hit in r.hits[:hits]] for r in results
+    ]
     scored = score_groups(scorer, groups)
     return [[s.supported for s in group if s.error is None] for group in scored.groups]
 
@@ -189,8 +204,9 @@ def answer_supports(scorer: Any, results: Sequence[SearchResult]) -> list[float]
 
     # every candidate sentence is kept (no score floor, no passage rule, as many sentences as
     # candidates), so the best support can be read whatever the combined score ranked first
-    answerer = ExtractiveAnswerer(scorer=scorer, min_score=0.0, max_sentences=32,
-                                  max_candidates=32, other_passage_share=0.0).load()
+    answerer = ExtractiveAnswerer(
+        scorer=scorer, min_score=0.0, max_sentences=32, max_candidates=32, other_passage_share=0.0
+    ).load()
     values = []
     for n, result in enumerate(results, 1):
         answer = answerer.run(result.query, [hit.chunk.text for hit in result.hits])
@@ -201,9 +217,14 @@ def answer_supports(scorer: Any, results: Sequence[SearchResult]) -> list[float]
     return values
 
 
-def fit_logistic(features: np.ndarray, labels: np.ndarray, *, steps: int = 2000,
-                 rate: float = 0.5, l2: float = 1e-3) -> tuple[np.ndarray, np.ndarray,
-                                                                 np.ndarray]:
+def fit_logistic(
+    features: np.ndarray,
+    labels: np.ndarray,
+    *,
+    steps: int = 2000,
+    rate: float = 0.5,
+    l2: float = 1e-3,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Weights of P(answerable | z-scored features) by gradient descent; (mean, std, w)."""
     mean = features.mean(axis=0)
     std = features.std(axis=0)
@@ -217,8 +238,9 @@ def fit_logistic(features: np.ndarray, labels: np.ndarray, *, steps: int = 2000,
     return mean, std, w
 
 
-def logistic_values(features: np.ndarray, model: tuple[np.ndarray, np.ndarray, np.ndarray]
-                    ) -> np.ndarray:
+def logistic_values(
+    features: np.ndarray, model: tuple[np.ndarray, np.ndarray, np.ndarray]
+) -> np.ndarray:
     mean, std, w = model
     x = np.hstack([(features - mean) / std, np.ones((len(features), 1))])
     return 1.0 / (1.0 + np.exp(-x @ w))
@@ -231,20 +253,35 @@ def measure(threshold: float, values: Sequence[float], should: Sequence[bool]) -
     """Abstention precision, recall, F1 (abstain when value < threshold) and answered count."""
     point = threshold_point(threshold, values, should)
     unanswerable = sum(should)
-    return {"threshold": threshold, "precision": round(point.precision, 4),
-            "recall": round(point.recall, 4), "f1": round(point.f1, 4),
-            "abstained": point.abstained, "answerable_answered": point.answered,
-            "answerable": len(should) - unanswerable, "unanswerable": unanswerable}
+    return {
+        "threshold": threshold,
+        "precision": round(point.precision, 4),
+        "recall": round(point.recall, 4),
+        "f1": round(point.f1, 4),
+        "abstained": point.abstained,
+        "answerable_answered": point.answered,
+        "answerable": len(should) - unanswerable,
+        "unanswerable": unanswerable,
+    }
 
 
-def cross(values: Sequence[float], should: Sequence[bool], a: Sequence[int], b: Sequence[int],
-          name: str, min_answered: float = 0.0) -> dict[str, Any]:
+def cross(
+    values: Sequence[float],
+    should: Sequence[bool],
+    a: Sequence[int],
+    b: Sequence[int],
+    name: str,
+    min_answered: float = 0.0,
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for label, calib, test in (("A->B", a, b), ("B->A", b, a)):
-        chosen = calibrate([values[i] for i in calib], [should[i] for i in calib], signal=name,
-                           min_answered=min_answered)
-        measured = measure(chosen.threshold, [values[i] for i in test],
-                           [should[i] for i in test])
+        chosen = calibrate(
+            [values[i] for i in calib],
+            [should[i] for i in calib],
+            signal=name,
+            min_answered=min_answered,
+        )
+        measured = measure(chosen.threshold, [values[i] for i in test], [should[i] for i in test])
         measured["calibration_f1"] = round(chosen.f1, 4)
         out[label] = measured
     return out
@@ -252,10 +289,15 @@ def cross(values: Sequence[float], should: Sequence[bool], a: Sequence[int], b: 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--limit", type=int, default=0,
-                        help="use the first N answerable and N unanswerable questions only")
-    parser.add_argument("--name", default="",
-                        help="record a --limit run under this name (default: record nothing)")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=0,
+        help="use the first N answerable and N unanswerable questions only",
+    )
+    parser.add_argument(
+        "--name", default="", help="record a --limit run under this name (default: record nothing)"
+    )
     parser.add_argument("--seed", type=int, default=SEED)
     args = parser.parse_args(argv)
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -267,16 +309,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     index = clapnq_index(everything)
     questions = everything
     if args.limit:
-        questions = ([q for q in everything if q.answerable][: args.limit]
-                     + [q for q in everything if not q.answerable][: args.limit])
+        questions = [q for q in everything if q.answerable][: args.limit] + [
+            q for q in everything if not q.answerable
+        ][: args.limit]
     should = [not q.answerable for q in questions]
     a, b = split_halves(questions, args.seed)
 
     retriever = open_retriever(index, mode=MODE).load()
     started = time.perf_counter()
     results = [retriever.run(q.question, k=K) for q in questions]
-    print(f"retrieved {len(results)} questions in {time.perf_counter() - started:.0f} s",
-          flush=True)
+    print(
+        f"retrieved {len(results)} questions in {time.perf_counter() - started:.0f} s", flush=True
+    )
     own_rank = []
     for q, r in zip(questions, results, strict=True):
         ids = [hit.chunk.doc_id for hit in r.hits]
@@ -291,11 +335,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     started = time.perf_counter()
     per_hit = hit_supports(scorer, results, K)
     support_seconds = time.perf_counter() - started
-    failed["top_support"] = sum(len(r.hits[:K]) - len(s) for r, s in zip(results, per_hit,
-                                                                          strict=True))
+    failed["top_support"] = sum(
+        len(r.hits[:K]) - len(s) for r, s in zip(results, per_hit, strict=True)
+    )
     for hits in (1, 3, 5):
         signals["top_support" if hits == 3 else f"top_support@{hits}"] = [
-            max(s[:hits], default=0.0) for s in per_hit]
+            max(s[:hits], default=0.0) for s in per_hit
+        ]
     # The shipped signal must give the same values as the per-hit scores read here.
     library = make_signal("top_support", scorer=scorer, hits=3).run(results[:10])
     for reading, value in zip(library, signals["top_support"][:10], strict=True):
@@ -312,22 +358,39 @@ def main(argv: Sequence[str] | None = None) -> None:
         "questions": len(questions),
         "answerable": sum(q.answerable for q in questions),
         "unanswerable": sum(should),
-        "mode": MODE, "k": K, "seed": args.seed,
+        "mode": MODE,
+        "k": K,
+        "seed": args.seed,
         "halves": {"A": len(a), "B": len(b)},
         "verifier": scorer.model_id,
         "verifier_version": str(getattr(scorer, "version", "")),
         "failed_pairs": failed,
-        "seconds": {"top_support_pairs": round(support_seconds, 1),
-                    "answer_support": round(answer_seconds, 1)},
+        "seconds": {
+            "top_support_pairs": round(support_seconds, 1),
+            "answer_support": round(answer_seconds, 1),
+        },
         "own_passage_top1": {
-            kind: round(statistics.fmean(rank == 1 for q, rank in zip(questions, own_rank,
-                                                                      strict=True)
-                                         if q.answerable is flag), 4)
-            for kind, flag in (("answerable", True), ("unanswerable", False))},
+            kind: round(
+                statistics.fmean(
+                    rank == 1
+                    for q, rank in zip(questions, own_rank, strict=True)
+                    if q.answerable is flag
+                ),
+                4,
+            )
+            for kind, flag in (("answerable", True), ("unanswerable", False))
+        },
         "own_passage_in_top5": {
-            kind: round(statistics.fmean(rank is not None for q, rank in zip(
-                questions, own_rank, strict=True) if q.answerable is flag), 4)
-            for kind, flag in (("answerable", True), ("unanswerable", False))},
+            kind: round(
+                statistics.fmean(
+                    rank is not None
+                    for q, rank in zip(questions, own_rank, strict=True)
+                    if q.answerable is flag
+                ),
+                4,
+            )
+            for kind, flag in (("answerable", True), ("unanswerable", False))
+        },
     }
 
     rows: dict[str, Any] = {}
@@ -335,10 +398,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         rows[name] = cross(values, should, a, b, name)
         rows[name]["roc_auc"] = round(roc_auc([-v for v in values], [int(s) for s in should]), 4)
         rows[name]["median"] = {
-            "answerable": round(statistics.median(v for v, s in zip(values, should, strict=True)
-                                                  if not s), 4),
-            "unanswerable": round(statistics.median(v for v, s in zip(values, should,
-                                                                      strict=True) if s), 4)}
+            "answerable": round(
+                statistics.median(v for v, s in zip(values, should, strict=True) if not s), 4
+            ),
+            "unanswerable": round(
+                statistics.median(v for v, s in zip(values, should, strict=True) if s), 4
+            ),
+        }
         print(name, rows[name], flush=True)
 
     # combined: logistic regression on every signal above, fitted on the calibration half only
@@ -349,13 +415,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     for label, calib, test in (("A->B", a, b), ("B->A", b, a)):
         model = fit_logistic(features[calib], answerable[calib])
         values = logistic_values(features, model)
-        chosen = calibrate([float(values[i]) for i in calib], [should[i] for i in calib],
-                           signal="combined")
-        measured = measure(chosen.threshold, [float(values[i]) for i in test],
-                           [should[i] for i in test])
+        chosen = calibrate(
+            [float(values[i]) for i in calib], [should[i] for i in calib], signal="combined"
+        )
+        measured = measure(
+            chosen.threshold, [float(values[i]) for i in test], [should[i] for i in test]
+        )
         measured["calibration_f1"] = round(chosen.f1, 4)
-        measured["test_roc_auc"] = round(roc_auc([-float(values[i]) for i in test],
-                                                 [int(should[i]) for i in test]), 4)
+        measured["test_roc_auc"] = round(
+            roc_auc([-float(values[i]) for i in test], [int(should[i]) for i in test]), 4
+        )
         measured["weights"] = [round(float(w), 4) for w in model[2]]
         combined[label] = measured
     rows["combined"] = combined
@@ -385,17 +454,22 @@ def table(figures: dict[str, Any]) -> str:
                 f"| {name} | {'yes' if name in SHIPPED else 'no'} | {auc_text} | {direction} | "
                 f"{m['threshold']:.4g} | {m['precision']:.3f} | {m['recall']:.3f} | "
                 f"{m['f1']:.3f} | {m['answerable_answered']} of {m['answerable']} | "
-                f"{m['calibration_f1']:.3f} |")
+                f"{m['calibration_f1']:.3f} |"
+            )
     always = figures["always_abstain"]
-    lines.append(f"| abstain on every question (baseline) | — | 0.500 | either | — | "
-                 f"{always['precision']:.3f} | {always['recall']:.3f} | {always['f1']:.3f} | "
-                 f"0 of {always['answerable']} | — |")
+    lines.append(
+        f"| abstain on every question (baseline) | — | 0.500 | either | — | "
+        f"{always['precision']:.3f} | {always['recall']:.3f} | {always['f1']:.3f} | "
+        f"0 of {always['answerable']} | — |"
+    )
     own1, own5 = figures["own_passage_top1"], figures["own_passage_in_top5"]
 
     def held_out(name: str) -> str:
         a, b = rows[name]["A->B"], rows[name]["B->A"]
-        return (f"F1 {a['f1']:.2f} / {b['f1']:.2f}, answering {a['answerable_answered']} / "
-                f"{b['answerable_answered']} of {a['answerable']} answerable")
+        return (
+            f"F1 {a['f1']:.2f} / {b['f1']:.2f}, answering {a['answerable_answered']} / "
+            f"{b['answerable_answered']} of {a['answerable']} answerable"
+        )
 
     best = max(SHIPPED, key=lambda n: rows[n]["A->B"]["f1"] + rows[n]["B->A"]["f1"])
     lines += [

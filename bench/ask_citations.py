@@ -103,8 +103,15 @@ def load_quotesum() -> list[Item]:
             if not text.strip():
                 continue
             doc = f"{row['unique_id']}/source{n}"
-            chunk = Chunk(id=f"{doc}#0", doc_id=doc, index=0, text=text, start=0,
-                          end=len(text), title=row.get(f"title{n}") or "")
+            chunk = Chunk(
+                id=f"{doc}#0",
+                doc_id=doc,
+                index=0,
+                text=text,
+                start=0,
+                end=len(text),
+                title=row.get(f"title{n}") or "",
+            )
             hits.append(Hit(chunk, 1.0, len(hits) + 1, "given"))
         items.append(Item(row["unique_id"], row["question"], tuple(hits)))
     return items
@@ -132,8 +139,13 @@ def command(argv: Sequence[str]) -> str:
 # --- answering --------------------------------------------------------------------------------
 
 
-def answer_all(set_name: str, items: Sequence[Item], generator: GroundedGenerator,
-               asker: Asker | None, label: str) -> list[Outcome]:
+def answer_all(
+    set_name: str,
+    items: Sequence[Item],
+    generator: GroundedGenerator,
+    asker: Asker | None,
+    label: str,
+) -> list[Outcome]:
     outcomes = []
     started = time.perf_counter()
     for n, item in enumerate(items, 1):
@@ -150,8 +162,10 @@ def answer_all(set_name: str, items: Sequence[Item], generator: GroundedGenerato
             answer, error = None, f"{type(exc).__name__}: {exc}"
         outcomes.append(Outcome(item, answer, time.perf_counter() - begun, error))
         if n % 25 == 0 or n == len(items):
-            print(f"  {label} {set_name}: {n}/{len(items)} in "
-                  f"{time.perf_counter() - started:.0f} s", flush=True)
+            print(
+                f"  {label} {set_name}: {n}/{len(items)} in {time.perf_counter() - started:.0f} s",
+                flush=True,
+            )
     return outcomes
 
 
@@ -173,8 +187,7 @@ def judge(outcomes: Sequence[Outcome], scorer: Any) -> int:
         for sentence in answer.sentences:
             if sentence.status == "not_factual":
                 continue
-            written = tuple(dict.fromkeys(c.marker for c in sentence.citations
-                                          if not c.attached))
+            written = tuple(dict.fromkeys(c.marker for c in sentence.citations if not c.attached))
             every = tuple(dict.fromkeys(c.marker for c in sentence.citations))
             sets = {"written": written, "all": every}
             if len(written) > 1:
@@ -277,9 +290,13 @@ def metrics(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "answered": len(answered),
         "answers_with_factual_sentences": len(recall_written),
         "factual_sentences": factual,
-        "factual_sentences_per_answer": mean([
-            sum(s.status != "not_factual" for s in o.answer.sentences)
-            for o in answered if o.answer is not None]),
+        "factual_sentences_per_answer": mean(
+            [
+                sum(s.status != "not_factual" for s in o.answer.sentences)
+                for o in answered
+                if o.answer is not None
+            ]
+        ),
         "statuses": dict(sorted(statuses.items())),
         "citation_recall_written": mean(recall_written),
         "citation_recall_with_attached": mean(recall_all),
@@ -330,17 +347,24 @@ def table(figures: dict[str, Any]) -> str:
             f"{_pct(m['uncited_rate'])} | {_pct(m['invalid_citation_rate'])} | "
             f"{_num(m['unique_sources_written_median'])} / "
             f"{_num(m['unique_sources_with_attached_median'])} | "
-            f"{_num(m['median_seconds_per_question'])} |")
+            f"{_num(m['median_seconds_per_question'])} |"
+        )
     notes = []
     for run in figures["runs"]:
         m = run["metrics"]
-        notes.append(f"{run['generator']} on {run['set']}: statuses "
-                     + ", ".join(f"{k} {v}" for k, v in m["statuses"].items())
-                     + f"; {m['attached_citations']} attached citations"
-                     + (f" (precision {_pct(m['attached_precision'])}%)"
-                        if m["attached_precision"] is not None else "") + "; "
-                     f"{m['written_citations_unscored']} written citations unscored"
-                     + (f"; failures: {', '.join(m['failures'])}" if m["failures"] else ""))
+        notes.append(
+            f"{run['generator']} on {run['set']}: statuses "
+            + ", ".join(f"{k} {v}" for k, v in m["statuses"].items())
+            + f"; {m['attached_citations']} attached citations"
+            + (
+                f" (precision {_pct(m['attached_precision'])}%)"
+                if m["attached_precision"] is not None
+                else ""
+            )
+            + "; "
+            f"{m['written_citations_unscored']} written citations unscored"
+            + (f"; failures: {', '.join(m['failures'])}" if m["failures"] else "")
+        )
     lines += [
         "",
         "Percentages. Recall is ALCE's: a factual sentence counts when the verifier "
@@ -381,18 +405,27 @@ def table(figures: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--llm", default=",".join(GENERATORS),
-                        help="comma-separated chat specs (extractive, llamacpp, ...)")
+    parser.add_argument(
+        "--llm",
+        default=",".join(GENERATORS),
+        help="comma-separated chat specs (extractive, llamacpp, ...)",
+    )
     parser.add_argument("--sets", default=",".join(SETS), help="clapnq, quotesum")
     parser.add_argument("--limit", type=int, default=0, help="first N questions of each set")
-    parser.add_argument("--sample", default="",
-                        help="a fixed-seed sample per generator and set, e.g. "
-                             "llamacpp:clapnq=100 (comma-separated)")
+    parser.add_argument(
+        "--sample",
+        default="",
+        help="a fixed-seed sample per generator and set, e.g. "
+        "llamacpp:clapnq=100 (comma-separated)",
+    )
     parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--threads", type=int, default=0,
-                        help="llama.cpp threads (0: llama.cpp's choice, as veracity ask)")
-    parser.add_argument("--name", default="",
-                        help="record a --limit run under this name")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="llama.cpp threads (0: llama.cpp's choice, as veracity ask)",
+    )
+    parser.add_argument("--name", default="", help="record a --limit run under this name")
     args = parser.parse_args(argv)
     argv = list(sys.argv[1:] if argv is None else argv)
     samples = {}
@@ -425,20 +458,36 @@ def main(argv: Sequence[str] | None = None) -> None:
             m = metrics(outcomes)
             m["judge_failed_pairs"] = judge_failed
             print(spec, set_name, json.dumps(m), flush=True)
-            runs.append({"generator": spec, "model": getattr(chat, "model_id", spec),
-                         "set": set_name,
-                         "sample": f"fixed-seed sample of {size}, seed {args.seed}" if size
-                         else "", "metrics": m})
-            with open(details / f"{spec.replace(':', '_')}-{set_name}.jsonl", "w",
-                      encoding="utf-8") as out:
+            runs.append(
+                {
+                    "generator": spec,
+                    "model": getattr(chat, "model_id", spec),
+                    "set": set_name,
+                    "sample": f"fixed-seed sample of {size}, seed {args.seed}" if size else "",
+                    "metrics": m,
+                }
+            )
+            with open(
+                details / f"{spec.replace(':', '_')}-{set_name}.jsonl", "w", encoding="utf-8"
+            ) as out:
                 for o in outcomes:
-                    out.write(json.dumps({
-                        "id": o.item.id, "question": o.item.question, "error": o.error,
-                        "text": None if o.answer is None else o.answer.text,
-                        "statuses": [] if o.answer is None else
-                        [s.status for s in o.answer.sentences],
-                        "judged": o.judged, "seconds": round(o.seconds, 2)},
-                        ensure_ascii=False) + "\n")
+                    out.write(
+                        json.dumps(
+                            {
+                                "id": o.item.id,
+                                "question": o.item.question,
+                                "error": o.error,
+                                "text": None if o.answer is None else o.answer.text,
+                                "statuses": []
+                                if o.answer is None
+                                else [s.status for s in o.answer.sentences],
+                                "judged": o.judged,
+                                "seconds": round(o.seconds, 2),
+                            },
+                            ensure_ascii=False,
+                        )
+                        + "\n"
+                    )
     figures = {
         "verifier": scorer.model_id,
         "verifier_version": str(getattr(scorer, "version", "")),

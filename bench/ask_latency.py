@@ -71,10 +71,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--llm", default="extractive,llamacpp")
     parser.add_argument("--runs", type=int, default=RUNS)
-    parser.add_argument("--per-class", type=int, default=PER_CLASS,
-                        help="answerable and unanswerable questions each")
-    parser.add_argument("--threads", type=int, default=0,
-                        help="llama.cpp threads (0: llama.cpp's choice, as veracity ask)")
+    parser.add_argument(
+        "--per-class",
+        type=int,
+        default=PER_CLASS,
+        help="answerable and unanswerable questions each",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        help="llama.cpp threads (0: llama.cpp's choice, as veracity ask)",
+    )
     parser.add_argument("--name", default="")
     args = parser.parse_args(argv)
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -94,18 +102,22 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     signal = make_signal(defaults.ABSTAIN_SIGNAL, scorer=scorer)
     readings = signal.run([retriever.run(questions[i].question, k=K) for i in rest])
-    calibration = calibrate([r.value for r in readings],
-                            [not questions[i].answerable for i in rest],
-                            signal=defaults.ABSTAIN_SIGNAL)
+    calibration = calibrate(
+        [r.value for r in readings],
+        [not questions[i].answerable for i in rest],
+        signal=defaults.ABSTAIN_SIGNAL,
+    )
     abstainer = Abstainer(signal, calibration.threshold, source="calibrated on the rest")
-    print(f"{defaults.ABSTAIN_SIGNAL} threshold {calibration.threshold:.4f} "
-          f"(F1 {calibration.f1:.3f} on {len(rest)} questions)", flush=True)
+    print(
+        f"{defaults.ABSTAIN_SIGNAL} threshold {calibration.threshold:.4f} "
+        f"(F1 {calibration.f1:.3f} on {len(rest)} questions)",
+        flush=True,
+    )
 
     rows: dict[str, Any] = {}
     for spec in args.llm.split(","):
         chat = bench_chat(spec, scorer, args.threads)
-        asker = Asker(retriever, GroundedGenerator(chat, scorer), k=K,
-                      abstainer=abstainer).load()
+        asker = Asker(retriever, GroundedGenerator(chat, scorer), k=K, abstainer=abstainer).load()
         chat.load()
         asker.run(questions[rest[0]].question)  # warm-up, untimed
         load_before = load_average()
@@ -119,37 +131,61 @@ def main(argv: Sequence[str] | None = None) -> None:
                 answer = asker.run(questions[i].question)
                 wall = time.perf_counter() - begun
                 t = answer.timings
-                runs.append({"retrieve": t.retrieve, "abstain": t.abstain,
-                             "generate": t.generate, "verify": t.verify, "total": t.total,
-                             "wall": wall})
-            status = ("abstained" if answer.abstained else "refused" if answer.refused
-                      else "answered")
+                runs.append(
+                    {
+                        "retrieve": t.retrieve,
+                        "abstain": t.abstain,
+                        "generate": t.generate,
+                        "verify": t.verify,
+                        "total": t.total,
+                        "wall": wall,
+                    }
+                )
+            status = (
+                "abstained" if answer.abstained else "refused" if answer.refused else "answered"
+            )
             outcomes[status] += 1
-            per_question.append({stage: statistics.median(r[stage] for r in runs)
-                                 for stage in (*STAGES, "wall")} | {"status": status,
-                                                                   "answerable": float(
-                                                                       questions[i].answerable)})
-            print(f"  {spec} {n}/{len(chosen)} {status} "
-                  f"{per_question[-1]['total']:.2f} s", flush=True)
+            per_question.append(
+                {stage: statistics.median(r[stage] for r in runs) for stage in (*STAGES, "wall")}
+                | {"status": status, "answerable": float(questions[i].answerable)}
+            )
+            print(
+                f"  {spec} {n}/{len(chosen)} {status} {per_question[-1]['total']:.2f} s", flush=True
+            )
         asked = [q for q in per_question if q["status"] != "abstained"]
         summary: dict[str, Any] = {"asked": len(asked)}
         for stage in (*STAGES, "wall"):
             summary[stage] = {}
             for group, questions_ in (("all", per_question), ("asked", asked)):
                 values = [q[stage] for q in questions_]
-                summary[stage][group] = None if not values else {
-                    "median": round(statistics.median(values), 4),
-                    "p90": round(percentile(values, 90), 4)}
-        rows[spec] = {"model": getattr(chat, "model_id", spec), "outcomes": outcomes,
-                      "stages": summary, "seconds": round(time.perf_counter() - started, 1),
-                      "load_average_before": load_before, "load_average_after": load_average(),
-                      "per_question": per_question}
+                summary[stage][group] = (
+                    None
+                    if not values
+                    else {
+                        "median": round(statistics.median(values), 4),
+                        "p90": round(percentile(values, 90), 4),
+                    }
+                )
+        rows[spec] = {
+            "model": getattr(chat, "model_id", spec),
+            "outcomes": outcomes,
+            "stages": summary,
+            "seconds": round(time.perf_counter() - started, 1),
+            "load_average_before": load_before,
+            "load_average_after": load_average(),
+            "per_question": per_question,
+        }
         print(spec, summary, outcomes, flush=True)
 
     figures = {
-        "questions": len(chosen), "runs": args.runs, "mode": MODE, "k": K,
-        "signal": defaults.ABSTAIN_SIGNAL, "threshold": calibration.threshold,
-        "verifier": scorer.model_id, "threads": args.threads or None,
+        "questions": len(chosen),
+        "runs": args.runs,
+        "mode": MODE,
+        "k": K,
+        "signal": defaults.ABSTAIN_SIGNAL,
+        "threshold": calibration.threshold,
+        "verifier": scorer.model_id,
+        "threads": args.threads or None,
         "generators": rows,
     }
     if (args.runs != RUNS or args.per_class != PER_CLASS) and not args.name:
@@ -170,12 +206,16 @@ def table(figures: dict[str, Any]) -> str:
     for spec, row in figures["generators"].items():
         for stage in STAGES:
             s = row["stages"][stage]
-            lines.append(f"| {spec} ({row['model']}) | {stage} | {cell(s['all'])} | "
-                         f"{cell(s['asked'])} |")
-    notes = [f"{spec}: {o['answered']} answered, {o['refused']} refused, {o['abstained']} "
-             f"abstained; load average {row['load_average_before']} before, "
-             f"{row['load_average_after']} after ({row['seconds']:.0f} s in all)"
-             for spec, row in figures["generators"].items() for o in [row["outcomes"]]]
+            lines.append(
+                f"| {spec} ({row['model']}) | {stage} | {cell(s['all'])} | {cell(s['asked'])} |"
+            )
+    notes = [
+        f"{spec}: {o['answered']} answered, {o['refused']} refused, {o['abstained']} "
+        f"abstained; load average {row['load_average_before']} before, "
+        f"{row['load_average_after']} after ({row['seconds']:.0f} s in all)"
+        for spec, row in figures["generators"].items()
+        for o in [row["outcomes"]]
+    ]
     lines += [
         "",
         f"{figures['questions']} ClapNQ dev questions (half answerable, half not; seed {SEED}), "

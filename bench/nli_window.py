@@ -46,20 +46,34 @@ from verifier_data import DEFAULT_DATA, load_wice
 from verify_lfqa import CachedScorer, load_answers, run_config
 
 
-def lfqa(data: Path, window: EvidenceWindow, limit: int | None, verifier: EmbeddedVerifier
-         ) -> dict[str, Any]:
+def lfqa(
+    data: Path, window: EvidenceWindow, limit: int | None, verifier: EmbeddedVerifier
+) -> dict[str, Any]:
     answers, docs = load_answers(data)
     scorer = CachedScorer(verifier).load()
     started = time.perf_counter()
-    figures = run_config(f"nli ({window})", {"layers": ("nli",), "window": window},
-                         answers[:limit], docs, scorer, KnowledgeLayer(), 5)
-    return {"balanced_accuracy": figures["balanced_accuracy"], "roc_auc": figures["roc_auc"],
-            "sentences": figures["sentences"], "claims": figures["claims"],
-            "pairs": scorer.pairs_scored, "seconds": time.perf_counter() - started}
+    figures = run_config(
+        f"nli ({window})",
+        {"layers": ("nli",), "window": window},
+        answers[:limit],
+        docs,
+        scorer,
+        KnowledgeLayer(),
+        5,
+    )
+    return {
+        "balanced_accuracy": figures["balanced_accuracy"],
+        "roc_auc": figures["roc_auc"],
+        "sentences": figures["sentences"],
+        "claims": figures["claims"],
+        "pairs": scorer.pairs_scored,
+        "seconds": time.perf_counter() - started,
+    }
 
 
-def wice(data: Path, window: EvidenceWindow, limit: int | None, verifier: EmbeddedVerifier
-         ) -> dict[str, Any]:
+def wice(
+    data: Path, window: EvidenceWindow, limit: int | None, verifier: EmbeddedVerifier
+) -> dict[str, Any]:
     items = load_wice(data)[:limit]
     layer = NLILayer(verifier, window=window).load()
     evidence = []
@@ -70,32 +84,43 @@ def wice(data: Path, window: EvidenceWindow, limit: int | None, verifier: Embedd
     started = time.perf_counter()
     support, predicted, pairs = [], [], 0
     for first in range(0, len(evidence), 32):
-        part = tuple(evidence[first:first + 32])
+        part = tuple(evidence[first : first + 32])
         result = layer.run(EvidenceSet(part, "claim", 0))
         pairs += result.pairs
         support += [1.0 - (r.score if r.score is not None else 1.0) for r in result.results]
         predicted += [int(r.label == "supported") for r in result.results]
     labels = np.array([item.label for item in items])
-    return {"balanced_accuracy": balanced_accuracy(np.array(predicted), labels),
-            "roc_auc": roc_auc(np.array(support), labels), "claims": len(items),
-            "passages_per_claim": float(np.mean([len(e.passages) for e in evidence])),
-            "pairs": pairs, "seconds": time.perf_counter() - started}
+    return {
+        "balanced_accuracy": balanced_accuracy(np.array(predicted), labels),
+        "roc_auc": roc_auc(np.array(support), labels),
+        "claims": len(items),
+        "passages_per_claim": float(np.mean([len(e.passages) for e in evidence])),
+        "pairs": pairs,
+        "seconds": time.perf_counter() - started,
+    }
 
 
 def table_md(figures: dict[str, Any]) -> str:
-    lines = ["| set | window | claims | pairs read | BAcc | ROC-AUC | seconds (ratio) |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| set | window | claims | pairs read | BAcc | ROC-AUC | seconds (ratio) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, entry in figures["sets"].items():
         base = entry["passage"]["seconds"]
         for window in WINDOWS[::-1]:
             r = entry[window]
-            lines.append(f"| {name} | {window} | {r['claims']} | {r['pairs']} | "
-                         f"{100 * r['balanced_accuracy']:.1f} | {r['roc_auc']:.3f} | "
-                         f"{r['seconds']:.0f} ({r['seconds'] / base:.2f}×) |")
-    lines += ["", "LFQA: sentence-level flags (positive: not supported), k 5 passages per claim. "
-              "WiCE: claim-level (positive: supported), all passages of the claim's evidence. "
-              f"Defaults otherwise (tau, the shipped verifier with {figures['activations']} "
-              "activations)."]
+            lines.append(
+                f"| {name} | {window} | {r['claims']} | {r['pairs']} | "
+                f"{100 * r['balanced_accuracy']:.1f} | {r['roc_auc']:.3f} | "
+                f"{r['seconds']:.0f} ({r['seconds'] / base:.2f}×) |"
+            )
+    lines += [
+        "",
+        "LFQA: sentence-level flags (positive: not supported), k 5 passages per claim. "
+        "WiCE: claim-level (positive: supported), all passages of the claim's evidence. "
+        f"Defaults otherwise (tau, the shipped verifier with {figures['activations']} "
+        "activations).",
+    ]
     if figures["note"]:
         lines += ["", figures["note"]]
     return "\n".join(lines)
@@ -104,17 +129,24 @@ def table_md(figures: dict[str, Any]) -> str:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--limit", type=int, default=None,
-                        help="first N answers / claims (quick runs write nothing unless named)")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        help="first N answers / claims (quick runs write nothing unless named)",
+    )
     parser.add_argument("--sets", default="wice,lfqa")
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--activations", choices=ACTIVATIONS, default="per_tensor",
-                        help="the shipped verifier's activation quantization")
+    parser.add_argument(
+        "--activations",
+        choices=ACTIVATIONS,
+        default="per_tensor",
+        help="the shipped verifier's activation quantization",
+    )
     parser.add_argument("--note", default="")
     parser.add_argument("--name", default=None)
     args = parser.parse_args(argv)
-    figures: dict[str, Any] = {"sets": {}, "note": args.note,
-                               "activations": args.activations}
+    figures: dict[str, Any] = {"sets": {}, "note": args.note, "activations": args.activations}
     runners = {"wice": wice, "lfqa": lfqa}
     for name in args.sets.split(","):
         figures["sets"][name] = {}
@@ -124,8 +156,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             figures["sets"][name][window] = result
             print(name, window, json.dumps(result), flush=True)
     if args.limit is None or args.name:
-        command = "OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/nli_window.py " + \
-            shlex.join(sys.argv[1:])
+        command = "OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/nli_window.py " + shlex.join(
+            sys.argv[1:]
+        )
         write_result(args.name or "nli_window", figures, table_md(figures), command)
 
 

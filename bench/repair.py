@@ -80,15 +80,27 @@ from verify_lfqa import Answer, CachedScorer, load_answers, sentence_starts
 from verify_rgb import Case, answers, load_cases
 
 #: (row name, policy, research query): the rows without a model.
-LFQA_RUNS = (("no repair (flag)", "flag", "question"), ("revise", "revise", "question"),
-             ("revise without quotation", "revise-noquote", "question"),
-             ("revise (claim queries)", "revise", "claim"), ("delete", "delete", "question"),
-             ("refuse", "refuse", "question"))
+LFQA_RUNS = (
+    ("no repair (flag)", "flag", "question"),
+    ("revise", "revise", "question"),
+    ("revise without quotation", "revise-noquote", "question"),
+    ("revise (claim queries)", "revise", "claim"),
+    ("delete", "delete", "question"),
+    ("refuse", "refuse", "question"),
+)
 #: The rows of each chat model: (row name, policy or "regenerate", research query).
-CHAT_RUNS = (("revise", "revise", "question"), ("revise (claim queries)", "revise", "claim"),
-             ("delete", "delete", "question"), ("regenerate", "regenerate", ""))
-RGB_RUNS = (("revise", "revise", "question"), ("revise (claim queries)", "revise", "claim"),
-            ("delete", "delete", "question"), ("flag", "flag", "question"))
+CHAT_RUNS = (
+    ("revise", "revise", "question"),
+    ("revise (claim queries)", "revise", "claim"),
+    ("delete", "delete", "question"),
+    ("regenerate", "regenerate", ""),
+)
+RGB_RUNS = (
+    ("revise", "revise", "question"),
+    ("revise (claim queries)", "revise", "claim"),
+    ("delete", "delete", "question"),
+    ("flag", "flag", "question"),
+)
 
 
 def _sentence_of(starts: Sequence[int], position: int) -> int:
@@ -100,24 +112,51 @@ def _changed_sentences(result: RepairResult, starts: Sequence[int], count: int) 
     changed = set()
     for edit in result.edits:
         for i in range(count):
-            if edit.original.start < ends[i] - 1 and starts[i] < max(edit.original.end,
-                                                                   edit.original.start + 1):
+            if edit.original.start < ends[i] - 1 and starts[i] < max(
+                edit.original.end, edit.original.start + 1
+            ):
                 changed.add(i)
     return changed
 
 
 def _blank() -> dict[str, Any]:
-    return {"answers": 0, "claims_before": 0, "supported_before": 0, "claims_after": 0,
-            "supported_after": 0, "ais_claims": 0, "ais_supported": 0, "pres_chars": 0.0,
-            "pres_words": 0.0, "edits": 0, "changed_answers": 0, "refused": 0,
-            "human_supported": 0, "human_supported_changed": 0, "changed_then_unsupported": 0,
-            "human_unsupported": 0, "human_unsupported_changed": 0, "chat_calls": 0,
-            "chat_seconds": 0.0, "failed": 0, "actions": {}, "editor": {},
-            "claims_researched": 0, "questions": 0, "question_replies_unreadable": 0}
+    return {
+        "answers": 0,
+        "claims_before": 0,
+        "supported_before": 0,
+        "claims_after": 0,
+        "supported_after": 0,
+        "ais_claims": 0,
+        "ais_supported": 0,
+        "pres_chars": 0.0,
+        "pres_words": 0.0,
+        "edits": 0,
+        "changed_answers": 0,
+        "refused": 0,
+        "human_supported": 0,
+        "human_supported_changed": 0,
+        "changed_then_unsupported": 0,
+        "human_unsupported": 0,
+        "human_unsupported_changed": 0,
+        "chat_calls": 0,
+        "chat_seconds": 0.0,
+        "failed": 0,
+        "actions": {},
+        "editor": {},
+        "claims_researched": 0,
+        "questions": 0,
+        "question_replies_unreadable": 0,
+    }
 
 
-def auto_ais(scorer: CachedScorer, text: str, report: Sequence[EvidenceJudgement],
-             chunks: Sequence[Chunk], claims: int, k: int) -> tuple[int, int]:
+def auto_ais(
+    scorer: CachedScorer,
+    text: str,
+    report: Sequence[EvidenceJudgement],
+    chunks: Sequence[Chunk],
+    claims: int,
+    k: int,
+) -> tuple[int, int]:
     """(claims, supported) of ``text`` judged against only its attribution report's passages
     (RARR's auto-AIS, at claim level, by the shipped verifier)."""
     by_id = {chunk.id: chunk for chunk in chunks}
@@ -139,7 +178,8 @@ def _editor_outcomes(result: RepairResult) -> dict[str, int]:
         reason = item.reason
         if item.action == "revised":
             name = {"rewrite": "accepted rewrite", "quote": "accepted quotation"}.get(
-                kinds.get(item.claim.index, ""), "accepted substitution")
+                kinds.get(item.claim.index, ""), "accepted substitution"
+            )
         elif item.action == "failed":
             name = "unreadable reply"
         elif item.action == "rejected" and reason.startswith("the edit changes"):
@@ -156,10 +196,23 @@ def _editor_outcomes(result: RepairResult) -> dict[str, int]:
     return out
 
 
-def _tally(totals: dict[str, Any], answer: Answer, original: str, starts: Sequence[int],
-           text: str, before: Report, after: Report | None, report: Sequence[EvidenceJudgement],
-           changed: set[int], unsupported_after: set[int] | None, *, refused: bool,
-           scorer: CachedScorer, chunks: Sequence[Chunk], k: int) -> None:
+def _tally(
+    totals: dict[str, Any],
+    answer: Answer,
+    original: str,
+    starts: Sequence[int],
+    text: str,
+    before: Report,
+    after: Report | None,
+    report: Sequence[EvidenceJudgement],
+    changed: set[int],
+    unsupported_after: set[int] | None,
+    *,
+    refused: bool,
+    scorer: CachedScorer,
+    chunks: Sequence[Chunk],
+    k: int,
+) -> None:
     from veracity.repair import preservation
 
     totals["answers"] += 1
@@ -195,16 +248,19 @@ def _unsupported_after(result: RepairResult, starts: Sequence[int]) -> set[int]:
             continue
         claim = verdict.claim.span
         for edit in result.edits:
-            if edit.kind != "delete" and claim.start < edit.new.end \
-                    and edit.new.start < claim.end:
-                found.add(_sentence_of(starts, min(edit.original.start,
-                                                   len(result.original) - 1)))
+            if edit.kind != "delete" and claim.start < edit.new.end and edit.new.start < claim.end:
+                found.add(_sentence_of(starts, min(edit.original.start, len(result.original) - 1)))
     return found
 
 
-def run_repairs(answers_: list[Answer], chunks: dict[str, tuple[Chunk, ...]],
-                scorer: CachedScorer, k: int, runs: Sequence[tuple[str, str, str]],
-                chat: CachedChat | None = None) -> dict[str, Any]:
+def run_repairs(
+    answers_: list[Answer],
+    chunks: dict[str, tuple[Chunk, ...]],
+    scorer: CachedScorer,
+    k: int,
+    runs: Sequence[tuple[str, str, str]],
+    chat: CachedChat | None = None,
+) -> dict[str, Any]:
     """The rows of ``runs`` (policy rows, and "regenerate" with ``chat``) on ``answers_``."""
     rows: dict[str, Any] = {}
     for name, policy, query in runs:
@@ -220,15 +276,32 @@ def run_repairs(answers_: list[Answer], chunks: dict[str, tuple[Chunk, ...]],
             else:
                 # "revise-noquote": revise as before issue #31, with no quotation
                 repairer = make_repairer(
-                    scorer, sources=sources, k=k,
+                    scorer,
+                    sources=sources,
+                    k=k,
                     policy=policy.removesuffix("-noquote"),  # type: ignore[arg-type]
-                    query=query, chat=chat if policy in ("revise", "delete") else None,  # type: ignore[arg-type]
-                    quote=not policy.endswith("-noquote"))
+                    query=query,
+                    chat=chat if policy in ("revise", "delete") else None,  # type: ignore[arg-type]
+                    quote=not policy.endswith("-noquote"),
+                )
                 result = repairer.run(text)
                 changed = _changed_sentences(result, starts, len(answer.sentences))
-                _tally(totals, answer, text, starts, result.text, result.before, result.after,
-                       result.attribution, changed, _unsupported_after(result, starts),
-                       refused=result.refused, scorer=scorer, chunks=sources, k=k)
+                _tally(
+                    totals,
+                    answer,
+                    text,
+                    starts,
+                    result.text,
+                    result.before,
+                    result.after,
+                    result.attribution,
+                    changed,
+                    _unsupported_after(result, starts),
+                    refused=result.refused,
+                    scorer=scorer,
+                    chunks=sources,
+                    k=k,
+                )
                 totals["edits"] += len(result.edits)
                 totals["chat_calls"] += result.calls.get("chat", 0)
                 totals["failed"] += result.failures
@@ -241,7 +314,8 @@ def run_repairs(answers_: list[Answer], chunks: dict[str, tuple[Chunk, ...]],
                 totals["questions"] += sum(len(item.questions) for item in asked)
                 totals["question_replies_unreadable"] += sum(
                     item.failure is not None and "repair_questions" in item.failure
-                    for item in asked)
+                    for item in asked
+                )
             if chat is not None:
                 totals["chat_seconds"] += chat.seconds - chat_seconds
         totals["seconds"] = time.perf_counter() - started
@@ -254,16 +328,22 @@ QUESTIONS: dict[str, str] = {}
 REGENERATE_TOKENS = 256
 
 
-def _regenerate(totals: dict[str, Any], answer: Answer, text: str, starts: Sequence[int],
-                sources: Sequence[Chunk], scorer: CachedScorer, chat: ChatModel,
-                k: int) -> None:
+def _regenerate(
+    totals: dict[str, Any],
+    answer: Answer,
+    text: str,
+    starts: Sequence[int],
+    sources: Sequence[Chunk],
+    scorer: CachedScorer,
+    chat: ChatModel,
+    k: int,
+) -> None:
     """The baseline: the same model answers the question again from the k passages BM25 finds
     for it (prompt grounded_v1); the new answer, [n] markers removed, is measured like a
     repair. A human-labelled sentence counts as changed when it is not in the new answer."""
     question = QUESTIONS[answer.question_id]
     hits = MemoryBM25(sources).run(question, k=k).hits
-    request = GroundedGenerator(chat, scorer, max_tokens=REGENERATE_TOKENS).request(question,
-                                                                                  hits)
+    request = GroundedGenerator(chat, scorer, max_tokens=REGENERATE_TOKENS).request(question, hits)
     totals["chat_calls"] += 1
     try:
         reply = chat.run(request).text
@@ -273,7 +353,7 @@ def _regenerate(totals: dict[str, Any], answer: Answer, text: str, starts: Seque
     markers = find_markers(reply)
     new = reply
     for marker in reversed(markers):
-        new = new[:marker.span.start] + new[marker.span.end:]
+        new = new[: marker.span.start] + new[marker.span.end :]
     new = " ".join(new.replace(" .", ".").replace(" ,", ",").split())
     verifier = make_answer_verifier(scorer, sources=sources, k=k)
     before = verifier.run(text)
@@ -283,10 +363,25 @@ def _regenerate(totals: dict[str, Any], answer: Answer, text: str, starts: Seque
 
     report = attribution_report(after)
     flat = " ".join(new.split())
-    changed = {i for i, sentence in enumerate(answer.sentences)
-               if " ".join(sentence.split()) not in flat}
-    _tally(totals, answer, text, starts, new, before, after, report, changed, None,
-           refused=refused, scorer=scorer, chunks=sources, k=k)
+    changed = {
+        i for i, sentence in enumerate(answer.sentences) if " ".join(sentence.split()) not in flat
+    }
+    _tally(
+        totals,
+        answer,
+        text,
+        starts,
+        new,
+        before,
+        after,
+        report,
+        changed,
+        None,
+        refused=refused,
+        scorer=scorer,
+        chunks=sources,
+        k=k,
+    )
     totals["changed_answers"] += 0
     totals["edits"] += new != text
 
@@ -299,9 +394,11 @@ def true_variants(data: Path) -> dict[str, tuple[str, ...]]:
         for line in handle:
             row = json.loads(line)
             answer = row["answer"]
-            flat = [str(a) for part in answer for a in (part if isinstance(part, list)
-                                                       else [part])] \
-                if isinstance(answer, list) else [str(answer)]
+            flat = (
+                [str(a) for part in answer for a in (part if isinstance(part, list) else [part])]
+                if isinstance(answer, list)
+                else [str(answer)]
+            )
             variants[str(row["query"])] = tuple(flat)
     return variants
 
@@ -313,8 +410,11 @@ def _outcome(result: RepairResult, case: Case) -> str:
     text, false = result.text.lower(), case.false_answer.lower()
     trues = TRUE_VARIANTS.get(case.query, (case.true_answer,))
     if not result.changed:
-        return "flagged" if any(c.action in ("flagged", "rejected", "failed")
-                                for c in result.claims) else "left"
+        return (
+            "flagged"
+            if any(c.action in ("flagged", "rejected", "failed") for c in result.claims)
+            else "left"
+        )
     if any(true.lower() in text for true in trues) and false not in text:
         return "corrected"
     if any(edit.kind == "delete" for edit in result.edits) and false not in text:
@@ -325,28 +425,51 @@ def _outcome(result: RepairResult, case: Case) -> str:
 def run_rgb(cases: list[Case], scorer: CachedScorer) -> dict[str, Any]:
     rows: dict[str, Any] = {}
     for name, policy, query in RGB_RUNS:
-        counts = {"cases": 0, "corrected": 0, "flagged": 0, "deleted": 0, "other edit": 0,
-                  "left": 0, "control_changed": 0, "imports": 0, "planted_only_changed": 0,
-                  "true only": {"corrected": 0, "flagged": 0, "deleted": 0, "other edit": 0,
-                                "left": 0}}
+        counts = {
+            "cases": 0,
+            "corrected": 0,
+            "flagged": 0,
+            "deleted": 0,
+            "other edit": 0,
+            "left": 0,
+            "control_changed": 0,
+            "imports": 0,
+            "planted_only_changed": 0,
+            "true only": {"corrected": 0, "flagged": 0, "deleted": 0, "other edit": 0, "left": 0},
+        }
         started = time.perf_counter()
         for case in cases:
             false, true = answers(case)
-            both = source_chunks(source_documents(texts=[*case.planted, *case.unrelated,
-                                                         *case.original]))
+            both = source_chunks(
+                source_documents(texts=[*case.planted, *case.unrelated, *case.original])
+            )
             planted = source_chunks(source_documents(texts=[*case.planted, *case.unrelated]))
-            true_only = source_chunks(source_documents(texts=[*case.original,
-                                                              *case.unrelated]))
-            repairer = make_repairer(scorer, sources=both, k=8, policy=policy,  # type: ignore[arg-type]
-                                     query=query)  # type: ignore[arg-type]
+            true_only = source_chunks(source_documents(texts=[*case.original, *case.unrelated]))
+            repairer = make_repairer(
+                scorer,
+                sources=both,
+                k=8,
+                policy=policy,  # type: ignore[arg-type]
+                query=query,
+            )  # type: ignore[arg-type]
             counts["cases"] += 1
             counts[_outcome(repairer.run(false), case)] += 1
             counts["control_changed"] += repairer.run(true).changed
-            alone = make_repairer(scorer, sources=planted, k=8, policy=policy,  # type: ignore[arg-type]
-                                  query=query).run(true)  # type: ignore[arg-type]
+            alone = make_repairer(
+                scorer,
+                sources=planted,
+                k=8,
+                policy=policy,  # type: ignore[arg-type]
+                query=query,
+            ).run(true)  # type: ignore[arg-type]
             counts["planted_only_changed"] += alone.changed
-            fixed = make_repairer(scorer, sources=true_only, k=8, policy=policy,  # type: ignore[arg-type]
-                                  query=query).run(false)  # type: ignore[arg-type]
+            fixed = make_repairer(
+                scorer,
+                sources=true_only,
+                k=8,
+                policy=policy,  # type: ignore[arg-type]
+                query=query,
+            ).run(false)  # type: ignore[arg-type]
             counts["true only"][_outcome(fixed, case)] += 1
             fake = case.false_answer.lower()
             counts["imports"] += fake in alone.text.lower() and fake not in true.lower()
@@ -360,11 +483,13 @@ def _share(part: float, whole: float) -> str:
 
 
 def lfqa_table(rows: dict[str, Any]) -> str:
-    lines = ["| policy | attributed % before | after | auto-AIS % | Pres_Lev chars | "
-             "Pres_Lev words | claims/answer before | after | refused | supported sentences "
-             "changed (harm) | of which unsupported after | unsupported sentences changed | "
-             "chat calls/answer | model s/answer | s/answer |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| policy | attributed % before | after | auto-AIS % | Pres_Lev chars | "
+        "Pres_Lev words | claims/answer before | after | refused | supported sentences "
+        "changed (harm) | of which unsupported after | unsupported sentences changed | "
+        "chat calls/answer | model s/answer | s/answer |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
     for name, r in rows.items():
         n = r["answers"]
         harm = "—" if name.startswith("regenerate") else str(r["changed_then_unsupported"])
@@ -378,13 +503,20 @@ def lfqa_table(rows: dict[str, Any]) -> str:
             f"({_share(r['human_supported_changed'], r['human_supported'])}%) | {harm} | "
             f"{r['human_unsupported_changed']} of {r['human_unsupported']} | "
             f"{r['chat_calls'] / n:.1f} | {r['chat_seconds'] / n:.1f} | "
-            f"{r['seconds'] / n:.2f} |")
+            f"{r['seconds'] / n:.2f} |"
+        )
     return "\n".join(lines)
 
 
-EDITOR_OUTCOMES = ("accepted substitution", "accepted rewrite", "rejected by the limits",
-                   "rejected by the verifier", "not placeable", "no change proposed",
-                   "unreadable reply")
+EDITOR_OUTCOMES = (
+    "accepted substitution",
+    "accepted rewrite",
+    "rejected by the limits",
+    "rejected by the verifier",
+    "not placeable",
+    "no change proposed",
+    "unreadable reply",
+)
 
 
 def editor_table(rows: dict[str, Any]) -> str:
@@ -392,9 +524,11 @@ def editor_table(rows: dict[str, Any]) -> str:
     questions (claims searched with questions, questions per claim, and in delete rows the
     replies to the question prompt that could not be read, so that the rule questions were
     used)."""
-    lines = ["| row | " + " | ".join(EDITOR_OUTCOMES) + " | claims searched by questions | "
-             "questions/claim | question replies unreadable |",
-             "|---|" + "---|" * (len(EDITOR_OUTCOMES) + 3)]
+    lines = [
+        "| row | " + " | ".join(EDITOR_OUTCOMES) + " | claims searched by questions | "
+        "questions/claim | question replies unreadable |",
+        "|---|" + "---|" * (len(EDITOR_OUTCOMES) + 3),
+    ]
     for name, r in rows.items():
         if "revise" in name or "delete" in name:
             searched = r["claims_researched"]
@@ -402,24 +536,30 @@ def editor_table(rows: dict[str, Any]) -> str:
             # In a revise row a failed edit's message replaces the question failure of its
             # claim: the delete row (same prompt, same claims) has the count.
             unreadable = str(r["question_replies_unreadable"]) if "delete" in name else "—"
-            lines.append(f"| {name} | " + " | ".join(str(r["editor"].get(o, 0))
-                                                    for o in EDITOR_OUTCOMES)
-                         + f" | {searched} | {per} | {unreadable} |")
+            lines.append(
+                f"| {name} | "
+                + " | ".join(str(r["editor"].get(o, 0)) for o in EDITOR_OUTCOMES)
+                + f" | {searched} | {per} | {unreadable} |"
+            )
     return "\n".join(lines)
 
 
 def rgb_table(rows: dict[str, Any]) -> str:
-    lines = ["| policy | false answer, conflict: corrected / flagged / deleted / other / left | "
-             "false answer, true passages only: corrected / flagged / deleted / other / left | "
-             "true controls changed (conflict) | true answers changed (planted only) | "
-             "planted falsehood imported | s/case |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| policy | false answer, conflict: corrected / flagged / deleted / other / left | "
+        "false answer, true passages only: corrected / flagged / deleted / other / left | "
+        "true controls changed (conflict) | true answers changed (planted only) | "
+        "planted falsehood imported | s/case |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for name, r in rows.items():
         n = r["cases"]
         outcomes = ("corrected", "flagged", "deleted", "other edit", "left")
         lines.append(
             f"| {name} | {' / '.join(str(r[o]) for o in outcomes)} | "
             f"{' / '.join(str(r['true only'][o]) for o in outcomes)} | {r['control_changed']} | "
-            f"{r['planted_only_changed']} | {r['imports']} | {r['seconds'] / n:.2f} |")
+            f"{r['planted_only_changed']} | {r['imports']} | {r['seconds'] / n:.2f} |"
+        )
     lines.append("")
     lines.append(f"Counts of {n} questions.")
     return "\n".join(lines)
@@ -429,14 +569,14 @@ def per_system(answers_: Sequence[Answer], count: int, limit: int = 0) -> list[A
     """The first ``count`` answers of each system, in file order (0: all); with ``limit``,
     only the first ``limit`` of those (a smoke test)."""
     if not count:
-        return list(answers_)[:limit or None]
+        return list(answers_)[: limit or None]
     seen: dict[str, int] = {}
     chosen = []
     for answer in answers_:
         seen[answer.system] = seen.get(answer.system, 0) + 1
         if seen[answer.system] <= count:
             chosen.append(answer)
-    return chosen[:limit or None]
+    return chosen[: limit or None]
 
 
 def open_chat(spec: str, model: str | None, scorer: CachedScorer) -> CachedChat:
@@ -476,33 +616,56 @@ def main_llm(args: argparse.Namespace, command: str) -> None:
         n = int(count) if count else args.per_system
         chat = open_chat(spec, args.model if spec.startswith("openai") else None, scorer)
         label = chat.model_id if spec.startswith("llamacpp") else f"{chat.model_id} via {spec}"
-        runs = run_repairs(per_system(found, n, args.limit), chunks, scorer, args.k, CHAT_RUNS,
-                           chat)
+        runs = run_repairs(
+            per_system(found, n, args.limit), chunks, scorer, args.k, CHAT_RUNS, chat
+        )
         for name, row in runs.items():
             rows[f"{name}, {label}"] = row
             subsets[f"{name}, {label}"] = n
-        chats[spec] = {"model": chat.model_id, "live_calls": chat.live, "cached_calls": chat.hits,
-                       "answers_per_system": n}
-    cached = ", ".join(f"{spec}: {c['live_calls']} live, {c['cached_calls']} cached"
-                       for spec, c in chats.items())
-    others = "".join(f"; the {spec} rows on the first {c['answers_per_system']} of each"
-                     for spec, c in chats.items() if c["answers_per_system"] != args.per_system)
-    chosen = (f"the first {args.per_system} answers of each of the six systems "
-              f"({len(per_system(found, args.per_system))} answers, the same questions for "
-              f"every system{others})")
+        chats[spec] = {
+            "model": chat.model_id,
+            "live_calls": chat.live,
+            "cached_calls": chat.hits,
+            "answers_per_system": n,
+        }
+    cached = ", ".join(
+        f"{spec}: {c['live_calls']} live, {c['cached_calls']} cached" for spec, c in chats.items()
+    )
+    others = "".join(
+        f"; the {spec} rows on the first {c['answers_per_system']} of each"
+        for spec, c in chats.items()
+        if c["answers_per_system"] != args.per_system
+    )
+    chosen = (
+        f"the first {args.per_system} answers of each of the six systems "
+        f"({len(per_system(found, args.per_system))} answers, the same questions for "
+        f"every system{others})"
+    )
     if args.limit:
-        chosen = (f"the first {len(base)} of the first {args.per_system} answers of each of "
-                  "the six systems (a smoke-sized run: --limit)")
-    lines = [f"**LFQA-Verification dev, a fixed subset**: {chosen}; verifier {scorer.model_id} "
-             f"{scorer.version}, nli + knowledge, tau 0.5, k {args.k} per query; chat models at "
-             f"temperature 0, seed 0. Model calls are cached by content ({cached} in this "
-             "run); *model s/answer* is the recorded time of each call when it was made, so it "
-             "is the same on a re-run.", lfqa_table(rows),
-             "Claims sent to an editor, by outcome (value substitution first, then the chat "
-             "model's edit; limits: 50 characters and half the claim):", editor_table(rows)]
-    figures = {"rows": rows, "answers_per_system": subsets, "chats": chats, "k": args.k,
-               "pairs_scored": scorer.pairs_scored, "verifier": scorer.model_id,
-               "verifier_version": scorer.version}
+        chosen = (
+            f"the first {len(base)} of the first {args.per_system} answers of each of "
+            "the six systems (a smoke-sized run: --limit)"
+        )
+    lines = [
+        f"**LFQA-Verification dev, a fixed subset**: {chosen}; verifier {scorer.model_id} "
+        f"{scorer.version}, nli + knowledge, tau 0.5, k {args.k} per query; chat models at "
+        f"temperature 0, seed 0. Model calls are cached by content ({cached} in this "
+        "run); *model s/answer* is the recorded time of each call when it was made, so it "
+        "is the same on a re-run.",
+        lfqa_table(rows),
+        "Claims sent to an editor, by outcome (value substitution first, then the chat "
+        "model's edit; limits: 50 characters and half the claim):",
+        editor_table(rows),
+    ]
+    figures = {
+        "rows": rows,
+        "answers_per_system": subsets,
+        "chats": chats,
+        "k": args.k,
+        "pairs_scored": scorer.pairs_scored,
+        "verifier": scorer.model_id,
+        "verifier_version": scorer.version,
+    }
     table = "\n\n".join(lines)
     write_result(args.name or "repair_llm", figures, table, command)
     print(table)
@@ -515,12 +678,18 @@ def main() -> None:
     parser.add_argument("--rgb-limit", type=int, default=0, help="RGB questions (0: all)")
     parser.add_argument("-k", type=int, default=5, help="LFQA passages per query")
     parser.add_argument("--name", default="")
-    parser.add_argument("--llm", action="append", default=[], metavar="SPEC[=N]",
-                        help="a chat model (llamacpp, llamacpp:PATH, openai:URL); =N its "
-                             "answers per system; repeat for several")
+    parser.add_argument(
+        "--llm",
+        action="append",
+        default=[],
+        metavar="SPEC[=N]",
+        help="a chat model (llamacpp, llamacpp:PATH, openai:URL); =N its "
+        "answers per system; repeat for several",
+    )
     parser.add_argument("--model", help="the served model of an openai:URL spec")
-    parser.add_argument("--per-system", type=int, default=8,
-                        help="with --llm: the first N answers of each system")
+    parser.add_argument(
+        "--per-system", type=int, default=8, help="with --llm: the first N answers of each system"
+    )
     args = parser.parse_args()
     command = "python bench/repair.py " + shlex.join(sys.argv[1:])
     if args.llm:
@@ -529,34 +698,43 @@ def main() -> None:
     scorer = CachedScorer(make_verifier("embedded")).load()
 
     found, docs = load_answers(args.data)
-    found = found[:args.limit] if args.limit else found
+    found = found[: args.limit] if args.limit else found
     chunks = {qid: source_chunks(documents) for qid, documents in docs.items()}
     lfqa = run_repairs(found, chunks, scorer, args.k, LFQA_RUNS)
     cases = load_cases(args.data)
     TRUE_VARIANTS.update(true_variants(args.data))
-    cases = cases[:args.rgb_limit] if args.rgb_limit else cases
+    cases = cases[: args.rgb_limit] if args.rgb_limit else cases
     rgb = run_rgb(cases, scorer)
 
     n_answers = len(found)
     sentences = sum(len(a.sentences) for a in found)
-    table = "\n\n".join([
-        f"**LFQA-Verification dev**: {n_answers} answers, {sentences} sentences; verifier "
-        f"{scorer.model_id} {scorer.version}, nli + knowledge, tau 0.5, k {args.k}; no chat "
-        f"model (revise substitutes values, else quotes the source sentence that answers the "
-        f"claim's research question; revise without quotation substitutes values only, as "
-        f"before issue #31; research with up to 3 rule questions per "
-        f"claim, or the claim's words). {scorer.pairs_scored} distinct pairs scored in all.",
-        lfqa_table(lfqa),
-        "**RGB counterfactual** (false answer repaired with the true passages present, beside "
-        "the planted ones and without them; true answer repaired with only the planted ones), "
-        "no chat model, k 8. Conflicting sources are flagged, never edited, by design:",
-        rgb_table(rgb),
-        "With chat models (SmolLM2, the llama.cpp server) and the regenerate baseline: see "
-        "`repair_llm`.",
-    ])
-    figures = {"lfqa": lfqa, "rgb": rgb, "k": args.k, "limit": args.limit,
-               "rgb_limit": args.rgb_limit, "pairs_scored": scorer.pairs_scored,
-               "verifier": scorer.model_id, "verifier_version": scorer.version}
+    table = "\n\n".join(
+        [
+            f"**LFQA-Verification dev**: {n_answers} answers, {sentences} sentences; verifier "
+            f"{scorer.model_id} {scorer.version}, nli + knowledge, tau 0.5, k {args.k}; no chat "
+            f"model (revise substitutes values, else quotes the source sentence that answers the "
+            f"claim's research question; revise without quotation substitutes values only, as "
+            f"before issue #31; research with up to 3 rule questions per "
+            f"claim, or the claim's words). {scorer.pairs_scored} distinct pairs scored in all.",
+            lfqa_table(lfqa),
+            "**RGB counterfactual** (false answer repaired with the true passages present, beside "
+            "the planted ones and without them; true answer repaired with only the planted ones), "
+            "no chat model, k 8. Conflicting sources are flagged, never edited, by design:",
+            rgb_table(rgb),
+            "With chat models (SmolLM2, the llama.cpp server) and the regenerate baseline: see "
+            "`repair_llm`.",
+        ]
+    )
+    figures = {
+        "lfqa": lfqa,
+        "rgb": rgb,
+        "k": args.k,
+        "limit": args.limit,
+        "rgb_limit": args.rgb_limit,
+        "pairs_scored": scorer.pairs_scored,
+        "verifier": scorer.model_id,
+        "verifier_version": scorer.version,
+    }
     write_result(args.name or "repair", figures, table, command)
     print(table)
 

@@ -53,32 +53,49 @@ def main() -> None:
     reranker = make_reranker(args.reranker).load()
     reranked = RerankingRetriever(retriever, reranker, depth=args.depth).load()
     results = [reranked.run(q.question, k=K) for q in questions]
-    values = {"top_cosine": [r.confidence.top_cosine for r in results],
-              "top_rerank": [r.confidence.top_rerank for r in results]}
+    values = {
+        "top_cosine": [r.confidence.top_cosine for r in results],
+        "top_rerank": [r.confidence.top_rerank for r in results],
+    }
     rows: dict[str, Any] = {}
     for name, column in values.items():
         if any(v is None for v in column):
             raise SystemExit(f"{name} is missing for some questions")
         numbers = [float(v) for v in column if v is not None]
         chosen = calibrate(numbers, should, signal=name)
-        rows[name] = {"roc_auc": round(roc_auc([-v for v in numbers], [int(s) for s in should]),
-                                       4),
-                      "threshold": chosen.threshold, "f1": round(chosen.f1, 4),
-                      "held_out": cross(numbers, should, a, b, name)}
+        rows[name] = {
+            "roc_auc": round(roc_auc([-v for v in numbers], [int(s) for s in should]), 4),
+            "threshold": chosen.threshold,
+            "f1": round(chosen.f1, 4),
+            "held_out": cross(numbers, should, a, b, name),
+        }
         print(name, rows[name], flush=True)
-    figures = {"questions": len(questions), "mode": MODE, "k": K, "depth": args.depth,
-               "reranker": reranker.model_id,
-               "reranker_version": getattr(reranker, "version", None), "signals": rows}
-    lines = ["| signal | ROC-AUC | best F1 (all 600) | threshold | held-out F1 A->B / B->A |",
-             "| --- | ---: | ---: | ---: | ---: |"]
+    figures = {
+        "questions": len(questions),
+        "mode": MODE,
+        "k": K,
+        "depth": args.depth,
+        "reranker": reranker.model_id,
+        "reranker_version": getattr(reranker, "version", None),
+        "signals": rows,
+    }
+    lines = [
+        "| signal | ROC-AUC | best F1 (all 600) | threshold | held-out F1 A->B / B->A |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
     for name, row in rows.items():
         held = row["held_out"]
-        lines.append(f"| {name} | {row['roc_auc']:.3f} | {row['f1']:.3f} | "
-                     f"{row['threshold']:.4f} | {held['A->B']['f1']:.3f} / "
-                     f"{held['B->A']['f1']:.3f} |")
-    lines += ["", f"ClapNQ dev, {len(questions)} questions, hybrid search reranked at depth "
-              f"{args.depth} by {reranker.model_id}, k={K}. top_cosine is the same search's "
-              "best cosine over the whole index."]
+        lines.append(
+            f"| {name} | {row['roc_auc']:.3f} | {row['f1']:.3f} | "
+            f"{row['threshold']:.4f} | {held['A->B']['f1']:.3f} / "
+            f"{held['B->A']['f1']:.3f} |"
+        )
+    lines += [
+        "",
+        f"ClapNQ dev, {len(questions)} questions, hybrid search reranked at depth "
+        f"{args.depth} by {reranker.model_id}, k={K}. top_cosine is the same search's "
+        "best cosine over the whole index.",
+    ]
     if args.name:
         text = command(sys.argv[1:]).replace("ask_abstention.py", "rerank_abstention.py")
         write_result(args.name, figures, "\n".join(lines), text)

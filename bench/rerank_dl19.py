@@ -49,8 +49,10 @@ from veracity.types import RelevanceScores  # noqa: E402
 #: ../shared/anchors/NUMBERS.md and trec_dl19/SOURCE.md: the only figures not measured here.
 PUBLISHED_BM25 = 50.58
 PUBLISHED_MINILM = 74.30
-PUBLISHED_SOURCE = ("Pyserini BM25 (k1 0.9, b 0.4) top 100; cross-encoder/ms-marco-MiniLM-L-6-v2 "
-                    "reranking it (shared/anchors/NUMBERS.md)")
+PUBLISHED_SOURCE = (
+    "Pyserini BM25 (k1 0.9, b 0.4) top 100; cross-encoder/ms-marco-MiniLM-L-6-v2 "
+    "reranking it (shared/anchors/NUMBERS.md)"
+)
 K = 10
 
 
@@ -62,8 +64,9 @@ def data_dir() -> Path:
     return folder
 
 
-def load(folder: Path) -> tuple[dict[str, str], dict[str, dict[str, int]],
-                                dict[str, list[str]], dict[str, str]]:
+def load(
+    folder: Path,
+) -> tuple[dict[str, str], dict[str, dict[str, int]], dict[str, list[str]], dict[str, str]]:
     """Queries, qrels, BM25's ranked candidates per query, and the candidates' texts."""
     queries = {}
     for line in (folder / "queries.jsonl").read_text(encoding="utf-8").splitlines():
@@ -91,8 +94,9 @@ def load(folder: Path) -> tuple[dict[str, str], dict[str, dict[str, int]],
     return queries, qrels, run, texts
 
 
-def mean_ndcg(run: dict[str, list[str]], qrels: dict[str, dict[str, int]],
-              queries: dict[str, str]) -> float:
+def mean_ndcg(
+    run: dict[str, list[str]], qrels: dict[str, dict[str, int]], queries: dict[str, str]
+) -> float:
     return 100 * statistics.fmean(ndcg_at_k(run[qid], qrels.get(qid, {}), K) for qid in queries)
 
 
@@ -102,8 +106,10 @@ class CheckpointScorer:
     def __init__(self, checkpoint: Path, *, threads: int, batch_size: int) -> None:
         state = json.loads((checkpoint / "state.json").read_text(encoding="utf-8"))
         if state["config"].get("task") != "rerank":
-            sys.exit(f"{checkpoint} is not a reranker checkpoint (task "
-                     f"{state['config'].get('task', 'verify')}); pass one of train-reranker")
+            sys.exit(
+                f"{checkpoint} is not a reranker checkpoint (task "
+                f"{state['config'].get('task', 'verify')}); pass one of train-reranker"
+            )
         self.checkpoint = checkpoint
         self.state = state
         self.max_tokens = int(state["config"]["max_tokens"])
@@ -119,7 +125,8 @@ class CheckpointScorer:
 
         torch.set_num_threads(self.threads)
         self.model = transformers.AutoModelForSequenceClassification.from_pretrained(
-            str(self.checkpoint), local_files_only=True).eval()
+            str(self.checkpoint), local_files_only=True
+        ).eval()
         self.selector = EvidenceSelector(max_tokens=self.max_tokens, strategy="slide")
         return self
 
@@ -146,8 +153,9 @@ class CheckpointScorer:
         return out.double().numpy()
 
 
-def rerank_all(scorer: Any, queries: dict[str, str], run: dict[str, list[str]],
-               texts: dict[str, str]) -> tuple[dict[str, list[str]], dict[str, Any]]:
+def rerank_all(
+    scorer: Any, queries: dict[str, str], run: dict[str, list[str]], texts: dict[str, str]
+) -> tuple[dict[str, list[str]], dict[str, Any]]:
     """Each query's candidates reordered by ``scorer`` (ties keep BM25's order), and timings."""
     reranked: dict[str, list[str]] = {}
     windowed = pairs = 0
@@ -161,14 +169,21 @@ def rerank_all(scorer: Any, queries: dict[str, str], run: dict[str, list[str]],
         order = sorted(range(len(docids)), key=lambda i: (-logits[i], i))
         reranked[qid] = [docids[i] for i in order]
     seconds = time.perf_counter() - started
-    return reranked, {"model_id": scorer.model_id, "passages_scored": pairs,
-                      "passages_over_one_window": windowed, "seconds": round(seconds, 1),
-                      "passages_per_second": round(pairs / seconds, 1)}
+    return reranked, {
+        "model_id": scorer.model_id,
+        "passages_scored": pairs,
+        "passages_over_one_window": windowed,
+        "seconds": round(seconds, 1),
+        "passages_per_second": round(pairs / seconds, 1),
+    }
 
 
-def dense_rankings(queries: dict[str, str], run: dict[str, list[str]], texts: dict[str, str],
-                   embedder: TextEmbedder) -> tuple[dict[str, list[str]], dict[str, list[str]],
-                                                    dict[str, Any]]:
+def dense_rankings(
+    queries: dict[str, str],
+    run: dict[str, list[str]],
+    texts: dict[str, str],
+    embedder: TextEmbedder,
+) -> tuple[dict[str, list[str]], dict[str, list[str]], dict[str, Any]]:
     """Dense cosine and hybrid (RRF of BM25 and dense ranks) orders of each query's top 100."""
     from veracity.retrieve.hybrid import reciprocal_rank_fusion
 
@@ -188,19 +203,28 @@ def dense_rankings(queries: dict[str, str], run: dict[str, list[str]], texts: di
         dense[qid] = [ids[i] for i in order]
         fused = reciprocal_rank_fusion([list(range(len(ids))), order], rrf_k=60)
         hybrid[qid] = [ids[i] for i, _ in fused]
-    return dense, hybrid, {"model_id": embedder.model_id, "passages_embedded": len(docids),
-                           "passages_truncated": len(embedded.truncated),
-                           "seconds": round(seconds, 1),
-                           "passages_per_second": round(len(docids) / seconds, 1)}
+    return (
+        dense,
+        hybrid,
+        {
+            "model_id": embedder.model_id,
+            "passages_embedded": len(docids),
+            "passages_truncated": len(embedded.truncated),
+            "seconds": round(seconds, 1),
+            "passages_per_second": round(len(docids) / seconds, 1),
+        },
+    )
 
 
-def per_query(run: dict[str, list[str]], base: dict[str, list[str]],
-              qrels: dict[str, dict[str, int]]) -> dict[str, int]:
+def per_query(
+    run: dict[str, list[str]], base: dict[str, list[str]], qrels: dict[str, dict[str, int]]
+) -> dict[str, int]:
     """Queries whose nDCG@10 ``run`` raised, lowered and kept against ``base``."""
     better = worse = 0
     for qid, ranked in run.items():
-        delta = ndcg_at_k(ranked, qrels.get(qid, {}), K) - ndcg_at_k(base[qid], qrels.get(qid, {}),
-                                                                      K)
+        delta = ndcg_at_k(ranked, qrels.get(qid, {}), K) - ndcg_at_k(
+            base[qid], qrels.get(qid, {}), K
+        )
         better += delta > 1e-9
         worse += delta < -1e-9
     return {"better": better, "worse": worse, "same": len(run) - better - worse}
@@ -212,10 +236,14 @@ ARMS = ("reranker", "network", "verifier", "dense", "hybrid")
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--checkpoint", type=Path, help="also a RUN/checkpoint of train-reranker")
-    parser.add_argument("--reranker-dir", type=Path,
-                        help="an export-reranker folder instead of the shipped reranker")
-    parser.add_argument("--arms", default=",".join(ARMS),
-                        help=f"comma-separated subset of {','.join(ARMS)}")
+    parser.add_argument(
+        "--reranker-dir",
+        type=Path,
+        help="an export-reranker folder instead of the shipped reranker",
+    )
+    parser.add_argument(
+        "--arms", default=",".join(ARMS), help=f"comma-separated subset of {','.join(ARMS)}"
+    )
     parser.add_argument("--name", help="write bench/results/NAME.json and its README section")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--batch-size", type=int, default=32, help="of the torch checkpoint")
@@ -224,79 +252,128 @@ def main() -> None:
     if set(arms) - set(ARMS):
         sys.exit(f"unknown arms {sorted(set(arms) - set(ARMS))}; choose from {ARMS}")
     niceness = os.nice(0)
-    command = (f"nice -n {niceness} " if niceness else "") + \
-        ".venv/bin/python bench/rerank_dl19.py " + shlex.join(sys.argv[1:])
+    command = (
+        (f"nice -n {niceness} " if niceness else "")
+        + ".venv/bin/python bench/rerank_dl19.py "
+        + shlex.join(sys.argv[1:])
+    )
     queries, qrels, run, texts = load(data_dir())
     bm25 = round(mean_ndcg(run, qrels, queries), 2)
     figures: dict[str, Any] = {
-        "queries": len(queries), "depth": max(len(v) for v in run.values()),
-        "bm25_ndcg10": bm25, "threads": args.threads,
-        "published_bm25_ndcg10": PUBLISHED_BM25, "published_minilm_ndcg10": PUBLISHED_MINILM,
-        "published_source": PUBLISHED_SOURCE, "arms": {},
+        "queries": len(queries),
+        "depth": max(len(v) for v in run.values()),
+        "bm25_ndcg10": bm25,
+        "threads": args.threads,
+        "published_bm25_ndcg10": PUBLISHED_BM25,
+        "published_minilm_ndcg10": PUBLISHED_MINILM,
+        "published_source": PUBLISHED_SOURCE,
+        "arms": {},
     }
     rows = [f"| BM25 top 100 as given | {bm25:.2f} | — | — | {PUBLISHED_BM25} |"]
 
-    def record(arm: str, label: str, ranked: dict[str, list[str]], info: dict[str, Any],
-               published: str = "—") -> None:
+    def record(
+        arm: str,
+        label: str,
+        ranked: dict[str, list[str]],
+        info: dict[str, Any],
+        published: str = "—",
+    ) -> None:
         ndcg = round(mean_ndcg(ranked, qrels, queries), 2)
         against = per_query(ranked, run, qrels)
         figures["arms"][arm] = info | {"ndcg10": ndcg, "against_bm25": against}
-        rows.append(f"| {label} | {ndcg:.2f} | {against['better']} / {against['worse']} | "
-                    f"{info.get('passages_per_second', '—')} | {published} |")
+        rows.append(
+            f"| {label} | {ndcg:.2f} | {against['better']} / {against['worse']} | "
+            f"{info.get('passages_per_second', '—')} | {published} |"
+        )
         print(arm, json.dumps(figures["arms"][arm]), flush=True)
 
     if "reranker" in arms:
         from veracity.rerankers.embedded import EmbeddedReranker
 
-        reranker = (EmbeddedReranker(threads=args.threads) if args.reranker_dir is None else
-                    EmbeddedReranker(model_dir=args.reranker_dir, threads=args.threads)).load()
+        reranker = (
+            EmbeddedReranker(threads=args.threads)
+            if args.reranker_dir is None
+            else EmbeddedReranker(model_dir=args.reranker_dir, threads=args.threads)
+        ).load()
         ranked, info = rerank_all(reranker, queries, run, texts)
         info |= {"version": reranker.version, "max_tokens": reranker.max_tokens}
-        record("reranker", f"reranked by veracity's reranker ({reranker.model_id} "
-               f"{reranker.version}, int8 ONNX, {reranker.max_tokens}-token window)", ranked,
-               info, f"ms-marco-MiniLM-L-6-v2: {PUBLISHED_MINILM}")
+        record(
+            "reranker",
+            f"reranked by veracity's reranker ({reranker.model_id} "
+            f"{reranker.version}, int8 ONNX, {reranker.max_tokens}-token window)",
+            ranked,
+            info,
+            f"ms-marco-MiniLM-L-6-v2: {PUBLISHED_MINILM}",
+        )
     if "network" in arms:  # the shipped reranker's cross-encoder alone, without its combiner
         from veracity.rerankers.embedded import EmbeddedReranker
 
         folder = {} if args.reranker_dir is None else {"model_dir": args.reranker_dir}
         network = EmbeddedReranker(threads=args.threads, combine=False, **folder).load()
         ranked, info = rerank_all(network, queries, run, texts)
-        record("network", "reranked by its cross-encoder's logit alone (no aligner features)",
-               ranked, info)
+        record(
+            "network",
+            "reranked by its cross-encoder's logit alone (no aligner features)",
+            ranked,
+            info,
+        )
     if "verifier" in arms:
         from veracity.rerankers.support import SupportRelevance
         from veracity.verifiers.embedded import EmbeddedVerifier
 
         verifier = SupportRelevance(EmbeddedVerifier(threads=args.threads)).load()
         ranked, info = rerank_all(verifier, queries, run, texts)
-        record("verifier", "reranked by the shipped verifier's P(supported) of the query",
-               ranked, info)
+        record(
+            "verifier", "reranked by the shipped verifier's P(supported) of the query", ranked, info
+        )
     if "dense" in arms or "hybrid" in arms:
         dense, hybrid, info = dense_rankings(queries, run, texts, Embedder(threads=args.threads))
         if "dense" in arms:
             record("dense", f"reranked by dense cosine ({info['model_id']})", dense, info)
         if "hybrid" in arms:
-            record("hybrid", "hybrid: RRF (k 60) of the BM25 and dense ranks", hybrid,
-                   {"model_id": info["model_id"]})
+            record(
+                "hybrid",
+                "hybrid: RRF (k 60) of the BM25 and dense ranks",
+                hybrid,
+                {"model_id": info["model_id"]},
+            )
     if args.checkpoint is not None:
-        scorer = CheckpointScorer(args.checkpoint, threads=args.threads,
-                                  batch_size=args.batch_size).load()
+        scorer = CheckpointScorer(
+            args.checkpoint, threads=args.threads, batch_size=args.batch_size
+        ).load()
         ranked, info = rerank_all(scorer, queries, run, texts)
         config = scorer.state["config"]
-        info |= {"checkpoint": str(args.checkpoint), "step": scorer.state["step"],
-                 "steps": config["examples"] // config["batch_size"], "train_config": config}
-        record("checkpoint", f"reranked by the checkpoint (torch fp32, step {info['step']}/"
-               f"{info['steps']})", ranked, info)
+        info |= {
+            "checkpoint": str(args.checkpoint),
+            "step": scorer.state["step"],
+            "steps": config["examples"] // config["batch_size"],
+            "train_config": config,
+        }
+        record(
+            "checkpoint",
+            f"reranked by the checkpoint (torch fp32, step {info['step']}/{info['steps']})",
+            ranked,
+            info,
+        )
     if args.name:
-        table = "\n".join([
-            "| ranking | nDCG@10 (43 queries) | queries better / worse than BM25 | passages/s "
-            f"({args.threads} thread(s)) | published |",
-            "| --- | ---: | ---: | ---: | ---: |", *rows])
-        windows = [f"{name}: {arm['passages_over_one_window']} of {arm['passages_scored']}"
-                   for name, arm in figures["arms"].items() if "passages_over_one_window" in arm]
+        table = "\n".join(
+            [
+                "| ranking | nDCG@10 (43 queries) | queries better / worse than BM25 | passages/s "
+                f"({args.threads} thread(s)) | published |",
+                "| --- | ---: | ---: | ---: | ---: |",
+                *rows,
+            ]
+        )
+        windows = [
+            f"{name}: {arm['passages_over_one_window']} of {arm['passages_scored']}"
+            for name, arm in figures["arms"].items()
+            if "passages_over_one_window" in arm
+        ]
         if windows:
-            table += ("\n\nPassages longer than the scorer's window (scored by their best "
-                      "window, never cut): " + "; ".join(windows) + ".")
+            table += (
+                "\n\nPassages longer than the scorer's window (scored by their best "
+                "window, never cut): " + "; ".join(windows) + "."
+            )
         write_result(args.name, figures, table, command)
 
 

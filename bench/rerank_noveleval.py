@@ -57,10 +57,14 @@ def main() -> None:
     corpus, queries, qrels = load(data_dir())
     reranker = make_reranker(args.reranker, threads=args.threads).load()
     embedder = Embedder(threads=args.threads).load()
-    figures: dict[str, object] = {"reranker": reranker.model_id,
-                                  "reranker_version": getattr(reranker, "version", None),
-                                  "depth": args.depth, "queries": len(queries),
-                                  "passages": len(corpus), "published": PUBLISHED}
+    figures: dict[str, object] = {
+        "reranker": reranker.model_id,
+        "reranker_version": getattr(reranker, "version", None),
+        "depth": args.depth,
+        "queries": len(queries),
+        "passages": len(corpus),
+        "published": PUBLISHED,
+    }
     with tempfile.TemporaryDirectory() as tmp:
         docs = Path(tmp) / "docs"
         docs.mkdir()
@@ -68,14 +72,14 @@ def main() -> None:
             for docid, text in corpus.items():
                 out.write(json.dumps({"id": docid, "text": text}) + "\n")
         report = Indexer(builders=[BM25Builder(), DenseBuilder(embedder)]).run(
-            [docs], Path(tmp) / "i")
+            [docs], Path(tmp) / "i"
+        )
         hybrid = open_retriever(Path(tmp) / "i", mode="hybrid", embedder=embedder).load()
         reranked = RerankingRetriever(hybrid, reranker, depth=args.depth).load()
         plain, after, seconds = [], [], []
         windowed = 0
         for qid, query in queries.items():
-            plain.append(ndcg_at_k(passages(hybrid.run(query, k=args.depth).hits), qrels[qid],
-                                   10))
+            plain.append(ndcg_at_k(passages(hybrid.run(query, k=args.depth).hits), qrels[qid], 10))
             started = time.perf_counter()
             result = reranked.run(query, k=args.depth)
             seconds.append(time.perf_counter() - started)
@@ -100,22 +104,25 @@ def main() -> None:
     }
     print(json.dumps(figures, indent=1))
     if args.name:
-        table = "\n".join([
-            "| ranking | nDCG@10 (21 queries) | published |",
-            "| --- | ---: | ---: |",
-            f"| hybrid, 420-passage pool | {figures['hybrid_ndcg10_pool']:.2f} | — |",
-            f"| hybrid top {args.depth} chunks reranked by {reranker.model_id}, pool | "
-            f"{figures['hybrid_rerank_ndcg10_pool']:.2f} | — |",
-            f"| each query's 20 candidates reranked by {reranker.model_id} | "
-            f"{figures['rerank_own_candidates_ndcg10']:.2f} | monoBERT (340M) "
-            f"{PUBLISHED['monoBERT (340M)']}; BM25 {PUBLISHED['BM25']} |",
-            "",
-            f"{report.chunks} chunks; a passage ranks by its best chunk. Reranking {args.depth} "
-            f"chunks took {figures['median_rerank_query_ms']} ms per query (median, "
-            f"{args.threads or 'onnxruntime-chosen'} threads). Of the 420 candidates reranked "
-            f"whole, {over} were longer than the window (scored by their best window). 21 "
-            "queries: differences of a few points are noise.",
-        ])
+        table = "\n".join(
+            [
+                "| ranking | nDCG@10 (21 queries) | published |",
+                "| --- | ---: | ---: |",
+                f"| hybrid, 420-passage pool | {figures['hybrid_ndcg10_pool']:.2f} | — |",
+                f"| hybrid top {args.depth} chunks reranked by {reranker.model_id}, pool | "
+                f"{figures['hybrid_rerank_ndcg10_pool']:.2f} | — |",
+                f"| each query's 20 candidates reranked by {reranker.model_id} | "
+                f"{figures['rerank_own_candidates_ndcg10']:.2f} | monoBERT (340M) "
+                f"{PUBLISHED['monoBERT (340M)']}; BM25 {PUBLISHED['BM25']} |",
+                "",
+                f"{report.chunks} chunks; a passage ranks by its best chunk. Reranking "
+                f"{args.depth} "
+                f"chunks took {figures['median_rerank_query_ms']} ms per query (median, "
+                f"{args.threads or 'onnxruntime-chosen'} threads). Of the 420 candidates reranked "
+                f"whole, {over} were longer than the window (scored by their best window). 21 "
+                "queries: differences of a few points are noise.",
+            ]
+        )
         write_result(args.name, figures, table, command())
 
 

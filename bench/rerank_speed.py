@@ -42,15 +42,17 @@ def pairs_of_length(tokens: int, count: int) -> tuple[str, list[str]]:
     from veracity.assets import load_tokenizer
 
     tokenizer = load_tokenizer()
-    words = " ".join(p.read_text(encoding="utf-8") for p in
-                     sorted((REPO / "examples" / "sample_corpus").rglob("*.md"))).split()
+    words = " ".join(
+        p.read_text(encoding="utf-8")
+        for p in sorted((REPO / "examples" / "sample_corpus").rglob("*.md"))
+    ).split()
     query = " ".join(words[:12])
     passages = []
     start = 12
     for _ in range(count):
         size = tokens
         while True:
-            text = " ".join(words[start:start + size])
+            text = " ".join(words[start : start + size])
             n = len(tokenizer.encode(query, text).ids)
             if n <= tokens:
                 break
@@ -71,9 +73,13 @@ def main() -> None:
     from veracity.retrieve.rerank import RerankingRetriever
 
     reranker = EmbeddedReranker(threads=args.threads).load()
-    figures: dict[str, object] = {"reranker": reranker.model_id, "version": reranker.version,
-                                  "threads": args.threads, "runs": args.runs,
-                                  "load_average": round(os.getloadavg()[0], 2)}
+    figures: dict[str, object] = {
+        "reranker": reranker.model_id,
+        "version": reranker.version,
+        "threads": args.threads,
+        "runs": args.runs,
+        "load_average": round(os.getloadavg()[0], 2),
+    }
     throughput: dict[str, float] = {}
     for tokens in (128, 256):  # a pair over the window is scored as its windows (and says so)
         query, passages = pairs_of_length(tokens, 32)
@@ -106,16 +112,26 @@ def main() -> None:
     if args.name:
         rows = ["| measure | value |", "| --- | ---: |"]
         for tokens, value in throughput.items():
-            over = (f", over the {reranker.max_tokens}-token window: scored as its windows"
-                    if int(tokens) > reranker.max_tokens else "")
-            rows.append(f"| pairs/s at {tokens} tokens ({args.threads} threads, median of "
-                        f"{args.runs}{over}) | {value} |")
+            over = (
+                f", over the {reranker.max_tokens}-token window: scored as its windows"
+                if int(tokens) > reranker.max_tokens
+                else ""
+            )
+            rows.append(
+                f"| pairs/s at {tokens} tokens ({args.threads} threads, median of "
+                f"{args.runs}{over}) | {value} |"
+            )
         for depth, value in added.items():
-            rows.append(f"| added ms per search at depth {depth} (sample corpus, hybrid, k 5, "
-                        f"{len(questions)} questions) | {value} |")
-        rows += ["", f"{reranker.model_id} {reranker.version}, int8 ONNX, one pair per forward "
-                 "pass (a score never depends on its batch). Load average at the start "
-                 f"{figures['load_average']}."]
+            rows.append(
+                f"| added ms per search at depth {depth} (sample corpus, hybrid, k 5, "
+                f"{len(questions)} questions) | {value} |"
+            )
+        rows += [
+            "",
+            f"{reranker.model_id} {reranker.version}, int8 ONNX, one pair per forward "
+            "pass (a score never depends on its batch). Load average at the start "
+            f"{figures['load_average']}.",
+        ]
         write_result(args.name, figures, "\n".join(rows), command())
 
 

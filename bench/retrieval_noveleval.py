@@ -97,19 +97,24 @@ def published_setting(
     for qid, query in queries.items():
         ids = [docid for docid in corpus if docid.startswith(f"{qid}-")]
         model = bm25s.BM25()
-        tokens = bm25s.tokenize([corpus[d] for d in ids], stopwords="en", stemmer=stemmer,
-                                show_progress=False)
+        tokens = bm25s.tokenize(
+            [corpus[d] for d in ids], stopwords="en", stemmer=stemmer, show_progress=False
+        )
         model.index(tokens, show_progress=False)
-        terms = bm25s.tokenize(query, stopwords="en", stemmer=stemmer, return_ids=False,
-                               show_progress=False)[0]
+        terms = bm25s.tokenize(
+            query, stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False
+        )[0]
         order = np.argsort(-model.get_scores(terms), kind="stable")
         scores.append(ndcg_at_k([ids[i] for i in order], qrels[qid], 10))
     return round(100 * statistics.fmean(scores), 2)
 
 
 def index_and_search(
-    embedder: TextEmbedder, corpus: dict[str, str], queries: dict[str, str],
-    qrels: dict[str, dict[str, int]], modes: Sequence[str] = defaults.SEARCH_MODES,
+    embedder: TextEmbedder,
+    corpus: dict[str, str],
+    queries: dict[str, str],
+    qrels: dict[str, dict[str, int]],
+    modes: Sequence[str] = defaults.SEARCH_MODES,
 ) -> tuple[dict[str, object], dict[str, dict[str, float]]]:
     """Index the passages with ``embedder`` through the corpus Indexer, then search each of
     ``modes``: the index's figures, and nDCG@10 (pool and own candidates), recall@10 and the
@@ -128,8 +133,10 @@ def index_and_search(
         figures["index_seconds"] = round(time.perf_counter() - started, 2)
         figures["chunks"] = report.chunks
         figures["dense_truncated_chunks"] = report.builders["dense"]["truncated"]
-        print(f"indexed {report.documents} passages into {report.chunks} chunks "
-              f"in {figures['index_seconds']} s")
+        print(
+            f"indexed {report.documents} passages into {report.chunks} chunks "
+            f"in {figures['index_seconds']} s"
+        )
         for mode in modes:
             retriever = open_retriever(Path(tmp) / "i", mode=mode, embedder=embedder).load()
             pool, own, recall, seconds = [], [], [], []
@@ -155,11 +162,15 @@ def index_and_search(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--embedder", default=defaults.EMBED_MODEL_ID,
-                        help="the embedder for dense and hybrid search (an --embedder name: a "
-                             "MiniLM model id, static or static:DIR)")
-    parser.add_argument("--name", default="retrieval_noveleval",
-                        help="record the run under this name")
+    parser.add_argument(
+        "--embedder",
+        default=defaults.EMBED_MODEL_ID,
+        help="the embedder for dense and hybrid search (an --embedder name: a "
+        "MiniLM model id, static or static:DIR)",
+    )
+    parser.add_argument(
+        "--name", default="retrieval_noveleval", help="record the run under this name"
+    )
     args = parser.parse_args()
     folder = data_dir()
     corpus, queries, qrels = load(folder)
@@ -194,10 +205,13 @@ def main() -> None:
             f"{row['ndcg10_own_candidates']:.2f} | {row['recall10_pool']:.2f} | "
             f"{row['median_query_ms']:.1f} |"
         )
-    lines.append(f"| bare bm25s on whole passages, each query's 20 candidates indexed alone "
-                 f"(the published setting, measured here) | — | {reproduced:.2f} | — | — |")
-    lines.append(f"| BM25, published ({PUBLISHED_SOURCE} candidates) | — | {PUBLISHED_BM25:.2f} "
-                 "| — | — |")
+    lines.append(
+        f"| bare bm25s on whole passages, each query's 20 candidates indexed alone "
+        f"(the published setting, measured here) | — | {reproduced:.2f} | — | — |"
+    )
+    lines.append(
+        f"| BM25, published ({PUBLISHED_SOURCE} candidates) | — | {PUBLISHED_BM25:.2f} | — | — |"
+    )
     lines += [
         "",
         f"NovelEval-2306: {len(queries)} queries, {len(corpus)} passages, graded qrels (0/1/2, "

@@ -96,12 +96,17 @@ class Stage:
     def __exit__(self, *exc: object) -> None:
         self.seconds = time.perf_counter() - self._started
         self.peak_mib = _status("VmHWM")
-        print(f"  {self.name}: {self.seconds:.1f} s, peak RSS {self.peak_mib:.0f} MiB "
-              f"(+{self.peak_mib - self.start_mib:.0f})", flush=True)
+        print(
+            f"  {self.name}: {self.seconds:.1f} s, peak RSS {self.peak_mib:.0f} MiB "
+            f"(+{self.peak_mib - self.start_mib:.0f})",
+            flush=True,
+        )
 
     def memory(self) -> dict[str, float]:
-        return {"peak_rss_mib": round(self.peak_mib), "increase_mib": round(self.peak_mib -
-                                                                               self.start_mib)}
+        return {
+            "peak_rss_mib": round(self.peak_mib),
+            "increase_mib": round(self.peak_mib - self.start_mib),
+        }
 
 
 # --- corpus and queries -----------------------------------------------------------------------
@@ -148,8 +153,10 @@ def passages(texts: Iterator[str]) -> list[str]:
         words = text.split()
         if len(words) < 8:
             continue
-        starts = [0] if len(words) <= MAX_WORDS else list(
-            range(0, len(words) - MAX_WORDS + STRIDE, STRIDE)
+        starts = (
+            [0]
+            if len(words) <= MAX_WORDS
+            else list(range(0, len(words) - MAX_WORDS + STRIDE, STRIDE))
         )
         for start in starts:
             passage = " ".join(words[start : start + MAX_WORDS])
@@ -187,8 +194,11 @@ def timed_runs(
             for query in queries:
                 fn(query)
             seconds[name].append((time.perf_counter() - started) / len(queries))
-        print(f"  run {run + 1}: " + ", ".join(f"{n} {1 / s[-1]:.1f} q/s" for n, s in
-                                                seconds.items()), flush=True)
+        print(
+            f"  run {run + 1}: "
+            + ", ".join(f"{n} {1 / s[-1]:.1f} q/s" for n, s in seconds.items()),
+            flush=True,
+        )
     return seconds
 
 
@@ -270,8 +280,10 @@ def main() -> None:
         stemmer = Stemmer.Stemmer("english")
         with Stage("bare bm25s tokenize + index") as stage:
             bare = bm25s.BM25()
-            bare.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False),
-                       show_progress=False)
+            bare.index(
+                bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False),
+                show_progress=False,
+            )
         stages["bm25s"] = stage
         analyzer = Analyzer()
         with Stage("rank_bm25 BM25Okapi init") as stage:
@@ -288,8 +300,13 @@ def main() -> None:
         vectors = np.load(Path(tmp) / "dense-sample" / "dense.npy")
         DenseBuilder(SampleVectors(vectors, embedder)).build(store, generation, None)
 
-        counts = {"indexer": report.documents, "bm25_builder": chunk_count, "bm25s": len(texts),
-                  "rank_bm25": len(texts), "dense": len(sample)}
+        counts = {
+            "indexer": report.documents,
+            "bm25_builder": chunk_count,
+            "bm25s": len(texts),
+            "rank_bm25": len(texts),
+            "dense": len(sample),
+        }
         for key, stage in stages.items():
             figures["indexing"][key] = {
                 "items": counts[key],
@@ -316,8 +333,9 @@ def main() -> None:
             return bare.retrieve(tokens, k=K, show_progress=False)
 
         def bare_scores(query: str) -> object:
-            terms = bm25s.tokenize(query, stopwords="en", stemmer=stemmer, return_ids=False,
-                                   show_progress=False)[0]
+            terms = bm25s.tokenize(
+                query, stopwords="en", stemmer=stemmer, return_ids=False, show_progress=False
+            )[0]
             return topk(bare.get_scores(terms) if terms else np.zeros(1), K)
 
         def okapi_top(query: str) -> object:
@@ -333,12 +351,15 @@ def main() -> None:
         with Stage("BM25 query runs") as stage:
             bm25_seconds = timed_runs(bm25_systems, args.runs)
         with Stage("rank_bm25 query runs") as okapi_stage:
-            okapi_seconds = timed_runs({"rank_bm25": (okapi_top,
-                                                      queries[: args.rank_bm25_queries])}, 3)
+            okapi_seconds = timed_runs(
+                {"rank_bm25": (okapi_top, queries[: args.rank_bm25_queries])}, 3
+            )
         with Stage("dense and hybrid query runs") as dense_stage:
             dense_seconds = timed_runs(
-                {"dense": (lambda q: dense.run(q, k=K), queries),
-                 "hybrid": (lambda q: hybrid.run(q, k=K), queries)},
+                {
+                    "dense": (lambda q: dense.run(q, k=K), queries),
+                    "hybrid": (lambda q: hybrid.run(q, k=K), queries),
+                },
                 args.dense_runs,
             )
         store.close()
@@ -357,13 +378,17 @@ def main() -> None:
                 statistics.median(o / b for o, b in zip(runs, bare_runs, strict=True)), 3
             )
         else:
-            entry["time_ratio_to_bm25s"] = round(statistics.median(runs) /
-                                                 statistics.median(bare_runs), 3)
+            entry["time_ratio_to_bm25s"] = round(
+                statistics.median(runs) / statistics.median(bare_runs), 3
+            )
         figures["querying"][name] = entry
-    figures["querying_memory"] = {"bm25_runs": stage.memory(), "rank_bm25_runs":
-                                  okapi_stage.memory(), "dense_hybrid_runs": dense_stage.memory(),
-                                  "load_bm25": loads["bm25"].memory(),
-                                  "load_dense": loads["dense"].memory()}
+    figures["querying_memory"] = {
+        "bm25_runs": stage.memory(),
+        "rank_bm25_runs": okapi_stage.memory(),
+        "dense_hybrid_runs": dense_stage.memory(),
+        "load_bm25": loads["bm25"].memory(),
+        "load_dense": loads["dense"].memory(),
+    }
     figures["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     write_result("retrieval_speed", figures, table(figures, args), command())
 
@@ -376,7 +401,7 @@ def table(figures: dict[str, Any], args: argparse.Namespace) -> str:
         "bm25s": "bare bm25s: `bm25s.tokenize` + `BM25.index` (reference)",
         "rank_bm25": "rank_bm25 `BM25Okapi(...)` (baseline; tokenized by our Analyzer)",
         "dense": f"veracity `DenseBuilder`, MiniLM int8 ONNX, {idx['dense']['items']:,}-passage "
-                 "sample (not the full corpus)",
+        "sample (not the full corpus)",
     }
     lines = [
         f"Corpus: {figures['passages']:,} passages ({figures['chunks']:,} chunks) of at most "
@@ -389,9 +414,11 @@ def table(figures: dict[str, Any], args: argparse.Namespace) -> str:
     ]
     for key, name in names.items():
         row = idx[key]
-        lines.append(f"| {name} | {row['items']:,} | {row['seconds']:.1f} | "
-                     f"{row['docs_per_s']:,.0f} | {row['peak_rss_mib']:,} "
-                     f"(+{row['increase_mib']:,}) |")
+        lines.append(
+            f"| {name} | {row['items']:,} | {row['seconds']:.1f} | "
+            f"{row['docs_per_s']:,.0f} | {row['peak_rss_mib']:,} "
+            f"(+{row['increase_mib']:,}) |"
+        )
     query_names = {
         "bm25s": "bare bm25s: `tokenize` + `retrieve` (reference)",
         "bm25s_scores": "bare bm25s, low level: `tokenize` + `get_scores` + `selection.topk`",
@@ -399,7 +426,7 @@ def table(figures: dict[str, Any], args: argparse.Namespace) -> str:
         "ours_memory": "veracity `BM25Retriever.run`, chunks in memory",
         "rank_bm25": "rank_bm25 `get_scores` + sort (baseline)",
         "dense": f"veracity `DenseRetriever.run` (query embedding + {figures['passages']:,}-row "
-                 "dot product)",
+        "dot product)",
         "hybrid": "veracity `HybridRetriever.run` (BM25 + dense + RRF)",
     }
     lines += [
@@ -410,8 +437,10 @@ def table(figures: dict[str, Any], args: argparse.Namespace) -> str:
     ]
     for key, name in query_names.items():
         row = q[key]
-        lines.append(f"| {name} | {row['queries']} × {row['runs']} | "
-                     f"{row['median_queries_per_s']:,.1f} | {row['time_ratio_to_bm25s']:.2f}× |")
+        lines.append(
+            f"| {name} | {row['queries']} × {row['runs']} | "
+            f"{row['median_queries_per_s']:,.1f} | {row['time_ratio_to_bm25s']:.2f}× |"
+        )
     lines += [
         "",
         "Memory while querying: +"

@@ -56,11 +56,16 @@ from _report import write_result  # noqa: E402
 
 INDEX = REPO / ".cache" / "bench-serve-index"
 ANSWER = (REPO / "examples" / "answer_to_check.md").read_text(encoding="utf-8")
-QUERIES = ("How fast do honeybee wings beat?", "What treatment controls varroa mites?",
-           "queen bee lifespan")
-QUESTIONS = ("How many days does a queen take to develop from egg to adult?",
-             "When was the first Asian hornet nest found in Britain?",
-             "How fast do honeybee wings beat?")
+QUERIES = (
+    "How fast do honeybee wings beat?",
+    "What treatment controls varroa mites?",
+    "queen bee lifespan",
+)
+QUESTIONS = (
+    "How many days does a queen take to develop from egg to adult?",
+    "When was the first Asian hornet nest found in Britain?",
+    "How fast do honeybee wings beat?",
+)
 LEVELS = (1, 4, 16)
 CAP_SECONDS = 300.0
 #: Issue Harden-2's request, and how long its client waits before it gives up.
@@ -79,8 +84,9 @@ def build_index() -> None:
     from veracity.retrieve.bm25 import BM25Builder
     from veracity.retrieve.dense import DenseBuilder
 
-    Indexer(builders=[BM25Builder(), DenseBuilder()]).run([REPO / "examples" / "sample_corpus"],
-                                                         INDEX)
+    Indexer(builders=[BM25Builder(), DenseBuilder()]).run(
+        [REPO / "examples" / "sample_corpus"], INDEX
+    )
 
 
 def free_port() -> int:
@@ -96,8 +102,9 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def paired_medians(local: Callable[[], Any], remote: Callable[[], Any],
-                   runs: int) -> tuple[float, float]:
+def paired_medians(
+    local: Callable[[], Any], remote: Callable[[], Any], runs: int
+) -> tuple[float, float]:
     """Median seconds of ``local()`` and of ``remote()``, run in turns (after one warm-up
     each) so that a change in the machine's load falls on both alike."""
     local()
@@ -138,8 +145,15 @@ async def abandon(url: str) -> dict[str, Any]:
     return {"outcome": outcome, "seconds": round(time.perf_counter() - started, 3)}
 
 
-async def load(url: str, path: str, bodies: list[dict[str, Any]], clients: int,
-               requests: int, *, abandoned: bool = False) -> dict[str, Any]:
+async def load(
+    url: str,
+    path: str,
+    bodies: list[dict[str, Any]],
+    clients: int,
+    requests: int,
+    *,
+    abandoned: bool = False,
+) -> dict[str, Any]:
     """``requests`` requests by ``clients`` concurrent clients; latencies and errors. With
     ``abandoned``, :func:`abandon` is sent once half of the requests are done (its latency is
     not among theirs)."""
@@ -166,15 +180,20 @@ async def load(url: str, path: str, bodies: list[dict[str, Any]], clients: int,
     limits = httpx.Limits(max_connections=clients)
     async with httpx.AsyncClient(base_url=url, timeout=CAP_SECONDS, limits=limits) as client:
         started = time.perf_counter()
-        await asyncio.wait_for(asyncio.gather(*(client_loop(client) for _ in range(clients))),
-                               CAP_SECONDS)
+        await asyncio.wait_for(
+            asyncio.gather(*(client_loop(client) for _ in range(clients))), CAP_SECONDS
+        )
         elapsed = time.perf_counter() - started
     ordered = sorted(latencies)
-    row = {"clients": clients, "requests": len(latencies), "seconds": round(elapsed, 2),
-           "requests_per_s": round(len(latencies) / elapsed, 2),
-           "p50_s": round(ordered[len(ordered) // 2], 3),
-           "p95_s": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3),
-           "errors": errors}
+    row = {
+        "clients": clients,
+        "requests": len(latencies),
+        "seconds": round(elapsed, 2),
+        "requests_per_s": round(len(latencies) / elapsed, 2),
+        "p50_s": round(ordered[len(ordered) // 2], 3),
+        "p95_s": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3),
+        "errors": errors,
+    }
     if extra:
         row["abandoned"] = await extra[0]
     return row
@@ -184,8 +203,23 @@ def start_server(port: int, llm: str, *options: str) -> subprocess.Popen[bytes]:
     """``veracity serve`` on the bench index in its own process; returns once it answers."""
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"))
     server = subprocess.Popen(
-        [sys.executable, "-m", "veracity.cli", "serve", "--index", str(INDEX), "--port",
-         str(port), "--llm", llm, "--queue", "64", *options], env=env)
+        [
+            sys.executable,
+            "-m",
+            "veracity.cli",
+            "serve",
+            "--index",
+            str(INDEX),
+            "--port",
+            str(port),
+            "--llm",
+            llm,
+            "--queue",
+            "64",
+            *options,
+        ],
+        env=env,
+    )
     deadline = time.monotonic() + 300
     with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=CAP_SECONDS) as client:
         while True:
@@ -214,9 +248,14 @@ def freed_after_abandoning(llm: str, tries: int) -> list[dict[str, Any]]:
                 gave_up = asyncio.run(abandon(url))
                 started = time.perf_counter()
                 response = client.post("/v1/search", json={"query": QUERIES[0]})
-                rows.append(gave_up | {"search_status": response.status_code,
-                                       "search_after_s": round(time.perf_counter() - started, 3),
-                                       "busy_after": client.get("/v1/health").json()["busy"]})
+                rows.append(
+                    gave_up
+                    | {
+                        "search_status": response.status_code,
+                        "search_after_s": round(time.perf_counter() - started, 3),
+                        "busy_after": client.get("/v1/health").json()["busy"],
+                    }
+                )
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -228,8 +267,11 @@ def main(argv: Sequence[str]) -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--requests", type=int, default=24)
     parser.add_argument("--llm", default="extractive")
-    parser.add_argument("--abandoned", action="store_true",
-                        help="also run each load level with issue Harden-2's abandoned request")
+    parser.add_argument(
+        "--abandoned",
+        action="store_true",
+        help="also run each load level with issue Harden-2's abandoned request",
+    )
     args = parser.parse_args(argv)
 
     from veracity.server.service import Service, VerifyOptions
@@ -249,18 +291,28 @@ def main(argv: Sequence[str]) -> None:
             options = VerifyOptions(answer=ANSWER)
             overhead = {}
             for name, local, remote in (
-                ("verify", lambda: service.verify(options).run(),
-                 lambda: client.post("/v1/verify", json={"answer": ANSWER}).raise_for_status()),
-                ("search", lambda: [service.search(q, 5).run() for q in QUERIES],
-                 lambda: [client.post("/v1/search", json={"query": q, "k": 5})
-                          .raise_for_status() for q in QUERIES]),
+                (
+                    "verify",
+                    lambda: service.verify(options).run(),
+                    lambda: client.post("/v1/verify", json={"answer": ANSWER}).raise_for_status(),
+                ),
+                (
+                    "search",
+                    lambda: [service.search(q, 5).run() for q in QUERIES],
+                    lambda: [
+                        client.post("/v1/search", json={"query": q, "k": 5}).raise_for_status()
+                        for q in QUERIES
+                    ],
+                ),
             ):
                 in_process, http = paired_medians(local, remote, args.runs)
                 calls = 1 if name == "verify" else len(QUERIES)
-                overhead[name] = {"in_process_s": round(in_process / calls, 4),
-                                  "http_s": round(http / calls, 4),
-                                  "ratio": round(http / in_process, 3),
-                                  "overhead_ms": round((http - in_process) / calls * 1000, 1)}
+                overhead[name] = {
+                    "in_process_s": round(in_process / calls, 4),
+                    "http_s": round(http / calls, 4),
+                    "ratio": round(http / in_process, 3),
+                    "overhead_ms": round((http - in_process) / calls * 1000, 1),
+                }
 
             # 2. streaming: first sentence event against the whole answer
             firsts, lasts = [], []
@@ -270,22 +322,27 @@ def main(argv: Sequence[str]) -> None:
                     first, last = first_and_last(client, question)
                     firsts.append(first)
                     lasts.append(last)
-            streaming = {"first_event_s": round(statistics.median(firsts), 3),
-                         "answer_s": round(statistics.median(lasts), 3),
-                         "asks": len(firsts)}
+            streaming = {
+                "first_event_s": round(statistics.median(firsts), 3),
+                "answer_s": round(statistics.median(lasts), 3),
+                "asks": len(firsts),
+            }
 
             # 3. load at 1, 4 and 16 clients
             loads: dict[str, list[dict[str, Any]]] = {}
-            for path, bodies in (("/v1/verify", [{"answer": ANSWER}]),
-                                 ("/v1/ask", [{"question": q} for q in QUESTIONS])):
+            for path, bodies in (
+                ("/v1/verify", [{"answer": ANSWER}]),
+                ("/v1/ask", [{"question": q} for q in QUESTIONS]),
+            ):
                 rows = []
                 for clients in LEVELS:
                     before = rss_mib(server.pid)
                     row = asyncio.run(load(url, path, bodies, clients, args.requests))
                     row |= {"rss_before_mib": before, "rss_after_mib": rss_mib(server.pid)}
                     if args.abandoned:  # the same level again, in turn, with the request
-                        other = asyncio.run(load(url, path, bodies, clients, args.requests,
-                                                 abandoned=True))
+                        other = asyncio.run(
+                            load(url, path, bodies, clients, args.requests, abandoned=True)
+                        )
                         row["with_abandoned"] = other
                         row["p95_moved_s"] = round(other["p95_s"] - row["p95_s"], 3)
                     rows.append(row)
@@ -295,12 +352,23 @@ def main(argv: Sequence[str]) -> None:
         server.wait(timeout=30)
     freed = freed_after_abandoning(args.llm, 3) if args.abandoned else []
 
-    figures = {"llm": args.llm, "runs": args.runs, "requests": args.requests,
-               "verifier": version["verifier"], "chat": version["chat"],
-               "overhead": overhead, "streaming": streaming, "load": loads,
-               "abandoned": {"request": "POST /v1/verify {answer: 'Bees fly. ' * 1999}",
-                             "client_gives_up_s": GIVE_UP_S,
-                             "admitted_then_abandoned": freed} if args.abandoned else None}
+    figures = {
+        "llm": args.llm,
+        "runs": args.runs,
+        "requests": args.requests,
+        "verifier": version["verifier"],
+        "chat": version["chat"],
+        "overhead": overhead,
+        "streaming": streaming,
+        "load": loads,
+        "abandoned": {
+            "request": "POST /v1/verify {answer: 'Bees fly. ' * 1999}",
+            "client_gives_up_s": GIVE_UP_S,
+            "admitted_then_abandoned": freed,
+        }
+        if args.abandoned
+        else None,
+    }
     lines = [
         f"`veracity serve` on the sample corpus (hybrid search, verifier "
         f"{version['verifier']['model']}, chat model {version['chat']}), client and server on "
@@ -311,43 +379,67 @@ def main(argv: Sequence[str]) -> None:
         "| --- | --- | --- | --- | --- |",
     ]
     for name, row in overhead.items():
-        lines.append(f"| /v1/{name} | {row['in_process_s']} | {row['http_s']} | "
-                     f"{row['ratio']} | {row['overhead_ms']} |")
-    lines += ["", f"`/v1/ask/stream` over {streaming['asks']} asks: first `sentence` event after "
-              f"{streaming['first_event_s']} s, the whole `answer` after "
-              f"{streaming['answer_s']} s (median).", "",
-              f"Load: {args.requests} requests per level, one model job at a time in the "
-              "server (the rest queue).", "",
-              "| endpoint | clients | requests/s | p50 (s) | p95 (s) | errors | RSS before → "
-              "after (MiB) |", "| --- | --- | --- | --- | --- | --- | --- |"]
+        lines.append(
+            f"| /v1/{name} | {row['in_process_s']} | {row['http_s']} | "
+            f"{row['ratio']} | {row['overhead_ms']} |"
+        )
+    lines += [
+        "",
+        f"`/v1/ask/stream` over {streaming['asks']} asks: first `sentence` event after "
+        f"{streaming['first_event_s']} s, the whole `answer` after "
+        f"{streaming['answer_s']} s (median).",
+        "",
+        f"Load: {args.requests} requests per level, one model job at a time in the "
+        "server (the rest queue).",
+        "",
+        "| endpoint | clients | requests/s | p50 (s) | p95 (s) | errors | RSS before → "
+        "after (MiB) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for path, rows in loads.items():
         for row in rows:
-            lines.append(f"| {path} | {row['clients']} | {row['requests_per_s']} | "
-                         f"{row['p50_s']} | {row['p95_s']} | {row['errors']} | "
-                         f"{row['rss_before_mib']} → {row['rss_after_mib']} |")
+            lines.append(
+                f"| {path} | {row['clients']} | {row['requests_per_s']} | "
+                f"{row['p50_s']} | {row['p95_s']} | {row['errors']} | "
+                f"{row['rss_before_mib']} → {row['rss_after_mib']} |"
+            )
     if args.abandoned:
-        lines += ["", "The same levels again, run in turn with the ones above, with issue "
-                  "Harden-2's request (`/v1/verify` of `\"Bees fly. \" * 1999`, 20 KB, from a "
-                  f"client that gives up after {GIVE_UP_S:g} s) sent once half of the level's "
-                  "requests were done; p95 of the other requests, with the default budgets:", "",
-                  "| endpoint | clients | p95 without (s) | p95 with (s) | moved (s) | "
-                  "errors | the abandoned request |", "| --- | --- | --- | --- | --- | --- | --- |"]
+        lines += [
+            "",
+            "The same levels again, run in turn with the ones above, with issue "
+            'Harden-2\'s request (`/v1/verify` of `"Bees fly. " * 1999`, 20 KB, from a '
+            f"client that gives up after {GIVE_UP_S:g} s) sent once half of the level's "
+            "requests were done; p95 of the other requests, with the default budgets:",
+            "",
+            "| endpoint | clients | p95 without (s) | p95 with (s) | moved (s) | "
+            "errors | the abandoned request |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+        ]
         for path, rows in loads.items():
             for row in rows:
                 other = row["with_abandoned"]
                 gave = other.get("abandoned", {})
-                lines.append(f"| {path} | {row['clients']} | {row['p95_s']} | "
-                             f"{other['p95_s']} | {row['p95_moved_s']:+} | {other['errors']} | "
-                             f"{gave.get('outcome')} after {gave.get('seconds')} s |")
-        lines += ["", "With budgets raised so that the server admits it (`--max-claims 2000 "
-                  "--max-pairs 20000`), the request was sent and abandoned after "
-                  f"{GIVE_UP_S:g} s; then one `/v1/search`:", "",
-                  "| try | the abandoned request | search answered after (s) | status | "
-                  "requests still running after |", "| --- | --- | --- | --- | --- |"]
+                lines.append(
+                    f"| {path} | {row['clients']} | {row['p95_s']} | "
+                    f"{other['p95_s']} | {row['p95_moved_s']:+} | {other['errors']} | "
+                    f"{gave.get('outcome')} after {gave.get('seconds')} s |"
+                )
+        lines += [
+            "",
+            "With budgets raised so that the server admits it (`--max-claims 2000 "
+            "--max-pairs 20000`), the request was sent and abandoned after "
+            f"{GIVE_UP_S:g} s; then one `/v1/search`:",
+            "",
+            "| try | the abandoned request | search answered after (s) | status | "
+            "requests still running after |",
+            "| --- | --- | --- | --- | --- |",
+        ]
         for number, row in enumerate(freed, 1):
-            lines.append(f"| {number} | {row['outcome']} after {row['seconds']} s | "
-                         f"{row['search_after_s']} | {row['search_status']} | "
-                         f"{row['busy_after']} |")
+            lines.append(
+                f"| {number} | {row['outcome']} after {row['seconds']} s | "
+                f"{row['search_after_s']} | {row['search_status']} | "
+                f"{row['busy_after']} |"
+            )
     write_result("serve", figures, "\n".join(lines), command(argv))
     print("\n".join(lines))
 

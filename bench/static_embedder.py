@@ -80,11 +80,16 @@ def clapnq(models: dict[str, TextEmbedder]) -> dict[str, Any]:
         for mode in MODES:
             retriever = open_retriever(index, mode=mode, embedder=embedder).load()
             results = [retriever.run(q.question, k=5) for q in questions]
-            found = [q.doc_id in {hit.chunk.doc_id for hit in r.hits}
-                     for q, r in zip(questions, results, strict=True) if q.answerable]
+            found = [
+                q.doc_id in {hit.chunk.doc_id for hit in r.hits}
+                for q, r in zip(questions, results, strict=True)
+                if q.answerable
+            ]
             cosine = [-(r.confidence.top_cosine or 0.0) for r in results]
-            rows[f"{name}/{mode}"] = {"recall5_answerable": round(100 * statistics.fmean(found), 2),
-                                      "auc_top_cosine": round(roc_auc(cosine, should), 4)}
+            rows[f"{name}/{mode}"] = {
+                "recall5_answerable": round(100 * statistics.fmean(found), 2),
+                "auc_top_cosine": round(roc_auc(cosine, should), 4),
+            }
             print("clapnq", name, mode, rows[f"{name}/{mode}"], flush=True)
     return rows
 
@@ -98,26 +103,34 @@ def main() -> None:
     args = parser.parse_args()
     os.environ.setdefault("RAYON_NUM_THREADS", str(args.threads))  # before the first tokenizer
     models = embedders(args.threads)
-    figures: dict[str, Any] = {"threads": args.threads,
-                               "embedders": {name: m.model_id for name, m in models.items()}}
+    figures: dict[str, Any] = {
+        "threads": args.threads,
+        "embedders": {name: m.model_id for name, m in models.items()},
+    }
 
     chunks = sample_chunks(args.sample)
     seconds, _ = time_builds(models, chunks, args.runs)
     figures["speed"] = {
-        "passages": len(chunks), "runs": args.runs,
+        "passages": len(chunks),
+        "runs": args.runs,
         "mean_words": round(statistics.fmean(len(c.text.split()) for c in chunks), 1),
-        "passages_per_s": {name: round(len(chunks) / statistics.median(s), 1)
-                           for name, s in seconds.items()},
-        "seconds": {name: [round(x, 3) for x in s] for name, s in seconds.items()}}
+        "passages_per_s": {
+            name: round(len(chunks) / statistics.median(s), 1) for name, s in seconds.items()
+        },
+        "seconds": {name: [round(x, 3) for x in s] for name, s in seconds.items()},
+    }
     print(figures["speed"], flush=True)
 
     corpus, queries, qrels = load_noveleval(noveleval_dir())
     figures["noveleval"] = {}
     for name, embedder in models.items():
-        index_figures, rows = index_and_search(embedder, corpus, queries, qrels,
-                                               modes=("bm25", *MODES))
-        figures["noveleval"][name] = {**index_figures, **{
-            mode: rows[mode]["ndcg10_pool"] for mode in rows}}
+        index_figures, rows = index_and_search(
+            embedder, corpus, queries, qrels, modes=("bm25", *MODES)
+        )
+        figures["noveleval"][name] = {
+            **index_figures,
+            **{mode: rows[mode]["ndcg10_pool"] for mode in rows},
+        }
         print("noveleval", name, figures["noveleval"][name], flush=True)
 
     dl_queries, dl_qrels, dl_run, dl_texts = load_dl19(dl19_dir())
@@ -128,17 +141,21 @@ def main() -> None:
         figures["dl19"][name] = {
             "dense": round(mean_ndcg(dense, dl_qrels, dl_queries), 2),
             "hybrid": round(mean_ndcg(hybrid, dl_qrels, dl_queries), 2),
-            "passages": info["passages_embedded"], "truncated": info["passages_truncated"],
-            "seconds": round(time.perf_counter() - started, 1)}
+            "passages": info["passages_embedded"],
+            "truncated": info["passages_truncated"],
+            "seconds": round(time.perf_counter() - started, 1),
+        }
         print("dl19", name, figures["dl19"][name], flush=True)
 
     if not args.skip_clapnq:
         figures["clapnq"] = clapnq(models)
 
-    loss = {data: round(figures[data]["minilm"]["hybrid"] - figures[data]["static"]["hybrid"], 2)
-            for data in ("noveleval", "dl19")}
+    loss = {
+        data: round(figures[data]["minilm"]["hybrid"] - figures[data]["static"]["hybrid"], 2)
+        for data in ("noveleval", "dl19")
+    }
     figures["static_hybrid_loss"] = loss
-    figures["decision"] = ("default" if max(loss.values()) <= ALLOWED_LOSS else "option")
+    figures["decision"] = "default" if max(loss.values()) <= ALLOWED_LOSS else "option"
     print(figures, flush=True)
     write_result("static_embedder", figures, table(figures), command())
 
@@ -151,34 +168,52 @@ def command() -> str:
 
 def table(figures: dict[str, Any]) -> str:
     names = list(figures["embedders"])
-    labels = {"minilm": "MiniLM int8, fp32 kernels (default)",
-              "integer": "MiniLM int8, integer kernels (export-embedder)",
-              "static": "static, model2vec of MiniLM (distill-embedder)"}
+    labels = {
+        "minilm": "MiniLM int8, fp32 kernels (default)",
+        "integer": "MiniLM int8, integer kernels (export-embedder)",
+        "static": "static, model2vec of MiniLM (distill-embedder)",
+    }
     speed = figures["speed"]["passages_per_s"]
     base = speed["minilm"]
-    lines = ["| embedder | model id | passages/s | × default | NovelEval dense | NovelEval hybrid "
-             "| DL19 dense | DL19 hybrid |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| embedder | model id | passages/s | × default | NovelEval dense | NovelEval hybrid "
+        "| DL19 dense | DL19 hybrid |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for name in names:
         nov, dl = figures["noveleval"][name], figures["dl19"][name]
-        lines.append(f"| {labels[name]} | {figures['embedders'][name]} | {speed[name]} | "
-                     f"{speed[name] / base:.1f} | {nov['dense']:.2f} | {nov['hybrid']:.2f} | "
-                     f"{dl['dense']:.2f} | {dl['hybrid']:.2f} |")
-    lines.append(f"| BM25 alone | — | — | — | {figures['noveleval']['minilm']['bm25']:.2f} "
-                 f"(bm25 mode) | — | {figures['dl19']['bm25']:.2f} (as given) | — |")
+        lines.append(
+            f"| {labels[name]} | {figures['embedders'][name]} | {speed[name]} | "
+            f"{speed[name] / base:.1f} | {nov['dense']:.2f} | {nov['hybrid']:.2f} | "
+            f"{dl['dense']:.2f} | {dl['hybrid']:.2f} |"
+        )
+    lines.append(
+        f"| BM25 alone | — | — | — | {figures['noveleval']['minilm']['bm25']:.2f} "
+        f"(bm25 mode) | — | {figures['dl19']['bm25']:.2f} (as given) | — |"
+    )
     if "clapnq" in figures:
-        lines += ["", "ClapNQ dev, 600 questions over their 600 passages, k=5:", "",
-                  "| embedder | mode | recall@5 of the own passage (answerable) "
-                  "| ROC-AUC of top_cosine for abstaining |", "| --- | --- | ---: | ---: |"]
+        lines += [
+            "",
+            "ClapNQ dev, 600 questions over their 600 passages, k=5:",
+            "",
+            "| embedder | mode | recall@5 of the own passage (answerable) "
+            "| ROC-AUC of top_cosine for abstaining |",
+            "| --- | --- | ---: | ---: |",
+        ]
         for key, row in figures["clapnq"].items():
             name, mode = key.split("/")
-            lines.append(f"| {labels[name]} | {mode} | {row['recall5_answerable']:.2f} | "
-                         f"{row['auc_top_cosine']:.4f} |")
+            lines.append(
+                f"| {labels[name]} | {mode} | {row['recall5_answerable']:.2f} | "
+                f"{row['auc_top_cosine']:.4f} |"
+            )
     loss = figures["static_hybrid_loss"]
     speedup = speed["static"] / base
-    verdict = ("within the allowed point, so it is the default" if figures["decision"] ==
-               "default" else "more than the allowed point, so it ships as an option "
-               "(`--embedder static`), not the default")
+    verdict = (
+        "within the allowed point, so it is the default"
+        if figures["decision"] == "default"
+        else "more than the allowed point, so it ships as an option "
+        "(`--embedder static`), not the default"
+    )
     lines += [
         "",
         f"Speed: a dense index of {figures['speed']['passages']} passages (mean "

@@ -91,8 +91,9 @@ def _score_one_by_one(scorer: PairScorer, premises: list[str], claims: list[str]
     return values
 
 
-def score_items(scorer: PairScorer, items: Sequence[Item], *, batch: int,
-                advance: Callable[[int], None]) -> np.ndarray:
+def score_items(
+    scorer: PairScorer, items: Sequence[Item], *, batch: int, advance: Callable[[int], None]
+) -> np.ndarray:
     """P(supported) (or the similarity) per item, in input order; NaN where scoring failed.
 
     Items are scored in group order so that a batch shares premises; a batch that raises is
@@ -101,7 +102,7 @@ def score_items(scorer: PairScorer, items: Sequence[Item], *, batch: int,
     order = sorted(range(len(items)), key=lambda i: items[i].group)
     scores = np.full(len(items), np.nan)
     for first in range(0, len(order), batch):
-        chunk = order[first:first + batch]
+        chunk = order[first : first + batch]
         premises = [items[i].premise for i in chunk]
         claims = [items[i].claim for i in chunk]
         try:
@@ -126,21 +127,32 @@ def coverage_buckets(items: Sequence[Item]) -> np.ndarray:
     return np.digitize(coverage, COVERAGE_EDGES)
 
 
-def by_bucket(values: np.ndarray, labels: np.ndarray, buckets: np.ndarray
-              ) -> list[dict[str, Any]]:
+def by_bucket(values: np.ndarray, labels: np.ndarray, buckets: np.ndarray) -> list[dict[str, Any]]:
     """ROC-AUC within each coverage bucket (None where a bucket holds one class only)."""
     out = []
     for index, name in enumerate(COVERAGE_NAMES):
         inside = buckets == index
         both = 0 < labels[inside].sum() < inside.sum()
-        out.append({"bucket": name, "items": int(inside.sum()),
-                    "supported_share": float(labels[inside].mean()) if inside.any() else None,
-                    "roc_auc": roc_auc(values[inside], labels[inside]) if both else None})
+        out.append(
+            {
+                "bucket": name,
+                "items": int(inside.sum()),
+                "supported_share": float(labels[inside].mean()) if inside.any() else None,
+                "roc_auc": roc_auc(values[inside], labels[inside]) if both else None,
+            }
+        )
     return out
 
 
-def measure(scores: np.ndarray, items: Sequence[Item], *, threshold: float | None,
-            seed: int, splits: int = 1, buckets: np.ndarray | None = None) -> dict[str, Any]:
+def measure(
+    scores: np.ndarray,
+    items: Sequence[Item],
+    *,
+    threshold: float | None,
+    seed: int,
+    splits: int = 1,
+    buckets: np.ndarray | None = None,
+) -> dict[str, Any]:
     """Aggregate figures of one scorer on one set (failed items left out and counted);
     ``buckets`` (from :func:`coverage_buckets`) adds the ROC-AUC within each."""
     ok = ~np.isnan(scores)
@@ -148,14 +160,17 @@ def measure(scores: np.ndarray, items: Sequence[Item], *, threshold: float | Non
     groups = [item.group for item, good in zip(items, ok, strict=True) if good]
     values = scores[ok]
     # The first split is the reported one; the others only add its mean and spread.
-    crosses = [cross_threshold(values, labels, groups, folds=2, seed=seed + i)
-               for i in range(max(splits, 1))]
+    crosses = [
+        cross_threshold(values, labels, groups, folds=2, seed=seed + i)
+        for i in range(max(splits, 1))
+    ]
     cross = crosses[0]
     return {
         "items": int(ok.sum()),
         "failed": int((~ok).sum()),
-        "balanced_accuracy_fixed": (None if threshold is None
-                                    else balanced_accuracy(values >= threshold, labels)),
+        "balanced_accuracy_fixed": (
+            None if threshold is None else balanced_accuracy(values >= threshold, labels)
+        ),
         "fixed_threshold": threshold,
         "balanced_accuracy_cross": cross.value,
         "cross_fold_values": list(cross.fold_values),
@@ -182,7 +197,7 @@ def headline_checkers(path: Path) -> list[dict[str, str]]:
     lines = path.read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("## Claim verification"))
     table = []
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if line.startswith("## "):
             break
         if line.startswith("|"):
@@ -207,8 +222,10 @@ def _spread(values: Sequence[float]) -> str:
 def split_gaps(result: dict[str, Any], baseline: dict[str, Any]) -> np.ndarray:
     """Points by which ``result`` beats ``baseline`` in cross-threshold BAcc, split by split
     (both measured on the same group splits of one run)."""
-    gaps: np.ndarray = 100 * (np.array(result["balanced_accuracy_cross_splits"])
-                              - np.array(baseline["balanced_accuracy_cross_splits"]))
+    gaps: np.ndarray = 100 * (
+        np.array(result["balanced_accuracy_cross_splits"])
+        - np.array(baseline["balanced_accuracy_cross_splits"])
+    )
     return gaps
 
 
@@ -221,13 +238,18 @@ def against_baselines(figures: dict[str, Any]) -> list[str]:
     if not baselines or not others:
         return []
     splits = figures["protocol"]["splits"]
-    lines = ["", f"#### Against the baselines, split by split ({splits} group splits)", "",
-             "Difference in cross-threshold balanced accuracy (points) to each baseline on the "
-             "same splits, mean ± standard deviation, and the splits on which the scorer is "
-             "higher. The spread shows how far the choice of threshold split moves the gap; it "
-             "does not cover the sampling of the items themselves.", "",
-             "| scorer | set | " + " | ".join(f"vs {name}" for name in baselines) + " |",
-             "| --- | --- | " + " | ".join("---:" for _ in baselines) + " |"]
+    lines = [
+        "",
+        f"#### Against the baselines, split by split ({splits} group splits)",
+        "",
+        "Difference in cross-threshold balanced accuracy (points) to each baseline on the "
+        "same splits, mean ± standard deviation, and the splits on which the scorer is "
+        "higher. The spread shows how far the choice of threshold split moves the gap; it "
+        "does not cover the sampling of the items themselves.",
+        "",
+        "| scorer | set | " + " | ".join(f"vs {name}" for name in baselines) + " |",
+        "| --- | --- | " + " | ".join("---:" for _ in baselines) + " |",
+    ]
     for name in others:
         for key, result in scorers[name]["results"].items():
             cells = []
@@ -238,29 +260,42 @@ def against_baselines(figures: dict[str, Any]) -> list[str]:
                     continue
                 gaps = split_gaps(result, other)
                 spread = f" ± {np.std(gaps, ddof=1):.1f}" if len(gaps) > 1 else ""
-                cells.append(f"{np.mean(gaps):+.1f}{spread} ({int((gaps > 0).sum())} of "
-                             f"{len(gaps)})")
+                cells.append(
+                    f"{np.mean(gaps):+.1f}{spread} ({int((gaps > 0).sum())} of {len(gaps)})"
+                )
             lines.append(f"| {name} | {DATASETS[key][1]} | " + " | ".join(cells) + " |")
     return lines
 
 
 def coverage_table(figures: dict[str, Any]) -> list[str]:
     """ROC-AUC of every scorer within the word-coverage buckets of each set."""
-    rows = [(name, key, result["by_coverage"]) for name, entry in figures["scorers"].items()
-            for key, result in entry["results"].items() if result.get("by_coverage")]
+    rows = [
+        (name, key, result["by_coverage"])
+        for name, entry in figures["scorers"].items()
+        for key, result in entry["results"].items()
+        if result.get("by_coverage")
+    ]
     if not rows:
         return []
-    lines = ["", "#### Within buckets of word coverage", "",
-             "ROC-AUC inside each bucket of the claim's word coverage (the share of its content "
-             "words found in the premise: the lexical baseline's score), with the bucket's "
-             "items and supported share. Word overlap varies less inside a bucket: a scorer that "
-             "does no better there than lexical itself knows little beyond which words the "
-             "premise contains.", "",
-             "| scorer | set | " + " | ".join(COVERAGE_NAMES) + " |",
-             "| --- | --- | " + " | ".join("---:" for _ in COVERAGE_NAMES) + " |"]
+    lines = [
+        "",
+        "#### Within buckets of word coverage",
+        "",
+        "ROC-AUC inside each bucket of the claim's word coverage (the share of its content "
+        "words found in the premise: the lexical baseline's score), with the bucket's "
+        "items and supported share. Word overlap varies less inside a bucket: a scorer that "
+        "does no better there than lexical itself knows little beyond which words the "
+        "premise contains.",
+        "",
+        "| scorer | set | " + " | ".join(COVERAGE_NAMES) + " |",
+        "| --- | --- | " + " | ".join("---:" for _ in COVERAGE_NAMES) + " |",
+    ]
     for name, key, buckets in rows:
-        cells = [f"{DASH if b['roc_auc'] is None else format(b['roc_auc'], '.3f')} "
-                 f"({b['items']}, {_pct(b['supported_share'])}%)" for b in buckets]
+        cells = [
+            f"{DASH if b['roc_auc'] is None else format(b['roc_auc'], '.3f')} "
+            f"({b['items']}, {_pct(b['supported_share'])}%)"
+            for b in buckets
+        ]
         lines.append(f"| {name} | {DATASETS[key][1]} | " + " | ".join(cells) + " |")
     return lines
 
@@ -270,18 +305,23 @@ def _column_sets() -> list[tuple[str, str]]:
     return [(key, DATASETS[key][2]) for key in ("wice", "lfqa", "climate_fever")]
 
 
-def table_md(figures: dict[str, Any], headline: list[dict[str, str]],
-             board: list[dict[str, str]]) -> str:
-    lines = ["#### Our scorers on the development sets", "",
-             "Balanced accuracy (%) with supported as the positive class. *Fixed*: at the "
-             f"threshold given in advance ({figures['protocol']['threshold']}; only for "
-             "probabilities). *Cross*: threshold chosen on one half of the groups, measured on "
-             "the other, both directions averaged (per-fold thresholds shown). *Cross, "
-             f"{figures['protocol']['splits']} splits*: the same on that many random group "
-             "splits (seeds from the one above), mean ± standard deviation.", "",
-             "| scorer | set | items | supported % | BAcc fixed | BAcc cross | thresholds | "
-             f"cross, {figures['protocol']['splits']} splits | ROC-AUC | PR-AUC | pairs/s |",
-             "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
+def table_md(
+    figures: dict[str, Any], headline: list[dict[str, str]], board: list[dict[str, str]]
+) -> str:
+    lines = [
+        "#### Our scorers on the development sets",
+        "",
+        "Balanced accuracy (%) with supported as the positive class. *Fixed*: at the "
+        f"threshold given in advance ({figures['protocol']['threshold']}; only for "
+        "probabilities). *Cross*: threshold chosen on one half of the groups, measured on "
+        "the other, both directions averaged (per-fold thresholds shown). *Cross, "
+        f"{figures['protocol']['splits']} splits*: the same on that many random group "
+        "splits (seeds from the one above), mean ± standard deviation.",
+        "",
+        "| scorer | set | items | supported % | BAcc fixed | BAcc cross | thresholds | "
+        f"cross, {figures['protocol']['splits']} splits | ROC-AUC | PR-AUC | pairs/s |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: |",
+    ]
     for name, entry in figures["scorers"].items():
         for key, result in entry["results"].items():
             thresholds = " / ".join(f"{t:.3f}" for t in result["cross_thresholds"])
@@ -292,35 +332,55 @@ def table_md(figures: dict[str, Any], headline: list[dict[str, str]],
                 f"| {_pct(result['balanced_accuracy_cross'])} | {thresholds} | "
                 f"{_spread(result['balanced_accuracy_cross_splits'])} | "
                 f"{result['roc_auc']:.3f} | {result['pr_auc']:.3f} | "
-                f"{result['pairs_per_s']:.1f} |")
+                f"{result['pairs_per_s']:.1f} |"
+            )
     for name, note in figures["skipped"].items():
         lines += ["", f"Skipped `{name}`: {' '.join(note.split())}"]
     lines += against_baselines(figures)
     lines += coverage_table(figures)
 
-    lines += ["", "#### Beside the LLM-AggreFact leaderboard (balanced accuracy %)", "",
-              "Our rows: cross-threshold balanced accuracy on our dev data (WiCE dev, our LFQA "
-              "dev half, CLIMATE-FEVER in the FactCheck column). Leaderboard rows: each "
-              "checker's fixed threshold on the LLM-AggreFact test sets (WiCE test, LFQA test, "
-              "FactCheck-GPT). CLIMATE-FEVER is not FactCheck and our LFQA half is not the "
-              "leaderboard's test set: the comparison is approximate.", "",
-              "| checker | size | WiCE | LFQA | FactCheck (ours: CLIMATE-FEVER) | 11-set avg |",
-              "| --- | --- | ---: | ---: | ---: | ---: |"]
+    lines += [
+        "",
+        "#### Beside the LLM-AggreFact leaderboard (balanced accuracy %)",
+        "",
+        "Our rows: cross-threshold balanced accuracy on our dev data (WiCE dev, our LFQA "
+        "dev half, CLIMATE-FEVER in the FactCheck column). Leaderboard rows: each "
+        "checker's fixed threshold on the LLM-AggreFact test sets (WiCE test, LFQA test, "
+        "FactCheck-GPT). CLIMATE-FEVER is not FactCheck and our LFQA half is not the "
+        "leaderboard's test set: the comparison is approximate.",
+        "",
+        "| checker | size | WiCE | LFQA | FactCheck (ours: CLIMATE-FEVER) | 11-set avg |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
     for name, entry in figures["scorers"].items():
-        cells = [_pct(entry["results"][key]["balanced_accuracy_cross"])
-                 if key in entry["results"] else DASH for key, _ in _column_sets()]
-        lines.append(f"| **{name}** (ours, cross-threshold) | {entry['size']} | "
-                     + " | ".join(cells) + f" | {DASH} |")
+        cells = [
+            _pct(entry["results"][key]["balanced_accuracy_cross"])
+            if key in entry["results"]
+            else DASH
+            for key, _ in _column_sets()
+        ]
+        lines.append(
+            f"| **{name}** (ours, cross-threshold) | {entry['size']} | "
+            + " | ".join(cells)
+            + f" | {DASH} |"
+        )
     for row in headline:
-        lines.append(f"| {row['checker']} | {row['size']} | {row['WiCE']} | {row['LFQA']} | "
-                     f"{row['FactCheck']} | {row['11-set avg']} |")
-    lines += ["", "<details><summary>Every checker of the leaderboard file "
-              f"({len(board)})</summary>", "",
-              "| checker | size | WiCE | LFQA | FactCheck | avg |",
-              "| --- | --- | ---: | ---: | ---: | ---: |"]
+        lines.append(
+            f"| {row['checker']} | {row['size']} | {row['WiCE']} | {row['LFQA']} | "
+            f"{row['FactCheck']} | {row['11-set avg']} |"
+        )
+    lines += [
+        "",
+        f"<details><summary>Every checker of the leaderboard file ({len(board)})</summary>",
+        "",
+        "| checker | size | WiCE | LFQA | FactCheck | avg |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
     for row in board:
-        lines.append(f"| {row['model']} | {row['size']} | {row['WiCE']} | {row['LFQA']} | "
-                     f"{row['FactCheck']} | {row['avg_computed']} |")
+        lines.append(
+            f"| {row['model']} | {row['size']} | {row['WiCE']} | {row['LFQA']} | "
+            f"{row['FactCheck']} | {row['avg_computed']} |"
+        )
     lines += ["", "</details>"]
     return "\n".join(lines)
 
@@ -334,23 +394,41 @@ BASELINES = ("lexical", "cosine")
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
-    parser.add_argument("--scorers", default="lexical,cosine",
-                        help=f"comma-separated: {', '.join(SCORER_NAMES)}")
-    parser.add_argument("--datasets", default=",".join(DATASETS),
-                        help=f"comma-separated: {', '.join(DATASETS)}")
-    parser.add_argument("--threshold", type=float, default=0.5,
-                        help="fixed threshold for probability outputs (default 0.5)")
-    parser.add_argument("--limit", type=int, default=None, help="about N items per set (whole "
-                        "groups), for quick runs")
+    parser.add_argument(
+        "--scorers", default="lexical,cosine", help=f"comma-separated: {', '.join(SCORER_NAMES)}"
+    )
+    parser.add_argument(
+        "--datasets", default=",".join(DATASETS), help=f"comma-separated: {', '.join(DATASETS)}"
+    )
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=0.5,
+        help="fixed threshold for probability outputs (default 0.5)",
+    )
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        help="about N items per set (whole groups), for quick runs",
+    )
     parser.add_argument("--batch", type=int, default=64, help="pairs per run() call")
     parser.add_argument("--threads", type=int, default=2, help="onnxruntime threads")
     parser.add_argument("--seed", type=int, default=0, help="seed of the group split")
-    parser.add_argument("--splits", type=int, default=10, help="random group splits for the "
-                        "mean cross-threshold figure (seeds --seed, --seed + 1, ...)")
+    parser.add_argument(
+        "--splits",
+        type=int,
+        default=10,
+        help="random group splits for the "
+        "mean cross-threshold figure (seeds --seed, --seed + 1, ...)",
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--name", default=None,
-                        help="result name (json + README section); default 'verifier' for full "
-                        "runs, and nothing is written for --limit runs unless a name is given")
+    parser.add_argument(
+        "--name",
+        default=None,
+        help="result name (json + README section); default 'verifier' for full "
+        "runs, and nothing is written for --limit runs unless a name is given",
+    )
     args = parser.parse_args(argv)
 
     from rich.console import Console
@@ -361,15 +439,27 @@ def main(argv: Sequence[str] | None = None) -> None:
     data = {name: load(name, args.data, args.limit) for name in datasets}
     buckets = {name: coverage_buckets(items) for name, items in data.items()}
     figures: dict[str, Any] = {
-        "protocol": {"threshold": args.threshold, "folds": 2, "seed": args.seed,
-                     "splits": args.splits,
-                     "batch": args.batch, "threads": args.threads, "limit": args.limit,
-                     "positive_class": "supported",
-                     "date": datetime.now(UTC).strftime("%Y-%m-%d")},
-        "datasets": {name: {"items": len(items), "groups": len({i.group for i in items}),
-                            "supported": sum(i.label for i in items)}
-                     for name, items in data.items()},
-        "scorers": {}, "skipped": {},
+        "protocol": {
+            "threshold": args.threshold,
+            "folds": 2,
+            "seed": args.seed,
+            "splits": args.splits,
+            "batch": args.batch,
+            "threads": args.threads,
+            "limit": args.limit,
+            "positive_class": "supported",
+            "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        },
+        "datasets": {
+            name: {
+                "items": len(items),
+                "groups": len({i.group for i in items}),
+                "supported": sum(i.label for i in items),
+            }
+            for name, items in data.items()
+        },
+        "scorers": {},
+        "skipped": {},
     }
     for name in [part.strip() for part in args.scorers.split(",") if part.strip()]:
         try:
@@ -379,25 +469,46 @@ def main(argv: Sequence[str] | None = None) -> None:
             figures["skipped"][name] = str(exc)
             continue
         probabilistic = bool(getattr(scorer, "scores_are_probabilities", True))
-        entry: dict[str, Any] = {"model_id": scorer.model_id,
-                                 "scores_are_probabilities": probabilistic,
-                                 "size": SIZES.get(name, DASH), "results": {}}
+        entry: dict[str, Any] = {
+            "model_id": scorer.model_id,
+            "scores_are_probabilities": probabilistic,
+            "size": SIZES.get(name, DASH),
+            "results": {},
+        }
         for key, items in data.items():
-            with Progress("{task.description}", BarColumn(), MofNCompleteColumn(),
-                          TimeElapsedColumn(), console=console, transient=True) as progress:
+            with Progress(
+                "{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=console,
+                transient=True,
+            ) as progress:
                 task = progress.add_task(f"{name} on {DATASETS[key][1]}", total=len(items))
                 started = time.perf_counter()
-                scores = score_items(scorer, items, batch=args.batch,
-                                     advance=functools.partial(progress.advance, task))
+                scores = score_items(
+                    scorer,
+                    items,
+                    batch=args.batch,
+                    advance=functools.partial(progress.advance, task),
+                )
                 seconds = time.perf_counter() - started
-            result = measure(scores, items, threshold=args.threshold if probabilistic else None,
-                             seed=args.seed, splits=args.splits, buckets=buckets[key])
+            result = measure(
+                scores,
+                items,
+                threshold=args.threshold if probabilistic else None,
+                seed=args.seed,
+                splits=args.splits,
+                buckets=buckets[key],
+            )
             result.update(seconds=round(seconds, 2), pairs_per_s=len(items) / seconds)
             entry["results"][key] = result
-            console.print(f"{name:>10} {DATASETS[key][1]:<15} BAcc fixed "
-                          f"{_pct(result['balanced_accuracy_fixed']):>5}  cross "
-                          f"{_pct(result['balanced_accuracy_cross'])}  ROC-AUC "
-                          f"{result['roc_auc']:.3f}  ({seconds:.0f} s)")
+            console.print(
+                f"{name:>10} {DATASETS[key][1]:<15} BAcc fixed "
+                f"{_pct(result['balanced_accuracy_fixed']):>5}  cross "
+                f"{_pct(result['balanced_accuracy_cross'])}  ROC-AUC "
+                f"{result['roc_auc']:.3f}  ({seconds:.0f} s)"
+            )
         figures["scorers"][name] = entry
 
     board = leaderboard(ANCHORS / "llm_aggrefact_leaderboard.csv")

@@ -48,23 +48,27 @@ from verifier_data import DEFAULT_DATA, Item, load_lfqa, load_wice
 SETS = {"wice": load_wice, "lfqa": load_lfqa}
 
 
-def score(verifier: EmbeddedVerifier, items: Sequence[Item], order: Sequence[int],
-          chunk: int) -> np.ndarray:
+def score(
+    verifier: EmbeddedVerifier, items: Sequence[Item], order: Sequence[int], chunk: int
+) -> np.ndarray:
     """P(supported) per item, calling ``run`` on ``chunk`` items at a time in ``order``."""
     values = np.zeros(len(items))
     for first in range(0, len(order), chunk):
-        part = list(order[first:first + chunk])
-        values[part] = verifier.run([items[i].premise for i in part],
-                                    [items[i].claim for i in part]).supported()
+        part = list(order[first : first + chunk])
+        values[part] = verifier.run(
+            [items[i].premise for i in part], [items[i].claim for i in part]
+        ).supported()
     return values
 
 
 def quality(values: np.ndarray, items: Sequence[Item]) -> dict[str, float]:
     labels = np.array([item.label for item in items])
     groups = [item.group for item in items]
-    return {"balanced_accuracy_tau": balanced_accuracy(values >= defaults.VERIFY_TAU, labels),
-            "balanced_accuracy_cross": cross_threshold(values, labels, groups).value,
-            "roc_auc": roc_auc(values, labels)}
+    return {
+        "balanced_accuracy_tau": balanced_accuracy(values >= defaults.VERIFY_TAU, labels),
+        "balanced_accuracy_cross": cross_threshold(values, labels, groups).value,
+        "roc_auc": roc_auc(values, labels),
+    }
 
 
 def rate(verifier: EmbeddedVerifier, items: Sequence[Item], runs: int) -> dict[str, Any]:
@@ -75,31 +79,46 @@ def rate(verifier: EmbeddedVerifier, items: Sequence[Item], runs: int) -> dict[s
         start = time.perf_counter()
         verifier.run([item.premise for item in items], [item.claim for item in items])
         seconds.append(time.perf_counter() - start)
-    return {"pairs": len(items), "seconds": seconds,
-            "pairs_per_s": len(items) / statistics.median(seconds)}
+    return {
+        "pairs": len(items),
+        "seconds": seconds,
+        "pairs_per_s": len(items) / statistics.median(seconds),
+    }
 
 
 def table_md(figures: dict[str, Any]) -> str:
-    skipped = ", ".join(f"{name} {entry['claims_too_long']}"
-                        for name, entry in figures["sets"].items())
-    lines = [f"Items whose claim is longer than the window's claim budget, left out: {skipped}.",
-             "", "Quality (combined P(supported); balanced accuracy at tau "
-             f"{figures['tau']}, cross-threshold, ROC-AUC; %):", "",
-             "| set | items | path | BAcc @tau | BAcc cross | ROC-AUC | largest change | "
-             "differing in a shuffled batch |", "|---|---|---|---|---|---|---|---|"]
+    skipped = ", ".join(
+        f"{name} {entry['claims_too_long']}" for name, entry in figures["sets"].items()
+    )
+    lines = [
+        f"Items whose claim is longer than the window's claim budget, left out: {skipped}.",
+        "",
+        "Quality (combined P(supported); balanced accuracy at tau "
+        f"{figures['tau']}, cross-threshold, ROC-AUC; %):",
+        "",
+        "| set | items | path | BAcc @tau | BAcc cross | ROC-AUC | largest change | "
+        "differing in a shuffled batch |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for name, entry in figures["sets"].items():
         for path in ("old", "new"):
             q = entry[path]
             change = f"{entry['largest_change']:.4f}" if path == "new" else ""
             differing = str(entry["differing_when_shuffled"]) if path == "new" else ""
-            lines.append(f"| {name} | {entry['items']} | {path} | "
-                         f"{100 * q['balanced_accuracy_tau']:.1f} | "
-                         f"{100 * q['balanced_accuracy_cross']:.1f} | "
-                         f"{100 * q['roc_auc']:.1f} | {change} | {differing} |")
-    lines += ["", f"Throughput (pairs/s, median of {figures['runs']} runs, "
-              f"{figures['threads']} onnxruntime thread(s); ratio to old in brackets):", "",
-              "| set | pairs | old (batch 1) | new batch 1 | new batch 8 | new batch 32 |",
-              "|---|---|---|---|---|---|"]
+            lines.append(
+                f"| {name} | {entry['items']} | {path} | "
+                f"{100 * q['balanced_accuracy_tau']:.1f} | "
+                f"{100 * q['balanced_accuracy_cross']:.1f} | "
+                f"{100 * q['roc_auc']:.1f} | {change} | {differing} |"
+            )
+    lines += [
+        "",
+        f"Throughput (pairs/s, median of {figures['runs']} runs, "
+        f"{figures['threads']} onnxruntime thread(s); ratio to old in brackets):",
+        "",
+        "| set | pairs | old (batch 1) | new batch 1 | new batch 8 | new batch 32 |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, entry in figures["speed"].items():
         old = entry["old"]["pairs_per_s"]
         rates = [entry[f"new_{batch}"]["pairs_per_s"] for batch in (1, 8, 32)]
@@ -119,22 +138,34 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sets", default=",".join(SETS), help="comma-separated: wice, lfqa")
     parser.add_argument("--note", default="", help="a line under the tables (machine load)")
-    parser.add_argument("--name", default=None,
-                        help="result name; a --limit or --sets run writes nothing unless named")
+    parser.add_argument(
+        "--name",
+        default=None,
+        help="result name; a --limit or --sets run writes nothing unless named",
+    )
     args = parser.parse_args(argv)
     old = EmbeddedVerifier(activations="per_tensor", batch_size=1, threads=args.threads).load()
     new = EmbeddedVerifier(activations="per_row", threads=args.threads).load()
     rng = random.Random(args.seed)
-    figures: dict[str, Any] = {"tau": defaults.VERIFY_TAU, "runs": args.runs,
-                               "threads": args.threads, "note": args.note, "sets": {},
-                               "speed": {}}
+    figures: dict[str, Any] = {
+        "tau": defaults.VERIFY_TAU,
+        "runs": args.runs,
+        "threads": args.threads,
+        "note": args.note,
+        "sets": {},
+        "speed": {},
+    }
     for name in args.sets.split(","):
         loader = SETS[name]
-        loaded = loader(args.data)[:args.limit]
+        loaded = loader(args.data)[: args.limit]
         # A claim longer than the window's claim budget cannot be read by either path.
         budget = new.selector.claim_budget()
-        items = [item for item in loaded if len(new.selector.tokenizer.encode(
-            item.claim, add_special_tokens=False).ids) <= budget]
+        items = [
+            item
+            for item in loaded
+            if len(new.selector.tokenizer.encode(item.claim, add_special_tokens=False).ids)
+            <= budget
+        ]
         order = list(range(len(items)))
         started = time.perf_counter()
         old_scores = score(old, items, order, 64)
@@ -145,14 +176,20 @@ def main(argv: Sequence[str] | None = None) -> None:
         again = score(new, items, shuffled, rng.choice([5, 64]))
         new.batch_size = defaults.EMBEDDED_ROW_BATCH
         figures["sets"][name] = {
-            "items": len(items), "claims_too_long": len(loaded) - len(items),
+            "items": len(items),
+            "claims_too_long": len(loaded) - len(items),
             "old": quality(old_scores, items),
             "new": quality(new_scores, items),
             "largest_change": float(np.abs(new_scores - old_scores).max()),
-            "differing_when_shuffled": int((again != new_scores).sum())}
-        print(name, json.dumps(figures["sets"][name]),
-              f"({time.perf_counter() - started:.0f} s)", flush=True)
-        sample = items[:args.speed_items]
+            "differing_when_shuffled": int((again != new_scores).sum()),
+        }
+        print(
+            name,
+            json.dumps(figures["sets"][name]),
+            f"({time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
+        sample = items[: args.speed_items]
         speed: dict[str, Any] = {"old": rate(old, sample, args.runs)}
         for batch in (1, 8, 32):
             new.batch_size = batch
@@ -161,8 +198,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         figures["speed"][name] = speed
         print(name, {k: round(v["pairs_per_s"], 2) for k, v in speed.items()}, flush=True)
     if (args.limit is None and args.sets == ",".join(SETS)) or args.name:
-        command = "OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/verifier_batching.py " + \
-            shlex.join(sys.argv[1:])
+        command = (
+            "OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/verifier_batching.py "
+            + shlex.join(sys.argv[1:])
+        )
         write_result(args.name or "verifier_batching", figures, table_md(figures), command)
 
 

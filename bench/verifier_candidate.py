@@ -38,8 +38,7 @@ from verifier_data import DATASETS, DEFAULT_DATA
 
 SETS = ("wice", "lfqa")
 #: (RGB row, answer, share): what the candidate must keep of the reference's contradictions.
-RGB_CHECKS = (("conflict / nli", "false", "contested"),
-              ("planted only / nli", "true", "flagged"))
+RGB_CHECKS = (("conflict / nli", "false", "contested"), ("planted only / nli", "true", "flagged"))
 
 
 @dataclass(frozen=True)
@@ -59,29 +58,45 @@ def baseline_checks(figures: dict[str, Any], candidate: str) -> list[Check]:
         ours = scorers[candidate]["results"][key]
         for baseline in verifier.BASELINES:
             if key not in scorers.get(baseline, {}).get("results", {}):
-                checks.append(Check(name=f"{DATASETS[key][1]} vs {baseline}", value=None,
-                                    bar=0.0, passed=False, detail="baseline not measured"))
+                checks.append(
+                    Check(
+                        name=f"{DATASETS[key][1]} vs {baseline}",
+                        value=None,
+                        bar=0.0,
+                        passed=False,
+                        detail="baseline not measured",
+                    )
+                )
                 continue
             gaps = verifier.split_gaps(ours, scorers[baseline]["results"][key])
-            checks.append(Check(
-                name=f"{DATASETS[key][1]} vs {baseline}", value=float(gaps.mean()), bar=0.0,
-                passed=bool(gaps.mean() > 0),
-                detail=f"{gaps.mean():+.1f} points, higher on {int((gaps > 0).sum())} of "
-                       f"{len(gaps)} splits"))
+            checks.append(
+                Check(
+                    name=f"{DATASETS[key][1]} vs {baseline}",
+                    value=float(gaps.mean()),
+                    bar=0.0,
+                    passed=bool(gaps.mean() > 0),
+                    detail=f"{gaps.mean():+.1f} points, higher on {int((gaps > 0).sum())} of "
+                    f"{len(gaps)} splits",
+                )
+            )
     return checks
 
 
-def rgb_checks(results: dict[str, Any], reference: dict[str, Any],
-               tolerance: float) -> list[Check]:
+def rgb_checks(results: dict[str, Any], reference: dict[str, Any], tolerance: float) -> list[Check]:
     """The candidate's RGB contradiction shares against the reference run's."""
     checks = []
     for row, answer, share in RGB_CHECKS:
         value = float(results[row][answer][share])
         before = float(reference[row][answer][share])
-        checks.append(Check(
-            name=f"RGB {row}: {answer} answers {share}", value=value, bar=before - tolerance,
-            passed=value >= before - tolerance,
-            detail=f"{value:.0%} against the reference's {before:.0%}"))
+        checks.append(
+            Check(
+                name=f"RGB {row}: {answer} answers {share}",
+                value=value,
+                bar=before - tolerance,
+                passed=value >= before - tolerance,
+                detail=f"{value:.0%} against the reference's {before:.0%}",
+            )
+        )
     return checks
 
 
@@ -95,29 +110,53 @@ def _figures(name: str) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
-    parser.add_argument("--verifier", type=Path, required=True,
-                        help="the candidate's folder (veracity export-verifier --out)")
+    parser.add_argument(
+        "--verifier",
+        type=Path,
+        required=True,
+        help="the candidate's folder (veracity export-verifier --out)",
+    )
     parser.add_argument("--name", required=True, help="result name of the candidate's runs")
-    parser.add_argument("--reference", default="verify_rgb",
-                        help="result name of the RGB run to compare with (the shipped verifier)")
-    parser.add_argument("--tolerance", type=float, default=0.10,
-                        help="how far below the reference an RGB share may fall (default 0.10)")
+    parser.add_argument(
+        "--reference",
+        default="verify_rgb",
+        help="result name of the RGB run to compare with (the shipped verifier)",
+    )
+    parser.add_argument(
+        "--tolerance",
+        type=float,
+        default=0.10,
+        help="how far below the reference an RGB share may fall (default 0.10)",
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--json", action="store_true", help="print the checks as JSON")
     args = parser.parse_args(argv)
     if not (args.verifier / "config.json").is_file():
-        raise SystemExit(f"{args.verifier} holds no verifier (config.json missing): pass the "
-                         "folder that `veracity export-verifier --out` wrote")
+        raise SystemExit(
+            f"{args.verifier} holds no verifier (config.json missing): pass the "
+            "folder that `veracity export-verifier --out` wrote"
+        )
     reference = _figures(args.reference)["results"]
     candidate = f"embedded:{args.verifier}"
     with contextlib.redirect_stdout(sys.stderr):  # their tables; stdout keeps the checks
-        verifier.main(["--scorers", f"lexical,cosine,{candidate},embedded-raw:{args.verifier}",
-                       "--datasets", ",".join(SETS), "--data", str(args.data),
-                       "--name", args.name])
-        verify_rgb.main(["--verifier", candidate, "--data", str(args.data),
-                         "--name", f"{args.name}_rgb"])
-    checks = (baseline_checks(_figures(args.name), candidate)
-              + rgb_checks(_figures(f"{args.name}_rgb")["results"], reference, args.tolerance))
+        verifier.main(
+            [
+                "--scorers",
+                f"lexical,cosine,{candidate},embedded-raw:{args.verifier}",
+                "--datasets",
+                ",".join(SETS),
+                "--data",
+                str(args.data),
+                "--name",
+                args.name,
+            ]
+        )
+        verify_rgb.main(
+            ["--verifier", candidate, "--data", str(args.data), "--name", f"{args.name}_rgb"]
+        )
+    checks = baseline_checks(_figures(args.name), candidate) + rgb_checks(
+        _figures(f"{args.name}_rgb")["results"], reference, args.tolerance
+    )
     if args.json:
         print(json.dumps([asdict(check) for check in checks], indent=1))
     else:

@@ -33,8 +33,15 @@ from typing import Any
 
 from veracity.train.data.locations import data_root
 
-__all__ = ["DATASETS", "DEFAULT_DATA", "Item", "load", "load_climate_fever", "load_lfqa",
-           "load_wice"]
+__all__ = [
+    "DATASETS",
+    "DEFAULT_DATA",
+    "Item",
+    "load",
+    "load_climate_fever",
+    "load_lfqa",
+    "load_wice",
+]
 
 DEFAULT_DATA = data_root()
 _TITLE_MARKER = "(meta data) TITLE:"
@@ -60,7 +67,8 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
 def _missing(path: Path) -> FileNotFoundError:
     return FileNotFoundError(
         f"{path} not found: pass --data pointing at shared/data "
-        "(the folder that holds wice/, lfqa_verification_dev/, climate_fever/)")
+        "(the folder that holds wice/, lfqa_verification_dev/, climate_fever/)"
+    )
 
 
 def load_wice(data: Path = DEFAULT_DATA) -> list[Item]:
@@ -71,12 +79,16 @@ def load_wice(data: Path = DEFAULT_DATA) -> list[Item]:
     for row in _jsonl(path):
         lines = [str(line) for line in row["evidence"]]
         if lines and lines[0].startswith(_TITLE_MARKER):
-            lines[0] = lines[0][len(_TITLE_MARKER):].strip()
+            lines[0] = lines[0][len(_TITLE_MARKER) :].strip()
         meta = row["meta"]
-        items.append(Item(group=str(meta["id"]),
-                          premise="\n".join(line for line in lines if line.strip()),
-                          claim=str(row["claim"]),
-                          label=int(row["label"] == "supported")))
+        items.append(
+            Item(
+                group=str(meta["id"]),
+                premise="\n".join(line for line in lines if line.strip()),
+                claim=str(row["claim"]),
+                label=int(row["label"] == "supported"),
+            )
+        )
     return items
 
 
@@ -92,8 +104,9 @@ def load_lfqa(data: Path = DEFAULT_DATA) -> list[Item]:
     if not docs_path.is_file():
         raise _missing(docs_path)
     premises = {
-        str(entry["question_id"]): "\n\n".join(f"{doc['title']}\n{doc['text']}"
-                                               for doc in entry["docs"])
+        str(entry["question_id"]): "\n\n".join(
+            f"{doc['title']}\n{doc['text']}" for doc in entry["docs"]
+        )
         for entry in json.loads(docs_path.read_text(encoding="utf-8"))
     }
     items = []
@@ -103,9 +116,14 @@ def load_lfqa(data: Path = DEFAULT_DATA) -> list[Item]:
             if group not in premises:
                 raise ValueError(f"{path.name}: question_id {group} has no docs in {docs_path}")
             for annotation in question["annotations"]:
-                items.append(Item(group=group, premise=premises[group],
-                                  claim=str(annotation["answer"]),
-                                  label=_majority_supported(list(annotation["labels"]))))
+                items.append(
+                    Item(
+                        group=group,
+                        premise=premises[group],
+                        claim=str(annotation["answer"]),
+                        label=_majority_supported(list(annotation["labels"])),
+                    )
+                )
     return items
 
 
@@ -113,11 +131,15 @@ def load_climate_fever(data: Path = DEFAULT_DATA) -> list[Item]:
     path = data / "climate_fever" / "climate-fever.jsonl"
     if not path.is_file():
         raise _missing(path)
-    return [Item(group=str(row["claim_id"]),
-                 premise="\n".join(str(e["evidence"]) for e in row["evidences"]),
-                 claim=str(row["claim"]),
-                 label=int(row["claim_label"] == "SUPPORTS"))
-            for row in _jsonl(path)]
+    return [
+        Item(
+            group=str(row["claim_id"]),
+            premise="\n".join(str(e["evidence"]) for e in row["evidences"]),
+            claim=str(row["claim"]),
+            label=int(row["claim_label"] == "SUPPORTS"),
+        )
+        for row in _jsonl(path)
+    ]
 
 
 #: name -> (loader, display name, matching LLM-AggreFact column)
@@ -154,9 +176,11 @@ def describe(name: str, items: list[Item]) -> str:
     labels = Counter(item.label for item in items)
     groups = len({item.group for item in items})
     words = sorted(len(item.premise.split()) for item in items)
-    return (f"{DATASETS[name][1]:<15} {len(items):>5} items  {groups:>5} groups  "
-            f"supported {labels[1]:>5} ({labels[1] / len(items):.1%})  not {labels[0]:>5}  "
-            f"premise words median {words[len(words) // 2]}, max {words[-1]}")
+    return (
+        f"{DATASETS[name][1]:<15} {len(items):>5} items  {groups:>5} groups  "
+        f"supported {labels[1]:>5} ({labels[1] / len(items):.1%})  not {labels[0]:>5}  "
+        f"premise words median {words[len(words) // 2]}, max {words[-1]}"
+    )
 
 
 def main() -> None:

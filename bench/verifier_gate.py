@@ -57,11 +57,14 @@ def _inputs(matrix: np.ndarray, inputs: str) -> np.ndarray:
     out = matrix.copy()
     out[:, ALIGNER_COLUMNS] = 0.0
     return out
+
+
 KINDS = ("negation", "antonym", "number")
 
 
-def _features(verifier: EmbeddedVerifier, premises: Sequence[str], claims: Sequence[str]
-              ) -> tuple[np.ndarray, np.ndarray]:
+def _features(
+    verifier: EmbeddedVerifier, premises: Sequence[str], claims: Sequence[str]
+) -> tuple[np.ndarray, np.ndarray]:
     """The network's (supported, contradicted, neither) and the three-way feature matrix."""
     scores, matrix = verifier.features(list(premises), list(claims), three_way=True)
     return np.array([(s.supported, s.contradicted, s.neither) for s in scores]), matrix
@@ -74,8 +77,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--name", default="verifier_gate")
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args(argv)
-    verifier = EmbeddedVerifier(model_dir=args.verifier, combine=False,
-                                threads=args.threads).load()
+    verifier = EmbeddedVerifier(model_dir=args.verifier, combine=False, threads=args.threads).load()
     rows = fitting_rows(verifier.selector, read_rows(args.data / "val.jsonl"))
     labels = np.array([r.label for r in rows])
     usable = combiner_fit_mask([r.premise for r in rows], labels)
@@ -88,8 +90,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         items = load(name, DEFAULT_DATA)
         # A claim longer than the window cannot be scored at all (ClaimTooLongError): left out.
         budget = verifier.selector.claim_budget()
-        lengths = verifier.selector.tokenizer.encode_batch([i.claim for i in items],
-                                                           add_special_tokens=False)
+        lengths = verifier.selector.tokenizer.encode_batch(
+            [i.claim for i in items], add_special_tokens=False
+        )
         items = [i for i, e in zip(items, lengths, strict=True) if len(e.ids) <= budget]
         network, matrix = _features(verifier, [i.premise for i in items], [i.claim for i in items])
         dev[name] = (network, matrix, np.array([i.label for i in items]))
@@ -101,46 +104,61 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     results: list[dict[str, Any]] = []
     for choice, mask in (("all", np.ones(len(rows), dtype=bool)), ("no-twins", ~twins)):
-        for inputs, (balance, shares), gate in itertools.product(INPUTS, BALANCES.items(),
-                                                                 GATES):
+        for inputs, (balance, shares), gate in itertools.product(INPUTS, BALANCES.items(), GATES):
             if choice != "all" and inputs != "all":
                 continue
-            combiner = fit_three_way(_inputs(fit_matrix[mask], inputs), labels[mask].tolist(),
-                                     gate=gate, shares=shares)
-            row: dict[str, Any] = {"rows": choice, "fit_rows": int(mask.sum()),
-                                   "inputs": inputs, "balance": balance, "gate": gate}
+            combiner = fit_three_way(
+                _inputs(fit_matrix[mask], inputs), labels[mask].tolist(), gate=gate, shares=shares
+            )
+            row: dict[str, Any] = {
+                "rows": choice,
+                "fit_rows": int(mask.sum()),
+                "inputs": inputs,
+                "balance": balance,
+                "gate": gate,
+            }
             for name, (network, matrix, truth) in dev.items():
                 out = np.array(combiner.outputs(_inputs(matrix, inputs), network))
                 row[name] = balanced_accuracy(out[:, 0] >= 0.5, truth)
-            originals = np.array(combiner.outputs(_inputs(pair_orig[1], inputs),
-                                                  pair_orig[0]))[:, 0] >= 0.5
-            twinned = np.array(combiner.outputs(_inputs(pair_twin[1], inputs),
-                                                pair_twin[0]))[:, 0] >= 0.5
+            originals = (
+                np.array(combiner.outputs(_inputs(pair_orig[1], inputs), pair_orig[0]))[:, 0] >= 0.5
+            )
+            twinned = (
+                np.array(combiner.outputs(_inputs(pair_twin[1], inputs), pair_twin[0]))[:, 0] >= 0.5
+            )
             for kind in KINDS:
                 held = originals & (kinds == kind)
                 row[f"flip_{kind}"] = float((~twinned[held]).mean()) if held.any() else None
             results.append(row)
-    lines = ["| fitting rows | inputs | class shares | gate | "
-             + " | ".join(DATASETS[s][1] for s in SETS) + " | "
-             + " | ".join(f"{k} flip" for k in KINDS) + " |",
-             "| --- | --- | --- | ---: |" + " ---: |" * (len(SETS) + len(KINDS))]
+    lines = [
+        "| fitting rows | inputs | class shares | gate | "
+        + " | ".join(DATASETS[s][1] for s in SETS)
+        + " | "
+        + " | ".join(f"{k} flip" for k in KINDS)
+        + " |",
+        "| --- | --- | --- | ---: |" + " ---: |" * (len(SETS) + len(KINDS)),
+    ]
     for row in results:
         cells = [f"{100 * row[s]:.1f}" for s in SETS] + [
-            "—" if row[f"flip_{k}"] is None else f"{100 * row[f'flip_{k}']:.1f}" for k in KINDS]
-        lines.append(f"| {row['rows']} ({row['fit_rows']}) | {row['inputs']} | "
-                     f"{row['balance']} | {row['gate']:.1f} | "
-                     + " | ".join(cells) + " |")
-    table = ("Balanced accuracy (%) at P(supported) >= 0.5 and minimal-pair flip shares (%) of "
-             f"combiners fit on the network of `{args.verifier.name}`, by fitting rows (their "
-             "count), inputs (no aligner: without the aligner's alignment and on-topic "
-             "contradiction features), class shares of the fitting weight (thirds: each label "
-             "a third; "
-             "supported-half: supported half, contradicted and neither a quarter each) and gate "
-             "(1.0: no gate).\n\n" + "\n".join(lines) + "\n")
+            "—" if row[f"flip_{k}"] is None else f"{100 * row[f'flip_{k}']:.1f}" for k in KINDS
+        ]
+        lines.append(
+            f"| {row['rows']} ({row['fit_rows']}) | {row['inputs']} | "
+            f"{row['balance']} | {row['gate']:.1f} | " + " | ".join(cells) + " |"
+        )
+    table = (
+        "Balanced accuracy (%) at P(supported) >= 0.5 and minimal-pair flip shares (%) of "
+        f"combiners fit on the network of `{args.verifier.name}`, by fitting rows (their "
+        "count), inputs (no aligner: without the aligner's alignment and on-topic "
+        "contradiction features), class shares of the fitting weight (thirds: each label "
+        "a third; "
+        "supported-half: supported half, contradicted and neither a quarter each) and gate "
+        "(1.0: no gate).\n\n" + "\n".join(lines) + "\n"
+    )
     command = "python bench/verifier_gate.py " + shlex.join(
-        list(sys.argv[1:] if argv is None else argv))
-    write_result(args.name, {"verifier": str(args.verifier), "results": results}, table,
-                 command)
+        list(sys.argv[1:] if argv is None else argv)
+    )
+    write_result(args.name, {"verifier": str(args.verifier), "results": results}, table, command)
     print(table)
 
 

@@ -47,12 +47,25 @@ WARM_UP = 4
 REFERENCE = "minicheck-flan-t5-large-sized"
 #: flan-t5-large's published config.json (google/flan-t5-large), as MiniCheck-Flan-T5-L uses it
 FLAN_T5_LARGE: dict[str, Any] = {
-    "d_model": 1024, "d_ff": 2816, "d_kv": 64, "num_heads": 16, "num_layers": 24,
-    "num_decoder_layers": 24, "vocab_size": 32128, "feed_forward_proj": "gated-gelu",
-    "dense_act_fn": "gelu_new", "is_gated_act": True, "relative_attention_num_buckets": 32,
-    "relative_attention_max_distance": 128, "layer_norm_epsilon": 1e-6, "dropout_rate": 0.1,
-    "tie_word_embeddings": False, "pad_token_id": 0, "eos_token_id": 1,
-    "decoder_start_token_id": 0, "n_positions": 512,
+    "d_model": 1024,
+    "d_ff": 2816,
+    "d_kv": 64,
+    "num_heads": 16,
+    "num_layers": 24,
+    "num_decoder_layers": 24,
+    "vocab_size": 32128,
+    "feed_forward_proj": "gated-gelu",
+    "dense_act_fn": "gelu_new",
+    "is_gated_act": True,
+    "relative_attention_num_buckets": 32,
+    "relative_attention_max_distance": 128,
+    "layer_norm_epsilon": 1e-6,
+    "dropout_rate": 0.1,
+    "tie_word_embeddings": False,
+    "pad_token_id": 0,
+    "eos_token_id": 1,
+    "decoder_start_token_id": 0,
+    "n_positions": 512,
 }
 T5_CHUNK_TOKENS = 512
 T5_BATCH = 4
@@ -99,7 +112,7 @@ def premises_of_length(text: str, tokens: int, count: int) -> list[str]:
             raise SystemExit(f"not enough text for {count} premises of {tokens} tokens")
         for shift in range(50):  # a cut inside a word can re-tokenise differently: move on
             first = start + shift
-            piece = text[offsets[first][0]:offsets[first + tokens - 1][1]]
+            piece = text[offsets[first][0] : offsets[first + tokens - 1][1]]
             if len(tokenizer.encode(piece, add_special_tokens=False).ids) == tokens:
                 premises.append(piece)
                 break
@@ -117,13 +130,19 @@ def build_inputs(lengths: Sequence[int], runs: int) -> dict[str, dict[str, list[
     inputs = {}
     for tokens in lengths:
         count = WARM_UP + PAIRS.get(tokens, 16) * runs
-        inputs[str(tokens)] = {"premises": premises_of_length(text, tokens, count),
-                               "claims": [claims[i % len(claims)] for i in range(count)]}
+        inputs[str(tokens)] = {
+            "premises": premises_of_length(text, tokens, count),
+            "claims": [claims[i % len(claims)] for i in range(count)],
+        }
     return inputs
 
 
-def _time_scorer(name: str, threads: int, runs: int, inputs: dict[str, dict[str, list[str]]],
-                 ) -> dict[str, Any]:
+def _time_scorer(
+    name: str,
+    threads: int,
+    runs: int,
+    inputs: dict[str, dict[str, list[str]]],
+) -> dict[str, Any]:
     from verifier import UnavailableError, make_scorer
 
     try:
@@ -173,10 +192,16 @@ def _time_reference(threads: int) -> dict[str, Any]:
             if batch:
                 seconds.append(time.perf_counter() - began)
     per_second = T5_BATCH / statistics.median(seconds)
-    return {"model_id": REFERENCE, "parameters": parameters, "build_seconds": build_seconds,
-            "batch_seconds": [round(s, 3) for s in seconds],
-            "pairs_per_s": {str(T5_CHUNK_TOKENS): per_second,
-                            "2048": per_second / (2048 // T5_CHUNK_TOKENS)}}
+    return {
+        "model_id": REFERENCE,
+        "parameters": parameters,
+        "build_seconds": build_seconds,
+        "batch_seconds": [round(s, 3) for s in seconds],
+        "pairs_per_s": {
+            str(T5_CHUNK_TOKENS): per_second,
+            "2048": per_second / (2048 // T5_CHUNK_TOKENS),
+        },
+    }
 
 
 def worker(name: str, threads: int, runs: int, inputs_path: Path | None) -> None:
@@ -195,13 +220,25 @@ def worker(name: str, threads: int, runs: int, inputs_path: Path | None) -> None
 
 def run_worker(name: str, args: argparse.Namespace, inputs: Path) -> dict[str, Any]:
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads), MKL_NUM_THREADS=str(args.threads))
-    command = [sys.executable, str(Path(__file__).resolve()), "--worker", name,
-               "--threads", str(args.threads), "--runs", str(args.runs), "--inputs", str(inputs)]
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--worker",
+        name,
+        "--threads",
+        str(args.threads),
+        "--runs",
+        str(args.runs),
+        "--inputs",
+        str(inputs),
+    ]
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     if done.returncode != 0:
-        return {"skipped": f"worker failed (exit {done.returncode}): "
-                           + " ".join(done.stderr.strip().splitlines()[-3:])}
+        return {
+            "skipped": f"worker failed (exit {done.returncode}): "
+            + " ".join(done.stderr.strip().splitlines()[-3:])
+        }
     figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     figures["wall_seconds"] = round(time.perf_counter() - started, 1)
     return figures
@@ -218,15 +255,18 @@ def _rate(value: float | None) -> str:
 def table_md(figures: dict[str, Any], lengths: Sequence[int]) -> str:
     reference = figures["scorers"].get(REFERENCE, {}).get("pairs_per_s", {})
     head = " | ".join(f"{n} tok" for n in lengths)
-    lines = [f"Pairs per second by premise length (MiniLM tokens), {figures['threads']} threads, "
-             f"median of {figures['runs']} runs (the reference: of {T5_BATCHES} batches of "
-             f"{T5_BATCH} after a warm-up); peak RSS of the scorer's own process. Load "
-             f"average when it started: {figures['load_average']} (above 1, other work shared "
-             "the 2 cores, so figures are lower bounds). Speed-up = our pairs/s over the "
-             "MiniCheck-Flan-T5-L-sized reference's at the same length (its 2048 figure is "
-             "4 chunks of 512).", "",
-             f"| scorer | {head} | peak RSS MiB | speed-up @512 | speed-up @2048 |",
-             "| --- | " + " | ".join("---:" for _ in lengths) + " | ---: | ---: | ---: |"]
+    lines = [
+        f"Pairs per second by premise length (MiniLM tokens), {figures['threads']} threads, "
+        f"median of {figures['runs']} runs (the reference: of {T5_BATCHES} batches of "
+        f"{T5_BATCH} after a warm-up); peak RSS of the scorer's own process. Load "
+        f"average when it started: {figures['load_average']} (above 1, other work shared "
+        "the 2 cores, so figures are lower bounds). Speed-up = our pairs/s over the "
+        "MiniCheck-Flan-T5-L-sized reference's at the same length (its 2048 figure is "
+        "4 chunks of 512).",
+        "",
+        f"| scorer | {head} | peak RSS MiB | speed-up @512 | speed-up @2048 |",
+        "| --- | " + " | ".join("---:" for _ in lengths) + " | ---: | ---: | ---: |",
+    ]
     for name, entry in figures["scorers"].items():
         if "skipped" in entry:
             continue
@@ -238,29 +278,44 @@ def table_md(figures: dict[str, Any], lengths: Sequence[int]) -> str:
                 ratios.append("—")
             else:
                 ratios.append(f"{rates[n] / reference[n]:,.1f}x")
-        label = f"{name} (random weights, {entry['parameters'] / 1e6:.0f}M params)" \
-            if name == REFERENCE else name
-        lines.append(f"| {label} | " + " | ".join(cells)
-                     + f" | {entry['peak_rss_mib']:,.0f} | {ratios[0]} | {ratios[1]} |")
+        label = (
+            f"{name} (random weights, {entry['parameters'] / 1e6:.0f}M params)"
+            if name == REFERENCE
+            else name
+        )
+        lines.append(
+            f"| {label} | "
+            + " | ".join(cells)
+            + f" | {entry['peak_rss_mib']:,.0f} | {ratios[0]} | {ratios[1]} |"
+        )
     for name, entry in figures["scorers"].items():
         if "skipped" in entry:
             lines += ["", f"Skipped `{name}`: {entry['skipped']}"]
     if REFERENCE in figures["scorers"] and "parameters" in figures["scorers"][REFERENCE]:
-        lines += ["", "The reference's parameter count is as transformers builds it from the "
-                  "config (it counts a weight shared by two modules once); its compute per pair "
-                  "is that of flan-t5-large: 24 + 24 layers, d_model 1024, gated-GELU d_ff 2816."]
+        lines += [
+            "",
+            "The reference's parameter count is as transformers builds it from the "
+            "config (it counts a weight shared by two modules once); its compute per pair "
+            "is that of flan-t5-large: 24 + 24 layers, d_model 1024, gated-GELU d_ff 2816.",
+        ]
     return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     parser.add_argument("--scorers", default="lexical,cosine,embedded")
-    parser.add_argument("--lengths", default=",".join(map(str, LENGTHS)),
-                        type=lambda text: [int(part) for part in text.split(",")])
+    parser.add_argument(
+        "--lengths",
+        default=",".join(map(str, LENGTHS)),
+        type=lambda text: [int(part) for part in text.split(",")],
+    )
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--no-reference", action="store_true",
-                        help="skip the MiniCheck-Flan-T5-L-sized torch reference")
+    parser.add_argument(
+        "--no-reference",
+        action="store_true",
+        help="skip the MiniCheck-Flan-T5-L-sized torch reference",
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--inputs", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -271,9 +326,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     names = [name.strip() for name in args.scorers.split(",") if name.strip()]
     if not args.no_reference:
         names.append(REFERENCE)
-    figures: dict[str, Any] = {"threads": args.threads, "runs": args.runs,
-                               "lengths": args.lengths, "pairs": PAIRS,
-                               "load_average": round(os.getloadavg()[0], 2), "scorers": {}}
+    figures: dict[str, Any] = {
+        "threads": args.threads,
+        "runs": args.runs,
+        "lengths": args.lengths,
+        "pairs": PAIRS,
+        "load_average": round(os.getloadavg()[0], 2),
+        "scorers": {},
+    }
     with tempfile.TemporaryDirectory() as folder:
         inputs = Path(folder) / "inputs.json"
         inputs.write_text(json.dumps(build_inputs(args.lengths, args.runs)), encoding="utf-8")
@@ -282,8 +342,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             figures["scorers"][name] = run_worker(name, args, inputs)
             print(f"  {json.dumps(figures['scorers'][name])}", file=sys.stderr, flush=True)
     markdown = table_md(figures, args.lengths)
-    command = "python bench/verifier_speed.py " + shlex.join(
-        sys.argv[1:] if argv is None else argv)
+    command = "python bench/verifier_speed.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     path = write_result("verifier_speed", figures, markdown, command)
     print(markdown)
     print(f"wrote {path}", file=sys.stderr)

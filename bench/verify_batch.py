@@ -55,8 +55,13 @@ def lfqa_lines(answers: int, repeat: int) -> tuple[list[str], list[Document]]:
     docs: dict[str, list[Document]] = {}
     for entry in json.loads((DATA / "docs" / "docs-webgpt.json").read_text(encoding="utf-8")):
         docs[str(entry["question_id"])] = [
-            Document(id=f"{entry['question_id']}/{doc['doc_id']}", title=str(doc["title"]),
-                     text=f"{doc['title']}\n{doc['text']}") for doc in entry["docs"]]
+            Document(
+                id=f"{entry['question_id']}/{doc['doc_id']}",
+                title=str(doc["title"]),
+                text=f"{doc['title']}\n{doc['text']}",
+            )
+            for doc in entry["docs"]
+        ]
     rows = []
     for path in sorted((DATA / "annotations").glob("annotations-*.json")):
         system = path.stem.removeprefix("annotations-")
@@ -64,12 +69,18 @@ def lfqa_lines(answers: int, repeat: int) -> tuple[list[str], list[Document]]:
             qid = str(question["question_id"])
             sentences = [str(a["answer"]).strip() for a in question["annotations"]]
             if qid in docs and sentences:
-                rows.append({"id": f"{system}/{qid}", "question": question["question"],
-                             "answer": " ".join(sentences),
-                             "sources": [d.text for d in docs[qid]]})
+                rows.append(
+                    {
+                        "id": f"{system}/{qid}",
+                        "question": question["question"],
+                        "answer": " ".join(sentences),
+                        "sources": [d.text for d in docs[qid]],
+                    }
+                )
     rows = rows[:answers]
-    lines = [json.dumps(row | {"id": f"{row['id']}#{copy}"})
-             for copy in range(repeat) for row in rows]
+    lines = [
+        json.dumps(row | {"id": f"{row['id']}#{copy}"}) for copy in range(repeat) for row in rows
+    ]
     return lines, [doc for qid in sorted(docs) for doc in docs[qid]]
 
 
@@ -99,11 +110,19 @@ def run_verify(name: str, engine: Engine, source: Path, folder: Path) -> dict[st
     wall = time.perf_counter() - start
     claims = summary.counts["claims"]
     print(f"{name}: {summary.written} answers, {claims} claims in {wall:.1f} s", flush=True)
-    return {"engine": summary.engine, "workers": summary.workers, "answers": summary.written,
-            "claims": claims, "errors": summary.counts["errors"], "wall_s": round(wall, 2),
-            "answers_per_s": round(summary.written / wall, 3),
-            "claims_per_s": round(claims / wall, 3), "stages_s": _stage_seconds(out),
-            "output_bytes": out.stat().st_size, "out": str(out)}
+    return {
+        "engine": summary.engine,
+        "workers": summary.workers,
+        "answers": summary.written,
+        "claims": claims,
+        "errors": summary.counts["errors"],
+        "wall_s": round(wall, 2),
+        "answers_per_s": round(summary.written / wall, 3),
+        "claims_per_s": round(claims / wall, 3),
+        "stages_s": _stage_seconds(out),
+        "output_bytes": out.stat().st_size,
+        "out": str(out),
+    }
 
 
 def write_ceiling(path: Path, folder: Path) -> dict[str, float]:
@@ -118,8 +137,10 @@ def write_ceiling(path: Path, folder: Path) -> dict[str, float]:
             log.append([json.dumps(json.loads(line), ensure_ascii=False)])
     log.close()
     seconds = time.perf_counter() - start
-    return {"records_per_s": round(rounds * len(lines) / seconds, 1),
-            "bytes_per_record": round(path.stat().st_size / len(lines), 1)}
+    return {
+        "records_per_s": round(rounds * len(lines) / seconds, 1),
+        "bytes_per_record": round(path.stat().st_size / len(lines), 1),
+    }
 
 
 class TimedBuilder:
@@ -139,27 +160,35 @@ class TimedBuilder:
         return result
 
 
-def run_embed(name: str, engine: Engine | None, corpus: Path,
-              folder: Path) -> dict[str, Any]:
+def run_embed(name: str, engine: Engine | None, corpus: Path, folder: Path) -> dict[str, Any]:
     """Index ``corpus`` (BM25 and dense); time the dense builder (start-up included)."""
     embedder = None if engine is None else ParallelEmbedder(engine)
-    dense = TimedBuilder(DenseBuilder() if embedder is None
-                         else DenseBuilder(embedder, block=defaults.BATCH_EMBED_BLOCK))
+    dense = TimedBuilder(
+        DenseBuilder()
+        if embedder is None
+        else DenseBuilder(embedder, block=defaults.BATCH_EMBED_BLOCK)
+    )
     try:
         Indexer(builders=[BM25Builder(), dense]).run([corpus], folder / name)
     finally:
         if embedder is not None:
             embedder.close()
     print(f"index {name}: {dense.count} passages in {dense.seconds:.1f} s", flush=True)
-    return {"passages": dense.count, "wall_s": round(dense.seconds, 2),
-            "passages_per_s": round(dense.count / dense.seconds, 2),
-            "index": str(folder / name)}
+    return {
+        "passages": dense.count,
+        "wall_s": round(dense.seconds, 2),
+        "passages_per_s": round(dense.count / dense.seconds, 2),
+        "index": str(folder / name),
+    }
 
 
 def search_cost(index: Path, out: Path) -> dict[str, float]:
     """Seconds per hybrid search (k passages) for the claims of a run, on the bench index."""
-    claims = [claim["text"] for text in out.read_text(encoding="utf-8").splitlines()
-              for claim in json.loads(text).get("claims", [])]
+    claims = [
+        claim["text"]
+        for text in out.read_text(encoding="utf-8").splitlines()
+        for claim in json.loads(text).get("claims", [])
+    ]
     retriever = open_retriever(index, mode="hybrid")
     retriever.load()
     retriever.run(claims[0], k=defaults.VERIFY_TOP_K)  # warm-up
@@ -170,8 +199,9 @@ def search_cost(index: Path, out: Path) -> dict[str, float]:
     return {"searches": len(claims), "seconds_per_search": round(seconds / len(claims), 5)}
 
 
-def projection(runs: dict[str, dict[str, Any]], write: dict[str, float],
-               search: dict[str, float]) -> dict[str, Any]:
+def projection(
+    runs: dict[str, dict[str, Any]], write: dict[str, float], search: dict[str, float]
+) -> dict[str, Any]:
     """Workers and hours for 10^6 and 10^8 answers, from the measured rates."""
     single, pool = runs["1 process"], runs["local pool"]
     per_worker = pool["answers_per_s"] / pool["workers"]
@@ -180,11 +210,13 @@ def projection(runs: dict[str, dict[str, Any]], write: dict[str, float],
     busy = sum(stages.values()) or 1.0
     shares = {stage: seconds / busy for stage, seconds in stages.items()}
     claims_per_answer = pool["claims"] / max(pool["answers"], 1)
-    out: dict[str, Any] = {"per_worker_answers_per_s": round(per_worker, 4),
-                           "pool_efficiency": round(efficiency, 3),
-                           "claims_per_answer": round(claims_per_answer, 2),
-                           "stage_shares": {k: round(v, 3) for k, v in shares.items()},
-                           "writer_records_per_s": write["records_per_s"]}
+    out: dict[str, Any] = {
+        "per_worker_answers_per_s": round(per_worker, 4),
+        "pool_efficiency": round(efficiency, 3),
+        "claims_per_answer": round(claims_per_answer, 2),
+        "stage_shares": {k: round(v, 3) for k, v in shares.items()},
+        "writer_records_per_s": write["records_per_s"],
+    }
     # a GPU worker: the verifier's share (nli) shrinks; bound by the rest of the worker's time
     gpu_bound = 1.0 / max(1.0 - shares["nli"], 1e-9)
     out["gpu_worker_speedup_bound"] = round(gpu_bound, 2)
@@ -195,8 +227,10 @@ def projection(runs: dict[str, dict[str, Any]], write: dict[str, float],
     out["search_s_per_claim"] = search_s
     out["index_search_share"] = round(search_s / (claim_s + search_s), 3)
     out["gpu_worker_speedup_bound_with_index"] = round(
-        (claim_s + search_s) / max(claim_s + search_s - stages["nli"] / max(pool["claims"], 1),
-                                   1e-9), 2)
+        (claim_s + search_s)
+        / max(claim_s + search_s - stages["nli"] / max(pool["claims"], 1), 1e-9),
+        2,
+    )
     for answers in (10**6, 10**8):
         hours_one = answers / per_worker / 3600
         workers_day = math.ceil(answers / (per_worker * 86400))
@@ -211,21 +245,33 @@ def projection(runs: dict[str, dict[str, Any]], write: dict[str, float],
     return out
 
 
-def table(runs: dict[str, dict[str, Any]], index: dict[str, dict[str, Any]],
-          plan: dict[str, Any], meta: dict[str, Any]) -> str:
-    rows = ["| engine | workers | answers | claims | wall s | answers/s | claims/s |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+def table(
+    runs: dict[str, dict[str, Any]],
+    index: dict[str, dict[str, Any]],
+    plan: dict[str, Any],
+    meta: dict[str, Any],
+) -> str:
+    rows = [
+        "| engine | workers | answers | claims | wall s | answers/s | claims/s |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for name, run in runs.items():
-        rows.append(f"| {name} | {run['workers']} | {run['answers']} | {run['claims']} | "
-                    f"{run['wall_s']:.1f} | {run['answers_per_s']:.3f} | "
-                    f"{run['claims_per_s']:.2f} |")
+        rows.append(
+            f"| {name} | {run['workers']} | {run['answers']} | {run['claims']} | "
+            f"{run['wall_s']:.1f} | {run['answers_per_s']:.3f} | "
+            f"{run['claims_per_s']:.2f} |"
+        )
     pool, ray = runs["local pool"], runs["Ray Data"]
     overhead = ray["wall_s"] / pool["wall_s"] - 1
-    rows += ["", "| dense indexing | passages | wall s | passages/s |",
-             "| --- | ---: | ---: | ---: |"]
+    rows += [
+        "",
+        "| dense indexing | passages | wall s | passages/s |",
+        "| --- | ---: | ---: | ---: |",
+    ]
     for name, run in index.items():
-        rows.append(f"| {name} | {run['passages']} | {run['wall_s']:.1f} | "
-                    f"{run['passages_per_s']:.1f} |")
+        rows.append(
+            f"| {name} | {run['passages']} | {run['wall_s']:.1f} | {run['passages_per_s']:.1f} |"
+        )
     shares = plan["stage_shares"]
     a6, a8 = plan["1e+06"], plan["1e+08"]
     per_worker = plan["per_worker_answers_per_s"]
@@ -266,7 +312,8 @@ def table(runs: dict[str, dict[str, Any]], index: dict[str, dict[str, Any]],
         f"a CPU worker on per-line sources ({plan['gpu_worker_speedup_bound_with_index']}x "
         f"against an index), and the CPU stages left (claims, knowledge, retrieval) become "
         f"the bottleneck: a GPU then needs several CPU workers feeding it, and past the "
-        f"writer's ceiling the output must be sharded.")
+        f"writer's ceiling the output must be sharded."
+    )
     return text
 
 
@@ -283,33 +330,52 @@ def main() -> None:
         folder = Path(name)
         source = folder / "answers.jsonl"
         source.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-        runs = {"1 process": run_verify("one", LocalPool(workers=1), source, folder),
-                "local pool": run_verify("pool", LocalPool(workers=args.workers), source,
-                                         folder),
-                "Ray Data": run_verify("ray", RayData(workers=args.workers), source, folder)}
+        runs = {
+            "1 process": run_verify("one", LocalPool(workers=1), source, folder),
+            "local pool": run_verify("pool", LocalPool(workers=args.workers), source, folder),
+            "Ray Data": run_verify("ray", RayData(workers=args.workers), source, folder),
+        }
         records = [_records(Path(run["out"])) for run in runs.values()]
         identical = all(other == records[0] for other in records[1:])
         write = write_ceiling(Path(runs["local pool"]["out"]), folder)
         corpus = folder / "corpus.jsonl"
-        corpus.write_text("".join(json.dumps({"id": d.id, "title": d.title, "text": d.text})
-                                  + "\n" for d in documents), encoding="utf-8")
-        index = {"1 process": run_embed("one", None, corpus, folder),
-                 "local pool": run_embed("pool", LocalPool(workers=args.workers), corpus,
-                                         folder),
-                 "Ray Data": run_embed("ray", RayData(workers=args.workers), corpus, folder)}
-        vectors = [np.load(IndexDir(run["index"]).current() / DENSE_VECTORS)
-                   for run in index.values()]
+        corpus.write_text(
+            "".join(
+                json.dumps({"id": d.id, "title": d.title, "text": d.text}) + "\n" for d in documents
+            ),
+            encoding="utf-8",
+        )
+        index = {
+            "1 process": run_embed("one", None, corpus, folder),
+            "local pool": run_embed("pool", LocalPool(workers=args.workers), corpus, folder),
+            "Ray Data": run_embed("ray", RayData(workers=args.workers), corpus, folder),
+        }
+        vectors = [
+            np.load(IndexDir(run["index"]).current() / DENSE_VECTORS) for run in index.values()
+        ]
         meta_vectors = all(np.array_equal(vectors[0], other) for other in vectors[1:])
         search = search_cost(Path(index["1 process"]["index"]), Path(runs["local pool"]["out"]))
     for run in [*runs.values(), *index.values()]:
         run.pop("out", None)
         run.pop("index", None)
     plan = projection(runs, write, search)
-    meta = {"distinct": len(lines) // args.repeat, "repeat": args.repeat,
-            "lines": len(lines), "load": load, "identical": identical,
-            "identical_vectors": meta_vectors, "minutes": round((time.time() - began) / 60, 1)}
-    figures = {"input": meta, "verify": runs, "index": index, "writer": write,
-               "search": search, "projection": plan}
+    meta = {
+        "distinct": len(lines) // args.repeat,
+        "repeat": args.repeat,
+        "lines": len(lines),
+        "load": load,
+        "identical": identical,
+        "identical_vectors": meta_vectors,
+        "minutes": round((time.time() - began) / 60, 1),
+    }
+    figures = {
+        "input": meta,
+        "verify": runs,
+        "index": index,
+        "writer": write,
+        "search": search,
+        "projection": plan,
+    }
     command = "python bench/verify_batch.py " + shlex.join(sys.argv[1:])
     write_result("verify_batch", figures, table(runs, index, plan, meta), command.strip())
 

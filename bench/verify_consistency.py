@@ -47,9 +47,10 @@ def load_questions(data: Path, count: int) -> list[tuple[str, str, str]]:
     path = data / "clapnq" / "dev" / "clapnq_dev_answerable.jsonl"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
     step = max(1, len(rows) // count)
-    return [(str(r["id"]), str(r["input"]),
-             f"{r['passages'][0]['title']}\n{r['passages'][0]['text']}")
-            for r in rows[::step][:count]]
+    return [
+        (str(r["id"]), str(r["input"]), f"{r['passages'][0]['title']}\n{r['passages'][0]['text']}")
+        for r in rows[::step][:count]
+    ]
 
 
 def _rates(scores: list[float | None], errors: list[int], threshold: float) -> dict[str, Any]:
@@ -81,10 +82,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     scorer = make_verifier(args.verifier)
     chat = make_chat("llamacpp", scorer=scorer)
     extractor = ClaimExtractor()
-    samples_layer = ConsistencyLayer(chat, scorer, samples=args.samples,
-                                     temperature=args.temperature).load()
-    two_temperature = ConsistencyLayer(chat, scorer, mode="two_temperature",
-                                       second_temperature=args.temperature).load()
+    samples_layer = ConsistencyLayer(
+        chat, scorer, samples=args.samples, temperature=args.temperature
+    ).load()
+    two_temperature = ConsistencyLayer(
+        chat, scorer, mode="two_temperature", second_temperature=args.temperature
+    ).load()
     errors: list[int] = []
     sampled: list[float | None] = []
     regenerated: list[float | None] = []
@@ -99,40 +102,58 @@ def main(argv: Sequence[str] | None = None) -> None:
             answers_without_claims += 1
             continue
         reference = make_answer_verifier(
-            scorer, sources=source_chunks([Document(id=qid, text=gold)]),
-            layers=("nli",)).verify_claims(claims)
+            scorer, sources=source_chunks([Document(id=qid, text=gold)]), layers=("nli",)
+        ).verify_claims(claims)
         errors += [int(v.label != "supported") for v in reference.verdicts]
         sampled += [r.score for r in samples_layer.run(question, claims.claims).results]
         regenerated += [r.score for r in two_temperature.run(question, claims.claims).results]
-        print(f"{number}/{len(questions)} claims {len(errors)} errors {sum(errors)} "
-              f"({time.perf_counter() - started:.0f} s)", file=sys.stderr)
+        print(
+            f"{number}/{len(questions)} claims {len(errors)} errors {sum(errors)} "
+            f"({time.perf_counter() - started:.0f} s)",
+            file=sys.stderr,
+        )
     threshold = samples_layer.threshold
     figures = {
-        "questions": len(questions), "answers_without_claims": answers_without_claims,
-        "claims": len(errors), "errors": sum(errors), "samples": args.samples,
-        "temperature": args.temperature, "threshold": threshold, "model": chat.model_id,
-        "verifier": scorer.model_id, "seconds": time.perf_counter() - started,
+        "questions": len(questions),
+        "answers_without_claims": answers_without_claims,
+        "claims": len(errors),
+        "errors": sum(errors),
+        "samples": args.samples,
+        "temperature": args.temperature,
+        "threshold": threshold,
+        "model": chat.model_id,
+        "verifier": scorer.model_id,
+        "seconds": time.perf_counter() - started,
         f"samples_{args.samples}": _rates(sampled, errors, threshold),
         "two_temperature": _rates(regenerated, errors, threshold),
     }
-    rows = ["| variant | claims scored | ROC-AUC | recall at 0.5 | false alarm at 0.5 | blind "
-            "spot (consistent errors) |", "| --- | ---: | ---: | ---: | ---: | ---: |"]
-    for label, key in ((f"{args.samples} samples at T={args.temperature:g}",
-                        f"samples_{args.samples}"),
-                       (f"two temperatures (0 and {args.temperature:g})", "two_temperature")):
+    rows = [
+        "| variant | claims scored | ROC-AUC | recall at 0.5 | false alarm at 0.5 | blind "
+        "spot (consistent errors) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for label, key in (
+        (f"{args.samples} samples at T={args.temperature:g}", f"samples_{args.samples}"),
+        (f"two temperatures (0 and {args.temperature:g})", "two_temperature"),
+    ):
         r = figures[key]
-        rows.append(f"| {label} | {r['scored']} | {r.get('roc_auc', float('nan')):.3f} | "
-                    f"{100 * r.get('recall', float('nan')):.0f}% | "
-                    f"{100 * r.get('false_alarm', float('nan')):.0f}% | "
-                    f"{100 * r.get('blind_spot', float('nan')):.0f}% |")
-    note = (f"{figures['questions']} ClapNQ dev answerable questions answered closed-book by "
-            f"{figures['model']} at temperature 0; {figures['claims']} claims, of which "
-            f"{figures['errors']} are not supported by the gold passage (reference: the NLI "
-            f"layer, verifier {figures['verifier']}); {answers_without_claims} answers had no "
-            f"claim. {figures['seconds'] / 60:.0f} min in all.")
+        rows.append(
+            f"| {label} | {r['scored']} | {r.get('roc_auc', float('nan')):.3f} | "
+            f"{100 * r.get('recall', float('nan')):.0f}% | "
+            f"{100 * r.get('false_alarm', float('nan')):.0f}% | "
+            f"{100 * r.get('blind_spot', float('nan')):.0f}% |"
+        )
+    note = (
+        f"{figures['questions']} ClapNQ dev answerable questions answered closed-book by "
+        f"{figures['model']} at temperature 0; {figures['claims']} claims, of which "
+        f"{figures['errors']} are not supported by the gold passage (reference: the NLI "
+        f"layer, verifier {figures['verifier']}); {answers_without_claims} answers had no "
+        f"claim. {figures['seconds'] / 60:.0f} min in all."
+    )
     markdown = "\n".join([*rows, "", note])
     command = "python bench/verify_consistency.py " + shlex.join(
-        sys.argv[1:] if argv is None else argv)
+        sys.argv[1:] if argv is None else argv
+    )
     write_result(args.name, figures, markdown, command)
     print(markdown)
 

@@ -36,15 +36,22 @@ from verify_lfqa import load_answers
 
 
 def table_md(figures: dict[str, Any]) -> str:
-    lines = ["| window | answers | claims | verifier pairs | median s | largest s |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| window | answers | claims | verifier pairs | median s | largest s |",
+        "|---|---|---|---|---|---|",
+    ]
     for window in WINDOWS[::-1]:
         r = figures["windows"][window]
-        lines.append(f"| {window} | {r['answers']} | {r['claims']} | {r['pairs']} | "
-                     f"{r['median_s']:.2f} | {r['max_s']:.2f} |")
-    lines += ["", f"Verifier activations {figures['activations']}, "
-              f"{figures['threads']} onnxruntime thread(s), median of {figures['runs']} runs "
-              "per answer."]
+        lines.append(
+            f"| {window} | {r['answers']} | {r['claims']} | {r['pairs']} | "
+            f"{r['median_s']:.2f} | {r['max_s']:.2f} |"
+        )
+    lines += [
+        "",
+        f"Verifier activations {figures['activations']}, "
+        f"{figures['threads']} onnxruntime thread(s), median of {figures['runs']} runs "
+        "per answer.",
+    ]
     if figures["note"]:
         lines += ["", figures["note"]]
     return "\n".join(lines)
@@ -60,17 +67,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--note", default="")
     args = parser.parse_args(argv)
     answers, docs = load_answers(args.data)
-    chosen = [a for a in answers if len(a.sentences) >= 5][:args.answers]
+    chosen = [a for a in answers if len(a.sentences) >= 5][: args.answers]
     scorer = EmbeddedVerifier(threads=args.threads, activations=args.activations).load()
     knowledge = KnowledgeLayer().load()
-    figures: dict[str, Any] = {"runs": args.runs, "threads": args.threads,
-                               "activations": args.activations, "note": args.note,
-                               "windows": {}}
+    figures: dict[str, Any] = {
+        "runs": args.runs,
+        "threads": args.threads,
+        "activations": args.activations,
+        "note": args.note,
+        "windows": {},
+    }
     for window in WINDOWS:
         seconds, claims, pairs = [], 0, 0
         for answer in chosen:
-            verifier = make_answer_verifier(scorer, sources=source_chunks(docs[answer.question_id]),
-                                            knowledge=knowledge, window=window)
+            verifier = make_answer_verifier(
+                scorer,
+                sources=source_chunks(docs[answer.question_id]),
+                knowledge=knowledge,
+                window=window,
+            )
             text = " ".join(answer.sentences[:5])
             runs = []
             for _ in range(args.runs):
@@ -80,13 +95,18 @@ def main(argv: Sequence[str] | None = None) -> None:
             seconds.append(statistics.median(runs))
             claims += len(report.verdicts)
             pairs += report.calls["verifier_pairs"]
-        figures["windows"][window] = {"answers": len(chosen), "claims": claims, "pairs": pairs,
-                                      "seconds": seconds,
-                                      "median_s": statistics.median(seconds),
-                                      "max_s": max(seconds)}
+        figures["windows"][window] = {
+            "answers": len(chosen),
+            "claims": claims,
+            "pairs": pairs,
+            "seconds": seconds,
+            "median_s": statistics.median(seconds),
+            "max_s": max(seconds),
+        }
         print(window, figures["windows"][window], flush=True)
-    command = "OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/verify_latency.py " + \
-        shlex.join(sys.argv[1:])
+    command = "OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/verify_latency.py " + shlex.join(
+        sys.argv[1:]
+    )
     write_result("verify_latency", figures, table_md(figures), command)
 
 

@@ -81,8 +81,17 @@ def load_cases(data: Path) -> list[Case]:
             planted = tuple(str(p) for p in row["positive_wrong"])
             original = tuple(str(p) for p in row["positive"])
             found = _sentence_with(planted, fake)
-            cases.append(Case(str(row["query"]), fake, true, planted, original,
-                              tuple(str(p) for p in row["negative"]), found is not None))
+            cases.append(
+                Case(
+                    str(row["query"]),
+                    fake,
+                    true,
+                    planted,
+                    original,
+                    tuple(str(p) for p in row["negative"]),
+                    found is not None,
+                )
+            )
     return cases
 
 
@@ -91,11 +100,14 @@ def answers(case: Case) -> tuple[str, str]:
     found = _sentence_with(case.planted, case.false_answer)
     if found is not None:
         sentence = found[2]
-        control = re.sub(re.escape(case.false_answer), case.true_answer, sentence,
-                         flags=re.IGNORECASE)
+        control = re.sub(
+            re.escape(case.false_answer), case.true_answer, sentence, flags=re.IGNORECASE
+        )
         return sentence + ".", control + "."
-    return (f"The answer to {case.query} is {case.false_answer}.",
-            f"The answer to {case.query} is {case.true_answer}.")
+    return (
+        f"The answer to {case.query} is {case.false_answer}.",
+        f"The answer to {case.query} is {case.true_answer}.",
+    )
 
 
 def _outcome(report: Report) -> tuple[bool, bool]:
@@ -115,40 +127,59 @@ def run(cases: list[Case], scorer: CachedScorer, knowledge: KnowledgeLayer) -> d
                     texts += list(case.original)
                 chunks = source_chunks(source_documents(texts=texts))
                 verifier = make_answer_verifier(
-                    scorer, sources=chunks, layers=layers, k=8,
-                    knowledge=knowledge if "knowledge" in layers else None)
+                    scorer,
+                    sources=chunks,
+                    layers=layers,
+                    k=8,
+                    knowledge=knowledge if "knowledge" in layers else None,
+                )
                 for kind, text in zip(("false", "true"), answers(case), strict=True):
                     flagged, contested = _outcome(verifier.run(text))
                     counts[kind][0] += flagged
                     counts[kind][1] += contested
                     counts[kind][2] += flagged or contested
             results[f"{setting} / {layer_name}"] = {
-                kind: {"flagged": c[0] / len(cases), "contested": c[1] / len(cases),
-                       "caught": c[2] / len(cases)} for kind, c in counts.items()}
+                kind: {
+                    "flagged": c[0] / len(cases),
+                    "contested": c[1] / len(cases),
+                    "caught": c[2] / len(cases),
+                }
+                for kind, c in counts.items()
+            }
             row = results[f"{setting} / {layer_name}"]
-            print(f"{setting:<13} {layer_name:<14} false caught {row['false']['caught']:.2f} "
-                  f"true flagged {row['true']['caught']:.2f}", file=sys.stderr)
+            print(
+                f"{setting:<13} {layer_name:<14} false caught {row['false']['caught']:.2f} "
+                f"true flagged {row['true']['caught']:.2f}",
+                file=sys.stderr,
+            )
     return results
 
 
 def table_md(figures: dict[str, Any]) -> str:
-    rows = ["| sources / layers | false answer flagged | contested | caught | true answer "
-            "flagged | contested | flagged or contested |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    rows = [
+        "| sources / layers | false answer flagged | contested | caught | true answer "
+        "flagged | contested | flagged or contested |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for name, r in figures["results"].items():
         f, t = r["false"], r["true"]
-        rows.append(f"| {name} | {100 * f['flagged']:.0f}% | {100 * f['contested']:.0f}% | "
-                    f"{100 * f['caught']:.0f}% | {100 * t['flagged']:.0f}% | "
-                    f"{100 * t['contested']:.0f}% | {100 * t['caught']:.0f}% |")
-    note = (f"{figures['cases']} questions; {figures['from_passage']} false answers are a "
-            "sentence of a planted passage, the rest the template. *caught* = flagged or "
-            "contested. With *conflict* sources, flagging or contesting the true control is a "
-            "false alarm; with *planted only* sources the passages state the false answer, so a "
-            "checker faithful to its sources should flag the true control. Every verdict shows "
-            "its supporting and contradicting passages, scored by the verifier whichever layers "
-            "decide, so *contested* is the same for every layer setting. Verifier "
-            f"{figures['verifier']}, default thresholds, k = 8 passages per claim.")
+        rows.append(
+            f"| {name} | {100 * f['flagged']:.0f}% | {100 * f['contested']:.0f}% | "
+            f"{100 * f['caught']:.0f}% | {100 * t['flagged']:.0f}% | "
+            f"{100 * t['contested']:.0f}% | {100 * t['caught']:.0f}% |"
+        )
+    note = (
+        f"{figures['cases']} questions; {figures['from_passage']} false answers are a "
+        "sentence of a planted passage, the rest the template. *caught* = flagged or "
+        "contested. With *conflict* sources, flagging or contesting the true control is a "
+        "false alarm; with *planted only* sources the passages state the false answer, so a "
+        "checker faithful to its sources should flag the true control. Every verdict shows "
+        "its supporting and contradicting passages, scored by the verifier whichever layers "
+        "decide, so *contested* is the same for every layer setting. Verifier "
+        f"{figures['verifier']}, default thresholds, k = 8 passages per claim."
+    )
     return "\n".join([*rows, "", note])
+
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
@@ -159,9 +190,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     cases = load_cases(args.data)[: args.limit]
     base = make_verifier(args.verifier)
-    figures = {"cases": len(cases), "from_passage": sum(c.from_passage for c in cases),
-               "verifier": base.model_id,
-               "results": run(cases, CachedScorer(base), KnowledgeLayer().load())}
+    figures = {
+        "cases": len(cases),
+        "from_passage": sum(c.from_passage for c in cases),
+        "verifier": base.model_id,
+        "results": run(cases, CachedScorer(base), KnowledgeLayer().load()),
+    }
     markdown = table_md(figures)
     command = "python bench/verify_rgb.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     name = args.name or (None if args.limit else "verify_rgb")

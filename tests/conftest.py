@@ -22,20 +22,34 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if CHROMIUM is None:
-        pytest.skip("no Chromium on this machine: install it with `apt-get install -y "
-                    "chromium` (Debian; `make test` does this when it can), then run again")
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="install the [dev] extra: pip install -e '.[dev]'")
+        pytest.skip(
+            "no Chromium on this machine: install it with `apt-get install -y "
+            "chromium` (Debian; `make test` does this when it can), then run again"
+        )
+    sync_api = pytest.importorskip(
+        "playwright.sync_api", reason="install the [dev] extra: pip install -e '.[dev]'"
+    )
     with sync_api.sync_playwright() as playwright:
-        opened = playwright.chromium.launch(executable_path=CHROMIUM,
-                                            args=["--no-sandbox", "--disable-gpu"])
+        opened = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
         yield opened
         opened.close()
 
 
 #: The vocabulary of the tiny static embedders (and "[UNK]").
-STATIC_WORDS = ("bees", "dance", "hive", "honey", "treaty", "signed", "paris", "moon", "earth",
-                "the")
+STATIC_WORDS = (
+    "bees",
+    "dance",
+    "hive",
+    "honey",
+    "treaty",
+    "signed",
+    "paris",
+    "moon",
+    "earth",
+    "the",
+)
 
 
 def _write_static_model(folder: Path, seed: int = 0, dimension: int = 8) -> Path:

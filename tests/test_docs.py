@@ -23,8 +23,9 @@ README_LINES = 250
 
 
 def _cli_hook() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("cli_reference",
-                                                  REPO / "docs" / "hooks" / "cli_reference.py")
+    spec = importlib.util.spec_from_file_location(
+        "cli_reference", REPO / "docs" / "hooks" / "cli_reference.py"
+    )
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -36,7 +37,7 @@ def _cli_hook() -> ModuleType:
 def test_the_readme_starts_with_make_demo_and_make_test() -> None:
     lines = README.read_text(encoding="utf-8").splitlines()
     assert lines[0] == "# veracity"
-    block = lines[lines.index("```sh") + 1:]
+    block = lines[lines.index("```sh") + 1 :]
     assert block[0].startswith("make demo ")
     assert block[1].startswith("make test ")
     assert lines.index("```sh") < 5
@@ -68,17 +69,35 @@ def test_the_site_builds_strictly_and_offline(tmp_path: Path) -> None:
     pytest.importorskip("mkdocs", reason="the docs extra: pip install -e '.[docs]'")
     pytest.importorskip("mkdocstrings", reason="the docs extra: pip install -e '.[docs]'")
     site = tmp_path / "site"
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1",
-           "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "NO_MKDOCS_2_WARNING": "1",
+        "PYTHONPATH": os.pathsep.join([str(REPO / "src"), os.environ.get("PYTHONPATH", "")]),
+    }
     start = time.perf_counter()
     built = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     seconds = time.perf_counter() - start
     assert built.returncode == 0, built.stderr[-4000:]
-    for page in ("index.html", "getting-started.html", "cli.html", "api/verify.html",
-                 "api/adapters.html", "service.html", "training.html", "models.html",
-                 "changes.html", "benchmarks.html"):
+    for page in (
+        "index.html",
+        "getting-started.html",
+        "cli.html",
+        "api/verify.html",
+        "api/adapters.html",
+        "service.html",
+        "training.html",
+        "models.html",
+        "changes.html",
+        "benchmarks.html",
+    ):
         assert (site / page).is_file(), page
     cli = (site / "cli.html").read_text(encoding="utf-8")
     assert "veracity verify-batch" in cli

@@ -26,25 +26,39 @@ from veracity.verify.pipeline import make_answer_verifier
 
 pytestmark = pytest.mark.unit
 
-DANCE = Chunk("bees.md#0", "bees.md", 0, "Bees dance to show where food is.", 0, 33,
-              title="Bees", section=("Behaviour",), page=1, page_end=2)
+DANCE = Chunk(
+    "bees.md#0",
+    "bees.md",
+    0,
+    "Bees dance to show where food is.",
+    0,
+    33,
+    title="Bees",
+    section=("Behaviour",),
+    page=1,
+    page_end=2,
+)
 STING = Chunk("bees.md#1", "bees.md", 1, "Worker bees sting once.", 34, 57, title="Bees")
-TABLE = {(DANCE.text, "Bees dance."): (0.9, 0.0, 0.1),
-         (STING.text, "Worker bees sting once."): (0.95, 0.0, 0.05),
-         (STING.text, "Bees sing."): (0.1, 0.8, 0.1)}
+TABLE = {
+    (DANCE.text, "Bees dance."): (0.9, 0.0, 0.1),
+    (STING.text, "Worker bees sting once."): (0.95, 0.0, 0.05),
+    (STING.text, "Bees sing."): (0.1, 0.8, 0.1),
+}
 
 
 def _answer(reply: str, *, threshold: float = 0.0) -> Answer:
     generator = GroundedGenerator(ScriptedChatModel([reply]), TablePairScorer(TABLE))
     abstainer = Abstainer(make_signal("top_bm25"), threshold)
-    return Asker(MemoryBM25([DANCE, STING]), generator, k=2,
-                 abstainer=abstainer).run("What do bees do?")
+    return Asker(MemoryBM25([DANCE, STING]), generator, k=2, abstainer=abstainer).run(
+        "What do bees do?"
+    )
 
 
 ANSWERS = {
     # cited, uncited, an invalid marker and a contradicted sentence
-    "answered": lambda: _answer("Bees dance [2]. Worker bees sting once [1]. Bees sing [1]. "
-                                "Bees fly. Bees hum [7]."),
+    "answered": lambda: _answer(
+        "Bees dance [2]. Worker bees sting once [1]. Bees sing [1]. Bees fly. Bees hum [7]."
+    ),
     "refused": lambda: _answer("I don't know."),
     "abstained": lambda: _answer("never asked", threshold=1e9),
 }
@@ -71,19 +85,26 @@ def test_an_answer_comes_back_from_its_json(kind: str) -> None:
     assert Answer.from_dict(json.loads(strict_json(answer.to_dict()))) == answer
 
 
-SOURCES = ["Honey bees perform a waggle dance to show other workers where food is.",
-           "A honey bee colony can hold about 60,000 workers in summer.",
-           "Bumblebees do not perform a waggle dance."]
-CLAIMS = {(SOURCES[0], "Honey bees perform a waggle dance."): (0.9, 0.02, 0.08),
-          (SOURCES[2], "Bumblebees perform a waggle dance."): (0.05, 0.8, 0.15)}
-TEXT = ("Honey bees perform a waggle dance. A colony can hold about 90,000 workers. "
-        "Bumblebees perform a waggle dance. I hope this helps!")
+SOURCES = [
+    "Honey bees perform a waggle dance to show other workers where food is.",
+    "A honey bee colony can hold about 60,000 workers in summer.",
+    "Bumblebees do not perform a waggle dance.",
+]
+CLAIMS = {
+    (SOURCES[0], "Honey bees perform a waggle dance."): (0.9, 0.02, 0.08),
+    (SOURCES[2], "Bumblebees perform a waggle dance."): (0.05, 0.8, 0.15),
+}
+TEXT = (
+    "Honey bees perform a waggle dance. A colony can hold about 90,000 workers. "
+    "Bumblebees perform a waggle dance. I hope this helps!"
+)
 
 
 def _report(**options: Any) -> Report:
     scorer = options.pop("scorer", TablePairScorer(CLAIMS))
-    verifier = make_answer_verifier(scorer, sources=source_chunks(source_documents(
-        texts=SOURCES)), **options)
+    verifier = make_answer_verifier(
+        scorer, sources=source_chunks(source_documents(texts=SOURCES)), **options
+    )
     return verifier.run(TEXT, question="What do bees do?")
 
 
@@ -137,21 +158,36 @@ def _with(data: dict[str, Any], value: object, *path: str | int) -> dict[str, An
     return data
 
 
-@pytest.mark.parametrize(("broken", "message"), [
-    (lambda d: _without(d, "text"), "answer: missing key 'text'"),
-    (lambda d: _without(d, "sources", 0, "chunk_index"), "answer.sources[0]: missing key "
-                                                         "'chunk_index'"),
-    (lambda d: _with(d, "yes", "abstained"), "answer.abstained: expected true or false, got "
-                                             "'yes'"),
-    (lambda d: _with(d, "fine", "sentences", 1, "status"), "answer.sentences[1].status: "
-                                                           "expected one of supported, "),
-    (lambda d: _with(d, [9, 2], "sentences", 0, "span"), "answer.sentences[0].span: invalid "
-                                                         "span [9, 2)"),
-    (lambda d: _with(d, [[0, 3], [1]], "citations", 0, "evidence"),
-     "answer.citations[0].evidence[1]: expected [start, end], got [1]"),
-    (lambda d: _with(d, "1", "sources", 1, "rank"), "answer.sources[1].rank: expected an "
-                                                    "integer, got '1'"),
-])
+@pytest.mark.parametrize(
+    ("broken", "message"),
+    [
+        (lambda d: _without(d, "text"), "answer: missing key 'text'"),
+        (
+            lambda d: _without(d, "sources", 0, "chunk_index"),
+            "answer.sources[0]: missing key 'chunk_index'",
+        ),
+        (
+            lambda d: _with(d, "yes", "abstained"),
+            "answer.abstained: expected true or false, got 'yes'",
+        ),
+        (
+            lambda d: _with(d, "fine", "sentences", 1, "status"),
+            "answer.sentences[1].status: expected one of supported, ",
+        ),
+        (
+            lambda d: _with(d, [9, 2], "sentences", 0, "span"),
+            "answer.sentences[0].span: invalid span [9, 2)",
+        ),
+        (
+            lambda d: _with(d, [[0, 3], [1]], "citations", 0, "evidence"),
+            "answer.citations[0].evidence[1]: expected [start, end], got [1]",
+        ),
+        (
+            lambda d: _with(d, "1", "sources", 1, "rank"),
+            "answer.sources[1].rank: expected an integer, got '1'",
+        ),
+    ],
+)
 def test_a_bad_answer_dict_names_the_field(broken: Any, message: str) -> None:
     data = json.loads(strict_json(ANSWERS["answered"]().to_dict()))
     with pytest.raises(InputError) as caught:
@@ -159,17 +195,28 @@ def test_a_bad_answer_dict_names_the_field(broken: Any, message: str) -> None:
     assert message in str(caught.value)
 
 
-@pytest.mark.parametrize(("broken", "message"), [
-    (lambda d: _without(d, "claims"), "report: missing key 'claims'"),
-    (lambda d: _without(d, "claims", 0, "layers", 0, "flagged"),
-     "report.claims[0].layers[0]: missing key 'flagged'"),
-    (lambda d: _with(d, "wrong", "claims", 0, "label"), "report.claims[0].label: expected one "
-                                                        "of supported, contradicted"),
-    (lambda d: _with(d, {"verifier": "many"}, "calls"), "report.calls.verifier: expected an "
-                                                        "integer, got 'many'"),
-    (lambda d: _with(d, [1, "x"], "claims", 0, "markers"), "report.claims[0].markers[1]: "
-                                                           "expected an integer, got 'x'"),
-])
+@pytest.mark.parametrize(
+    ("broken", "message"),
+    [
+        (lambda d: _without(d, "claims"), "report: missing key 'claims'"),
+        (
+            lambda d: _without(d, "claims", 0, "layers", 0, "flagged"),
+            "report.claims[0].layers[0]: missing key 'flagged'",
+        ),
+        (
+            lambda d: _with(d, "wrong", "claims", 0, "label"),
+            "report.claims[0].label: expected one of supported, contradicted",
+        ),
+        (
+            lambda d: _with(d, {"verifier": "many"}, "calls"),
+            "report.calls.verifier: expected an integer, got 'many'",
+        ),
+        (
+            lambda d: _with(d, [1, "x"], "claims", 0, "markers"),
+            "report.claims[0].markers[1]: expected an integer, got 'x'",
+        ),
+    ],
+)
 def test_a_bad_report_dict_names_the_field(broken: Any, message: str) -> None:
     data = json.loads(strict_json(REPORTS["layers"]().to_dict()))
     with pytest.raises(InputError) as caught:

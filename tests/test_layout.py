@@ -52,12 +52,17 @@ def _table() -> list[Row]:
     lines = ARCHITECTURE.read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if _HEADER.match(line))
     rows = []
-    for line in lines[start + 2:]:
+    for line in lines[start + 2 :]:
         if not line.startswith("|"):
             break
         layer, rooms, allowed = (cell.strip() for cell in line.strip().strip("|").split("|"))
-        rows.append(Row(int(layer), frozenset(_room_name(n) for n in _NAME.findall(rooms)),
-                        frozenset(_room_name(n) for n in _NAME.findall(allowed))))
+        rows.append(
+            Row(
+                int(layer),
+                frozenset(_room_name(n) for n in _NAME.findall(rooms)),
+                frozenset(_room_name(n) for n in _NAME.findall(allowed)),
+            )
+        )
     return rows
 
 
@@ -70,8 +75,9 @@ ALLOWED = {room: row.allowed for row in TABLE for room in row.rooms}
 
 def _rooms_on_disk() -> set[str]:
     """Every package directly under src/veracity and every module there (``__init__`` too)."""
-    return ({path.stem for path in PACKAGE.glob("*.py")}
-            | {path.name for path in PACKAGE.iterdir() if (path / "__init__.py").is_file()})
+    return {path.stem for path in PACKAGE.glob("*.py")} | {
+        path.name for path in PACKAGE.iterdir() if (path / "__init__.py").is_file()
+    }
 
 
 def _runtime_imports(tree: ast.AST) -> set[str]:
@@ -101,8 +107,9 @@ def _room_of(module: str) -> str | None:
     parts = module.split(".")
     if parts[0] != "veracity":
         return None
-    if len(parts) == 1 or not ((PACKAGE / f"{parts[1]}.py").is_file()
-                               or (PACKAGE / parts[1] / "__init__.py").is_file()):
+    if len(parts) == 1 or not (
+        (PACKAGE / f"{parts[1]}.py").is_file() or (PACKAGE / parts[1] / "__init__.py").is_file()
+    ):
         return "__init__"
     return parts[1]
 
@@ -128,14 +135,19 @@ def test_the_table_names_every_room_once() -> None:
     named = [room for row in TABLE for room in row.rooms]
     assert len(named) == len(set(named)), "a room is in two rows of the layer table"
     missing = _rooms_on_disk() - set(named)
-    assert not missing, (f"{sorted(missing)} not in the layer table of docs/architecture.md: "
-                         "give each new room a row (its layer and what it may import)")
+    assert not missing, (
+        f"{sorted(missing)} not in the layer table of docs/architecture.md: "
+        "give each new room a row (its layer and what it may import)"
+    )
     assert set(named) == _rooms_on_disk()
 
 
 def test_the_table_points_down_only() -> None:
-    upward = {room: sorted(other for other in ALLOWED[room] if LAYER[other] >= LAYER[room])
-              for room in LAYER if room not in FOUNDATION}
+    upward = {
+        room: sorted(other for other in ALLOWED[room] if LAYER[other] >= LAYER[room])
+        for room in LAYER
+        if room not in FOUNDATION
+    }
     assert {room: found for room, found in upward.items() if found} == {}
     assert all(row.allowed == frozenset() for row in TABLE if row.layer == 0)
 
@@ -152,25 +164,37 @@ def test_the_picture_shows_the_layers_of_the_table() -> None:
 @pytest.mark.parametrize("room", sorted(LAYER))
 def test_a_room_imports_only_what_the_table_allows(room: str) -> None:
     allowed = FOUNDATION | ALLOWED[room]
-    crossing = {module: sorted(rooms - allowed) for module, rooms in _imports(room).items()
-                if rooms - allowed}
-    assert crossing == {}, (f"{room} imports rooms the layer table of docs/architecture.md does "
-                            "not allow; import from a lower room, or move the code")
+    crossing = {
+        module: sorted(rooms - allowed)
+        for module, rooms in _imports(room).items()
+        if rooms - allowed
+    }
+    assert crossing == {}, (
+        f"{room} imports rooms the layer table of docs/architecture.md does "
+        "not allow; import from a lower room, or move the code"
+    )
 
 
 @pytest.mark.parametrize("room", sorted(set(LAYER) - FOUNDATION))
 def test_every_import_the_table_allows_is_used(room: str) -> None:
     used = set().union(*_imports(room).values()) - FOUNDATION
-    assert used == ALLOWED[room], (f"the layer table says {room} imports "
-                                   f"{sorted(ALLOWED[room])}; it imports {sorted(used)}: update "
-                                   "its row in docs/architecture.md")
+    assert used == ALLOWED[room], (
+        f"the layer table says {room} imports "
+        f"{sorted(ALLOWED[room])}; it imports {sorted(used)}: update "
+        "its row in docs/architecture.md"
+    )
 
 
 def test_no_module_uses_a_relative_import() -> None:
     """The guard reads absolute imports only; a relative one would slip past it."""
-    relative = [str(file.relative_to(PACKAGE)) for file in sorted(PACKAGE.rglob("*.py"))
-                if any(isinstance(node, ast.ImportFrom) and node.level
-                       for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))))]
+    relative = [
+        str(file.relative_to(PACKAGE))
+        for file in sorted(PACKAGE.rglob("*.py"))
+        if any(
+            isinstance(node, ast.ImportFrom) and node.level
+            for node in ast.walk(ast.parse(file.read_text(encoding="utf-8")))
+        )
+    ]
     assert relative == []
 
 
@@ -181,16 +205,27 @@ def test_generate_and_verify_do_not_import_each_other() -> None:
 
 def test_the_pair_verifiers_and_answer_text_rooms_exist_with_their_modules() -> None:
     verifiers = {p.stem for p in (PACKAGE / "verifiers").glob("*.py")}
-    assert {"base", "embedded", "hf", "judge", "similarity", "windows", "combiner",
-            "registry", "scoring"} <= verifiers
+    assert {
+        "base",
+        "embedded",
+        "hf",
+        "judge",
+        "similarity",
+        "windows",
+        "combiner",
+        "registry",
+        "scoring",
+    } <= verifiers
     text = {p.stem for p in (PACKAGE / "text").glob("*.py")}
     assert {"citations", "segment", "factual", "refusal", "sentences", "words"} <= text
     assert not (PACKAGE / "verify" / "base.py").exists()
 
 
 def test_the_guard_sees_an_import_inside_a_function() -> None:
-    tree = ast.parse("def f():\n    from veracity.verify import x\n"
-                     "if TYPE_CHECKING:\n    from veracity.generate import y\n")
+    tree = ast.parse(
+        "def f():\n    from veracity.verify import x\n"
+        "if TYPE_CHECKING:\n    from veracity.generate import y\n"
+    )
     assert _runtime_imports(tree) == {"veracity.verify"}
 
 
@@ -203,8 +238,7 @@ def test_the_guard_sees_a_module_imported_from_the_package_root() -> None:
 def _importers_of(target: str, *, besides: tuple[str, ...] = ()) -> dict[str, set[str]]:
     crossing: dict[str, set[str]] = {}
     for room in sorted(_rooms_on_disk() - {target, *besides}):
-        crossing |= {module: found for module, found in _imports(room).items()
-                     if target in found}
+        crossing |= {module: found for module, found in _imports(room).items() if target in found}
     return crossing
 
 

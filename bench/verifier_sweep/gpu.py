@@ -31,8 +31,15 @@ OUT = os.environ.get("OUT", "/tmp/out")
 DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 PUBLIC = ["public"]
 PERTURBED = ["entity_swap", "number_change", "negation", "qa_answer_swap"]
-RAG_LIKE = ["multi_sentence", "multi_sentence_removed", "qa_statement", "qa_sentence_removed",
-            "qa_other_paragraph", "other_article", "added_clause"]
+RAG_LIKE = [
+    "multi_sentence",
+    "multi_sentence_removed",
+    "qa_statement",
+    "qa_sentence_removed",
+    "qa_other_paragraph",
+    "other_article",
+    "added_clause",
+]
 #: name, window, examples seen, and what differs from the 0.1.0 recipe.
 CONFIGS = [
     {"name": "A192", "W": 192, "examples": 24000},
@@ -56,8 +63,13 @@ CONFIGS = [
     {"name": "s3noPub_108k_s14", "W": 192, "examples": 108000, "drop": PUBLIC, "seed": 14},
     {"name": "s3noPub_160k", "W": 192, "examples": 160000, "drop": PUBLIC},
     {"name": "s3all_128k", "W": 192, "examples": 128000},
-    {"name": "s3noPub_108k_unfreeze", "W": 192, "examples": 108000, "drop": PUBLIC,
-     "unfreeze": True},
+    {
+        "name": "s3noPub_108k_unfreeze",
+        "W": 192,
+        "examples": 108000,
+        "drop": PUBLIC,
+        "unfreeze": True,
+    },
 ]
 
 
@@ -84,12 +96,14 @@ def batch_tensors(pack, rows):
     ids, types, mask = (np.zeros((n, width), np.int64) for _ in range(3))
     for r, i in enumerate(rows):
         start, length, claim = pack["starts"][i], pack["lens"][i], pack["seps"][i]
-        ids[r, :length] = pack["ids"][start:start + length]
+        ids[r, :length] = pack["ids"][start : start + length]
         mask[r, :length] = 1
         types[r, claim:length] = 1
-    return {"input_ids": torch.from_numpy(ids).to(DEVICE),
-            "token_type_ids": torch.from_numpy(types).to(DEVICE),
-            "attention_mask": torch.from_numpy(mask).to(DEVICE)}
+    return {
+        "input_ids": torch.from_numpy(ids).to(DEVICE),
+        "token_type_ids": torch.from_numpy(types).to(DEVICE),
+        "attention_mask": torch.from_numpy(mask).to(DEVICE),
+    }
 
 
 def loss_fn(logits, labels, binary):
@@ -107,7 +121,7 @@ def predict(model, pack):
     result = np.zeros(len(order))
     with torch.no_grad():
         for first in range(0, len(order), 256):
-            rows = order[first:first + 256]
+            rows = order[first : first + 256]
             logits = model(**batch_tensors(pack, rows)).logits.float()
             result[rows] = torch.softmax(logits, -1)[:, 0].cpu().numpy()
     model.train()
@@ -119,8 +133,9 @@ def auc(scores, labels):
     ranks = np.argsort(np.argsort(scores)) + 1.0
     positives = (labels == 1).sum()
     negatives = len(labels) - positives
-    return float((ranks[labels == 1].sum() - positives * (positives + 1) / 2)
-                 / (positives * negatives))
+    return float(
+        (ranks[labels == 1].sum() - positives * (positives + 1) / 2) / (positives * negatives)
+    )
 
 
 def train(cfg, pool, kinds_vocab, devs, base):
@@ -146,9 +161,14 @@ def train(cfg, pool, kinds_vocab, devs, base):
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(params, lr=cfg.get("lr", 5e-5), weight_decay=0.01)
     warmup = max(1, int(steps * 0.06))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda s: (
-        (s + 1) / warmup if s < warmup
-        else max(0.0, 0.5 * (1 + math.cos(math.pi * (s - warmup) / max(1, steps - warmup))))))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer,
+        lambda s: (
+            (s + 1) / warmup
+            if s < warmup
+            else max(0.0, 0.5 * (1 + math.cos(math.pi * (s - warmup) / max(1, steps - warmup))))
+        ),
+    )
     order, epoch = [], 0
     while len(order) < steps * batch:
         order.extend(allowed[np.random.default_rng([seed, epoch]).permutation(len(allowed))])
@@ -158,7 +178,7 @@ def train(cfg, pool, kinds_vocab, devs, base):
     started = time.time()
     for step in range(steps):
         torch.manual_seed(seed * 1_000_003 + step)
-        rows = np.array(order[step * batch:(step + 1) * batch])
+        rows = np.array(order[step * batch : (step + 1) * batch])
         logits = model(**batch_tensors(pool, rows)).logits
         loss = loss_fn(logits, labels[rows].to(DEVICE), cfg.get("binary", False))
         loss.backward()
@@ -192,27 +212,40 @@ def main():
             continue
         window = cfg["W"]
         model, scores, seconds, n = train(cfg, pools[window], vocab[window], devs[window], base)
-        metric = float(np.mean([auc(scores[s], devs[window][s]["label"])
-                                for s in ("wice", "lfqa")]))
-        results.append({"cfg": cfg, "train_seconds": seconds, "allowed": n,
-                        "dev_auc_mean": metric})
+        metric = float(
+            np.mean([auc(scores[s], devs[window][s]["label"]) for s in ("wice", "lfqa")])
+        )
+        results.append({"cfg": cfg, "train_seconds": seconds, "allowed": n, "dev_auc_mean": metric})
         saved.update({f"{cfg['name']}|{name}": value for name, value in scores.items()})
         np.savez_compressed(f"{OUT}/scores.npz", **saved)
         if metric > best:
             best = metric
             results[-1]["kept"] = True
-            state = {k: v.detach().half().cpu().contiguous()
-                     for k, v in model.state_dict().items()
-                     if cfg.get("unfreeze") or "word_embeddings" not in k}
+            state = {
+                k: v.detach().half().cpu().contiguous()
+                for k, v in model.state_dict().items()
+                if cfg.get("unfreeze") or "word_embeddings" not in k
+            }
             keys = sorted(state)
             third = (len(keys) + 2) // 3
             for part in range(3):
-                save_file({k: state[k] for k in keys[part * third:(part + 1) * third]},
-                          f"{OUT}/best_part{part}.safetensors")
+                save_file(
+                    {k: state[k] for k in keys[part * third : (part + 1) * third]},
+                    f"{OUT}/best_part{part}.safetensors",
+                )
             Path(OUT, "best.json").write_text(json.dumps(cfg))
         Path(OUT, "results.json").write_text(json.dumps(results, indent=1))
-        print(cfg["name"], "auc", round(metric, 4), "trained", round(seconds, 1), "s",
-              "elapsed", round(time.time() - t0), flush=True)
+        print(
+            cfg["name"],
+            "auc",
+            round(metric, 4),
+            "trained",
+            round(seconds, 1),
+            "s",
+            "elapsed",
+            round(time.time() - t0),
+            flush=True,
+        )
     print("done", round(time.time() - t0), flush=True)
 
 

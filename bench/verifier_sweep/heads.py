@@ -42,7 +42,7 @@ def probabilities(model: Any, gpu: Any, pack: Any) -> np.ndarray:
     result = np.zeros((len(order), 3))
     with torch.no_grad():
         for first in range(0, len(order), 64):
-            rows = order[first:first + 64]
+            rows = order[first : first + 64]
             logits = model(**gpu.batch_tensors(arrays, rows)).logits
             result[rows] = torch.softmax(logits, -1).numpy()
     return result
@@ -52,24 +52,43 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--prep", type=Path, default=Path(".devsweep2"))
     parser.add_argument("--window", type=int, default=192)
-    parser.add_argument("--checkpoint", type=Path, action="append", required=True,
-                        help="a trainer checkpoint folder (RUN/checkpoint); repeatable")
-    parser.add_argument("--name", default="verifier_heads",
-                        help="result name (bench/results/NAME.json, README section)")
+    parser.add_argument(
+        "--checkpoint",
+        type=Path,
+        action="append",
+        required=True,
+        help="a trainer checkpoint folder (RUN/checkpoint); repeatable",
+    )
+    parser.add_argument(
+        "--name",
+        default="verifier_heads",
+        help="result name (bench/results/NAME.json, README section)",
+    )
     args = parser.parse_args()
     packs = {name: np.load(args.prep / f"{name}_{args.window}.npz") for name in SETS}
-    labels = {name: (packs[name]["label"] == 0).astype(int) if name == "val"
-              else packs[name]["label"] for name in SETS}
-    rows: list[dict[str, Any]] = [{"name": "lexical coverage", **{
-        name: {"coverage": roc_auc(packs[name]["feat"][:, 1], labels[name])} for name in SETS}}]
+    labels = {
+        name: (packs[name]["label"] == 0).astype(int) if name == "val" else packs[name]["label"]
+        for name in SETS
+    }
+    rows: list[dict[str, Any]] = [
+        {
+            "name": "lexical coverage",
+            **{
+                name: {"coverage": roc_auc(packs[name]["feat"][:, 1], labels[name])}
+                for name in SETS
+            },
+        }
+    ]
     gpu = load_gpu_module()
     for checkpoint in args.checkpoint:
         row: dict[str, Any] = {"name": checkpoint.parent.name, "checkpoint": str(checkpoint)}
         model = load_checkpoint(checkpoint)
         for name in SETS:
             p = probabilities(model, gpu, packs[name])
-            row[name] = {head: roc_auc(value, labels[name]) for head, value in
-                         zip(HEADS, (p[:, 0], 1 - p[:, 1], 1 - p[:, 2]), strict=True)}
+            row[name] = {
+                head: roc_auc(value, labels[name])
+                for head, value in zip(HEADS, (p[:, 0], 1 - p[:, 1], 1 - p[:, 2]), strict=True)
+            }
         rows.append(row)
     lines = [
         "ROC-AUC of each output of a checkpoint for *supported* against the rest, on the pairs "
@@ -85,8 +104,9 @@ def main() -> None:
             cells = [row["name"], head] + [f"{row[name][head]:.3f}" for name in SETS]
             lines.append("| " + " | ".join(cells) + " |")
     markdown = "\n".join(lines)
-    command = "python " + " ".join(shlex.quote(a) for a in ["bench/verifier_sweep/heads.py",
-                                                            *sys.argv[1:]])
+    command = "python " + " ".join(
+        shlex.quote(a) for a in ["bench/verifier_sweep/heads.py", *sys.argv[1:]]
+    )
     write_result(args.name, {"rows": rows}, markdown, command)
     print(markdown)
 

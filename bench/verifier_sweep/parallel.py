@@ -39,10 +39,15 @@ def main():
         folder = WORK / name
         folder.mkdir(parents=True, exist_ok=True)
         log = (folder / "log.txt").open("w")
-        processes[name] = (subprocess.Popen(
-            [sys.executable, str(HERE / "gpu.py"), budget, name], stdout=log,
-            stderr=subprocess.STDOUT, env={**os.environ, "OUT": str(folder),
-                                           "PYTHONUNBUFFERED": "1"}), log)
+        processes[name] = (
+            subprocess.Popen(
+                [sys.executable, str(HERE / "gpu.py"), budget, name],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, "OUT": str(folder), "PYTHONUNBUFFERED": "1"},
+            ),
+            log,
+        )
     deadline = started + float(budget)
     for name, (process, log) in processes.items():
         try:

@@ -37,8 +37,14 @@ from verifier_data import DEFAULT_DATA, load
 LABEL_IDS = {**{label: i for i, label in enumerate(LABELS)}, "not_supported": NOT_SUPPORTED}
 
 
-def pack(out: Path, name: str, selector: EvidenceSelector, premises: list[str],
-         claims: list[str], extra: dict[str, object]) -> None:
+def pack(
+    out: Path,
+    name: str,
+    selector: EvidenceSelector,
+    premises: list[str],
+    claims: list[str],
+    extra: dict[str, object],
+) -> None:
     """Window, tokenize and save one set; pairs whose claim does not fit are left out."""
     started = time.monotonic()
     pairs, keep = [], []
@@ -53,12 +59,17 @@ def pack(out: Path, name: str, selector: EvidenceSelector, premises: list[str],
     ids = [np.array(e.ids, dtype=np.uint16) for e in encodings]
     starts = [e.type_ids.index(1) if 1 in e.type_ids else len(e.ids) for e in encodings]
     np.savez_compressed(
-        out / f"{name}_{selector.max_tokens}.npz", ids=np.concatenate(ids),
+        out / f"{name}_{selector.max_tokens}.npz",
+        ids=np.concatenate(ids),
         lens=np.array([len(x) for x in ids], dtype=np.int32),
-        seps=np.array(starts, dtype=np.int32), keep=np.array(keep, dtype=np.int32),
-        **{key: np.asarray(value)[keep] for key, value in extra.items()})
-    print(f"{name}: {len(keep)} of {len(premises)} pairs, {time.monotonic() - started:.0f} s",
-          flush=True)
+        seps=np.array(starts, dtype=np.int32),
+        keep=np.array(keep, dtype=np.int32),
+        **{key: np.asarray(value)[keep] for key, value in extra.items()},
+    )
+    print(
+        f"{name}: {len(keep)} of {len(premises)} pairs, {time.monotonic() - started:.0f} s",
+        flush=True,
+    )
 
 
 def base_weights(out: Path) -> None:
@@ -82,16 +93,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--window", type=int, default=192)
     parser.add_argument("--pool", type=int, default=56_000, help="training rows to sample")
-    parser.add_argument("--train-data", type=Path,
-                        default=Path.home() / ".cache/veracity/verifier/data-v2",
-                        help="output of python -m veracity.train.data")
+    parser.add_argument(
+        "--train-data",
+        type=Path,
+        default=Path.home() / ".cache/veracity/verifier/data-v2",
+        help="output of python -m veracity.train.data",
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", type=Path, default=Path(".devsweep"))
     parser.add_argument("--seed", type=int, default=13)
-    parser.add_argument("--public", type=int, default=None,
-                        help="keep at most this many public rows in the pool (default: all)")
-    parser.add_argument("--parts", default="train,val,dev,base",
-                        help="what to write, comma-separated (run two processes on two cores)")
+    parser.add_argument(
+        "--public",
+        type=int,
+        default=None,
+        help="keep at most this many public rows in the pool (default: all)",
+    )
+    parser.add_argument(
+        "--parts",
+        default="train,val,dev,base",
+        help="what to write, comma-separated (run two processes on two cores)",
+    )
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     args.out.mkdir(parents=True, exist_ok=True)
@@ -110,15 +131,18 @@ def main() -> None:
     train = train[: args.pool]
     kinds = sorted({row["kind"] for row in train})
     (args.out / f"vocab_{args.window}.json").write_text(json.dumps({"kinds": kinds}))
-    for name, part in (("val", rows("val") if "val" in parts else []),
-                       ("train", train if "train" in parts else [])):
+    for name, part in (
+        ("val", rows("val") if "val" in parts else []),
+        ("train", train if "train" in parts else []),
+    ):
         if not part:
             continue
         premises = [row["premise"] for row in part]
         claims = [row["hypothesis"] for row in part]
         extra: dict[str, object] = {
             "label": [LABEL_IDS[row["label"]] for row in part],
-            "kind": [kinds.index(row["kind"]) if row["kind"] in kinds else -1 for row in part]}
+            "kind": [kinds.index(row["kind"]) if row["kind"] in kinds else -1 for row in part],
+        }
         if name == "val":
             extra["feat"] = features([(0.5, 0.25, 0.25)] * len(part), premises, claims)
         pack(args.out, name, selector, premises, claims, extra)
@@ -127,10 +151,18 @@ def main() -> None:
         groups = sorted({item.group for item in items})
         premises = [item.premise for item in items]
         claims = [item.claim for item in items]
-        pack(args.out, name, selector, premises, claims, {
-            "label": [item.label for item in items],
-            "group": [groups.index(item.group) for item in items],
-            "feat": features([(0.5, 0.25, 0.25)] * len(items), premises, claims)})
+        pack(
+            args.out,
+            name,
+            selector,
+            premises,
+            claims,
+            {
+                "label": [item.label for item in items],
+                "group": [groups.index(item.group) for item in items],
+                "feat": features([(0.5, 0.25, 0.25)] * len(items), premises, claims),
+            },
+        )
     if "base" in parts:
         base_weights(args.out)
     for script in ("gpu.py", "parallel.py"):

@@ -34,8 +34,15 @@ from veracity.verifiers.combiner import fit_combiner
 
 #: The kinds verifier 0.1.1-0.4.0's combiner was not fit on (public NLI rows and contradiction
 #: perturbations), as veracity.train.release defined them when this sweep ran.
-COMBINER_SKIPS = ("public", "entity_swap", "number_change", "negation", "qa_answer_swap",
-                  "qa_real_world_answer", "qa_counterfactual")
+COMBINER_SKIPS = (
+    "public",
+    "entity_swap",
+    "number_change",
+    "negation",
+    "qa_answer_swap",
+    "qa_real_world_answer",
+    "qa_counterfactual",
+)
 
 
 def logit_features(supported: np.ndarray, signals: np.ndarray) -> np.ndarray:
@@ -45,8 +52,13 @@ def logit_features(supported: np.ndarray, signals: np.ndarray) -> np.ndarray:
     return matrix
 
 
-def combined(fit_scores: np.ndarray, fit_signals: np.ndarray, labels: np.ndarray,
-             scores: np.ndarray, signals: np.ndarray) -> np.ndarray:
+def combined(
+    fit_scores: np.ndarray,
+    fit_signals: np.ndarray,
+    labels: np.ndarray,
+    scores: np.ndarray,
+    signals: np.ndarray,
+) -> np.ndarray:
     combiner = fit_combiner(logit_features(fit_scores, fit_signals), labels.tolist())
     z = logit_features(scores, signals) @ np.asarray(combiner.weights) + combiner.bias
     return np.asarray(1 / (1 + np.exp(-z)))
@@ -110,20 +122,36 @@ def main() -> None:
     parser.add_argument("--scores", type=Path, default=Path("bench/results/verifier_sweep"))
     parser.add_argument("--prep", type=Path, default=Path(".devsweep"))
     parser.add_argument("--window", type=int, default=192)
-    parser.add_argument("--name", default="verifier_sweep",
-                        help="result name (bench/results/NAME.json, README section)")
-    parser.add_argument("--pool", default="a 56,000-row seeded sample of the training data "
-                        "(`python -m veracity.train.data`, seed 13)",
-                        help="how the training pool was made, for the table's text")
-    parser.add_argument("--prep-command", default="python bench/verifier_sweep/prep.py "
-                        "--window 192 --pool 56000 --out .devsweep",
-                        help="the prep.py command, for the recorded command")
-    parser.add_argument("--device-command", default="cd .devsweep && python3 gpu.py 420",
-                        help="the command run on the device, for the recorded command")
+    parser.add_argument(
+        "--name",
+        default="verifier_sweep",
+        help="result name (bench/results/NAME.json, README section)",
+    )
+    parser.add_argument(
+        "--pool",
+        default="a 56,000-row seeded sample of the training data "
+        "(`python -m veracity.train.data`, seed 13)",
+        help="how the training pool was made, for the table's text",
+    )
+    parser.add_argument(
+        "--prep-command",
+        default="python bench/verifier_sweep/prep.py --window 192 --pool 56000 --out .devsweep",
+        help="the prep.py command, for the recorded command",
+    )
+    parser.add_argument(
+        "--device-command",
+        default="cd .devsweep && python3 gpu.py 420",
+        help="the command run on the device, for the recorded command",
+    )
     parser.add_argument("--note", default="", help="a sentence added to the table's text")
-    parser.add_argument("--reference", type=Path, action="append", default=[],
-                        help="a trainer checkpoint folder to score on the same pairs here (CPU), "
-                        "as a row of its own; repeatable")
+    parser.add_argument(
+        "--reference",
+        type=Path,
+        action="append",
+        default=[],
+        help="a trainer checkpoint folder to score on the same pairs here (CPU), "
+        "as a row of its own; repeatable",
+    )
     args = parser.parse_args()
     scores = np.load(args.scores / "scores.npz")
     runs = json.loads((args.scores / "results.json").read_text())
@@ -133,9 +161,11 @@ def main() -> None:
     val_y = (val["label"] == 0).astype(int)
     val_kinds = np.array([kinds[k] if k >= 0 else "" for k in val["kind"]])
     #: the validation rows each combined column is fit on
-    fits = {"combined_cross": np.ones(len(val_kinds), dtype=bool),
-            "combined_rag_val_cross": ~np.isin(val_kinds, list(COMBINER_SKIPS)),
-            "combined_public_val_cross": val_kinds == "public"}
+    fits = {
+        "combined_cross": np.ones(len(val_kinds), dtype=bool),
+        "combined_rag_val_cross": ~np.isin(val_kinds, list(COMBINER_SKIPS)),
+        "combined_public_val_cross": val_kinds == "public",
+    }
     rows: list[dict[str, Any]] = []
     baseline: dict[str, float] = {}
     for name in ("wice", "lfqa"):
@@ -145,22 +175,30 @@ def main() -> None:
         baseline[f"{name}_auc"] = roc_auc(packs[name]["feat"][:, 1], packs[name]["label"])
     scores = {key: scores[key] for key in scores.files}
     for checkpoint in args.reference:
-        runs.append({"cfg": {"name": checkpoint.parent.name, "reference": str(checkpoint)},
-                     "train_seconds": None})
+        runs.append(
+            {
+                "cfg": {"name": checkpoint.parent.name, "reference": str(checkpoint)},
+                "train_seconds": None,
+            }
+        )
         scores.update(reference_scores(checkpoint, packs, checkpoint.parent.name))
     for run in runs:
         cfg = run["cfg"]
         val_p = scores[f"{cfg['name']}|val"]
         seconds = run["train_seconds"]
-        row: dict[str, Any] = {"name": cfg["name"], "setting": describe(cfg),
-                               "h200_train_seconds": None if seconds is None else round(seconds, 1),
-                               "val_auc": roc_auc(val_p, val_y)}
+        row: dict[str, Any] = {
+            "name": cfg["name"],
+            "setting": describe(cfg),
+            "h200_train_seconds": None if seconds is None else round(seconds, 1),
+            "val_auc": roc_auc(val_p, val_y),
+        }
         for name in ("wice", "lfqa"):
             pack = packs[name]
             p = scores[f"{cfg['name']}|{name}"]
             row[name] = {
                 "raw_cross": cross_threshold(p, pack["label"], pack["group"]).value,
-                "raw_auc": roc_auc(p, pack["label"])}
+                "raw_auc": roc_auc(p, pack["label"]),
+            }
             for key, fit in fits.items():
                 value = combined(val_p[fit], val["feat"][fit], val_y[fit], p, pack["feat"])
                 row[name][key] = cross_threshold(value, pack["label"], pack["group"]).value
@@ -189,19 +227,21 @@ def main() -> None:
     ]
     for row in rows:
         seconds = row["h200_train_seconds"]
-        cells = [f"{row['name']} ({row['setting']})", "—" if seconds is None else f"{seconds:.0f}",
-                 f"{row['val_auc']:.3f}"]
+        cells = [
+            f"{row['name']} ({row['setting']})",
+            "—" if seconds is None else f"{seconds:.0f}",
+            f"{row['val_auc']:.3f}",
+        ]
         for name in ("wice", "lfqa"):
             f = row[name]
             cells += [f"{f['raw_cross'] * 100:.1f}", f"{f['raw_auc']:.3f}"]
             cells += [f"{f[key] * 100:.1f}" for key in fits]
         lines.append("| " + " | ".join(cells) + " |")
     markdown = "\n".join(lines)
-    command = (f"{args.prep_command}; (device) {args.device_command}; "
-               "python " + " ".join(shlex.quote(a) for a in ["bench/verifier_sweep/report.py",
-                                                             *sys.argv[1:]]))
-    write_result(args.name, {"baseline_lexical_cross": baseline, "runs": rows},
-                 markdown, command)
+    command = f"{args.prep_command}; (device) {args.device_command}; python " + " ".join(
+        shlex.quote(a) for a in ["bench/verifier_sweep/report.py", *sys.argv[1:]]
+    )
+    write_result(args.name, {"baseline_lexical_cross": baseline, "runs": rows}, markdown, command)
     print(markdown)
 
 

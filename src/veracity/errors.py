@@ -94,18 +94,23 @@ class OptionError(InputError):
 
         def spelt(text: str) -> str:
             for name, flag in names.items():
+
                 def spell(match: re.Match[str], flag: str = flag) -> str:
                     return f"{flag} {match.group(2) or ''}"
 
-                text = re.sub(rf"(?<![\w.]){re.escape(name)}=(?:(['\"])([\w.,:/@+-]+)\1)?",
-                              spell, text)
+                text = re.sub(
+                    rf"(?<![\w.]){re.escape(name)}=(?:(['\"])([\w.,:/@+-]+)\1)?", spell, text
+                )
             return text
 
         if self.value is None:
             text = f"{names.get(self.name, self.name)} is needed: {spelt(self.allowed)}."
         else:
-            shown = f"{names[self.name]} {self.value!r}" if self.name in names \
+            shown = (
+                f"{names[self.name]} {self.value!r}"
+                if self.name in names
                 else f"{self.name}={self.value!r}"
+            )
             text = f"{shown} is not allowed: {spelt(self.allowed)}."
         if self.fix:
             text += f" {spelt(self.fix)}"

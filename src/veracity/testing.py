@@ -28,9 +28,16 @@ from veracity.types import (
 )
 from veracity.verifiers.base import check_pairs
 
-__all__ = ["FailingPairScorer", "OverlapRelevanceScorer", "OverlapSpanDetector",
-           "ScriptExhaustedError",
-           "ScriptedChatModel", "TablePairScorer", "save_tiny_classifier", "save_tiny_seq2seq"]
+__all__ = [
+    "FailingPairScorer",
+    "OverlapRelevanceScorer",
+    "OverlapSpanDetector",
+    "ScriptExhaustedError",
+    "ScriptedChatModel",
+    "TablePairScorer",
+    "save_tiny_classifier",
+    "save_tiny_seq2seq",
+]
 
 
 class TablePairScorer:
@@ -85,8 +92,13 @@ class FailingPairScorer:
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         check_pairs(premises, hypotheses)
-        return PairScores(tuple(PairScore.failure(self.error, window=Span(0, len(premise)))
-                                for premise in premises), self.model_id, "0")
+        return PairScores(
+            tuple(
+                PairScore.failure(self.error, window=Span(0, len(premise))) for premise in premises
+            ),
+            self.model_id,
+            "0",
+        )
 
 
 class ScriptExhaustedError(RuntimeError):
@@ -113,11 +125,19 @@ class ScriptedChatModel:
     0
     """
 
-    def __init__(self, replies: Sequence[str | Exception], *, model_id: str = "scripted",
-                 chunk_size: int = 4, finish_reason: str = "stop") -> None:
+    def __init__(
+        self,
+        replies: Sequence[str | Exception],
+        *,
+        model_id: str = "scripted",
+        chunk_size: int = 4,
+        finish_reason: str = "stop",
+    ) -> None:
         if isinstance(replies, str):
-            raise InputError("replies must be a sequence of replies, not one string: "
-                             f"wrap it as ScriptedChatModel([{replies!r}])")
+            raise InputError(
+                "replies must be a sequence of replies, not one string: "
+                f"wrap it as ScriptedChatModel([{replies!r}])"
+            )
         if chunk_size < 1:
             raise InputError(f"chunk_size={chunk_size!r} must be 1 or more characters")
         self.replies: tuple[str | Exception, ...] = tuple(replies)
@@ -156,7 +176,8 @@ class ScriptedChatModel:
             raise ScriptExhaustedError(
                 f"ScriptedChatModel was given {len(self.replies)} replies but got request "
                 f"{len(self.requests) + 1} (its last message starts {last[:80]!r}); "
-                "add a reply for every call the code under test makes")
+                "add a reply for every call the code under test makes"
+            )
         reply = self.replies[len(self.requests)]
         self.requests.append(request)
         if isinstance(reply, Exception):
@@ -210,8 +231,9 @@ class OverlapSpanDetector:
     def run(self, premises: Sequence[str], claims: Sequence[str]) -> tuple[ClaimSpans, ...]:
         check_pairs(premises, claims)
         self.calls.append(len(claims))
-        return tuple(self._claim(premise, claim)
-                     for premise, claim in zip(premises, claims, strict=True))
+        return tuple(
+            self._claim(premise, claim) for premise, claim in zip(premises, claims, strict=True)
+        )
 
     @staticmethod
     def _claim(premise: str, claim: str) -> ClaimSpans:
@@ -220,16 +242,18 @@ class OverlapSpanDetector:
         for start, end in content_word_spans(claim):
             if set(content_words(claim[start:end])) <= known:
                 continue
-            if runs and not claim[runs[-1][1]:start].strip():
+            if runs and not claim[runs[-1][1] : start].strip():
                 runs[-1][1] = end
             else:
                 runs.append([start, end])
-        return ClaimSpans(claim, tuple(UnsupportedSpan(Span(a, b), claim[a:b], 1.0)
-                                       for a, b in runs), 1)
+        return ClaimSpans(
+            claim, tuple(UnsupportedSpan(Span(a, b), claim[a:b], 1.0) for a, b in runs), 1
+        )
 
 
-def save_tiny_classifier(folder: Path, id2label: Mapping[int, str], *,
-                         tokens: bool = False) -> Path:
+def save_tiny_classifier(
+    folder: Path, id2label: Mapping[int, str], *, tokens: bool = False
+) -> Path:
     """A tiny ``BertForSequenceClassification`` with random weights (2 layers of 32 units, 128
     positions) and the shipped MiniLM vocabulary, saved with its tokenizer to ``folder``: a Hugging
     Face model for tests that need one without the hub (needs the ``[hf]`` extra). ``tokens``:
@@ -247,9 +271,14 @@ def save_tiny_classifier(folder: Path, id2label: Mapping[int, str], *,
     if tokenizer.unk_token_id in tokenizer("Paris")["input_ids"]:
         raise InputError("the shipped MiniLM vocabulary did not load")
     config = BertConfig(  # type: ignore[call-arg]  # num_labels & co. go to PretrainedConfig
-        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2,
-        num_attention_heads=2, intermediate_size=64, max_position_embeddings=128,
-        num_labels=len(id2label), id2label=dict(id2label),
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+        num_labels=len(id2label),
+        id2label=dict(id2label),
         label2id={name: index for index, name in id2label.items()},
     )
     head = BertForTokenClassification if tokens else BertForSequenceClassification
@@ -273,9 +302,16 @@ def save_tiny_seq2seq(folder: Path) -> Path:
     tokenizer = BertTokenizerFast(str(ASSETS / "minilm" / "vocab.txt"), eos_token="[SEP]")
     tokenizer.model_max_length = 128
     config = T5Config(  # type: ignore[call-arg]  # decoder_start_token_id goes to PretrainedConfig
-        vocab_size=tokenizer.vocab_size, d_model=32, d_kv=16, d_ff=64, num_layers=2,
-        num_heads=2, decoder_start_token_id=tokenizer.pad_token_id,
-        pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.sep_token_id)
+        vocab_size=tokenizer.vocab_size,
+        d_model=32,
+        d_kv=16,
+        d_ff=64,
+        num_layers=2,
+        num_heads=2,
+        decoder_start_token_id=tokenizer.pad_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.sep_token_id,
+    )
     model = T5ForConditionalGeneration(config)
     return _save_spread(model, tokenizer, folder, seed=7)
 

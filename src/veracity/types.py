@@ -177,8 +177,12 @@ class Confidence:
     top_rerank: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"top_bm25": self.top_bm25, "top_cosine": self.top_cosine, "margin": self.margin,
-                "top_rerank": self.top_rerank}
+        return {
+            "top_bm25": self.top_bm25,
+            "top_cosine": self.top_cosine,
+            "margin": self.margin,
+            "top_rerank": self.top_rerank,
+        }
 
 
 @dataclass(frozen=True)
@@ -194,12 +198,23 @@ class Hit:
     def to_dict(self) -> dict[str, Any]:
         """The hit with its chunk's text, document, section, pages and span."""
         chunk = self.chunk
-        return {"rank": self.rank, "score": self.score, "scores": dict(self.scores),
-                "retriever": self.retriever, "doc_id": chunk.doc_id, "title": chunk.title,
-                "section": list(chunk.section),
-                "page": chunk.page, "page_end": chunk.page_end, "start": chunk.start,
-                "end": chunk.end, "chunk_id": chunk.id, "chunk_index": chunk.index,
-                "source": chunk.source, "text": chunk.text}
+        return {
+            "rank": self.rank,
+            "score": self.score,
+            "scores": dict(self.scores),
+            "retriever": self.retriever,
+            "doc_id": chunk.doc_id,
+            "title": chunk.title,
+            "section": list(chunk.section),
+            "page": chunk.page,
+            "page_end": chunk.page_end,
+            "start": chunk.start,
+            "end": chunk.end,
+            "chunk_id": chunk.id,
+            "chunk_index": chunk.index,
+            "source": chunk.source,
+            "text": chunk.text,
+        }
 
 
 @dataclass(frozen=True)
@@ -217,8 +232,13 @@ class SearchResult:
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"query": self.query, "mode": self.mode, "confidence": self.confidence.to_dict(),
-                "notes": list(self.notes), "hits": [hit.to_dict() for hit in self.hits]}
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "confidence": self.confidence.to_dict(),
+            "notes": list(self.notes),
+            "hits": [hit.to_dict() for hit in self.hits],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,12 +268,21 @@ class PairScore:
         if self.error is not None and not all(
             math.isnan(p) for p in (self.supported, self.contradicted, self.neither)
         ):
-            raise ValueError("a PairScore with an error must have nan probabilities: "
-                             "build it with PairScore.failure(error, window=...)")
+            raise ValueError(
+                "a PairScore with an error must have nan probabilities: "
+                "build it with PairScore.failure(error, window=...)"
+            )
 
     @classmethod
-    def failure(cls, error: str, *, window: Span, window_index: int = 0, windows: int = 1,
-                evidence: tuple[Span, ...] = ()) -> PairScore:
+    def failure(
+        cls,
+        error: str,
+        *,
+        window: Span,
+        window_index: int = 0,
+        windows: int = 1,
+        evidence: tuple[Span, ...] = (),
+    ) -> PairScore:
         """A result for a pair that could not be scored: ``nan`` probabilities and ``error``."""
         nan = float("nan")
         return cls(nan, nan, nan, window, window_index, windows, evidence, error)
@@ -272,11 +301,17 @@ class PairScore:
     def to_dict(self) -> dict[str, Any]:
         """The scores with their spans (into the premise, which the score does not hold; see
         :class:`ScoredPair` for the pair with its evidence quoted)."""
-        return {"label": self.label, "supported": self.supported,
-                "contradicted": self.contradicted, "neither": self.neither,
-                "window": _pair(self.window), "window_index": self.window_index,
-                "windows": self.windows, "evidence": [_pair(s) for s in self.evidence],
-                "error": self.error}
+        return {
+            "label": self.label,
+            "supported": self.supported,
+            "contradicted": self.contradicted,
+            "neither": self.neither,
+            "window": _pair(self.window),
+            "window_index": self.window_index,
+            "windows": self.windows,
+            "evidence": [_pair(s) for s in self.evidence],
+            "error": self.error,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,12 +367,20 @@ class ScoredPair:
             "neither": None if failed else score.neither,
             "window": _pair(score.window),
             "windows": score.windows,
-            "evidence": [{"start": s.start, "end": s.end, "text": s.of(self.premise)}
-                         for s in score.evidence],
+            "evidence": [
+                {"start": s.start, "end": s.end, "text": s.of(self.premise)} for s in score.evidence
+            ],
             "error": score.error,
-            "rules": [{"kind": rule.kind, "claim": rule.text, "claim_span": _pair(rule.span),
-                       "premise": rule.found, "premise_span": _pair(rule.evidence)}
-                      for rule in self.rules],
+            "rules": [
+                {
+                    "kind": rule.kind,
+                    "claim": rule.text,
+                    "claim_span": _pair(rule.span),
+                    "premise": rule.found,
+                    "premise_span": _pair(rule.evidence),
+                }
+                for rule in self.rules
+            ],
         }
 
 
@@ -384,8 +427,12 @@ class RelevanceScore:
         return self.windows > 1
 
     def to_dict(self) -> dict[str, Any]:
-        return {"logit": self.logit, "relevance": self.relevance,
-                "window": [self.window.start, self.window.end], "windows": self.windows}
+        return {
+            "logit": self.logit,
+            "relevance": self.relevance,
+            "window": [self.window.start, self.window.end],
+            "windows": self.windows,
+        }
 
 
 @dataclass(frozen=True)
@@ -409,9 +456,13 @@ class RelevanceScores:
         return sum(score.windowed for score in self.scores)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"query": self.query, "model_id": self.model_id,
-                "model_version": self.model_version, "windowed": self.windowed,
-                "scores": [score.to_dict() for score in self.scores]}
+        return {
+            "query": self.query,
+            "model_id": self.model_id,
+            "model_version": self.model_version,
+            "windowed": self.windowed,
+            "scores": [score.to_dict() for score in self.scores],
+        }
 
 
 # --- grounded generation ------------------------------------------------------------------------
@@ -430,8 +481,14 @@ SentenceStatus = Literal[
     "error",
 ]
 SENTENCE_STATUSES: tuple[SentenceStatus, ...] = (
-    "supported", "contradicted", "unsupported", "invalid_citation", "uncited",
-    "citation_attached", "not_factual", "error",
+    "supported",
+    "contradicted",
+    "unsupported",
+    "invalid_citation",
+    "uncited",
+    "citation_attached",
+    "not_factual",
+    "error",
 )
 
 
@@ -464,12 +521,23 @@ class Citation:
     contradicted: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"marker": self.marker, "span": _pair(self.span), "attached": self.attached,
-                "support": self.support, "contradicted": self.contradicted,
-                "error": self.error, "chunk_id": self.chunk_id,
-                "doc_id": self.doc_id, "title": self.title, "section": list(self.section),
-                "page": self.page, "page_end": self.page_end, "start": self.start,
-                "end": self.end, "evidence": [_pair(span) for span in self.evidence]}
+        return {
+            "marker": self.marker,
+            "span": _pair(self.span),
+            "attached": self.attached,
+            "support": self.support,
+            "contradicted": self.contradicted,
+            "error": self.error,
+            "chunk_id": self.chunk_id,
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "section": list(self.section),
+            "page": self.page,
+            "page_end": self.page_end,
+            "start": self.start,
+            "end": self.end,
+            "evidence": [_pair(span) for span in self.evidence],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,15 +594,27 @@ class SentenceCheck:
     @property
     def flagged(self) -> bool:
         """Whether a reader should be warned about this sentence."""
-        return self.status in ("contradicted", "unsupported", "invalid_citation", "uncited",
-                               "error")
+        return self.status in (
+            "contradicted",
+            "unsupported",
+            "invalid_citation",
+            "uncited",
+            "error",
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "span": _pair(self.span), "text": self.text,
-                "claim": self.claim, "status": self.status, "support": self.support,
-                "failure": self.failure, "note": self.note,
-                "citations": [c.to_dict() for c in self.citations],
-                "invalid": [item.to_dict() for item in self.invalid]}
+        return {
+            "index": self.index,
+            "span": _pair(self.span),
+            "text": self.text,
+            "claim": self.claim,
+            "status": self.status,
+            "support": self.support,
+            "failure": self.failure,
+            "note": self.note,
+            "citations": [c.to_dict() for c in self.citations],
+            "invalid": [item.to_dict() for item in self.invalid],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -551,8 +631,12 @@ class Refusal:
     text: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"pattern": self.pattern, "language": self.language, "span": _pair(self.span),
-                "text": self.text}
+        return {
+            "pattern": self.pattern,
+            "language": self.language,
+            "span": _pair(self.span),
+            "text": self.text,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -707,27 +791,31 @@ class Answer:
         "I don't know"
         """
         fields = Fields(data, "answer")
-        abstention = None if fields.value("abstention") is None \
-            else _abstention(fields.child("abstention"))
+        abstention = (
+            None if fields.value("abstention") is None else _abstention(fields.child("abstention"))
+        )
         refusal = None if fields.value("refusal") is None else _refusal(fields.child("refusal"))
-        provenance = None if fields.value("provenance") is None \
-            else _provenance(fields.child("provenance"))
+        provenance = (
+            None if fields.value("provenance") is None else _provenance(fields.child("provenance"))
+        )
         timings = fields.child("timings")
         return cls(
             question=fields.text("question"),
             text=fields.text("text"),
             sentences=tuple(_sentence(item) for item in fields.children("sentences")),
             citations=tuple(_citation(item) for item in fields.children("citations")),
-            invalid_citations=tuple(_invalid(item)
-                                    for item in fields.children("invalid_citations")),
+            invalid_citations=tuple(
+                _invalid(item) for item in fields.children("invalid_citations")
+            ),
             sources=tuple(_hit(item) for item in fields.children("sources")),
             abstained=fields.boolean("abstained"),
             abstention=abstention,
             refused=fields.boolean("refused"),
             refusal=refusal,
             provenance=provenance,
-            timings=Timings(*(timings.number(stage) for stage in
-                              ("retrieve", "abstain", "generate", "verify"))),
+            timings=Timings(
+                *(timings.number(stage) for stage in ("retrieve", "abstain", "generate", "verify"))
+            ),
         )
 
 
@@ -740,11 +828,17 @@ class Answer:
 #: could judge it (each abstained, as the knowledge layer does on a claim without values): it is
 #: not checked, never reported as supported; ``error``: a layer failed.
 VerdictLabel = Literal["supported", "contradicted", "unsupported", "unchecked", "error"]
-VERDICT_LABELS: tuple[VerdictLabel, ...] = ("supported", "contradicted", "unsupported",
-                                            "unchecked", "error")
+VERDICT_LABELS: tuple[VerdictLabel, ...] = (
+    "supported",
+    "contradicted",
+    "unsupported",
+    "unchecked",
+    "error",
+)
 #: Why a sentence of an answer was not verified (see :class:`SkippedSentence`).
-SkipReason = Literal["question", "greeting", "meta", "opinion", "refusal", "code", "heading",
-                     "empty"]
+SkipReason = Literal[
+    "question", "greeting", "meta", "opinion", "refusal", "code", "heading", "empty"
+]
 #: How the value of a claim compares with the evidence (see :class:`ValueCheck`).
 ValueStatus = Literal["match", "mismatch", "absent"]
 
@@ -769,9 +863,14 @@ class Claim:
     edits: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "text": self.text, "span": _pair(self.span),
-                "sentence": self.sentence, "markers": list(self.markers),
-                "edits": list(self.edits)}
+        return {
+            "index": self.index,
+            "text": self.text,
+            "span": _pair(self.span),
+            "sentence": self.sentence,
+            "markers": list(self.markers),
+            "edits": list(self.edits),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -784,8 +883,12 @@ class SkippedSentence:
     reason: SkipReason
 
     def to_dict(self) -> dict[str, Any]:
-        return {"sentence": self.sentence, "span": _pair(self.span), "text": self.text,
-                "reason": self.reason}
+        return {
+            "sentence": self.sentence,
+            "span": _pair(self.span),
+            "text": self.text,
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
@@ -837,13 +940,25 @@ class EvidenceJudgement:
     page_end: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"chunk_id": self.chunk_id, "doc_id": self.doc_id, "title": self.title,
-                "section": list(self.section), "page": self.page, "page_end": self.page_end,
-                "start": self.start, "end": self.end, "supported": self.supported,
-                "contradicted": self.contradicted, "neither": self.neither,
-                "evidence": [_pair(span) for span in self.evidence], "cited": self.cited,
-                "query": self.query, "error": self.error, "cannot_state": self.cannot_state,
-                "text": self.text}
+        return {
+            "chunk_id": self.chunk_id,
+            "doc_id": self.doc_id,
+            "title": self.title,
+            "section": list(self.section),
+            "page": self.page,
+            "page_end": self.page_end,
+            "start": self.start,
+            "end": self.end,
+            "supported": self.supported,
+            "contradicted": self.contradicted,
+            "neither": self.neither,
+            "evidence": [_pair(span) for span in self.evidence],
+            "cited": self.cited,
+            "query": self.query,
+            "error": self.error,
+            "cannot_state": self.cannot_state,
+            "text": self.text,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -871,9 +986,17 @@ class ValueCheck:
     source: str = "evidence"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "text": self.text, "span": _pair(self.span),
-                "value": self.value, "status": self.status, "found": self.found,
-                "doc_id": self.doc_id, "evidence": _pair(self.evidence), "source": self.source}
+        return {
+            "kind": self.kind,
+            "text": self.text,
+            "span": _pair(self.span),
+            "value": self.value,
+            "status": self.status,
+            "found": self.found,
+            "doc_id": self.doc_id,
+            "evidence": _pair(self.evidence),
+            "source": self.source,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -909,12 +1032,17 @@ class UnsupportedSpan:
 
     def shifted(self, offset: int) -> UnsupportedSpan:
         """The same characters counted ``offset`` further on (from a claim into its answer)."""
-        return UnsupportedSpan(Span(self.span.start + offset, self.span.end + offset), self.text,
-                               self.confidence)
+        return UnsupportedSpan(
+            Span(self.span.start + offset, self.span.end + offset), self.text, self.confidence
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"start": self.span.start, "end": self.span.end, "text": self.text,
-                "confidence": self.confidence}
+        return {
+            "start": self.span.start,
+            "end": self.span.end,
+            "text": self.text,
+            "confidence": self.confidence,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -927,8 +1055,11 @@ class ClaimSpans:
     windows: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"claim": self.claim, "windows": self.windows,
-                "unsupported": [span.to_dict() for span in self.spans]}
+        return {
+            "claim": self.claim,
+            "windows": self.windows,
+            "unsupported": [span.to_dict() for span in self.spans],
+        }
 
 
 @dataclass(frozen=True)
@@ -970,17 +1101,24 @@ class ClaimVerdict:
     def to_dict(self) -> dict[str, Any]:
         """The claim's fields, then its verdict, each layer's finding and the evidence, and
         ``unsupported_spans`` when a span detector ran."""
-        found = {} if self.unsupported_spans is None else {
-            "unsupported_spans": [span.to_dict() for span in self.unsupported_spans]}
-        return self.claim.to_dict() | {
-            "label": self.label,
-            "contested": self.contested,
-            "layers": [result.to_dict() for result in self.layers],
-            "citations": [item.to_dict() for item in self.citations],
-            "anti_citations": [item.to_dict() for item in self.anti_citations],
-            "values": [value.to_dict() for value in self.values],
-            "evidence": [item.to_dict() for item in self.evidence],
-        } | found
+        found = (
+            {}
+            if self.unsupported_spans is None
+            else {"unsupported_spans": [span.to_dict() for span in self.unsupported_spans]}
+        )
+        return (
+            self.claim.to_dict()
+            | {
+                "label": self.label,
+                "contested": self.contested,
+                "layers": [result.to_dict() for result in self.layers],
+                "citations": [item.to_dict() for item in self.citations],
+                "anti_citations": [item.to_dict() for item in self.anti_citations],
+                "values": [value.to_dict() for value in self.values],
+                "evidence": [item.to_dict() for item in self.evidence],
+            }
+            | found
+        )
 
 
 @dataclass(frozen=True)
@@ -1040,23 +1178,27 @@ class Report:
         a claim's ``unsupported_spans`` (with a span detector) index ``answer``.
         """
         detector = {} if self.span_detector is None else {"span_detector": self.span_detector}
-        return {
-            "summary": self.summary,
-            "answer": self.answer,
-            "question": self.question,
-            "layers": list(self.layers),
-            "rule": self.rule,
-            "query_mode": self.query_mode,
-            "claims_method": self.claims_method,
-            "verifier": self.verifier,
-            "verifier_version": self.verifier_version,
-        } | detector | {
-            "claims": [verdict.to_dict() for verdict in self.verdicts],
-            "skipped": [sentence.to_dict() for sentence in self.skipped],
-            "timings": dict(self.timings),
-            "calls": dict(self.calls),
-            "warnings": list(self.warnings),
-        }
+        return (
+            {
+                "summary": self.summary,
+                "answer": self.answer,
+                "question": self.question,
+                "layers": list(self.layers),
+                "rule": self.rule,
+                "query_mode": self.query_mode,
+                "claims_method": self.claims_method,
+                "verifier": self.verifier,
+                "verifier_version": self.verifier_version,
+            }
+            | detector
+            | {
+                "claims": [verdict.to_dict() for verdict in self.verdicts],
+                "skipped": [sentence.to_dict() for sentence in self.skipped],
+                "timings": dict(self.timings),
+                "calls": dict(self.calls),
+                "warnings": list(self.warnings),
+            }
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Report:
@@ -1083,7 +1225,8 @@ class Report:
             calls=fields.integers_by_name("calls"),
             warnings=fields.texts("warnings"),
             span_detector=fields.optional_text("span_detector")
-            if fields.has("span_detector") else None,
+            if fields.has("span_detector")
+            else None,
         )
 
 
@@ -1113,26 +1256,46 @@ def _spans(fields: Fields, key: str) -> tuple[Span, ...]:
 
 
 def _hit(fields: Fields) -> Hit:
-    chunk = Chunk(id=fields.text("chunk_id"), doc_id=fields.text("doc_id"),
-                  index=fields.integer("chunk_index"), text=fields.text("text"),
-                  start=fields.integer("start"), end=fields.integer("end"),
-                  title=fields.text("title"), section=fields.texts("section"),
-                  page=fields.optional_integer("page"),
-                  page_end=fields.optional_integer("page_end"), source=fields.text("source"))
-    return Hit(chunk, fields.number("score"), fields.integer("rank"), fields.text("retriever"),
-               fields.numbers_by_name("scores"))
+    chunk = Chunk(
+        id=fields.text("chunk_id"),
+        doc_id=fields.text("doc_id"),
+        index=fields.integer("chunk_index"),
+        text=fields.text("text"),
+        start=fields.integer("start"),
+        end=fields.integer("end"),
+        title=fields.text("title"),
+        section=fields.texts("section"),
+        page=fields.optional_integer("page"),
+        page_end=fields.optional_integer("page_end"),
+        source=fields.text("source"),
+    )
+    return Hit(
+        chunk,
+        fields.number("score"),
+        fields.integer("rank"),
+        fields.text("retriever"),
+        fields.numbers_by_name("scores"),
+    )
 
 
 def _citation(fields: Fields) -> Citation:
     return Citation(
-        marker=fields.integer("marker"), span=_optional_span(fields, "span"),
-        chunk_id=fields.text("chunk_id"), doc_id=fields.text("doc_id"),
-        title=fields.text("title"), section=fields.texts("section"),
-        page=fields.optional_integer("page"), page_end=fields.optional_integer("page_end"),
-        start=fields.integer("start"), end=fields.integer("end"),
-        attached=fields.boolean("attached"), support=fields.optional_number("support"),
-        evidence=_spans(fields, "evidence"), error=fields.optional_text("error"),
-        contradicted=fields.optional_number("contradicted"))
+        marker=fields.integer("marker"),
+        span=_optional_span(fields, "span"),
+        chunk_id=fields.text("chunk_id"),
+        doc_id=fields.text("doc_id"),
+        title=fields.text("title"),
+        section=fields.texts("section"),
+        page=fields.optional_integer("page"),
+        page_end=fields.optional_integer("page_end"),
+        start=fields.integer("start"),
+        end=fields.integer("end"),
+        attached=fields.boolean("attached"),
+        support=fields.optional_number("support"),
+        evidence=_spans(fields, "evidence"),
+        error=fields.optional_text("error"),
+        contradicted=fields.optional_number("contradicted"),
+    )
 
 
 def _invalid(fields: Fields) -> InvalidCitation:
@@ -1141,64 +1304,96 @@ def _invalid(fields: Fields) -> InvalidCitation:
 
 def _sentence(fields: Fields) -> SentenceCheck:
     return SentenceCheck(
-        index=fields.integer("index"), span=_span(fields, "span"), text=fields.text("text"),
-        claim=fields.text("claim"), status=fields.choice("status", SENTENCE_STATUSES),
+        index=fields.integer("index"),
+        span=_span(fields, "span"),
+        text=fields.text("text"),
+        claim=fields.text("claim"),
+        status=fields.choice("status", SENTENCE_STATUSES),
         citations=tuple(_citation(item) for item in fields.children("citations")),
         invalid=tuple(_invalid(item) for item in fields.children("invalid")),
-        support=fields.optional_number("support"), failure=fields.optional_text("failure"),
-        note=fields.optional_text("note"))
+        support=fields.optional_number("support"),
+        failure=fields.optional_text("failure"),
+        note=fields.optional_text("note"),
+    )
 
 
 def _abstention(fields: Fields) -> AbstentionCheck:
     return AbstentionCheck(
-        signal=fields.text("signal"), value=fields.optional_number("value"),
-        threshold=fields.number("threshold"), abstain=fields.boolean("abstain"),
-        source=fields.text("source"), error=fields.optional_text("error"))
+        signal=fields.text("signal"),
+        value=fields.optional_number("value"),
+        threshold=fields.number("threshold"),
+        abstain=fields.boolean("abstain"),
+        source=fields.text("source"),
+        error=fields.optional_text("error"),
+    )
 
 
 def _refusal(fields: Fields) -> Refusal:
-    return Refusal(fields.text("pattern"), fields.text("language"), _span(fields, "span"),
-                   fields.text("text"))
+    return Refusal(
+        fields.text("pattern"), fields.text("language"), _span(fields, "span"), fields.text("text")
+    )
 
 
 def _provenance(fields: Fields) -> GenerationProvenance:
     return GenerationProvenance(
-        model=fields.text("model"), prompt_id=fields.text("prompt_id"),
+        model=fields.text("model"),
+        prompt_id=fields.text("prompt_id"),
         prompt_version=fields.integer("prompt_version"),
-        temperature=fields.number("temperature"), seed=fields.optional_integer("seed"),
+        temperature=fields.number("temperature"),
+        seed=fields.optional_integer("seed"),
         max_tokens=fields.optional_integer("max_tokens"),
-        finish_reason=fields.text("finish_reason"), verifier=fields.text("verifier"),
-        verifier_version=fields.text("verifier_version"), tau=fields.number("tau"))
+        finish_reason=fields.text("finish_reason"),
+        verifier=fields.text("verifier"),
+        verifier_version=fields.text("verifier_version"),
+        tau=fields.number("tau"),
+    )
 
 
 def _judgement(fields: Fields) -> EvidenceJudgement:
     return EvidenceJudgement(
-        chunk_id=fields.text("chunk_id"), doc_id=fields.text("doc_id"),
-        title=fields.text("title"), section=fields.texts("section"),
-        page=fields.optional_integer("page"), start=fields.integer("start"),
-        end=fields.integer("end"), text=fields.text("text"),
+        chunk_id=fields.text("chunk_id"),
+        doc_id=fields.text("doc_id"),
+        title=fields.text("title"),
+        section=fields.texts("section"),
+        page=fields.optional_integer("page"),
+        start=fields.integer("start"),
+        end=fields.integer("end"),
+        text=fields.text("text"),
         supported=fields.number("supported", null_is_nan=True),
         contradicted=fields.number("contradicted", null_is_nan=True),
         neither=fields.number("neither", null_is_nan=True),
-        evidence=_spans(fields, "evidence"), cited=fields.boolean("cited"),
-        query=fields.text("query"), error=fields.optional_text("error"),
+        evidence=_spans(fields, "evidence"),
+        cited=fields.boolean("cited"),
+        query=fields.text("query"),
+        error=fields.optional_text("error"),
         cannot_state=fields.optional_text("cannot_state"),
-        page_end=fields.optional_integer("page_end"))
+        page_end=fields.optional_integer("page_end"),
+    )
 
 
 def _value_check(fields: Fields) -> ValueCheck:
     return ValueCheck(
-        kind=fields.text("kind"), text=fields.text("text"), span=_span(fields, "span"),
-        value=fields.text("value"), status=fields.choice("status", get_args(ValueStatus)),
-        found=fields.optional_text("found"), doc_id=fields.optional_text("doc_id"),
-        evidence=_optional_span(fields, "evidence"), source=fields.text("source"))
+        kind=fields.text("kind"),
+        text=fields.text("text"),
+        span=_span(fields, "span"),
+        value=fields.text("value"),
+        status=fields.choice("status", get_args(ValueStatus)),
+        found=fields.optional_text("found"),
+        doc_id=fields.optional_text("doc_id"),
+        evidence=_optional_span(fields, "evidence"),
+        source=fields.text("source"),
+    )
 
 
 def _layer_result(fields: Fields) -> LayerResult:
     return LayerResult(
-        layer=fields.text("layer"), label=fields.choice("label", VERDICT_LABELS),
-        flagged=fields.boolean("flagged"), score=fields.optional_number("score"),
-        detail=fields.text("detail"), error=fields.optional_text("error"))
+        layer=fields.text("layer"),
+        label=fields.choice("label", VERDICT_LABELS),
+        flagged=fields.boolean("flagged"),
+        score=fields.optional_number("score"),
+        detail=fields.text("detail"),
+        error=fields.optional_text("error"),
+    )
 
 
 def _unsupported(fields: Fields) -> UnsupportedSpan:
@@ -1211,21 +1406,35 @@ def _unsupported(fields: Fields) -> UnsupportedSpan:
 
 
 def _verdict(fields: Fields) -> ClaimVerdict:
-    claim = Claim(index=fields.integer("index"), text=fields.text("text"),
-                  span=_span(fields, "span"), sentence=fields.integer("sentence"),
-                  markers=fields.integers("markers"), edits=fields.texts("edits"))
-    spans = None if not fields.has("unsupported_spans") else tuple(
-        _unsupported(item) for item in fields.children("unsupported_spans"))
+    claim = Claim(
+        index=fields.integer("index"),
+        text=fields.text("text"),
+        span=_span(fields, "span"),
+        sentence=fields.integer("sentence"),
+        markers=fields.integers("markers"),
+        edits=fields.texts("edits"),
+    )
+    spans = (
+        None
+        if not fields.has("unsupported_spans")
+        else tuple(_unsupported(item) for item in fields.children("unsupported_spans"))
+    )
     return ClaimVerdict(
-        claim=claim, label=fields.choice("label", VERDICT_LABELS),
+        claim=claim,
+        label=fields.choice("label", VERDICT_LABELS),
         layers=tuple(_layer_result(item) for item in fields.children("layers")),
         citations=tuple(_judgement(item) for item in fields.children("citations")),
         anti_citations=tuple(_judgement(item) for item in fields.children("anti_citations")),
         evidence=tuple(_judgement(item) for item in fields.children("evidence")),
         values=tuple(_value_check(item) for item in fields.children("values")),
-        unsupported_spans=spans)
+        unsupported_spans=spans,
+    )
 
 
 def _skipped(fields: Fields) -> SkippedSentence:
-    return SkippedSentence(fields.integer("sentence"), _span(fields, "span"),
-                           fields.text("text"), fields.choice("reason", get_args(SkipReason)))
+    return SkippedSentence(
+        fields.integer("sentence"),
+        _span(fields, "span"),
+        fields.text("text"),
+        fields.choice("reason", get_args(SkipReason)),
+    )

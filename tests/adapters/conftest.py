@@ -29,7 +29,8 @@ def index_dir(tmp_path: Path) -> Path:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "frisch.md").write_text(f"# Frisch\n\n{SOURCE}\n", encoding="utf-8")
-    (docs / "hive.md").write_text("# Hives\n\nLangstroth patented the movable-frame hive in "
-                                  "1852.\n", encoding="utf-8")
+    (docs / "hive.md").write_text(
+        "# Hives\n\nLangstroth patented the movable-frame hive in 1852.\n", encoding="utf-8"
+    )
     Indexer(builders=[BM25Builder()]).run([docs], tmp_path / "index")
     return tmp_path / "index"

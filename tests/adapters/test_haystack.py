@@ -16,8 +16,9 @@ pytestmark = pytest.mark.unit
 def test_the_verifier_runs_in_a_pipeline_with_typed_sockets(scorer: TablePairScorer) -> None:
     pipeline = Pipeline()
     pipeline.add_component("verifier", Verifier(verifier=scorer))
-    out = pipeline.run({"verifier": {"answer": WRONG,
-                                     "documents": [Document(content=SOURCE, id="frisch")]}})
+    out = pipeline.run(
+        {"verifier": {"answer": WRONG, "documents": [Document(content=SOURCE, id="frisch")]}}
+    )
     assert out["verifier"]["grounded"] is False
     assert out["verifier"]["report"]["claims"][0]["label"] == "contradicted"
     assert "contradicted by frisch [0:44]" in out["verifier"]["explanation"]

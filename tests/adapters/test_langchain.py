@@ -23,15 +23,17 @@ def test_the_retriever_returns_documents_with_their_exact_spans(index_dir: Path)
     meta = docs[0].metadata
     assert meta["doc_id"] == "frisch.md"
     text = (index_dir.parent / "docs" / "frisch.md").read_text(encoding="utf-8")
-    assert text[meta["start"]:meta["end"]] == docs[0].page_content
+    assert text[meta["start"] : meta["end"]] == docs[0].page_content
     assert meta["rank"] == 1
 
 
 def test_a_chain_s_answer_is_verified_against_its_retrieved_documents(
-        index_dir: Path, scorer: TablePairScorer) -> None:
+    index_dir: Path, scorer: TablePairScorer
+) -> None:
     retriever = VeracityRetriever(index=str(index_dir), mode="bm25", k=1)
-    chain = RunnableLambda(lambda q: {"input": q, "context": retriever.invoke(q),
-                                      "answer": WRONG}) | VerifyAnswer(verifier=scorer)
+    chain = RunnableLambda(
+        lambda q: {"input": q, "context": retriever.invoke(q), "answer": WRONG}
+    ) | VerifyAnswer(verifier=scorer)
     out = chain.invoke("When did Frisch win the Nobel Prize?")
     assert out["grounded"] is False
     claim = out["verification"]["claims"][0]
@@ -42,7 +44,8 @@ def test_a_chain_s_answer_is_verified_against_its_retrieved_documents(
 
 def test_repair_replaces_the_answer_and_keeps_the_original(scorer: TablePairScorer) -> None:
     out = VerifyAnswer(verifier=scorer, repair="revise").invoke(
-        {"answer": WRONG, "documents": [Document(page_content=SOURCE)]})
+        {"answer": WRONG, "documents": [Document(page_content=SOURCE)]}
+    )
     assert (out["original_answer"], out["answer"]) == (WRONG, RIGHT)
     assert out["grounded"] is True
     assert out["repair"]["edits"][0]["method"] == "value_substitution@1"

@@ -12,15 +12,29 @@ pytestmark = pytest.mark.unit
 
 
 def test_a_passage_veracity_returned_comes_back_exactly() -> None:
-    chunk = Chunk("guide.md#3", "guide.md", 3, "Bees dance.", 120, 131, title="Guide",
-                  section=("Bees",), page=2, page_end=2)
+    chunk = Chunk(
+        "guide.md#3",
+        "guide.md",
+        3,
+        "Bees dance.",
+        120,
+        131,
+        title="Guide",
+        section=("Bees",),
+        page=2,
+        page_end=2,
+    )
     assert passages([Foreign(chunk.text, passage_metadata(chunk), "any")]) == (chunk,)
 
 
 def test_other_documents_are_named_by_id_then_source_then_position() -> None:
-    found = passages([Foreign("Bees dance.", {}, "doc-7"),
-                      Foreign("Wasps sting.", {"source": "wasps.txt"}, None),
-                      Foreign("Ants march.", {}, None)])
+    found = passages(
+        [
+            Foreign("Bees dance.", {}, "doc-7"),
+            Foreign("Wasps sting.", {"source": "wasps.txt"}, None),
+            Foreign("Ants march.", {}, None),
+        ]
+    )
     assert [chunk.doc_id for chunk in found] == ["doc-7", "wasps.txt", "document-3"]
 
 

@@ -14,7 +14,7 @@ pytest_plugins = ("pytester",)
 PLUGIN = "veracity.adapters.pytest_plugin"
 ROOT = Path(__file__).resolve().parents[2]
 
-USER_TESTS = '''
+USER_TESTS = """
 def test_grounded(assert_grounded):
     grounding = assert_grounded("Honey bees dance to share where food is.",
                                 ["Honey bees dance to share where food is found."])
@@ -27,7 +27,7 @@ def test_not_grounded(assert_grounded):
 def test_no_contradicted_lets_unsupported_claims_pass(assert_grounded):
     assert_grounded("Tickets to the museum cost forty euros on Sundays.",
                     ["Honey bees dance to share where food is found."], mode="no-contradicted")
-'''
+"""
 
 
 @pytest.fixture
@@ -38,22 +38,25 @@ def user_suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> py
     return pytester
 
 
-def test_a_user_suite_passes_and_fails_with_a_report_per_claim(user_suite: pytest.Pytester
-                                                               ) -> None:
+def test_a_user_suite_passes_and_fails_with_a_report_per_claim(user_suite: pytest.Pytester) -> None:
     user_suite.makeini("[pytest]\nveracity_verifier = lexical\n")  # the ini option picks it
     result = user_suite.runpytest_subprocess("-p", PLUGIN, "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines([
-        "*NotGroundedError: not grounded: 0 of 1 claims supported, 0 contradicted "
-        "(needed: every claim supported)",
-        "*- claim 1 [[]0:50[]] 'Tickets to the museum cost forty euros on Sundays.': unsupported*",
-        "*closest evidence text-1 [[]0:*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*NotGroundedError: not grounded: 0 of 1 claims supported, 0 contradicted "
+            "(needed: every claim supported)",
+            "*- claim 1 [[]0:50[]] 'Tickets to the museum cost forty euros on Sundays.': "
+            "unsupported*",
+            "*closest evidence text-1 [[]0:*",
+        ]
+    )
 
 
 def test_an_unknown_verifier_is_an_error_naming_it(user_suite: pytest.Pytester) -> None:
-    result = user_suite.runpytest_subprocess("-p", PLUGIN, "--veracity-verifier", "bogus",
-                                  "-p", "no:cacheprovider")
+    result = user_suite.runpytest_subprocess(
+        "-p", PLUGIN, "--veracity-verifier", "bogus", "-p", "no:cacheprovider"
+    )
     result.assert_outcomes(errors=3)
     result.stdout.fnmatch_lines(["*verifier='bogus' is not allowed*"])
 

@@ -19,8 +19,10 @@ from veracity.testing import TablePairScorer
 pytestmark = pytest.mark.unit
 
 SOURCE = "Honey bees perform a waggle dance to show other workers where food is."
-TABLE = {(SOURCE, "Honey bees perform a waggle dance."): (0.9, 0.02, 0.08),
-         ("Bumblebees do not dance.", "Bumblebees dance."): (0.05, 0.9, 0.05)}
+TABLE = {
+    (SOURCE, "Honey bees perform a waggle dance."): (0.9, 0.02, 0.08),
+    ("Bumblebees do not dance.", "Bumblebees dance."): (0.05, 0.9, 0.05),
+}
 SETTINGS = VerifySettings(partial(TablePairScorer, TABLE))
 
 
@@ -28,11 +30,18 @@ def _lines(count: int) -> list[str]:
     lines = []
     for number in range(count):
         if number % 2:
-            row = {"id": f"q{number}", "answer": "Bumblebees dance. They live in nests.",
-                   "sources": ["Bumblebees do not dance."], "question": "Do they dance?"}
+            row = {
+                "id": f"q{number}",
+                "answer": "Bumblebees dance. They live in nests.",
+                "sources": ["Bumblebees do not dance."],
+                "question": "Do they dance?",
+            }
         else:
-            row = {"id": number, "answer": "Honey bees perform a waggle dance.",
-                   "sources": [SOURCE]}
+            row = {
+                "id": number,
+                "answer": "Honey bees perform a waggle dance.",
+                "sources": [SOURCE],
+            }
         lines.append(json.dumps(row))
     return lines
 
@@ -55,11 +64,14 @@ def _records(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def test_every_line_gets_one_record(tmp_path: Path) -> None:
-    source = _write(tmp_path / "in.jsonl", [*_lines(6), "{oops", "", json.dumps(
-        {"id": 0, "answer": "again", "sources": []})])
+    source = _write(
+        tmp_path / "in.jsonl",
+        [*_lines(6), "{oops", "", json.dumps({"id": 0, "answer": "again", "sources": []})],
+    )
     progress: list[tuple[int, int, int]] = []
     summary = VerifyBatch(SETTINGS, LocalPool(workers=1), answers_per_task=2).run(
-        source, tmp_path / "out.jsonl", progress=lambda *args: progress.append(args))
+        source, tmp_path / "out.jsonl", progress=lambda *args: progress.append(args)
+    )
     records = _records(tmp_path / "out.jsonl")
     assert len(records) == 8
     assert summary.lines == 8
@@ -81,7 +93,8 @@ def test_a_pool_writes_the_same_records_as_one_process(tmp_path: Path) -> None:
     source = _write(tmp_path / "in.jsonl", _lines(12))
     VerifyBatch(SETTINGS, LocalPool(workers=1)).run(source, tmp_path / "one.jsonl")
     summary = VerifyBatch(SETTINGS, LocalPool(workers=2), answers_per_task=1).run(
-        source, tmp_path / "pool.jsonl")
+        source, tmp_path / "pool.jsonl"
+    )
     assert summary.workers == 2
     assert _records(tmp_path / "pool.jsonl") == _records(tmp_path / "one.jsonl")
 
@@ -129,21 +142,28 @@ def test_a_verifier_that_breaks_gives_error_records_not_a_stop(tmp_path: Path) -
     assert summary.counts["errors"] == 3
 
 
-@pytest.mark.parametrize(("make", "message"), [
-    (lambda: VerifySettings(partial(TablePairScorer, {}), layers=("consistency",)),
-     "chat model"),
-    (lambda: VerifySettings(partial(TablePairScorer, {}), rule="majority"), "any"),
-    (lambda: VerifySettings(partial(TablePairScorer, {}), window="page"), "claim, passage"),
-    (lambda: VerifyBatch(SETTINGS, sources_field=None), "sources_field"),
-    (lambda: LocalPool(workers=0), "workers=0"),
-])
-def test_bad_options_fail_before_anything_runs(tmp_path: Path, make: Callable[[], Any],
-                                               message: str) -> None:
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (
+            lambda: VerifySettings(partial(TablePairScorer, {}), layers=("consistency",)),
+            "chat model",
+        ),
+        (lambda: VerifySettings(partial(TablePairScorer, {}), rule="majority"), "any"),
+        (lambda: VerifySettings(partial(TablePairScorer, {}), window="page"), "claim, passage"),
+        (lambda: VerifyBatch(SETTINGS, sources_field=None), "sources_field"),
+        (lambda: LocalPool(workers=0), "workers=0"),
+    ],
+)
+def test_bad_options_fail_before_anything_runs(
+    tmp_path: Path, make: Callable[[], Any], message: str
+) -> None:
     def attempt() -> None:
         made = make()
         if isinstance(made, VerifySettings):
             VerifyBatch(made, LocalPool(workers=1)).run(
-                _write(tmp_path / "in.jsonl", _lines(1)), tmp_path / "out.jsonl")
+                _write(tmp_path / "in.jsonl", _lines(1)), tmp_path / "out.jsonl"
+            )
 
     with pytest.raises(OptionError, match=message):
         attempt()
@@ -164,9 +184,9 @@ def test_an_engine_is_any_object_with_start_map_close() -> None:
     assert engine.name == "local"
 
 
-def test_a_ray_address_nobody_listens_on_is_an_option_error(tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch
-                                                             ) -> None:
+def test_a_ray_address_nobody_listens_on_is_an_option_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import sys
     import types
 
@@ -182,13 +202,15 @@ def test_a_ray_address_nobody_listens_on_is_an_option_error(tmp_path: Path,
 
 
 def test_a_batch_reads_one_window_per_claim_when_asked(tmp_path: Path) -> None:
-    line = {"id": "two", "answer": "Honey bees perform a waggle dance. Bumblebees dance.",
-            "sources": [SOURCE, "Bumblebees do not dance."]}
+    line = {
+        "id": "two",
+        "answer": "Honey bees perform a waggle dance. Bumblebees dance.",
+        "sources": [SOURCE, "Bumblebees do not dance."],
+    }
     source = _write(tmp_path / "in.jsonl", [json.dumps(line)])
     pairs = {}
     for window in ("passage", "claim"):
-        settings = VerifySettings(partial(TablePairScorer, TABLE), layers=("nli",),
-                                  window=window)
+        settings = VerifySettings(partial(TablePairScorer, TABLE), layers=("nli",), window=window)
         out = tmp_path / f"{window}.jsonl"
         VerifyBatch(settings, LocalPool(workers=1)).run(source, out)
         pairs[window] = _records(out)["two@1"]["calls"]["verifier_pairs"]

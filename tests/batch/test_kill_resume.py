@@ -16,8 +16,10 @@ import pytest
 
 pytestmark = pytest.mark.integration
 
-WORDS = ("honey bees perform a waggle dance to show other workers where food is found near the "
-         "hive in summer").split()
+WORDS = (
+    "honey bees perform a waggle dance to show other workers where food is found near the "
+    "hive in summer"
+).split()
 
 
 def _input(path: Path, lines: int, seed: int) -> Path:
@@ -30,15 +32,32 @@ def _input(path: Path, lines: int, seed: int) -> Path:
         for number in range(lines):
             if number == lines // 2:
                 handle.write("{a bad line\n")
-            row = {"id": f"a{number}", "answer": " ".join(sentence(8) for _ in range(4)),
-                   "sources": [sentence(12) for _ in range(3)]}
+            row = {
+                "id": f"a{number}",
+                "answer": " ".join(sentence(8) for _ in range(4)),
+                "sources": [sentence(12) for _ in range(3)],
+            }
             handle.write(json.dumps(row) + "\n")
     return path
 
 
 def _command(source: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "veracity.cli", "verify-batch", str(source), "--out",
-            str(out), "--verifier", "lexical", "--layers", "nli", "--workers", "2", "--json"]
+    return [
+        sys.executable,
+        "-m",
+        "veracity.cli",
+        "verify-batch",
+        str(source),
+        "--out",
+        str(out),
+        "--verifier",
+        "lexical",
+        "--layers",
+        "nli",
+        "--workers",
+        "2",
+        "--json",
+    ]
 
 
 def _env() -> dict[str, str]:
@@ -63,22 +82,40 @@ def test_killed_runs_resume_to_exactly_once(tmp_path: Path) -> None:
     out = tmp_path / "reports.jsonl"
     sizes = []
     for _ in range(4):
-        child = subprocess.Popen(_command(source, out), env=_env(), stdin=subprocess.DEVNULL,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                 start_new_session=True)
+        child = subprocess.Popen(
+            _command(source, out),
+            env=_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         time.sleep(chance.uniform(0.5, 4.0))
         os.killpg(child.pid, signal.SIGKILL)  # the command and its workers, mid-write or not
         child.wait(timeout=30)
         sizes.append(len(out.read_bytes()) if out.exists() else 0)
-    finished = subprocess.run(_command(source, out), env=_env(), stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=120, check=False)
+    finished = subprocess.run(
+        _command(source, out),
+        env=_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert finished.returncode == 1, finished.stderr  # the bad line is an error record
     summary = json.loads(finished.stdout)
     assert summary["pending"] == 0
     assert summary["lines"] == 201
     whole = tmp_path / "whole.jsonl"
-    subprocess.run(_command(source, whole), env=_env(), stdin=subprocess.DEVNULL,
-                   capture_output=True, timeout=120, check=False)
+    subprocess.run(
+        _command(source, whole),
+        env=_env(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert _records(out) == _records(whole), f"seed {seed}, sizes after kills {sizes}"
     assert len(_records(out)) == 201
     assert sizes[-1] > 0, f"no kill came after the first record (seed {seed})"

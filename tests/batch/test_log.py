@@ -29,8 +29,9 @@ def test_records_are_appended_and_found_again(tmp_path: Path) -> None:
     assert state.counts.answers == 2
 
 
-@pytest.mark.parametrize("tail", ['{"id": "c", "li', '{"id": "c"', "\x00\x00\x00\n", "[1]\n",
-                                  '{"no": "key"}\n'])
+@pytest.mark.parametrize(
+    "tail", ['{"id": "c", "li', '{"id": "c"', "\x00\x00\x00\n", "[1]\n", '{"no": "key"}\n']
+)
 def test_a_torn_or_foreign_tail_is_cut(tmp_path: Path, tail: str) -> None:
     path = tmp_path / "reports.jsonl"
     whole = _record("a") + "\n" + _record("b") + "\n"

@@ -16,19 +16,32 @@ from veracity.batch.overview import BatchOverview, verdict_colours
 
 from .test_overview import HOSTILE, failed, record
 
-pytestmark = [pytest.mark.integration,
-              pytest.mark.skipif(find_spec("matplotlib") is None,
-                                 reason="install the [report] extra: pip install -e '.[report]'")]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(
+        find_spec("matplotlib") is None,
+        reason="install the [report] extra: pip install -e '.[report]'",
+    ),
+]
 ARTIFACTS = Path(__file__).resolve().parents[2] / ".cache" / "test-artifacts" / "batch"
 LABELS = ("supported", "contradicted", "unsupported", "supported")
 
 
 def test_the_page_renders_its_plots_and_tables_offline(browser: Any, tmp_path: Path) -> None:
-    records = [record(f"q{i}", i + 1, [LABELS[(i + j) % 4] for j in range(3)],
-                      supports=[((i * 7 + j * 13) % 100) / 100 for j in range(3)],
-                      doc=f"doc-{i % 5}.md", model=f"model-{i % 3}") for i in range(200)]
-    records.append(record("evil", 201, ["contradicted"], answer=HOSTILE + " Bees dance.",
-                          model=HOSTILE))
+    records = [
+        record(
+            f"q{i}",
+            i + 1,
+            [LABELS[(i + j) % 4] for j in range(3)],
+            supports=[((i * 7 + j * 13) % 100) / 100 for j in range(3)],
+            doc=f"doc-{i % 5}.md",
+            model=f"model-{i % 3}",
+        )
+        for i in range(200)
+    ]
+    records.append(
+        record("evil", 201, ["contradicted"], answer=HOSTILE + " Bees dance.", model=HOSTILE)
+    )
     records.append(failed("broken", 202, HOSTILE))
     path = BatchOverview(by=["model"]).run(records).save(tmp_path / "overview.html")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -45,16 +58,23 @@ def test_the_page_renders_its_plots_and_tables_offline(browser: Any, tmp_path: P
     assert errors == []
     assert page.evaluate("window.pwned") is None  # the hostile answer stayed text
     assert page.locator("svg").count() == 3  # support histogram, evidence document, model
-    for selector in ("#support svg", "#by-evidence-document svg", "#by-model svg",
-                     "table.counts", "#by-model table.breakdown", "table.failures"):
+    for selector in (
+        "#support svg",
+        "#by-evidence-document svg",
+        "#by-model svg",
+        "table.counts",
+        "#by-model table.breakdown",
+        "table.failures",
+    ):
         assert page.locator(selector).first.is_visible(), selector
     box = page.locator("#support svg").bounding_box()
     assert box["width"] > 400
     assert box["height"] > 100
     assert page.locator("#by-model tbody tr").count() == 5  # 3 models, the hostile one, (missing)
     contradicted = page.locator("#worst .sentence.verdict-contradicted").first
-    assert contradicted.evaluate("e => getComputedStyle(e).backgroundColor") == \
-        "rgb(255, 224, 224)"  # the web page's shade (verdicts.css)
+    assert (
+        contradicted.evaluate("e => getComputedStyle(e).backgroundColor") == "rgb(255, 224, 224)"
+    )  # the web page's shade (verdicts.css)
 
     shot = ARTIFACTS / "overview.png"
     page.screenshot(path=str(shot), full_page=True)

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = [pytest.mark.integration,
-              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc"),
+]
 
 
 def _children(pid: int) -> set[int]:
@@ -54,23 +56,45 @@ def test_killing_verify_batch_ends_its_workers(tmp_path: Path) -> None:
     source = tmp_path / "answers.jsonl"
     with source.open("w", encoding="utf-8") as handle:
         for number in range(5000):
-            row = {"id": f"a{number}", "answer": "Honey bees perform a waggle dance. " * 4,
-                   "sources": ["Honey bees dance to show where food is."]}
+            row = {
+                "id": f"a{number}",
+                "answer": "Honey bees perform a waggle dance. " * 4,
+                "sources": ["Honey bees dance to show where food is."],
+            }
             handle.write(json.dumps(row) + "\n")
-    command = [sys.executable, "-m", "veracity.cli", "verify-batch", str(source), "--out",
-               str(tmp_path / "out.jsonl"), "--verifier", "lexical", "--layers", "nli",
-               "--workers", "2", "--json"]
-    child = subprocess.Popen(command, env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
-                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL, start_new_session=True)
+    command = [
+        sys.executable,
+        "-m",
+        "veracity.cli",
+        "verify-batch",
+        str(source),
+        "--out",
+        str(tmp_path / "out.jsonl"),
+        "--verifier",
+        "lexical",
+        "--layers",
+        "nli",
+        "--workers",
+        "2",
+        "--json",
+    ]
+    child = subprocess.Popen(
+        command,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     workers: set[int] = set()
     try:
         assert _wait(lambda: len(_children(child.pid)) >= 2, 60), "the workers never started"
         workers = _children(child.pid)
         os.kill(child.pid, signal.SIGKILL)  # the command alone, as `kill -9 PID` does
         child.wait(timeout=30)
-        assert _wait(lambda: not any(_alive(pid) for pid in workers), 5), \
+        assert _wait(lambda: not any(_alive(pid) for pid in workers), 5), (
             f"workers {sorted(p for p in workers if _alive(p))} outlived their parent"
+        )
     finally:
         for pid in workers:  # the workers this test started, should the check fail
             if _alive(pid):
@@ -103,10 +127,14 @@ thread.join()
 
 def test_workers_started_off_the_main_thread_watch_their_parent(tmp_path: Path) -> None:
     # the kernel's signal follows the forking thread, so there only the watching thread acts
-    child = subprocess.Popen([sys.executable, "-c", POOL_IN_A_THREAD],
-                             env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
-                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True,
-                             start_new_session=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", POOL_IN_A_THREAD],
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     workers: set[int] = set()
     try:
         assert child.stdout is not None
@@ -115,8 +143,9 @@ def test_workers_started_off_the_main_thread_watch_their_parent(tmp_path: Path) 
         assert workers <= _children(child.pid)
         os.kill(child.pid, signal.SIGKILL)
         child.wait(timeout=30)
-        assert _wait(lambda: not any(_alive(pid) for pid in workers), 5), \
+        assert _wait(lambda: not any(_alive(pid) for pid in workers), 5), (
             f"workers {sorted(p for p in workers if _alive(p))} outlived their parent"
+        )
     finally:
         for pid in workers:
             if _alive(pid):

@@ -21,15 +21,33 @@ def test_the_commands_are_listed_as_before() -> None:
     assert result.exit_code == 0, result.output
     commands = result.stdout.split("Commands:\n", 1)[1]
     listed = [line.split()[0] for line in commands.splitlines() if line.strip()]
-    assert listed == ["index", "search", "check", "train-verifier", "train-reranker",
-                      "export-verifier", "export-embedder", "distill-embedder", "export-reranker",
-                      "ask", "calibrate", "evolve", "verify", "verify-batch", "report", "serve",
-                      "repair"]
+    assert listed == [
+        "index",
+        "search",
+        "check",
+        "train-verifier",
+        "train-reranker",
+        "export-verifier",
+        "export-embedder",
+        "distill-embedder",
+        "export-reranker",
+        "ask",
+        "calibrate",
+        "evolve",
+        "verify",
+        "verify-batch",
+        "report",
+        "serve",
+        "repair",
+    ]
 
 
 def test_models_given_to_one_app_stay_in_that_app() -> None:
-    faked = cli.build_app(cli.Models(verifier=lambda name: TablePairScorer(
-        {("Bees dance.", "Bees dance."): (0.2, 0.7, 0.1)})))
+    faked = cli.build_app(
+        cli.Models(
+            verifier=lambda name: TablePairScorer({("Bees dance.", "Bees dance."): (0.2, 0.7, 0.1)})
+        )
+    )
     assert json.loads(runner.invoke(faked, PAIR).stdout)["label"] == "contradicted"
     real = runner.invoke(cli.app, [*PAIR, "--verifier", "lexical"])  # no model file needed
     assert real.exit_code == 0, real.output

@@ -25,7 +25,7 @@ DOCS = {
     "wax.md": "# Beeswax\n\n## Melting\n\nBeeswax melts at about 62 to 64 degrees Celsius.\n",
     "mites.txt": "Varroa mites are the most damaging parasite of honeybee colonies.\n",
     "comb.txt": "Worker bees build the six-sided cells of the comb from flakes of beeswax that "
-                "glands under their abdomen secrete.\n",
+    "glands under their abdomen secrete.\n",
 }
 DEV = [
     {"question": "How many days do honeybee workers take to develop?", "answerable": True},
@@ -82,8 +82,7 @@ def index(tmp_path: Path) -> Path:
     for name, text in DOCS.items():
         (docs / name).write_text(text, encoding="utf-8")
     folder = tmp_path / "index"
-    result = CliRunner().invoke(cli.app, ["index", str(docs), "--index", str(folder),
-                                          "--no-dense"])
+    result = CliRunner().invoke(cli.app, ["index", str(docs), "--index", str(folder), "--no-dense"])
     assert result.exit_code == 0, result.output
     return folder
 
@@ -104,11 +103,15 @@ class Fakes:
     def __init__(self) -> None:
         self.chat = ScriptedChatModel([])
         self.scorer = PhraseScorer(PHRASES)
-        self.app = cli.build_app(cli.Models(verifier=lambda name: self.scorer,
-                                            chat=lambda spec, model, scorer: self.chat))
+        self.app = cli.build_app(
+            cli.Models(
+                verifier=lambda name: self.scorer, chat=lambda spec, model, scorer: self.chat
+            )
+        )
 
-    def __call__(self, replies: Sequence[str],
-                 scorer: PhraseScorer | None = None) -> ScriptedChatModel:
+    def __call__(
+        self, replies: Sequence[str], scorer: PhraseScorer | None = None
+    ) -> ScriptedChatModel:
         self.chat = ScriptedChatModel(list(replies), model_id="scripted-llm")
         if scorer is not None:
             self.scorer = scorer
@@ -118,14 +121,38 @@ class Fakes:
         """``veracity ask`` on the test index; without abstention unless ``abstain`` (the
         phrase scorer gives every question's content a low top_support, so the shipped default
         threshold would abstain on everything)."""
-        return CliRunner().invoke(self.app, [
-            "ask", question, "--index", str(index), "--mode", "bm25", "-k", "3", *args,
-            *([] if abstain else ["--no-abstain"])])
+        return CliRunner().invoke(
+            self.app,
+            [
+                "ask",
+                question,
+                "--index",
+                str(index),
+                "--mode",
+                "bm25",
+                "-k",
+                "3",
+                *args,
+                *([] if abstain else ["--no-abstain"]),
+            ],
+        )
 
     def calibrate(self, index: Path, dev: Path, *args: str):
-        return CliRunner().invoke(self.app, ["calibrate", "--index", str(index), "--dev",
-                                             str(dev), "--mode", "bm25", "--signal", "top_bm25",
-                                             *args])
+        return CliRunner().invoke(
+            self.app,
+            [
+                "calibrate",
+                "--index",
+                str(index),
+                "--dev",
+                str(dev),
+                "--mode",
+                "bm25",
+                "--signal",
+                "top_bm25",
+                *args,
+            ],
+        )
 
 
 @pytest.fixture
@@ -138,8 +165,10 @@ def flat(text: str) -> str:
     return " ".join(text.split())
 
 
-REPLY = ("Beeswax melts at about 63 degrees [1]. Wax melts between 62 and 64. "
-         "Beeswax is made by workers [2]. Beeswax melts at about 63 degrees [7].")
+REPLY = (
+    "Beeswax melts at about 63 degrees [1]. Wax melts between 62 and 64. "
+    "Beeswax is made by workers [2]. Beeswax melts at about 63 degrees [7]."
+)
 
 
 def test_ask_marks_every_sentence_and_quotes_the_sources(index, fakes):
@@ -162,8 +191,10 @@ def test_ask_marks_every_sentence_and_quotes_the_sources(index, fakes):
 
 
 def test_ask_quotes_the_cited_sources_only_and_indents_wrapped_lines(index, fakes):
-    long = ("Beeswax melts at about 63 degrees, which beekeepers who render old comb in a solar "
-            "wax melter over a warm summer afternoon reach without any other source of heat.")
+    long = (
+        "Beeswax melts at about 63 degrees, which beekeepers who render old comb in a solar "
+        "wax melter over a warm summer afternoon reach without any other source of heat."
+    )
     fakes([f"{long} [1]"])
     result = fakes.ask(index)
     assert result.exit_code == 0, result.output
@@ -173,11 +204,14 @@ def test_ask_quotes_the_cited_sources_only_and_indents_wrapped_lines(index, fake
     assert quote in flat(result.output)
     assert "“Honeybee workers develop" not in flat(result.output)  # block 2, not cited
     # The long sentence wraps; its continuation lines keep the sentence's indentation.
-    first = next(i for i, line in enumerate(lines) if "Beeswax melts at about 63 degrees," in line
-                 and line.startswith("  "))
+    first = next(
+        i
+        for i, line in enumerate(lines)
+        if "Beeswax melts at about 63 degrees," in line and line.startswith("  ")
+    )
     detail = next(i for i in range(first, len(lines)) if "unsupported ·" in lines[i])
     assert detail - first > 1
-    assert all(line.startswith("    ") for line in lines[first + 1:detail + 1])
+    assert all(line.startswith("    ") for line in lines[first + 1 : detail + 1])
     assert all(line == line.rstrip() for line in lines)
 
 
@@ -188,15 +222,23 @@ def test_ask_json_points_every_citation_at_its_document_span(index, fakes):
     payload = json.loads(result.output)
     assert payload["status"] == "answered"
     assert [s["status"] for s in payload["sentences"]] == [
-        "supported", "citation_attached", "unsupported", "invalid_citation"]
+        "supported",
+        "citation_attached",
+        "unsupported",
+        "invalid_citation",
+    ]
     assert payload["invalid_citations"] == [
-        {"marker": "7", "span": [len(REPLY) - 4, len(REPLY) - 1],
-         "reason": "out of range: 2 blocks were given"}]
+        {
+            "marker": "7",
+            "span": [len(REPLY) - 4, len(REPLY) - 1],
+            "reason": "out of range: 2 blocks were given",
+        }
+    ]
     store = IndexDir(index).store()
     for citation in payload["citations"]:
         source = payload["sources"][citation["marker"] - 1]
         text = store.document(citation["doc_id"]).text
-        assert text[citation["start"]:citation["end"]] == source["text"]
+        assert text[citation["start"] : citation["end"]] == source["text"]
         if citation["span"] is not None:
             start, end = citation["span"]
             assert REPLY[start:end] == f"[{citation['marker']}]"
@@ -214,8 +256,10 @@ def test_a_refusal_is_shown_as_one(index, fakes):
 
 
 def test_a_verifier_failure_is_reported_and_exits_1(index, fakes):
-    fakes(["Beeswax melts at about 63 degrees [1]."],
-          PhraseScorer(PHRASES, fail=["Beeswax melts at about 63 degrees."]))
+    fakes(
+        ["Beeswax melts at about 63 degrees [1]."],
+        PhraseScorer(PHRASES, fail=["Beeswax melts at about 63 degrees."]),
+    )
     result = fakes.ask(index)
     assert result.exit_code == 1, result.output
     assert "⚠ Beeswax melts at about 63 degrees." in flat(result.output)
@@ -231,7 +275,10 @@ def test_calibrate_saves_the_threshold_and_ask_uses_it(index, dev, fakes):
     assert "3 of 3 answerable questions still answered" in out
     saved = json.loads((index / "calibration.json").read_text())
     assert (saved["signal"], saved["generation"], saved["mode"]) == (
-        "top_bm25", "gen-000001", "bm25")
+        "top_bm25",
+        "gen-000001",
+        "bm25",
+    )
     # A question the corpus cannot answer: abstained without any model call.
     chat = fakes([])
     result = fakes.ask(index, question=WEAK, abstain=True)
@@ -271,8 +318,9 @@ def test_a_threshold_on_the_command_line(index, fakes):
 
 
 def _reindex(tmp_path: Path, index: Path, *args: str) -> None:
-    result = CliRunner().invoke(cli.app, ["index", str(tmp_path / "docs"), "--index", str(index),
-                                          "--no-dense", *args])
+    result = CliRunner().invoke(
+        cli.app, ["index", str(tmp_path / "docs"), "--index", str(index), "--no-dense", *args]
+    )
     assert result.exit_code == 0, result.output
 
 
@@ -291,7 +339,8 @@ def test_a_reindex_that_changes_nothing_keeps_the_calibration(index, dev, fakes,
 
 @pytest.mark.parametrize("change", ["add", "edit", "remove", "chunking"])
 def test_changed_content_replaces_a_calibration_by_the_default_and_says_so(
-        index, dev, fakes, tmp_path, change):
+    index, dev, fakes, tmp_path, change
+):
     assert fakes.calibrate(index, dev).exit_code == 0
     docs = tmp_path / "docs"
     extra: tuple[str, ...] = ()
@@ -340,13 +389,17 @@ def test_calibrate_json_and_partial_rows(index, dev, fakes):
     assert payload["curve"][0]["threshold"] <= payload["threshold"]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--signal", "rrf"], "RRF depends only on ranks"),
-    (["--signal", "top_cosine"], "top_cosine (dense, hybrid)"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--signal", "rrf"], "RRF depends only on ranks"),
+        (["--signal", "top_cosine"], "top_cosine (dense, hybrid)"),
+    ],
+)
 def test_calibrate_refuses_unusable_signals(index, dev, fakes, args, message):
-    result = CliRunner().invoke(fakes.app, ["calibrate", "--index", str(index), "--dev", str(dev),
-                                          "--mode", "bm25", *args])
+    result = CliRunner().invoke(
+        fakes.app, ["calibrate", "--index", str(index), "--dev", str(dev), "--mode", "bm25", *args]
+    )
     assert result.exit_code == 2
     assert message in flat(result.output)
 
@@ -358,8 +411,9 @@ def test_ask_failures_exit_2(index, tmp_path, fakes):
     # Harden-2 #14: a file given as the index folder was told to `veracity index ... --index`
     # that file, which would fail
     (tmp_path / "notes.txt").write_text("Bees dance.", encoding="utf-8")
-    a_file = CliRunner().invoke(fakes.app, ["ask", QUESTION, "--index",
-                                            str(tmp_path / "notes.txt")])
+    a_file = CliRunner().invoke(
+        fakes.app, ["ask", QUESTION, "--index", str(tmp_path / "notes.txt")]
+    )
     assert a_file.exit_code == 2
     assert f"{tmp_path / 'notes.txt'} is a file, not an index folder" in flat(a_file.output)
     assert f"--index {tmp_path / 'notes.txt'}" not in flat(a_file.output)
@@ -370,21 +424,26 @@ def test_ask_failures_exit_2(index, tmp_path, fakes):
 
 def test_ask_in_the_default_mode_on_an_index_without_vectors_says_it_used_bm25(index, fakes):
     fakes([REPLY])
-    result = CliRunner().invoke(fakes.app, ["ask", QUESTION, "--index", str(index), "-k", "3",
-                                          "--json", "--no-abstain"])
+    result = CliRunner().invoke(
+        fakes.app, ["ask", QUESTION, "--index", str(index), "-k", "3", "--json", "--no-abstain"]
+    )
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert any("used BM25 alone" in note for note in payload["notes"])
     assert payload["sources"][0]["doc_id"] == "wax.md"
     fakes([REPLY])
-    shown = CliRunner().invoke(fakes.app, ["ask", QUESTION, "--index", str(index), "-k", "3",
-                                         "--no-abstain"])
+    shown = CliRunner().invoke(
+        fakes.app, ["ask", QUESTION, "--index", str(index), "-k", "3", "--no-abstain"]
+    )
     assert shown.exit_code == 0, shown.output
     assert "used BM25 alone" in flat(shown.stderr)
     # with abstention, the default threshold is the one BM25 search computes: top_support
     fakes([])
-    abstained = json.loads(CliRunner().invoke(fakes.app, [
-        "ask", WEAK, "--index", str(index), "-k", "3", "--json"]).stdout)
+    abstained = json.loads(
+        CliRunner()
+        .invoke(fakes.app, ["ask", WEAK, "--index", str(index), "-k", "3", "--json"])
+        .stdout
+    )
     assert abstained["abstention"]["signal"] == "top_support"
 
 
@@ -414,11 +473,29 @@ def test_ask_rerank_gives_the_model_the_reranked_passages(index: Path) -> None:
 
     reranker = OverlapRelevanceScorer()
     chat = ScriptedChatModel(["Beeswax melts at about 63 degrees. [1]"], model_id="scripted")
-    app = cli.build_app(cli.Models(verifier=lambda name: PhraseScorer(PHRASES),
-                                   chat=lambda spec, model, scorer: chat,
-                                   reranker=lambda name: reranker))
-    result = CliRunner().invoke(app, ["ask", QUESTION, "--index", str(index), "--mode", "bm25",
-                                      "-k", "1", "--no-abstain", "--rerank", "--json"])
+    app = cli.build_app(
+        cli.Models(
+            verifier=lambda name: PhraseScorer(PHRASES),
+            chat=lambda spec, model, scorer: chat,
+            reranker=lambda name: reranker,
+        )
+    )
+    result = CliRunner().invoke(
+        app,
+        [
+            "ask",
+            QUESTION,
+            "--index",
+            str(index),
+            "--mode",
+            "bm25",
+            "-k",
+            "1",
+            "--no-abstain",
+            "--rerank",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert reranker.calls
@@ -431,12 +508,12 @@ def test_ask_rerank_gives_the_model_the_reranked_passages(index: Path) -> None:
 
 def test_an_answer_cut_at_the_token_limit_says_so(index, fakes):
     # Harden-2 #15: an answer cut at max_tokens (finish reason "length") read as finished
-    fakes.chat = ScriptedChatModel([REPLY, REPLY], model_id="scripted-llm",
-                                   finish_reason="length")
+    fakes.chat = ScriptedChatModel([REPLY, REPLY], model_id="scripted-llm", finish_reason="length")
     result = fakes.ask(index)
     assert result.exit_code == 0, result.output
-    assert ("the answer was cut: the model stopped at its limit of 512 tokens (finish reason "
-            "length)") in flat(result.output)
+    assert (
+        "the answer was cut: the model stopped at its limit of 512 tokens (finish reason length)"
+    ) in flat(result.output)
     payload = json.loads(fakes.ask(index, "--json").stdout)
     assert payload["truncated"] is True
     assert payload["provenance"]["finish_reason"] == "length"

@@ -11,8 +11,17 @@ runner = CliRunner()
 
 
 def test_check_one_pair_as_json() -> None:
-    result = runner.invoke(app, ["check", "--premise", "Paris is the capital of France.",
-                                 "--claim", "France's capital is Paris.", "--json"])
+    result = runner.invoke(
+        app,
+        [
+            "check",
+            "--premise",
+            "Paris is the capital of France.",
+            "--claim",
+            "France's capital is Paris.",
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["label"] == "supported"
@@ -21,8 +30,15 @@ def test_check_one_pair_as_json() -> None:
 
 
 def test_check_with_a_similarity_scorer_gives_no_label() -> None:
-    pair = ["check", "--premise", "Marie Curie died in 1934.", "--claim",
-            "Curie passed away in 1934.", "--verifier", "align"]
+    pair = [
+        "check",
+        "--premise",
+        "Marie Curie died in 1934.",
+        "--claim",
+        "Curie passed away in 1934.",
+        "--verifier",
+        "align",
+    ]
     result = runner.invoke(app, pair)
     assert result.exit_code == 0, result.output
     assert "not a probability" in result.stdout
@@ -39,7 +55,8 @@ def test_check_batch_reports_bad_lines_and_exits_partial(tmp_path: Path) -> None
         json.dumps({"id": "a", "premise": "Bees have six legs.", "claim": "Bees have six legs."})
         + "\n{not json}\n"
         + json.dumps({"id": "b", "premise": "Bees have six legs.", "claim": "Bees have 8 legs."})
-        + "\n")
+        + "\n"
+    )
     result = runner.invoke(app, ["check", "--batch", str(batch), "--verifier", "lexical"])
     assert result.exit_code == 1
     rows = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
@@ -61,8 +78,9 @@ def test_a_pair_that_cannot_be_scored_is_an_error_in_valid_json(tmp_path: Path) 
     from veracity.testing import FailingPairScorer
 
     app = build_app(Models(verifier=lambda name: FailingPairScorer("the judge replied 'maybe'")))
-    result = runner.invoke(app, ["check", "--premise", "Bees dance.", "--claim", "Bees dance.",
-                                 "--json"])
+    result = runner.invoke(
+        app, ["check", "--premise", "Bees dance.", "--claim", "Bees dance.", "--json"]
+    )
     assert result.exit_code == 1
     payload = json.loads(result.stdout, parse_constant=lambda name: pytest.fail(name))
     assert (payload["label"], payload["supported"]) == ("error", None)

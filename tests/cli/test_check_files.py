@@ -15,8 +15,10 @@ from veracity.types import PairScores
 
 pytestmark = pytest.mark.unit
 
-PAGE = ("<html><head><title>Bees</title><style>p { color: red }</style></head>"
-        "<body><h1>Dance</h1><p>Honey bees perform a waggle dance.</p></body></html>")
+PAGE = (
+    "<html><head><title>Bees</title><style>p { color: red }</style></head>"
+    "<body><h1>Dance</h1><p>Honey bees perform a waggle dance.</p></body></html>"
+)
 
 
 class Recording(TablePairScorer):
@@ -32,8 +34,9 @@ class Recording(TablePairScorer):
 def _premise(path: Path) -> tuple[int, str, str]:
     scorer = Recording()
     app = cli.build_app(cli.Models(verifier=lambda name: scorer))
-    result = CliRunner().invoke(app, ["check", "--premise", str(path), "--claim",
-                                      "Bees dance.", "--json"])
+    result = CliRunner().invoke(
+        app, ["check", "--premise", str(path), "--claim", "Bees dance.", "--json"]
+    )
     return result.exit_code, "".join(scorer.premises), result.stderr
 
 

@@ -33,27 +33,31 @@ def _listed(help_text: str) -> list[str]:
     return [word.strip(",.;:()") for word in help_text.split()]
 
 
-@pytest.mark.parametrize(("command", "option", "choices"), [
-    ("verify", "--layers", LAYERS),
-    ("verify", "--rule", RULES),
-    ("verify", "--query", QUERY_MODES),
-    ("verify", "--window", WINDOWS),
-    ("verify", "--mode", defaults.SEARCH_MODES),
-    ("verify", "--verifier", tuple(VERIFIERS)),
-    ("verify-batch", "--layers", BATCH_LAYERS),
-    ("verify-batch", "--window", WINDOWS),
-    ("repair", "--policy", POLICIES),
-    ("repair", "--query", QUERY_MODES),
-    ("ask", "--policy", POLICIES),
-    ("ask", "--signal", tuple(SIGNALS)),
-    ("ask", "--mode", defaults.SEARCH_MODES),
-    ("calibrate", "--signal", tuple(SIGNALS)),
-    ("search", "--mode", defaults.SEARCH_MODES),
-    ("evolve", "--mode", defaults.SEARCH_MODES),
-    ("serve", "--mode", defaults.SEARCH_MODES),
-])
-def test_a_choice_option_lists_every_registered_value(command: str, option: str,
-                                                      choices: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    ("command", "option", "choices"),
+    [
+        ("verify", "--layers", LAYERS),
+        ("verify", "--rule", RULES),
+        ("verify", "--query", QUERY_MODES),
+        ("verify", "--window", WINDOWS),
+        ("verify", "--mode", defaults.SEARCH_MODES),
+        ("verify", "--verifier", tuple(VERIFIERS)),
+        ("verify-batch", "--layers", BATCH_LAYERS),
+        ("verify-batch", "--window", WINDOWS),
+        ("repair", "--policy", POLICIES),
+        ("repair", "--query", QUERY_MODES),
+        ("ask", "--policy", POLICIES),
+        ("ask", "--signal", tuple(SIGNALS)),
+        ("ask", "--mode", defaults.SEARCH_MODES),
+        ("calibrate", "--signal", tuple(SIGNALS)),
+        ("search", "--mode", defaults.SEARCH_MODES),
+        ("evolve", "--mode", defaults.SEARCH_MODES),
+        ("serve", "--mode", defaults.SEARCH_MODES),
+    ],
+)
+def test_a_choice_option_lists_every_registered_value(
+    command: str, option: str, choices: tuple[str, ...]
+) -> None:
     listed = _listed(_help(command, option))
     assert [choice for choice in choices if choice not in listed] == []
 

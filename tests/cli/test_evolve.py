@@ -14,8 +14,10 @@ from veracity.testing import OverlapRelevanceScorer, ScriptedChatModel, TablePai
 pytestmark = pytest.mark.unit
 
 QUERY = "why do honeybees dance"
-DOCS = {"bees.md": "Honeybees dance to tell nestmates where flowers are.\n",
-        "wasps.md": "Wasps build paper nests from chewed wood.\n"}
+DOCS = {
+    "bees.md": "Honeybees dance to tell nestmates where flowers are.\n",
+    "wasps.md": "Wasps build paper nests from chewed wood.\n",
+}
 REWRITE = "Honeybees dance to tell nestmates where the flowers are."
 
 
@@ -26,25 +28,47 @@ def index(tmp_path: Path) -> Path:
     for name, text in DOCS.items():
         (docs / name).write_text(text, encoding="utf-8")
     folder = tmp_path / "index"
-    result = CliRunner().invoke(cli.app, ["index", str(docs), "--index", str(folder),
-                                          "--no-dense"])
+    result = CliRunner().invoke(cli.app, ["index", str(docs), "--index", str(folder), "--no-dense"])
     assert result.exit_code == 0, result.output
     return folder
 
 
 def app(replies: list[str]) -> tuple[object, ScriptedChatModel]:
     chat = ScriptedChatModel(replies, model_id="scripted-llm")
-    return cli.build_app(cli.Models(verifier=lambda name: TablePairScorer({}),
-                                    chat=lambda spec, model, scorer: chat,
-                                    reranker=lambda name: OverlapRelevanceScorer())), chat
+    return cli.build_app(
+        cli.Models(
+            verifier=lambda name: TablePairScorer({}),
+            chat=lambda spec, model, scorer: chat,
+            reranker=lambda name: OverlapRelevanceScorer(),
+        )
+    ), chat
 
 
 def test_evolve_prints_json_with_the_trace(index: Path, tmp_path: Path) -> None:
     built, chat = app([REWRITE] * 4)
     trace = tmp_path / "trace.json"
-    result = CliRunner().invoke(built, ["evolve", QUERY, "--index", str(index), "--mode", "bm25",
-                                        "--offspring", "2", "--iterations", "2", "--seed", "3",
-                                        "--llm", "llamacpp", "--trace", str(trace), "--json"])
+    result = CliRunner().invoke(
+        built,
+        [
+            "evolve",
+            QUERY,
+            "--index",
+            str(index),
+            "--mode",
+            "bm25",
+            "--offspring",
+            "2",
+            "--iterations",
+            "2",
+            "--seed",
+            "3",
+            "--llm",
+            "llamacpp",
+            "--trace",
+            str(trace),
+            "--json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["calls"] == len(chat.requests)
@@ -55,8 +79,22 @@ def test_evolve_prints_json_with_the_trace(index: Path, tmp_path: Path) -> None:
 
 
 def test_evolve_shows_the_best_answer_and_its_lineage(index: Path) -> None:
-    args = ["evolve", QUERY, "--index", str(index), "--mode", "bm25", "--offspring", "6",
-            "--iterations", "1", "--fitness", "relevance", "--llm", "llamacpp"]
+    args = [
+        "evolve",
+        QUERY,
+        "--index",
+        str(index),
+        "--mode",
+        "bm25",
+        "--offspring",
+        "6",
+        "--iterations",
+        "1",
+        "--fitness",
+        "relevance",
+        "--llm",
+        "llamacpp",
+    ]
     built, chat = app([""] * 6)
     result = CliRunner().invoke(built, args)
     assert result.exit_code == 1, result.output  # empty replies: reported failures
@@ -72,20 +110,21 @@ def test_evolve_shows_the_best_answer_and_its_lineage(index: Path) -> None:
 
 def test_evolve_refuses_an_unknown_fitness_and_a_zero_budget(index: Path) -> None:
     built, _ = app([])
-    result = CliRunner().invoke(built, ["evolve", QUERY, "--index", str(index),
-                                        "--fitness", "bleu"])
+    result = CliRunner().invoke(
+        built, ["evolve", QUERY, "--index", str(index), "--fitness", "bleu"]
+    )
     assert result.exit_code == 2
     assert "--fitness 'bleu'" in result.output
-    result = CliRunner().invoke(built, ["evolve", QUERY, "--index", str(index),
-                                        "--offspring", "0"])
+    result = CliRunner().invoke(built, ["evolve", QUERY, "--index", str(index), "--offspring", "0"])
     assert result.exit_code == 2
     assert "--offspring 0" in result.output
 
 
 def test_evolve_with_no_passages_found_is_an_error(index: Path) -> None:
     built, _ = app([])
-    result = CliRunner().invoke(built, ["evolve", "zebra quantum", "--index", str(index),
-                                        "--mode", "bm25"])
+    result = CliRunner().invoke(
+        built, ["evolve", "zebra quantum", "--index", str(index), "--mode", "bm25"]
+    )
     assert result.exit_code == 2
     assert "error" in result.output
 
@@ -93,9 +132,13 @@ def test_evolve_with_no_passages_found_is_an_error(index: Path) -> None:
 def test_evolve_with_no_model_answers_from_the_seeds_sentences(index: Path) -> None:
     bees = DOCS["bees.md"].strip()
     verifier = TablePairScorer({(bees, bees): (0.9, 0.0, 0.1)})
-    built = cli.build_app(cli.Models(
-        verifier=lambda name: verifier, reranker=lambda name: OverlapRelevanceScorer(),
-        chat=lambda spec, model, scorer: pytest.fail("no chat model is needed")))
+    built = cli.build_app(
+        cli.Models(
+            verifier=lambda name: verifier,
+            reranker=lambda name: OverlapRelevanceScorer(),
+            chat=lambda spec, model, scorer: pytest.fail("no chat model is needed"),
+        )
+    )
     args = ["evolve", QUERY, "--index", str(index), "--mode", "bm25"]
     result = CliRunner().invoke(built, [*args, "--json"])
     assert result.exit_code == 0, result.output
@@ -118,11 +161,27 @@ def test_evolve_checks_each_sentence_against_the_seeds(index: Path) -> None:
     # The rewrite ties the seed on relevance, so the seed stays best; either is checked.
     verifier = TablePairScorer({(seed, REWRITE): (0.9, 0.05, 0.05), (seed, seed): (0.9, 0, 0.1)})
     chat = ScriptedChatModel([REWRITE] * 4, model_id="scripted-llm")
-    built = cli.build_app(cli.Models(verifier=lambda name: verifier,
-                                     chat=lambda spec, model, scorer: chat,
-                                     reranker=lambda name: OverlapRelevanceScorer()))
-    args = ["evolve", QUERY, "--index", str(index), "--mode", "bm25", "--offspring", "2",
-            "--iterations", "1", "--llm", "llamacpp"]
+    built = cli.build_app(
+        cli.Models(
+            verifier=lambda name: verifier,
+            chat=lambda spec, model, scorer: chat,
+            reranker=lambda name: OverlapRelevanceScorer(),
+        )
+    )
+    args = [
+        "evolve",
+        QUERY,
+        "--index",
+        str(index),
+        "--mode",
+        "bm25",
+        "--offspring",
+        "2",
+        "--iterations",
+        "1",
+        "--llm",
+        "llamacpp",
+    ]
     result = CliRunner().invoke(built, [*args, "--json"])
     assert result.exit_code == 0, result.output
     answer = json.loads(result.stdout)["answer"]

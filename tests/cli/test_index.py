@@ -34,9 +34,15 @@ def _index(*args: str) -> tuple[int, str, str]:
 def _cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     """The real command in a child process, killed after ``timeout`` (a hang fails the test)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    return subprocess.run([sys.executable, "-m", "veracity.cli", *args], capture_output=True,
-                          text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "veracity.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
 
 
 def test_a_fifo_in_an_indexed_folder_is_skipped_with_a_reason(docs: Path, tmp_path: Path) -> None:
@@ -46,7 +52,8 @@ def test_a_fifo_in_an_indexed_folder_is_skipped_with_a_reason(docs: Path, tmp_pa
     assert done.returncode == 1, done.stderr
     payload = json.loads(done.stdout)
     assert [(f["path"], f["reason"]) for f in payload["failures"]] == [
-        (str(docs / "pipe.txt"), "special_file")]
+        (str(docs / "pipe.txt"), "special_file")
+    ]
     assert payload["files_indexed"] == 2
     assert sorted(p.name for p in index.iterdir()) == ["CURRENT", "LOCK", "gen-000001"]
 
@@ -54,28 +61,40 @@ def test_a_fifo_in_an_indexed_folder_is_skipped_with_a_reason(docs: Path, tmp_pa
 def test_verify_refuses_a_fifo_source_instead_of_hanging(tmp_path: Path) -> None:
     fifo = tmp_path / "source.txt"
     os.mkfifo(fifo)
-    done = _cli("verify", "--answer", "Bees make honey.", "--sources", str(fifo),
-                "--verifier", "lexical", "--layers", "nli")
+    done = _cli(
+        "verify",
+        "--answer",
+        "Bees make honey.",
+        "--sources",
+        str(fifo),
+        "--verifier",
+        "lexical",
+        "--layers",
+        "nli",
+    )
     assert done.returncode == 2
     assert f"{fifo}: is a named pipe (FIFO), not a regular file" in " ".join(done.stderr.split())
 
 
-def test_a_missing_path_beside_good_ones_exits_1_with_the_rest_indexed(docs: Path,
-                                                                       tmp_path: Path) -> None:
+def test_a_missing_path_beside_good_ones_exits_1_with_the_rest_indexed(
+    docs: Path, tmp_path: Path
+) -> None:
     index = tmp_path / "index"
     code, out, err = _index(str(docs), str(tmp_path / "typo"), "--index", str(index))
     assert code == 1
     assert "indexed 2 file(s)" in out
     assert f"skipped {tmp_path / 'typo'}: does not exist" in err
-    code, out, err = _index(str(tmp_path / "typo"), str(docs), "--index", str(tmp_path / "two"),
-                            "--json")
+    code, out, err = _index(
+        str(tmp_path / "typo"), str(docs), "--index", str(tmp_path / "two"), "--json"
+    )
     assert code == 1
     payload = json.loads(out)
     assert (payload["files_indexed"], payload["paths_failed"], payload["exit_code"]) == (2, 1, 1)
 
 
-def test_strict_stops_at_a_missing_path_with_exit_2_and_writes_nothing(docs: Path,
-                                                                      tmp_path: Path) -> None:
+def test_strict_stops_at_a_missing_path_with_exit_2_and_writes_nothing(
+    docs: Path, tmp_path: Path
+) -> None:
     index = tmp_path / "index"
     code, _, err = _index(str(docs), str(tmp_path / "typo"), "--index", str(index), "--strict")
     assert code == 2
@@ -84,8 +103,9 @@ def test_strict_stops_at_a_missing_path_with_exit_2_and_writes_nothing(docs: Pat
 
 
 def test_the_summary_counts_failed_lines_as_the_exit_code_does(docs: Path, tmp_path: Path) -> None:
-    (docs / "rows.jsonl").write_text('{"id": "r1", "text": "Row one."}\nnot json\n',
-                                     encoding="utf-8")
+    (docs / "rows.jsonl").write_text(
+        '{"id": "r1", "text": "Row one."}\nnot json\n', encoding="utf-8"
+    )
     index = tmp_path / "index"
     for run in ("first", "unchanged"):
         code, out, err = _index(str(docs), "--index", str(index))
@@ -127,14 +147,16 @@ def test_a_link_that_loops_is_reported_as_a_loop(docs: Path, tmp_path: Path) -> 
     code, out, err = _index(str(docs), str(given), "--index", str(tmp_path / "index"))
     assert code == 1
     assert "indexed 2 file(s)" in out
-    assert f"skipped {docs / 'loop'}: is a symbolic link that loops ({docs / 'loop'} -> loop)" \
-        in err
+    assert (
+        f"skipped {docs / 'loop'}: is a symbolic link that loops ({docs / 'loop'} -> loop)" in err
+    )
     assert f"skipped {given}: is a symbolic link that loops" in err
     assert "does not exist" not in err
 
 
-def test_ctrl_c_says_what_was_kept(docs: Path, tmp_path: Path,
-                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ctrl_c_says_what_was_kept(
+    docs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Harden-2 #14: Ctrl-C exited 130 without a word
     from veracity.corpus.index_dir import IndexDir
     from veracity.retrieve.bm25 import BM25Builder
@@ -149,10 +171,11 @@ def test_ctrl_c_says_what_was_kept(docs: Path, tmp_path: Path,
     monkeypatch.setattr(BM25Builder, "build", interrupted)
     code, _, err = _index(str(docs), "--index", str(index))
     assert code == 130
-    assert (f"interrupted: the index in {index} is as it was before this run (gen-000001); "
-            "nothing of this run was kept") in err
+    assert (
+        f"interrupted: the index in {index} is as it was before this run (gen-000001); "
+        "nothing of this run was kept"
+    ) in err
     assert IndexDir(index).current().name == "gen-000001"
     code, _, err = _index(str(docs), "--index", str(tmp_path / "new"))
     assert code == 130
     assert f"interrupted: nothing was written: {tmp_path / 'new'} holds no index" in err
-

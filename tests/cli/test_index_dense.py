@@ -17,12 +17,14 @@ def test_the_summary_says_how_many_chunks_the_dense_vectors_cut(tmp_path: Path) 
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "short.txt").write_text("Bees make honey.", encoding="utf-8")
-    (docs / "long.txt").write_text(" ".join(["antidisestablishmentarianism"] * 150),
-                                   encoding="utf-8")
+    (docs / "long.txt").write_text(
+        " ".join(["antidisestablishmentarianism"] * 150), encoding="utf-8"
+    )
     result = CliRunner().invoke(cli.app, ["index", str(docs), "--index", str(tmp_path / "i")])
     assert result.exit_code == 0, result.output
     out = " ".join(result.stdout.split())
     assert "note: 1 of 2 chunks are longer than the dense model's window of 256 tokens" in out
-    short = CliRunner().invoke(cli.app, ["index", str(docs / "short.txt"), "--index",
-                                         str(tmp_path / "j")])
+    short = CliRunner().invoke(
+        cli.app, ["index", str(docs / "short.txt"), "--index", str(tmp_path / "j")]
+    )
     assert "note:" not in short.stdout

@@ -28,8 +28,9 @@ CONTRARY = {"90 degrees": "62 to 64"}
 DATA_KEYED = {"hits[].scores", "sources[].scores", "builders", "timings", "calls"}
 
 
-def shapes(value: Any, path: str = "", found: dict[str, list[str]] | None = None
-           ) -> dict[str, list[str]]:
+def shapes(
+    value: Any, path: str = "", found: dict[str, list[str]] | None = None
+) -> dict[str, list[str]]:
     """The keys of every object in ``value`` by path; two objects at one path must agree."""
     found = {} if found is None else found
     if isinstance(value, dict):
@@ -47,7 +48,11 @@ def shapes(value: Any, path: str = "", found: dict[str, list[str]] | None = None
 
 def test_shapes_sees_nested_objects_and_a_change_of_order() -> None:
     assert shapes({"a": [{"b": 1, "c": {"d": 2}}], "timings": {"x": 1.0}}) == {
-        "": ["a", "timings"], "a[]": ["b", "c"], "a[].c": ["d"], "timings": ["x"]}
+        "": ["a", "timings"],
+        "a[]": ["b", "c"],
+        "a[].c": ["d"],
+        "timings": ["x"],
+    }
     with pytest.raises(AssertionError):
         shapes([{"b": 1, "c": 2}, {"c": 2, "b": 1}])
 
@@ -67,8 +72,15 @@ class Scorer:
             supported = any(k in claim and v in premise for k, v in PHRASES.items())
             contrary = any(k in claim and v in premise for k, v in CONTRARY.items())
             p, c = (0.9, 0.02) if supported else (0.05, 0.8) if contrary else (0.05, 0.02)
-            scores.append(PairScore(p, c, 1.0 - p - c, window=Span(0, len(premise)),
-                                    evidence=(Span(0, min(10, len(premise))),)))
+            scores.append(
+                PairScore(
+                    p,
+                    c,
+                    1.0 - p - c,
+                    window=Span(0, len(premise)),
+                    evidence=(Span(0, min(10, len(premise))),),
+                )
+            )
         return PairScores(tuple(scores), self.model_id, "1")
 
 
@@ -80,13 +92,17 @@ class Fakes:
     def __init__(self, tmp_path: Path) -> None:
         self.scorer: Scorer = Scorer()
         self.chat = ScriptedChatModel([])
-        self.app = cli.build_app(cli.Models(verifier=lambda name: self.scorer,
-                                            chat=lambda spec, model, scorer: self.chat))
+        self.app = cli.build_app(
+            cli.Models(
+                verifier=lambda name: self.scorer, chat=lambda spec, model, scorer: self.chat
+            )
+        )
         self.docs = tmp_path / "docs"
         self.docs.mkdir()
         (self.docs / "bees.txt").write_text("Honeybee workers develop in 21 days.\n")
-        (self.docs / "wax.md").write_text("# Beeswax\n\n## Melting\n\nBeeswax melts at about "
-                                          "62 to 64 degrees Celsius.\n")
+        (self.docs / "wax.md").write_text(
+            "# Beeswax\n\n## Melting\n\nBeeswax melts at about 62 to 64 degrees Celsius.\n"
+        )
         (self.docs / "rows.jsonl").write_text('{"id": "r1", "text": "Comb is wax."}\nnot json\n')
         self.index = tmp_path / "index"
         self.tmp_path = tmp_path
@@ -97,8 +113,9 @@ class Fakes:
         return json.loads(result.stdout)
 
     def indexed(self) -> Fakes:
-        self.json("index", str(self.docs), "--index", str(self.index), "--no-dense", "--json",
-                  code=1)
+        self.json(
+            "index", str(self.docs), "--index", str(self.index), "--no-dense", "--json", code=1
+        )
         return self
 
 
@@ -107,25 +124,98 @@ def fakes(tmp_path: Path) -> Fakes:
     return Fakes(tmp_path)
 
 
-HIT = ["rank", "score", "scores", "retriever", "doc_id", "title", "section", "page", "page_end",
-       "start", "end", "chunk_id", "chunk_index", "source", "text"]
-PAIR = ["claim", "label", "verifier_label", "probabilities", "supported", "contradicted",
-        "neither", "window", "windows", "evidence", "error", "rules"]
-CITATION = ["marker", "span", "attached", "support", "contradicted", "error", "chunk_id",
-            "doc_id", "title", "section", "page", "page_end", "start", "end", "evidence"]
+HIT = [
+    "rank",
+    "score",
+    "scores",
+    "retriever",
+    "doc_id",
+    "title",
+    "section",
+    "page",
+    "page_end",
+    "start",
+    "end",
+    "chunk_id",
+    "chunk_index",
+    "source",
+    "text",
+]
+PAIR = [
+    "claim",
+    "label",
+    "verifier_label",
+    "probabilities",
+    "supported",
+    "contradicted",
+    "neither",
+    "window",
+    "windows",
+    "evidence",
+    "error",
+    "rules",
+]
+CITATION = [
+    "marker",
+    "span",
+    "attached",
+    "support",
+    "contradicted",
+    "error",
+    "chunk_id",
+    "doc_id",
+    "title",
+    "section",
+    "page",
+    "page_end",
+    "start",
+    "end",
+    "evidence",
+]
 INVALID = ["marker", "span", "reason"]
-JUDGEMENT = ["chunk_id", "doc_id", "title", "section", "page", "page_end", "start", "end",
-             "supported", "contradicted", "neither", "evidence", "cited", "query", "error",
-             "cannot_state", "text"]
+JUDGEMENT = [
+    "chunk_id",
+    "doc_id",
+    "title",
+    "section",
+    "page",
+    "page_end",
+    "start",
+    "end",
+    "supported",
+    "contradicted",
+    "neither",
+    "evidence",
+    "cited",
+    "query",
+    "error",
+    "cannot_state",
+    "text",
+]
 
 
 def test_index(fakes: Fakes) -> None:
-    payload = fakes.json("index", str(fakes.docs), "--index", str(fakes.index), "--no-dense",
-                         "--json", code=1)
+    payload = fakes.json(
+        "index", str(fakes.docs), "--index", str(fakes.index), "--no-dense", "--json", code=1
+    )
     assert shapes(payload) == {
-        "": ["index", "generation", "files_seen", "files_indexed", "files_unchanged",
-             "files_removed", "files_failed", "files_kept", "paths_failed", "lines_failed",
-             "documents", "chunks", "failures", "builders", "exit_code"],
+        "": [
+            "index",
+            "generation",
+            "files_seen",
+            "files_indexed",
+            "files_unchanged",
+            "files_removed",
+            "files_failed",
+            "files_kept",
+            "paths_failed",
+            "lines_failed",
+            "documents",
+            "chunks",
+            "failures",
+            "builders",
+            "exit_code",
+        ],
         "failures[]": ["path", "reason", "message"],
         "builders": ["bm25"],
     }
@@ -134,8 +224,7 @@ def test_index(fakes: Fakes) -> None:
 
 
 def test_search(fakes: Fakes) -> None:
-    payload = fakes.indexed().json("search", "beeswax melts", "--index", str(fakes.index),
-                                   "--json")
+    payload = fakes.indexed().json("search", "beeswax melts", "--index", str(fakes.index), "--json")
     assert shapes(payload) == {
         "": ["query", "mode", "confidence", "notes", "hits"],
         "confidence": ["top_bm25", "top_cosine", "margin", "top_rerank"],
@@ -149,8 +238,9 @@ def test_search_reranked(fakes: Fakes) -> None:
     from veracity.testing import OverlapRelevanceScorer
 
     fakes.app = cli.build_app(cli.Models(reranker=lambda name: OverlapRelevanceScorer()))
-    payload = fakes.indexed().json("search", "beeswax melts", "--index", str(fakes.index),
-                                   "--rerank", "--json")
+    payload = fakes.indexed().json(
+        "search", "beeswax melts", "--index", str(fakes.index), "--rerank", "--json"
+    )
     assert shapes(payload) == {
         "": ["query", "mode", "confidence", "notes", "hits"],
         "confidence": ["top_bm25", "top_cosine", "margin", "top_rerank"],
@@ -162,17 +252,29 @@ def test_search_reranked(fakes: Fakes) -> None:
 @pytest.mark.parametrize("scorer", [Scorer(), Similarity()])
 def test_check(fakes: Fakes, scorer: Scorer) -> None:
     fakes.scorer = scorer
-    payload = fakes.json("check", "--premise", "Beeswax melts at 62 to 64 degrees.",
-                         "--claim", "Wax melts at 63 degrees.", "--json")
-    assert shapes(payload) == {"": [*PAIR, "model", "version"],
-                               "evidence[]": ["start", "end", "text"]}
+    payload = fakes.json(
+        "check",
+        "--premise",
+        "Beeswax melts at 62 to 64 degrees.",
+        "--claim",
+        "Wax melts at 63 degrees.",
+        "--json",
+    )
+    assert shapes(payload) == {
+        "": [*PAIR, "model", "version"],
+        "evidence[]": ["start", "end", "text"],
+    }
     assert payload["probabilities"] is not isinstance(scorer, Similarity)
 
 
 def test_check_batch(fakes: Fakes) -> None:
     batch = fakes.tmp_path / "pairs.jsonl"
-    batch.write_text(json.dumps({"id": "a", "premise": "62 to 64", "claim": "63 degrees"})
-                     + "\n" + json.dumps({"premise": "x", "hypothesis": "y"}) + "\n")
+    batch.write_text(
+        json.dumps({"id": "a", "premise": "62 to 64", "claim": "63 degrees"})
+        + "\n"
+        + json.dumps({"premise": "x", "hypothesis": "y"})
+        + "\n"
+    )
     result = CliRunner().invoke(fakes.app, ["check", "--batch", str(batch)])
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
@@ -182,26 +284,70 @@ def test_check_batch(fakes: Fakes) -> None:
     ]
 
 
-ANSWER = ["question", "status", "text", "truncated", "abstained", "abstention", "refused",
-          "refusal", "sentences", "citations", "invalid_citations", "sources", "provenance",
-          "timings", "notes", "exit_code"]
-PROVENANCE = ["model", "prompt_id", "prompt_version", "temperature", "seed", "max_tokens",
-              "finish_reason", "verifier", "verifier_version", "tau", "prompt"]
+ANSWER = [
+    "question",
+    "status",
+    "text",
+    "truncated",
+    "abstained",
+    "abstention",
+    "refused",
+    "refusal",
+    "sentences",
+    "citations",
+    "invalid_citations",
+    "sources",
+    "provenance",
+    "timings",
+    "notes",
+    "exit_code",
+]
+PROVENANCE = [
+    "model",
+    "prompt_id",
+    "prompt_version",
+    "temperature",
+    "seed",
+    "max_tokens",
+    "finish_reason",
+    "verifier",
+    "verifier_version",
+    "tau",
+    "prompt",
+]
 TIMINGS = ["retrieve", "abstain", "generate", "verify", "total"]
 
 
 def test_ask(fakes: Fakes) -> None:
     fakes.indexed()
-    ask = ["ask", "At what temperature does beeswax melt?", "--index", str(fakes.index),
-           "--mode", "bm25", "--json"]
-    fakes.chat = ScriptedChatModel(["Beeswax melts at about 63 degrees [1]. Workers take 21 "
-                                    "days. It melts [7]."])
+    ask = [
+        "ask",
+        "At what temperature does beeswax melt?",
+        "--index",
+        str(fakes.index),
+        "--mode",
+        "bm25",
+        "--json",
+    ]
+    fakes.chat = ScriptedChatModel(
+        ["Beeswax melts at about 63 degrees [1]. Workers take 21 days. It melts [7]."]
+    )
     answered = fakes.json(*ask, "--signal", "top_bm25", "--threshold", "0")
     assert shapes(answered) == {
         "": ANSWER,
         "abstention": ["signal", "value", "threshold", "abstain", "source", "error", "reason"],
-        "sentences[]": ["index", "span", "text", "claim", "status", "support", "failure",
-                        "note", "citations", "invalid"],
+        "sentences[]": [
+            "index",
+            "span",
+            "text",
+            "claim",
+            "status",
+            "support",
+            "failure",
+            "note",
+            "citations",
+            "invalid",
+        ],
         "sentences[].citations[]": CITATION,
         "sentences[].invalid[]": INVALID,
         "citations[]": CITATION,
@@ -220,39 +366,129 @@ def test_ask(fakes: Fakes) -> None:
 def test_calibrate(fakes: Fakes) -> None:
     fakes.indexed()
     dev = fakes.tmp_path / "dev.jsonl"
-    dev.write_text("".join(json.dumps(row) + "\n" for row in [
-        {"question": "How many days do workers take?", "answerable": True},
-        {"question": "When does beeswax melt?", "answerable": True},
-        {"question": "Who painted the Mona Lisa?", "answerable": False}]) + "not json\n")
-    payload = fakes.json("calibrate", "--index", str(fakes.index), "--dev", str(dev), "--mode",
-                         "bm25", "--signal", "top_bm25", "--json", code=1)
+    dev.write_text(
+        "".join(
+            json.dumps(row) + "\n"
+            for row in [
+                {"question": "How many days do workers take?", "answerable": True},
+                {"question": "When does beeswax melt?", "answerable": True},
+                {"question": "Who painted the Mona Lisa?", "answerable": False},
+            ]
+        )
+        + "not json\n"
+    )
+    payload = fakes.json(
+        "calibrate",
+        "--index",
+        str(fakes.index),
+        "--dev",
+        str(dev),
+        "--mode",
+        "bm25",
+        "--signal",
+        "top_bm25",
+        "--json",
+        code=1,
+    )
     assert shapes(payload) == {
-        "": ["path", "generation", "mode", "k", "verifier", "dev", "created", "signal",
-             "threshold", "precision", "recall", "f1", "abstained", "answered", "answerable",
-             "unanswerable", "failed", "curve", "skipped", "failed_questions", "exit_code"],
+        "": [
+            "path",
+            "generation",
+            "mode",
+            "k",
+            "verifier",
+            "dev",
+            "created",
+            "signal",
+            "threshold",
+            "precision",
+            "recall",
+            "f1",
+            "abstained",
+            "answered",
+            "answerable",
+            "unanswerable",
+            "failed",
+            "curve",
+            "skipped",
+            "failed_questions",
+            "exit_code",
+        ],
         "curve[]": ["threshold", "precision", "recall", "f1", "abstained", "answered"],
     }
 
 
 def test_verify(fakes: Fakes) -> None:
-    answer = ("Beeswax melts at about 63 degrees [1]. Hello! Beeswax melts at 90 degrees. "
-              "Workers take 21 days.")
-    payload = fakes.json("verify", "--answer", answer, "--sources", str(fakes.docs / "wax.md"),
-                         str(fakes.docs / "bees.txt"), "--json")
+    answer = (
+        "Beeswax melts at about 63 degrees [1]. Hello! Beeswax melts at 90 degrees. "
+        "Workers take 21 days."
+    )
+    payload = fakes.json(
+        "verify",
+        "--answer",
+        answer,
+        "--sources",
+        str(fakes.docs / "wax.md"),
+        str(fakes.docs / "bees.txt"),
+        "--json",
+    )
     assert shapes(payload) == {
-        "": ["summary", "answer", "question", "layers", "rule", "query_mode", "claims_method",
-             "verifier", "verifier_version", "claims", "skipped", "timings", "calls",
-             "warnings", "exit_code"],
-        "summary": ["claims", "supported", "contradicted", "unsupported", "unchecked",
-                    "skipped", "failed", "contested"],
-        "claims[]": ["index", "text", "span", "sentence", "markers", "edits", "label",
-                     "contested", "layers", "citations", "anti_citations", "values",
-                     "evidence"],
+        "": [
+            "summary",
+            "answer",
+            "question",
+            "layers",
+            "rule",
+            "query_mode",
+            "claims_method",
+            "verifier",
+            "verifier_version",
+            "claims",
+            "skipped",
+            "timings",
+            "calls",
+            "warnings",
+            "exit_code",
+        ],
+        "summary": [
+            "claims",
+            "supported",
+            "contradicted",
+            "unsupported",
+            "unchecked",
+            "skipped",
+            "failed",
+            "contested",
+        ],
+        "claims[]": [
+            "index",
+            "text",
+            "span",
+            "sentence",
+            "markers",
+            "edits",
+            "label",
+            "contested",
+            "layers",
+            "citations",
+            "anti_citations",
+            "values",
+            "evidence",
+        ],
         "claims[].layers[]": ["layer", "label", "flagged", "score", "detail", "error"],
         "claims[].citations[]": JUDGEMENT,
         "claims[].anti_citations[]": JUDGEMENT,
-        "claims[].values[]": ["kind", "text", "span", "value", "status", "found", "doc_id",
-                              "evidence", "source"],
+        "claims[].values[]": [
+            "kind",
+            "text",
+            "span",
+            "value",
+            "status",
+            "found",
+            "doc_id",
+            "evidence",
+            "source",
+        ],
         "claims[].evidence[]": JUDGEMENT,
         "skipped[]": ["sentence", "span", "text", "reason"],
         "timings": ["claims", "evidence", "nli", "knowledge"],
@@ -262,24 +498,80 @@ def test_verify(fakes: Fakes) -> None:
 
 def test_repair(fakes: Fakes) -> None:
     answer = "Beeswax melts at about 90 degrees. Workers take 21 days. Bees hum in winter."
-    payload = fakes.json("repair", "--answer", answer, "--sources", str(fakes.docs / "wax.md"),
-                         str(fakes.docs / "bees.txt"), "--policy", "delete", "--json")
+    payload = fakes.json(
+        "repair",
+        "--answer",
+        answer,
+        "--sources",
+        str(fakes.docs / "wax.md"),
+        str(fakes.docs / "bees.txt"),
+        "--policy",
+        "delete",
+        "--json",
+    )
     assert payload["text"] == "Workers take 21 days."
-    edit = ["kind", "claims", "original", "new", "before", "after", "method", "reason",
-            "evidence"]
-    report = ["claims", "supported", "contradicted", "unsupported", "unchecked", "skipped",
-              "failed", "contested"]
+    edit = ["kind", "claims", "original", "new", "before", "after", "method", "reason", "evidence"]
+    report = [
+        "claims",
+        "supported",
+        "contradicted",
+        "unsupported",
+        "unchecked",
+        "skipped",
+        "failed",
+        "contested",
+    ]
     assert shapes(payload) == {
-        "": ["summary", "policy", "original", "text", "changed", "refused", "query_mode",
-             "edits", "claims", "attribution_before", "attribution_after", "attribution",
-             "preservation", "before", "after", "verifier", "verifier_version", "notes",
-             "calls", "timings", "exit_code"],
-        "summary": ["claims", "kept", "revised", "deleted", "flagged", "rejected", "failed",
-                    "refused", "edits", "changed"],
+        "": [
+            "summary",
+            "policy",
+            "original",
+            "text",
+            "changed",
+            "refused",
+            "query_mode",
+            "edits",
+            "claims",
+            "attribution_before",
+            "attribution_after",
+            "attribution",
+            "preservation",
+            "before",
+            "after",
+            "verifier",
+            "verifier_version",
+            "notes",
+            "calls",
+            "timings",
+            "exit_code",
+        ],
+        "summary": [
+            "claims",
+            "kept",
+            "revised",
+            "deleted",
+            "flagged",
+            "rejected",
+            "failed",
+            "refused",
+            "edits",
+            "changed",
+        ],
         "edits[]": edit,
         "edits[].evidence[]": JUDGEMENT,
-        "claims[]": ["claim", "label", "agreement", "action", "reason", "questions",
-                     "supporting", "contradicting", "edit", "proposed", "failure"],
+        "claims[]": [
+            "claim",
+            "label",
+            "agreement",
+            "action",
+            "reason",
+            "questions",
+            "supporting",
+            "contradicting",
+            "edit",
+            "proposed",
+            "failure",
+        ],
         "claims[].claim": ["index", "text", "span", "sentence", "markers", "edits"],
         "claims[].supporting[]": JUDGEMENT,
         "claims[].contradicting[]": JUDGEMENT,

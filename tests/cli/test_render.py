@@ -19,8 +19,19 @@ pytestmark = pytest.mark.unit
 runner = CliRunner()
 
 #: Bracket and colon sequences Rich would read as closing tags, styles, links or emoji.
-HOSTILE = ["[/etc/fstab]", "[bold]", "[x]", "[draft]", "[/]", "[link=http://a]b[/link]",
-           ":smile:", "[red on white]", "\\[escaped]", "[#ff0000]", "[@click]"]
+HOSTILE = [
+    "[/etc/fstab]",
+    "[bold]",
+    "[x]",
+    "[draft]",
+    "[/]",
+    "[link=http://a]b[/link]",
+    ":smile:",
+    "[red on white]",
+    "\\[escaped]",
+    "[#ff0000]",
+    "[@click]",
+]
 
 
 @pytest.mark.parametrize("value", HOSTILE)
@@ -50,8 +61,11 @@ def test_text_keeps_styles_apart_from_data() -> None:
 def hostile_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "[bold]"
     folder.mkdir()
-    body = ("CUPS keeps its printer list in [/etc/fstab] style files; "
-            + " ".join(HOSTILE) + " are kept as written.")
+    body = (
+        "CUPS keeps its printer list in [/etc/fstab] style files; "
+        + " ".join(HOSTILE)
+        + " are kept as written."
+    )
     (folder / "cups [draft].md").write_text(f"# Printers [x]\n\n{body}\n", encoding="utf-8")
     (folder / "broken.pdf").write_bytes(b"not a pdf [/etc/fstab]")
     return folder
@@ -59,12 +73,14 @@ def hostile_folder(tmp_path: Path) -> Path:
 
 def test_index_and_search_show_brackets_as_written(hostile_folder: Path, tmp_path: Path) -> None:
     index = tmp_path / "index"
-    result = runner.invoke(cli.app, ["index", str(hostile_folder), "--index", str(index),
-                                     "--no-dense"])
+    result = runner.invoke(
+        cli.app, ["index", str(hostile_folder), "--index", str(index), "--no-dense"]
+    )
     assert result.exit_code == 1, result.output  # the PDF is skipped and reported
     assert f"{hostile_folder / 'broken.pdf'}" in result.stderr
-    result = runner.invoke(cli.app, ["search", "printer list [/etc/fstab]", "--index",
-                                     str(index), "--mode", "bm25"])
+    result = runner.invoke(
+        cli.app, ["search", "printer list [/etc/fstab]", "--index", str(index), "--mode", "bm25"]
+    )
     assert result.exit_code == 0, result.output
     assert "printer list [/etc/fstab]" in result.stdout
     assert "cups [draft].md" in result.stdout
@@ -77,15 +93,20 @@ class WholePremiseScorer(TablePairScorer):
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         result = super().run(premises, hypotheses)
-        return dataclasses.replace(result, scores=tuple(
-            dataclasses.replace(score, evidence=(score.window,)) for score in result.scores))
+        return dataclasses.replace(
+            result,
+            scores=tuple(
+                dataclasses.replace(score, evidence=(score.window,)) for score in result.scores
+            ),
+        )
 
 
 def test_check_prints_premise_evidence_as_written() -> None:
     premise = "Mount points are listed in [/etc/fstab] by default [x]."
     claim = "Mount points are listed in [/etc/fstab]."
-    app = cli.build_app(cli.Models(verifier=lambda name: WholePremiseScorer(
-        {(premise, claim): (0.9, 0.05, 0.05)})))
+    app = cli.build_app(
+        cli.Models(verifier=lambda name: WholePremiseScorer({(premise, claim): (0.9, 0.05, 0.05)}))
+    )
     result = runner.invoke(app, ["check", "--premise", premise, "--claim", claim])
     assert result.exit_code == 0, result.output
     assert "[/etc/fstab] by default [x]." in result.stdout
@@ -104,15 +125,21 @@ def test_verify_report_shows_claims_and_evidence_as_written(tmp_path: Path) -> N
     passage = "The config file [/etc/squid/squid.conf] sets cache_effective_user [proxy]."
     source.write_text(passage + "\n", encoding="utf-8")
     claim = "The config file [/etc/squid/squid.conf] sets cache_effective_user [proxy]."
-    app = cli.build_app(cli.Models(
-        verifier=lambda name: TablePairScorer({(passage, claim): (0.9, 0.05, 0.05)})))
-    result = runner.invoke(app, ["verify", "--answer", claim, "--sources", str(source),
-                                     "--layers", "nli"])
+    app = cli.build_app(
+        cli.Models(verifier=lambda name: TablePairScorer({(passage, claim): (0.9, 0.05, 0.05)}))
+    )
+    result = runner.invoke(
+        app, ["verify", "--answer", claim, "--sources", str(source), "--layers", "nli"]
+    )
     assert result.exit_code == 0, result.output
     assert result.stdout.count("[/etc/squid/squid.conf]") >= 2  # the answer, the claim, evidence
     assert "[bold]notes.md" in result.stdout
-    payload = json.loads(runner.invoke(app, [
-        "verify", "--answer", claim, "--sources", str(source), "--layers", "nli", "--json"]).stdout)
+    payload = json.loads(
+        runner.invoke(
+            app,
+            ["verify", "--answer", claim, "--sources", str(source), "--layers", "nli", "--json"],
+        ).stdout
+    )
     assert payload["claims"][0]["text"] == claim
 
 
@@ -130,22 +157,36 @@ def test_help_keeps_the_documented_brackets() -> None:
 
 @pytest.mark.parametrize("value", ["premise_typo.md", "./missing.txt"])
 def test_a_mistyped_premise_file_is_an_error_not_text(value: str) -> None:
-    result = runner.invoke(cli.app, ["check", "--premise", value, "--claim", "Bees dance.",
-                                     "--verifier", "lexical"])
+    result = runner.invoke(
+        cli.app, ["check", "--premise", value, "--claim", "Bees dance.", "--verifier", "lexical"]
+    )
     assert result.exit_code == 2
     assert f"--premise {value}: no such file" in result.stderr
 
 
-@pytest.mark.parametrize(("args", "shown", "hidden"), [
-    (["index", "DOCS", "--index", "INDEX", "--chunk-tokens", "3", "--no-dense"],
-     "--chunk-tokens 3 is not allowed", "size="),
-    (["index", "DOCS", "--index", "INDEX", "--overlap", "100", "--no-dense"],
-     "--overlap 100 is not allowed", "overlap="),
-    (["check", "--premise", "Bees dance.", "--claim", "Bees dance.", "--verifier", "nope"],
-     "--verifier 'nope' is not allowed", "name="),
-])
-def test_option_errors_name_the_flag_the_user_typed(tmp_path: Path, args: list[str], shown: str,
-                                                    hidden: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "shown", "hidden"),
+    [
+        (
+            ["index", "DOCS", "--index", "INDEX", "--chunk-tokens", "3", "--no-dense"],
+            "--chunk-tokens 3 is not allowed",
+            "size=",
+        ),
+        (
+            ["index", "DOCS", "--index", "INDEX", "--overlap", "100", "--no-dense"],
+            "--overlap 100 is not allowed",
+            "overlap=",
+        ),
+        (
+            ["check", "--premise", "Bees dance.", "--claim", "Bees dance.", "--verifier", "nope"],
+            "--verifier 'nope' is not allowed",
+            "name=",
+        ),
+    ],
+)
+def test_option_errors_name_the_flag_the_user_typed(
+    tmp_path: Path, args: list[str], shown: str, hidden: str
+) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "a.txt").write_text("Bees dance.\n", encoding="utf-8")

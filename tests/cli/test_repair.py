@@ -55,14 +55,18 @@ def test_an_answer_with_nothing_to_repair_says_so(source: Path) -> None:
     assert "nothing to repair" in out
 
 
-def test_a_model_reply_that_cannot_be_read_exits_1_and_keeps_the_sentence(
-        source: Path) -> None:
+def test_a_model_reply_that_cannot_be_read_exits_1_and_keeps_the_sentence(source: Path) -> None:
     claim = "Karl von Frisch won the prize for his work on bees."
     table = {(NOBEL, claim): (0.1, 0.8, 0.1)}
-    app = cli.build_app(cli.Models(verifier=lambda name: TablePairScorer(table),
-                                   chat=lambda spec, model, scorer: ScriptedChatModel(["?!"])))
-    code, out, _ = _run("--answer", claim, "--sources", str(source), "--llm", "openai:x",
-                        "--json", app=app)
+    app = cli.build_app(
+        cli.Models(
+            verifier=lambda name: TablePairScorer(table),
+            chat=lambda spec, model, scorer: ScriptedChatModel(["?!"]),
+        )
+    )
+    code, out, _ = _run(
+        "--answer", claim, "--sources", str(source), "--llm", "openai:x", "--json", app=app
+    )
     assert code == 1
     payload = json.loads(out)
     assert payload["text"] == claim
@@ -70,18 +74,23 @@ def test_a_model_reply_that_cannot_be_read_exits_1_and_keeps_the_sentence(
     assert "repair_edit_v1" in payload["claims"][0]["failure"]
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--answer", "  ", "--sources", "SRC"], "empty"),
-    (["--answer", WRONG], "give the sources"),
-    (["--answer", WRONG, "--sources", "SRC", "--policy", "fix"], "--policy 'fix'"),
-    (["--answer", WRONG, "--sources", "SRC", "--policy", "flag", "--llm", "openai:x"],
-     "--llm"),
-])
-def test_bad_input_exits_2_with_a_clear_error(source: Path, args: list[str],
-                                              message: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--answer", "  ", "--sources", "SRC"], "empty"),
+        (["--answer", WRONG], "give the sources"),
+        (["--answer", WRONG, "--sources", "SRC", "--policy", "fix"], "--policy 'fix'"),
+        (["--answer", WRONG, "--sources", "SRC", "--policy", "flag", "--llm", "openai:x"], "--llm"),
+    ],
+)
+def test_bad_input_exits_2_with_a_clear_error(source: Path, args: list[str], message: str) -> None:
     args = [str(source) if arg == "SRC" else arg for arg in args]
-    app = cli.build_app(cli.Models(verifier=lambda name: TablePairScorer(TABLE),
-                                   chat=lambda spec, model, scorer: ScriptedChatModel([])))
+    app = cli.build_app(
+        cli.Models(
+            verifier=lambda name: TablePairScorer(TABLE),
+            chat=lambda spec, model, scorer: ScriptedChatModel([]),
+        )
+    )
     code, _, err = _run(*args, app=app)
     assert code == 2
     assert message in err

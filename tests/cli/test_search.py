@@ -22,8 +22,7 @@ def index(tmp_path: Path) -> Path:
     (docs / "mites.txt").write_text("Varroa mites are the worst parasite of honeybees.\n")
     (docs / "wax.md").write_text("# Beeswax\n\nBeeswax melts at about 63 degrees.\n")
     folder = tmp_path / "index"
-    result = CliRunner().invoke(cli.app, ["index", str(docs), "--index", str(folder),
-                                          "--no-dense"])
+    result = CliRunner().invoke(cli.app, ["index", str(docs), "--index", str(folder), "--no-dense"])
     assert result.exit_code == 0, result.output
     return folder
 
@@ -58,10 +57,12 @@ def test_an_explicit_dense_search_stays_an_error(index: Path) -> None:
 
 # --- --rerank -------------------------------------------------------------------------------
 
+
 def _reranked(index: Path, *args: str, reranker: OverlapRelevanceScorer | None = None):
     app = build_app(Models(reranker=lambda name: reranker or OverlapRelevanceScorer()))
-    return CliRunner().invoke(app, ["search", "varroa mites", "--index", str(index),
-                                    "--mode", "bm25", *args])
+    return CliRunner().invoke(
+        app, ["search", "varroa mites", "--index", str(index), "--mode", "bm25", *args]
+    )
 
 
 def test_rerank_reorders_with_the_reranker_and_shows_its_relevance(index: Path) -> None:
@@ -74,17 +75,24 @@ def test_rerank_reorders_with_the_reranker_and_shows_its_relevance(index: Path) 
     payload = json.loads(_reranked(index, "--rerank", "--json").stdout)
     assert payload["mode"] == "bm25+rerank"
     assert payload["confidence"]["top_rerank"] == pytest.approx(0.7310585786)
-    assert set(payload["hits"][0]["scores"]) == {"bm25", "rerank", "first_stage",
-                                                 "first_stage_rank"}
+    assert set(payload["hits"][0]["scores"]) == {
+        "bm25",
+        "rerank",
+        "first_stage",
+        "first_stage_rank",
+    }
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (["--rerank", "--rerank-depth", "0"], "--rerank-depth 0"),
-    (["--rerank", "--rerank-depth", "9"], "at most 2, the number of chunks in the index"),
-    (["--rerank", "--rerank-depth", "1", "-k", "2"], "-k 2"),
-    (["--rerank-depth", "5"], "--rerank when --rerank-depth is given"),
-    (["--reranker", "hf:x"], "--rerank when --reranker is given"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--rerank", "--rerank-depth", "0"], "--rerank-depth 0"),
+        (["--rerank", "--rerank-depth", "9"], "at most 2, the number of chunks in the index"),
+        (["--rerank", "--rerank-depth", "1", "-k", "2"], "-k 2"),
+        (["--rerank-depth", "5"], "--rerank when --rerank-depth is given"),
+        (["--reranker", "hf:x"], "--rerank when --reranker is given"),
+    ],
+)
 def test_bad_rerank_options_name_the_flag(index: Path, args: list[str], needle: str) -> None:
     result = _reranked(index, *args)
     assert result.exit_code == 2
@@ -92,8 +100,10 @@ def test_bad_rerank_options_name_the_flag(index: Path, args: list[str], needle: 
 
 
 def test_an_unknown_reranker_lists_the_choices(index: Path) -> None:
-    result = CliRunner().invoke(cli.app, ["search", "varroa mites", "--index", str(index),
-                                          "--rerank", "--reranker", "colbert"])
+    result = CliRunner().invoke(
+        cli.app,
+        ["search", "varroa mites", "--index", str(index), "--rerank", "--reranker", "colbert"],
+    )
     assert result.exit_code == 2
     assert "--reranker 'colbert' is not allowed" in result.stderr
     assert "hf:<model>" in result.stderr

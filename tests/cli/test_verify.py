@@ -27,8 +27,10 @@ TABLE = {
     (SOURCES[2], "Bumblebees perform a waggle dance."): (0.05, 0.8, 0.15),
 }
 
-ANSWER = ("Honey bees perform a waggle dance. A colony can hold about 90,000 workers. "
-          "Bumblebees perform a waggle dance.")
+ANSWER = (
+    "Honey bees perform a waggle dance. A colony can hold about 90,000 workers. "
+    "Bumblebees perform a waggle dance."
+)
 
 
 #: The command with the table's scores for every --verifier.
@@ -57,9 +59,16 @@ def test_verify_json_reports_each_claim_with_evidence(sources: list[Path]) -> No
     code, out, _ = _run(*args)
     assert code == 0
     payload = json.loads(out)
-    assert payload["summary"] == {"claims": 3, "supported": 1, "contradicted": 2,
-                                  "unsupported": 0, "unchecked": 0, "skipped": 0, "failed": 0,
-                                  "contested": 0}
+    assert payload["summary"] == {
+        "claims": 3,
+        "supported": 1,
+        "contradicted": 2,
+        "unsupported": 0,
+        "unchecked": 0,
+        "skipped": 0,
+        "failed": 0,
+        "contested": 0,
+    }
     first = payload["claims"][0]
     assert first["label"] == "supported"
     assert first["citations"][0]["doc_id"] == "source1.md"
@@ -71,12 +80,21 @@ def test_verify_json_reports_each_claim_with_evidence(sources: list[Path]) -> No
     assert payload["claims"][2]["anti_citations"][0]["doc_id"] == "source3.md"
 
 
-def test_verify_terminal_output_highlights_and_summarises(sources: list[Path],
-                                                          tmp_path: Path) -> None:
+def test_verify_terminal_output_highlights_and_summarises(
+    sources: list[Path], tmp_path: Path
+) -> None:
     answer_file = tmp_path / "answer.txt"
     answer_file.write_text(ANSWER, encoding="utf-8")
-    code, out, _ = _run("--answer", str(answer_file), "--sources", str(sources[0]),
-                        "--sources", str(sources[2]), "--layers", "nli")
+    code, out, _ = _run(
+        "--answer",
+        str(answer_file),
+        "--sources",
+        str(sources[0]),
+        "--sources",
+        str(sources[2]),
+        "--layers",
+        "nli",
+    )
     assert code == 0
     assert "✓ supported" in out
     assert "✗ contradicted" in out
@@ -87,8 +105,9 @@ def test_verify_terminal_output_highlights_and_summarises(sources: list[Path],
 def test_a_claim_no_layer_could_check_is_unchecked_not_supported(sources: list[Path]) -> None:
     # Harden-2 #5: the knowledge layer alone abstains on a claim without values
     moon = "Bees can fly to the moon."
-    code, out, _ = _run("--answer", moon, "--sources", str(sources[0]), "--layers", "knowledge",
-                        "--json")
+    code, out, _ = _run(
+        "--answer", moon, "--sources", str(sources[0]), "--layers", "knowledge", "--json"
+    )
     assert code == 0
     payload = json.loads(out)
     assert payload["summary"]["supported"] == 0
@@ -116,15 +135,17 @@ def test_an_index_in_the_answer_is_checked_as_written(tmp_path: Path) -> None:
 
 
 def test_an_answer_too_long_is_refused_with_the_limit_not_a_traceback(
-        sources: list[Path], tmp_path: Path) -> None:
+    sources: list[Path], tmp_path: Path
+) -> None:
     # Harden-2 #9: a 5 MB answer ended in spaCy's E088 traceback
     big = tmp_path / "big.txt"
     big.write_text("Honey bees perform a waggle dance. " * 6000, encoding="utf-8")
     code, out, err = _run("--answer", str(big), "--sources", str(sources[0]))
     assert code == 2, out
     message = " ".join(err.split())
-    assert "the answer is 210,000 characters long, more than the 200,000 verified at once" \
-        in message
+    assert (
+        "the answer is 210,000 characters long, more than the 200,000 verified at once" in message
+    )
     assert "verify-batch" in message
     assert "Traceback" not in err
 
@@ -132,36 +153,60 @@ def test_an_answer_too_long_is_refused_with_the_limit_not_a_traceback(
 def test_verify_against_an_index(sources: list[Path], tmp_path: Path) -> None:
     index = tmp_path / "index"
     Indexer(builders=[BM25Builder()]).run(sources, index)
-    code, out, _ = _run("--answer", ANSWER, "--index", str(index), "--json", "--layers", "nli",
-                        "--mode", "bm25")
+    code, out, _ = _run(
+        "--answer", ANSWER, "--index", str(index), "--json", "--layers", "nli", "--mode", "bm25"
+    )
     assert code == 0
     assert json.loads(out)["summary"]["claims"] == 3
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--answer", "  ", "--sources", "SOURCE"], "answer is empty"),
-    (["--answer", "Bees dance."], "--sources FILE"),
-    (["--answer", "Bees dance.", "--sources", "missing.md"], "missing.md"),
-    (["--answer", "Bees dance.", "--sources", "SOURCE", "--layers", "nli,vibes"],
-     "nli, knowledge, consistency. For example --layers nli,knowledge."),
-    (["--answer", "Bees dance.", "--sources", "SOURCE", "--layers", "consistency"],
-     "chat model"),
-    (["--answer", "Bees dance.", "--sources", "SOURCE", "--rule", "majority"],
-     "any, all, cascade, logistic"),
-    (["--answer", "Bees dance.", "--sources", "SOURCE", "--window", "page"],
-     "one of claim, passage"),
-    (["--answer", "Bees dance.", "--sources", "SOURCE", "--query", "page"],
-     "--query 'page' is not allowed: one of claim, question"),
-])
-def test_verify_bad_input_exits_2_with_the_fix(sources: list[Path], args: list[str],
-                                                message: str) -> None:
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--answer", "  ", "--sources", "SOURCE"], "answer is empty"),
+        (["--answer", "Bees dance."], "--sources FILE"),
+        (["--answer", "Bees dance.", "--sources", "missing.md"], "missing.md"),
+        (
+            ["--answer", "Bees dance.", "--sources", "SOURCE", "--layers", "nli,vibes"],
+            "nli, knowledge, consistency. For example --layers nli,knowledge.",
+        ),
+        (
+            ["--answer", "Bees dance.", "--sources", "SOURCE", "--layers", "consistency"],
+            "chat model",
+        ),
+        (
+            ["--answer", "Bees dance.", "--sources", "SOURCE", "--rule", "majority"],
+            "any, all, cascade, logistic",
+        ),
+        (
+            ["--answer", "Bees dance.", "--sources", "SOURCE", "--window", "page"],
+            "one of claim, passage",
+        ),
+        (
+            ["--answer", "Bees dance.", "--sources", "SOURCE", "--query", "page"],
+            "--query 'page' is not allowed: one of claim, question",
+        ),
+    ],
+)
+def test_verify_bad_input_exits_2_with_the_fix(
+    sources: list[Path], args: list[str], message: str
+) -> None:
     code, _, err = _run(*[str(sources[0]) if arg == "SOURCE" else arg for arg in args])
     assert code == 2
     assert message in " ".join(err.split())
 
 
-@pytest.mark.parametrize("value", ["examples/answer_to_chek.md", "answer.txt", "./answer",
-                                   "../notes/answer.html", "/no/such/answer.pdf", "~/answer.md"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "examples/answer_to_chek.md",
+        "answer.txt",
+        "./answer",
+        "../notes/answer.html",
+        "/no/such/answer.pdf",
+        "~/answer.md",
+    ],
+)
 def test_a_mistyped_answer_file_is_an_error_not_text(sources: list[Path], value: str) -> None:
     code, out, err = _run("--answer", value, "--sources", str(sources[0]))
     assert code == 2, out
@@ -175,23 +220,26 @@ def test_a_folder_as_answer_is_an_error(sources: list[Path]) -> None:
     assert "is a folder" in err
 
 
-@pytest.mark.parametrize("text", ["Honey bees perform a waggle dance.", "TCP/IP", "3.14",
-                                  "x" * 300])
+@pytest.mark.parametrize(
+    "text", ["Honey bees perform a waggle dance.", "TCP/IP", "3.14", "x" * 300]
+)
 def test_text_that_is_no_path_is_checked_as_text(sources: list[Path], text: str) -> None:
     code, out, _ = _run("--answer", text, "--sources", str(sources[0]), "--json")
     assert code == 0, out
     assert json.loads(out)["answer"] == text
 
 
-def test_the_answer_can_come_from_a_file_or_standard_input(sources: list[Path],
-                                                         tmp_path: Path) -> None:
+def test_the_answer_can_come_from_a_file_or_standard_input(
+    sources: list[Path], tmp_path: Path
+) -> None:
     answer = tmp_path / "answer.md"
     answer.write_text(ANSWER, encoding="utf-8")
     code, out, _ = _run("--answer", str(answer), "--sources", str(sources[0]), "--json")
     assert code == 0
     assert json.loads(out)["answer"] == ANSWER
-    result = CliRunner().invoke(APP, ["verify", "--answer", "-", "--sources",
-                                          str(sources[0]), "--json"], input=ANSWER)
+    result = CliRunner().invoke(
+        APP, ["verify", "--answer", "-", "--sources", str(sources[0]), "--json"], input=ANSWER
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["answer"] == ANSWER
 
@@ -231,8 +279,16 @@ def _two_page_pdf(path: Path) -> Path:
 
 def test_verify_shows_the_last_page_of_a_passage_that_spans_two(tmp_path: Path) -> None:
     pdf = _two_page_pdf(tmp_path / "dance.pdf")
-    args = ["--answer", "Honey bees perform a waggle dance.", "--sources", str(pdf),
-            "--verifier", "lexical", "--layers", "nli"]
+    args = [
+        "--answer",
+        "Honey bees perform a waggle dance.",
+        "--sources",
+        str(pdf),
+        "--verifier",
+        "lexical",
+        "--layers",
+        "nli",
+    ]
     code, out, _ = _run(*args, "--json", app=cli.app)
     assert code == 0
     (evidence,) = json.loads(out)["claims"][0]["evidence"]
@@ -244,8 +300,10 @@ def test_verify_shows_the_last_page_of_a_passage_that_spans_two(tmp_path: Path) 
 
 def test_pairs_that_cannot_be_scored_give_strict_json_and_exit_1(sources: list[Path]) -> None:
     app = cli.build_app(cli.Models(verifier=lambda name: FailingPairScorer("bad reply")))
-    result = CliRunner().invoke(app, ["verify", "--answer", ANSWER, "--sources", str(sources[0]),
-                                      "--layers", "nli", "--json"])
+    result = CliRunner().invoke(
+        app,
+        ["verify", "--answer", ANSWER, "--sources", str(sources[0]), "--layers", "nli", "--json"],
+    )
     assert result.exit_code == 1
     payload = json.loads(result.stdout, parse_constant=lambda name: pytest.fail(name))
     judged = payload["claims"][0]["evidence"][0]
@@ -260,8 +318,15 @@ def test_sources_may_be_folders_read_as_the_index_reads_them(tmp_path: Path) -> 
     (folder / "guide" / "dance.md").write_text(SOURCES[0] + "\n", encoding="utf-8")
     (folder / "colony.txt").write_text(SOURCES[1] + "\n", encoding="utf-8")
     (folder / "image.png").write_bytes(b"\x89PNG")  # not a format veracity reads: left out
-    code, out, err = _run("--answer", "Honey bees perform a waggle dance.", "--sources",
-                          str(folder), "--layers", "nli", "--json")
+    code, out, err = _run(
+        "--answer",
+        "Honey bees perform a waggle dance.",
+        "--sources",
+        str(folder),
+        "--layers",
+        "nli",
+        "--json",
+    )
     assert code == 0, err
     claim = json.loads(out)["claims"][0]
     assert claim["label"] == "supported"
@@ -274,8 +339,9 @@ def test_sources_may_be_folders_read_as_the_index_reads_them(tmp_path: Path) -> 
     assert "holds no file veracity reads" in " ".join(err.split())
 
 
-def test_an_answer_file_that_is_a_link_loop_is_called_a_loop(sources: list[Path],
-                                                             tmp_path: Path) -> None:
+def test_an_answer_file_that_is_a_link_loop_is_called_a_loop(
+    sources: list[Path], tmp_path: Path
+) -> None:
     loop = tmp_path / "answer.md"
     loop.symlink_to("answer.md")
     code, _, err = _run("--answer", str(loop), "--sources", str(sources[0]))
@@ -284,15 +350,26 @@ def test_an_answer_file_that_is_a_link_loop_is_called_a_loop(sources: list[Path]
 
 
 def test_an_openai_llm_without_a_model_asks_for_model_not_none(
-        sources: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    sources: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     # Harden-2 #14: "--model None is not allowed"
     monkeypatch.delenv("VERACITY_LLM_MODEL", raising=False)
-    code, _, err = _run("--answer", "Bees dance.", "--sources", str(sources[0]), "--llm",
-                        "openai:http://127.0.0.1:9/v1", "--llm-claims", app=cli.app)
+    code, _, err = _run(
+        "--answer",
+        "Bees dance.",
+        "--sources",
+        str(sources[0]),
+        "--llm",
+        "openai:http://127.0.0.1:9/v1",
+        "--llm-claims",
+        app=cli.app,
+    )
     message = " ".join(err.split())
     assert code == 2
-    assert "--model is needed: the name of a model the server offers. Name it with --model NAME" \
+    assert (
+        "--model is needed: the name of a model the server offers. Name it with --model NAME"
         in message
+    )
     assert "None" not in message
 
 
@@ -310,14 +387,26 @@ def test_one_window_per_claim_reads_one_pair_per_claim(sources: list[Path]) -> N
 
 
 #: The command with the table's scores and the overlap fake for every --spans.
-SPANS_APP = cli.build_app(cli.Models(verifier=lambda name: TablePairScorer(TABLE),
-                                     spans=lambda name: OverlapSpanDetector()))
+SPANS_APP = cli.build_app(
+    cli.Models(
+        verifier=lambda name: TablePairScorer(TABLE), spans=lambda name: OverlapSpanDetector()
+    )
+)
 
 
 def test_spans_put_each_claim_s_unsupported_characters_in_the_json(sources: list[Path]) -> None:
     answer = "Honey bees perform a waggle dance. A colony can hold about 90,000 workers."
-    code, out, _ = _run("--answer", answer, "--sources", str(sources[0]), str(sources[1]),
-                        "--json", "--spans", "hf:some/detector", app=SPANS_APP)
+    code, out, _ = _run(
+        "--answer",
+        answer,
+        "--sources",
+        str(sources[0]),
+        str(sources[1]),
+        "--json",
+        "--spans",
+        "hf:some/detector",
+        app=SPANS_APP,
+    )
     assert code == 0
     payload = json.loads(out)
     assert payload["span_detector"] == "overlap-spans"
@@ -330,8 +419,7 @@ def test_spans_put_each_claim_s_unsupported_characters_in_the_json(sources: list
 
 
 def test_without_spans_the_json_has_no_such_field(sources: list[Path]) -> None:
-    code, out, _ = _run("--answer", ANSWER, "--sources", str(sources[0]), "--json",
-                        app=SPANS_APP)
+    code, out, _ = _run("--answer", ANSWER, "--sources", str(sources[0]), "--json", app=SPANS_APP)
     payload = json.loads(out)
     assert code == 0
     assert "span_detector" not in payload
@@ -340,8 +428,9 @@ def test_without_spans_the_json_has_no_such_field(sources: list[Path]) -> None:
 
 def test_spans_are_listed_in_the_terminal_as_data(sources: list[Path]) -> None:
     answer = "Honey bees perform a waggle [/tango]."
-    code, out, _ = _run("--answer", answer, "--sources", str(sources[0]), "--spans", "hf:x",
-                        app=SPANS_APP)
+    code, out, _ = _run(
+        "--answer", answer, "--sources", str(sources[0]), "--spans", "hf:x", app=SPANS_APP
+    )
     assert code == 0
     assert "[/tango]" in out
     assert "not supported by its passages: 'tango' (chars 30-35)" in out

@@ -156,8 +156,10 @@ def test_a_failed_batch_adds_nothing(tmp_path):
 
 def test_a_file_keeps_its_failed_lines(tmp_path):
     path = tmp_path / "store.sqlite"
-    bad = (LineFailure("/d/rows.jsonl:2", "bad_line", "is not JSON"),
-           LineFailure("/d/rows.jsonl:5", "duplicate_id", "repeats the id 'a'"))
+    bad = (
+        LineFailure("/d/rows.jsonl:2", "bad_line", "is not JSON"),
+        LineFailure("/d/rows.jsonl:5", "duplicate_id", "repeats the id 'a'"),
+    )
     with ChunkStore.create(path) as store:
         store.add_document(DOCS[2])
         store.add_file(FileInfo("/d/rows.jsonl", "cd" * 32, 10, ("row-1",), bad))

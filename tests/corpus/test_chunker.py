@@ -250,8 +250,11 @@ def test_the_sample_corpus_has_no_chunk_that_is_only_a_heading():
 def test_a_section_whose_heading_is_not_in_the_text_is_not_taken_for_one():
     text = "Workers develop in 21 days.\n\nDrones develop in 24 days."
     split = text.index("Drones")
-    doc = Document(id="g.pdf", text=text, sections=(Section(0, split, ("Development",)),
-                                                    Section(split, len(text), ("Drones",))))
+    doc = Document(
+        id="g.pdf",
+        text=text,
+        sections=(Section(0, split, ("Development",)), Section(split, len(text), ("Drones",))),
+    )
     assert _texts_and_sections(doc, size=16, overlap=0) == [
         ("Workers develop in 21 days.", ("Development",)),
         ("Drones develop in 24 days.", ("Drones",)),

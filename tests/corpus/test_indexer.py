@@ -466,10 +466,16 @@ class _ReportingBuilder:
 
 def test_a_builder_reports_its_own_progress_through_the_indexer(tmp_path, docs, make_builder):
     seen: list[tuple[str, int, int]] = []
-    Indexer(builders=[make_builder(), _ReportingBuilder()], progress=lambda *a: seen.append(a)
-            ).run(docs / "a.txt", tmp_path / "index")
-    assert seen == [("load", 1, 1), ("build", 1, 2), ("slow", 1, 2), ("slow", 2, 2),
-                    ("build", 2, 2)]
+    Indexer(builders=[make_builder(), _ReportingBuilder()], progress=lambda *a: seen.append(a)).run(
+        docs / "a.txt", tmp_path / "index"
+    )
+    assert seen == [
+        ("load", 1, 1),
+        ("build", 1, 2),
+        ("slow", 1, 2),
+        ("slow", 2, 2),
+        ("build", 2, 2),
+    ]
 
 
 class _OnesEmbedder:
@@ -498,7 +504,10 @@ def test_dense_vectors_are_reported_per_batch_while_indexing(tmp_path):
     rows = [json.dumps({"id": f"r{i}", "text": f"Row {i} is about bees."}) for i in range(300)]
     (docs / "rows.jsonl").write_text("\n".join(rows))
     seen: list[tuple[str, int, int]] = []
-    Indexer(builders=[DenseBuilder(_OnesEmbedder())], progress=lambda *a: seen.append(a)
-            ).run(docs, tmp_path / "index")
-    assert [event for event in seen if event[0] == "dense"] == [("dense", 256, 300),
-                                                                ("dense", 300, 300)]
+    Indexer(builders=[DenseBuilder(_OnesEmbedder())], progress=lambda *a: seen.append(a)).run(
+        docs, tmp_path / "index"
+    )
+    assert [event for event in seen if event[0] == "dense"] == [
+        ("dense", 256, 300),
+        ("dense", 300, 300),
+    ]

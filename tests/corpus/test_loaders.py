@@ -51,8 +51,6 @@ def _reason(path: Path, reason: str, **kwargs: object) -> DocumentError:
     return caught.value
 
 
-
-
 def test_registry_covers_the_default_extensions():
     assert set(LOADERS) == set(defaults.EXTENSIONS)
 
@@ -684,14 +682,17 @@ def test_a_given_link_that_loops_is_called_a_loop_not_missing(tmp_path):
 
 def test_links_in_a_folder_that_loop_or_lead_nowhere_are_named_not_skipped_silently(tmp_path):
     (tmp_path / "a.md").write_text("Bees dance.")
-    (tmp_path / "loop").symlink_to("loop")          # no extension: was skipped silently
+    (tmp_path / "loop").symlink_to("loop")  # no extension: was skipped silently
     (tmp_path / "loop.md").symlink_to("loop.md")
     (tmp_path / "gone.md").symlink_to("nowhere.md")
     (tmp_path / "gone.png").symlink_to("nowhere.png")  # not a format read: left alone
-    (tmp_path / "up").symlink_to(".")                # a folder link: never followed
+    (tmp_path / "up").symlink_to(".")  # a folder link: never followed
     found = find_files([tmp_path])
     assert found.files == (tmp_path / "a.md",)
     assert sorted((Path(e.path).name, e.reason) for e in found.failures) == [
-        ("gone.md", "missing"), ("loop", "symlink_loop"), ("loop.md", "symlink_loop")]
+        ("gone.md", "missing"),
+        ("loop", "symlink_loop"),
+        ("loop.md", "symlink_loop"),
+    ]
     gone = next(e for e in found.failures if e.reason == "missing")
     assert "is a symbolic link to a path that does not exist" in str(gone)

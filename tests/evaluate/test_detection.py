@@ -77,12 +77,17 @@ def test_cost_in_total_and_per_item() -> None:
 
 
 def test_failed_items_are_counted_and_left_out() -> None:
-    report = detector_report([*SCORES, None, math.nan], [*LABELS, 1, 0], threshold=0.5,
-                             calls=20, seconds=5.0)
+    report = detector_report(
+        [*SCORES, None, math.nan], [*LABELS, 1, 0], threshold=0.5, calls=20, seconds=5.0
+    )
     clean = detector_report(SCORES, LABELS, threshold=0.5)
     assert (report.items, report.failures, report.n) == (10, 2, 8)
     assert (report.precision, report.recall, report.roc_auc, report.pr_auc) == (
-        clean.precision, clean.recall, clean.roc_auc, clean.pr_auc)
+        clean.precision,
+        clean.recall,
+        clean.roc_auc,
+        clean.pr_auc,
+    )
     # every item spent its calls, failed ones too
     assert report.cost.calls_per_item == 2.0
 
@@ -91,9 +96,11 @@ def test_per_type_recall_for_types_on_hallucinations_only() -> None:
     report = detector_report(SCORES, LABELS, threshold=0.5, types=KINDS)
     assert list(report.per_type) == ["conflict", "baseless"]
     assert report.per_type["conflict"] == TypeScores(
-        items=2, positives=2, caught=2, false_positives=0, recall=1.0, precision=None, f1=None)
+        items=2, positives=2, caught=2, false_positives=0, recall=1.0, precision=None, f1=None
+    )
     assert report.per_type["baseless"] == TypeScores(
-        items=2, positives=2, caught=1, false_positives=0, recall=0.5, precision=None, f1=None)
+        items=2, positives=2, caught=1, false_positives=0, recall=0.5, precision=None, f1=None
+    )
     assert detector_report(SCORES, LABELS, threshold=0.5).per_type == {}
 
 
@@ -112,8 +119,12 @@ def test_per_type_without_positives_has_no_recall() -> None:
 
 
 def test_per_type_drops_failed_items_with_their_types() -> None:
-    report = detector_report([0.9, None, 0.1, 0.8], [1, 1, 0, 0], threshold=0.5,
-                             types=["conflict", "conflict", None, None])
+    report = detector_report(
+        [0.9, None, 0.1, 0.8],
+        [1, 1, 0, 0],
+        threshold=0.5,
+        types=["conflict", "conflict", None, None],
+    )
     assert report.per_type["conflict"].items == 1
     assert report.per_type["conflict"].recall == 1.0
 
@@ -124,36 +135,45 @@ def test_to_dict_is_json_ready() -> None:
     assert data["precision"] == pytest.approx(0.75)
     assert data["roc_auc"] == pytest.approx(13 / 16)
     assert data["failures"] == 0
-    assert data["precision_at_base_rate"][1] == {"base_rate": 0.1,
-                                                 "precision": pytest.approx(0.25)}
+    assert data["precision_at_base_rate"][1] == {"base_rate": 0.1, "precision": pytest.approx(0.25)}
     assert data["per_type"]["baseless"]["recall"] == 0.5
     assert data["per_type"]["baseless"]["precision"] is None
-    assert data["cost"] == {"calls": 16, "calls_per_item": 2.0, "seconds": 4.0,
-                            "seconds_per_item": 0.5}
+    assert data["cost"] == {
+        "calls": 16,
+        "calls_per_item": 2.0,
+        "seconds": 4.0,
+        "seconds_per_item": 0.5,
+    }
     with pytest.raises(dataclasses.FrozenInstanceError):
         report.n = 3  # type: ignore[misc]
 
 
-@pytest.mark.parametrize(("scores", "labels", "match"), [
-    ([0.1, 0.2], [1, 0, 1], "2 scores for 3 labels"),
-    ([0.1, math.inf], [1, 0], "infinite"),
-    ([None, math.nan], [1, 0], "all 2 scores failed"),
-    ([0.1, 0.2], [1, 1], "both classes"),
-    ([0.1, 0.2], [1, 2], "0 or 1"),
-    (["high", 0.2], [1, 0], "numbers or None"),
-])
+@pytest.mark.parametrize(
+    ("scores", "labels", "match"),
+    [
+        ([0.1, 0.2], [1, 0, 1], "2 scores for 3 labels"),
+        ([0.1, math.inf], [1, 0], "infinite"),
+        ([None, math.nan], [1, 0], "all 2 scores failed"),
+        ([0.1, 0.2], [1, 1], "both classes"),
+        ([0.1, 0.2], [1, 2], "0 or 1"),
+        (["high", 0.2], [1, 0], "numbers or None"),
+    ],
+)
 def test_bad_inputs(scores: list[object], labels: list[int], match: str) -> None:
     with pytest.raises(InputError, match=match):
         detector_report(scores, labels, threshold=0.5)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("options", "name"), [
-    ({"threshold": math.nan}, "threshold"),
-    ({"threshold": 0.5, "base_rates": (0.0,)}, "base_rates"),
-    ({"threshold": 0.5, "base_rates": (1.0,)}, "base_rates"),
-    ({"threshold": 0.5, "calls": -1}, "calls"),
-    ({"threshold": 0.5, "seconds": math.nan}, "seconds"),
-])
+@pytest.mark.parametrize(
+    ("options", "name"),
+    [
+        ({"threshold": math.nan}, "threshold"),
+        ({"threshold": 0.5, "base_rates": (0.0,)}, "base_rates"),
+        ({"threshold": 0.5, "base_rates": (1.0,)}, "base_rates"),
+        ({"threshold": 0.5, "calls": -1}, "calls"),
+        ({"threshold": 0.5, "seconds": math.nan}, "seconds"),
+    ],
+)
 def test_bad_options(options: dict[str, object], name: str) -> None:
     with pytest.raises(OptionError, match=rf"^{name}="):
         detector_report(SCORES, LABELS, **options)  # type: ignore[arg-type]
@@ -167,6 +187,12 @@ def test_types_must_match_items() -> None:
 
 
 def test_package_exports() -> None:
-    assert {"detector_report", "per_type_prf", "DetectorReport", "TypeScores",
-            "roc_auc", "ndcg_at_k"} <= set(evaluate.__all__)
+    assert {
+        "detector_report",
+        "per_type_prf",
+        "DetectorReport",
+        "TypeScores",
+        "roc_auc",
+        "ndcg_at_k",
+    } <= set(evaluate.__all__)
     assert all(hasattr(evaluate, name) for name in evaluate.__all__)

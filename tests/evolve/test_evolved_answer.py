@@ -21,19 +21,24 @@ ANSWER = "Honeybees dance to show where flowers are. Wasps build paper nests. Be
 
 
 def hit(doc: str, text: str, start: int, rank: int) -> Hit:
-    return Hit(Chunk(f"{doc}#0", doc, 0, text, start, start + len(text), title=doc), 1.0, rank,
-               "rerank")
+    return Hit(
+        Chunk(f"{doc}#0", doc, 0, text, start, start + len(text), title=doc), 1.0, rank, "rerank"
+    )
 
 
 HITS = [hit("bees.md", BEES, 10, 1), hit("wasps.md", WASPS, 0, 2)]
-TABLE = {(BEES, "Honeybees dance to show where flowers are."): (0.9, 0.05, 0.05),
-         (WASPS, "Wasps build paper nests."): (0.8, 0.1, 0.1)}
+TABLE = {
+    (BEES, "Honeybees dance to show where flowers are."): (0.9, 0.05, 0.05),
+    (WASPS, "Wasps build paper nests."): (0.8, 0.1, 0.1),
+}
 
 
 def grounded(replies: list[str]) -> GroundedEvolver:
-    evolver = Evolver(ScriptedChatModel(replies, model_id="scripted"),
-                      Fitness(OverlapRelevanceScorer()),
-                      EvolveConfig(offspring=1, max_iterations=1, seed=4))
+    evolver = Evolver(
+        ScriptedChatModel(replies, model_id="scripted"),
+        Fitness(OverlapRelevanceScorer()),
+        EvolveConfig(offspring=1, max_iterations=1, seed=4),
+    )
     return GroundedEvolver(evolver, CitationChecker(TablePairScorer(TABLE), tau=0.5))
 
 
@@ -41,8 +46,11 @@ def test_each_sentence_of_the_evolved_answer_is_attached_to_the_seed_it_rests_on
     evolved = grounded([ANSWER]).run(QUERY, HITS)
     assert evolved.evolution.best.text == ANSWER  # the rewrite beats the seeds on relevance
     answer = evolved.answer
-    assert [s.status for s in answer.sentences] == ["citation_attached", "citation_attached",
-                                                    "uncited"]
+    assert [s.status for s in answer.sentences] == [
+        "citation_attached",
+        "citation_attached",
+        "uncited",
+    ]
     first, second = (s.citations[0] for s in answer.sentences[:2])
     assert (first.doc_id, first.start, first.end, first.attached) == ("bees.md", 10, 62, True)
     assert (second.doc_id, second.support) == ("wasps.md", pytest.approx(0.8))
@@ -50,8 +58,11 @@ def test_each_sentence_of_the_evolved_answer_is_attached_to_the_seed_it_rests_on
     assert answer.sources == tuple(HITS)
     provenance = answer.provenance
     assert provenance is not None
-    assert (provenance.model, provenance.prompt_id, provenance.verifier) == \
-        ("scripted", evolved.evolution.best.prompt.split("@")[0], "table")
+    assert (provenance.model, provenance.prompt_id, provenance.verifier) == (
+        "scripted",
+        evolved.evolution.best.prompt.split("@")[0],
+        "table",
+    )
     assert (provenance.temperature, provenance.seed) == (0.7, evolved.evolution.best.seed)
 
 

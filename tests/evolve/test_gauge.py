@@ -34,9 +34,11 @@ from veracity.types import PairScore, PairScores, Span
 pytestmark = pytest.mark.unit
 
 QUERY = "why do honeybees dance in the hive"
-SEEDS = ["Honeybees dance to tell nestmates where flowers are.",
-         "The waggle dance points to food.",
-         "Wasps build paper nests."]
+SEEDS = [
+    "Honeybees dance to tell nestmates where flowers are.",
+    "The waggle dance points to food.",
+    "Wasps build paper nests.",
+]
 WORDS = ["honeybees", "dance", "hive", "food", "flowers", "nestmates", "sun", "wax"]
 
 
@@ -61,8 +63,13 @@ class VaryingChat:
         else:
             words.insert(rng.randrange(len(words) + 1), rng.choice(WORDS))
         text = " ".join(words)
-        return ChatResponse(text, self.model_id, completion_tokens=len(words),
-                            temperature=request.temperature, seed=request.seed)
+        return ChatResponse(
+            text,
+            self.model_id,
+            completion_tokens=len(words),
+            temperature=request.temperature,
+            seed=request.seed,
+        )
 
 
 def rouge_fitness(weight: float = 10.0) -> Fitness:
@@ -72,19 +79,22 @@ def rouge_fitness(weight: float = 10.0) -> Fitness:
 def evolve(seed: int = 0, fitness: Fitness | None = None, **config: int) -> tuple:
     chat = VaryingChat()
     settings = {"offspring": 6, "max_iterations": 8, "max_calls": 60, **config}
-    result = Evolver(chat, fitness or rouge_fitness(), EvolveConfig(seed=seed, **settings)) \
-        .run(QUERY, SEEDS)
+    result = Evolver(chat, fitness or rouge_fitness(), EvolveConfig(seed=seed, **settings)).run(
+        QUERY, SEEDS
+    )
     return result, chat
 
 
 # --- fitness ------------------------------------------------------------------------------------
 
+
 def test_rouge2_bonus_is_the_stemmed_f1_against_the_top_seeds_joined() -> None:
     # Reference "bees dance in the hives. Ants march." has 6 bigrams, the candidate 3; two
     # shared after stemming ("bees dance", "dance in"): P = 2/3, R = 2/6, F = 4/9.
     bonus = RougeBonus(n=2, top=2)
-    [score] = bonus.run(["bee dancing in hives"], ["bees dance in the hives.", "Ants march.",
-                                                   "Never read."])
+    [score] = bonus.run(
+        ["bee dancing in hives"], ["bees dance in the hives.", "Ants march.", "Never read."]
+    )
     assert score == pytest.approx(4 / 9)
 
 
@@ -126,6 +136,7 @@ def test_a_missing_rouge_score_names_the_evolve_extra(monkeypatch: pytest.Monkey
 
 # --- the loop -----------------------------------------------------------------------------------
 
+
 def test_a_run_is_deterministic_for_a_seed() -> None:
     first, _ = evolve(seed=3)
     again, _ = evolve(seed=3)
@@ -162,10 +173,11 @@ def test_it_stops_when_the_top_two_neither_change_nor_reorder() -> None:
 
 
 def test_it_keeps_going_while_the_top_changes() -> None:
-    chat = ScriptedChatModel(["Honeybees dance in the hive to tell nestmates where food is."]
-                             + ["Completely unrelated words about tax forms."] * 23)
-    result = Evolver(chat, Fitness(OverlapRelevanceScorer()),
-                     EvolveConfig()).run(QUERY, SEEDS)
+    chat = ScriptedChatModel(
+        ["Honeybees dance in the hive to tell nestmates where food is."]
+        + ["Completely unrelated words about tax forms."] * 23
+    )
+    result = Evolver(chat, Fitness(OverlapRelevanceScorer()), EvolveConfig()).run(QUERY, SEEDS)
     assert result.generations[0].top[0] == 3  # the first offspring took the lead
     assert result.stop_reason == "converged"
     assert len(result.generations) == 2
@@ -180,8 +192,9 @@ def test_the_model_call_cap_is_never_passed() -> None:
     assert capped.stop_reason in ("max_iterations", "converged")
 
 
-@pytest.mark.parametrize("name", ["offspring", "depth", "top_k", "max_iterations", "max_calls",
-                                  "max_tokens"])
+@pytest.mark.parametrize(
+    "name", ["offspring", "depth", "top_k", "max_iterations", "max_calls", "max_tokens"]
+)
 def test_a_budget_of_zero_is_an_error(name: str) -> None:
     with pytest.raises(OptionError, match=name):
         EvolveConfig(**{name: 0})
@@ -218,11 +231,17 @@ def test_parents_are_drawn_from_the_top_two() -> None:
 
 
 def test_garbage_and_failing_replies_are_reported_failures_not_members() -> None:
-    replies: list[str | Exception] = ["", "?? !!", GenerationError("server said 500"),
-                                      "<|im_end|>", "Honeybees dance to show food."]
+    replies: list[str | Exception] = [
+        "",
+        "?? !!",
+        GenerationError("server said 500"),
+        "<|im_end|>",
+        "Honeybees dance to show food.",
+    ]
     chat = ScriptedChatModel(replies)
-    result = Evolver(chat, rouge_fitness(),
-                     EvolveConfig(offspring=5, max_iterations=1)).run(QUERY, SEEDS)
+    result = Evolver(chat, rouge_fitness(), EvolveConfig(offspring=5, max_iterations=1)).run(
+        QUERY, SEEDS
+    )
     assert len(result.failures) == 4
     assert result.generations[0].failures == 4
     assert [m.text for m in result.members[3:]] == ["Honeybees dance to show food."]
@@ -238,8 +257,10 @@ def test_a_generation_where_every_call_fails_stops_the_run() -> None:
     assert result.best.operator == "seed"
 
 
-@pytest.mark.parametrize(("query", "seeds"), [("", SEEDS), ("  ", SEEDS), (QUERY, []),
-                                          (QUERY, "one passage"), (QUERY, ["ok", ""])])
+@pytest.mark.parametrize(
+    ("query", "seeds"),
+    [("", SEEDS), ("  ", SEEDS), (QUERY, []), (QUERY, "one passage"), (QUERY, ["ok", ""])],
+)
 def test_bad_input_is_refused(query: str, seeds: list[str]) -> None:
     with pytest.raises(InputError):
         Evolver(VaryingChat(), rouge_fitness()).run(query, seeds)
@@ -257,12 +278,16 @@ def test_the_trace_is_json_and_has_the_lineage() -> None:
 
 # --- operators and the baseline -----------------------------------------------------------------
 
-@pytest.mark.parametrize(("reply", "text"), [
-    ("Bees dance for food.", "Bees dance for food."),
-    ("Re-written passage: Bees dance for food.", "Bees dance for food."),
-    ("  \"Bees dance for food.\" </s>", "Bees dance for food."),
-    ("Combined passage: Bees dance for food.", "Bees dance for food."),
-])
+
+@pytest.mark.parametrize(
+    ("reply", "text"),
+    [
+        ("Bees dance for food.", "Bees dance for food."),
+        ("Re-written passage: Bees dance for food.", "Bees dance for food."),
+        ('  "Bees dance for food." </s>', "Bees dance for food."),
+        ("Combined passage: Bees dance for food.", "Bees dance for food."),
+    ],
+)
 def test_parse_rewrite_keeps_the_passage(reply: str, text: str) -> None:
     assert parse_rewrite(reply) == text
 
@@ -275,12 +300,23 @@ def test_parse_rewrite_refuses_garbage(reply: str) -> None:
 
 def test_operator_prompts_carry_the_query_and_parents() -> None:
     mutate, steer, cross = OPERATORS
-    assert QUERY not in mutate.request(QUERY, ("P one",), temperature=0.7, seed=1,
-                                       max_tokens=None).messages[-1].content
-    assert QUERY in steer.request(QUERY, ("P one",), temperature=0.7, seed=1,
-                                  max_tokens=None).messages[-1].content
-    user = cross.request(QUERY, ("P one", "P two"), temperature=0.7, seed=1,
-                         max_tokens=None).messages[-1].content
+    assert (
+        QUERY
+        not in mutate.request(QUERY, ("P one",), temperature=0.7, seed=1, max_tokens=None)
+        .messages[-1]
+        .content
+    )
+    assert (
+        QUERY
+        in steer.request(QUERY, ("P one",), temperature=0.7, seed=1, max_tokens=None)
+        .messages[-1]
+        .content
+    )
+    user = (
+        cross.request(QUERY, ("P one", "P two"), temperature=0.7, seed=1, max_tokens=None)
+        .messages[-1]
+        .content
+    )
     assert "Passage1: P one" in user
     assert "Passage2: P two" in user
 
@@ -300,6 +336,7 @@ def test_one_shot_rag_puts_every_seed_in_one_prompt() -> None:
 
 # --- a candidate the fitness cannot score -------------------------------------------------------
 
+
 class ShortClaimVerifier:
     """A verifier whose window holds claims of at most ``limit`` words: a longer one raises
     ClaimTooLongError for the whole batch, as the shipped verifier does."""
@@ -317,10 +354,14 @@ class ShortClaimVerifier:
         self.calls.append(len(premises))
         for claim in hypotheses:
             if len(claim.split()) > self.limit:
-                raise ClaimTooLongError(f"the claim has {len(claim.split())} words",
-                                        tokens=len(claim.split()), budget=self.limit)
-        return PairScores(tuple(PairScore(0.8, 0.1, 0.1, Span(0, len(p))) for p in premises),
-                          self.model_id, "1")
+                raise ClaimTooLongError(
+                    f"the claim has {len(claim.split())} words",
+                    tokens=len(claim.split()),
+                    budget=self.limit,
+                )
+        return PairScores(
+            tuple(PairScore(0.8, 0.1, 0.1, Span(0, len(p))) for p in premises), self.model_id, "1"
+        )
 
 
 def longest_sentence(text: str) -> int:
@@ -337,14 +378,14 @@ def test_a_rewrite_too_long_for_the_verifier_is_a_reported_failure_not_an_abort(
     result, chat = evolve(fitness=support_fitness(8), max_iterations=3)
     scoring = [f for f in result.failures if "could not score" in f.error]
     assert scoring, "some rewrites must be too long for this verifier"
-    assert all(longest_sentence(f.reply) > 8 and "ClaimTooLongError" not in f.error
-               for f in scoring)
+    assert all(
+        longest_sentence(f.reply) > 8 and "ClaimTooLongError" not in f.error for f in scoring
+    )
     assert all(longest_sentence(m.text) <= 8 for m in result.members)
     assert all(m.fitness.error is None for m in result.members)
     assert sum(g.failures for g in result.generations) == len(result.failures)
     barren = sum(g.barren for g in result.generations)  # a rewrite repeating a member
-    assert len(result.members) + len(result.failures) + barren == \
-        len(SEEDS) + len(chat.requests)
+    assert len(result.members) + len(result.failures) + barren == len(SEEDS) + len(chat.requests)
 
 
 def test_a_candidate_that_cannot_be_scored_gets_a_failure_score_the_others_keep_theirs() -> None:
@@ -359,8 +400,9 @@ def test_a_candidate_that_cannot_be_scored_gets_a_failure_score_the_others_keep_
 
 def test_a_seed_the_fitness_cannot_score_is_reported_and_left_out() -> None:
     fitness = support_fitness(6)  # the first seed has 8 words
-    result = Evolver(VaryingChat(), fitness, EvolveConfig(offspring=2, max_iterations=1)) \
-        .run(QUERY, SEEDS)
+    result = Evolver(VaryingChat(), fitness, EvolveConfig(offspring=2, max_iterations=1)).run(
+        QUERY, SEEDS
+    )
     [seed_failure] = [f for f in result.failures if f.operator == "seed"]
     assert (seed_failure.generation, seed_failure.reply) == (0, SEEDS[0])
     assert [m.text for m in result.members if m.operator == "seed"] == SEEDS[1:]
@@ -370,8 +412,9 @@ def test_a_seed_the_fitness_cannot_score_is_reported_and_left_out() -> None:
 
 def test_support_bonus_is_the_mean_over_the_factual_sentences() -> None:
     premise = " ".join(SEEDS[:2])
-    verifier = TablePairScorer({(premise, "Bees dance."): (0.9, 0.05, 0.05),
-                                (premise, "Bees eat wax."): (0.3, 0.3, 0.4)})
+    verifier = TablePairScorer(
+        {(premise, "Bees dance."): (0.9, 0.05, 0.05), (premise, "Bees eat wax."): (0.3, 0.3, 0.4)}
+    )
     [bonus] = SupportBonus(verifier, top=2).run(["Bees dance. Bees eat wax. Is it?"], SEEDS)
     assert bonus == pytest.approx((0.9 + 0.3) / 2)
     assert verifier.calls == [2]  # one batch, the question not verified

@@ -47,9 +47,9 @@ def test_the_pool_holds_prose_sentences_read_on_their_own_with_exact_spans(pool)
     frisch = next(g for g in pool.genes if "Frisch" in g.text)
     assert frisch.text == "The waggle dance was decoded by Karl von Frisch."  # not "It was"
     assert frisch.edits == ("decontextualized: 'It' -> 'The waggle dance'",)
-    assert SEEDS[0][frisch.span.start:frisch.span.end] == "It was decoded by Karl von Frisch."
+    assert SEEDS[0][frisch.span.start : frisch.span.end] == "It was decoded by Karl von Frisch."
     for gene in pool.genes:
-        source = SEEDS[gene.seed][gene.span.start:gene.span.end]
+        source = SEEDS[gene.seed][gene.span.start : gene.span.end]
         assert "\n" not in gene.text
         assert not source.startswith(("#", "|", "Next:"))
     skipped = dict(pool.skipped)
@@ -62,25 +62,33 @@ def test_the_pool_holds_prose_sentences_read_on_their_own_with_exact_spans(pool)
     everything = build_pool(QUERY, SEEDS, OverlapRelevanceScorer(), min_relevance=None)
     assert "Wasps build paper nests." in [g.text for g in everything.genes]
     assert all(g.seed != 2 for g in pool.genes)
-    assert [g.relevance for g in pool.genes] == sorted((g.relevance for g in pool.genes),
-                                                       reverse=True)
+    assert [g.relevance for g in pool.genes] == sorted(
+        (g.relevance for g in pool.genes), reverse=True
+    )
 
 
 def test_a_sentence_that_points_back_to_one_unseen_is_left_out() -> None:
-    seeds = ["A queen develops in 16 days. At peak she lays 2,000 eggs a day. These bees "
-             "mate in the air. The queen mates with 12 to 20 drones."]
-    pool = build_pool("how do queens develop and mate", seeds, OverlapRelevanceScorer(),
-                      min_relevance=None)
-    assert [g.text for g in pool.genes] == ["A queen develops in 16 days.",
-                                            "The queen mates with 12 to 20 drones."]
+    seeds = [
+        "A queen develops in 16 days. At peak she lays 2,000 eggs a day. These bees "
+        "mate in the air. The queen mates with 12 to 20 drones."
+    ]
+    pool = build_pool(
+        "how do queens develop and mate", seeds, OverlapRelevanceScorer(), min_relevance=None
+    )
+    assert [g.text for g in pool.genes] == [
+        "A queen develops in 16 days.",
+        "The queen mates with 12 to 20 drones.",
+    ]
     assert dict(pool.skipped)["unresolved reference"] == 2
 
 
 def test_a_seed_genome_is_its_sentences_in_source_order(pool) -> None:
     genome = pool.genome(0)
     assert [g.span.start for g in genome] == sorted(g.span.start for g in genome)
-    assert render(genome) == ("The waggle dance tells honeybees where food is. The waggle "
-                              "dance was decoded by Karl von Frisch.")
+    assert render(genome) == (
+        "The waggle dance tells honeybees where food is. The waggle "
+        "dance was decoded by Karl von Frisch."
+    )
     assert pool.genome(2) == ()
 
 
@@ -116,10 +124,13 @@ def test_mutate_adds_replaces_or_drops_with_the_next_most_relevant_sentence(pool
             assert missing.key in keys
     assert seen == {"add", "drop", "replace"}
     everything = tuple(pool.genes)
-    assert Mutate(max_sentences=len(everything)).breed([everything[:1]], pool,
-                                                       random.Random(0)) is not None
-    lone = build_pool(QUERY, ["Honeybees dance to tell nestmates where food is."],
-                      OverlapRelevanceScorer())
+    assert (
+        Mutate(max_sentences=len(everything)).breed([everything[:1]], pool, random.Random(0))
+        is not None
+    )
+    lone = build_pool(
+        QUERY, ["Honeybees dance to tell nestmates where food is."], OverlapRelevanceScorer()
+    )
     assert Mutate().breed([lone.genome(0)], lone, random.Random(0)) is None
 
 
@@ -135,11 +146,14 @@ def test_trim_cuts_one_clause_and_records_it(pool) -> None:
 
 
 def test_trims_lists_each_clause_once() -> None:
-    options = [text for text, _ in trims("In 1852, Langstroth (a pastor) patented the hive, "
-                                         "which spread.")]
-    assert options == ["In 1852, Langstroth patented the hive, which spread.",
-                       "Langstroth (a pastor) patented the hive, which spread.",
-                       "In 1852, Langstroth (a pastor) patented the hive."]
+    options = [
+        text for text, _ in trims("In 1852, Langstroth (a pastor) patented the hive, which spread.")
+    ]
+    assert options == [
+        "In 1852, Langstroth patented the hive, which spread.",
+        "Langstroth (a pastor) patented the hive, which spread.",
+        "In 1852, Langstroth (a pastor) patented the hive.",
+    ]
     assert trims("Bees dance, yes.") == []  # what is left would be too short
 
 
@@ -192,8 +206,13 @@ def test_a_rewrite_its_parents_do_not_support_is_rejected_with_the_reason() -> N
     table = TablePairScorer({(seed, good): (0.9, 0.0, 0.1), (seed, bad): (0.2, 0.1, 0.7)})
     for reply, kind in ((bad, "rejected"), (good, None)):
         chat = ScriptedChatModel([reply], model_id="scripted")
-        result = Evolver(chat, fitness(), EvolveConfig(offspring=1, max_iterations=1),
-                         operators=OPERATORS[:1], gate=ParentCheck(table)).run(QUERY, [seed])
+        result = Evolver(
+            chat,
+            fitness(),
+            EvolveConfig(offspring=1, max_iterations=1),
+            operators=OPERATORS[:1],
+            gate=ParentCheck(table),
+        ).run(QUERY, [seed])
         if kind is None:
             assert [m.text for m in result.members] == [seed, good]
             assert result.failures == ()
@@ -208,23 +227,32 @@ def test_a_rewrite_its_parents_do_not_support_is_rejected_with_the_reason() -> N
 
 
 def test_the_evolved_answer_cites_and_quotes_each_sentence_exactly() -> None:
-    hits = [Hit(Chunk(f"d{i}#0", f"d{i}.md", 0, text, 100 * i, 100 * i + len(text)), 1.0, i + 1,
-                "rerank") for i, text in enumerate(SEEDS[:2])]
+    hits = [
+        Hit(
+            Chunk(f"d{i}#0", f"d{i}.md", 0, text, 100 * i, 100 * i + len(text)),
+            1.0,
+            i + 1,
+            "rerank",
+        )
+        for i, text in enumerate(SEEDS[:2])
+    ]
     table = {}
     pool = build_pool(QUERY, SEEDS[:2], OverlapRelevanceScorer())
     for gene in pool.genes:
         table[(SEEDS[gene.seed], gene.text)] = (0.9, 0.0, 0.1)
-    evolver = GroundedEvolver(Evolver(None, fitness(), EvolveConfig(seed=1)),
-                              CitationChecker(TablePairScorer(table)))
+    evolver = GroundedEvolver(
+        Evolver(None, fitness(), EvolveConfig(seed=1)), CitationChecker(TablePairScorer(table))
+    )
     evolved = evolver.run(QUERY, hits)
     best = evolved.evolution.best
-    assert evolved.answer.text == " ".join(
-        f"{g.text[:-1]} [{g.seed + 1}]." for g in best.genes)
+    assert evolved.answer.text == " ".join(f"{g.text[:-1]} [{g.seed + 1}]." for g in best.genes)
     assert all(s.status == "supported" for s in evolved.answer.sentences)
     for quote, gene in zip(evolved.quotes, best.genes, strict=True):
         chunk = hits[gene.seed].chunk
         document = " " * chunk.start + chunk.text  # the chunk's place in its document
-        assert document[quote.start:quote.end] == SEEDS[gene.seed][gene.span.start:gene.span.end]
+        assert (
+            document[quote.start : quote.end] == SEEDS[gene.seed][gene.span.start : gene.span.end]
+        )
         assert quote.doc_id == chunk.doc_id
     assert evolved.to_dict()["quotes"][0]["marker"] == best.genes[0].seed + 1
     assert evolved.failures == 0

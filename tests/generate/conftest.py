@@ -18,9 +18,13 @@ HONEY_TEXT = "Beeswax melts at about 62 to 64 degrees Celsius."
 def documents() -> dict[str, Document]:
     split = GUIDE_TEXT.index("Drones")
     guide = Document(
-        id="guide.pdf", text=GUIDE_TEXT, title="Beekeeping Guide",
-        sections=(Section(0, split, ("Biology", "Development")),
-                  Section(split, len(GUIDE_TEXT), ("Biology", "Drones"))),
+        id="guide.pdf",
+        text=GUIDE_TEXT,
+        title="Beekeeping Guide",
+        sections=(
+            Section(0, split, ("Biology", "Development")),
+            Section(split, len(GUIDE_TEXT), ("Biology", "Drones")),
+        ),
         pages=(Page(1, 0, split), Page(2, split, len(GUIDE_TEXT))),
     )
     honey = Document(id="wax.md", text=HONEY_TEXT, title="Beeswax")

@@ -14,8 +14,9 @@ class FailingScorer:
 
     model_id = "failing"
 
-    def __init__(self, table: dict[tuple[str, str], tuple[float, float, float]],
-                 fail_on: str) -> None:
+    def __init__(
+        self, table: dict[tuple[str, str], tuple[float, float, float]], fail_on: str
+    ) -> None:
         self.table = table
         self.fail_on = fail_on
         self.calls: list[int] = []
@@ -29,11 +30,13 @@ class FailingScorer:
         for premise, claim in zip(premises, hypotheses, strict=True):
             window = Span(0, len(premise))
             if self.fail_on in claim:
-                scores.append(PairScore.failure("judge reply 'maybe' is not a label",
-                                                window=window))
+                scores.append(
+                    PairScore.failure("judge reply 'maybe' is not a label", window=window)
+                )
             else:
-                scores.append(PairScore(*self.table.get((premise, claim), (0.0, 0.0, 1.0)),
-                                        window=window))
+                scores.append(
+                    PairScore(*self.table.get((premise, claim), (0.0, 0.0, 1.0)), window=window)
+                )
         return PairScores(tuple(scores), self.model_id, "1")
 
 
@@ -53,8 +56,11 @@ class ShortWindowScorer:
         self.calls.append(len(premises))
         if any(len(claim) > self.limit for claim in hypotheses):
             raise ClaimTooLongError(f"a claim is longer than {self.limit} characters")
-        return PairScores(tuple(PairScore(0.9, 0.0, 0.1, window=Span(0, len(p)))
-                                for p in premises), self.model_id, "1")
+        return PairScores(
+            tuple(PairScore(0.9, 0.0, 0.1, window=Span(0, len(p))) for p in premises),
+            self.model_id,
+            "1",
+        )
 
 
 class WordBudgetScorer:
@@ -78,7 +84,10 @@ class WordBudgetScorer:
             if len(claim.split()) > self.budget:
                 raise ClaimTooLongError(
                     f"the claim has {len(claim.split())} tokens but the verifier allows at "
-                    f"most {self.budget}", tokens=len(claim.split()), budget=self.budget)
+                    f"most {self.budget}",
+                    tokens=len(claim.split()),
+                    budget=self.budget,
+                )
         scores = []
         for premise, claim in zip(premises, hypotheses, strict=True):
             words = {w.strip(".,;").lower() for w in premise.split()}

@@ -87,9 +87,11 @@ def test_top_support_needs_a_scorer():
 
 
 def test_top_support_is_the_best_support_of_the_key_content_over_the_top_hits(hits):
-    table = {(hits[0].chunk.text, CLAIM): (0.3, 0.0, 0.7),
-             (hits[1].chunk.text, CLAIM): (0.8, 0.0, 0.2),
-             (hits[2].chunk.text, CLAIM): (0.99, 0.0, 0.01)}
+    table = {
+        (hits[0].chunk.text, CLAIM): (0.3, 0.0, 0.7),
+        (hits[1].chunk.text, CLAIM): (0.8, 0.0, 0.2),
+        (hits[2].chunk.text, CLAIM): (0.99, 0.0, 0.01),
+    }
     scorer = TablePairScorer(table)
     signal = make_signal("top_support", scorer=scorer, hits=2)
     readings = signal.run([result(hits), result(hits[2:]), result(())])
@@ -104,14 +106,17 @@ def test_top_support_failures_are_readings_with_an_error(hits):
     assert "not a label" in (reading.error or "")
 
 
-@pytest.mark.parametrize(("question", "content"), [
-    ("How many days does a worker take to develop?", CLAIM),
-    ("In what year was the association founded?", "year was the association founded"),
-    ("Who decoded the waggle dance?", "decoded the waggle dance"),
-    ("Does varroa spread viruses?", "varroa spread viruses"),
-    ("Beeswax melting point?", "Beeswax melting point"),
-    ("What?", "What?"),
-])
+@pytest.mark.parametrize(
+    ("question", "content"),
+    [
+        ("How many days does a worker take to develop?", CLAIM),
+        ("In what year was the association founded?", "year was the association founded"),
+        ("Who decoded the waggle dance?", "decoded the waggle dance"),
+        ("Does varroa spread viruses?", "varroa spread viruses"),
+        ("Beeswax melting point?", "Beeswax melting point"),
+        ("What?", "What?"),
+    ],
+)
 def test_question_content(question, content):
     assert question_content(question) == content
 
@@ -124,8 +129,12 @@ def test_the_abstainer_abstains_below_the_threshold_only():
     below, at = abstainer.run(result(top_bm25=1.9)), abstainer.run(result(top_bm25=2.0))
     assert below.abstain
     assert not at.abstain
-    assert (below.signal, below.value, below.threshold, below.source) == ("top_bm25", 1.9, 2.0,
-                                                                          "test")
+    assert (below.signal, below.value, below.threshold, below.source) == (
+        "top_bm25",
+        1.9,
+        2.0,
+        "test",
+    )
     assert below.reason == "top_bm25 = 1.9 is below the threshold 2"
     assert at.reason == "top_bm25 = 2 reaches the threshold 2"
 
@@ -181,8 +190,9 @@ def test_nothing_retrieved_abstains_even_without_an_abstainer():
 
 
 def test_a_confident_question_is_answered_and_verified(hits):
-    ask, chat = asker(hits, Confidence(top_bm25=9.0), ["Workers take 21 days [1]."],
-                      threshold=5.0, k=2)
+    ask, chat = asker(
+        hits, Confidence(top_bm25=9.0), ["Workers take 21 days [1]."], threshold=5.0, k=2
+    )
     answer = ask.run(QUESTION)
     assert not answer.abstained
     assert answer.abstention is not None
@@ -191,8 +201,15 @@ def test_a_confident_question_is_answered_and_verified(hits):
     assert answer.sources == hits[:2]
     assert ask.retriever.queries == [(QUESTION, 2)]  # type: ignore[attr-defined]
     assert len(chat.requests) == 1
-    assert all(value >= 0 for value in (answer.timings.retrieve, answer.timings.abstain,
-                                        answer.timings.generate, answer.timings.verify))
+    assert all(
+        value >= 0
+        for value in (
+            answer.timings.retrieve,
+            answer.timings.abstain,
+            answer.timings.generate,
+            answer.timings.verify,
+        )
+    )
 
 
 def test_without_an_abstainer_every_question_reaches_the_model(hits):
@@ -228,6 +245,8 @@ def test_question_focus_keeps_short_questions_and_picks_what_a_long_one_asks() -
 
     assert question_focus("Which mite is it?") == "Which mite is it?"
     story = "I keep bees. " * 40
-    assert question_focus(story + "Which mite is it? And when to treat?") == \
-        "Which mite is it? And when to treat?"
+    assert (
+        question_focus(story + "Which mite is it? And when to treat?")
+        == "Which mite is it? And when to treat?"
+    )
     assert question_focus(story + "Tell me the mite") == "Tell me the mite"

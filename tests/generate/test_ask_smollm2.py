@@ -24,11 +24,11 @@ pytestmark = pytest.mark.integration
 
 DOCS = {
     "castes.md": "# Castes\n\nA worker honeybee develops in 21 days from egg to adult. A queen "
-                 "develops in 16 days, and a drone in 24 days.\n",
+    "develops in 16 days, and a drone in 24 days.\n",
     "wax.txt": "Beeswax is made by young worker bees from glands under the abdomen. Beeswax "
-               "melts at about 62 to 64 degrees Celsius.\n",
+    "melts at about 62 to 64 degrees Celsius.\n",
     "varroa.txt": "Varroa mites feed on the fat body of honeybee larvae and adults. A common "
-                  "action threshold is 3 mites per 100 bees in late summer.\n",
+    "action threshold is 3 mites per 100 bees in late summer.\n",
 }
 ANSWERABLE = "At what temperature does beeswax melt?"
 #: Retrieves passages (it shares "honeybee"), but weak ones.
@@ -75,7 +75,8 @@ def smollm2() -> CountingChat:
 
 
 def test_smollm2_answer_has_checked_sentences_and_exact_citations(
-        index: Path, verifier: PairScorer, smollm2: CountingChat) -> None:
+    index: Path, verifier: PairScorer, smollm2: CountingChat
+) -> None:
     generator = GroundedGenerator(smollm2, verifier, max_tokens=96)
     asker = Asker(open_retriever(index, mode="bm25"), generator, k=3)
     answer = asker.run(ANSWERABLE)
@@ -93,7 +94,7 @@ def test_smollm2_answer_has_checked_sentences_and_exact_citations(
     assert answer.sentences
     for sentence in answer.sentences:
         assert sentence.status in SENTENCE_STATUSES
-        assert answer.text[sentence.span.start:sentence.span.end] == sentence.text
+        assert answer.text[sentence.span.start : sentence.span.end] == sentence.text
     # Written or attached, every citation names a block and that block's exact span.
     assert answer.citations, f"no sentence of {answer.text!r} got a citation"
     store = IndexDir(index).store()
@@ -101,28 +102,36 @@ def test_smollm2_answer_has_checked_sentences_and_exact_citations(
         chunk = answer.sources[citation.marker - 1].chunk
         document = store.document(citation.doc_id)
         assert citation.chunk_id == chunk.id
-        assert document.text[citation.start:citation.end] == chunk.text
+        assert document.text[citation.start : citation.end] == chunk.text
         assert citation.support is not None
         assert citation.attached == (citation.span is None)
 
 
 def test_unanswerable_question_abstains_without_calling_smollm2(
-        index: Path, verifier: PairScorer, smollm2: CountingChat) -> None:
+    index: Path, verifier: PairScorer, smollm2: CountingChat
+) -> None:
     retriever = open_retriever(index, mode="bm25").load()
     signal = make_signal("top_bm25")
-    dev = [("How many days does a queen take to develop?", False),
-           ("What is the varroa action threshold in late summer?", False),
-           ("Which honeybee queen won the summer show?", True),
-           ("What colour is the honeybee on the town flag?", True)]
+    dev = [
+        ("How many days does a queen take to develop?", False),
+        ("What is the varroa action threshold in late summer?", False),
+        ("Which honeybee queen won the summer show?", True),
+        ("What colour is the honeybee on the town flag?", True),
+    ]
     results = [retriever.run(question, k=3) for question, _ in dev]
     assert all(result.hits for result in results)
     readings = signal.run(results)
-    calibration = calibrate([r.value for r in readings], [label for _, label in dev],
-                            signal="top_bm25")
+    calibration = calibrate(
+        [r.value for r in readings], [label for _, label in dev], signal="top_bm25"
+    )
     assert calibration.f1 == 1.0
     generator = GroundedGenerator(smollm2, verifier, max_tokens=96)
-    asker = Asker(retriever, generator, k=3,
-                  abstainer=Abstainer(signal, calibration.threshold, source="calibrated"))
+    asker = Asker(
+        retriever,
+        generator,
+        k=3,
+        abstainer=Abstainer(signal, calibration.threshold, source="calibrated"),
+    )
     before = len(smollm2.requests)
     assert retriever.run(UNANSWERABLE, k=3).hits  # so the threshold, not empty retrieval, decides
 
@@ -143,7 +152,8 @@ def test_unanswerable_question_abstains_without_calling_smollm2(
 
 
 def test_an_answer_cut_at_max_tokens_is_marked_truncated(
-        index: Path, verifier: PairScorer, smollm2: CountingChat) -> None:
+    index: Path, verifier: PairScorer, smollm2: CountingChat
+) -> None:
     # Harden-2 #15: the answer was cut (finish reason "length") and nothing said so
     from veracity.generate import StreamingAsker
     from veracity.types import Answer

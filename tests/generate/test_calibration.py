@@ -27,7 +27,11 @@ def test_separable_values_get_a_perfect_threshold_between_the_classes():
     assert result.threshold == pytest.approx(0.5)
     assert (result.precision, result.recall, result.f1) == (1.0, 1.0, 1.0)
     assert (result.abstained, result.answered, result.answerable, result.unanswerable) == (
-        2, 2, 2, 2)
+        2,
+        2,
+        2,
+        2,
+    )
 
 
 def test_the_math_on_overlapping_classes():
@@ -64,13 +68,16 @@ def test_questions_without_a_value_are_left_out_and_counted():
     assert (result.answerable, result.unanswerable) == (1, 1)
 
 
-@pytest.mark.parametrize(("values", "labels", "message"), [
-    ([0.1, 0.2], [True], "2 signal values and 1 labels"),
-    ([0.1, 0.2], [True, True], "0 answerable and 2 unanswerable"),
-    ([0.1, None], [True, False], "0 answerable and 1 unanswerable"),
-    ([0.1, math.nan], [True, False], "finite"),
-    ([0.1, 0.2], [1, 0], "true or false"),
-])
+@pytest.mark.parametrize(
+    ("values", "labels", "message"),
+    [
+        ([0.1, 0.2], [True], "2 signal values and 1 labels"),
+        ([0.1, 0.2], [True, True], "0 answerable and 2 unanswerable"),
+        ([0.1, None], [True, False], "0 answerable and 1 unanswerable"),
+        ([0.1, math.nan], [True, False], "finite"),
+        ([0.1, 0.2], [1, 0], "true or false"),
+    ],
+)
 def test_bad_inputs_name_the_problem(values, labels, message):
     with pytest.raises(InputError, match=message):
         calibrate(values, labels, signal="s")
@@ -82,8 +89,9 @@ def test_bad_inputs_name_the_problem(values, labels, message):
 def make_index(path, content=None):
     index = IndexDir(path)
     with index.write() as new:
-        new.write_manifest({"counts": {"chunks": 0}}
-                           | ({} if content is None else {"content": content}))
+        new.write_manifest(
+            {"counts": {"chunks": 0}} | ({} if content is None else {"content": content})
+        )
     return index
 
 
@@ -99,12 +107,17 @@ def test_saved_and_loaded_with_the_generation(tmp_path):
     loaded = load_calibration(index.path)
     assert loaded is not None
     assert loaded.calibration == stored.calibration
-    assert (loaded.generation, loaded.mode, loaded.k, loaded.dev) == ("gen-000001", "hybrid", 5,
-                                                                      "dev.jsonl")
+    assert (loaded.generation, loaded.mode, loaded.k, loaded.dev) == (
+        "gen-000001",
+        "hybrid",
+        5,
+        "dev.jsonl",
+    )
     assert "gen-000001" in loaded.source
     # atomic write: no temporary file is left next to it
     assert sorted(p.name for p in index.path.iterdir() if "calibration" in p.name) == [
-        "calibration.json"]
+        "calibration.json"
+    ]
     assert json.loads(stored.path.read_text())["threshold"] == pytest.approx(0.5)
 
 

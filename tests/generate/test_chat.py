@@ -42,8 +42,11 @@ def test_llamacpp_takes_a_gguf_path_not_a_model_name(tmp_path):
 
 def test_a_llamacpp_path_that_is_no_file_is_refused_at_once(tmp_path):
     # Harden-2 #14: it passed silently whenever ask abstained (no model was loaded)
-    with pytest.raises(OptionError, match=r"llamacpp:PATH with the path of a \.gguf file, and "
-                                          r"/nope\.gguf is not a file"):
+    with pytest.raises(
+        OptionError,
+        match=r"llamacpp:PATH with the path of a \.gguf file, and "
+        r"/nope\.gguf is not a file",
+    ):
         make_chat("llamacpp:/nope.gguf")
     with pytest.raises(OptionError, match="is not a file"):
         make_chat(f"llamacpp:{tmp_path}")

@@ -11,21 +11,58 @@ from veracity.types import AbstentionCheck, Answer, Citation, SentenceCheck, Spa
 
 pytestmark = pytest.mark.unit
 
-MODULES = ["abstain", "blocks", "calibration", "chat", "check", "citations", "factual",
-           "grounded", "refusal", "segment"]
+MODULES = [
+    "abstain",
+    "blocks",
+    "calibration",
+    "chat",
+    "check",
+    "citations",
+    "factual",
+    "grounded",
+    "refusal",
+    "segment",
+]
 
 
 def test_public_api_is_pinned():
-    assert sorted(veracity.generate.__all__) == sorted([
-        "CHAT_BACKENDS", "RANK_ONLY", "SIGNALS", "Abstainer", "AnswerSentence", "Asker",
-        "Calibration", "CheckedAnswer", "CitationChecker", "ConfidenceSignal",
-        "DefaultThreshold", "GroundedGenerator", "Marker", "SignalReading", "StaleCalibrationError",
-        "StoredCalibration", "StreamingAsker", "ThresholdPoint", "calibrate", "default_threshold",
-        "detect_refusal", "find_markers",
-        "format_context", "is_factual", "load_calibration", "make_chat", "make_signal",
-        "question_content", "read_calibration", "refusal_languages", "resolve_markers",
-        "save_calibration", "segment_answer",
-    ])
+    assert sorted(veracity.generate.__all__) == sorted(
+        [
+            "CHAT_BACKENDS",
+            "RANK_ONLY",
+            "SIGNALS",
+            "Abstainer",
+            "AnswerSentence",
+            "Asker",
+            "Calibration",
+            "CheckedAnswer",
+            "CitationChecker",
+            "ConfidenceSignal",
+            "DefaultThreshold",
+            "GroundedGenerator",
+            "Marker",
+            "SignalReading",
+            "StaleCalibrationError",
+            "StoredCalibration",
+            "StreamingAsker",
+            "ThresholdPoint",
+            "calibrate",
+            "default_threshold",
+            "detect_refusal",
+            "find_markers",
+            "format_context",
+            "is_factual",
+            "load_calibration",
+            "make_chat",
+            "make_signal",
+            "question_content",
+            "read_calibration",
+            "refusal_languages",
+            "resolve_markers",
+            "save_calibration",
+            "segment_answer",
+        ]
+    )
     for name in veracity.generate.__all__:
         assert hasattr(veracity.generate, name), name
 

@@ -30,12 +30,12 @@ TABLE = {
     (QUEEN, "Queens are faster."): (0.70, 0.0, 0.30),
 }
 REPLY = (
-    "Workers take 21 days [1]. "        # supported
-    "Queens take 20 days [2]. "         # unsupported
-    "Drones take 24 days. "             # citation attached (block 3)
-    "Queens are faster [9]. "           # invalid citation, block 2 attached
-    "Wax is yellow. "                   # uncited
-    "I hope this helps!"                # not factual
+    "Workers take 21 days [1]. "  # supported
+    "Queens take 20 days [2]. "  # unsupported
+    "Drones take 24 days. "  # citation attached (block 3)
+    "Queens are faster [9]. "  # invalid citation, block 2 attached
+    "Wax is yellow. "  # uncited
+    "I hope this helps!"  # not factual
 )
 
 
@@ -77,10 +77,15 @@ def test_a_sentence_its_citation_contradicts_is_marked_contradicted(hits):
 def test_written_and_attached_citations(hits):
     answer = generator(REPLY).run(QUESTION, hits)
     summary = [(c.marker, c.attached, c.support, c.span is None) for c in answer.citations]
-    assert summary == [(1, False, 0.95, False), (2, False, 0.10, False),
-                       (3, True, 0.90, True), (2, True, 0.70, True)]
+    assert summary == [
+        (1, False, 0.95, False),
+        (2, False, 0.10, False),
+        (3, True, 0.90, True),
+        (2, True, 0.70, True),
+    ]
     assert [(i.marker, i.reason) for i in answer.invalid_citations] == [
-        ("9", "out of range: 4 blocks were given")]
+        ("9", "out of range: 4 blocks were given")
+    ]
     assert answer.sentences[3].invalid == answer.invalid_citations
 
 
@@ -88,9 +93,13 @@ def test_citations_point_at_the_exact_source_passage(hits, docs):
     answer = generator(REPLY).run(QUESTION, hits)
     for citation in answer.citations:
         chunk = hits[citation.marker - 1].chunk
-        assert docs[citation.doc_id].text[citation.start:citation.end] == chunk.text
+        assert docs[citation.doc_id].text[citation.start : citation.end] == chunk.text
         assert (citation.chunk_id, citation.title, citation.section, citation.page) == (
-            chunk.id, chunk.title, chunk.section, chunk.page)
+            chunk.id,
+            chunk.title,
+            chunk.section,
+            chunk.page,
+        )
         if citation.span is not None:
             assert citation.span.of(answer.text) == f"[{citation.marker}]"
     drone = answer.citations[2]
@@ -117,8 +126,9 @@ def test_headings_and_code_are_not_factual(hits):
 
 def test_repeated_pairs_are_scored_once(hits):
     scorer = TablePairScorer(TABLE)
-    answer = generator("Workers take 21 days [1]. Workers take 21 days [1][1].",
-                       scorer).run(QUESTION, hits)
+    answer = generator("Workers take 21 days [1]. Workers take 21 days [1][1].", scorer).run(
+        QUESTION, hits
+    )
     assert scorer.calls == [1]
     assert [s.status for s in answer.sentences] == ["supported", "supported"]
     assert len(answer.sentences[1].citations) == 1
@@ -156,15 +166,17 @@ def test_a_sentence_citing_only_missing_blocks_with_nothing_to_attach(hits):
 
 def test_scorer_failures_are_reported_never_scored(hits):
     scorer = FailingScorer(TABLE, fail_on="Queens")
-    answer = generator("Workers take 21 days [1]. Queens take 20 days [2]. Queens rule.",
-                       scorer).run(QUESTION, hits)
+    answer = generator(
+        "Workers take 21 days [1]. Queens take 20 days [2]. Queens rule.", scorer
+    ).run(QUESTION, hits)
     worker, cited, uncited = answer.sentences
     assert worker.status == "supported"
     assert worker.failure is None
     assert cited.status == "error"
     assert cited.support is None
-    assert cited.failure == ("the verifier could not score 1 of 1 pair(s): judge reply "
-                             "'maybe' is not a label")
+    assert cited.failure == (
+        "the verifier could not score 1 of 1 pair(s): judge reply 'maybe' is not a label"
+    )
     assert cited.citations[0].support is None
     assert cited.citations[0].error == "judge reply 'maybe' is not a label"
     assert uncited.status == "uncited"
@@ -223,25 +235,41 @@ def test_provenance(hits):
     p = answer.provenance
     assert p is not None
     assert (p.model, p.prompt, p.temperature, p.seed, p.verifier, p.verifier_version) == (
-        "scripted-llm", "grounded_v1@1", 0.0, 0, "table", "0")
+        "scripted-llm",
+        "grounded_v1@1",
+        0.0,
+        0,
+        "table",
+        "0",
+    )
     assert answer.timings.generate >= 0
     assert answer.timings.verify >= 0
     assert answer.timings.retrieve == 0.0
 
 
 def test_every_status_is_known():
-    assert set(SENTENCE_STATUSES) == {"supported", "contradicted", "unsupported",
-                                      "invalid_citation", "uncited", "citation_attached",
-                                      "not_factual", "error"}
+    assert set(SENTENCE_STATUSES) == {
+        "supported",
+        "contradicted",
+        "unsupported",
+        "invalid_citation",
+        "uncited",
+        "citation_attached",
+        "not_factual",
+        "error",
+    }
 
 
-@pytest.mark.parametrize(("options", "name"), [
-    ({"tau": 1.5}, "tau"),
-    ({"temperature": -1}, "temperature"),
-    ({"seed": "zero"}, "seed"),
-    ({"max_tokens": 0}, "max_tokens"),
-    ({"prompt": ""}, "prompt"),
-])
+@pytest.mark.parametrize(
+    ("options", "name"),
+    [
+        ({"tau": 1.5}, "tau"),
+        ({"temperature": -1}, "temperature"),
+        ({"seed": "zero"}, "seed"),
+        ({"max_tokens": 0}, "max_tokens"),
+        ({"prompt": ""}, "prompt"),
+    ],
+)
 def test_options_are_validated(options, name):
     with pytest.raises(OptionError, match=f"^{name}="):
         generator("x", **options)
@@ -290,7 +318,8 @@ def test_the_source_s_own_index_survives_ask() -> None:
     reply = ExtractiveChat().run(ChatRequest.of(prompt)).text
     assert reply == "The smallest item of a min-heap is always heap[0] [1]."
     checked = CitationChecker(TablePairScorer({(source, source): (0.9, 0.0, 0.1)})).run(
-        reply, [hit])
+        reply, [hit]
+    )
     sentence = checked.sentences[0]
     assert sentence.claim == source
     assert [c.marker for c in sentence.citations] == [1]
@@ -298,8 +327,10 @@ def test_the_source_s_own_index_survives_ask() -> None:
     assert sentence.status == "supported"
 
 
-LONG_SOURCE = ("Worker bees develop in 21 days from egg to adult, and they clean cells, feed "
-               "larvae, build comb, guard the entrance and forage for nectar and pollen.")
+LONG_SOURCE = (
+    "Worker bees develop in 21 days from egg to adult, and they clean cells, feed "
+    "larvae, build comb, guard the entrance and forage for nectar and pollen."
+)
 
 
 def long_hit(text: str = LONG_SOURCE) -> list[Hit]:

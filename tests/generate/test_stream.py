@@ -19,14 +19,20 @@ pytestmark = pytest.mark.unit
 DANCE = Chunk("bees.md#0", "bees.md", 0, "Bees dance to show where food is.", 0, 33)
 STING = Chunk("bees.md#1", "bees.md", 1, "Worker bees sting once.", 34, 57)
 REPLY = "Bees dance [2]. Worker bees sting once [1]. Bees sing [2]."  # block 1 is STING
-TABLE = {(DANCE.text, "Bees dance."): (0.9, 0.0, 0.1),
-         (STING.text, "Worker bees sting once."): (0.95, 0.0, 0.05)}
+TABLE = {
+    (DANCE.text, "Bees dance."): (0.9, 0.0, 0.1),
+    (STING.text, "Worker bees sting once."): (0.95, 0.0, 0.05),
+}
 
 
 def _asker(chat: object, scorer: TablePairScorer | None = None) -> Asker:
     retriever = MemoryBM25([DANCE, STING])
-    return Asker(retriever, GroundedGenerator(chat, scorer or TablePairScorer(TABLE)),  # type: ignore[arg-type]
-                 k=2, abstainer=None)
+    return Asker(
+        retriever,
+        GroundedGenerator(chat, scorer or TablePairScorer(TABLE)),  # type: ignore[arg-type]
+        k=2,
+        abstainer=None,
+    )
 
 
 class _Watched(ScriptedChatModel):

@@ -37,14 +37,17 @@ def test_request_of_puts_the_system_message_first() -> None:
     assert [m.role for m in ChatRequest.of("question").messages] == ["user"]
 
 
-@pytest.mark.parametrize(("options", "needle"), [
-    ({"messages": ()}, "at least one Message"),
-    ({"messages": ("hi",)}, "Message items"),
-    ({"temperature": -0.1}, "temperature=-0.1"),
-    ({"temperature": 2.5}, "between 0 and 2"),
-    ({"max_tokens": 0}, "max_tokens=0"),
-    ({"stop": "\n"}, "not one string"),
-])
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        ({"messages": ()}, "at least one Message"),
+        ({"messages": ("hi",)}, "Message items"),
+        ({"temperature": -0.1}, "temperature=-0.1"),
+        ({"temperature": 2.5}, "between 0 and 2"),
+        ({"max_tokens": 0}, "max_tokens=0"),
+        ({"stop": "\n"}, "not one string"),
+    ],
+)
 def test_request_validates(options: dict[str, object], needle: str) -> None:
     arguments: dict[str, object] = {"messages": (Message("user", "hi"),), **options}
     with pytest.raises(OptionError, match=needle):
@@ -57,8 +60,9 @@ def test_scripted_model_replies_in_order_and_records_requests() -> None:
     first = chat.run(ChatRequest.of("a", temperature=0.2, seed=7))
     second = chat.run(ChatRequest.of("b"))
     assert (first.text, second.text) == ("one", "two")
-    assert first == ChatResponse("one", "fake", "stop", prompt_tokens=1, completion_tokens=1,
-                                 temperature=0.2, seed=7)
+    assert first == ChatResponse(
+        "one", "fake", "stop", prompt_tokens=1, completion_tokens=1, temperature=0.2, seed=7
+    )
     assert [r.messages[-1].content for r in chat.requests] == ["a", "b"]
     assert chat.remaining == 0
 

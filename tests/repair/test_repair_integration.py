@@ -23,7 +23,8 @@ def sources() -> tuple[Chunk, ...]:
 
 
 def test_revise_corrects_the_nobel_year_and_flags_the_bumblebee_claim(
-        sources: tuple[Chunk, ...]) -> None:
+    sources: tuple[Chunk, ...],
+) -> None:
     result = make_repairer(make_verifier("embedded"), sources=sources).run(ANSWER)
     assert "in 1973." in result.text
     assert "1983" not in result.text
@@ -44,19 +45,22 @@ def test_revise_corrects_the_nobel_year_and_flags_the_bumblebee_claim(
     assert result.calls.get("chat", 0) == 0
 
 
-@pytest.mark.xfail(strict=True, reason="a false contradiction of verifier 0.5.0: an unrelated "
-                   "passage (### Quality) gets P(contradicted) 0.56, so the true claim is "
-                   "flagged as conflicting; bench/README.md, verifier_reads")
+@pytest.mark.xfail(
+    strict=True,
+    reason="a false contradiction of verifier 0.5.0: an unrelated "
+    "passage (### Quality) gets P(contradicted) 0.56, so the true claim is "
+    "flagged as conflicting; bench/README.md, verifier_reads",
+)
 def test_the_true_frisch_claim_is_kept(sources: tuple[Chunk, ...]) -> None:
     result = make_repairer(make_verifier("embedded"), sources=sources).run(ANSWER)
     actions = {item.claim.text: item.action for item in result.claims}
-    assert actions["The waggle dance was decoded by the Austrian zoologist Karl von Frisch."] \
-        == "kept"
+    assert (
+        actions["The waggle dance was decoded by the Austrian zoologist Karl von Frisch."] == "kept"
+    )
 
 
 def test_delete_cuts_the_bumblebee_claim(sources: tuple[Chunk, ...]) -> None:
-    result = make_repairer(make_verifier("embedded"), sources=sources,
-                           policy="delete").run(ANSWER)
+    result = make_repairer(make_verifier("embedded"), sources=sources, policy="delete").run(ANSWER)
     assert "bumblebees" not in result.text
     assert "Karl von Frisch." in result.text
     assert result.original == ANSWER

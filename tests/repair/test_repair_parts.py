@@ -12,23 +12,27 @@ from veracity.verify.claims import ClaimExtractor
 pytestmark = pytest.mark.unit
 
 
-@pytest.mark.parametrize(("claimed", "stated", "written"), [
-    ("1983", "1973", "1973"),
-    ("$5 million", "$4,200,000", "$4.2 million"),
-    ("5 million dollars", "$6m", "6 million dollars"),
-    ("50 metres", "0.1 km", "100 metres"),
-    ("12,000", "15000", "15,000"),
-    ("45%", "52 percent", "52%"),
-    ("45 percent", "52%", "52 percent"),
-    ("20 Sept 2022", "October 5, 2022", "5 Oct 2022"),
-    ("September 20, 2022", "2022-10-05", "October 5, 2022"),
-    ("2022-09-20", "5 October 2022", "2022-10-05"),
-    ("March 2020", "June 2021", "June 2021"),
-    ("20 September 2022", "June 2021", "June 2021"),  # less precise: as the evidence says
-    ("/bin/bash", "/bin/sync", "/bin/sync"),
-])
+@pytest.mark.parametrize(
+    ("claimed", "stated", "written"),
+    [
+        ("1983", "1973", "1973"),
+        ("$5 million", "$4,200,000", "$4.2 million"),
+        ("5 million dollars", "$6m", "6 million dollars"),
+        ("50 metres", "0.1 km", "100 metres"),
+        ("12,000", "15000", "15,000"),
+        ("45%", "52 percent", "52%"),
+        ("45 percent", "52%", "52 percent"),
+        ("20 Sept 2022", "October 5, 2022", "5 Oct 2022"),
+        ("September 20, 2022", "2022-10-05", "October 5, 2022"),
+        ("2022-09-20", "5 October 2022", "2022-10-05"),
+        ("March 2020", "June 2021", "June 2021"),
+        ("20 September 2022", "June 2021", "June 2021"),  # less precise: as the evidence says
+        ("/bin/bash", "/bin/sync", "/bin/sync"),
+    ],
+)
 def test_the_evidence_value_is_written_in_the_answers_format(
-        claimed: str, stated: str, written: str) -> None:
+    claimed: str, stated: str, written: str
+) -> None:
     assert render_like(claimed, stated) == written
 
 
@@ -37,14 +41,16 @@ def test_an_edit_is_placed_on_the_words_that_differ() -> None:
     placed = place("Hi. He won in 1983.", claim, "Karl von Frisch won in 1973.")
     assert not isinstance(placed, str)
     assert (placed.span, placed.replacement) == (Span(14, 18), "1973")
-    assert "cannot be placed" in str(place("Hi. He won in 1983.", claim,
-                                           "Konrad Lorenz won in 1983."))
+    assert "cannot be placed" in str(
+        place("Hi. He won in 1983.", claim, "Konrad Lorenz won in 1983.")
+    )
 
 
 def test_an_edit_of_a_word_that_occurs_twice_is_not_guessed() -> None:
     claim = Claim(0, "Bees hum and bees hum.", Span(0, 22), 0)
-    assert "occurs 2 times" in str(place("Bees hum and bees hum.", claim,
-                                         "Bees hum and bees dance."))
+    assert "occurs 2 times" in str(
+        place("Bees hum and bees hum.", claim, "Bees hum and bees dance.")
+    )
 
 
 def test_the_limits_count_characters_changed_and_validate() -> None:
@@ -56,8 +62,9 @@ def test_the_limits_count_characters_changed_and_validate() -> None:
         EditLimits(max_share=1.5)
 
 
-@pytest.mark.parametrize("reply", ["Fixed: Bees dance.", "fixed:Bees dance.", "\nBees dance.\n",
-                                   'My fix: "Bees dance."'])
+@pytest.mark.parametrize(
+    "reply", ["Fixed: Bees dance.", "fixed:Bees dance.", "\nBees dance.\n", 'My fix: "Bees dance."']
+)
 def test_the_edit_parser_reads_one_sentence(reply: str) -> None:
     assert parse_edit(reply) == "Bees dance."
 
@@ -73,7 +80,7 @@ def _deleted(answer: str, delete: set[int]) -> str:
     plan = Deleter().run(answer, claims, delete)
     text = answer
     for cut in sorted(plan.cuts, key=lambda c: -c.span.start):
-        text = text[:cut.span.start] + cut.replacement + text[cut.span.end:]
+        text = text[: cut.span.start] + cut.replacement + text[cut.span.end :]
     return text
 
 

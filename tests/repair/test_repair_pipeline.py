@@ -21,8 +21,10 @@ TRUE = "Honey bees dance on the comb."
 
 
 def _chunks(*texts: str) -> list[Chunk]:
-    return [Chunk(f"d{i}#0", f"d{i}.md", 0, text, 0, len(text), title=f"d{i}")
-            for i, text in enumerate(texts)]
+    return [
+        Chunk(f"d{i}#0", f"d{i}.md", 0, text, 0, len(text), title=f"d{i}")
+        for i, text in enumerate(texts)
+    ]
 
 
 SOURCES = _chunks(NOBEL, DANCE)
@@ -35,10 +37,14 @@ TABLE = {
 }
 
 
-def _repair(answer: str, *, table: dict[tuple[str, str], tuple[float, float, float]] = TABLE,
-            sources: list[Chunk] = SOURCES, **options: object) -> RepairResult:
-    return make_repairer(TablePairScorer(table), sources=sources,
-                         **options).run(answer)  # type: ignore[arg-type]
+def _repair(
+    answer: str,
+    *,
+    table: dict[tuple[str, str], tuple[float, float, float]] = TABLE,
+    sources: list[Chunk] = SOURCES,
+    **options: object,
+) -> RepairResult:
+    return make_repairer(TablePairScorer(table), sources=sources, **options).run(answer)  # type: ignore[arg-type]
 
 
 def test_revise_substitutes_the_evidence_value_without_a_model() -> None:
@@ -47,7 +53,11 @@ def test_revise_substitutes_the_evidence_value_without_a_model() -> None:
     assert result.text == f"{TRUE} {RIGHT}"
     (edit,) = result.edits
     assert (edit.kind, edit.before, edit.after, edit.method) == (
-        "substitute", "1983", "1973", "value_substitution@1")
+        "substitute",
+        "1983",
+        "1973",
+        "value_substitution@1",
+    )
     assert edit.original.of(result.original) == "1983"
     assert edit.new.of(result.text) == "1973"
     assert edit.evidence[0].doc_id == "d0.md"
@@ -75,7 +85,11 @@ def test_the_chat_model_edits_a_claim_without_a_value() -> None:
     assert result.text == "Honey bees dance on the comb to show where food is."
     (edit,) = result.edits
     assert (edit.kind, edit.before, edit.after, edit.method) == (
-        "rewrite", "hum", "dance", "repair_edit_v1@1")
+        "rewrite",
+        "hum",
+        "dance",
+        "repair_edit_v1@1",
+    )
     assert "Claim: Honey bees hum" in chat.requests[0].messages[-1].content
     assert result.calls["chat"] == 1
 
@@ -91,11 +105,17 @@ def test_a_garbage_reply_leaves_the_sentence_and_reports_the_failure() -> None:
     assert result.edits == ()
 
 
-@pytest.mark.parametrize(("reply", "why"), [
-    ("Fixed: Honey bees perform an elaborate figure-of-eight waggle dance on the vertical comb.",
-     "more than 50"),
-    ("Fixed: Honey bees dance here.", "more than half of the claim"),
-])
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        (
+            "Fixed: Honey bees perform an elaborate figure-of-eight waggle dance on the vertical "
+            "comb.",
+            "more than 50",
+        ),
+        ("Fixed: Honey bees dance here.", "more than half of the claim"),
+    ],
+)
 def test_edits_over_the_limits_are_rejected_and_the_original_kept(reply: str, why: str) -> None:
     result = _repair(HUM, chat=ScriptedChatModel([reply]))
     assert result.text == HUM
@@ -185,8 +205,12 @@ def test_without_a_model_revise_quotes_the_source_sentence_that_answers_the_ques
     quoted = DANCE
     assert result.text == f"{TRUE} {quoted}"
     (edit,) = result.edits
-    assert (edit.kind, edit.before, edit.after, edit.method) == ("quote", HUM, quoted,
-                                                                 "quotation@1")
+    assert (edit.kind, edit.before, edit.after, edit.method) == (
+        "quote",
+        HUM,
+        quoted,
+        "quotation@1",
+    )
     assert edit.new.of(result.text) == quoted
     assert edit.evidence[0].doc_id == "d1.md"
     assert [c.action for c in result.claims] == ["kept", "revised"]
@@ -221,8 +245,10 @@ def test_bad_input_is_a_clear_error() -> None:
 def test_to_dict_has_the_original_the_edits_and_both_attributions() -> None:
     payload = _repair(f"{TRUE} {WRONG}").to_dict()
     assert payload["original"] != payload["text"]
-    assert payload["edits"][0]["original"] == [len(TRUE) + 1 + WRONG.index("1983"),
-                                               len(TRUE) + 1 + WRONG.index("1983") + 4]
+    assert payload["edits"][0]["original"] == [
+        len(TRUE) + 1 + WRONG.index("1983"),
+        len(TRUE) + 1 + WRONG.index("1983") + 4,
+    ]
     assert payload["attribution_before"] == {"claims": 2, "supported": 1, "share": 0.5}
     assert payload["attribution_after"]["share"] == 1.0
     assert payload["claims"][1]["edit"]["method"] == "value_substitution@1"
@@ -230,8 +256,9 @@ def test_to_dict_has_the_original_the_edits_and_both_attributions() -> None:
 
 
 def test_an_unreadable_question_falls_back_to_the_rule_question_and_says_so() -> None:
-    chat = ScriptedChatModel(["no question here", "Fixed: Honey bees dance on the comb to show "
-                              "where food is."])
+    chat = ScriptedChatModel(
+        ["no question here", "Fixed: Honey bees dance on the comb to show where food is."]
+    )
     result = _repair(HUM, chat=chat, k=1)  # two sources, one per query: a search is made
     (item,) = result.claims
     assert item.questions == ("Is it true that Honey bees hum on the comb to show where food is?",)

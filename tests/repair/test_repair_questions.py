@@ -25,25 +25,35 @@ def test_rule_questions_cover_each_clause_of_a_compound_claim_without_its_values
 
 def test_a_simple_claim_gets_one_rule_question_and_the_limit_holds() -> None:
     assert rule_questions("Karl von Frisch won the Nobel Prize in 1973.") == (
-        "Karl von Frisch won the Nobel Prize in what year?",)
+        "Karl von Frisch won the Nobel Prize in what year?",
+    )
     assert len(rule_questions(COMPOUND, limit=2)) == 2
 
 
-@pytest.mark.parametrize(("reply", "expected"), [
-    ("When did it open?\nWho built it?", ("When did it open?", "Who built it?")),
-    ("1. When did it open?\n2) Who built it?\n- When did it open?",
-     ("When did it open?", "Who built it?")),
-    ("Q: When did it open?\nThat is all.\nWho built it?", ("When did it open?",)),
-    ("When did it open?\nWho built it?\nWhere is it?\nWhy?\nHow long is it?",
-     ("When did it open?", "Who built it?", "Where is it?")),
-])
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("When did it open?\nWho built it?", ("When did it open?", "Who built it?")),
+        (
+            "1. When did it open?\n2) Who built it?\n- When did it open?",
+            ("When did it open?", "Who built it?"),
+        ),
+        ("Q: When did it open?\nThat is all.\nWho built it?", ("When did it open?",)),
+        (
+            "When did it open?\nWho built it?\nWhere is it?\nWhy?\nHow long is it?",
+            ("When did it open?", "Who built it?", "Where is it?"),
+        ),
+    ],
+)
 def test_parse_questions_reads_question_lines_from_the_first(
-        reply: str, expected: tuple[str, ...]) -> None:
+    reply: str, expected: tuple[str, ...]
+) -> None:
     assert parse_questions(reply) == expected
 
 
-@pytest.mark.parametrize("reply", ["", "The bridge opened in 1932.",
-                                   "Questions:\nWhen did it open?"])
+@pytest.mark.parametrize(
+    "reply", ["", "The bridge opened in 1932.", "Questions:\nWhen did it open?"]
+)
 def test_parse_questions_refuses_a_reply_whose_first_line_is_no_question(reply: str) -> None:
     with pytest.raises(GenerationError, match="repair_questions_v1"):
         parse_questions(reply)
@@ -70,11 +80,14 @@ def _chunk(i: int, text: str) -> Chunk:
 
 
 def test_each_question_keeps_its_best_passage_within_k() -> None:
-    sources = [_chunk(0, "The bridge opened to traffic in May 1932 after six years."),
-               _chunk(1, "The bridge opened with a parade; the bridge opened at noon."),
-               _chunk(2, "Each day the bridge carried about 18,000 cars across the bay."),
-               _chunk(3, "Bees dance to show where food is."),
-               _chunk(4, "Wasps sting."), _chunk(5, "Ants march.")]
+    sources = [
+        _chunk(0, "The bridge opened to traffic in May 1932 after six years."),
+        _chunk(1, "The bridge opened with a parade; the bridge opened at noon."),
+        _chunk(2, "Each day the bridge carried about 18,000 cars across the bay."),
+        _chunk(3, "Bees dance to show where food is."),
+        _chunk(4, "Wasps sting."),
+        _chunk(5, "Ants march."),
+    ]
     claim = Claim(0, COMPOUND, Span(0, len(COMPOUND)), 0)
     found = Researcher(sources=sources, k=2).run([claim])
     (questions,) = found.questions
@@ -91,8 +104,10 @@ def test_each_question_keeps_its_best_passage_within_k() -> None:
 
 
 def test_the_chat_model_writes_the_questions_once_per_claim() -> None:
-    sources = [_chunk(i, text) for i, text in enumerate(
-        ["The bridge opened in May 1932.", "Bees dance.", "Wasps sting."])]
+    sources = [
+        _chunk(i, text)
+        for i, text in enumerate(["The bridge opened in May 1932.", "Bees dance.", "Wasps sting."])
+    ]
     chat = ScriptedChatModel(["When did the bridge open?\nWhat opened in 1932?"])
     claim = Claim(0, "The bridge opened in 1931.", Span(0, 26), 0)
     found = Researcher(sources=sources, k=1, chat=chat).run([claim])

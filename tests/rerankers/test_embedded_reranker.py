@@ -22,8 +22,11 @@ PASSAGES = [
     "the direction of the flowers and its length their distance.",
     "Varroa mites are the most damaging parasite of honeybee colonies.",
 ]
-LONG = " ".join(f"Paragraph {i} is about the history of beekeeping in region {i}." for i in
-                range(40)) + " " + PASSAGES[1]
+LONG = (
+    " ".join(f"Paragraph {i} is about the history of beekeeping in region {i}." for i in range(40))
+    + " "
+    + PASSAGES[1]
+)
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +34,7 @@ def reranker() -> EmbeddedReranker:
     return EmbeddedReranker().load()
 
 
-def test_the_shipped_reranker_ranks_the_answering_passage_first(reranker: EmbeddedReranker
-                                                                ) -> None:
+def test_the_shipped_reranker_ranks_the_answering_passage_first(reranker: EmbeddedReranker) -> None:
     assert isinstance(reranker, RelevanceScorer)
     scores = reranker.run(QUERY, PASSAGES)
     logits = scores.logits()
@@ -51,8 +53,9 @@ def test_a_score_does_not_depend_on_the_passages_beside_it(reranker: EmbeddedRer
     assert reranker.run(QUERY, PASSAGES).logits() == together  # deterministic
 
 
-def test_a_long_passage_is_scored_by_its_best_window_and_says_so(reranker: EmbeddedReranker
-                                                                 ) -> None:
+def test_a_long_passage_is_scored_by_its_best_window_and_says_so(
+    reranker: EmbeddedReranker,
+) -> None:
     scores = reranker.run(QUERY, [LONG])
     assert scores.windowed == 1
     assert "waggle dance" in scores.scores[0].window.of(LONG)

@@ -20,9 +20,12 @@ QUERY = "what does subject number 7 talk about"
 def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     pytest.importorskip("transformers")
     root = tmp_path_factory.mktemp("tiny-rerankers")
-    return {"one": save_tiny_classifier(root / "one", {0: "LABEL_0"}),
-            "nli": save_tiny_classifier(root / "nli", {0: "entailment", 1: "neutral",
-                                                       2: "contradiction"})}
+    return {
+        "one": save_tiny_classifier(root / "one", {0: "LABEL_0"}),
+        "nli": save_tiny_classifier(
+            root / "nli", {0: "entailment", 1: "neutral", 2: "contradiction"}
+        ),
+    }
 
 
 def _logits(folder: Path, pairs: list[tuple[str, str]]) -> np.ndarray:
@@ -40,9 +43,15 @@ def _logits(folder: Path, pairs: list[tuple[str, str]]) -> np.ndarray:
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize(("options", "needle"), [
-    ({"model": " "}, "model"), ({"device": "tpu"}, "device"), ({"batch_size": 0}, "batch_size"),
-    ({"max_tokens": 8}, "max_tokens")])
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        ({"model": " "}, "model"),
+        ({"device": "tpu"}, "device"),
+        ({"batch_size": 0}, "batch_size"),
+        ({"max_tokens": 8}, "max_tokens"),
+    ],
+)
 def test_bad_options_are_named(options: dict[str, object], needle: str) -> None:
     with pytest.raises(OptionError, match=needle):
         HFReranker(**{"model": "x"} | options)  # type: ignore[arg-type]
@@ -52,8 +61,12 @@ def test_bad_options_are_named(options: dict[str, object], needle: str) -> None:
 def test_scores_are_the_models_own_logits_in_input_order(models: dict[str, Path]) -> None:
     reranker = HFReranker(models["one"], batch_size=2).load()
     assert isinstance(reranker, RelevanceScorer)
-    passages = ["Bees dance to show where food is.", "Ants march.", "The sky is blue today.",
-                "A short one."]
+    passages = [
+        "Bees dance to show where food is.",
+        "Ants march.",
+        "The sky is blue today.",
+        "A short one.",
+    ]
     scores = reranker.run("why do bees dance", passages)
     expected = _logits(models["one"], [("why do bees dance", p) for p in passages])
     assert scores.logits() == pytest.approx(expected.tolist(), abs=1e-4)
@@ -64,8 +77,9 @@ def test_scores_are_the_models_own_logits_in_input_order(models: dict[str, Path]
 
 
 @pytest.mark.integration
-def test_a_passage_longer_than_the_window_scores_as_its_best_window(models: dict[str, Path]
-                                                                    ) -> None:
+def test_a_passage_longer_than_the_window_scores_as_its_best_window(
+    models: dict[str, Path],
+) -> None:
     reranker = HFReranker(models["one"]).load()  # the tiny model takes 128 positions
     scores = reranker.run(QUERY, [LONG])
     assert scores.windowed == 1

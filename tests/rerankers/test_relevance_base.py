@@ -21,13 +21,16 @@ pytestmark = pytest.mark.unit
 LONG = " ".join(f"Sentence {i} talks about subject number {i} in some detail." for i in range(30))
 
 
-@pytest.mark.parametrize(("query", "passages", "needle"), [
-    ("", ["x"], "is empty"),
-    ("   ", ["x"], "is empty"),
-    (3, ["x"], "must be a string"),
-    ("q", "one passage", "wrap a single passage"),
-    ("q", ["ok", 7], "passage 1 is a int"),
-])
+@pytest.mark.parametrize(
+    ("query", "passages", "needle"),
+    [
+        ("", ["x"], "is empty"),
+        ("   ", ["x"], "is empty"),
+        (3, ["x"], "must be a string"),
+        ("q", "one passage", "wrap a single passage"),
+        ("q", ["ok", 7], "passage 1 is a int"),
+    ],
+)
 def test_bad_input_says_what_to_pass(query: Any, passages: Any, needle: str) -> None:
     with pytest.raises(InputError, match=needle):
         check_passages(query, passages)
@@ -90,8 +93,10 @@ def test_batches_of_similar_length_come_back_in_input_order() -> None:
 
 
 def test_support_relevance_ranks_by_p_supported_and_keeps_its_window() -> None:
-    table = {("Bees dance.", "bee dance"): (0.9, 0.0, 0.1),
-             ("Ants march.", "bee dance"): (0.2, 0.1, 0.7)}
+    table = {
+        ("Bees dance.", "bee dance"): (0.9, 0.0, 0.1),
+        ("Ants march.", "bee dance"): (0.2, 0.1, 0.7),
+    }
     scorer = SupportRelevance(TablePairScorer(table)).load()
     assert isinstance(scorer, RelevanceScorer)
     scores = scorer.run("bee dance", ["Ants march.", "Bees dance."])

@@ -18,8 +18,10 @@ from veracity.types import Chunk
 def make_chunks(texts: Sequence[str]) -> InMemoryChunks:
     """One chunk per text, as if each were a whole document."""
     return InMemoryChunks(
-        [Chunk(id=f"c{i}", doc_id=f"d{i}", index=0, text=t, start=0, end=len(t)) for i, t in
-         enumerate(texts)]
+        [
+            Chunk(id=f"c{i}", doc_id=f"d{i}", index=0, text=t, start=0, end=len(t))
+            for i, t in enumerate(texts)
+        ]
     )
 
 

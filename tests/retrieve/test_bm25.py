@@ -55,8 +55,10 @@ def test_scores_and_ranking_equal_bm25s(chunks_of, generation):
     retriever = _build(chunks_of(CORPUS), generation)
     stemmer = Stemmer.Stemmer("english")
     oracle = bm25s.BM25()
-    oracle.index(bm25s.tokenize(CORPUS, stopwords="en", stemmer=stemmer, show_progress=False),
-                 show_progress=False)
+    oracle.index(
+        bm25s.tokenize(CORPUS, stopwords="en", stemmer=stemmer, show_progress=False),
+        show_progress=False,
+    )
     for query in QUERIES:
         tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
         docs, scores = oracle.retrieve(tokens, k=len(CORPUS), show_progress=False)
@@ -74,8 +76,9 @@ def test_scores_agree_with_rank_bm25(chunks_of, generation):
     # rank_bm25's BM25Okapi is bm25s's "atire" term frequency with Robertson idf (floored at 0).
     retriever = _build(chunks_of(CORPUS), generation, method="atire", idf_method="robertson")
     analyzer = Analyzer()
-    oracle = rank_bm25.BM25Okapi([analyzer.terms(text) for text in CORPUS], k1=1.5, b=0.75,
-                                 epsilon=0.0)
+    oracle = rank_bm25.BM25Okapi(
+        [analyzer.terms(text) for text in CORPUS], k1=1.5, b=0.75, epsilon=0.0
+    )
     for query in QUERIES:
         expected = oracle.get_scores(analyzer.terms(query))
         np.testing.assert_allclose(retriever.score_all(query), expected, rtol=1e-5, atol=1e-6)

@@ -67,8 +67,9 @@ def test_rebuild_embeds_only_new_text(chunks_of, tmp_path, fake_embedder):
 
 @pytest.mark.unit
 def test_identical_texts_are_embedded_once(chunks_of, generation, fake_embedder):
-    summary = DenseBuilder(fake_embedder).build(chunks_of(["same", "other", "same"]), generation,
-                                                None)
+    summary = DenseBuilder(fake_embedder).build(
+        chunks_of(["same", "other", "same"]), generation, None
+    )
     assert fake_embedder.calls == [["same", "other"]]
     assert summary["embedded"] == 2
     vectors = np.load(generation / "dense.npy")
@@ -259,14 +260,16 @@ def test_the_exported_embedder_runs_on_integer_kernels_and_matches_the_default(e
 
 
 @pytest.mark.integration
-def test_an_index_is_searched_with_the_embedder_it_was_built_with(chunks_of, generation,
-                                                                  exported, tmp_path,
-                                                                  monkeypatch):
+def test_an_index_is_searched_with_the_embedder_it_was_built_with(
+    chunks_of, generation, exported, tmp_path, monkeypatch
+):
     from veracity import defaults, embed
     from veracity.embed import Embedder
 
-    texts = ["Honeybees communicate the location of flowers with a waggle dance.",
-             "The recipe calls for two cups of flour and a pinch of salt."]
+    texts = [
+        "Honeybees communicate the location of flowers with a waggle dance.",
+        "The recipe calls for two cups of flour and a pinch of salt.",
+    ]
     chunks = chunks_of(texts)
     integer = Embedder(model_path=exported, model_id=defaults.EMBED_INTEGER_MODEL_ID)
     DenseBuilder(integer).build(chunks, generation, None)

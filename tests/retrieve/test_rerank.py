@@ -51,8 +51,12 @@ def test_ties_keep_the_first_stage_order() -> None:
             return self
 
         def run(self, query: str, passages: list[str]) -> RelevanceScores:
-            return RelevanceScores(query, tuple(RelevanceScore(0.0, Span(0, len(p)))
-                                                for p in passages), "constant", "0")
+            return RelevanceScores(
+                query,
+                tuple(RelevanceScore(0.0, Span(0, len(p))) for p in passages),
+                "constant",
+                "0",
+            )
 
     bm25 = MemoryBM25(_chunks())
     first = [hit.chunk.id for hit in bm25.run("honeybees", k=3).hits]
@@ -64,12 +68,15 @@ def test_windowed_candidates_are_named_in_a_note() -> None:
     class Windowed(OverlapRelevanceScorer):
         def run(self, query: str, passages: list[str]) -> RelevanceScores:  # type: ignore[override]
             scores = super().run(query, passages)
-            return RelevanceScores(query, tuple(RelevanceScore(s.logit, s.window, 3)
-                                                for s in scores.scores), "w", "0")
+            return RelevanceScores(
+                query, tuple(RelevanceScore(s.logit, s.window, 3) for s in scores.scores), "w", "0"
+            )
 
     result = RerankingRetriever(MemoryBM25(_chunks()), Windowed(), depth=2).run("honeybees", k=1)
-    assert result.notes == ("2 of 2 candidates were longer than the reranker's window; each "
-                            "was scored by its best window",)
+    assert result.notes == (
+        "2 of 2 candidates were longer than the reranker's window; each "
+        "was scored by its best window",
+    )
 
 
 def test_no_first_stage_hit_is_an_empty_result() -> None:
@@ -82,8 +89,7 @@ def test_no_first_stage_hit_is_an_empty_result() -> None:
 @pytest.mark.parametrize("depth", [0, -1, True, 2.5])
 def test_a_bad_depth_says_what_to_pass(depth: object) -> None:
     with pytest.raises(OptionError, match="depth"):
-        RerankingRetriever(MemoryBM25(_chunks()), OverlapRelevanceScorer(),
-                           depth=depth)  # type: ignore[arg-type]
+        RerankingRetriever(MemoryBM25(_chunks()), OverlapRelevanceScorer(), depth=depth)  # type: ignore[arg-type]
 
 
 def test_a_depth_beyond_the_index_names_its_size() -> None:

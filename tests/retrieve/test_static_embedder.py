@@ -71,11 +71,13 @@ def test_names_make_the_embedders_they_name(tiny):
 
 
 @pytest.mark.unit
-def test_the_index_records_its_embedder_and_refuses_another(tiny, static_model, chunks_of,
-                                                            tmp_path):
+def test_the_index_records_its_embedder_and_refuses_another(
+    tiny, static_model, chunks_of, tmp_path
+):
     generation = tmp_path / "idx" / "gen-000001"
-    chunks = chunks_of(["bees dance in the hive", "the treaty was signed in paris",
-                        "the moon and the earth"])
+    chunks = chunks_of(
+        ["bees dance in the hive", "the treaty was signed in paris", "the moon and the earth"]
+    )
     DenseBuilder(StaticEmbedder(tiny)).build(chunks, generation, None)
     meta = json.loads((generation / DENSE_META).read_text())
     assert meta["model_id"] == f"static:{tiny}"
@@ -104,7 +106,15 @@ def test_distilled_minilm_ranks_a_paraphrase_first(tmp_path):
     report = distill_static_embedder(out, dims=64, command="veracity distill-embedder --out DIR")
     assert (report.dimension, report.vocabulary) == (64, 29525)
     assert "veracity distill-embedder --out DIR" in (out / "CARD.md").read_text()
-    vectors = StaticEmbedder(out).run(["How do honeybees tell where flowers are?",
-                                       "Bees show the way to nectar with a waggle dance.",
-                                       "The treaty was signed in Paris in 1783."]).vectors
+    vectors = (
+        StaticEmbedder(out)
+        .run(
+            [
+                "How do honeybees tell where flowers are?",
+                "Bees show the way to nectar with a waggle dance.",
+                "The treaty was signed in Paris in 1783.",
+            ]
+        )
+        .vectors
+    )
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]

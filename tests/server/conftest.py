@@ -23,11 +23,14 @@ from veracity.verifiers.base import SpanDetector
 
 T = TypeVar("T")
 
-DANCE = ("# The Waggle Dance\n\nKarl von Frisch decoded the waggle dance of honeybees. "
-         "He shared the Nobel Prize in Physiology or Medicine in 1973.\n")
+DANCE = (
+    "# The Waggle Dance\n\nKarl von Frisch decoded the waggle dance of honeybees. "
+    "He shared the Nobel Prize in Physiology or Medicine in 1973.\n"
+)
 WINGS = "Honeybee wings beat about 230 times per second.\n"
-REPLY = ("Karl von Frisch decoded the waggle dance [1]. Bees hum [2]. "
-         "It was <script>x</script> [bold].")
+REPLY = (
+    "Karl von Frisch decoded the waggle dance [1]. Bees hum [2]. It was <script>x</script> [bold]."
+)
 
 
 class FixedChat:
@@ -51,7 +54,7 @@ class FixedChat:
             for start in range(0, len(self.reply), 5):
                 time.sleep(self.delay)
                 self.pieces += 1
-                yield self.reply[start:start + 5]
+                yield self.reply[start : start + 5]
         finally:
             self.closed += 1
 
@@ -60,8 +63,9 @@ class SlowScorer(TablePairScorer):
     """Supports everything, ``delay`` seconds per batch and ``per_pair`` more per pair; raises
     ``error`` when given. ``scored`` counts the pairs scored."""
 
-    def __init__(self, delay: float = 0.0, error: Exception | None = None, *,
-                 per_pair: float = 0.0) -> None:
+    def __init__(
+        self, delay: float = 0.0, error: Exception | None = None, *, per_pair: float = 0.0
+    ) -> None:
         super().__init__({}, default=(0.9, 0.05, 0.05))
         self.delay = delay
         self.per_pair = per_pair
@@ -91,10 +95,16 @@ def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return index
 
 
-def settings_for(index: Path, *, scorer: TablePairScorer | None = None,
-                 chat: FixedChat | None = None, token: str | None = None,
-                 allowed_hosts: tuple[str, ...] = (), spans: SpanDetector | None = None,
-                 **limits: Any) -> Settings:
+def settings_for(
+    index: Path,
+    *,
+    scorer: TablePairScorer | None = None,
+    chat: FixedChat | None = None,
+    token: str | None = None,
+    allowed_hosts: tuple[str, ...] = (),
+    spans: SpanDetector | None = None,
+    **limits: Any,
+) -> Settings:
     """Settings over the test index with fake models (the CLI's factories, as build_app);
     ``spans``: the span detector of every verify request."""
     made_scorer = scorer or SlowScorer()
@@ -105,12 +115,20 @@ def settings_for(index: Path, *, scorer: TablePairScorer | None = None,
             raise AssertionError(f"no span detector was asked for, yet {name!r} was made")
         return spans
 
-    models = Models(verifier=lambda name: made_scorer,
-                    chat=lambda spec, model, s: made_chat,  # type: ignore[arg-type,return-value]
-                    spans=made_spans)
-    return Settings(index=index, mode="bm25", limits=Limits(**limits), models=models,
-                    token=token, allowed_hosts=allowed_hosts,
-                    spans=None if spans is None else "hf:fake")
+    models = Models(
+        verifier=lambda name: made_scorer,
+        chat=lambda spec, model, s: made_chat,  # type: ignore[arg-type,return-value]
+        spans=made_spans,
+    )
+    return Settings(
+        index=index,
+        mode="bm25",
+        limits=Limits(**limits),
+        models=models,
+        token=token,
+        allowed_hosts=allowed_hosts,
+        spans=None if spans is None else "hf:fake",
+    )
 
 
 def serve(settings: Settings, work: Callable[[httpx.AsyncClient], Awaitable[T]]) -> T:
@@ -120,8 +138,9 @@ def serve(settings: Settings, work: Callable[[httpx.AsyncClient], Awaitable[T]])
     async def main() -> T:
         async with app.router.lifespan_context(app):
             transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport,
-                                         base_url="http://127.0.0.1") as client:
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://127.0.0.1"
+            ) as client:
                 return await work(client)
 
     return asyncio.run(main())
@@ -164,8 +183,14 @@ class LiveServer:
             port = probe.getsockname()[1]
         self.app = create_app(settings)
         self.url = f"http://127.0.0.1:{port}"
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=port, log_level="warning",
-                                access_log=False, lifespan="on")
+        config = uvicorn.Config(
+            self.app,
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            access_log=False,
+            lifespan="on",
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

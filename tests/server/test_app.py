@@ -22,8 +22,9 @@ from .conftest import DANCE, FixedChat, SlowScorer, events, serve, settings_for
 
 pytestmark = pytest.mark.unit
 
-WRONG = ("Great question! Karl von Frisch decoded the waggle dance. "
-         "He shared the Nobel Prize in 1983.")
+WRONG = (
+    "Great question! Karl von Frisch decoded the waggle dance. He shared the Nobel Prize in 1983."
+)
 
 
 def _without(payload: dict[str, Any], *keys: str) -> dict[str, Any]:
@@ -45,8 +46,10 @@ def test_search_is_the_shape_the_cli_prints(index_dir: Path) -> None:
 def test_ask_and_its_stream_give_the_same_answer(index_dir: Path) -> None:
     async def work(client: httpx.AsyncClient) -> tuple[httpx.Response, httpx.Response]:
         body = {"question": "Who decoded the waggle dance?"}
-        return (await client.post("/v1/ask", json=body),
-                await client.post("/v1/ask/stream", json=body))
+        return (
+            await client.post("/v1/ask", json=body),
+            await client.post("/v1/ask/stream", json=body),
+        )
 
     whole, streamed = serve(settings_for(index_dir), work)
     assert whole.status_code == 200, whole.text
@@ -66,8 +69,10 @@ def test_verify_and_its_stream_give_the_same_report(index_dir: Path) -> None:
     body = {"answer": WRONG, "sources": [DANCE]}
 
     async def work(client: httpx.AsyncClient) -> tuple[httpx.Response, httpx.Response]:
-        return (await client.post("/v1/verify", json=body),
-                await client.post("/v1/verify/stream", json=body))
+        return (
+            await client.post("/v1/verify", json=body),
+            await client.post("/v1/verify/stream", json=body),
+        )
 
     whole, streamed = serve(settings_for(index_dir), work)
     assert whole.status_code == 200, whole.text
@@ -83,23 +88,33 @@ def test_verify_and_its_stream_pass_each_claim_s_unsupported_spans(index_dir: Pa
     body = {"answer": WRONG, "sources": [DANCE]}
 
     async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
-        return [await client.post("/v1/verify", json=body),
-                await client.post("/v1/verify/stream", json=body),
-                await client.get("/v1/version")]
+        return [
+            await client.post("/v1/verify", json=body),
+            await client.post("/v1/verify/stream", json=body),
+            await client.get("/v1/version"),
+        ]
 
     whole, streamed, version = serve(settings_for(index_dir, spans=OverlapSpanDetector()), work)
     assert whole.status_code == 200, whole.text
     report = whole.json()
     assert report["span_detector"] == version.json()["span_detector"] == "overlap-spans"
-    found = [(item["start"], item["end"], item["text"])
-             for claim in report["claims"] for item in claim["unsupported_spans"]]
+    found = [
+        (item["start"], item["end"], item["text"])
+        for claim in report["claims"]
+        for item in claim["unsupported_spans"]
+    ]
     assert [text for _, _, text in found] == ["1983"]  # the source says 1973
     assert all(WRONG[start:end] == text for start, end, text in found)
     sentences = [data for name, data in events(streamed.text) if name == "sentence"]
-    streamed_spans = [item for sentence in sentences for claim in sentence["claims"]
-                      for item in claim["unsupported_spans"]]
-    assert streamed_spans == [item for claim in report["claims"]
-                              for item in claim["unsupported_spans"]]
+    streamed_spans = [
+        item
+        for sentence in sentences
+        for claim in sentence["claims"]
+        for item in claim["unsupported_spans"]
+    ]
+    assert streamed_spans == [
+        item for claim in report["claims"] for item in claim["unsupported_spans"]
+    ]
 
 
 def test_without_a_span_detector_verify_has_no_spans(index_dir: Path) -> None:
@@ -127,8 +142,9 @@ def test_verify_reports_a_claim_no_layer_checked_as_unchecked(index_dir: Path) -
 
 def test_verify_against_documents_of_the_index_by_id(index_dir: Path) -> None:
     async def work(client: httpx.AsyncClient) -> httpx.Response:
-        return await client.post("/v1/verify", json={
-            "answer": WRONG, "doc_ids": ["biology/waggle_dance.md"]})
+        return await client.post(
+            "/v1/verify", json={"answer": WRONG, "doc_ids": ["biology/waggle_dance.md"]}
+        )
 
     response = serve(settings_for(index_dir), work)
     assert response.status_code == 200, response.text
@@ -140,9 +156,15 @@ def test_check_scores_pairs_in_one_batch(index_dir: Path) -> None:
     scorer = SlowScorer()
 
     async def work(client: httpx.AsyncClient) -> httpx.Response:
-        return await client.post("/v1/check", json={"pairs": [
-            {"premise": "Bees dance.", "claim": "Bees dance.", "id": "a"},
-            {"premise": "Bees dance.", "claim": "Bees sing."}]})
+        return await client.post(
+            "/v1/check",
+            json={
+                "pairs": [
+                    {"premise": "Bees dance.", "claim": "Bees dance.", "id": "a"},
+                    {"premise": "Bees dance.", "claim": "Bees sing."},
+                ]
+            },
+        )
 
     response = serve(settings_for(index_dir, scorer=scorer), work)
     assert response.status_code == 200
@@ -154,12 +176,14 @@ def test_check_scores_pairs_in_one_batch(index_dir: Path) -> None:
 
 def test_documents_by_id_only(index_dir: Path) -> None:
     async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
-        return [await client.get("/v1/documents/biology/waggle_dance.md"),
-                await client.get("/v1/documents/biology%2Fwaggle_dance.md"),
-                await client.get("/v1/documents/../../etc/passwd"),
-                await client.get("/v1/documents/%2e%2e%2f%2e%2e%2fetc%2fpasswd"),
-                await client.get("/v1/documents/" + str(index_dir.parent / "x")),
-                await client.get("/v1/documents")]
+        return [
+            await client.get("/v1/documents/biology/waggle_dance.md"),
+            await client.get("/v1/documents/biology%2Fwaggle_dance.md"),
+            await client.get("/v1/documents/../../etc/passwd"),
+            await client.get("/v1/documents/%2e%2e%2f%2e%2e%2fetc%2fpasswd"),
+            await client.get("/v1/documents/" + str(index_dir.parent / "x")),
+            await client.get("/v1/documents"),
+        ]
 
     found, encoded, up, dotted, absolute, listing = serve(settings_for(index_dir), work)
     assert found.status_code == 200
@@ -172,26 +196,30 @@ def test_documents_by_id_only(index_dir: Path) -> None:
         assert "root:" not in response.text
     assert dotted.json()["error"]["message"].startswith("no document '../../etc/passwd'")
     assert {row["id"] for row in listing.json()["documents"]} == {
-        "biology/waggle_dance.md", "wings.txt"}
+        "biology/waggle_dance.md",
+        "wings.txt",
+    }
 
 
 def test_the_token_is_required_and_compared(index_dir: Path) -> None:
     settings = settings_for(index_dir, token="s3cret-token")
 
     async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
-        return [await client.get("/v1/version"),
-                await client.get("/v1/version", headers={"Authorization": "Bearer wrong"}),
-                await client.get("/v1/version", headers={"Authorization": "Basic s3cret-token"}),
-                await client.get("/v1/version",
-                                 headers={"Authorization": "Bearer s3cret-token"}),
-                await client.get("/v1/health")]
+        return [
+            await client.get("/v1/version"),
+            await client.get("/v1/version", headers={"Authorization": "Bearer wrong"}),
+            await client.get("/v1/version", headers={"Authorization": "Basic s3cret-token"}),
+            await client.get("/v1/version", headers={"Authorization": "Bearer s3cret-token"}),
+            await client.get("/v1/health"),
+        ]
 
     missing, wrong, basic, right, health = serve(settings, work)
     assert missing.status_code == 401
     assert missing.headers["www-authenticate"] == "Bearer"
     assert missing.json()["error"]["message"] == (
         "this server needs a bearer token: send Authorization: Bearer <token> (the --token "
-        "it was started with)")
+        "it was started with)"
+    )
     assert wrong.status_code == basic.status_code == 401
     assert wrong.json()["error"]["message"] == "the bearer token is wrong"
     assert right.status_code == 200
@@ -205,29 +233,67 @@ def test_another_address_than_loopback_needs_a_token(index_dir: Path) -> None:
     assert Settings(index=index_dir, host="0.0.0.0", token="long-enough").token
 
 
-@pytest.mark.parametrize(("limits", "path", "body", "status", "message"), [
-    ({"body_bytes": 100}, "/v1/verify", {"answer": "x" * 200, "sources": ["y"]}, 413,
-     "the request body is larger, over this server's limit body_bytes = 100; send less (the "
-     "server's operator sets the limit)"),
-    ({"answer_chars": 10}, "/v1/verify", {"answer": "Bees dance a lot.", "sources": ["y"]},
-     422, "the answer has 17 characters, over this server's limit answer_chars = 10; send "
-     "less (the server's operator sets the limit)"),
-    ({"sources": 2}, "/v1/verify", {"answer": "Bees dance.", "sources": ["a", "b", "c"]},
-     422, "3 sources and document ids, over this server's limit sources = 2; send less (the "
-     "server's operator sets the limit)"),
-    ({"pairs": 1}, "/v1/check", {"pairs": [{"premise": "a", "claim": "b"}] * 2}, 422,
-     "2 pairs, over this server's limit pairs = 1; send less (the server's operator sets "
-     "the limit)"),
-    ({"k": 3}, "/v1/search", {"query": "bees", "k": 4}, 422,
-     "k = 4 passages, over this server's limit k = 3; send less (the server's operator sets "
-     "the limit)"),
-    ({"question_chars": 5}, "/v1/ask/stream", {"question": "Why do bees dance?"}, 422,
-     "the question has 18 characters, over this server's limit question_chars = 5; send "
-     "less (the server's operator sets the limit)"),
-])
-def test_every_limit_is_a_4xx_that_names_it(index_dir: Path, limits: dict[str, int],
-                                             path: str, body: dict[str, Any], status: int,
-                                             message: str) -> None:
+@pytest.mark.parametrize(
+    ("limits", "path", "body", "status", "message"),
+    [
+        (
+            {"body_bytes": 100},
+            "/v1/verify",
+            {"answer": "x" * 200, "sources": ["y"]},
+            413,
+            "the request body is larger, over this server's limit body_bytes = 100; send less (the "
+            "server's operator sets the limit)",
+        ),
+        (
+            {"answer_chars": 10},
+            "/v1/verify",
+            {"answer": "Bees dance a lot.", "sources": ["y"]},
+            422,
+            "the answer has 17 characters, over this server's limit answer_chars = 10; send "
+            "less (the server's operator sets the limit)",
+        ),
+        (
+            {"sources": 2},
+            "/v1/verify",
+            {"answer": "Bees dance.", "sources": ["a", "b", "c"]},
+            422,
+            "3 sources and document ids, over this server's limit sources = 2; send less (the "
+            "server's operator sets the limit)",
+        ),
+        (
+            {"pairs": 1},
+            "/v1/check",
+            {"pairs": [{"premise": "a", "claim": "b"}] * 2},
+            422,
+            "2 pairs, over this server's limit pairs = 1; send less (the server's operator sets "
+            "the limit)",
+        ),
+        (
+            {"k": 3},
+            "/v1/search",
+            {"query": "bees", "k": 4},
+            422,
+            "k = 4 passages, over this server's limit k = 3; send less (the server's operator sets "
+            "the limit)",
+        ),
+        (
+            {"question_chars": 5},
+            "/v1/ask/stream",
+            {"question": "Why do bees dance?"},
+            422,
+            "the question has 18 characters, over this server's limit question_chars = 5; send "
+            "less (the server's operator sets the limit)",
+        ),
+    ],
+)
+def test_every_limit_is_a_4xx_that_names_it(
+    index_dir: Path,
+    limits: dict[str, int],
+    path: str,
+    body: dict[str, Any],
+    status: int,
+    message: str,
+) -> None:
     async def work(client: httpx.AsyncClient) -> httpx.Response:
         return await client.post(path, json=body)
 
@@ -245,8 +311,9 @@ def test_a_chunked_body_over_the_limit_is_refused(index_dir: Path) -> None:
             yield b"x" * 50
 
     async def work(client: httpx.AsyncClient) -> httpx.Response:
-        return await client.post("/v1/verify", content=chunks(),
-                                 headers={"content-type": "application/json"})
+        return await client.post(
+            "/v1/verify", content=chunks(), headers={"content-type": "application/json"}
+        )
 
     response = serve(settings_for(index_dir, body_bytes=100), work)
     assert response.status_code == 413
@@ -261,7 +328,8 @@ def test_a_request_over_the_time_limit_is_408(index_dir: Path) -> None:
     assert response.status_code == 408
     assert response.json()["error"]["message"] == (
         "the request took longer than the time limit, over this server's limit seconds = 1; "
-        "send less (the server's operator sets the limit)")
+        "send less (the server's operator sets the limit)"
+    )
 
 
 def test_overload_is_503_with_retry_after(index_dir: Path) -> None:
@@ -275,13 +343,15 @@ def test_overload_is_503_with_retry_after(index_dir: Path) -> None:
         third = await client.post("/v1/check", json=body)
         return [await first, await second, third]
 
-    first, second, third = serve(settings_for(index_dir, scorer=SlowScorer(delay=1.0),
-                                              queue=1), work)
+    first, second, third = serve(
+        settings_for(index_dir, scorer=SlowScorer(delay=1.0), queue=1), work
+    )
     assert first.status_code == second.status_code == 200
     assert third.status_code == 503
     assert third.headers["retry-after"] == "5"
     assert third.json()["error"]["message"] == (
-        "the server is busy (2 requests running or waiting, limit queue = 1); retry after 5 s")
+        "the server is busy (2 requests running or waiting, limit queue = 1); retry after 5 s"
+    )
 
 
 def test_no_traceback_reaches_a_client(index_dir: Path) -> None:
@@ -299,14 +369,19 @@ def test_no_traceback_reaches_a_client(index_dir: Path) -> None:
 
 def test_a_library_error_keeps_its_message(index_dir: Path) -> None:
     async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
-        return [await client.post("/v1/verify", json={"answer": "   ", "sources": ["a"]}),
-                await client.post("/v1/verify", json={"answer": "Bees.", "layers": ["x"]}),
-                await client.post("/v1/ask", json={"question": "Why?", "extra": 1})]
+        return [
+            await client.post("/v1/verify", json={"answer": "   ", "sources": ["a"]}),
+            await client.post("/v1/verify", json={"answer": "Bees.", "layers": ["x"]}),
+            await client.post("/v1/ask", json={"question": "Why?", "extra": 1}),
+        ]
 
     empty, layers, extra = serve(settings_for(index_dir), work)
     assert empty.status_code == 400
-    assert empty.json()["error"] == {"status": 400, "type": "InputError",
-                                     "message": "the answer is empty: give the text to verify"}
+    assert empty.json()["error"] == {
+        "status": 400,
+        "type": "InputError",
+        "message": "the answer is empty: give the text to verify",
+    }
     assert layers.status_code == 400
     assert "the service runs nli, knowledge" in layers.json()["error"]["message"]
     assert extra.status_code == 422
@@ -316,11 +391,15 @@ def test_a_library_error_keeps_its_message(index_dir: Path) -> None:
 def test_cors_is_off_and_the_page_is_locked_down(index_dir: Path) -> None:
     async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
         origin = {"Origin": "http://evil.example"}
-        return [await client.get("/v1/health", headers=origin),
-                await client.options("/v1/ask", headers=origin | {
-                    "Access-Control-Request-Method": "POST"}),
-                await client.get("/"), await client.get("/static/app.js"),
-                await client.get("/static/..%2Fapp.py")]
+        return [
+            await client.get("/v1/health", headers=origin),
+            await client.options(
+                "/v1/ask", headers=origin | {"Access-Control-Request-Method": "POST"}
+            ),
+            await client.get("/"),
+            await client.get("/static/app.js"),
+            await client.get("/static/..%2Fapp.py"),
+        ]
 
     health, preflight, page, script, outside = serve(settings_for(index_dir), work)
     for response in (health, preflight):
@@ -330,8 +409,7 @@ def test_cors_is_off_and_the_page_is_locked_down(index_dir: Path) -> None:
     assert "<title>veracity</title>" in page.text
     assert "script-src 'self'" in page.headers["content-security-policy"]
     assert "innerHTML" not in script.text
-    assert "http" not in script.text.replace(
-        "text/event-stream", "")
+    assert "http" not in script.text.replace("text/event-stream", "")
     assert outside.status_code == 404
 
 
@@ -339,9 +417,11 @@ def test_repair_returns_the_repaired_answer_and_keeps_the_original(index_dir: Pa
     answer = "Karl von Frisch decoded the waggle dance. Bees hum in winter."
 
     async def work(client: httpx.AsyncClient) -> tuple[httpx.Response, ...]:
-        return (await client.post("/v1/repair", json={"answer": answer, "policy": "delete"}),
-                await client.post("/v1/repair", json={"answer": answer, "policy": "rewrite"}),
-                await client.post("/v1/repair", json={"answer": " "}))
+        return (
+            await client.post("/v1/repair", json={"answer": answer, "policy": "delete"}),
+            await client.post("/v1/repair", json={"answer": answer, "policy": "rewrite"}),
+            await client.post("/v1/repair", json={"answer": " "}),
+        )
 
     done, bad_policy, empty = serve(settings_for(index_dir), work)
     assert done.status_code == 200, done.text
@@ -380,16 +460,28 @@ def test_a_client_that_leaves_stops_the_stream(index_dir: Path) -> None:
 
     async def send(message: dict[str, Any]) -> None:
         if message["type"] == "http.response.body" and b"event: sentence" in message.get(
-                "body", b""):
+            "body", b""
+        ):
             first_event.set()
 
-    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
-             "http_version": "1.1", "method": "POST", "scheme": "http",
-             "path": "/v1/ask/stream", "raw_path": b"/v1/ask/stream", "query_string": b"",
-             "root_path": "", "headers": [(b"host", b"127.0.0.1:8000"),
-                                          (b"content-type", b"application/json"),
-                                          (b"content-length", str(len(body)).encode())],
-             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000)}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/v1/ask/stream",
+        "raw_path": b"/v1/ask/stream",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"127.0.0.1:8000"),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 8000),
+    }
 
     async def main() -> None:
         async with app.router.lifespan_context(app):
@@ -415,22 +507,30 @@ def test_a_reranking_server_reranks_every_search(index_dir: Path) -> None:
     from veracity.testing import OverlapRelevanceScorer
 
     base = settings_for(index_dir)
-    settings = dataclasses.replace(base, reranker="embedded", rerank_depth=2, models=dataclasses
-                                   .replace(base.models, reranker=lambda name:
-                                            OverlapRelevanceScorer()))
+    settings = dataclasses.replace(
+        base,
+        reranker="embedded",
+        rerank_depth=2,
+        models=dataclasses.replace(base.models, reranker=lambda name: OverlapRelevanceScorer()),
+    )
 
     async def work(client: httpx.AsyncClient) -> tuple[httpx.Response, httpx.Response]:
-        return (await client.post("/v1/search", json={"query": "waggle dance", "k": 2}),
-                await client.get("/v1/version"))
+        return (
+            await client.post("/v1/search", json={"query": "waggle dance", "k": 2}),
+            await client.get("/v1/version"),
+        )
 
     search, version = serve(settings, work)
     assert search.status_code == 200
-    expected = RerankingRetriever(open_retriever(index_dir, mode="bm25"),
-                                  OverlapRelevanceScorer(), depth=2).run("waggle dance", k=2)
+    expected = RerankingRetriever(
+        open_retriever(index_dir, mode="bm25"), OverlapRelevanceScorer(), depth=2
+    ).run("waggle dance", k=2)
     assert [hit.pop("source") for hit in search.json()["hits"]] == [
-        Path(hit.chunk.source).name for hit in expected.hits]
+        Path(hit.chunk.source).name for hit in expected.hits
+    ]
     assert [_without(hit, "source") for hit in search.json()["hits"]] == [
-        _without(hit, "source") for hit in expected.to_dict()["hits"]]
+        _without(hit, "source") for hit in expected.to_dict()["hits"]
+    ]
     assert search.json()["mode"] == "bm25+rerank"
     assert version.json()["reranker"] == "embedded"
 
@@ -442,18 +542,20 @@ def test_a_rerank_depth_without_a_reranker_is_refused(index_dir: Path) -> None:
 
 def test_a_request_can_choose_its_search_mode(index_dir: Path) -> None:
     async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
-        return [await client.post("/v1/search", json={"query": "waggle dance", "mode": mode})
-                for mode in ("hybrid", "dense", "fuzzy")] + [await client.get("/v1/version")]
+        return [
+            await client.post("/v1/search", json={"query": "waggle dance", "mode": mode})
+            for mode in ("hybrid", "dense", "fuzzy")
+        ] + [await client.get("/v1/version")]
 
     hybrid, dense, fuzzy, version = serve(settings_for(index_dir), work)
     # the test index has no dense vectors: hybrid falls back to BM25 and says so, as the CLI
     assert hybrid.status_code == 200
     expected = open_retriever(index_dir, mode="hybrid").run("waggle dance", k=defaults.TOP_K)
     assert [_without(hit, "source") for hit in hybrid.json()["hits"]] == [
-        _without(hit, "source") for hit in expected.to_dict()["hits"]]
+        _without(hit, "source") for hit in expected.to_dict()["hits"]
+    ]
     assert hybrid.json()["notes"]
-    assert any(note.startswith("requests with mode hybrid: ")
-               for note in version.json()["notes"])
+    assert any(note.startswith("requests with mode hybrid: ") for note in version.json()["notes"])
     assert dense.status_code == 400
     assert "send mode bm25" in dense.json()["error"]["message"]
     assert fuzzy.status_code == 422
@@ -462,35 +564,42 @@ def test_a_request_can_choose_its_search_mode(index_dir: Path) -> None:
 
 def test_verify_and_repair_search_with_the_requested_mode(index_dir: Path) -> None:
     async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
-        return [await client.post(path, json={"answer": WRONG, "mode": "dense"})
-                for path in ("/v1/verify", "/v1/repair")]
+        return [
+            await client.post(path, json={"answer": WRONG, "mode": "dense"})
+            for path in ("/v1/verify", "/v1/repair")
+        ]
 
     for response in serve(settings_for(index_dir), work):
         assert response.status_code == 400, response.text
         assert "send mode bm25" in response.json()["error"]["message"]
 
 
-@pytest.mark.parametrize(("path", "body", "field"), [
-    ("/v1/search", {"query": "bees", "k": True}, "k"),
-    ("/v1/search", {"query": "bees", "k": "5"}, "k"),
-    ("/v1/search", {"query": "bees", "k": 2.0}, "k"),
-    ("/v1/search", {"query": 5}, "query"),
-    ("/v1/ask", {"question": "Why?", "tau": "0.5"}, "tau"),
-    ("/v1/ask", {"question": "Why?", "tau": True}, "tau"),
-    ("/v1/ask/stream", {"question": ["Why?"]}, "question"),
-    ("/v1/verify", {"answer": "Bees dance.", "sources": "Bees dance."}, "sources"),
-    ("/v1/verify", {"answer": "Bees dance.", "sources": [1]}, "sources.0"),
-    ("/v1/verify", {"answer": "Bees dance.", "layers": "nli"}, "layers"),
-    ("/v1/verify/stream", {"answer": "Bees dance.", "question": 1}, "question"),
-    ("/v1/repair", {"answer": "Bees dance.", "k": "3"}, "k"),
-    ("/v1/repair", {"answer": "Bees dance.", "doc_ids": [True]}, "doc_ids.0"),
-    ("/v1/check", {"pairs": [{"premise": "a", "claim": 1}]}, "pairs.0.claim"),
-    ("/v1/check", {"pairs": [{"premise": "a", "claim": "b", "id": 7}]}, "pairs.0.id"),
-])
-def test_every_request_field_takes_only_its_own_type(index_dir: Path, path: str,
-                                                     body: dict[str, Any], field: str) -> None:
+@pytest.mark.parametrize(
+    ("path", "body", "field"),
+    [
+        ("/v1/search", {"query": "bees", "k": True}, "k"),
+        ("/v1/search", {"query": "bees", "k": "5"}, "k"),
+        ("/v1/search", {"query": "bees", "k": 2.0}, "k"),
+        ("/v1/search", {"query": 5}, "query"),
+        ("/v1/ask", {"question": "Why?", "tau": "0.5"}, "tau"),
+        ("/v1/ask", {"question": "Why?", "tau": True}, "tau"),
+        ("/v1/ask/stream", {"question": ["Why?"]}, "question"),
+        ("/v1/verify", {"answer": "Bees dance.", "sources": "Bees dance."}, "sources"),
+        ("/v1/verify", {"answer": "Bees dance.", "sources": [1]}, "sources.0"),
+        ("/v1/verify", {"answer": "Bees dance.", "layers": "nli"}, "layers"),
+        ("/v1/verify/stream", {"answer": "Bees dance.", "question": 1}, "question"),
+        ("/v1/repair", {"answer": "Bees dance.", "k": "3"}, "k"),
+        ("/v1/repair", {"answer": "Bees dance.", "doc_ids": [True]}, "doc_ids.0"),
+        ("/v1/check", {"pairs": [{"premise": "a", "claim": 1}]}, "pairs.0.claim"),
+        ("/v1/check", {"pairs": [{"premise": "a", "claim": "b", "id": 7}]}, "pairs.0.id"),
+    ],
+)
+def test_every_request_field_takes_only_its_own_type(
+    index_dir: Path, path: str, body: dict[str, Any], field: str
+) -> None:
     """``"k": true`` is not 1 and ``"k": "5"`` is not 5: a wrong JSON type is a 422 naming the
     field, for every endpoint."""
+
     async def work(client: httpx.AsyncClient) -> httpx.Response:
         return await client.post(path, json=body)
 
@@ -505,8 +614,16 @@ def test_only_the_names_the_server_was_started_for_are_answered(index_dir: Path)
     settings = settings_for(index_dir, allowed_hosts=("Box.Local",))
 
     async def work(client: httpx.AsyncClient) -> dict[str, httpx.Response]:
-        names = ("evil.example", "evil.example:8000", "127.0.0.1.evil.example", "127.0.0.1:8000",
-                 "localhost", "[::1]:8000", "box.local:8000", "")
+        names = (
+            "evil.example",
+            "evil.example:8000",
+            "127.0.0.1.evil.example",
+            "127.0.0.1:8000",
+            "localhost",
+            "[::1]:8000",
+            "box.local:8000",
+            "",
+        )
         found = {}
         for name in names:
             found[name] = await client.get("/v1/documents", headers={"Host": name})
@@ -521,7 +638,8 @@ def test_only_the_names_the_server_was_started_for_are_answered(index_dir: Path)
     assert message == (
         "this server does not answer to the name 'evil.example' (the request's Host header), "
         "only to 127.0.0.1, ::1, box.local, localhost; if clients reach it by that name, start "
-        "it with --allowed-host evil.example")
+        "it with --allowed-host evil.example"
+    )
     assert found["page"].headers["content-security-policy"]  # still sent with its headers
     for name in ("127.0.0.1:8000", "localhost", "[::1]:8000", "box.local:8000"):
         assert found[name].status_code == 200, name
@@ -551,12 +669,24 @@ def test_a_body_shorter_than_it_declared_is_408_not_held_open(index_dir: Path) -
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
-             "http_version": "1.1", "method": "POST", "scheme": "http", "path": "/v1/search",
-             "raw_path": b"/v1/search", "query_string": b"", "root_path": "",
-             "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
-                         (b"content-length", b"500")],
-             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000)}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/v1/search",
+        "raw_path": b"/v1/search",
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"127.0.0.1:8000"),
+            (b"content-type", b"application/json"),
+            (b"content-length", b"500"),
+        ],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 8000),
+    }
 
     async def main() -> float:
         async with app.router.lifespan_context(app):
@@ -569,27 +699,32 @@ def test_a_body_shorter_than_it_declared_is_408_not_held_open(index_dir: Path) -
     assert took < 5
     start = next(m for m in sent if m["type"] == "http.response.start")
     assert start["status"] == 408
-    body = json.loads(b"".join(m.get("body", b"") for m in sent
-                               if m["type"] == "http.response.body"))
+    body = json.loads(
+        b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    )
     assert body["error"]["limit"] == {"name": "body_seconds", "value": 1}
     assert body["error"]["message"] == (
         "the request body was not all there after 1 s (9 bytes arrived), over this server's "
         "limit body_seconds = 1; send the whole body at once, as many bytes as its "
-        "Content-Length says (the server's operator sets the limit)")
+        "Content-Length says (the server's operator sets the limit)"
+    )
 
 
 def test_no_response_shows_a_path_on_the_server(index_dir: Path) -> None:
     """Hits, an answer's sources, notes, the abstention and error messages: the one rule of
     veracity.server.public, for JSON bodies and streamed events alike."""
+
     async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
-        return [await client.post("/v1/search", json={"query": "waggle dance"}),
-                await client.post("/v1/search", json={"query": "waggle dance",
-                                                      "mode": "hybrid"}),
-                await client.post("/v1/ask", json={"question": "Who decoded the dance?"}),
-                await client.post("/v1/ask/stream", json={"question": "Who decoded the dance?"}),
-                await client.post("/v1/ask", json={"question": "zzz qqq xxyyzz"}),
-                await client.get("/v1/version"), await client.get("/v1/documents"),
-                await client.get("/v1/documents/wings.txt")]
+        return [
+            await client.post("/v1/search", json={"query": "waggle dance"}),
+            await client.post("/v1/search", json={"query": "waggle dance", "mode": "hybrid"}),
+            await client.post("/v1/ask", json={"question": "Who decoded the dance?"}),
+            await client.post("/v1/ask/stream", json={"question": "Who decoded the dance?"}),
+            await client.post("/v1/ask", json={"question": "zzz qqq xxyyzz"}),
+            await client.get("/v1/version"),
+            await client.get("/v1/documents"),
+            await client.get("/v1/documents/wings.txt"),
+        ]
 
     responses = serve(settings_for(index_dir), work)
     folders = {str(index_dir.resolve()), str(index_dir), str(index_dir.resolve().parent)}
@@ -606,11 +741,12 @@ def test_no_response_shows_a_path_on_the_server(index_dir: Path) -> None:
     assert {s["source"] for s in final["sources"]} <= {"waggle_dance.md", "wings.txt"}
     assert any(f"the index at {index_dir.name}" in note for note in hybrid.json()["notes"])
     assert any(f"the index at {index_dir.name}" in note for note in version.json()["notes"])
-    assert f"no calibration was made for {index_dir.name};" in \
-        ask.json()["abstention"]["source"]
+    assert f"no calibration was made for {index_dir.name};" in ask.json()["abstention"]["source"]
     assert abstained.json()["status"] == "abstained"
-    assert {row["source"] for row in listing.json()["documents"]} == {"waggle_dance.md",
-                                                                       "wings.txt"}
+    assert {row["source"] for row in listing.json()["documents"]} == {
+        "waggle_dance.md",
+        "wings.txt",
+    }
     assert document.json()["source"] == "wings.txt"
 
 
@@ -622,26 +758,37 @@ def test_an_answer_over_the_claims_budget_is_refused_up_front(index_dir: Path) -
     scorer = SlowScorer()
 
     async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
-        return [await client.post(path, json={"answer": BEES})
-                for path in ("/v1/verify", "/v1/verify/stream", "/v1/repair")]
+        return [
+            await client.post(path, json={"answer": BEES})
+            for path in ("/v1/verify", "/v1/verify/stream", "/v1/repair")
+        ]
 
     for response in serve(settings_for(index_dir, scorer=scorer), work):
         assert response.status_code == 422, response.text
         assert response.json()["error"]["message"] == (
             "the answer has 1999 claims, over this server's limit claims = 100; send less (the "
-            "server's operator sets the limit)")
+            "server's operator sets the limit)"
+        )
         assert response.json()["error"]["limit"] == {"name": "claims", "value": 100}
     assert scorer.calls == []  # no model work was started
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    ({"answer": "Bees fly. " * 30, "k": 20},
-     "30 claims with 20 passages each make 600 (passage, claim) pairs to score"),
-    ({"answer": "Bees fly. " * 30, "sources": ["Bees fly."] * 3, "k": 20, "limits": 60},
-     "30 claims with 3 passages each make 90 (passage, claim) pairs to score"),
-])
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            {"answer": "Bees fly. " * 30, "k": 20},
+            "30 claims with 20 passages each make 600 (passage, claim) pairs to score",
+        ),
+        (
+            {"answer": "Bees fly. " * 30, "sources": ["Bees fly."] * 3, "k": 20, "limits": 60},
+            "30 claims with 3 passages each make 90 (passage, claim) pairs to score",
+        ),
+    ],
+)
 def test_an_answer_over_the_pairs_budget_is_refused_up_front(
-        index_dir: Path, body: dict[str, Any], message: str) -> None:
+    index_dir: Path, body: dict[str, Any], message: str
+) -> None:
     pairs = body.pop("limits", 500)
 
     async def work(client: httpx.AsyncClient) -> httpx.Response:
@@ -651,17 +798,20 @@ def test_an_answer_over_the_pairs_budget_is_refused_up_front(
     assert response.status_code == 422, response.text
     assert response.json()["error"]["message"] == (
         f"{message}, over this server's limit pairs = {pairs}; send fewer claims or a smaller k "
-        "(the server's operator sets the limit)")
+        "(the server's operator sets the limit)"
+    )
 
 
 def test_a_refusal_never_waits_behind_model_work(index_dir: Path) -> None:
     """While a slow job holds the models, requests that fail their checks are answered before
     it ends: they never queue (before, a repair with a bad policy waited for the models)."""
     slow = {"pairs": [{"premise": "a", "claim": "b"}]}
-    refused = [("/v1/repair", {"answer": "Bees fly.", "policy": "rewrite"}, 400),
-               ("/v1/verify", {"answer": BEES}, 422),
-               ("/v1/search", {"query": "bees", "k": 99}, 422),
-               ("/v1/ask/stream", {"question": "x" * 3000}, 422)]
+    refused = [
+        ("/v1/repair", {"answer": "Bees fly.", "policy": "rewrite"}, 400),
+        ("/v1/verify", {"answer": BEES}, 422),
+        ("/v1/search", {"query": "bees", "k": 99}, 422),
+        ("/v1/ask/stream", {"question": "x" * 3000}, 422),
+    ]
 
     async def work(client: httpx.AsyncClient) -> tuple[list[tuple[int, float]], int]:
         running = asyncio.create_task(client.post("/v1/check", json=slow))
@@ -682,8 +832,9 @@ def test_a_refusal_never_waits_behind_model_work(index_dir: Path) -> None:
     assert max(seconds for _, seconds in found) < 3.0  # 0.4 s for 1,999 claims, unloaded
 
 
-def _plain_request(app: Any, path: str, body: dict[str, Any], *,
-                   leave_after: float) -> tuple[int, float]:
+def _plain_request(
+    app: Any, path: str, body: dict[str, Any], *, leave_after: float
+) -> tuple[int, float]:
     """POST ``body`` as an ASGI server would, the client leaving after ``leave_after`` s;
     returns the status sent and the seconds until the gate was free again."""
     data = json.dumps(body).encode()
@@ -702,12 +853,24 @@ def _plain_request(app: Any, path: str, body: dict[str, Any], *,
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"},
-             "http_version": "1.1", "method": "POST", "scheme": "http", "path": path,
-             "raw_path": path.encode(), "query_string": b"", "root_path": "",
-             "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"),
-                         (b"content-length", str(len(data)).encode())],
-             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 8000)}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [
+            (b"host", b"127.0.0.1:8000"),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(data)).encode()),
+        ],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 8000),
+    }
 
     async def main() -> float:
         async with app.router.lifespan_context(app):
@@ -731,8 +894,9 @@ def test_a_client_that_leaves_stops_the_work_of_a_plain_request(index_dir: Path)
     scorer = SlowScorer(per_pair=0.02)
     app = create_app(settings_for(index_dir, scorer=scorer))
     sources = [f"Bees fly over field {n}." for n in range(5)]
-    status, freed = _plain_request(app, "/v1/verify", {"answer": "Bees fly. " * 40,
-                                                       "sources": sources}, leave_after=0.5)
+    status, freed = _plain_request(
+        app, "/v1/verify", {"answer": "Bees fly. " * 40, "sources": sources}, leave_after=0.5
+    )
     assert status == 499
     assert app.state.gate.stopped == 1
     assert scorer.scored < 100  # of 200: it stopped at the first slice after the client left
@@ -744,8 +908,12 @@ def test_a_request_past_its_time_limit_stops_its_work(index_dir: Path) -> None:
 
     async def work(client: httpx.AsyncClient) -> tuple[httpx.Response, float]:
         loop = asyncio.get_running_loop()
-        response = await client.post("/v1/check", json={
-            "pairs": [{"premise": f"Bees fly {n}.", "claim": "Bees fly."} for n in range(200)]})
+        response = await client.post(
+            "/v1/check",
+            json={
+                "pairs": [{"premise": f"Bees fly {n}.", "claim": "Bees fly."} for n in range(200)]
+            },
+        )
         answered = loop.time()
         while client._transport.app.state.gate.pending:  # type: ignore[attr-defined]
             await asyncio.sleep(0.02)
@@ -759,6 +927,7 @@ def test_a_request_past_its_time_limit_stops_its_work(index_dir: Path) -> None:
 
 def test_the_page_takes_its_verdict_colours_from_the_shared_stylesheet(index_dir: Path) -> None:
     """One stylesheet of verdict colours serves the page and the batch overview."""
+
     async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
         return [await client.get("/"), await client.get("/static/verdicts.css")]
 

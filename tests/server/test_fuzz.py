@@ -30,15 +30,21 @@ def test_no_request_makes_the_server_fail(index_dir: Path) -> None:
         operation = result.ok()
 
         @given(case=operation.as_strategy())
-        @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=EXAMPLES_PER_OPERATION,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
         def fuzz(case) -> None:  # type: ignore[no-untyped-def]
             nonlocal tried
             tried += 1
             response = case.call(timeout=30)
             if response.status_code >= 500 and response.status_code != 501:
-                failures.append(f"{case.method} {case.formatted_path} -> "
-                                f"{response.status_code}: {response.text[:200]}")
+                failures.append(
+                    f"{case.method} {case.formatted_path} -> "
+                    f"{response.status_code}: {response.text[:200]}"
+                )
 
         fuzz()
     assert tried >= 10

@@ -38,16 +38,20 @@ def exchange(server: LiveServer, request: bytes, *, wait: float = 10.0) -> bytes
 
 
 def test_a_body_shorter_than_declared_gets_408(server: LiveServer) -> None:
-    reply = exchange(server, b"POST /v1/search HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                             b"Content-Type: application/json\r\nContent-Length: 500\r\n\r\n"
-                             b'{"query":')
+    reply = exchange(
+        server,
+        b"POST /v1/search HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 500\r\n\r\n"
+        b'{"query":',
+    )
     assert reply.startswith(b"HTTP/1.1 408"), reply[:200]
     assert b"body_seconds" in reply
 
 
 def test_another_host_name_gets_400(server: LiveServer) -> None:
-    reply = exchange(server, b"GET /v1/documents HTTP/1.1\r\nHost: evil.example\r\n"
-                             b"Connection: close\r\n\r\n")
+    reply = exchange(
+        server, b"GET /v1/documents HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n"
+    )
     assert reply.startswith(b"HTTP/1.1 400"), reply[:200]
     assert b"--allowed-host evil.example" in reply
     assert b"waggle" not in reply

@@ -47,12 +47,14 @@ def test_clicking_a_marker_highlights_exactly_the_cited_span(page: Any, live: Li
     marker.focus()
     page.keyboard.press("Enter")  # keyboard, as a reader without a mouse would
     page.wait_for_selector("#cited", timeout=30_000)
-    answer = httpx.post(f"{live.url}/v1/ask", json={
-        "question": "How many days does a queen take to develop from egg to adult?"},
-        timeout=120).json()
+    answer = httpx.post(
+        f"{live.url}/v1/ask",
+        json={"question": "How many days does a queen take to develop from egg to adult?"},
+        timeout=120,
+    ).json()
     citation = answer["sentences"][0]["citations"][0]
     document = httpx.get(f"{live.url}/v1/documents/{citation['doc_id']}", timeout=30).json()
-    assert page.inner_text("#cited") == document["text"][citation["start"]:citation["end"]]
+    assert page.inner_text("#cited") == document["text"][citation["start"] : citation["end"]]
     assert page.inner_text("#doc-title") == document["title"]
     assert " › ".join(citation["section"]) in page.inner_text("#doc-where")
     assert page.evaluate("document.activeElement.id") == "cited"
@@ -79,8 +81,10 @@ def test_the_verify_view_shows_the_1983_claim_contradicted(page: Any) -> None:
 def test_user_text_is_shown_as_text_never_markup(page: Any) -> None:
     page.click("#tab-verify")
     page.check("input[name=against][value=pasted]")
-    page.fill("#verify-answer", "Bees <script>window.pwned = 1</script> dance [bold]. "
-                                "<img src=x onerror=window.pwned=2>")
+    page.fill(
+        "#verify-answer",
+        "Bees <script>window.pwned = 1</script> dance [bold]. <img src=x onerror=window.pwned=2>",
+    )
     page.fill("#verify-sources", "Bees dance.")
     page.click("#verify-button")
     page.wait_for_selector("#verify-status:has-text('claims:')", timeout=120_000)
@@ -128,8 +132,11 @@ def test_verifying_against_picked_documents_uses_only_them(page: Any, live: Live
     claim = page.locator("#claims button.claim", has_text="1983")
     assert claim.get_attribute("data-label") == "contradicted"
     claim.click()
-    shown = [line for line in page.inner_text("#claim-detail").splitlines()
-             if line.startswith(("supports: ", "contradicts: "))]
+    shown = [
+        line
+        for line in page.inner_text("#claim-detail").splitlines()
+        if line.startswith(("supports: ", "contradicts: "))
+    ]
     assert shown
     assert all(dance["title"] in line for line in shown)
 
@@ -138,11 +145,18 @@ def test_verifying_against_picked_documents_uses_only_them(page: Any, live: Live
 # A small hostile corpus: an index document whose id is "text-1" (the ids pasted sources get),
 # two documents with the same title, and a long one whose cited passage lies far down.
 AIRSHIPS = "# Airships\n\n" + "".join(
-    (f"Paragraph {n} tells of the weather over the moor in plain words, as the log kept it.\n\n"
-     if n != 45 else "The hangar at Cardington is 247 metres long. It housed the R101 airship "
-                     "from 1929. Its doors weigh many tonnes.\n\n") for n in range(90))
-LIGHTHOUSE = ("The Fastnet lighthouse stands on a rock off the south coast of Ireland. Its light "
-              "flashes every five seconds.")
+    (
+        f"Paragraph {n} tells of the weather over the moor in plain words, as the log kept it.\n\n"
+        if n != 45
+        else "The hangar at Cardington is 247 metres long. It housed the R101 airship "
+        "from 1929. Its doors weigh many tonnes.\n\n"
+    )
+    for n in range(90)
+)
+LIGHTHOUSE = (
+    "The Fastnet lighthouse stands on a rock off the south coast of Ireland. Its light "
+    "flashes every five seconds."
+)
 
 
 class SentenceScorer(TablePairScorer):
@@ -156,25 +170,31 @@ class SentenceScorer(TablePairScorer):
         scores = []
         for premise, claim in zip(premises, hypotheses, strict=True):
             words = set(re.findall(r"\w+", claim.lower()))
-            best = max(re.finditer(r"[^.!?\n]+[.!?]", premise), default=None, key=lambda m: len(
-                words & set(re.findall(r"\w+", m.group().lower()))))
+            best = max(
+                re.finditer(r"[^.!?\n]+[.!?]", premise),
+                default=None,
+                key=lambda m: len(words & set(re.findall(r"\w+", m.group().lower()))),
+            )
             evidence = () if best is None else (Span(best.start(), best.end()),)
-            scores.append(PairScore(0.9, 0.05, 0.05, window=Span(0, len(premise)),
-                                    evidence=evidence))
+            scores.append(
+                PairScore(0.9, 0.05, 0.05, window=Span(0, len(premise)), evidence=evidence)
+            )
         return PairScores(tuple(scores), "sentences", "0")
 
 
 @pytest.fixture(scope="module")
 def hostile_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("hostile")
-    (root / "collide.jsonl").write_text(json.dumps(
-        {"id": "text-1", "title": "Lighthouse notes", "text": LIGHTHOUSE}) + "\n",
-        encoding="utf-8")
+    (root / "collide.jsonl").write_text(
+        json.dumps({"id": "text-1", "title": "Lighthouse notes", "text": LIGHTHOUSE}) + "\n",
+        encoding="utf-8",
+    )
     for folder, place, count in (("a", "Ohio", "forty"), ("b", "Kent", "three")):
         (root / folder).mkdir()
         (root / folder / "notes.md").write_text(
             f"# Hive notes\n\nThe beekeeper in {place} keeps {count} hives of bees.\n",
-            encoding="utf-8")
+            encoding="utf-8",
+        )
     (root / "long.md").write_text(AIRSHIPS, encoding="utf-8")
     index = tmp_path_factory.mktemp("hostile-index") / "index"
     Indexer(builders=[BM25Builder()]).run([root], index)
@@ -188,8 +208,9 @@ def chat() -> FixedChat:
 
 @pytest.fixture(scope="module")
 def hostile(hostile_index: Path, chat: FixedChat) -> Iterator[LiveServer]:
-    with LiveServer(settings_for(hostile_index, scorer=SentenceScorer(), chat=chat,
-                                 question_chars=200)) as server:
+    with LiveServer(
+        settings_for(hostile_index, scorer=SentenceScorer(), chat=chat, question_chars=200)
+    ) as server:
         yield server
 
 
@@ -204,13 +225,16 @@ def fresh(browser: Any) -> Iterator[Any]:
     """A new page (1280 x 720, clipboard allowed) that fails the test on a script error or a
     failed request; open it with ``fresh.goto(url)``."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    context = browser.new_context(viewport={"width": 1280, "height": 720},
-                                  permissions=["clipboard-read", "clipboard-write"])
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 720}, permissions=["clipboard-read", "clipboard-write"]
+    )
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
-    opened.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status in (
-        404, 500) else None)
+    opened.on(
+        "response",
+        lambda r: errors.append(f"{r.status} {r.url}") if r.status in (404, 500) else None,
+    )
     yield opened
     context.close()
     assert errors == []
@@ -235,7 +259,8 @@ def verify_pasted(page: Any, answer: str, sources: str) -> None:
 
 
 def test_a_cited_index_document_is_not_taken_for_a_pasted_source(
-        fresh: Any, hostile: LiveServer, chat: FixedChat) -> None:
+    fresh: Any, hostile: LiveServer, chat: FixedChat
+) -> None:
     """The index's document text-1 is cited after pasted sources (ids text-1, ...) were
     verified: the page opens the index's document, not the pasted text."""
     fresh.goto(hostile.url + "/")
@@ -255,14 +280,16 @@ def test_a_very_long_word_does_not_widen_the_page(fresh: Any, hostile: LiveServe
     assert width[0] <= width[1], width  # before: 28,563 px wide
 
 
-def test_the_document_panel_stays_hidden_until_a_passage_is_opened(fresh: Any,
-                                                                  hostile: LiveServer) -> None:
+def test_the_document_panel_stays_hidden_until_a_passage_is_opened(
+    fresh: Any, hostile: LiveServer
+) -> None:
     fresh.goto(hostile.url + "/")
     assert not fresh.locator("#document").is_visible()  # before: an empty panel showed
 
 
 def test_the_status_is_not_left_red_after_a_later_success(
-        fresh: Any, hostile: LiveServer, chat: FixedChat) -> None:
+    fresh: Any, hostile: LiveServer, chat: FixedChat
+) -> None:
     fresh.goto(hostile.url + "/")
     fresh.fill("#question", "Why? " * 60)  # over this server's question_chars = 200
     fresh.click("#ask-button")
@@ -289,32 +316,40 @@ def test_the_verify_view_has_a_legend_for_every_verdict(fresh: Any, hostile: Liv
             """label => { const b = document.createElement('button');
             b.className = 'claim verdict-' + label; document.body.append(b);
             const color = getComputedStyle(b).borderLeftColor; b.remove(); return color; }""",
-            label)
+            label,
+        )
         assert swatch.evaluate("s => getComputedStyle(s).borderLeftColor") == claim_style
 
 
 def test_a_citation_highlights_the_sentence_that_supports_it_in_its_passage(
-        fresh: Any, hostile: LiveServer, chat: FixedChat) -> None:
+    fresh: Any, hostile: LiveServer, chat: FixedChat
+) -> None:
     chat.reply = "The hangar at Cardington is 247 metres long [1]."
     fresh.goto(hostile.url + "/")
     ask_and_open(fresh, "How long is the hangar at Cardington?")
-    answer = httpx.post(f"{hostile.url}/v1/ask", json={
-        "question": "How long is the hangar at Cardington?"}, timeout=30).json()
+    answer = httpx.post(
+        f"{hostile.url}/v1/ask",
+        json={"question": "How long is the hangar at Cardington?"},
+        timeout=30,
+    ).json()
     citation = answer["sentences"][0]["citations"][0]
     text = httpx.get(f"{hostile.url}/v1/documents/{citation['doc_id']}", timeout=30).json()["text"]
     assert citation["evidence"]
     assert fresh.locator("#doc-text mark").all_inner_texts() == [
-        text[start:end] for start, end in citation["evidence"]]
+        text[start:end] for start, end in citation["evidence"]
+    ]
     assert fresh.locator("#doc-text mark").all_inner_texts() == [
-        "The hangar at Cardington is 247 metres long."]
+        "The hangar at Cardington is 247 metres long."
+    ]
     # the whole passage is still shown, shaded around the marked sentence
-    assert fresh.inner_text("#cited") == text[citation["start"]:citation["end"]]
+    assert fresh.inner_text("#cited") == text[citation["start"] : citation["end"]]
     assert len(fresh.inner_text("#cited")) > 2 * len("The hangar at Cardington is 247 metres.")
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1024, 450), (800, 450)])
 def test_opening_a_passage_keeps_its_title_in_view(
-        fresh: Any, hostile: LiveServer, chat: FixedChat, size: tuple[int, int]) -> None:
+    fresh: Any, hostile: LiveServer, chat: FixedChat, size: tuple[int, int]
+) -> None:
     chat.reply = "The hangar at Cardington is 247 metres long [1]."
     fresh.set_viewport_size({"width": size[0], "height": size[1]})
     fresh.goto(hostile.url + "/")
@@ -364,9 +399,11 @@ def test_repair_gives_the_repaired_text_and_a_copy_button(fresh: Any, hostile: L
     fresh.select_option("#repair-policy", "delete")
     fresh.click("#repair-button")
     fresh.wait_for_selector("#repair-status:has-text('supported before')", timeout=30_000)
-    repaired = httpx.post(f"{hostile.url}/v1/repair", json={
-        "answer": answer, "sources": ["Bees dance in the hive."], "policy": "delete"},
-        timeout=30).json()["text"]
+    repaired = httpx.post(
+        f"{hostile.url}/v1/repair",
+        json={"answer": answer, "sources": ["Bees dance in the hive."], "policy": "delete"},
+        timeout=30,
+    ).json()["text"]
     assert fresh.is_visible("#repaired-text")
     assert fresh.inner_text("#repaired-text") == repaired
     fresh.click("#copy-repaired")
@@ -379,8 +416,10 @@ def test_documents_with_the_same_title_are_told_apart(fresh: Any, hostile: LiveS
     fresh.click("#tab-verify")
     fresh.check("input[name=against][value=picked]")
     fresh.wait_for_selector("#doc-pick input[type=checkbox]", timeout=30_000)
-    labels = [fresh.inner_text(f"#doc-pick label:has(input[value='{doc_id}'])")
-              for doc_id in ("a/notes.md", "b/notes.md")]
+    labels = [
+        fresh.inner_text(f"#doc-pick label:has(input[value='{doc_id}'])")
+        for doc_id in ("a/notes.md", "b/notes.md")
+    ]
     assert all("Hive notes" in label for label in labels)
     assert "a/notes.md" in labels[0]
     assert "b/notes.md" in labels[1]
@@ -390,8 +429,11 @@ def test_documents_with_the_same_title_are_told_apart(fresh: Any, hostile: LiveS
     fresh.click("#verify-button")
     fresh.wait_for_selector("#verify-status:has-text('claims:')", timeout=30_000)
     fresh.locator("#claims button.claim").first.click()
-    shown = [line for line in fresh.inner_text("#claim-detail").splitlines()
-             if line.startswith("supports: ")]
+    shown = [
+        line
+        for line in fresh.inner_text("#claim-detail").splitlines()
+        if line.startswith("supports: ")
+    ]
     assert len(shown) == 2
     assert any("a/notes.md" in line for line in shown)
     assert any("b/notes.md" in line for line in shown)
@@ -400,20 +442,27 @@ def test_documents_with_the_same_title_are_told_apart(fresh: Any, hostile: LiveS
 @pytest.fixture(scope="module")
 def spotting(hostile_index: Path) -> Iterator[LiveServer]:
     """The server with a span detector (the overlap fake: a claim's words its passages lack)."""
-    with LiveServer(settings_for(hostile_index, scorer=SentenceScorer(),
-                                 spans=OverlapSpanDetector())) as server:
+    with LiveServer(
+        settings_for(hostile_index, scorer=SentenceScorer(), spans=OverlapSpanDetector())
+    ) as server:
         yield server
 
 
 def test_the_words_no_passage_supports_are_marked_inside_their_claim(
-        fresh: Any, spotting: LiveServer) -> None:
+    fresh: Any, spotting: LiveServer
+) -> None:
     fresh.goto(spotting.url + "/")
     answer = "The beacon flashes every ten seconds. Its keeper wrote <b>loud</b> [/notes]."
     verify_pasted(fresh, answer, "The beacon flashes every five seconds. Its keeper wrote.")
     marks = fresh.locator("#verified mark.unsupported-span")
-    report = httpx.post(f"{spotting.url}/v1/verify", json={
-        "answer": answer, "sources": ["The beacon flashes every five seconds. Its keeper wrote."]},
-        timeout=60).json()
+    report = httpx.post(
+        f"{spotting.url}/v1/verify",
+        json={
+            "answer": answer,
+            "sources": ["The beacon flashes every five seconds. Its keeper wrote."],
+        },
+        timeout=60,
+    ).json()
     expected = [item["text"] for claim in report["claims"] for item in claim["unsupported_spans"]]
     assert expected[0] == "ten"
     assert marks.all_inner_texts() == expected

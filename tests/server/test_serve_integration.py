@@ -35,7 +35,7 @@ def test_an_answer_cites_exact_spans_of_stored_documents(live: LiveServer) -> No
         for citation in answer["citations"]:
             document = client.get(f"/v1/documents/{citation['doc_id']}").json()
             source = next(s for s in answer["sources"] if s["block"] == citation["marker"])
-            assert document["text"][citation["start"]:citation["end"]] == source["text"]
+            assert document["text"][citation["start"] : citation["end"]] == source["text"]
 
 
 def test_the_streamed_answer_matches_and_comes_sentence_first(live: LiveServer) -> None:
@@ -44,8 +44,9 @@ def test_the_streamed_answer_matches_and_comes_sentence_first(live: LiveServer) 
         streamed = client.post("/v1/ask/stream", json={"question": QUESTION})
     found = events(streamed.text)
     assert found[-1][0] == "answer"
-    assert rounded([data for name, data in found if name == "sentence"]) == \
-        rounded(whole["sentences"])
+    assert rounded([data for name, data in found if name == "sentence"]) == rounded(
+        whole["sentences"]
+    )
     assert found[-1][1]["text"] == whole["text"]
 
 
@@ -55,8 +56,7 @@ def test_the_demo_answer_has_its_1983_claim_contradicted(live: LiveServer) -> No
         report = client.post("/v1/verify", json={"answer": answer}).json()
         streamed = events(client.post("/v1/verify/stream", json={"answer": answer}).text)
     labels = {claim["text"]: claim["label"] for claim in report["claims"]}
-    assert labels["He shared the Nobel Prize in Physiology or Medicine in 1983."] == \
-        "contradicted"
+    assert labels["He shared the Nobel Prize in Physiology or Medicine in 1983."] == "contradicted"
     assert streamed[-1][0] == "report"
     assert streamed[-1][1]["summary"] == report["summary"]
 
@@ -65,8 +65,10 @@ def test_a_client_that_leaves_a_stream_stops_its_work(live: LiveServer) -> None:
     answer = " ".join(["Karl von Frisch decoded the waggle dance."] * 30)
     gate = live.app.state.gate
     before = gate.stopped
-    with httpx.Client(base_url=live.url, timeout=120) as client, client.stream(
-            "POST", "/v1/verify/stream", json={"answer": answer}) as response:
+    with (
+        httpx.Client(base_url=live.url, timeout=120) as client,
+        client.stream("POST", "/v1/verify/stream", json={"answer": answer}) as response,
+    ):
         for line in response.iter_lines():
             if line.startswith("event: sentence"):
                 break  # leave after the first sentence

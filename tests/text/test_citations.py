@@ -16,40 +16,46 @@ def numbers(text: str, blocks: int = 4) -> list[int]:
     return [number for number, _ in valid]
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("Bees dance [1].", [1]),
-    ("Bees dance [1, 2].", [1, 2]),
-    ("Bees dance [1,2].", [1, 2]),
-    ("Bees dance [1; 3].", [1, 3]),
-    ("Bees dance [1][3].", [1, 3]),
-    ("Bees dance [1] [3].", [1, 3]),
-    ("Bees dance [1-3].", [1, 2, 3]),
-    ("Bees dance [1–3].", [1, 2, 3]),
-    ("Bees dance [2, 1-2].", [2, 1]),
-    ("Bees dance ［1］.", [1]),
-    ("Bees dance 【２】.", [2]),
-    ("Bees dance ［１，２］.", [1, 2]),
-    ("Bees dance [Block 2].", [2]),
-    ("Bees dance [source 3].", [3]),
-    ("Bees dance [^1].", [1]),
-    ("Bees dance [ 4 ].", [4]),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Bees dance [1].", [1]),
+        ("Bees dance [1, 2].", [1, 2]),
+        ("Bees dance [1,2].", [1, 2]),
+        ("Bees dance [1; 3].", [1, 3]),
+        ("Bees dance [1][3].", [1, 3]),
+        ("Bees dance [1] [3].", [1, 3]),
+        ("Bees dance [1-3].", [1, 2, 3]),
+        ("Bees dance [1–3].", [1, 2, 3]),
+        ("Bees dance [2, 1-2].", [2, 1]),
+        ("Bees dance ［1］.", [1]),
+        ("Bees dance 【２】.", [2]),
+        ("Bees dance ［１，２］.", [1, 2]),
+        ("Bees dance [Block 2].", [2]),
+        ("Bees dance [source 3].", [3]),
+        ("Bees dance [^1].", [1]),
+        ("Bees dance [ 4 ].", [4]),
+    ],
+)
 def test_every_written_form_is_read(text, expected):
     assert numbers(text) == expected
 
 
-@pytest.mark.parametrize("text", [
-    "Bees dance [a].",
-    "Bees dance [citation needed].",
-    "See [1](https://example.org/bees).",
-    "Use `hives[1]` in code.",
-    "Use ``x[1]`` in code.",
-    "```python\nhives[1] = 2\n```",
-    "~~~\nhives[1]\n~~~",
-    "```\nan unclosed fence [1]",
-    "Bees dance [1a].",
-    "Bees dance [].",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Bees dance [a].",
+        "Bees dance [citation needed].",
+        "See [1](https://example.org/bees).",
+        "Use `hives[1]` in code.",
+        "Use ``x[1]`` in code.",
+        "```python\nhives[1] = 2\n```",
+        "~~~\nhives[1]\n~~~",
+        "```\nan unclosed fence [1]",
+        "Bees dance [1a].",
+        "Bees dance [].",
+    ],
+)
 def test_non_citations_and_code_are_left_alone(text):
     assert find_markers(text) == ()
 
@@ -68,13 +74,16 @@ def test_markers_after_a_closed_fence_are_found():
     assert code_spans(text) == [Span(0, 12)]
 
 
-@pytest.mark.parametrize(("text", "marker", "reason"), [
-    ("Bees dance [7].", "7", "out of range: 4 blocks were given"),
-    ("Bees dance [2020].", "2020", "out of range: 4 blocks were given"),
-    ("Bees dance [0].", "0", "blocks are numbered from 1"),
-    ("Bees dance [3-1].", "3-1", "reversed range: write [1-3]"),
-    ("Bees dance [1-40].", "1-40", "a range of 40 blocks (at most 20 allowed)"),
-])
+@pytest.mark.parametrize(
+    ("text", "marker", "reason"),
+    [
+        ("Bees dance [7].", "7", "out of range: 4 blocks were given"),
+        ("Bees dance [2020].", "2020", "out of range: 4 blocks were given"),
+        ("Bees dance [0].", "0", "blocks are numbered from 1"),
+        ("Bees dance [3-1].", "3-1", "reversed range: write [1-3]"),
+        ("Bees dance [1-40].", "1-40", "a range of 40 blocks (at most 20 allowed)"),
+    ],
+)
 def test_numbers_that_name_no_block_are_invalid_not_ignored(text, marker, reason):
     valid, invalid = resolve_markers(find_markers(text), blocks=4)
     assert valid == []
@@ -108,25 +117,31 @@ def test_blocks_must_be_a_count():
 # --- brackets attached to a word (Harden-2 #8) ---------------------------------------------
 
 
-@pytest.mark.parametrize("text", [
-    "The smallest item of a min-heap is always heap[5].",
-    "Read argv[1] first.",
-    "Set grid[2][3] to 0.",
-    "Use x_1[2, 3] here.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The smallest item of a min-heap is always heap[5].",
+        "Read argv[1] first.",
+        "Set grid[2][3] to 0.",
+        "Use x_1[2, 3] here.",
+    ],
+)
 def test_an_index_attached_to_a_word_is_text_without_numbered_blocks(text):
     assert find_markers(text) == ()
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("Bees dance [1][3].", ["[1]", "[3]"]),
-    ("Founded in 1889[3].", ["[3]"]),          # a number is no word: a footnote
-    ("Founded in 1889.[3]", ["[3]"]),
-    ("Bees dance[^1].", ["[^1]"]),              # a Markdown footnote
-    ("Bees dance[Block 1].", ["[Block 1]"]),
-    ("蜜蜂跳舞[1]。", ["[1]"]),                  # CJK writes citations without a space
-    ("Bees dance ［1］.", ["［1］"]),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Bees dance [1][3].", ["[1]", "[3]"]),
+        ("Founded in 1889[3].", ["[3]"]),  # a number is no word: a footnote
+        ("Founded in 1889.[3]", ["[3]"]),
+        ("Bees dance[^1].", ["[^1]"]),  # a Markdown footnote
+        ("Bees dance[Block 1].", ["[Block 1]"]),
+        ("蜜蜂跳舞[1]。", ["[1]"]),  # CJK writes citations without a space
+        ("Bees dance ［1］.", ["［1］"]),
+    ],
+)
 def test_other_attached_markers_stay_citations(text, expected):
     assert [m.text for m in find_markers(text)] == expected
 

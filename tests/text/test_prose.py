@@ -19,17 +19,22 @@ def reasons(passage: str) -> list[tuple[str, str | None]]:
     return out
 
 
-@pytest.mark.parametrize(("line", "reason"), [
-    ("Next: Thread Safety, Previous: The Closure API, Up: Using libffi [Index [2]]",
-     "navigation"),
-    ("Home » Guides » Install", "navigation"),
-    ("| Option | Default |", "table row"),
-    ("|---|---|", "table row"),
-    ("## Bee space", "heading"),
-    ("ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 1, &ffi_type_sint, args);", "code"),
-    ("The previous chapter covers the closure API in detail.", None),
-    ("Use it up to the limit of the index.", None),
-])
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        (
+            "Next: Thread Safety, Previous: The Closure API, Up: Using libffi [Index [2]]",
+            "navigation",
+        ),
+        ("Home » Guides » Install", "navigation"),
+        ("| Option | Default |", "table row"),
+        ("|---|---|", "table row"),
+        ("## Bee space", "heading"),
+        ("ffi_prep_cif(&cif, FFI_DEFAULT_ABI, 1, &ffi_type_sint, args);", "code"),
+        ("The previous chapter covers the closure API in detail.", None),
+        ("Use it up to the limit of the index.", None),
+    ],
+)
 def test_line_reasons(line: str, reason: str | None) -> None:
     assert line_reason(line) == reason
 
@@ -43,18 +48,22 @@ def test_a_heading_glued_to_its_paragraph_is_cut_off_exactly() -> None:
 def test_bullets_are_cut_from_sentences_and_list_words_are_dropped() -> None:
     passage = "- Bees dance to tell nestmates where food is.\n\n- Wax\n\n1. Drones have no sting."
     # Punkt splits an enumerator off its item: the number alone is a fragment.
-    assert reasons(passage) == [("Bees dance to tell nestmates where food is.", None),
-                                ("- Wax", "list item"), ("1.", "fragment"),
-                                ("Drones have no sting.", None)]
+    assert reasons(passage) == [
+        ("Bees dance to tell nestmates where food is.", None),
+        ("- Wax", "list item"),
+        ("1.", "fragment"),
+        ("Drones have no sting.", None),
+    ]
 
 
 def test_code_blocks_tables_and_navigation_are_not_prose() -> None:
-    passage = ("Call it like this:\n\n```c\nint rc = ffi_call(&cif, fn, &result, values);\n"
-               "```\n\n| a | b |\n| 1 | 2 |\n\nNext: Types, Previous: Intro, Up: Top\n\n"
-               "The call returns when the function does.")
+    passage = (
+        "Call it like this:\n\n```c\nint rc = ffi_call(&cif, fn, &result, values);\n"
+        "```\n\n| a | b |\n| 1 | 2 |\n\nNext: Types, Previous: Intro, Up: Top\n\n"
+        "The call returns when the function does."
+    )
     found = reasons(passage)
-    assert [reason for _, reason in found] == ["lead-in", "code", "table row", "navigation",
-                                               None]
+    assert [reason for _, reason in found] == ["lead-in", "code", "table row", "navigation", None]
     assert found[-1][0] == "The call returns when the function does."
 
 

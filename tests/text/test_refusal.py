@@ -10,23 +10,42 @@ from veracity.text.refusal import detect_refusal, refusal_languages, refusal_pat
 pytestmark = pytest.mark.unit
 
 
-@pytest.mark.parametrize(("reply", "pattern", "matched"), [
-    ("I don't know", "en.dont_know", "I don't know"),
-    ("I don’t know.", "en.dont_know", "I don’t know"),
-    ("I do not know.", "en.dont_know", "I do not know"),
-    ("Sorry, but I don't know.", "en.dont_know", "I don't know"),
-    ("The context does not mention when the association was founded.", "en.context_lacks",
-     "The context does not mention"),
-    ("The provided documents don't say.", "en.context_lacks", "The provided documents don't say"),
-    ("The context does not contain that information [2].", "en.context_lacks",
-     "The context does not contain"),
-    ("I cannot answer this from the context.", "en.cannot_answer", "I cannot answer"),
-    ("I'm unable to answer that.", "en.cannot_answer", "'m unable to answer"),
-    ("The founding year is not mentioned in the context.", "en.not_in_context",
-     "is not mentioned in the context"),
-    ("Based on the provided context, there is no information about it.", "en.no_information",
-     "there is no information"),
-])
+@pytest.mark.parametrize(
+    ("reply", "pattern", "matched"),
+    [
+        ("I don't know", "en.dont_know", "I don't know"),
+        ("I don’t know.", "en.dont_know", "I don’t know"),
+        ("I do not know.", "en.dont_know", "I do not know"),
+        ("Sorry, but I don't know.", "en.dont_know", "I don't know"),
+        (
+            "The context does not mention when the association was founded.",
+            "en.context_lacks",
+            "The context does not mention",
+        ),
+        (
+            "The provided documents don't say.",
+            "en.context_lacks",
+            "The provided documents don't say",
+        ),
+        (
+            "The context does not contain that information [2].",
+            "en.context_lacks",
+            "The context does not contain",
+        ),
+        ("I cannot answer this from the context.", "en.cannot_answer", "I cannot answer"),
+        ("I'm unable to answer that.", "en.cannot_answer", "'m unable to answer"),
+        (
+            "The founding year is not mentioned in the context.",
+            "en.not_in_context",
+            "is not mentioned in the context",
+        ),
+        (
+            "Based on the provided context, there is no information about it.",
+            "en.no_information",
+            "there is no information",
+        ),
+    ],
+)
 def test_english(reply, pattern, matched):
     refusal = detect_refusal(reply)
     assert refusal is not None
@@ -34,28 +53,31 @@ def test_english(reply, pattern, matched):
     assert refusal.span.of(reply) == matched
 
 
-@pytest.mark.parametrize(("reply", "language", "matched"), [
-    ("نمی‌دانم.", "fa", "نمی‌دانم"),            # with the zero-width non-joiner
-    ("نمیدانم", "fa", "نمیدانم"),               # without it
-    ("نمی دانم.", "fa", "نمی دانم"),            # with a space
-    ("متأسفم، نمی‌دانم.", "fa", "نمی‌دانم"),
-    ("我不知道。", "zh", "我不知道"),
-    ("无法回答这个问题。", "zh", "无法回答"),
-    ("上下文中没有提到这一点。", "zh", "上下文中没有提到"),
-    ("No lo sé.", "es", "No lo sé"),
-    ("No sé.", "es", "No sé"),
-    ("El contexto no menciona el año.", "es", "El contexto no menciona"),
-    ("Je ne sais pas.", "fr", "Je ne sais pas"),
-    ("Le contexte ne mentionne pas cette date.", "fr", "Le contexte ne mentionne pas"),
-    ("Ich weiß nicht.", "de", "Ich weiß nicht"),
-    ("Ich weiss nicht.", "de", "Ich weiss nicht"),
-    ("Das weiß ich nicht.", "de", "weiß ich nicht"),
-    ("Non lo so.", "it", "Non lo so"),
-    ("Não sei.", "pt", "Não sei"),
-    ("Я не знаю.", "ru", "Я не знаю"),
-    ("わかりません。", "ja", "わかりません"),
-    ("لا أعرف.", "ar", "لا أعرف"),
-])
+@pytest.mark.parametrize(
+    ("reply", "language", "matched"),
+    [
+        ("نمی‌دانم.", "fa", "نمی‌دانم"),  # with the zero-width non-joiner
+        ("نمیدانم", "fa", "نمیدانم"),  # without it
+        ("نمی دانم.", "fa", "نمی دانم"),  # with a space
+        ("متأسفم، نمی‌دانم.", "fa", "نمی‌دانم"),
+        ("我不知道。", "zh", "我不知道"),
+        ("无法回答这个问题。", "zh", "无法回答"),
+        ("上下文中没有提到这一点。", "zh", "上下文中没有提到"),
+        ("No lo sé.", "es", "No lo sé"),
+        ("No sé.", "es", "No sé"),
+        ("El contexto no menciona el año.", "es", "El contexto no menciona"),
+        ("Je ne sais pas.", "fr", "Je ne sais pas"),
+        ("Le contexte ne mentionne pas cette date.", "fr", "Le contexte ne mentionne pas"),
+        ("Ich weiß nicht.", "de", "Ich weiß nicht"),
+        ("Ich weiss nicht.", "de", "Ich weiss nicht"),
+        ("Das weiß ich nicht.", "de", "weiß ich nicht"),
+        ("Non lo so.", "it", "Non lo so"),
+        ("Não sei.", "pt", "Não sei"),
+        ("Я не знаю.", "ru", "Я не знаю"),
+        ("わかりません。", "ja", "わかりません"),
+        ("لا أعرف.", "ar", "لا أعرف"),
+    ],
+)
 def test_other_languages(reply, language, matched):
     refusal = detect_refusal(reply)
     assert refusal is not None
@@ -63,16 +85,19 @@ def test_other_languages(reply, language, matched):
     assert refusal.span.of(reply) == matched
 
 
-@pytest.mark.parametrize("reply", [
-    "Queens mate with 12 to 20 drones [1]. I don't know how long it takes.",
-    "Queens mate with many drones. I don't know how many.",
-    "I don't know the exact year, but the guild was founded before 1900 [1].",
-    "No sé el año exacto, pero la asociación es antigua [2].",
-    "我不知道具体年份，但是协会很古老[1]。",
-    "The queen mates with 12 to 20 drones [3].",
-    "Beeswax melts at about 62 to 64 °C [1].",
-    "The context does not mention the year [1]. " + "Workers develop in 21 days [2]. " * 8,
-])
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Queens mate with 12 to 20 drones [1]. I don't know how long it takes.",
+        "Queens mate with many drones. I don't know how many.",
+        "I don't know the exact year, but the guild was founded before 1900 [1].",
+        "No sé el año exacto, pero la asociación es antigua [2].",
+        "我不知道具体年份，但是协会很古老[1]。",
+        "The queen mates with 12 to 20 drones [3].",
+        "Beeswax melts at about 62 to 64 °C [1].",
+        "The context does not mention the year [1]. " + "Workers develop in 21 days [2]. " * 8,
+    ],
+)
 def test_a_refusal_phrase_inside_a_real_answer_is_not_a_refusal(reply):
     assert detect_refusal(reply) is None
 

@@ -53,11 +53,14 @@ def test_claims_drop_bullets_and_bold_and_list_items_split():
     ]
 
 
-@pytest.mark.parametrize(("text", "claim"), [
-    ("Files end in a .gz extension [1].", "Files end in a .gz extension."),
-    ("It targets .NET and the .5 release [1] .", "It targets .NET and the .5 release."),
-    ("Bees dance , fly ; and sing [1] !", "Bees dance, fly; and sing!"),
-])
+@pytest.mark.parametrize(
+    ("text", "claim"),
+    [
+        ("Files end in a .gz extension [1].", "Files end in a .gz extension."),
+        ("It targets .NET and the .5 release [1] .", "It targets .NET and the .5 release."),
+        ("Bees dance , fly ; and sing [1] !", "Bees dance, fly; and sing!"),
+    ],
+)
 def test_a_space_goes_before_punctuation_but_not_before_a_dot_led_token(text, claim):
     assert parts(text)[0][2] == claim
 
@@ -70,31 +73,36 @@ def test_code_blocks_are_marked_and_their_brackets_are_not_markers():
 
 def test_markdown_headings_are_marked():
     sentences = segment_answer("# Waggle dance [2]\n\nBees dance [1].")
-    assert [(s.heading, s.claim) for s in sentences] == [(True, "Waggle dance"),
-                                                         (False, "Bees dance.")]
+    assert [(s.heading, s.claim) for s in sentences] == [
+        (True, "Waggle dance"),
+        (False, "Bees dance."),
+    ]
 
 
 def test_spans_index_the_answer_text():
     text = "  Bees dance [1].  They fly.  "
     for sentence in segment_answer(text):
-        assert text[sentence.span.start:sentence.span.end] == sentence.span.of(text)
+        assert text[sentence.span.start : sentence.span.end] == sentence.span.of(text)
         assert not sentence.span.of(text).startswith(" ")
 
 
-@pytest.mark.parametrize(("sentence", "factual"), [
-    ("Worker bees develop in 21 days.", True),
-    ("I don't know.", False),
-    ("Je ne sais pas.", False),
-    ("我不知道。", False),
-    ("What else would you like to know?", False),
-    ("Here is what the documents say:", False),
-    ("Sure!", False),
-    ("I hope this helps.", False),
-    ("Let me know if you have more questions.", False),
-    ("---", False),
-    ("", False),
-    ("I don't know the year, but the hive was built of straw.", True),
-    ("The queen mates with 12 to 20 drones.", True),
-])
+@pytest.mark.parametrize(
+    ("sentence", "factual"),
+    [
+        ("Worker bees develop in 21 days.", True),
+        ("I don't know.", False),
+        ("Je ne sais pas.", False),
+        ("我不知道。", False),
+        ("What else would you like to know?", False),
+        ("Here is what the documents say:", False),
+        ("Sure!", False),
+        ("I hope this helps.", False),
+        ("Let me know if you have more questions.", False),
+        ("---", False),
+        ("", False),
+        ("I don't know the year, but the hive was built of straw.", True),
+        ("The queen mates with 12 to 20 drones.", True),
+    ],
+)
 def test_which_sentences_state_something_to_verify(sentence, factual):
     assert is_factual(sentence) is factual

@@ -11,14 +11,25 @@ pytestmark = pytest.mark.unit
 
 
 def _rows() -> list[dict[str, str]]:
-    claims = ["The museum opens on Mondays.", "Most workers live for six weeks.",
-              "The bridge was opened in 1932.", "Smoke calms bees for about ten minutes."]
+    claims = [
+        "The museum opens on Mondays.",
+        "Most workers live for six weeks.",
+        "The bridge was opened in 1932.",
+        "Smoke calms bees for about ten minutes.",
+    ]
     rows = []
     for i in range(40):
         claim = claims[i % len(claims)]
-        rows.append({"id": f"r{i}", "premise": f"Premise {i}. {claim}", "hypothesis": claim,
-                     "label": "supported" if i % 5 else "neither",
-                     "source": "vitaminc_bigbench" if i % 7 == 0 else "s", "kind": "public"})
+        rows.append(
+            {
+                "id": f"r{i}",
+                "premise": f"Premise {i}. {claim}",
+                "hypothesis": claim,
+                "label": "supported" if i % 5 else "neither",
+                "source": "vitaminc_bigbench" if i % 7 == 0 else "s",
+                "kind": "public",
+            }
+        )
     return rows
 
 

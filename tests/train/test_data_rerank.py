@@ -21,8 +21,16 @@ from veracity.train.data.rerank import (
 pytestmark = pytest.mark.unit
 
 TOWNS = ["Aldmoor", "Brackwell", "Corrin", "Dunhollow", "Eskdale", "Fenwick", "Garrow", "Hexley"]
-COACHES = ["Tom Hale", "Ned Lowe", "Sam Price", "Joe Kirk", "Al Dunn", "Bo Fry", "Cy Hart",
-           "Di Lamb"]
+COACHES = [
+    "Tom Hale",
+    "Ned Lowe",
+    "Sam Price",
+    "Joe Kirk",
+    "Al Dunn",
+    "Bo Fry",
+    "Cy Hart",
+    "Di Lamb",
+]
 
 
 def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -32,79 +40,138 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def _source_md(folder: Path, license_text: str) -> None:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "SOURCE.md").write_text(f"# x\n\n- **License (as stated):** {license_text}\n",
-                                      encoding="utf-8")
+    (folder / "SOURCE.md").write_text(
+        f"# x\n\n- **License (as stated):** {license_text}\n", encoding="utf-8"
+    )
 
 
 def _paragraphs(town: str, t: int) -> list[dict[str, Any]]:
     texts = [
-        (f"The {town} Rovers won the cup in {1990 + t}. The final was played before "
-         f"{20000 + t} fans and the coach, {COACHES[t]}, retired a year later.",
-         [(f"When did the {town} Rovers win the cup?", f"{1990 + t}"),
-          (f"Which coach of the {town} Rovers retired?", COACHES[t])]),
-        (f"The {town} Rovers play at Mill Park, a ground opened in {1880 + t} beside the "
-         f"river. The {town} club shop sells scarves.",
-         [(f"Where do the {town} Rovers play?", "Mill Park")]),
+        (
+            f"The {town} Rovers won the cup in {1990 + t}. The final was played before "
+            f"{20000 + t} fans and the coach, {COACHES[t]}, retired a year later.",
+            [
+                (f"When did the {town} Rovers win the cup?", f"{1990 + t}"),
+                (f"Which coach of the {town} Rovers retired?", COACHES[t]),
+            ],
+        ),
+        (
+            f"The {town} Rovers play at Mill Park, a ground opened in {1880 + t} beside the "
+            f"river. The {town} club shop sells scarves.",
+            [(f"Where do the {town} Rovers play?", "Mill Park")],
+        ),
         # holds the first answer without being its gold paragraph: never a negative
         (f"A statue in {town} recalls the Rovers and the cup win of {1990 + t}.", []),
-        (f"{town} market square hosts a fair every spring. The {town} fair began in "
-         f"{1700 + t} and draws farmers from the valley.",
-         [(f"When did the {town} fair begin?", f"{1700 + t}")]),
+        (
+            f"{town} market square hosts a fair every spring. The {town} fair began in "
+            f"{1700 + t} and draws farmers from the valley.",
+            [(f"When did the {town} fair begin?", f"{1700 + t}")],
+        ),
     ]
-    return [{"context": text,
-             "qas": [{"id": f"s{t}-{p}-{q}", "question": question,
-                      "answers": [{"text": answer, "answer_start": 0}]}
-                     for q, (question, answer) in enumerate(qas)]}
-            for p, (text, qas) in enumerate(texts)]
+    return [
+        {
+            "context": text,
+            "qas": [
+                {
+                    "id": f"s{t}-{p}-{q}",
+                    "question": question,
+                    "answers": [{"text": answer, "answer_start": 0}],
+                }
+                for q, (question, answer) in enumerate(qas)
+            ],
+        }
+        for p, (text, qas) in enumerate(texts)
+    ]
 
 
 def _tiny_root(root: Path) -> Path:
     squad = root / "squad_bigbench"
     (squad / "original").mkdir(parents=True)
     _source_md(squad, "CC BY-SA 4.0")
-    articles = [{"title": town, "paragraphs": _paragraphs(town, t)}
-                for t, town in enumerate(TOWNS)]
-    (squad / "original" / "squaddev_v1.1.json").write_text(json.dumps({"data": articles}),
-                                                           encoding="utf-8")
+    articles = [{"title": town, "paragraphs": _paragraphs(town, t)} for t, town in enumerate(TOWNS)]
+    (squad / "original" / "squaddev_v1.1.json").write_text(
+        json.dumps({"data": articles}), encoding="utf-8"
+    )
     for name in ("amazon_reviews_v1.0", "new_wiki_v1.0", "nyt_v1.0", "reddit_v1.0"):
         (squad / "original" / f"{name}.json").write_text('{"data": []}', encoding="utf-8")
     # the Hexley fair paragraph overlaps an evaluation set
-    (squad / "eval_overlap_paragraphs.json").write_text(json.dumps(
-        [{"file": "squaddev_v1.1.json", "title": "Hexley", "paragraph_index": 3, "qa_ids": []}]),
-        encoding="utf-8")
-    qed = [{"id": f"n{t}", "title": f"{town} Castle",
+    (squad / "eval_overlap_paragraphs.json").write_text(
+        json.dumps(
+            [{"file": "squaddev_v1.1.json", "title": "Hexley", "paragraph_index": 3, "qa_ids": []}]
+        ),
+        encoding="utf-8",
+    )
+    qed = [
+        {
+            "id": f"n{t}",
+            "title": f"{town} Castle",
             "question": f"who built {town.lower()} castle",
             "paragraph": f"{town} Castle was built by Lord {COACHES[t].split()[1]} in "
-                         f"{1100 + t} . Its keep stands on a hill above the town .",
+            f"{1100 + t} . Its keep stands on a hill above the town .",
             "answers": [f"Lord {COACHES[t].split()[1]}"],
-            "eval_overlap": ["clapnq"] if t == 0 else []}
-           for t, town in enumerate(TOWNS)]
+            "eval_overlap": ["clapnq"] if t == 0 else [],
+        }
+        for t, town in enumerate(TOWNS)
+    ]
     # the same NQ question again in CPKC: kept once
-    qed.append({"id": "n-dup", "title": "Aldmoor Castle", "question": "who built brackwell castle",
-                "paragraph": "Brackwell Castle is a ruin .", "answers": ["Lord Lowe"],
-                "eval_overlap": []})
+    qed.append(
+        {
+            "id": "n-dup",
+            "title": "Aldmoor Castle",
+            "question": "who built brackwell castle",
+            "paragraph": "Brackwell Castle is a ruin .",
+            "answers": ["Lord Lowe"],
+            "eval_overlap": [],
+        }
+    )
     _write_jsonl(root / "qed_nq" / "qed_all.jsonl", qed)
     _source_md(root / "qed_nq", "CC BY-SA 3.0")
-    cpkc = [{"id": f"c{t}", "question": f"who wrote the {town} chronicle?",
-             "context": f"The {town} chronicle was written by Ada Byrne in {1500 + t} . "
-                        "Ada Byrne kept it in the abbey library .",
-             "context_answer": "Ada Byrne", "other_options": [f"Monk {COACHES[t].split()[0]}"],
-             "eval_overlap": []}
-            for t, town in enumerate(TOWNS)]
+    cpkc = [
+        {
+            "id": f"c{t}",
+            "question": f"who wrote the {town} chronicle?",
+            "context": f"The {town} chronicle was written by Ada Byrne in {1500 + t} . "
+            "Ada Byrne kept it in the abbey library .",
+            "context_answer": "Ada Byrne",
+            "other_options": [f"Monk {COACHES[t].split()[0]}"],
+            "eval_overlap": [],
+        }
+        for t, town in enumerate(TOWNS)
+    ]
     # not reversible: the real answer is already in the edited passage
-    cpkc.append({"id": "c-bad", "question": "who painted the mural?",
-                 "context": "The mural was painted by Ada Byrne , a pupil of Jan Roth .",
-                 "context_answer": "Ada Byrne", "other_options": ["Jan Roth"],
-                 "eval_overlap": []})
+    cpkc.append(
+        {
+            "id": "c-bad",
+            "question": "who painted the mural?",
+            "context": "The mural was painted by Ada Byrne , a pupil of Jan Roth .",
+            "context_answer": "Ada Byrne",
+            "other_options": ["Jan Roth"],
+            "eval_overlap": [],
+        }
+    )
     _write_jsonl(root / "cpkc_nq_counterfactual" / "cpkc.jsonl", cpkc)
     _source_md(root / "cpkc_nq_counterfactual", "CC BY-SA 3.0")
-    halueval = [{"id": f"h{t}-right", "premise": f"The {town} Gazette is a weekly paper.It was "
-                 f"founded in {1850 + t}.", "hypothesis": f"{1850 + t}",
-                 "question": f"When was the {town} Gazette founded?", "supported": 1,
-                 "eval_overlap": []} for t, town in enumerate(TOWNS)]
-    halueval.append({"id": "h0-halluc", "premise": "The Aldmoor Gazette is a weekly paper.",
-                     "hypothesis": "1999", "question": "When was the Aldmoor Gazette founded?",
-                     "supported": 0, "eval_overlap": []})
+    halueval = [
+        {
+            "id": f"h{t}-right",
+            "premise": f"The {town} Gazette is a weekly paper.It was founded in {1850 + t}.",
+            "hypothesis": f"{1850 + t}",
+            "question": f"When was the {town} Gazette founded?",
+            "supported": 1,
+            "eval_overlap": [],
+        }
+        for t, town in enumerate(TOWNS)
+    ]
+    halueval.append(
+        {
+            "id": "h0-halluc",
+            "premise": "The Aldmoor Gazette is a weekly paper.",
+            "hypothesis": "1999",
+            "question": "When was the Aldmoor Gazette founded?",
+            "supported": 0,
+            "eval_overlap": [],
+        }
+    )
     _write_jsonl(root / "halueval_qa_gen" / "halueval_qa_gen.jsonl", halueval)
     _source_md(root / "halueval_qa_gen", "MIT")
     return root
@@ -116,8 +183,15 @@ def tiny_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _build(root: Path, seed: int = 13) -> RerankBuildResult:
-    return build_rerank(RerankBuildConfig(root=root, out=root / "out", seed=seed,
-                                          val_fraction=0.4, command="python -m x --seed 13"))
+    return build_rerank(
+        RerankBuildConfig(
+            root=root,
+            out=root / "out",
+            seed=seed,
+            val_fraction=0.4,
+            command="python -m x --seed 13",
+        )
+    )
 
 
 def test_same_seed_same_bytes_and_another_seed_differs(tiny_root: Path, tmp_path: Path) -> None:
@@ -133,8 +207,7 @@ def test_same_seed_same_bytes_and_another_seed_differs(tiny_root: Path, tmp_path
     assert [p.id for p in other.train] != [p.id for p in first.train]
 
 
-def test_each_query_has_its_gold_positive_and_negatives_without_the_answer(
-        tiny_root: Path) -> None:
+def test_each_query_has_its_gold_positive_and_negatives_without_the_answer(tiny_root: Path) -> None:
     result = _build(tiny_root)
     rows = result.train + result.val
     by_query: dict[str, list[Any]] = {}
@@ -164,8 +237,12 @@ def test_train_and_val_share_no_passage_or_query(tiny_root: Path) -> None:
     assert not {p.query for p in result.train} & {p.query for p in result.val}
     # a SQuAD article is one document: all its queries land in one split
     for town in TOWNS:
-        splits = {name for name, rows in (("train", result.train), ("val", result.val))
-                  for p in rows if p.source == "squad_bigbench" and town in p.query}
+        splits = {
+            name
+            for name, rows in (("train", result.train), ("val", result.val))
+            for p in rows
+            if p.source == "squad_bigbench" and town in p.query
+        }
         assert len(splits) <= 1, town
     # validation rows come grouped by query
     seen: list[str] = []
@@ -183,8 +260,7 @@ def test_eval_overlap_duplicates_and_irreversible_edits_are_dropped(tiny_root: P
     assert "When did the Hexley fair begin?" not in queries  # paragraph in the overlap list
     assert not any("Hexley fair began" in p.passage for p in rows)
     assert "who painted the mural?" not in queries
-    assert sum(p.query == "who built brackwell castle" and p.label == "relevant"
-               for p in rows) == 1
+    assert sum(p.query == "who built brackwell castle" and p.label == "relevant" for p in rows) == 1
     assert "When was the Aldmoor Gazette founded?" in queries
     stats = result.card["source_stats"]
     assert stats["cpkc_nq_counterfactual"]["dropped_edit_not_reversible"] == 1
@@ -194,8 +270,11 @@ def test_eval_overlap_duplicates_and_irreversible_edits_are_dropped(tiny_root: P
 
 def test_cpkc_positives_are_the_real_passage(tiny_root: Path) -> None:
     result = _build(tiny_root)
-    gold = [p for p in result.train + result.val
-            if p.source == "cpkc_nq_counterfactual" and p.label == "relevant"]
+    gold = [
+        p
+        for p in result.train + result.val
+        if p.source == "cpkc_nq_counterfactual" and p.label == "relevant"
+    ]
     assert len(gold) == len(TOWNS)
     for pair in gold:
         assert "Ada Byrne" not in pair.passage

@@ -23,16 +23,17 @@ def test_an_empty_value_counts_as_unset() -> None:
 
 
 def test_the_variable_names_the_evaluation_folder_and_nlidata_is_its_sibling(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     environ = {"VERACITY_DATA": str(tmp_path / "data")}
     assert data_root(environ) == tmp_path / "data"
     assert nli_root(environ) == tmp_path / "nlidata"
 
 
 def test_the_process_environment_is_read_at_each_call(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("VERACITY_DATA", str(tmp_path / "eval"))
     assert data_root() == tmp_path / "eval"
     monkeypatch.delenv("VERACITY_DATA")
     assert data_root() == DEFAULT_DATA
-

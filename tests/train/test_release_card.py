@@ -11,34 +11,64 @@ from veracity.train.release import model_card
 
 pytestmark = pytest.mark.unit
 
-BASE = {"seed": 13, "examples": 32000, "max_tokens": 192, "batch_size": 16,
-        "learning_rate": 5e-05, "freeze_embeddings": True, "exclude_kinds": ["public"]}
+BASE = {
+    "seed": 13,
+    "examples": 32000,
+    "max_tokens": 192,
+    "batch_size": 16,
+    "learning_rate": 5e-05,
+    "freeze_embeddings": True,
+    "exclude_kinds": ["public"],
+}
 
 
 def test_a_continued_distilled_run_records_both_commands_and_the_teacher(tmp_path: Path) -> None:
     first = tmp_path / "r4" / "checkpoint"
     first.mkdir(parents=True)
-    (first / "state.json").write_text(json.dumps(
-        {"config": BASE, "step": 2000, "train_seconds": 3600.0}))
-    second = {"config": BASE | {"seed": 14, "examples": 19200, "learning_rate": 2e-05,
-                                "init_from": str(first), "distill_weight": 2.0,
-                                "teacher": "align", "distill_skip_contradicted": True},
-              "step": 1200, "train_seconds": 1800.0, "teacher_seconds": 1800.0,
-              "teacher_calibration": {"slope": 3.5, "bias": -2.25}}
-    config = {"model_id": "veracity-verifier", "version": "9", "max_tokens": 192,
-              "validation": {"rows": 10.0}}
-    data = {"command": "python -m veracity.train.data --out DATA", "rows": {"train": 5, "val": 2},
-            "per_source": {"t": 7}, "per_kind": {"t": 7}}
+    (first / "state.json").write_text(
+        json.dumps({"config": BASE, "step": 2000, "train_seconds": 3600.0})
+    )
+    second = {
+        "config": BASE
+        | {
+            "seed": 14,
+            "examples": 19200,
+            "learning_rate": 2e-05,
+            "init_from": str(first),
+            "distill_weight": 2.0,
+            "teacher": "align",
+            "distill_skip_contradicted": True,
+        },
+        "step": 1200,
+        "train_seconds": 1800.0,
+        "teacher_seconds": 1800.0,
+        "teacher_calibration": {"slope": 3.5, "bias": -2.25},
+    }
+    config = {
+        "model_id": "veracity-verifier",
+        "version": "9",
+        "max_tokens": 192,
+        "validation": {"rows": 10.0},
+    }
+    data = {
+        "command": "python -m veracity.train.data --out DATA",
+        "rows": {"train": 5, "val": 2},
+        "per_source": {"t": 7},
+        "per_kind": {"t": 7},
+    }
     export = "veracity export-verifier --checkpoint RUN/checkpoint --data DATA --version 9"
     card = model_card(config, second, data, export, 1_000_000, 0.001)
     assert "veracity export-verifier --checkpoint RUN2/checkpoint --data DATA" in card
-    assert ("veracity train-verifier --data DATA --out RUN1 --seed 13 --examples 32000 "
-            "--max-tokens 192 --batch-size 16 --learning-rate 5e-05 --exclude-kind public\n"
-            ) in card
-    assert ("veracity train-verifier --data DATA --out RUN2 --seed 14 --examples 19200 "
-            "--max-tokens 192 --batch-size 16 --learning-rate 2e-05 --exclude-kind public "
-            "--init-from RUN1/checkpoint --distill-weight 2.0 --teacher align "
-            "--distill-skip-contradicted\n") in card
+    assert (
+        "veracity train-verifier --data DATA --out RUN1 --seed 13 --examples 32000 "
+        "--max-tokens 192 --batch-size 16 --learning-rate 5e-05 --exclude-kind public\n"
+    ) in card
+    assert (
+        "veracity train-verifier --data DATA --out RUN2 --seed 14 --examples 19200 "
+        "--max-tokens 192 --batch-size 16 --learning-rate 2e-05 --exclude-kind public "
+        "--init-from RUN1/checkpoint --distill-weight 2.0 --teacher align "
+        "--distill-skip-contradicted\n"
+    ) in card
     assert "rows labelled contradicted had no distillation target" in card
     assert "From all-MiniLM-L6-v2: seed 13; 2000 steps" in card
     assert "Continued from the run before: seed 14; 1200 steps" in card
@@ -66,21 +96,32 @@ def test_a_refit_from_an_exported_verifier_keeps_its_rebuild_commands(tmp_path: 
     source = tmp_path / "v020"
     source.mkdir()
     (source / "model.onnx").write_bytes(b"onnx")
-    (source / "config.json").write_text(json.dumps({
-        "model_id": "veracity-verifier", "version": "0.2.0", "labels": ["a", "b", "c"],
-        "max_tokens": 192, "strategy": "select", "tokenizer": "minilm",
-        "training": {"config": BASE, "step": 2000}}))
+    (source / "config.json").write_text(
+        json.dumps(
+            {
+                "model_id": "veracity-verifier",
+                "version": "0.2.0",
+                "labels": ["a", "b", "c"],
+                "max_tokens": 192,
+                "strategy": "select",
+                "tokenizer": "minilm",
+                "training": {"config": BASE, "step": 2000},
+            }
+        )
+    )
     (source / "CARD.md").write_text(
         "# v 0.2.0\n\nexported (23.1 MB; largest probability difference to the fp32 model on a "
         "probe input 0.0070).\n\n## Rebuild\n\n```sh\npython -m veracity.train.data --out D\n"
         "veracity train-verifier --data DATA --out RUN --seed 13\n"
         "veracity export-verifier --checkpoint RUN/checkpoint --data DATA --version 0.2.0\n"
-        "```\n\n1.10 CPU-hours of training on 2 cores\n")
+        "```\n\n1.10 CPU-hours of training on 2 cores\n"
+    )
     assert _source_rebuild(source, (source / "CARD.md").read_text()) == [
         "python -m veracity.train.data --out D",
         "veracity train-verifier --data DATA --out RUN --seed 13",
         "veracity export-verifier --checkpoint RUN/checkpoint --data DATA --version 0.2.0 "
-        "--no-aligner --out VERIFIER"]
+        "--no-aligner --out VERIFIER",
+    ]
     state, exported = _copy_network(source, tmp_path / "out", "0.4.0")
     assert state["rebuild"][-1].endswith("--no-aligner --out VERIFIER")
     assert state["train_seconds"] == pytest.approx(1.10 * 3600)

@@ -89,5 +89,6 @@ def test_calibration_needs_both_classes(tmp_path: Path) -> None:
 
 def test_calibration_is_a_logistic_curve() -> None:
     calibration = Calibration(slope=2.0, bias=-1.0)
-    np.testing.assert_allclose(calibration.probabilities(np.array([0.5, 0.0])),
-                               [0.5, 1 / (1 + np.e)])
+    np.testing.assert_allclose(
+        calibration.probabilities(np.array([0.5, 0.0])), [0.5, 1 / (1 + np.e)]
+    )

@@ -39,14 +39,26 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 }
                 handle.write(json.dumps(row) + "\n")
             # A claim too long for the window is left out of training, not truncated.
-            long_claim = {"id": f"{name}-long", "premise": "A premise.", "source": "t",
-                          "kind": "t", "hypothesis": " ".join(["claim"] * 100),
-                          "label": "supported"}
+            long_claim = {
+                "id": f"{name}-long",
+                "premise": "A premise.",
+                "source": "t",
+                "kind": "t",
+                "hypothesis": " ".join(["claim"] * 100),
+                "label": "supported",
+            }
             handle.write(json.dumps(long_claim) + "\n")
-    (folder / "card.json").write_text(json.dumps({
-        "command": "python -m veracity.train.data --out DATA --seed 13",
-        "rows": {"train": 25, "val": 49}, "per_source": {"t": 74}, "per_kind": {"t": 74},
-        "licenses": {"t": "CC0"}}))
+    (folder / "card.json").write_text(
+        json.dumps(
+            {
+                "command": "python -m veracity.train.data --out DATA --seed 13",
+                "rows": {"train": 25, "val": 49},
+                "per_source": {"t": 74},
+                "per_kind": {"t": 74},
+                "licenses": {"t": "CC0"},
+            }
+        )
+    )
     return folder
 
 
@@ -109,16 +121,18 @@ def test_export_runs_in_onnxruntime_and_matches_torch(data_dir: Path, tmp_path: 
     assert alone.supported == pytest.approx(scores.scores[1].supported, abs=1e-12)
 
 
-def test_an_exported_verifier_comes_back_as_a_network_to_train_on(data_dir: Path,
-                                                                  tmp_path: Path) -> None:
+def test_an_exported_verifier_comes_back_as_a_network_to_train_on(
+    data_dir: Path, tmp_path: Path
+) -> None:
     from dataclasses import replace
 
     from veracity.train.export import export_checkpoint
     from veracity.train.reimport import reimport_verifier
 
     report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=2)
-    export_checkpoint(report.checkpoint, tmp_path / "model", model_id="tiny", version="t",
-                      card="# tiny\n")
+    export_checkpoint(
+        report.checkpoint, tmp_path / "model", model_id="tiny", version="t", card="# tiny\n"
+    )
     back = reimport_verifier(tmp_path / "model", tmp_path / "back")
     assert back.tensors == 102  # 6 layers of 16, the embeddings' norm, pooler, classifier
     assert back.max_abs_difference < 0.02
@@ -127,21 +141,35 @@ def test_an_exported_verifier_comes_back_as_a_network_to_train_on(data_dir: Path
     name = "bert.encoder.layer.3.attention.self.query.weight"
     step = np.abs(trained[name]).max(axis=1, keepdims=True) / 63
     assert (np.abs(trained[name] - rebuilt[name]) <= step * 0.51 + 1e-7).all()
-    np.testing.assert_array_equal(trained["bert.encoder.layer.3.output.LayerNorm.weight"],
-                                  rebuilt["bert.encoder.layer.3.output.LayerNorm.weight"])
+    np.testing.assert_array_equal(
+        trained["bert.encoder.layer.3.output.LayerNorm.weight"],
+        rebuilt["bert.encoder.layer.3.output.LayerNorm.weight"],
+    )
     # --init-from takes the exported folder itself; learning rate 0 keeps the rebuilt network
-    frozen = replace(config(data_dir, tmp_path / "next"), init_from=tmp_path / "model",
-                     learning_rate=0.0, examples=4)
+    frozen = replace(
+        config(data_dir, tmp_path / "next"),
+        init_from=tmp_path / "model",
+        learning_rate=0.0,
+        examples=4,
+    )
     after = Trainer(frozen).run()
     np.testing.assert_array_equal(weights(after.checkpoint)[name], rebuilt[name])
     # the release's card traces the chain through the export: export first, then continue
     from veracity.train.release import release_verifier
 
-    release_verifier(after.checkpoint, data_dir, tmp_path / "again", version="t2",
-                     command="veracity export-verifier ...", aligner=False, combine=False)
+    release_verifier(
+        after.checkpoint,
+        data_dir,
+        tmp_path / "again",
+        version="t2",
+        command="veracity export-verifier ...",
+        aligner=False,
+        combine=False,
+    )
     card = (tmp_path / "again" / "CARD.md").read_text()
-    assert "veracity export-verifier --checkpoint RUN1/checkpoint --data DATA --out VERIFIER1" \
-        in card
+    assert (
+        "veracity export-verifier --checkpoint RUN1/checkpoint --data DATA --out VERIFIER1" in card
+    )
     assert "--init-from VERIFIER1" in card
     assert "Exported as tiny t, whose int8 network the next run continued from" in card
 
@@ -154,14 +182,21 @@ def test_a_folder_that_is_no_export_is_refused_by_name(tmp_path: Path) -> None:
         reimport_verifier(tmp_path, tmp_path / "out")
 
 
-def test_release_writes_a_three_way_combined_model_and_its_card(data_dir: Path,
-                                                                 tmp_path: Path) -> None:
+def test_release_writes_a_three_way_combined_model_and_its_card(
+    data_dir: Path, tmp_path: Path
+) -> None:
     from veracity.train.release import release_verifier
     from veracity.verifiers.embedded import EmbeddedVerifier
 
     report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=2)
-    released = release_verifier(report.checkpoint, data_dir, tmp_path / "model",
-                                version="t1", command="veracity export-verifier ...", gate=0.7)
+    released = release_verifier(
+        report.checkpoint,
+        data_dir,
+        tmp_path / "model",
+        version="t1",
+        command="veracity export-verifier ...",
+        gate=0.7,
+    )
     card = (tmp_path / "model" / "CARD.md").read_text()
     assert "| t | 74 | CC0 |" in card
     assert "--seed 13" in card
@@ -189,31 +224,50 @@ def test_release_writes_a_three_way_combined_model_and_its_card(data_dir: Path,
     if network.contradicted >= 0.7:
         assert final.supported <= 1 - network.contradicted + 1e-9
     # The aligner reads the window and the claim: a restated claim aligns, an unrelated one not.
-    _, matrix = raw.features(["The value is 3. Another fact."] * 2,
-                             ["The value is 3.", "Penguins swim in cold seas."], three_way=True)
+    _, matrix = raw.features(
+        ["The value is 3. Another fact."] * 2,
+        ["The value is 3.", "Penguins swim in cold seas."],
+        three_way=True,
+    )
     alignment = list(THREE_WAY_FEATURES).index("alignment")
     assert matrix[0, alignment] > 0.9 > matrix[1, alignment]
 
 
-def test_release_from_an_exported_verifier_adds_the_aligner_or_refits(data_dir: Path,
-                                                                      tmp_path: Path) -> None:
+def test_release_from_an_exported_verifier_adds_the_aligner_or_refits(
+    data_dir: Path, tmp_path: Path
+) -> None:
     from veracity.errors import InputError
     from veracity.train.release import release_verifier
     from veracity.verifiers.embedded import EmbeddedVerifier
 
     report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=1)
-    release_verifier(report.checkpoint, data_dir, tmp_path / "plain", version="p",
-                     command="veracity export-verifier ...", aligner=False)
+    release_verifier(
+        report.checkpoint,
+        data_dir,
+        tmp_path / "plain",
+        version="p",
+        command="veracity export-verifier ...",
+        aligner=False,
+    )
     plain = json.loads((tmp_path / "plain" / "config.json").read_text())
     assert "aligner" not in plain
     # without the aligner the combiner reads the network and the exact signals
     assert plain["combiner"]["features"] == list(NETWORK_FEATURES)
-    combined = EmbeddedVerifier(model_dir=tmp_path / "plain").load().run(
-        ["The value is 3. Another fact."], ["The value is 3."]).scores[0]
+    combined = (
+        EmbeddedVerifier(model_dir=tmp_path / "plain")
+        .load()
+        .run(["The value is 3. Another fact."], ["The value is 3."])
+        .scores[0]
+    )
     assert combined.supported + combined.contradicted + combined.neither == pytest.approx(1.0)
-    release_verifier(None, data_dir, tmp_path / "aligned", version="a",
-                     command="veracity export-verifier --from-verifier VERIFIER ...",
-                     from_verifier=tmp_path / "plain")
+    release_verifier(
+        None,
+        data_dir,
+        tmp_path / "aligned",
+        version="a",
+        command="veracity export-verifier --from-verifier VERIFIER ...",
+        from_verifier=tmp_path / "plain",
+    )
     aligned = json.loads((tmp_path / "aligned" / "config.json").read_text())
     assert aligned["version"] == "a"
     assert aligned["training"] == plain["training"]
@@ -223,16 +277,24 @@ def test_release_from_an_exported_verifier_adds_the_aligner_or_refits(data_dir: 
     after = EmbeddedVerifier(model_dir=tmp_path / "aligned", combine=False).load().run(*pair)
     assert after.scores[0].supported == pytest.approx(before.scores[0].supported, abs=1e-9)
     # an aligned verifier keeps its network and aligner; only the combiner is fit anew
-    release_verifier(None, data_dir, tmp_path / "refit", version="b", gate=0.9,
-                     command="veracity export-verifier --from-verifier VERIFIER --gate 0.9",
-                     from_verifier=tmp_path / "aligned")
+    release_verifier(
+        None,
+        data_dir,
+        tmp_path / "refit",
+        version="b",
+        gate=0.9,
+        command="veracity export-verifier --from-verifier VERIFIER --gate 0.9",
+        from_verifier=tmp_path / "aligned",
+    )
     refit = json.loads((tmp_path / "refit" / "config.json").read_text())
     assert refit["aligner"] == aligned["aligner"]
     assert refit["combiner"]["gate"] == 0.9
     again = EmbeddedVerifier(model_dir=tmp_path / "refit", combine=False).load().run(*pair)
     assert again.scores[0].supported == pytest.approx(after.scores[0].supported, abs=1e-12)
-    assert "--from-verifier NETWORK" in (tmp_path / "refit" / "CARD.md").read_text() or \
-        "--out VERIFIER" in (tmp_path / "refit" / "CARD.md").read_text()
+    assert (
+        "--from-verifier NETWORK" in (tmp_path / "refit" / "CARD.md").read_text()
+        or "--out VERIFIER" in (tmp_path / "refit" / "CARD.md").read_text()
+    )
     with pytest.raises(InputError, match="either a training checkpoint"):
         release_verifier(None, data_dir, tmp_path / "none", version="c", command="x")
 
@@ -242,20 +304,29 @@ def test_excluded_kinds_leave_training_but_not_the_recorded_config(tmp_path: Pat
     from veracity.train.trainer import read_rows
 
     path = tmp_path / "train.jsonl"
-    rows = [{"premise": "P.", "hypothesis": f"C{i}.", "label": "supported", "kind": kind}
-            for i, kind in enumerate(["public", "multi_sentence", "public"])]
+    rows = [
+        {"premise": "P.", "hypothesis": f"C{i}.", "label": "supported", "kind": kind}
+        for i, kind in enumerate(["public", "multi_sentence", "public"])
+    ]
     path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     kept = read_rows(path, exclude_kinds=("public",))
     assert [(row.hypothesis, row.kind) for row in kept] == [("C1.", "multi_sentence")]
     assert len(read_rows(path)) == 3
     plain = TrainConfig(data_dir=tmp_path, out_dir=tmp_path / "a")
     assert "exclude_kinds" not in plain.to_json()  # older checkpoints still resume
-    assert TrainConfig(data_dir=tmp_path, out_dir=tmp_path / "a",
-                       exclude_kinds=("public",)).to_json()["exclude_kinds"] == ["public"]
+    assert TrainConfig(
+        data_dir=tmp_path, out_dir=tmp_path / "a", exclude_kinds=("public",)
+    ).to_json()["exclude_kinds"] == ["public"]
     (tmp_path / "val.jsonl").write_text(path.read_text())
     with pytest.raises(InputError, match="exclude fewer"):
-        Trainer(TrainConfig(data_dir=tmp_path, out_dir=tmp_path / "b", examples=16,
-                            exclude_kinds=("public", "multi_sentence"))).run()
+        Trainer(
+            TrainConfig(
+                data_dir=tmp_path,
+                out_dir=tmp_path / "b",
+                examples=16,
+                exclude_kinds=("public", "multi_sentence"),
+            )
+        ).run()
 
 
 class LastNumberTeacher:
@@ -264,8 +335,10 @@ class LastNumberTeacher:
     def run(self, premises: list[str], claims: list[str]) -> object:
         class Result:
             def supported(self) -> list[float]:
-                return [float(c.rstrip(".").split()[-1]) / 100 if c.split()[-1][:1].isdigit()
-                        else 0.5 for c in claims]
+                return [
+                    float(c.rstrip(".").split()[-1]) / 100 if c.split()[-1][:1].isdigit() else 0.5
+                    for c in claims
+                ]
 
         return Result()
 
@@ -276,8 +349,9 @@ def distilled(data_dir: Path, out: Path, **changes: object) -> TrainConfig:
     return replace(config(data_dir, out), distill_weight=2.0, **changes)
 
 
-def test_a_distilled_run_resumes_exactly_and_records_its_teacher(data_dir: Path,
-                                                                  tmp_path: Path) -> None:
+def test_a_distilled_run_resumes_exactly_and_records_its_teacher(
+    data_dir: Path, tmp_path: Path
+) -> None:
     teacher = LastNumberTeacher()
     whole = Trainer(distilled(data_dir, tmp_path / "whole"), teacher_scorer=teacher).run()
     Trainer(distilled(data_dir, tmp_path / "split"), teacher_scorer=teacher).run(stop_after=3)
@@ -302,8 +376,12 @@ def test_init_from_starts_at_another_runs_weights(data_dir: Path, tmp_path: Path
 
     first = Trainer(config(data_dir, tmp_path / "first")).run()
     # learning rate 0: the continued run must end exactly where it started
-    frozen = replace(config(data_dir, tmp_path / "next"), init_from=first.checkpoint,
-                     learning_rate=0.0, examples=8)
+    frozen = replace(
+        config(data_dir, tmp_path / "next"),
+        init_from=first.checkpoint,
+        learning_rate=0.0,
+        examples=8,
+    )
     assert frozen.to_json()["init_from"] == str(first.checkpoint)
     after = Trainer(frozen).run()
     a, b = weights(first.checkpoint), weights(after.checkpoint)
@@ -326,8 +404,9 @@ def test_the_distillation_term_is_binary_cross_entropy_on_p_supported() -> None:
     assert float(nothing) == 0.0
 
 
-def test_contradicted_rows_can_go_without_a_distillation_target(data_dir: Path,
-                                                                tmp_path: Path) -> None:
+def test_contradicted_rows_can_go_without_a_distillation_target(
+    data_dir: Path, tmp_path: Path
+) -> None:
     from veracity.train.trainer import fitting_rows, read_rows
 
     skip = distilled(data_dir, tmp_path / "skip", distill_skip_contradicted=True)
@@ -341,4 +420,3 @@ def test_contradicted_rows_can_go_without_a_distillation_target(data_dir: Path,
     assert (labels == 1).any()
     assert np.isnan(targets[labels == 1]).all()
     assert not np.isnan(targets[labels != 1]).any()
-

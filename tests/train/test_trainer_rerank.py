@@ -31,17 +31,33 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 query = f"what do we know about {topic} number {i}"
                 length = rng.randint(1, 40)  # some passages are longer than the window
                 for label, subject in (("relevant", topic), ("not_relevant", other)):
-                    passage = " ".join(f"Fact {j}: {subject} are described here."
-                                       for j in range(length))
-                    row = {"id": f"{name}{i}-{label}", "query": query, "passage": passage,
-                           "label": label, "source": "t", "kind": "t"}
+                    passage = " ".join(
+                        f"Fact {j}: {subject} are described here." for j in range(length)
+                    )
+                    row = {
+                        "id": f"{name}{i}-{label}",
+                        "query": query,
+                        "passage": passage,
+                        "label": label,
+                        "source": "t",
+                        "kind": "t",
+                    }
                     handle.write(json.dumps(row) + "\n")
     return folder
 
 
 def config(data_dir: Path, out: Path) -> TrainConfig:
-    return TrainConfig(data_dir=data_dir, out_dir=out, examples=24, batch_size=4, max_tokens=64,
-                       checkpoint_every=2, eval_every=3, threads=1, task="rerank")
+    return TrainConfig(
+        data_dir=data_dir,
+        out_dir=out,
+        examples=24,
+        batch_size=4,
+        max_tokens=64,
+        checkpoint_every=2,
+        eval_every=3,
+        threads=1,
+        task="rerank",
+    )
 
 
 def weights(checkpoint: Path) -> dict[str, np.ndarray]:

@@ -16,8 +16,13 @@ def test_features_read_the_whole_premise() -> None:
     assert named["content_coverage"] == pytest.approx(1.0)
     assert named["has_numbers"] == 1.0
     assert named["number_share"] == 1.0
-    wrong = dict(zip(FEATURES, features([(0.5, 0.25, 0.25)], [PREMISE],
-                                        ["Curie won it in 1920."])[0], strict=True))
+    wrong = dict(
+        zip(
+            FEATURES,
+            features([(0.5, 0.25, 0.25)], [PREMISE], ["Curie won it in 1920."])[0],
+            strict=True,
+        )
+    )
     assert wrong["number_share"] == 0.0
 
 
@@ -31,7 +36,8 @@ def test_aligned_features_leave_the_contradiction_head_out() -> None:
     assert named["support_neither_log_ratio"] == pytest.approx(np.log(0.4 / 0.5))
     assert named["alignment"] == 0.7
     assert dict(zip(ALIGNED_FEATURES, alarmed, strict=True))[
-        "support_neither_log_ratio"] == pytest.approx(np.log(0.4 / 0.1))
+        "support_neither_log_ratio"
+    ] == pytest.approx(np.log(0.4 / 0.1))
     assert calm[1:] == pytest.approx(alarmed[1:])
 
 
@@ -44,8 +50,9 @@ def test_fit_learns_a_separating_signal_and_round_trips() -> None:
         assert combiner.names == names
         assert combiner.aligned == (names == ALIGNED_FEATURES)
         assert combiner.weights[1] > 1.0
-        assert abs(combiner.weights[1]) > 3 * max(abs(w) for i, w in enumerate(combiner.weights)
-                                                  if i != 1)
+        assert abs(combiner.weights[1]) > 3 * max(
+            abs(w) for i, w in enumerate(combiner.weights) if i != 1
+        )
         assert Combiner.from_json(combiner.to_json()) == combiner
 
 
@@ -97,8 +104,9 @@ def test_unaligned_outputs_replace_support_and_keep_the_ratio() -> None:
 def test_three_way_features_read_both_log_ratios_and_the_alignment() -> None:
     from veracity.verifiers.combiner import THREE_WAY_FEATURES, three_way_features
 
-    matrix = three_way_features([(0.2, 0.7, 0.1)], ["The sky is blue."], ["The sky is blue."],
-                                [0.9])
+    matrix = three_way_features(
+        [(0.2, 0.7, 0.1)], ["The sky is blue."], ["The sky is blue."], [0.9]
+    )
     row = dict(zip(THREE_WAY_FEATURES, matrix[0], strict=True))
     assert row["support_neither_log_ratio"] == pytest.approx(np.log(2.0))
     assert row["contradicted_neither_log_ratio"] == pytest.approx(np.log(7.0))
@@ -115,14 +123,14 @@ def test_without_an_aligner_the_three_way_features_are_the_network_and_exact_sig
         three_way_features,
     )
 
-    matrix = three_way_features([(0.2, 0.7, 0.1)], ["The sky is blue."], ["The sky is blue."],
-                                None)
+    matrix = three_way_features([(0.2, 0.7, 0.1)], ["The sky is blue."], ["The sky is blue."], None)
     assert matrix.shape == (1, len(NETWORK_FEATURES))
     assert matrix[0, 1] == pytest.approx(np.log(7.0))
     labels = np.repeat([0, 1, 2], 20)
     rng = np.random.default_rng(1)
-    fitted = fit_three_way(rng.normal(size=(60, len(NETWORK_FEATURES))) + labels[:, None],
-                           labels.tolist(), gate=0.5)
+    fitted = fit_three_way(
+        rng.normal(size=(60, len(NETWORK_FEATURES))) + labels[:, None], labels.tolist(), gate=0.5
+    )
     assert fitted.names == NETWORK_FEATURES
     assert not fitted.aligned
     assert load_combiner(fitted.to_json()) == fitted
@@ -168,7 +176,8 @@ def test_a_softmax_fit_separates_three_labels_and_round_trips() -> None:
     assert again == combiner
     contributions = combiner.contributions(matrix)
     assert abs(contributions["contradicted"]["contradicted_neither_log_ratio"]) > abs(
-        contributions["contradicted"]["entity_share"])
+        contributions["contradicted"]["entity_share"]
+    )
 
 
 def test_the_gate_lets_nothing_outvote_a_confident_contradiction() -> None:

@@ -10,11 +10,15 @@ from veracity.verifiers.embedded import EmbeddedVerifier
 
 pytestmark = pytest.mark.integration
 
-PREMISE = ("Marie Curie was a Polish and naturalised-French physicist and chemist. She was the "
-           "first woman to win a Nobel Prize, in 1903, and won a second Nobel Prize, in "
-           "Chemistry, in 1911.")
-CLAIMS = ["Marie Curie won a Nobel Prize in Chemistry in 1911.",
-          "Marie Curie won her second Nobel Prize in 1925."]
+PREMISE = (
+    "Marie Curie was a Polish and naturalised-French physicist and chemist. She was the "
+    "first woman to win a Nobel Prize, in 1903, and won a second Nobel Prize, in "
+    "Chemistry, in 1911."
+)
+CLAIMS = [
+    "Marie Curie won a Nobel Prize in Chemistry in 1911.",
+    "Marie Curie won her second Nobel Prize in 1925.",
+]
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +69,9 @@ def test_a_score_does_not_depend_on_its_batch(verifier: EmbeddedVerifier) -> Non
     claims = [*CLAIMS, "Bees have legs."]
     together = verifier.run(premises, claims).supported()
     reversed_ = verifier.run(premises[::-1], claims[::-1]).supported()[::-1]
-    alone = [verifier.run([p], [c]).scores[0].supported for p, c in zip(premises, claims,
-                                                                        strict=True)]
+    alone = [
+        verifier.run([p], [c]).scores[0].supported for p, c in zip(premises, claims, strict=True)
+    ]
     assert together == pytest.approx(alone, abs=1e-12)
     assert reversed_ == pytest.approx(alone, abs=1e-12)
 
@@ -86,9 +91,13 @@ def test_a_batch_above_one_moves_scores_only_within_the_quantization_bound() -> 
 
 
 SUBJECTS = ["Marie Curie", "The Danube", "Honey bees", "The Eiffel Tower", "Jupiter"]
-FACTS = ["won two Nobel Prizes, in 1903 and in 1911", "flows through ten countries",
-         "dance to show where food is", "was finished in 1889 for a world fair",
-         "has at least 95 known moons"]
+FACTS = [
+    "won two Nobel Prizes, in 1903 and in 1911",
+    "flows through ten countries",
+    "dance to show where food is",
+    "was finished in 1889 for a world fair",
+    "has at least 95 known moons",
+]
 
 
 def _pairs() -> tuple[list[str], list[str]]:
@@ -96,11 +105,15 @@ def _pairs() -> tuple[list[str], list[str]]:
     rng = random.Random(3)
     premises, claims = [], []
     for subject, fact in zip(SUBJECTS, FACTS, strict=True):
-        filler = " ".join(f"{subject} is mentioned in source {j}."
-                          for j in range(rng.randint(0, 9)))
+        filler = " ".join(
+            f"{subject} is mentioned in source {j}." for j in range(rng.randint(0, 9))
+        )
         premise = f"{filler} {subject} {fact}. It is well known.".strip()
-        for claim in (f"{subject} {fact}.", f"{subject} never {fact.split(' ', 1)[1]}.",
-                      f"{subject} is famous."):
+        for claim in (
+            f"{subject} {fact}.",
+            f"{subject} never {fact.split(' ', 1)[1]}.",
+            f"{subject} is famous.",
+        ):
             premises.append(premise)
             claims.append(claim)
     long_premise = " ".join(f"Paragraph {i} is about the weather in spring." for i in range(60))
@@ -120,20 +133,26 @@ def test_per_row_activations_batch_and_every_score_is_the_one_read_alone() -> No
     for trial in range(8):
         chosen = [rng.randrange(len(premises)) for _ in range(rng.randint(2, len(premises) + 4))]
         batch_size = rng.choice([2, 3, 8, 32])
-        verifier = EmbeddedVerifier(activations="per_row", batch_size=batch_size,
-                                    combine=False).load()
-        scores, matrix = verifier.features([premises[i] for i in chosen],
-                                           [claims[i] for i in chosen])
+        verifier = EmbeddedVerifier(
+            activations="per_row", batch_size=batch_size, combine=False
+        ).load()
+        scores, matrix = verifier.features(
+            [premises[i] for i in chosen], [claims[i] for i in chosen]
+        )
         for row, i in enumerate(chosen):
             reference_scores, reference_matrix = alone[i]
             assert scores[row] == reference_scores[0], (trial, batch_size, i)
             assert np.array_equal(matrix[row], reference_matrix[0]), (trial, batch_size, i)
     chosen = rng.sample(range(len(premises)), 6)
     combined_alone = EmbeddedVerifier(activations="per_row", batch_size=1).load()
-    batched = EmbeddedVerifier(activations="per_row").load().run(
-        [premises[i] for i in chosen], [claims[i] for i in chosen])
+    batched = (
+        EmbeddedVerifier(activations="per_row")
+        .load()
+        .run([premises[i] for i in chosen], [claims[i] for i in chosen])
+    )
     assert list(batched.scores) == [
-        combined_alone.run([premises[i]], [claims[i]]).scores[0] for i in chosen]
+        combined_alone.run([premises[i]], [claims[i]]).scores[0] for i in chosen
+    ]
 
 
 def test_an_unknown_activation_scheme_is_refused() -> None:
@@ -141,8 +160,7 @@ def test_an_unknown_activation_scheme_is_refused() -> None:
         EmbeddedVerifier(activations="per_block")  # type: ignore[arg-type]
 
 
-def test_chat_control_tokens_are_not_read_as_part_of_the_claim(
-        verifier: EmbeddedVerifier) -> None:
+def test_chat_control_tokens_are_not_read_as_part_of_the_claim(verifier: EmbeddedVerifier) -> None:
     claim = CLAIMS[0]
     marked = [claim + "</s>", claim + "<|im_end|>", claim + " <|eot_id|>", "[/INST] " + claim]
     result = verifier.run([PREMISE] * 5, [claim, *marked])

@@ -19,23 +19,46 @@ pytestmark = pytest.mark.unit
 
 
 def test_word_tokens_lowercase_and_keep_inner_apostrophes() -> None:
-    assert word_tokens("Don’t panic: it's 42_000 km!") == ["don't", "panic", "it's", "42", "000",
-                                                           "km"]
+    assert word_tokens("Don’t panic: it's 42_000 km!") == [
+        "don't",
+        "panic",
+        "it's",
+        "42",
+        "000",
+        "km",
+    ]
 
 
-@pytest.mark.parametrize(("word", "expected"), [
-    ("studies", "study"), ("opened", "open"), ("opening", "open"), ("opens", "open"),
-    ("boxes", "box"), ("churches", "church"), ("cars", "car"), ("glass", "glass"),
-    ("virus", "virus"), ("analysis", "analysis"), ("bus", "bus"), ("red", "red"),
-    ("king", "king"), ("france's", "france"),
-])
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("studies", "study"),
+        ("opened", "open"),
+        ("opening", "open"),
+        ("opens", "open"),
+        ("boxes", "box"),
+        ("churches", "church"),
+        ("cars", "car"),
+        ("glass", "glass"),
+        ("virus", "virus"),
+        ("analysis", "analysis"),
+        ("bus", "bus"),
+        ("red", "red"),
+        ("king", "king"),
+        ("france's", "france"),
+    ],
+)
 def test_stem(word: str, expected: str) -> None:
     assert stem(word) == expected
 
 
 def test_content_words_drop_stopwords_and_stem() -> None:
     assert content_words("The cats were sleeping on the mats in 2019.") == [
-        "cat", "sleep", "mat", "2019"]
+        "cat",
+        "sleep",
+        "mat",
+        "2019",
+    ]
 
 
 def test_lexical_coverage_counts_distinct_claim_words() -> None:
@@ -55,20 +78,23 @@ def test_lexical_coverage_of_unrelated_text_is_zero() -> None:
     assert lexical_coverage("Bananas are yellow.", "Quantum computers factor integers.") == 0.0
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("1,200 people", ["1200"]),
-    ("1200.00 people", ["1200"]),
-    ("2.50%", ["2.5%"]),
-    ("2.5 percent and 7 per cent", ["2.5%", "7%"]),
-    ("$1.2 million", ["1200000"]),
-    ("1,200,000 dollars", ["1200000"]),
-    ("3 billion", ["3000000000"]),
-    ("in the 1990s", ["1990s"]),
-    ("on May 21st, 1998", ["21", "1998"]),
-    ("0.5 and .5", ["0.5", "0.5"]),
-    ("three people", []),
-    ("COVID-19", ["19"]),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1,200 people", ["1200"]),
+        ("1200.00 people", ["1200"]),
+        ("2.50%", ["2.5%"]),
+        ("2.5 percent and 7 per cent", ["2.5%", "7%"]),
+        ("$1.2 million", ["1200000"]),
+        ("1,200,000 dollars", ["1200000"]),
+        ("3 billion", ["3000000000"]),
+        ("in the 1990s", ["1990s"]),
+        ("on May 21st, 1998", ["21", "1998"]),
+        ("0.5 and .5", ["0.5", "0.5"]),
+        ("three people", []),
+        ("COVID-19", ["19"]),
+    ],
+)
 def test_numbers(text: str, expected: list[str]) -> None:
     assert numbers(text) == expected
 
@@ -91,10 +117,18 @@ def test_number_agreement_without_numbers_is_vacuous() -> None:
 
 
 def test_capitalised_entities_runs_connectors_and_sentence_openers() -> None:
-    text = ("The Bank of England raised rates. In March, Andrew Bailey spoke. "
-            "Paris is calm. I think New York-based AT&T agreed.")
+    text = (
+        "The Bank of England raised rates. In March, Andrew Bailey spoke. "
+        "Paris is calm. I think New York-based AT&T agreed."
+    )
     assert capitalised_entities(text) == [
-        "bank of england", "march", "andrew bailey", "paris", "new york", "at&t"]
+        "bank of england",
+        "march",
+        "andrew bailey",
+        "paris",
+        "new york",
+        "at&t",
+    ]
 
 
 def test_capitalised_entities_strip_trailing_connectors() -> None:

@@ -74,16 +74,19 @@ def test_unknown_preset_lists_the_presets() -> None:
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize(("options", "needle"), [
-    ({"labels": {"entailment": "yes"}}, "'yes'"),
-    ({"labels": {"contradiction": "contradicted"}}, "supported"),
-    ({"labels": {0: "neither", "one": "supported"}}, "all names or all class indices"),
-    ({"labels": {}}, "non-empty"),
-    ({"labels": "nli", "device": "gpu"}, "cuda"),
-    ({"labels": "nli", "batch_size": 0}, "batch_size=0"),
-    ({"labels": "nli", "max_tokens": 8}, "max_tokens=8"),
-    ({"labels": "nli", "strategy": "all"}, "select, slide"),
-])
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        ({"labels": {"entailment": "yes"}}, "'yes'"),
+        ({"labels": {"contradiction": "contradicted"}}, "supported"),
+        ({"labels": {0: "neither", "one": "supported"}}, "all names or all class indices"),
+        ({"labels": {}}, "non-empty"),
+        ({"labels": "nli", "device": "gpu"}, "cuda"),
+        ({"labels": "nli", "batch_size": 0}, "batch_size=0"),
+        ({"labels": "nli", "max_tokens": 8}, "max_tokens=8"),
+        ({"labels": "nli", "strategy": "all"}, "select, slide"),
+    ],
+)
 def test_bad_options_are_named(options: dict[str, Any], needle: str) -> None:
     with pytest.raises(OptionError, match=needle):
         HFVerifier("some/model", **options)
@@ -150,8 +153,9 @@ def test_long_premise_slides_windows_and_keeps_the_best(models: dict[str, Path])
     verifier = HFVerifier(models["nli"], labels="nli", max_tokens=48, strategy="slide")
     (score,) = verifier.run([LONG], [claim]).scores
     tokenizer = AutoTokenizer.from_pretrained(models["nli"])
-    selector = EvidenceSelector(max_tokens=48, strategy="slide",
-                                tokenizer=tokenizer.backend_tokenizer)
+    selector = EvidenceSelector(
+        max_tokens=48, strategy="slide", tokenizer=tokenizer.backend_tokenizer
+    )
     windows = selector.run(LONG, claim)
     assert len(windows) > 2
     for window in windows:
@@ -168,8 +172,11 @@ def test_long_premise_slides_windows_and_keeps_the_best(models: dict[str, Path])
 @pytest.mark.integration
 def test_default_window_is_the_models_own_length(models: dict[str, Path]) -> None:
     premise = LONG * 2  # about 500 tokens; the tiny model takes 128 positions
-    (score,) = HFVerifier(models["nli"], labels="nli", strategy="slide").run(
-        [premise], ["Sentence 3 talks about subject number 3."]).scores
+    (score,) = (
+        HFVerifier(models["nli"], labels="nli", strategy="slide")
+        .run([premise], ["Sentence 3 talks about subject number 3."])
+        .scores
+    )
     assert score.windows > 1
     with pytest.raises(OptionError, match="at most 128"):
         HFVerifier(models["nli"], labels="nli", max_tokens=256).load()
@@ -184,9 +191,11 @@ def test_batches_give_the_one_by_one_results(models: dict[str, Path]) -> None:
     calls: list[int] = []
     batched.hf.get().model.register_forward_hook(
         lambda _module, _args, kwargs, _out: calls.append(len(kwargs["input_ids"])),
-        with_kwargs=True)
-    np.testing.assert_allclose(_triples(batched.run(premises, claims)),
-                               _triples(single.run(premises, claims)), atol=1e-5)
+        with_kwargs=True,
+    )
+    np.testing.assert_allclose(
+        _triples(batched.run(premises, claims)), _triples(single.run(premises, claims)), atol=1e-5
+    )
     assert calls == [4, 1]  # five windows, sorted by length into two forward passes
 
 
@@ -194,8 +203,9 @@ def test_batches_give_the_one_by_one_results(models: dict[str, Path]) -> None:
 def test_binary_preset_reads_class_one_as_supported(models: dict[str, Path]) -> None:
     result = HFVerifier(models["binary"], labels="binary").run([PREMISE], [CLAIM])
     probabilities = _softmax(_logits(models["binary"], [(PREMISE, CLAIM)]))
-    np.testing.assert_allclose(_triples(result),
-                               [[probabilities[0, 1], 0.0, probabilities[0, 0]]], atol=1e-5)
+    np.testing.assert_allclose(
+        _triples(result), [[probabilities[0, 1], 0.0, probabilities[0, 0]]], atol=1e-5
+    )
 
 
 @pytest.mark.integration
@@ -207,14 +217,18 @@ def test_score_preset_is_a_sigmoid_of_one_logit(models: dict[str, Path]) -> None
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize(("model", "labels", "needle"), [
-    ("unnamed", "nli", "LABEL_0"),
-    ("nli", "binary", "entailment"),
-    ("nli", "score", "one output logit"),
-    ("score", "nli", 'labels="score"'),
-])
-def test_label_mismatch_says_what_the_model_has(models: dict[str, Path], model: str,
-                                                labels: str, needle: str) -> None:
+@pytest.mark.parametrize(
+    ("model", "labels", "needle"),
+    [
+        ("unnamed", "nli", "LABEL_0"),
+        ("nli", "binary", "entailment"),
+        ("nli", "score", "one output logit"),
+        ("score", "nli", 'labels="score"'),
+    ],
+)
+def test_label_mismatch_says_what_the_model_has(
+    models: dict[str, Path], model: str, labels: str, needle: str
+) -> None:
     with pytest.raises(ModelError, match=needle) as error:
         HFVerifier(models[model], labels=labels).load()
     assert "labels=" in str(error.value)

@@ -32,50 +32,56 @@ LONG = FILLER + " The answer is forty-two."
 # --- the parser -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("reply", "label", "confidence"), [
-    ("SUPPORTED", "SUPPORTED", None),
-    ("supported", "SUPPORTED", None),
-    ("  Contradicted.\n", "CONTRADICTED", None),
-    ("**NOT_MENTIONED**", "NOT_MENTIONED", None),
-    ("not mentioned", "NOT_MENTIONED", None),
-    ("Not-Mentioned!", "NOT_MENTIONED", None),
-    ('"SUPPORTED"', "SUPPORTED", None),
-    ("`CONTRADICTED`", "CONTRADICTED", None),
-    ('{"label": "SUPPORTED"}', "SUPPORTED", None),
-    ('{"label": "contradicted", "confidence": 85}', "CONTRADICTED", 85.0),
-    ('{"confidence": 12.5, "label": "NOT MENTIONED"}', "NOT_MENTIONED", 12.5),
-    ('```json\n{"label": "NOT_MENTIONED", "confidence": 0}\n```', "NOT_MENTIONED", 0.0),
-    ("```\nSUPPORTED\n```", "SUPPORTED", None),
-])
+@pytest.mark.parametrize(
+    ("reply", "label", "confidence"),
+    [
+        ("SUPPORTED", "SUPPORTED", None),
+        ("supported", "SUPPORTED", None),
+        ("  Contradicted.\n", "CONTRADICTED", None),
+        ("**NOT_MENTIONED**", "NOT_MENTIONED", None),
+        ("not mentioned", "NOT_MENTIONED", None),
+        ("Not-Mentioned!", "NOT_MENTIONED", None),
+        ('"SUPPORTED"', "SUPPORTED", None),
+        ("`CONTRADICTED`", "CONTRADICTED", None),
+        ('{"label": "SUPPORTED"}', "SUPPORTED", None),
+        ('{"label": "contradicted", "confidence": 85}', "CONTRADICTED", 85.0),
+        ('{"confidence": 12.5, "label": "NOT MENTIONED"}', "NOT_MENTIONED", 12.5),
+        ('```json\n{"label": "NOT_MENTIONED", "confidence": 0}\n```', "NOT_MENTIONED", 0.0),
+        ("```\nSUPPORTED\n```", "SUPPORTED", None),
+    ],
+)
 def test_parser_accepts(reply: str, label: str, confidence: float | None) -> None:
     assert parse_judgement(reply) == Judgement(label, confidence)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("reply", "reason"), [
-    ("", "empty"),
-    ("  \n ", "empty"),
-    ("```json\n```", "empty"),
-    ("SUPPORTED or CONTRADICTED", "more than one label (CONTRADICTED, SUPPORTED)"),
-    ("SUPPORTED. Also NOT_MENTIONED.", "more than one label"),
-    ("I think it is SUPPORTED", "words besides the label"),
-    ("NOT SUPPORTED", "words besides the label"),
-    ("SUPPORTED SUPPORTED", "words besides the label"),
-    ("SUPPORTED 90", "words besides the label"),
-    ("UNSUPPORTED", "no label"),
-    ("Yes.", "no label"),
-    ('{"label": SUPPORTED}', "not valid JSON"),
-    ('{"label": "SUPPORTED", "label": "CONTRADICTED"}', "repeats the key(s) label"),
-    ('{"label": "MAYBE"}', "label 'MAYBE' is not one label"),
-    ('{"label": "SUPPORTED or CONTRADICTED"}', "is not one label"),
-    ('{"confidence": 50}', "label None is not one label"),
-    ('{"label": ["SUPPORTED"]}', "is not one label"),
-    ('{"label": "SUPPORTED", "confidence": 150}', "150 is not a number from 0 to 100"),
-    ('{"label": "SUPPORTED", "confidence": -1}', "from 0 to 100"),
-    ('{"label": "SUPPORTED", "confidence": "high"}', "from 0 to 100"),
-    ('{"label": "SUPPORTED", "confidence": true}', "from 0 to 100"),
-    ('{"label": "SUPPORTED", "confidence": NaN}', "from 0 to 100"),
-    ('{"label": "SUPPORTED", "reason": "it says so"}', "key(s) reason besides"),
-])
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        ("", "empty"),
+        ("  \n ", "empty"),
+        ("```json\n```", "empty"),
+        ("SUPPORTED or CONTRADICTED", "more than one label (CONTRADICTED, SUPPORTED)"),
+        ("SUPPORTED. Also NOT_MENTIONED.", "more than one label"),
+        ("I think it is SUPPORTED", "words besides the label"),
+        ("NOT SUPPORTED", "words besides the label"),
+        ("SUPPORTED SUPPORTED", "words besides the label"),
+        ("SUPPORTED 90", "words besides the label"),
+        ("UNSUPPORTED", "no label"),
+        ("Yes.", "no label"),
+        ('{"label": SUPPORTED}', "not valid JSON"),
+        ('{"label": "SUPPORTED", "label": "CONTRADICTED"}', "repeats the key(s) label"),
+        ('{"label": "MAYBE"}', "label 'MAYBE' is not one label"),
+        ('{"label": "SUPPORTED or CONTRADICTED"}', "is not one label"),
+        ('{"confidence": 50}', "label None is not one label"),
+        ('{"label": ["SUPPORTED"]}', "is not one label"),
+        ('{"label": "SUPPORTED", "confidence": 150}', "150 is not a number from 0 to 100"),
+        ('{"label": "SUPPORTED", "confidence": -1}', "from 0 to 100"),
+        ('{"label": "SUPPORTED", "confidence": "high"}', "from 0 to 100"),
+        ('{"label": "SUPPORTED", "confidence": true}', "from 0 to 100"),
+        ('{"label": "SUPPORTED", "confidence": NaN}', "from 0 to 100"),
+        ('{"label": "SUPPORTED", "reason": "it says so"}', "key(s) reason besides"),
+    ],
+)
 def test_parser_rejects_and_quotes_the_reply(reply: str, reason: str) -> None:
     with pytest.raises(GenerationError) as error:
         parse_judgement(reply)
@@ -91,15 +97,19 @@ def test_parser_shortens_a_long_reply_in_its_message() -> None:
     assert len(str(error.value)) < 600
 
 
-@pytest.mark.parametrize(("judgement", "expected"), [
-    (Judgement("SUPPORTED"), (1.0, 0.0, 0.0)),
-    (Judgement("CONTRADICTED"), (0.0, 1.0, 0.0)),
-    (Judgement("NOT_MENTIONED"), (0.0, 0.0, 1.0)),
-    (Judgement("CONTRADICTED", 80.0), (0.1, 0.8, 0.1)),
-    (Judgement("NOT_MENTIONED", 100.0), (0.0, 0.0, 1.0)),
-])
-def test_labels_become_probabilities(judgement: Judgement,
-                                     expected: tuple[float, float, float]) -> None:
+@pytest.mark.parametrize(
+    ("judgement", "expected"),
+    [
+        (Judgement("SUPPORTED"), (1.0, 0.0, 0.0)),
+        (Judgement("CONTRADICTED"), (0.0, 1.0, 0.0)),
+        (Judgement("NOT_MENTIONED"), (0.0, 0.0, 1.0)),
+        (Judgement("CONTRADICTED", 80.0), (0.1, 0.8, 0.1)),
+        (Judgement("NOT_MENTIONED", 100.0), (0.0, 0.0, 1.0)),
+    ],
+)
+def test_labels_become_probabilities(
+    judgement: Judgement, expected: tuple[float, float, float]
+) -> None:
     assert judgement.probabilities() == pytest.approx(expected)
 
 
@@ -230,8 +240,11 @@ def test_long_premise_asks_once_per_window_and_keeps_the_best() -> None:
     assert len(chat.requests) == len(texts)
     for request, text in zip(chat.requests, texts, strict=True):
         assert text in request.messages[-1].content
-    assert (score.label, score.windows, score.window_index) == ("supported", len(texts),
-                                                                len(texts) - 1)
+    assert (score.label, score.windows, score.window_index) == (
+        "supported",
+        len(texts),
+        len(texts) - 1,
+    )
     assert "forty-two" in score.window.of(LONG)
 
 
@@ -240,8 +253,11 @@ def test_a_contradicting_window_beats_silent_ones() -> None:
     texts = _windows(FILLER, claim, 64)
     replies = ["NOT_MENTIONED"] * len(texts)
     replies[1] = "CONTRADICTED"
-    (score,) = LLMJudgeVerifier(ScriptedChatModel(replies), max_tokens=64,
-                                strategy="slide").run([FILLER], [claim]).scores
+    (score,) = (
+        LLMJudgeVerifier(ScriptedChatModel(replies), max_tokens=64, strategy="slide")
+        .run([FILLER], [claim])
+        .scores
+    )
     assert (score.label, score.window_index) == ("contradicted", 1)
 
 
@@ -269,11 +285,18 @@ def test_windows_can_be_wider_than_a_cross_encoders() -> None:
     (score,) = LLMJudgeVerifier(wide).run([premise], [claim]).scores  # default 2048 tokens
     assert (score.windows, score.window.of(premise)) == (1, premise)
     narrow = ScriptedChatModel(["NOT_MENTIONED"] * 10)
-    (score,) = LLMJudgeVerifier(narrow, max_tokens=600, strategy="slide").run(
-        [premise], [claim]).scores
+    (score,) = (
+        LLMJudgeVerifier(narrow, max_tokens=600, strategy="slide").run([premise], [claim]).scores
+    )
     assert 2 < score.windows == len(narrow.requests)
-    sizes = [len(tokenizer.encode(r.messages[-1].content.split('"""')[1].strip(),
-                                  add_special_tokens=False).ids) for r in narrow.requests]
+    sizes = [
+        len(
+            tokenizer.encode(
+                r.messages[-1].content.split('"""')[1].strip(), add_special_tokens=False
+            ).ids
+        )
+        for r in narrow.requests
+    ]
     assert all(size <= 600 for size in sizes)
     assert all(size > 512 for size in sizes[:-1])  # full windows are wider than 512
 
@@ -286,13 +309,16 @@ def test_load_is_idempotent_and_init_does_no_io() -> None:
     assert judge.load()._selector is selector
 
 
-@pytest.mark.parametrize(("options", "needle"), [
-    ({"on_error": "skip"}, "on_error='skip'.*raise, record"),
-    ({"strategy": "all"}, "select, slide"),
-    ({"max_tokens": 16}, "max_tokens=16"),
-    ({"temperature": 3.0}, "temperature=3.0"),
-    ({"reply_tokens": 0}, "reply_tokens=0"),
-])
+@pytest.mark.parametrize(
+    ("options", "needle"),
+    [
+        ({"on_error": "skip"}, "on_error='skip'.*raise, record"),
+        ({"strategy": "all"}, "select, slide"),
+        ({"max_tokens": 16}, "max_tokens=16"),
+        ({"temperature": 3.0}, "temperature=3.0"),
+        ({"reply_tokens": 0}, "reply_tokens=0"),
+    ],
+)
 def test_bad_options_are_named(options: dict[str, object], needle: str) -> None:
     with pytest.raises(OptionError, match=needle):
         LLMJudgeVerifier(ScriptedChatModel([]), **options)  # type: ignore[arg-type]

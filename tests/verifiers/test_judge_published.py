@@ -49,15 +49,28 @@ class Judge(BaseHTTPRequestHandler):
         words = {w.strip(".,").lower() for w in claim.split()}
         text = {w.strip(".,").lower() for w in document.split()}
         supported = words <= text
-        reply = ("I think so, yes" if "odd" in words
-                 else ("No" if supported else "Yes") if guardian
-                 else ("Yes" if supported else "No"))
-        payload = json.dumps({
-            "id": "x", "object": "chat.completion", "model": body["model"],
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": reply}}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11},
-        }).encode()
+        reply = (
+            "I think so, yes"
+            if "odd" in words
+            else ("No" if supported else "Yes")
+            if guardian
+            else ("Yes" if supported else "No")
+        )
+        payload = json.dumps(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "model": body["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": reply},
+                    }
+                ],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 1, "total_tokens": 11},
+            }
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
@@ -86,8 +99,10 @@ def judge(base_url: str, prompt: str = PROMPT, **options: Any) -> LLMJudgeVerifi
 def test_the_published_prompt_is_sent_and_yes_no_read_as_its_targets(base_url: str) -> None:
     claims = ["The museum is closed on Mondays.", "The museum opens at ten."]
     scores = judge(base_url).run([DOCUMENT] * 2, claims).scores
-    assert [(s.supported, s.contradicted, s.neither) for s in scores] == [(1.0, 0.0, 0.0),
-                                                                          (0.0, 0.0, 1.0)]
+    assert [(s.supported, s.contradicted, s.neither) for s in scores] == [
+        (1.0, 0.0, 0.0),
+        (0.0, 0.0, 1.0),
+    ]
     request = Judge.seen[-1]
     prompt = load_prompt(PROMPT)
     assert request["messages"][0] == {"role": "system", "content": prompt.system}
@@ -108,7 +123,9 @@ def test_granite_guardian_s_yes_is_ungrounded_and_no_is_supported(base_url: str)
     verifier = judge(base_url, GUARDIAN)
     result = verifier.run([DOCUMENT] * 2, claims)
     assert [(s.supported, s.contradicted, s.neither) for s in result.scores] == [
-        (1.0, 0.0, 0.0), (0.0, 0.0, 1.0)]
+        (1.0, 0.0, 0.0),
+        (0.0, 0.0, 1.0),
+    ]
     assert [s.label for s in result.scores] == ["supported", "neither"]
     assert result.model_version == f"prompt {GUARDIAN}@1; temperature 0; seed 0"
     request = Judge.seen[-1]
@@ -123,8 +140,9 @@ def test_granite_guardian_s_yes_is_ungrounded_and_no_is_supported(base_url: str)
 def test_granite_guardian_s_unreadable_reply_is_a_failure_never_a_score(base_url: str) -> None:
     with pytest.raises(GenerationError, match="expected exactly one of Yes, No"):
         judge(base_url, GUARDIAN).run([DOCUMENT], ["An odd claim."])
-    score = judge(base_url, GUARDIAN, on_error="record").run([DOCUMENT],
-                                                             ["An odd claim."]).scores[0]
+    score = (
+        judge(base_url, GUARDIAN, on_error="record").run([DOCUMENT], ["An odd claim."]).scores[0]
+    )
     assert score.label == "error"
     assert math.isnan(score.supported)  # no probability, never a score
     assert "'I think so, yes'" in (score.error or "")

@@ -45,7 +45,8 @@ def _first_step(folder: Path, text: str, tokens: list[int]) -> np.ndarray:
 
 
 def test_the_label_tokens_of_minicheck_s_format_give_p_supported(
-        folder: Path, verifier: Seq2SeqVerifier) -> None:
+    folder: Path, verifier: Seq2SeqVerifier
+) -> None:
     result = verifier.run([PREMISE] * 2, CLAIMS)
     for claim, score in zip(CLAIMS, result.scores, strict=True):
         expected = _first_step(folder, f"predict: {PREMISE}[SEP]{claim}", [209, 3])
@@ -68,7 +69,7 @@ def test_a_long_premise_is_windowed_with_exact_evidence_spans(verifier: Seq2SeqV
     score = verifier.run([premise], [CLAIMS[0]]).scores[0]
     assert score.windows >= 1
     assert score.evidence
-    assert all(premise[span.start:span.end] for span in score.evidence)
+    assert all(premise[span.start : span.end] for span in score.evidence)
     assert "Eiffel" in " ".join(span.of(premise) for span in score.evidence)
 
 

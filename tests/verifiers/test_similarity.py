@@ -85,8 +85,9 @@ def test_cosine_scorer_picks_the_best_window_and_batches_once() -> None:
     scorer = CosineScorer(embedder, window_sentences=1).load()
     assert isinstance(scorer, PairScorer)
     premise = "Cats purr softly. Stock markets fell sharply. Rain is wet."
-    result = scorer.run([premise, premise, "Rain is wet."],
-                        ["stock markets fell", "rain is wet", "rain is wet"])
+    result = scorer.run(
+        [premise, premise, "Rain is wet."], ["stock markets fell", "rain is wet", "rain is wet"]
+    )
     assert len(embedder.calls) == 1
     # three premise sentences + one single-sentence premise + two distinct claims
     assert len(embedder.calls[0]) == 3 + 1 + 2
@@ -119,12 +120,15 @@ def test_cosine_scorer_validates() -> None:
 @pytest.mark.integration
 def test_cosine_scorer_with_shipped_minilm() -> None:
     scorer = CosineScorer(threads=1).load()
-    premise = ("The committee met on Tuesday to discuss the budget. Several members objected. "
-               "Meanwhile, the city's new bridge over the river opened to traffic in June. "
-               "It carries four lanes. The mayor attended the ceremony.")
-    result = scorer.run([premise, premise],
-                        ["A bridge across the river was opened in June.",
-                         "Penguins live in Antarctica."])
+    premise = (
+        "The committee met on Tuesday to discuss the budget. Several members objected. "
+        "Meanwhile, the city's new bridge over the river opened to traffic in June. "
+        "It carries four lanes. The mayor attended the ceremony."
+    )
+    result = scorer.run(
+        [premise, premise],
+        ["A bridge across the river was opened in June.", "Penguins live in Antarctica."],
+    )
     related, unrelated = result.scores
     assert related.supported > unrelated.supported + 0.2
     assert "bridge" in related.window.of(premise)
@@ -163,8 +167,10 @@ def test_alignment_scores_the_share_of_content_words_found() -> None:
     assert isinstance(scorer, PairScorer)
     assert scorer.scores_are_probabilities is False
     premise = "The tower opened in 1889. It stands in Paris."
-    result = scorer.run([premise] * 3 + ["  "],
-                        ["The tower opened.", "The tower opened in Rome.", "It is.", "A tower."])
+    result = scorer.run(
+        [premise] * 3 + ["  "],
+        ["The tower opened.", "The tower opened in Rome.", "It is.", "A tower."],
+    )
     assert result.supported()[:3] == pytest.approx([1.0, 2 / 3, 1.0])  # "It is." has no content
     assert result.supported()[3] == 0.0  # a blank premise supports nothing
     assert result.scores[0].window == Span(0, len(premise))
@@ -221,6 +227,7 @@ def test_real_alignment_credits_a_paraphrase_over_an_unsupported_claim() -> None
     scorer = AlignmentScorer().load()
     premise = "Marie Curie died in 1934 in France. She won two Nobel Prizes."
     paraphrase, unsupported = scorer.run(
-        [premise] * 2, ["Curie passed away in 1934.", "Curie was born in Warsaw."]).supported()
+        [premise] * 2, ["Curie passed away in 1934.", "Curie was born in Warsaw."]
+    ).supported()
     assert paraphrase > 0.8
     assert unsupported < paraphrase - 0.2

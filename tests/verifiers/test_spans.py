@@ -22,8 +22,11 @@ LONG = " ".join(f"Sentence {i} talks about subject number {i} in some detail." f
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("transformers")
-    return save_tiny_classifier(tmp_path_factory.mktemp("tiny-tokens") / "model",
-                                {0: "supported", 1: "hallucinated"}, tokens=True)
+    return save_tiny_classifier(
+        tmp_path_factory.mktemp("tiny-tokens") / "model",
+        {0: "supported", 1: "hallucinated"},
+        tokens=True,
+    )
 
 
 def _token_probabilities(folder: Path, premise: str, claim: str) -> dict[tuple[int, int], float]:
@@ -38,8 +41,11 @@ def _token_probabilities(folder: Path, premise: str, claim: str) -> dict[tuple[i
     with torch.no_grad():
         probabilities = torch.softmax(model(**inputs).logits[0].double(), dim=-1)[:, 1]
     sequence = inputs.sequence_ids(0)
-    return {(a, b): float(p) for (a, b), p, s in zip(offsets, probabilities.tolist(), sequence,
-                                                     strict=True) if s == 1 and b > a}
+    return {
+        (a, b): float(p)
+        for (a, b), p, s in zip(offsets, probabilities.tolist(), sequence, strict=True)
+        if s == 1 and b > a
+    }
 
 
 def test_spans_are_the_claim_tokens_at_or_above_the_threshold(folder: Path) -> None:
@@ -48,21 +54,27 @@ def test_spans_are_the_claim_tokens_at_or_above_the_threshold(folder: Path) -> N
     (found,) = TokenSpanDetector(folder, threshold=threshold).load().run([PREMISE], [CLAIM])
     assert isinstance(found, ClaimSpans)
     marked = {offsets for offsets, p in expected.items() if p >= threshold}
-    covered = {offsets for offsets in expected
-               if any(s.span.start <= offsets[0] and offsets[1] <= s.span.end
-                      for s in found.spans)}
+    covered = {
+        offsets
+        for offsets in expected
+        if any(s.span.start <= offsets[0] and offsets[1] <= s.span.end for s in found.spans)
+    }
     assert covered == marked
     for span in found.spans:
-        inside = [p for (a, b), p in expected.items()
-                  if span.span.start <= a and b <= span.span.end]
+        inside = [
+            p for (a, b), p in expected.items() if span.span.start <= a and b <= span.span.end
+        ]
         assert span.confidence == pytest.approx(float(np.mean(inside)), abs=1e-5)
-        assert CLAIM[span.span.start:span.span.end].strip() == CLAIM[span.span.start:span.span.end]
+        assert (
+            CLAIM[span.span.start : span.span.end].strip() == CLAIM[span.span.start : span.span.end]
+        )
     payload = found.to_dict()
     assert payload["unsupported"][0]["text"] == found.spans[0].span.of(CLAIM)
 
 
 def test_a_long_premise_is_windowed_and_a_token_supported_anywhere_is_supported(
-        folder: Path) -> None:
+    folder: Path,
+) -> None:
     detector = TokenSpanDetector(folder, max_tokens=64, strategy="slide").load()
     (found,) = detector.run([LONG + " " + PREMISE], [CLAIM])
     assert found.windows > 1

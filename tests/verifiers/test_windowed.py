@@ -14,8 +14,9 @@ def test_best_window_by_support_is_kept_with_its_span() -> None:
 
     def score(pairs: list[tuple[str, str]]) -> np.ndarray:
         calls.append(len(pairs))
-        return np.array([[0.9, 0.05, 0.05] if "forty-two" in text else [0.1, 0.1, 0.8]
-                         for text, _ in pairs])
+        return np.array(
+            [[0.9, 0.05, 0.05] if "forty-two" in text else [0.1, 0.1, 0.8] for text, _ in pairs]
+        )
 
     selector = EvidenceSelector(max_tokens=64, strategy="slide")
     (result,) = score_pairs(selector, [premise], ["The answer is forty-two."], score)
@@ -28,8 +29,9 @@ def test_best_window_by_support_is_kept_with_its_span() -> None:
 
 def test_pairs_keep_input_order() -> None:
     def score(pairs: list[tuple[str, str]]) -> np.ndarray:
-        return np.array([[float(claim[-2]) / 10, 0.0, 1 - float(claim[-2]) / 10]
-                         for _, claim in pairs])
+        return np.array(
+            [[float(claim[-2]) / 10, 0.0, 1 - float(claim[-2]) / 10] for _, claim in pairs]
+        )
 
     selector = EvidenceSelector(max_tokens=64)
     results = score_pairs(selector, ["a.", "b.", "c."], ["x 3.", "x 1.", "x 2."], score)

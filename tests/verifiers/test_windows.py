@@ -67,13 +67,28 @@ def test_bad_options_name_the_value(option: str, value: object) -> None:
         EvidenceSelector(**{option: value})  # type: ignore[arg-type]
 
 
-WORDS = ["unbelievably", "antidisestablishmentarianism", "bees", "x-ray", "3.14", "co-op",
-         "naïve", "honeycombs", "Langstroth's", "(1852)", "pollination", "e.g.", "and", "the"]
+WORDS = [
+    "unbelievably",
+    "antidisestablishmentarianism",
+    "bees",
+    "x-ray",
+    "3.14",
+    "co-op",
+    "naïve",
+    "honeycombs",
+    "Langstroth's",
+    "(1852)",
+    "pollination",
+    "e.g.",
+    "and",
+    "the",
+]
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from(WORDS), min_size=5, max_size=120),
-       st.sampled_from(["select", "slide"]))
+@given(
+    st.lists(st.sampled_from(WORDS), min_size=5, max_size=120), st.sampled_from(["select", "slide"])
+)
 def test_joined_windows_never_exceed_the_window(words: list[str], strategy: str) -> None:
     # A long run-on sentence is cut inside words; joined again, the pieces can take more
     # tokens than counted one by one. Every pair must still fit.

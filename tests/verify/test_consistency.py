@@ -53,8 +53,9 @@ class FailingPairScorer:
 
     model_id = "failing-table"
 
-    def __init__(self, table: Mapping[tuple[str, str], Probs],
-                 failing: set[tuple[str, str]]) -> None:
+    def __init__(
+        self, table: Mapping[tuple[str, str], Probs], failing: set[tuple[str, str]]
+    ) -> None:
         self.table = TablePairScorer(table, default=None)
         self.failing = failing
         self.calls: list[int] = []
@@ -73,9 +74,12 @@ class FailingPairScorer:
         return PairScores(tuple(scores), self.model_id, "0")
 
 
-def run(replies: Sequence[str | Exception], claims: Sequence[Claim] = (X, Y, Z),
-        table: Mapping[tuple[str, str], Probs] = TABLE, **options: object,
-        ) -> tuple[ConsistencyResult, ScriptedChatModel, TablePairScorer]:
+def run(
+    replies: Sequence[str | Exception],
+    claims: Sequence[Claim] = (X, Y, Z),
+    table: Mapping[tuple[str, str], Probs] = TABLE,
+    **options: object,
+) -> tuple[ConsistencyResult, ScriptedChatModel, TablePairScorer]:
     chat = ScriptedChatModel(replies, model_id="sampler")
     scorer = TablePairScorer(table, default=None)
     layer = ConsistencyLayer(chat, scorer, **options)  # type: ignore[arg-type]
@@ -125,9 +129,16 @@ def test_claim_no_sample_mentions_gets_no_score_and_is_not_flagged() -> None:
 
 def test_inconsistency_function_leaves_out_failed_and_silent_pairs() -> None:
     span = Span(0, 1)
-    assert inconsistency([PairScore(0.75, 0.25, 0.0, span),
-                          PairScore(0.0, 0.0, 1.0, span),
-                          PairScore.failure("x", window=span)]) == 0.25
+    assert (
+        inconsistency(
+            [
+                PairScore(0.75, 0.25, 0.0, span),
+                PairScore(0.0, 0.0, 1.0, span),
+                PairScore.failure("x", window=span),
+            ]
+        )
+        == 0.25
+    )
     assert inconsistency([PairScore(0.0, 0.0, 1.0, span)]) is None
     assert inconsistency([]) is None
 
@@ -165,8 +176,10 @@ def test_defaults_come_from_defaults_module() -> None:
     assert layer.samples == defaults.CONSISTENCY_SAMPLES
     assert layer.temperature == defaults.CONSISTENCY_TEMPERATURE
     assert layer.threshold == defaults.CONSISTENCY_THRESHOLD
-    assert layer.plan == tuple((defaults.CONSISTENCY_TEMPERATURE, defaults.CONSISTENCY_SEED + i)
-                               for i in range(defaults.CONSISTENCY_SAMPLES))
+    assert layer.plan == tuple(
+        (defaults.CONSISTENCY_TEMPERATURE, defaults.CONSISTENCY_SEED + i)
+        for i in range(defaults.CONSISTENCY_SAMPLES)
+    )
 
 
 def test_provenance() -> None:
@@ -323,15 +336,23 @@ def test_bad_claims_are_input_errors(claims: object) -> None:
         layer.run(QUESTION, claims)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("option", "value"), [
-    ("samples", 0), ("samples", True), ("temperature", -0.1), ("temperature", 2.5),
-    ("mode", "greedy"), ("seed", -1), ("max_tokens", 0), ("threshold", 0.0),
-    ("threshold", 1.5),
-])
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("samples", 0),
+        ("samples", True),
+        ("temperature", -0.1),
+        ("temperature", 2.5),
+        ("mode", "greedy"),
+        ("seed", -1),
+        ("max_tokens", 0),
+        ("threshold", 0.0),
+        ("threshold", 1.5),
+    ],
+)
 def test_bad_options_name_themselves(option: str, value: object) -> None:
     with pytest.raises(OptionError, match=rf"^{option}="):
-        ConsistencyLayer(ScriptedChatModel([]), TablePairScorer({}),
-                         **{option: value})  # type: ignore[arg-type]
+        ConsistencyLayer(ScriptedChatModel([]), TablePairScorer({}), **{option: value})  # type: ignore[arg-type]
 
 
 def test_chat_and_scorer_must_fit_their_protocols() -> None:
@@ -350,8 +371,10 @@ def test_a_claim_too_long_for_the_verifier_fails_alone() -> None:
 
     scorer = ShortWindow({("Bees dance.", "Bees dance."): (0.9, 0.05, 0.05)}, default=None)
     layer = ConsistencyLayer(ScriptedChatModel(["Bees dance."] * 3), scorer, samples=3)
-    result = layer.run("What do bees do?", [claim(0, "Bees dance."),
-                                             claim(1, "Bees dance in figure eights daily.")])
+    result = layer.run(
+        "What do bees do?",
+        [claim(0, "Bees dance."), claim(1, "Bees dance in figure eights daily.")],
+    )
     short, long = result.results
     assert (short.label, short.flagged, short.error) == ("supported", False, None)
     assert long.label == "error"

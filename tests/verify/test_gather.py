@@ -62,8 +62,9 @@ def test_few_sources_are_all_evidence_and_many_are_searched() -> None:
     few = EvidenceGatherer(sources=[BEES, ANTS], k=5).run([_claim(0, "Bees dance.")])
     assert few.items[0].passages == (BEES, ANTS)
     assert few.searches == 0
-    many = [Chunk(f"d{i}#0", f"d{i}", 0, f"Filler passage {i} about wasps.", 0, 30)
-            for i in range(8)] + [BEES]
+    many = [
+        Chunk(f"d{i}#0", f"d{i}", 0, f"Filler passage {i} about wasps.", 0, 30) for i in range(8)
+    ] + [BEES]
     searched = EvidenceGatherer(sources=many, k=2).run([_claim(0, "Honey bees dance.")])
     assert searched.items[0].passages[0] == BEES
     assert searched.searches == 1
@@ -82,7 +83,7 @@ def test_source_documents_from_files_and_texts(tmp_path: Path) -> None:
     chunks = source_chunks(documents)
     for chunk in chunks:
         document = next(d for d in documents if d.id == chunk.doc_id)
-        assert document.text[chunk.start:chunk.end] == chunk.text
+        assert document.text[chunk.start : chunk.end] == chunk.text
     with pytest.raises(DocumentError, match=r"missing\.md"):
         source_documents([tmp_path / "missing.md"])
     with pytest.raises(InputError, match="source text 1 is empty"):

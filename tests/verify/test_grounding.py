@@ -32,8 +32,9 @@ def test_a_supported_answer_passes() -> None:
 
 
 def test_a_contradicted_claim_fails_and_the_explanation_quotes_the_span() -> None:
-    grounding = check().run("The museum is closed on Mondays. The museum opens on Mondays.",
-                            [SOURCE])
+    grounding = check().run(
+        "The museum is closed on Mondays. The museum opens on Mondays.", [SOURCE]
+    )
     assert not grounding.passed
     assert [verdict.label for verdict in grounding.failing] == ["contradicted"]
     text = grounding.explain()
@@ -57,9 +58,14 @@ def test_no_contradicted_mode_passes_unsupported_claims_and_fails_contradicted_o
 
 def test_a_verifier_failure_fails_the_check_in_either_mode() -> None:
     for mode in ("supported", "no-contradicted"):
-        grounding = GroundingCheck(FailingPairScorer("the judge's reply was unreadable"),
-                                   layers=("nli",), mode=mode, threshold=0.5).run(  # type: ignore[arg-type]
-            "The museum opens on Mondays.", [SOURCE])
+        grounding = GroundingCheck(
+            FailingPairScorer("the judge's reply was unreadable"),
+            layers=("nli",),
+            mode=mode,
+            threshold=0.5,
+        ).run(  # type: ignore[arg-type]
+            "The museum opens on Mondays.", [SOURCE]
+        )
         assert not grounding.passed
         assert grounding.failing[0].label == "error"
         assert "failed: " in grounding.explain()
@@ -73,9 +79,14 @@ def test_sources_may_be_files(tmp_path: Path) -> None:
     assert grounding.report.verdicts[0].citations[0].doc_id == "museum.md"
 
 
-@pytest.mark.parametrize(("options", "named"), [({"mode": "strict"}, "mode='strict'"),
-                                                ({"threshold": 0}, "threshold=0"),
-                                                ({"threshold": True}, "threshold=True")])
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ({"mode": "strict"}, "mode='strict'"),
+        ({"threshold": 0}, "threshold=0"),
+        ({"threshold": True}, "threshold=True"),
+    ],
+)
 def test_bad_options_are_refused_by_name(options: dict[str, object], named: str) -> None:
     with pytest.raises(OptionError, match=named):
         check(**options)

@@ -23,17 +23,25 @@ def _claim(i: int, text: str) -> Claim:
 
 
 def _evidence(*items: tuple[Claim, tuple[Chunk, ...]]) -> EvidenceSet:
-    return EvidenceSet(tuple(ClaimEvidence(claim, passages, (False,) * len(passages), "q")
-                             for claim, passages in items), "claim", len(items))
+    return EvidenceSet(
+        tuple(
+            ClaimEvidence(claim, passages, (False,) * len(passages), "q")
+            for claim, passages in items
+        ),
+        "claim",
+        len(items),
+    )
 
 
 def test_labels_citations_and_anti_citations_from_one_batched_call() -> None:
     dance, sting = _claim(0, "Bees dance."), _claim(1, "Bees sting.")
-    scorer = TablePairScorer({
-        ("Bees dance.", "Bees dance."): (0.92, 0.02, 0.06),
-        ("Bees never dance.", "Bees dance."): (0.05, 0.85, 0.10),
-        ("Ants walk.", "Bees sting."): (0.10, 0.10, 0.80),
-    })
+    scorer = TablePairScorer(
+        {
+            ("Bees dance.", "Bees dance."): (0.92, 0.02, 0.06),
+            ("Bees never dance.", "Bees dance."): (0.05, 0.85, 0.10),
+            ("Ants walk.", "Bees sting."): (0.10, 0.10, 0.80),
+        }
+    )
     result = NLILayer(scorer, window=PASSAGE).run(_evidence((dance, (A, B)), (sting, (C,))))
     assert scorer.calls == [3]
     first, second = result.results
@@ -51,15 +59,21 @@ def test_labels_citations_and_anti_citations_from_one_batched_call() -> None:
 def test_evidence_spans_are_shifted_into_document_coordinates() -> None:
     class WithEvidence(TablePairScorer):
         def run(self, premises, hypotheses):  # type: ignore[no-untyped-def]
-            return PairScores(tuple(PairScore(0.9, 0.0, 0.1, Span(0, len(p)),
-                                              evidence=(Span(0, 4),)) for p in premises),
-                              "evidence", "0")
+            return PairScores(
+                tuple(
+                    PairScore(0.9, 0.0, 0.1, Span(0, len(p)), evidence=(Span(0, 4),))
+                    for p in premises
+                ),
+                "evidence",
+                "0",
+            )
 
     result = NLILayer(WithEvidence({}), window=PASSAGE).run(
-        _evidence((_claim(0, "Bees dance."), (A,))))
+        _evidence((_claim(0, "Bees dance."), (A,)))
+    )
     judged = result.citations[0][0]
     assert judged.evidence == (Span(100, 104),)
-    assert A.text[judged.evidence[0].start - A.start:judged.evidence[0].end - A.start] == "Bees"
+    assert A.text[judged.evidence[0].start - A.start : judged.evidence[0].end - A.start] == "Bees"
 
 
 def test_contradicted_needs_the_contradiction_to_beat_support() -> None:
@@ -75,8 +89,11 @@ def test_contradicted_needs_the_contradiction_to_beat_support() -> None:
 def test_no_passage_is_unsupported_and_failed_pairs_are_errors_not_scores() -> None:
     class Failing(TablePairScorer):
         def run(self, premises, hypotheses):  # type: ignore[no-untyped-def]
-            return PairScores(tuple(PairScore.failure("reply unreadable", window=Span(0, 1))
-                                    for _ in premises), "failing", "0")
+            return PairScores(
+                tuple(PairScore.failure("reply unreadable", window=Span(0, 1)) for _ in premises),
+                "failing",
+                "0",
+            )
 
     claim = _claim(0, "Bees dance.")
     empty = NLILayer(TablePairScorer({}), window=PASSAGE).run(_evidence((claim, ())))
@@ -92,8 +109,9 @@ def test_no_passage_is_unsupported_and_failed_pairs_are_errors_not_scores() -> N
 
 
 def test_noisy_or_corrects_for_background_and_caps_k() -> None:
-    assert aggregate_support([0.6, 0.6], aggregation="noisy_or", background=0.2) == \
-        pytest.approx(0.75)
+    assert aggregate_support([0.6, 0.6], aggregation="noisy_or", background=0.2) == pytest.approx(
+        0.75
+    )
     # Many weak passages at the background rate add nothing.
     assert aggregate_support([0.1] * 20, aggregation="noisy_or", background=0.1) == 0.0
     capped = aggregate_support([0.9, 0.5, 0.5, 0.5], aggregation="noisy_or", k=1, background=0.0)
@@ -105,16 +123,21 @@ def test_noisy_or_corrects_for_background_and_caps_k() -> None:
 
 def test_noisy_or_layer_can_support_from_two_partial_passages() -> None:
     claim = _claim(0, "Bees dance.")
-    scorer = TablePairScorer({("Bees dance.", "Bees dance."): (0.45, 0.0, 0.55),
-                              ("Ants walk.", "Bees dance."): (0.45, 0.0, 0.55)})
+    scorer = TablePairScorer(
+        {
+            ("Bees dance.", "Bees dance."): (0.45, 0.0, 0.55),
+            ("Ants walk.", "Bees dance."): (0.45, 0.0, 0.55),
+        }
+    )
     evidence = _evidence((claim, (A, C)))
     assert NLILayer(scorer, window=PASSAGE).run(evidence).results[0].label == "unsupported"
     noisy = NLILayer(scorer, aggregation="noisy_or", background=0.1, window=PASSAGE).run(evidence)
     assert noisy.results[0].label == "supported"
 
 
-@pytest.mark.parametrize(("option", "value"), [
-    ("aggregation", "mean"), ("tau", 1.5), ("background", 1.0), ("k", 0)])
+@pytest.mark.parametrize(
+    ("option", "value"), [("aggregation", "mean"), ("tau", 1.5), ("background", 1.0), ("k", 0)]
+)
 def test_bad_options_are_refused(option: str, value: object) -> None:
     with pytest.raises(OptionError, match=option):
         NLILayer(TablePairScorer({}), **{option: value})  # type: ignore[arg-type]
@@ -124,31 +147,46 @@ def test_bad_options_are_refused(option: str, value: object) -> None:
 
 CLAIM = "The waggle dance was decoded by Karl von Frisch."
 HEADING = Chunk("w.md#0", "w.md", 0, "# The Waggle Dance and Foraging", 0, 31)
-TRUE = Chunk("w.md#1", "w.md", 1, "Karl von Frisch decoded the waggle dance of honey bees.", 33,
-             88, section=("Who decoded it",))
+TRUE = Chunk(
+    "w.md#1",
+    "w.md",
+    1,
+    "Karl von Frisch decoded the waggle dance of honey bees.",
+    33,
+    88,
+    section=("Who decoded it",),
+)
 OTHER = Chunk("h.md#0", "h.md", 0, "Hruschka invented the honey extractor in 1865.", 0, 46)
 WRONG = Chunk("x.md#0", "x.md", 0, "Konrad Lorenz decoded the waggle dance.", 0, 39)
 
 
 def test_a_heading_and_an_off_subject_passage_are_no_anti_citations() -> None:
     claim = _claim(0, CLAIM)
-    scorer = TablePairScorer({(HEADING.text, CLAIM): (0.11, 0.58, 0.31),
-                              (TRUE.text, CLAIM): (0.60, 0.00, 0.40),
-                              (OTHER.text, CLAIM): (0.11, 0.52, 0.37)})
+    scorer = TablePairScorer(
+        {
+            (HEADING.text, CLAIM): (0.11, 0.58, 0.31),
+            (TRUE.text, CLAIM): (0.60, 0.00, 0.40),
+            (OTHER.text, CLAIM): (0.11, 0.52, 0.37),
+        }
+    )
     result = NLILayer(scorer, window=PASSAGE).run(_evidence((claim, (HEADING, TRUE, OTHER))))
     assert result.results[0].label == "supported"
     assert [j.chunk_id for j in result.citations[0]] == ["w.md#1"]
     assert result.anti_citations == ((),)
     # the verifier's reading is kept as given, with the reason it does not count
     assert [(j.contradicted, j.cannot_state) for j in result.judgements[0]] == [
-        (0.58, "heading"), (0.0, None), (0.52, "other subject")]
+        (0.58, "heading"),
+        (0.0, None),
+        (0.52, "other subject"),
+    ]
 
 
 def test_only_fragments_against_a_claim_leave_it_unsupported_not_contradicted() -> None:
     claim = _claim(0, CLAIM)
     title = Chunk("w.md#2", "w.md", 2, "The Waggle Dance and Foraging", 0, 29)
-    scorer = TablePairScorer({(HEADING.text, CLAIM): (0.05, 0.90, 0.05),
-                              (title.text, CLAIM): (0.05, 0.90, 0.05)})
+    scorer = TablePairScorer(
+        {(HEADING.text, CLAIM): (0.05, 0.90, 0.05), (title.text, CLAIM): (0.05, 0.90, 0.05)}
+    )
     result = NLILayer(scorer, window=PASSAGE).run(_evidence((claim, (HEADING, title))))
     finding = result.results[0]
     assert (finding.label, finding.flagged) == ("unsupported", True)
@@ -159,8 +197,9 @@ def test_only_fragments_against_a_claim_leave_it_unsupported_not_contradicted() 
 
 def test_a_statement_on_the_claims_subject_still_contradicts_it() -> None:
     claim = _claim(0, CLAIM)
-    scorer = TablePairScorer({(HEADING.text, CLAIM): (0.05, 0.95, 0.0),
-                              (WRONG.text, CLAIM): (0.05, 0.80, 0.15)})
+    scorer = TablePairScorer(
+        {(HEADING.text, CLAIM): (0.05, 0.95, 0.0), (WRONG.text, CLAIM): (0.05, 0.80, 0.15)}
+    )
     result = NLILayer(scorer, window=PASSAGE).run(_evidence((claim, (HEADING, WRONG))))
     assert result.results[0].label == "contradicted"
     assert "0.80 by x.md#0" in result.results[0].detail  # not the heading's 0.95
@@ -179,8 +218,9 @@ def test_the_section_path_names_the_subject_of_a_pronoun_paragraph() -> None:
     claim = _claim(0, "Karl von Frisch won the Nobel Prize in 1983.")
     text = "For this work he shared the 1973 prize with Lorenz."
     bare = Chunk("n.md#0", "n.md", 0, text, 0, len(text))
-    placed = Chunk("n.md#1", "n.md", 1, text, 0, len(text), title="Bees",
-                   section=("Karl von Frisch",))
+    placed = Chunk(
+        "n.md#1", "n.md", 1, text, 0, len(text), title="Bees", section=("Karl von Frisch",)
+    )
     scorer = TablePairScorer({(text, claim.text): (0.05, 0.9, 0.05)})
     result = NLILayer(scorer, window=PASSAGE).run(_evidence((claim, (bare, placed))))
     assert [j.cannot_state for j in result.judgements[0]] == ["other subject", None]
@@ -193,7 +233,8 @@ def test_a_judgement_keeps_the_first_and_last_page_of_its_passage() -> None:
     spanning = Chunk("p.pdf#0", "p.pdf", 0, "Bees dance.", 0, 11, page=3, page_end=4)
     scorer = TablePairScorer({("Bees dance.", "Bees dance."): (0.9, 0.0, 0.1)})
     result = NLILayer(scorer, window=PASSAGE).run(
-        _evidence((_claim(0, "Bees dance."), (spanning, A))))
+        _evidence((_claim(0, "Bees dance."), (spanning, A)))
+    )
     first, second = result.judgements[0]
     assert (first.page, first.page_end) == (3, 4)
     assert (second.page, second.page_end) == (2, None)
@@ -217,8 +258,15 @@ def test_a_claim_reads_one_window_across_its_passages_and_each_keeps_its_spans()
             scores = []
             for premise in premises:
                 last = premise.rfind("\n\n") + 2 if "\n\n" in premise else 0
-                scores.append(PairScore(0.9, 0.05, 0.05, Span(0, len(premise)),
-                                        evidence=(Span(0, 4), Span(last, len(premise)))))
+                scores.append(
+                    PairScore(
+                        0.9,
+                        0.05,
+                        0.05,
+                        Span(0, len(premise)),
+                        evidence=(Span(0, 4), Span(last, len(premise))),
+                    )
+                )
             return PairScores(tuple(scores), "selecting", "0")
 
     scorer = Selecting({})
@@ -230,30 +278,37 @@ def test_a_claim_reads_one_window_across_its_passages_and_each_keeps_its_spans()
     assert first[0].evidence == (Span(100, 104),)
     assert first[1].evidence == (Span(0, len(C.text)),)
     assert [j.doc_id for j in result.citations[0]] == ["a.md", "c.md"]
-    assert joined[starts[2]:] == C.text
+    assert joined[starts[2] :] == C.text
     assert result.results[0].label == "supported"
 
 
 def test_a_claim_window_premise_is_its_passages_joined_by_blank_lines() -> None:
     dance = _claim(0, "Bees dance.")
-    scorer = TablePairScorer({(f"{A.text}\n\n{B.text}", "Bees dance."): (0.1, 0.8, 0.1)},
-                             default=None)
+    scorer = TablePairScorer(
+        {(f"{A.text}\n\n{B.text}", "Bees dance."): (0.1, 0.8, 0.1)}, default=None
+    )
     result = NLILayer(scorer, window="claim").run(_evidence((dance, (A, B))))
     assert result.results[0].label == "contradicted"
     # A scorer without evidence spans read the whole window: both passages, each whole.
     assert [(j.doc_id, j.evidence) for j in result.judgements[0]] == [
-        ("a.md", (Span(100, 111),)), ("b.md", (Span(0, 17),))]
+        ("a.md", (Span(100, 111),)),
+        ("b.md", (Span(0, 17),)),
+    ]
     assert [j.doc_id for j in result.anti_citations[0]] == ["a.md", "b.md"]
 
 
 def test_a_failed_window_fails_every_passage_of_its_claim() -> None:
     class Failing(TablePairScorer):
         def run(self, premises, hypotheses):  # type: ignore[no-untyped-def]
-            return PairScores(tuple(PairScore.failure("bad reply", window=Span(0, len(p)))
-                                    for p in premises), "failing", "0")
+            return PairScores(
+                tuple(PairScore.failure("bad reply", window=Span(0, len(p))) for p in premises),
+                "failing",
+                "0",
+            )
 
     result = NLILayer(Failing({}), window="claim").run(
-        _evidence((_claim(0, "Bees dance."), (A, B))))
+        _evidence((_claim(0, "Bees dance."), (A, B)))
+    )
     assert result.results[0].label == "error"
     assert [j.error for j in result.judgements[0]] == ["bad reply", "bad reply"]
     assert result.failures == 1

@@ -62,8 +62,10 @@ def _chunks() -> tuple[Chunk, ...]:
 
 def test_report_labels_each_claim_with_evidence_and_summary() -> None:
     scorer = WordScorer()
-    answer = ("Honey bees perform a waggle dance. A colony can hold about 90,000 workers. "
-              "Bumblebees perform a waggle dance. I hope this helps!")
+    answer = (
+        "Honey bees perform a waggle dance. A colony can hold about 90,000 workers. "
+        "Bumblebees perform a waggle dance. I hope this helps!"
+    )
     report = make_answer_verifier(scorer, sources=_chunks()).run(answer)
     labels = {v.claim.text: v.label for v in report.verdicts}
     assert labels["Honey bees perform a waggle dance."] == "supported"
@@ -83,7 +85,7 @@ def test_report_labels_each_claim_with_evidence_and_summary() -> None:
     assert wrong_number.label == "contradicted"  # the knowledge layer: 90,000 vs 60,000
     assert wrong_number.values[0].found is not None
     for verdict in report.verdicts:
-        assert answer[verdict.claim.span.start:verdict.claim.span.end].strip()
+        assert answer[verdict.claim.span.start : verdict.claim.span.end].strip()
     assert len(scorer.calls) == 1  # one batched verifier call for every claim and passage
     assert report.calls["verifier_calls"] == 1
     assert set(report.timings) >= {"claims", "evidence", "nli", "knowledge"}
@@ -96,15 +98,17 @@ def test_layers_and_rules_change_the_verdict_but_keep_every_finding() -> None:
     both_all = make_answer_verifier(WordScorer(), sources=_chunks(), rule="all").run(answer)
     assert [r.layer for r in both_all.verdicts[0].layers] == ["nli", "knowledge"]
     assert both_all.rule == "all"
-    cascade = make_answer_verifier(WordScorer(), sources=_chunks(),
-                             rule=LayerCombiner("cascade", order=("knowledge", "nli")))
+    cascade = make_answer_verifier(
+        WordScorer(), sources=_chunks(), rule=LayerCombiner("cascade", order=("knowledge", "nli"))
+    )
     assert cascade.run(answer).verdicts[0].flagged
 
 
 def test_cited_passages_are_the_evidence_of_citing_claims() -> None:
     bees, colony, _ = _chunks()
     report = make_answer_verifier(WordScorer(), layers=("nli",)).run(
-        "Honey bees perform a waggle dance [2].", cited={1: bees, 2: colony})
+        "Honey bees perform a waggle dance [2].", cited={1: bees, 2: colony}
+    )
     verdict = report.verdicts[0]
     assert verdict.claim.markers == (2,)
     assert [j.chunk_id for j in verdict.evidence] == [colony.id]
@@ -116,11 +120,13 @@ def test_an_attached_marker_cites_over_numbered_blocks_and_is_text_without() -> 
     # Harden-2 #8: heap[5] is text in an answer with no blocks; dance[2] cites over blocks
     bees, colony, _ = _chunks()
     cited = make_answer_verifier(WordScorer(), layers=("nli",)).run(
-        "Honey bees perform a waggle dance[2].", cited={1: bees, 2: colony})
+        "Honey bees perform a waggle dance[2].", cited={1: bees, 2: colony}
+    )
     assert cited.verdicts[0].claim.markers == (2,)
     assert cited.verdicts[0].claim.text == "Honey bees perform a waggle dance."
     plain = make_answer_verifier(WordScorer(), sources=_chunks(), layers=("nli",)).run(
-        "Honey bees perform a waggle dance[2].")
+        "Honey bees perform a waggle dance[2]."
+    )
     assert plain.verdicts[0].claim.markers == ()
     assert plain.verdicts[0].claim.text == "Honey bees perform a waggle dance[2]."
 
@@ -139,8 +145,9 @@ def test_bad_input_is_refused_with_the_fix() -> None:
 
 def test_consistency_layer_needs_the_question_and_uses_the_chat_model() -> None:
     chat = ScriptedChatModel(["Honey bees perform a waggle dance."] * 5)
-    verifier = make_answer_verifier(WordScorer(), sources=_chunks(),
-                              layers=("nli", "consistency"), chat=chat)
+    verifier = make_answer_verifier(
+        WordScorer(), sources=_chunks(), layers=("nli", "consistency"), chat=chat
+    )
     with pytest.raises(InputError, match="question"):
         verifier.run("Honey bees perform a waggle dance.")
     report = verifier.run("Honey bees perform a waggle dance.", question="What do bees do?")
@@ -164,12 +171,16 @@ def test_stream_verifies_each_sentence_once_it_is_complete() -> None:
     for sentence in StreamVerifier(verifier).run(deltas()):
         streamed.append(sentence)
     assert [(s.index, s.verdicts[0].label) for s in streamed] == [
-        (0, "supported"), (1, "contradicted")]
+        (0, "supported"),
+        (1, "contradicted"),
+    ]
     # The first sentence was reported before the last piece arrived.
     assert seen[1] == (1, pieces[1])
     text = "".join(pieces)
     assert [s.span.of(text) for s in streamed] == [
-        "Honey bees perform a waggle dance.", "Bumblebees perform a waggle dance."]
+        "Honey bees perform a waggle dance.",
+        "Bumblebees perform a waggle dance.",
+    ]
 
 
 def test_a_claim_longer_than_the_window_is_a_failed_claim_not_a_score() -> None:
@@ -179,8 +190,10 @@ def test_a_claim_longer_than_the_window_is_a_failed_claim_not_a_score() -> None:
                 raise ClaimTooLongError("the claim is 12 tokens; the window holds 8: split it")
             return super().run(premises, hypotheses)
 
-    answer = ("Honey bees perform a waggle dance. Honey bees perform a waggle dance to show "
-              "other workers where food is.")
+    answer = (
+        "Honey bees perform a waggle dance. Honey bees perform a waggle dance to show "
+        "other workers where food is."
+    )
     report = make_answer_verifier(ShortWindow(), sources=_chunks(), layers=("nli",)).run(answer)
     assert [v.label for v in report.verdicts] == ["supported", "error"]
     failed = report.verdicts[1].layers[0]
@@ -197,10 +210,15 @@ def test_a_heading_source_never_makes_a_true_claim_contested() -> None:
     heading = "# The Waggle Dance and Foraging"
     passage = "Karl von Frisch decoded the waggle dance of honey bees."
     wrong = "Karl von Frisch won the Nobel Prize in 1983."
-    scorer = TablePairScorer({(heading, claim): (0.11, 0.58, 0.31),
-                              (passage, claim): (0.60, 0.00, 0.40),
-                              (passage, wrong): (0.05, 0.20, 0.75),
-                              (heading, wrong): (0.02, 0.90, 0.08)}, default=None)
+    scorer = TablePairScorer(
+        {
+            (heading, claim): (0.11, 0.58, 0.31),
+            (passage, claim): (0.60, 0.00, 0.40),
+            (passage, wrong): (0.05, 0.20, 0.75),
+            (heading, wrong): (0.02, 0.90, 0.08),
+        },
+        default=None,
+    )
     sources = source_chunks(source_documents(texts=[heading, passage]))
     verifier = make_answer_verifier(scorer, sources=sources, layers=("nli",))
     report = verifier.run(claim)
@@ -209,36 +227,48 @@ def test_a_heading_source_never_makes_a_true_claim_contested() -> None:
     assert report.summary["contested"] == 0
     payload = report.to_dict()["claims"][0]
     assert {e["text"]: e["cannot_state"] for e in payload["evidence"]} == {
-        heading: "heading", passage: None}
+        heading: "heading",
+        passage: None,
+    }
     # the heading's 0.90 cannot make a wrong claim contradicted either
     assert verifier.run(wrong).verdicts[0].label == "unsupported"
 
 
 # --- composed of its parts; the factory passes chat wherever it is used ------------------------
 
-DECOMPOSED = ('{"claims": [{"sentence": 1, "text": "Honey bees perform a waggle dance."}, '
-              '{"sentence": 1, "text": "Bumblebees perform a waggle dance."}]}')
-DECONTEXTUALIZED = ('{"claims": ["Honey bees perform a waggle dance.", '
-                    '"Bumblebees perform a waggle dance."]}')
+DECOMPOSED = (
+    '{"claims": [{"sentence": 1, "text": "Honey bees perform a waggle dance."}, '
+    '{"sentence": 1, "text": "Bumblebees perform a waggle dance."}]}'
+)
+DECONTEXTUALIZED = (
+    '{"claims": ["Honey bees perform a waggle dance.", "Bumblebees perform a waggle dance."]}'
+)
 COMPOUND = "Honey bees and bumblebees perform a waggle dance."
 
 
 def test_chat_reaches_the_claim_extractor_when_llm_claims_are_asked_for() -> None:
     chat = ScriptedChatModel([DECOMPOSED, DECONTEXTUALIZED], model_id="tiny-chat")
-    report = make_answer_verifier(WordScorer(), sources=_chunks(), layers=("nli",), chat=chat,
-                                  claims="llm").run(COMPOUND)
+    report = make_answer_verifier(
+        WordScorer(), sources=_chunks(), layers=("nli",), chat=chat, claims="llm"
+    ).run(COMPOUND)
     assert len(chat.requests) == 2
     assert report.claims_method == "llm"
     assert [v.claim.text.lower() for v in report.verdicts] == [
-        "honey bees perform a waggle dance.", "bumblebees perform a waggle dance."]
+        "honey bees perform a waggle dance.",
+        "bumblebees perform a waggle dance.",
+    ]
 
 
 def test_chat_writes_the_retrieval_questions_when_the_query_is_a_question() -> None:
     chat = ScriptedChatModel(["How many workers does a colony hold?"], model_id="asker")
-    many = source_chunks(source_documents(texts=[*SOURCES, "Wasps sting.", "Ants march.",
-                                                 "Moths fly at night.", "Ticks bite."]))
-    verifier = make_answer_verifier(WordScorer(), sources=many, layers=("nli",), chat=chat,
-                                    query="question", k=2)
+    many = source_chunks(
+        source_documents(
+            texts=[*SOURCES, "Wasps sting.", "Ants march.", "Moths fly at night.", "Ticks bite."]
+        )
+    )
+    verifier = make_answer_verifier(
+        WordScorer(), sources=many, layers=("nli",), chat=chat, query="question", k=2
+    )
     report = verifier.run("A honey bee colony can hold about 60,000 workers in summer.")
     assert len(chat.requests) == 1
     assert report.query_mode.startswith("question:question_v1")
@@ -246,24 +276,38 @@ def test_chat_writes_the_retrieval_questions_when_the_query_is_a_question() -> N
 
 
 def test_decompose_off_keeps_a_compound_sentence_one_claim() -> None:
-    verifier = make_answer_verifier(WordScorer(), sources=_chunks(), layers=("nli",),
-                                    decompose=False)
+    verifier = make_answer_verifier(
+        WordScorer(), sources=_chunks(), layers=("nli",), decompose=False
+    )
     assert len(verifier.run(COMPOUND).verdicts) == 1
-    composed = AnswerVerifier(NLILayer(WordScorer()), EvidenceGatherer(sources=_chunks()),
-                              claims=ClaimExtractor(decompose=False))
+    composed = AnswerVerifier(
+        NLILayer(WordScorer()),
+        EvidenceGatherer(sources=_chunks()),
+        claims=ClaimExtractor(decompose=False),
+    )
     assert len(composed.run(COMPOUND).verdicts) == 1
-    assert len(AnswerVerifier(NLILayer(WordScorer()), EvidenceGatherer(sources=_chunks()))
-               .run(COMPOUND).verdicts) == 2
+    assert (
+        len(
+            AnswerVerifier(NLILayer(WordScorer()), EvidenceGatherer(sources=_chunks()))
+            .run(COMPOUND)
+            .verdicts
+        )
+        == 2
+    )
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"chat": ScriptedChatModel([])}, "a chat model only where one is used"),
-    ({"claims": "llm"}, "a chat model to write the claims"),
-    ({"claims": "magic"}, "one of rules, llm"),
-    ({"layers": ("nli",), "knowledge": KnowledgeLayer()}, "only when layers include"),
-])
-def test_options_that_contradict_each_other_are_refused(options: dict[str, object],
-                                                        message: str) -> None:
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"chat": ScriptedChatModel([])}, "a chat model only where one is used"),
+        ({"claims": "llm"}, "a chat model to write the claims"),
+        ({"claims": "magic"}, "one of rules, llm"),
+        ({"layers": ("nli",), "knowledge": KnowledgeLayer()}, "only when layers include"),
+    ],
+)
+def test_options_that_contradict_each_other_are_refused(
+    options: dict[str, object], message: str
+) -> None:
     with pytest.raises(OptionError, match=message):
         make_answer_verifier(WordScorer(), sources=_chunks(), **options)  # type: ignore[arg-type]
 
@@ -273,8 +317,9 @@ def test_a_rule_and_the_layers_given_must_agree() -> None:
     with pytest.raises(OptionError, match="knowledge, which was not given"):
         AnswerVerifier(nli, evidence, rule=LayerCombiner("any", order=("nli", "knowledge")))
     with pytest.raises(OptionError, match="knowledge was given but the rule does not decide"):
-        AnswerVerifier(nli, evidence, knowledge=KnowledgeLayer(),
-                       rule=LayerCombiner("any", order=("nli",)))
+        AnswerVerifier(
+            nli, evidence, knowledge=KnowledgeLayer(), rule=LayerCombiner("any", order=("nli",))
+        )
     with pytest.raises(InputError, match="nli must be a NLILayer"):
         AnswerVerifier(WordScorer(), evidence)  # type: ignore[arg-type]
 
@@ -282,8 +327,9 @@ def test_a_rule_and_the_layers_given_must_agree() -> None:
 def test_one_window_per_claim_reads_one_pair_per_claim() -> None:
     scorer = WordScorer()
     answer = "Honey bees perform a waggle dance. Bumblebees perform a waggle dance."
-    report = make_answer_verifier(scorer, sources=_chunks(), layers=("nli",),
-                                  window="claim").run(answer)
+    report = make_answer_verifier(scorer, sources=_chunks(), layers=("nli",), window="claim").run(
+        answer
+    )
     assert scorer.calls == [2]  # two claims, three passages each, one pair per claim
     first = report.verdicts[0]
     # The fake read the window whole: every passage, each judged with the window's one reading.
@@ -297,5 +343,6 @@ def test_noisy_or_reads_each_passage_on_its_own_by_default() -> None:
     verifier = make_answer_verifier(WordScorer(), sources=_chunks(), aggregation="noisy_or")
     assert verifier.nli.window == "passage"
     with pytest.raises(OptionError, match="window='passage'"):
-        make_answer_verifier(WordScorer(), sources=_chunks(), aggregation="noisy_or",
-                             window="claim")
+        make_answer_verifier(
+            WordScorer(), sources=_chunks(), aggregation="noisy_or", window="claim"
+        )

@@ -21,8 +21,9 @@ ANSWER = "The museum is closed on Mondays. It opens at ten on Sundays."
 
 def _verify(answer: str, **options: object) -> Report:
     chunks = source_chunks(source_documents(texts=[SOURCE]))
-    verifier = make_answer_verifier(TablePairScorer({}), sources=chunks, layers=("nli",),
-                                    decontextualize=False, **options)  # type: ignore[arg-type]
+    verifier = make_answer_verifier(
+        TablePairScorer({}), sources=chunks, layers=("nli",), decontextualize=False, **options
+    )  # type: ignore[arg-type]
     return verifier.run(answer)
 
 
@@ -30,7 +31,7 @@ def _assert_exact(report: Report) -> None:
     for verdict in report.verdicts:
         assert verdict.unsupported_spans is not None
         for found in verdict.unsupported_spans:
-            assert report.answer[found.span.start:found.span.end] == found.text
+            assert report.answer[found.span.start : found.span.end] == found.text
             assert verdict.claim.span.start <= found.span.start
             assert found.span.end <= verdict.claim.span.end
 
@@ -38,8 +39,11 @@ def _assert_exact(report: Report) -> None:
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     pytest.importorskip("transformers")
-    return save_tiny_classifier(tmp_path_factory.mktemp("tiny-tokens") / "model",
-                                {0: "supported", 1: "hallucinated"}, tokens=True)
+    return save_tiny_classifier(
+        tmp_path_factory.mktemp("tiny-tokens") / "model",
+        {0: "supported", 1: "hallucinated"},
+        tokens=True,
+    )
 
 
 def test_the_token_model_s_spans_index_the_answer_not_the_claim(folder: Path) -> None:
@@ -53,15 +57,19 @@ def test_the_token_model_s_spans_index_the_answer_not_the_claim(folder: Path) ->
     written = second.claim.span.of(ANSWER)
     (direct,) = detector.run([SOURCE], [written])
     assert direct.spans, "the tiny model marks nothing at this threshold: lower it"
-    assert second.unsupported_spans == tuple(span.shifted(second.claim.span.start)
-                                             for span in direct.spans)
+    assert second.unsupported_spans == tuple(
+        span.shifted(second.claim.span.start) for span in direct.spans
+    )
     assert [found.text for found in second.unsupported_spans] == [
-        written[span.span.start:span.span.end] for span in direct.spans]
+        written[span.span.start : span.span.end] for span in direct.spans
+    ]
     assert report.span_detector == str(folder)
     assert report.to_dict()["claims"][-1]["unsupported_spans"][0] == {
         "start": second.claim.span.start + direct.spans[0].span.start,
         "end": second.claim.span.start + direct.spans[0].span.end,
-        "text": direct.spans[0].text, "confidence": direct.spans[0].confidence}
+        "text": direct.spans[0].text,
+        "confidence": direct.spans[0].confidence,
+    }
 
 
 def test_words_the_source_lacks_are_marked_and_every_claim_is_read_in_one_batch() -> None:
@@ -87,8 +95,9 @@ def test_without_a_detector_nothing_changes() -> None:
 
 def test_streamed_sentences_keep_offsets_into_the_whole_answer() -> None:
     chunks = source_chunks(source_documents(texts=[SOURCE]))
-    verifier = make_answer_verifier(TablePairScorer({}), sources=chunks, layers=("nli",),
-                                    spans=OverlapSpanDetector())
+    verifier = make_answer_verifier(
+        TablePairScorer({}), sources=chunks, layers=("nli",), spans=OverlapSpanDetector()
+    )
     words = ANSWER.split(" ")
     streamed = list(StreamVerifier(verifier).run(word + " " for word in words))
     merged = merge_reports(ANSWER + " ", streamed)

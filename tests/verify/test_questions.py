@@ -7,23 +7,35 @@ from veracity.verify.questions import QueryMaker, parse_question, rule_question
 pytestmark = pytest.mark.unit
 
 
-@pytest.mark.parametrize(("claim", "question"), [
-    ("Karl von Frisch won the Nobel Prize in 1973.",
-     "Karl von Frisch won the Nobel Prize in what year?"),
-    ("A colony has 60,000 bees.", "A colony has how many bees?"),
-    ("The treaty was signed on 20 Sept 2022 in Paris.",
-     "The treaty was signed on what date in Paris?"),
-    ("The hive sold $5 million of honey.", "The hive sold how much of honey?"),
-    ("About 45% of workers forage.", "What share of workers forage?"),
-    ("Since 1990 the club has had 40 members.", "The club has had members since what year?"),
-    ("It closed in May 2020.", "It closed in what month?"),
-    ("Under the Apache License, each Contributor grants 2 licenses.",
-     "Under the Apache License, each Contributor grants how many licenses?"),
-    ("The bees dance to show where food is.", "Is it true that the bees dance to show where "
-                                              "food is?"),
-])
-def test_rule_questions_ask_for_the_asserted_value_where_it_stood(claim: str,
-                                                                   question: str) -> None:
+@pytest.mark.parametrize(
+    ("claim", "question"),
+    [
+        (
+            "Karl von Frisch won the Nobel Prize in 1973.",
+            "Karl von Frisch won the Nobel Prize in what year?",
+        ),
+        ("A colony has 60,000 bees.", "A colony has how many bees?"),
+        (
+            "The treaty was signed on 20 Sept 2022 in Paris.",
+            "The treaty was signed on what date in Paris?",
+        ),
+        ("The hive sold $5 million of honey.", "The hive sold how much of honey?"),
+        ("About 45% of workers forage.", "What share of workers forage?"),
+        ("Since 1990 the club has had 40 members.", "The club has had members since what year?"),
+        ("It closed in May 2020.", "It closed in what month?"),
+        (
+            "Under the Apache License, each Contributor grants 2 licenses.",
+            "Under the Apache License, each Contributor grants how many licenses?",
+        ),
+        (
+            "The bees dance to show where food is.",
+            "Is it true that the bees dance to show where food is?",
+        ),
+    ],
+)
+def test_rule_questions_ask_for_the_asserted_value_where_it_stood(
+    claim: str, question: str
+) -> None:
     assert rule_question(claim) == question
     assert not any(ch.isdigit() for ch in question)
 

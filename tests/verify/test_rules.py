@@ -50,7 +50,7 @@ def test_a_claim_no_layer_judged_is_unchecked_never_supported(rule: str) -> None
 
 def test_cascade_asks_the_next_layer_only_when_unsure() -> None:
     cascade = LayerCombiner("cascade", order=("nli", "knowledge"), band=(0.25, 0.75))
-    assert cascade.run([NLI_OK, KB_CONTRA]) == "supported"        # nli sure: 0.1 <= 0.25
+    assert cascade.run([NLI_OK, KB_CONTRA]) == "supported"  # nli sure: 0.1 <= 0.25
     assert cascade.run([NLI_UNSURE, KB_CONTRA]) == "contradicted"  # nli unsure: knowledge decides
     assert cascade.run([NLI_UNSURE, KB_ABSTAIN]) == "unsupported"  # nobody sure: last judge
     reordered = LayerCombiner("cascade", order=("knowledge", "nli"))
@@ -58,8 +58,14 @@ def test_cascade_asks_the_next_layer_only_when_unsure() -> None:
 
 
 def test_logistic_weights_fit_save_and_load(tmp_path: Path) -> None:
-    findings = [[NLI_OK, KB_OK], [NLI_OK, KB_ABSTAIN], [NLI_BAD, KB_OK], [NLI_BAD, KB_CONTRA],
-                [NLI_UNSURE, KB_CONTRA], [NLI_OK, KB_CONTRA]] * 3
+    findings = [
+        [NLI_OK, KB_OK],
+        [NLI_OK, KB_ABSTAIN],
+        [NLI_BAD, KB_OK],
+        [NLI_BAD, KB_CONTRA],
+        [NLI_UNSURE, KB_CONTRA],
+        [NLI_OK, KB_CONTRA],
+    ] * 3
     labels = [False, False, True, True, True, True] * 3
     weights = fit_layer_weights(findings, labels, layers=("nli", "knowledge"), fitted_on="toy")
     path = weights.save(tmp_path / "weights.json")
@@ -74,8 +80,9 @@ def test_logistic_weights_fit_save_and_load(tmp_path: Path) -> None:
 
 
 def test_layer_features_centre_scores_and_mark_missing_layers() -> None:
-    assert layer_features([NLI_BAD, KB_ABSTAIN], ("nli", "knowledge")) == \
-        pytest.approx([0.45, 0.0, 1.0, 0.0])
+    assert layer_features([NLI_BAD, KB_ABSTAIN], ("nli", "knowledge")) == pytest.approx(
+        [0.45, 0.0, 1.0, 0.0]
+    )
 
 
 def test_bad_rules_and_weight_files(tmp_path: Path) -> None:

@@ -13,15 +13,20 @@ pytestmark = pytest.mark.unit
 
 TEXT = "Karl von Frisch decoded the waggle dance. He won the Nobel Prize in 1973."
 SOURCE = Chunk("bees.md#0", "bees.md", 0, TEXT, 0, len(TEXT))
-ANSWER = ("Great question! Karl von Frisch decoded the waggle dance. "
-          "He won the Nobel Prize in 1983. Bumblebees dance too.")
+ANSWER = (
+    "Great question! Karl von Frisch decoded the waggle dance. "
+    "He won the Nobel Prize in 1983. Bumblebees dance too."
+)
 
 
 def _verifier() -> object:
-    table = {(TEXT, "Karl von Frisch decoded the waggle dance."): (0.9, 0.0, 0.1),
-             (TEXT, "Karl von Frisch won the Nobel Prize in 1983."): (0.1, 0.8, 0.1)}
-    return make_answer_verifier(TablePairScorer(table), sources=[SOURCE],
-                                layers=("nli", "knowledge"))
+    table = {
+        (TEXT, "Karl von Frisch decoded the waggle dance."): (0.9, 0.0, 0.1),
+        (TEXT, "Karl von Frisch won the Nobel Prize in 1983."): (0.1, 0.8, 0.1),
+    }
+    return make_answer_verifier(
+        TablePairScorer(table), sources=[SOURCE], layers=("nli", "knowledge")
+    )
 
 
 def _without_timings(payload: dict[str, object]) -> dict[str, object]:

@@ -24,24 +24,30 @@ def verifier() -> AnswerVerifier:
     return make_answer_verifier(make_verifier("embedded"), sources=sources).load()
 
 
-@pytest.mark.xfail(strict=True, reason="a false contradiction of verifier 0.5.0: its network "
-                   "reads the claim's 'instead' against the passage (P(contradicted) 0.55); "
-                   "bench/README.md, verifier_reads")
+@pytest.mark.xfail(
+    strict=True,
+    reason="a false contradiction of verifier 0.5.0: its network "
+    "reads the claim's 'instead' against the passage (P(contradicted) 0.55); "
+    "bench/README.md, verifier_reads",
+)
 def test_the_true_round_dance_claim_is_supported(verifier: AnswerVerifier) -> None:
     answer = (EXAMPLES / "answer_to_check.md").read_text(encoding="utf-8")
     labels = {v.claim.text: v.label for v in verifier.run(answer).verdicts}
-    assert labels["For food closer than about 50 metres, a forager performs a round dance "
-                  "instead."] == "supported"
+    assert (
+        labels["For food closer than about 50 metres, a forager performs a round dance instead."]
+        == "supported"
+    )
 
 
 def test_the_sample_answer_gets_the_expected_verdicts(verifier: AnswerVerifier) -> None:
     answer = (EXAMPLES / "answer_to_check.md").read_text(encoding="utf-8")
     report = verifier.run(answer)
     labels = {v.claim.text: v.label for v in report.verdicts}
-    assert labels["He shared the Nobel Prize in Physiology or Medicine in 1983."] == \
-        "contradicted"
-    assert labels["The waggle dance is also performed by bumblebees to recruit nestmates."] == \
-        "unsupported"
+    assert labels["He shared the Nobel Prize in Physiology or Medicine in 1983."] == "contradicted"
+    assert (
+        labels["The waggle dance is also performed by bumblebees to recruit nestmates."]
+        == "unsupported"
+    )
     assert [s.reason for s in report.skipped] == ["greeting"]
     wrong_year = next(v for v in report.verdicts if "1983" in v.claim.text)
     year = next(value for value in wrong_year.values if value.text == "1983")
@@ -51,14 +57,14 @@ def test_the_sample_answer_gets_the_expected_verdicts(verifier: AnswerVerifier) 
     assert year.evidence.of(document.text) == "1973"
     for verdict in report.verdicts:
         for cited in verdict.citations:
-            assert document.text[cited.start:cited.end] == cited.text
+            assert document.text[cited.start : cited.end] == cited.text
     assert report.failures == 0
 
 
 def test_streaming_gives_the_same_verdicts(verifier: AnswerVerifier) -> None:
     answer = (EXAMPLES / "answer_to_check.md").read_text(encoding="utf-8")
     whole = verifier.run(answer)
-    pieces = [answer[i:i + 17] for i in range(0, len(answer), 17)]
+    pieces = [answer[i : i + 17] for i in range(0, len(answer), 17)]
     streamed = [v.label for s in StreamVerifier(verifier).run(pieces) for v in s.verdicts]
     assert streamed == [v.label for v in whole.verdicts]
 
@@ -68,13 +74,17 @@ def test_consistency_with_smollm2_scores_every_claim() -> None:
     from veracity.generate.chat import make_chat
 
     scorer = make_verifier("embedded")
-    layer = ConsistencyLayer(make_chat("llamacpp", scorer=scorer), scorer, samples=3,
-                             temperature=1.0, max_tokens=48)
+    layer = ConsistencyLayer(
+        make_chat("llamacpp", scorer=scorer), scorer, samples=3, temperature=1.0, max_tokens=48
+    )
     sources = source_chunks(source_documents([SOURCE]))
-    verifier = make_answer_verifier(scorer, sources=sources, layers=("nli", "consistency"),
-                              consistency=layer)
-    report = verifier.run("Karl von Frisch decoded the waggle dance.",
-                          question="Who decoded the honeybee waggle dance?")
+    verifier = make_answer_verifier(
+        scorer, sources=sources, layers=("nli", "consistency"), consistency=layer
+    )
+    report = verifier.run(
+        "Karl von Frisch decoded the waggle dance.",
+        question="Who decoded the honeybee waggle dance?",
+    )
     finding = report.verdicts[0].layer("consistency")
     assert finding is not None
     assert finding.error is None
@@ -85,8 +95,15 @@ def test_consistency_with_smollm2_scores_every_claim() -> None:
 
 def _chunk_of(document: str, text: str, index: int) -> Chunk:
     start = document.index(text)
-    return Chunk(f"waggle_dance.md#{index}", "waggle_dance.md", index, text, start,
-                 start + len(text), title="The Waggle Dance and Foraging")
+    return Chunk(
+        f"waggle_dance.md#{index}",
+        "waggle_dance.md",
+        index,
+        text,
+        start,
+        start + len(text),
+        title="The Waggle Dance and Foraging",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -94,17 +111,24 @@ def frisch_sources() -> tuple[Chunk, Chunk]:
     """The sample corpus's H1 heading as a chunk of its own (as this chunker still makes it,
     and as any other index may), and the paragraph that says who decoded the dance."""
     document = SOURCE.read_text(encoding="utf-8")
-    paragraph = next(block for block in document.split("\n\n")
-                     if block.startswith("The Austrian zoologist Karl von Frisch"))
-    return (_chunk_of(document, "# The Waggle Dance and Foraging", 0),
-            _chunk_of(document, f"## Who decoded it\n\n{paragraph}", 1))
+    paragraph = next(
+        block
+        for block in document.split("\n\n")
+        if block.startswith("The Austrian zoologist Karl von Frisch")
+    )
+    return (
+        _chunk_of(document, "# The Waggle Dance and Foraging", 0),
+        _chunk_of(document, f"## Who decoded it\n\n{paragraph}", 1),
+    )
 
 
 def test_a_heading_is_no_evidence_against_the_true_von_frisch_claim(
-        frisch_sources: tuple[Chunk, Chunk]) -> None:
+    frisch_sources: tuple[Chunk, Chunk],
+) -> None:
     claim = "The waggle dance was decoded by the Austrian zoologist Karl von Frisch."
-    verifier = make_answer_verifier(make_verifier("embedded"), sources=frisch_sources,
-                              layers=("nli",), k=2)
+    verifier = make_answer_verifier(
+        make_verifier("embedded"), sources=frisch_sources, layers=("nli",), k=2
+    )
     verdict = verifier.run(claim).verdicts[0]
     heading = next(j for j in verdict.evidence if j.chunk_id.endswith("#0"))
     assert heading.cannot_state == "heading"
@@ -112,12 +136,19 @@ def test_a_heading_is_no_evidence_against_the_true_von_frisch_claim(
     assert [j.chunk_id for j in verdict.citations] == ["waggle_dance.md#1"]
 
 
-@pytest.mark.parametrize("claim", ["Karl von Frisch won the Nobel Prize in 1983.",
-                                   "He shared the Nobel Prize in Physiology or Medicine in 1983."])
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Karl von Frisch won the Nobel Prize in 1983.",
+        "He shared the Nobel Prize in Physiology or Medicine in 1983.",
+    ],
+)
 def test_a_wrong_year_against_the_passage_is_still_contradicted(
-        frisch_sources: tuple[Chunk, Chunk], claim: str) -> None:
-    verifier = make_answer_verifier(make_verifier("embedded"), sources=frisch_sources,
-                              layers=("nli",), k=2)
+    frisch_sources: tuple[Chunk, Chunk], claim: str
+) -> None:
+    verifier = make_answer_verifier(
+        make_verifier("embedded"), sources=frisch_sources, layers=("nli",), k=2
+    )
     verdict = verifier.run(claim).verdicts[0]
     assert verdict.label == "contradicted"
     assert [j.chunk_id for j in verdict.anti_citations] == ["waggle_dance.md#1"]

@@ -36,9 +36,12 @@ def _passages(documents: list[Document]) -> tuple[Chunk, ...]:
 class Verifier:
     """Checks an answer claim by claim against the documents a pipeline retrieved."""
 
-    def __init__(self, verifier: str | PairScorer = defaults.VERIFIER,
-                 mode: GroundingMode = "supported",
-                 threshold: float = 1.0) -> None:
+    def __init__(
+        self,
+        verifier: str | PairScorer = defaults.VERIFIER,
+        mode: GroundingMode = "supported",
+        threshold: float = 1.0,
+    ) -> None:
         self.verifier = verifier
         self.mode, self.threshold = check_options(mode, threshold)
 
@@ -48,10 +51,14 @@ class Verifier:
 
     @component.output_types(grounded=bool, explanation=str, report=dict[str, Any])
     def run(self, answer: str, documents: list[Document]) -> dict[str, Any]:
-        grounding = GroundingCheck(scorer_of(self.verifier), mode=self.mode,
-                                   threshold=self.threshold).run(answer, _passages(documents))
-        return {"grounded": grounding.passed, "explanation": grounding.explain(),
-                "report": grounding.report.to_dict()}
+        grounding = GroundingCheck(
+            scorer_of(self.verifier), mode=self.mode, threshold=self.threshold
+        ).run(answer, _passages(documents))
+        return {
+            "grounded": grounding.passed,
+            "explanation": grounding.explain(),
+            "report": grounding.report.to_dict(),
+        }
 
 
 @component
@@ -59,8 +66,9 @@ class Repairer:
     """Repairs an answer against the documents (policy ``revise``, ``delete``, ``flag`` or
     ``refuse``; without a chat model ``revise`` substitutes values only)."""
 
-    def __init__(self, verifier: str | PairScorer = defaults.VERIFIER,
-                 policy: str = defaults.REPAIR_POLICY) -> None:
+    def __init__(
+        self, verifier: str | PairScorer = defaults.VERIFIER, policy: str = defaults.REPAIR_POLICY
+    ) -> None:
         self.verifier = verifier
         self.policy = check_policy(policy)
 
@@ -70,6 +78,7 @@ class Repairer:
 
     @component.output_types(answer=str, repair=dict[str, Any])
     def run(self, answer: str, documents: list[Document]) -> dict[str, Any]:
-        result = make_repairer(scorer_of(self.verifier), sources=_passages(documents),
-                               policy=self.policy).run(answer)
+        result = make_repairer(
+            scorer_of(self.verifier), sources=_passages(documents), policy=self.policy
+        ).run(answer)
         return {"answer": result.text, "repair": result.to_dict()}

@@ -42,10 +42,14 @@ __all__ = ["VeracityRetriever", "VerifyAnswer", "to_langchain"]
 
 def to_langchain(hits: Sequence[Hit]) -> list[LangChainDocument]:
     """LangChain documents of a veracity search's hits, best first, score in the metadata."""
-    return [LangChainDocument(page_content=hit.chunk.text,
-                              metadata=passage_metadata(hit.chunk) | {"score": hit.score,
-                                                                      "rank": hit.rank},
-                              id=hit.chunk.id) for hit in hits]
+    return [
+        LangChainDocument(
+            page_content=hit.chunk.text,
+            metadata=passage_metadata(hit.chunk) | {"score": hit.score, "rank": hit.rank},
+            id=hit.chunk.id,
+        )
+        for hit in hits
+    ]
 
 
 class VeracityRetriever(BaseRetriever):
@@ -56,9 +60,9 @@ class VeracityRetriever(BaseRetriever):
     k: int = defaults.TOP_K
     _retriever: Retriever | None = PrivateAttr(default=None)
 
-    def _get_relevant_documents(self, query: str, *,
-                                run_manager: CallbackManagerForRetrieverRun
-                                ) -> list[LangChainDocument]:
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[LangChainDocument]:
         if self._retriever is None:
             self._retriever = open_retriever(self.index, mode=self.mode)
         return to_langchain(self._retriever.run(query, k=self.k).hits)
@@ -67,43 +71,57 @@ class VeracityRetriever(BaseRetriever):
 class VerifyAnswer(Runnable[Mapping[str, Any], dict[str, Any]]):
     """Verifies ``answer`` against the chain's documents; see the module docstring."""
 
-    def __init__(self, *, verifier: str | PairScorer = defaults.VERIFIER,
-                 mode: GroundingMode = "supported",
-                 threshold: float = 1.0, repair: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        verifier: str | PairScorer = defaults.VERIFIER,
+        mode: GroundingMode = "supported",
+        threshold: float = 1.0,
+        repair: str | None = None,
+    ) -> None:
         self.verifier = verifier
         self.mode, self.threshold = check_options(mode, threshold)
         self.repair = None if repair is None else check_policy(repair)
 
-    def invoke(self, input: Mapping[str, Any], config: RunnableConfig | None = None,
-               **kwargs: Any) -> dict[str, Any]:
+    def invoke(
+        self, input: Mapping[str, Any], config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
         answer, documents = _answer_and_documents(input)
         question = input.get("question") or input.get("input")
-        sources = passages([Foreign(doc.page_content, doc.metadata, doc.id)
-                            for doc in documents])
+        sources = passages([Foreign(doc.page_content, doc.metadata, doc.id) for doc in documents])
         scorer = scorer_of(self.verifier)
         out = dict(input)
         if self.repair is not None:
             result = make_repairer(scorer, sources=sources, policy=self.repair).run(
-                answer, question=question)
-            out |= {"original_answer": answer, "answer": result.text,
-                    "repair": result.to_dict()}
+                answer, question=question
+            )
+            out |= {"original_answer": answer, "answer": result.text, "repair": result.to_dict()}
             answer = result.text
         grounding = GroundingCheck(scorer, mode=self.mode, threshold=self.threshold).run(
-            answer, sources, question=question)
-        return out | {"grounded": grounding.passed, "explanation": grounding.explain(),
-                      "verification": grounding.report.to_dict()}
+            answer, sources, question=question
+        )
+        return out | {
+            "grounded": grounding.passed,
+            "explanation": grounding.explain(),
+            "verification": grounding.report.to_dict(),
+        }
 
 
 def _answer_and_documents(given: Mapping[str, Any]) -> tuple[str, list[LangChainDocument]]:
     if not isinstance(given, Mapping):
-        raise InputError(f"VerifyAnswer takes a dict with 'answer' and 'context' (or "
-                         f"'documents'), got {type(given).__name__}")
+        raise InputError(
+            f"VerifyAnswer takes a dict with 'answer' and 'context' (or "
+            f"'documents'), got {type(given).__name__}"
+        )
     answer = given.get("answer")
     if not isinstance(answer, str):
         raise InputError("VerifyAnswer needs the answer text under 'answer'")
     documents = given.get("context", given.get("documents"))
-    if not isinstance(documents, list) or not all(isinstance(doc, LangChainDocument)
-                                                  for doc in documents):
-        raise InputError("VerifyAnswer needs the retrieved LangChain Documents under "
-                         "'context' (as create_retrieval_chain leaves them) or 'documents'")
+    if not isinstance(documents, list) or not all(
+        isinstance(doc, LangChainDocument) for doc in documents
+    ):
+        raise InputError(
+            "VerifyAnswer needs the retrieved LangChain Documents under "
+            "'context' (as create_retrieval_chain leaves them) or 'documents'"
+        )
     return answer, documents

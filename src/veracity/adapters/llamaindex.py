@@ -44,27 +44,35 @@ class VeracityReranker(BaseNodePostprocessor):
     def class_name(cls) -> str:
         return "VeracityReranker"
 
-    def _postprocess_nodes(self, nodes: list[NodeWithScore],
-                           query_bundle: QueryBundle | None = None) -> list[NodeWithScore]:
+    def _postprocess_nodes(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> list[NodeWithScore]:
         if query_bundle is None:
-            raise InputError("VeracityReranker needs the query: call it with query_bundle=... "
-                             "(a query engine passes it)")
+            raise InputError(
+                "VeracityReranker needs the query: call it with query_bundle=... "
+                "(a query engine passes it)"
+            )
         if not nodes:
             return []
         texts = [node.node.get_content() for node in nodes]
         scores = reranker_of(self.reranker).run(query_bundle.query_str, texts)
-        ranked = sorted(zip(scores.logits(), range(len(nodes)), strict=True),
-                        key=lambda pair: (-pair[0], pair[1]))
-        return [NodeWithScore(node=nodes[i].node, score=logit)
-                for logit, i in ranked[:self.top_n]]
+        ranked = sorted(
+            zip(scores.logits(), range(len(nodes)), strict=True),
+            key=lambda pair: (-pair[0], pair[1]),
+        )
+        return [NodeWithScore(node=nodes[i].node, score=logit) for logit, i in ranked[: self.top_n]]
 
 
 class VeracityEvaluator(BaseEvaluator):
     """Judges a response against its contexts claim by claim (see the module docstring)."""
 
-    def __init__(self, *, verifier: str | PairScorer = defaults.VERIFIER,
-                 mode: GroundingMode = "supported",
-                 threshold: float = 1.0) -> None:
+    def __init__(
+        self,
+        *,
+        verifier: str | PairScorer = defaults.VERIFIER,
+        mode: GroundingMode = "supported",
+        threshold: float = 1.0,
+    ) -> None:
         self.verifier = verifier
         self.mode, self.threshold = check_options(mode, threshold)
 
@@ -77,17 +85,32 @@ class VeracityEvaluator(BaseEvaluator):
     def _update_prompts(self, prompts: PromptDictType) -> None:
         """The evaluator has no prompts to update."""
 
-    async def aevaluate(self, query: str | None = None, response: str | None = None,
-                        contexts: Sequence[str] | None = None,
-                        **kwargs: Any) -> EvaluationResult:
+    async def aevaluate(
+        self,
+        query: str | None = None,
+        response: str | None = None,
+        contexts: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> EvaluationResult:
         if not isinstance(response, str) or not contexts:
-            raise InputError("VeracityEvaluator needs the response text and its contexts "
-                             "(evaluate_response passes both)")
-        sources = passages([Foreign(text, {}, f"context-{number}")
-                            for number, text in enumerate(contexts, start=1)])
-        grounding = GroundingCheck(scorer_of(self.verifier), mode=self.mode,
-                                   threshold=self.threshold).run(response, sources,
-                                                                 question=query)
-        return EvaluationResult(query=query, response=response, contexts=list(contexts),
-                                passing=grounding.passed, score=grounding.supported_share,
-                                feedback=grounding.explain(every_claim=True))
+            raise InputError(
+                "VeracityEvaluator needs the response text and its contexts "
+                "(evaluate_response passes both)"
+            )
+        sources = passages(
+            [
+                Foreign(text, {}, f"context-{number}")
+                for number, text in enumerate(contexts, start=1)
+            ]
+        )
+        grounding = GroundingCheck(
+            scorer_of(self.verifier), mode=self.mode, threshold=self.threshold
+        ).run(response, sources, question=query)
+        return EvaluationResult(
+            query=query,
+            response=response,
+            contexts=list(contexts),
+            passing=grounding.passed,
+            score=grounding.supported_share,
+            feedback=grounding.explain(every_claim=True),
+        )

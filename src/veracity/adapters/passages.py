@@ -44,12 +44,25 @@ def passage_metadata(chunk: Chunk) -> dict[str, Any]:
     """Metadata for a framework document made from ``chunk``: readable keys at the top level
     (``doc_id``, ``title``, ``section``, ``page``, ``start``, ``end``) and the whole passage
     under :data:`PROVENANCE`, so that it can be rebuilt exactly."""
-    return {"doc_id": chunk.doc_id, "title": chunk.title, "section": list(chunk.section),
-            "page": chunk.page, "start": chunk.start, "end": chunk.end,
-            PROVENANCE: {"chunk_id": chunk.id, "doc_id": chunk.doc_id, "index": chunk.index,
-                         "start": chunk.start, "end": chunk.end, "title": chunk.title,
-                         "section": list(chunk.section), "page": chunk.page,
-                         "page_end": chunk.page_end}}
+    return {
+        "doc_id": chunk.doc_id,
+        "title": chunk.title,
+        "section": list(chunk.section),
+        "page": chunk.page,
+        "start": chunk.start,
+        "end": chunk.end,
+        PROVENANCE: {
+            "chunk_id": chunk.id,
+            "doc_id": chunk.doc_id,
+            "index": chunk.index,
+            "start": chunk.start,
+            "end": chunk.end,
+            "title": chunk.title,
+            "section": list(chunk.section),
+            "page": chunk.page,
+            "page_end": chunk.page_end,
+        },
+    }
 
 
 def passages(documents: Sequence[Foreign]) -> tuple[Chunk, ...]:
@@ -65,10 +78,17 @@ def passages(documents: Sequence[Foreign]) -> tuple[Chunk, ...]:
         if isinstance(known, Mapping):
             chunks.append(_chunk(document.text, known, number))
             continue
-        name = document.id or document.metadata.get("source") \
-            or document.metadata.get("file_path") or f"document-{number}"
-        texts.append(Document(id=str(name), text=document.text,
-                              title=str(document.metadata.get("title") or name)))
+        name = (
+            document.id
+            or document.metadata.get("source")
+            or document.metadata.get("file_path")
+            or f"document-{number}"
+        )
+        texts.append(
+            Document(
+                id=str(name), text=document.text, title=str(document.metadata.get("title") or name)
+            )
+        )
     return (*chunks, *source_chunks(texts))
 
 
@@ -77,12 +97,21 @@ def _chunk(text: str, known: Mapping[str, Any], number: int) -> Chunk:
         start, end = int(known["start"]), int(known["end"])
         if end - start != len(text):
             raise ValueError(f"its span [{start}:{end}] does not fit its {len(text)} characters")
-        return Chunk(id=str(known["chunk_id"]), doc_id=str(known["doc_id"]),
-                     index=int(known["index"]), text=text, start=start, end=end,
-                     title=str(known.get("title") or ""),
-                     section=tuple(str(part) for part in known.get("section") or ()),
-                     page=known.get("page"), page_end=known.get("page_end"))
+        return Chunk(
+            id=str(known["chunk_id"]),
+            doc_id=str(known["doc_id"]),
+            index=int(known["index"]),
+            text=text,
+            start=start,
+            end=end,
+            title=str(known.get("title") or ""),
+            section=tuple(str(part) for part in known.get("section") or ()),
+            page=known.get("page"),
+            page_end=known.get("page_end"),
+        )
     except (KeyError, TypeError, ValueError) as error:
-        raise InputError(f"document {number}'s '{PROVENANCE}' metadata is not a veracity "
-                         f"passage ({error}): drop that key, or keep the document as "
-                         f"veracity returned it") from error
+        raise InputError(
+            f"document {number}'s '{PROVENANCE}' metadata is not a veracity "
+            f"passage ({error}): drop that key, or keep the document as "
+            f"veracity returned it"
+        ) from error

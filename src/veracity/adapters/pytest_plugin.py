@@ -52,10 +52,16 @@ class GroundedAssertion:
     def __init__(self, scorer: PairScorer) -> None:
         self.scorer = scorer
 
-    def __call__(self, answer: str, sources: Sequence[Source], *,
-                 mode: GroundingMode = "supported", threshold: float = 1.0,
-                 layers: Sequence[str] = defaults.VERIFY_LAYERS,
-                 question: str | None = None) -> Grounding:
+    def __call__(
+        self,
+        answer: str,
+        sources: Sequence[Source],
+        *,
+        mode: GroundingMode = "supported",
+        threshold: float = 1.0,
+        layers: Sequence[str] = defaults.VERIFY_LAYERS,
+        question: str | None = None,
+    ) -> Grounding:
         """The grounding of ``answer`` in ``sources``; raises :class:`NotGroundedError` if it fails.
 
         ``mode="supported"``: at least ``threshold`` of the claims supported (1.0: all);
@@ -72,23 +78,36 @@ class GroundedAssertion:
         return grounding
 
 
-def assert_grounded(answer: str, sources: Sequence[Source], *,
-                    mode: GroundingMode = "supported", threshold: float = 1.0,
-                    layers: Sequence[str] = defaults.VERIFY_LAYERS,
-                    question: str | None = None) -> Grounding:
+def assert_grounded(
+    answer: str,
+    sources: Sequence[Source],
+    *,
+    mode: GroundingMode = "supported",
+    threshold: float = 1.0,
+    layers: Sequence[str] = defaults.VERIFY_LAYERS,
+    question: str | None = None,
+) -> Grounding:
     """:class:`GroundedAssertion` with the shipped verifier, loaded on the first call."""
     __tracebackhide__ = True
     return GroundedAssertion(loaded_scorer(DEFAULT_VERIFIER))(
-        answer, sources, mode=mode, threshold=threshold, layers=layers, question=question)
+        answer, sources, mode=mode, threshold=threshold, layers=layers, question=question
+    )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("veracity", "grounding checks (veracity)")
-    group.addoption("--veracity-verifier", default=None, metavar="NAME",
-                    help="the verifier of the assert_grounded fixture: embedded (default), "
-                         "lexical, embedded:PATH, hf:MODEL...")
-    parser.addini("veracity_verifier", default=DEFAULT_VERIFIER,
-                  help="the verifier of the assert_grounded fixture (default: embedded)")
+    group.addoption(
+        "--veracity-verifier",
+        default=None,
+        metavar="NAME",
+        help="the verifier of the assert_grounded fixture: embedded (default), "
+        "lexical, embedded:PATH, hf:MODEL...",
+    )
+    parser.addini(
+        "veracity_verifier",
+        default=DEFAULT_VERIFIER,
+        help="the verifier of the assert_grounded fixture (default: embedded)",
+    )
 
 
 @pytest.fixture(scope="session")

@@ -33,8 +33,9 @@ def _load(make: Callable[[], TextEmbedder]) -> TextEmbedder:
     return embedder
 
 
-def _embed_task(embedder: TextEmbedder,
-                task: tuple[int, list[str]]) -> tuple[int, np.ndarray, tuple[int, ...]]:
+def _embed_task(
+    embedder: TextEmbedder, task: tuple[int, list[str]]
+) -> tuple[int, np.ndarray, tuple[int, ...]]:
     first, texts = task
     result = embedder.run(texts)
     return first, result.vectors, tuple(first + i for i in result.truncated)
@@ -44,8 +45,13 @@ class ParallelEmbedder:
     """Embeds texts on ``engine``'s workers, ``unit`` texts per task, each worker with its own
     embedder from ``make`` (the shipped MiniLM by default). ``close()`` stops the workers."""
 
-    def __init__(self, engine: Engine, make: Callable[[], TextEmbedder] = Embedder, *,
-                 unit: int = defaults.DENSE_BLOCK) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        make: Callable[[], TextEmbedder] = Embedder,
+        *,
+        unit: int = defaults.DENSE_BLOCK,
+    ) -> None:
         if unit < 1:
             raise InputError(f"unit={unit} must be 1 or more texts per task")
         probe = make()  # cheap: an embedder loads nothing until load()
@@ -73,11 +79,13 @@ class ParallelEmbedder:
     def run(self, texts: Sequence[str]) -> Embeddings:
         self.load()
         vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        tasks = [(first, list(texts[first:first + self.unit]))
-                 for first in range(0, len(texts), self.unit)]
+        tasks = [
+            (first, list(texts[first : first + self.unit]))
+            for first in range(0, len(texts), self.unit)
+        ]
         truncated: list[int] = []
         for first, block, cut in self.engine.map(_embed_task, tasks):
-            vectors[first:first + len(block)] = block
+            vectors[first : first + len(block)] = block
             truncated.extend(cut)
         return Embeddings(vectors, self.model_id, tuple(sorted(truncated)))
 

@@ -57,8 +57,12 @@ def _check_workers(workers: int | None) -> int:
     if workers is None:
         return default_workers()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise OptionError("workers", workers, "1 or more worker processes",
-                          f"Leave it out for one per core ({default_workers()} here).")
+        raise OptionError(
+            "workers",
+            workers,
+            "1 or more worker processes",
+            f"Leave it out for one per core ({default_workers()} here).",
+        )
     return workers
 
 
@@ -76,8 +80,12 @@ class Engine(Protocol):
 
     def __enter__(self) -> Engine: ...
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None: ...
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None: ...
 
 
 class _Closing:
@@ -87,8 +95,12 @@ class _Closing:
     def __enter__(self: S) -> S:
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         self.close()
 
 
@@ -159,8 +171,11 @@ class LocalPool(_Closing):
         else:
             main = threading.current_thread() is threading.main_thread()
             self._pool = ProcessPoolExecutor(
-                self.workers, mp_context=multiprocessing.get_context("fork"),
-                initializer=_initialize, initargs=(make, os.getpid(), main))
+                self.workers,
+                mp_context=multiprocessing.get_context("fork"),
+                initializer=_initialize,
+                initargs=(make, os.getpid(), main),
+            )
             self._pool.submit(_started)  # forks every worker now, from this thread
         return self
 
@@ -201,8 +216,9 @@ class _RayStage:
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         import numpy as np
 
-        results = [pickle.dumps(self.work(self.stage, pickle.loads(task)))
-                   for task in batch["task"]]
+        results = [
+            pickle.dumps(self.work(self.stage, pickle.loads(task))) for task in batch["task"]
+        ]
         return {"result": np.array(results, dtype=object)}
 
 
@@ -245,9 +261,13 @@ class RayData(_Closing):
         ray = ray_module("running on Ray (--ray)")
         if not ray.is_initialized():
             if self.address is None:
-                ray.init(num_cpus=self.workers, include_dashboard=False,
-                         _node_ip_address="127.0.0.1", configure_logging=False,
-                         log_to_driver=False)
+                ray.init(
+                    num_cpus=self.workers,
+                    include_dashboard=False,
+                    _node_ip_address="127.0.0.1",
+                    configure_logging=False,
+                    log_to_driver=False,
+                )
             else:
                 self._connect(ray)
             self._started = True
@@ -261,12 +281,15 @@ class RayData(_Closing):
         host = str(self.address).removeprefix("ray://").rpartition(":")[0]
         local = {"_node_ip_address": "127.0.0.1"} if host in ("127.0.0.1", "localhost") else {}
         try:
-            ray.init(address=self.address, configure_logging=False, log_to_driver=False,
-                     **local)
+            ray.init(address=self.address, configure_logging=False, log_to_driver=False, **local)
         except (ConnectionError, RuntimeError, ValueError) as exc:
-            raise OptionError("address", self.address, "the address of a running Ray cluster",
-                              f"Ray could not connect ({exc}). Start one with `ray start "
-                              "--head`, or leave the address out for a local Ray.") from exc
+            raise OptionError(
+                "address",
+                self.address,
+                "the address of a running Ray cluster",
+                f"Ray could not connect ({exc}). Start one with `ray start "
+                "--head`, or leave the address out for a local Ray.",
+            ) from exc
 
     def map(self, work: Callable[[Any, T], R], tasks: Iterable[T]) -> Iterator[R]:
         if self._make is None:
@@ -276,9 +299,13 @@ class RayData(_Closing):
             rows = [{"task": pickle.dumps(task)} for task in window]
             # a block per task, so that every actor gets work
             dataset = ray.data.from_items(rows, override_num_blocks=len(rows)).map_batches(
-                _RayStage, fn_constructor_args=(self._make, work), batch_size=1,
-                compute=ray.data.ActorPoolStrategy(size=self.workers), num_cpus=1,
-                batch_format="numpy")
+                _RayStage,
+                fn_constructor_args=(self._make, work),
+                batch_size=1,
+                compute=ray.data.ActorPoolStrategy(size=self.workers),
+                num_cpus=1,
+                batch_format="numpy",
+            )
             for batch in dataset.iter_batches(batch_size=None, batch_format="numpy"):
                 for result in batch["result"]:
                     yield pickle.loads(result)

@@ -47,18 +47,27 @@ class BatchItem:
         return item_key(self.id)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "line": self.line, "answer": self.answer,
-                "question": self.question, "sources": list(self.sources),
-                "cited": None if self.cited is None else {str(n): c for n, c in
-                                                          self.cited.items()}}
+        return {
+            "id": self.id,
+            "line": self.line,
+            "answer": self.answer,
+            "question": self.question,
+            "sources": list(self.sources),
+            "cited": None if self.cited is None else {str(n): c for n, c in self.cited.items()},
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BatchItem:
         """The inverse of :meth:`to_dict` (items cross process boundaries as dicts)."""
         cited = data.get("cited")
-        return cls(id=data["id"], line=int(data["line"]), answer=data["answer"],
-                   question=data.get("question"), sources=tuple(data.get("sources") or ()),
-                   cited=None if cited is None else {int(n): c for n, c in cited.items()})
+        return cls(
+            id=data["id"],
+            line=int(data["line"]),
+            answer=data["answer"],
+            question=data.get("question"),
+            sources=tuple(data.get("sources") or ()),
+            cited=None if cited is None else {int(n): c for n, c in cited.items()},
+        )
 
 
 @dataclass(frozen=True)
@@ -73,13 +82,19 @@ class BadLine:
 
     @property
     def key(self) -> str:
-        return line_key(self.line) if self.reason in LINE_REASONS or self.id is None \
+        return (
+            line_key(self.line)
+            if self.reason in LINE_REASONS or self.id is None
             else item_key(self.id)
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The error record written for the line."""
-        return {"id": self.id, "line": self.line,
-                "error": {"reason": self.reason, "message": self.message}}
+        return {
+            "id": self.id,
+            "line": self.line,
+            "error": {"reason": self.reason, "message": self.message},
+        }
 
 
 def item_key(item_id: str | int) -> str:
@@ -105,8 +120,9 @@ def record_key(record: Mapping[str, Any]) -> str | None:
     return None
 
 
-def parse_line(text: str, line: int, *,
-               sources_field: str | None = defaults.BATCH_SOURCES_FIELD) -> BatchItem | BadLine:
+def parse_line(
+    text: str, line: int, *, sources_field: str | None = defaults.BATCH_SOURCES_FIELD
+) -> BatchItem | BadLine:
     """The item on input line number ``line`` (1-based), or why it cannot be verified.
 
     ``sources_field`` names the field holding the line's source texts; ``None`` when evidence
@@ -115,31 +131,53 @@ def parse_line(text: str, line: int, *,
     try:
         data = json.loads(text)
     except ValueError as exc:
-        return BadLine(line, "bad_json", f"line {line} is not JSON ({exc}); write one JSON "
-                       "object per line")
+        return BadLine(
+            line, "bad_json", f"line {line} is not JSON ({exc}); write one JSON object per line"
+        )
     if not isinstance(data, dict):
-        return BadLine(line, "bad_json", f"line {line} is a JSON {type(data).__name__}, not an "
-                       'object; write {"id": ..., "answer": ...}')
+        return BadLine(
+            line,
+            "bad_json",
+            f"line {line} is a JSON {type(data).__name__}, not an "
+            'object; write {"id": ..., "answer": ...}',
+        )
     item_id = data.get("id")
     if isinstance(item_id, bool) or not isinstance(item_id, str | int) or item_id == "":
-        return BadLine(line, "no_id", f"line {line} has no id (a non-empty string or an "
-                       f"integer), got {item_id!r}; give every line a unique id")
+        return BadLine(
+            line,
+            "no_id",
+            f"line {line} has no id (a non-empty string or an "
+            f"integer), got {item_id!r}; give every line a unique id",
+        )
     answer = data.get("answer")
     if not isinstance(answer, str) or not answer.strip():
-        return BadLine(line, "no_answer", f"line {line} (id {item_id!r}) has no answer text; "
-                       'give "answer": "..."', item_id)
+        return BadLine(
+            line,
+            "no_answer",
+            f'line {line} (id {item_id!r}) has no answer text; give "answer": "..."',
+            item_id,
+        )
     question = data.get("question")
     if question is not None and not isinstance(question, str):
-        return BadLine(line, "bad_question", f"line {line} (id {item_id!r}): question must be "
-                       f"a string, got {type(question).__name__}", item_id)
+        return BadLine(
+            line,
+            "bad_question",
+            f"line {line} (id {item_id!r}): question must be "
+            f"a string, got {type(question).__name__}",
+            item_id,
+        )
     sources: tuple[str, ...] = ()
     if sources_field is not None:
         given = data.get(sources_field)
         if not isinstance(given, list) or not all(isinstance(s, str) for s in given):
-            return BadLine(line, "no_sources", f"line {line} (id {item_id!r}) has no "
-                           f"{sources_field!r} list of source texts; give "
-                           f'"{sources_field}": ["text", ...] or verify against --index DIR',
-                           item_id)
+            return BadLine(
+                line,
+                "no_sources",
+                f"line {line} (id {item_id!r}) has no "
+                f"{sources_field!r} list of source texts; give "
+                f'"{sources_field}": ["text", ...] or verify against --index DIR',
+                item_id,
+            )
         sources = tuple(given)
     cited = _cited(data.get("cited"))
     if isinstance(cited, str):

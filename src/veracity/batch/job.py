@@ -97,15 +97,23 @@ class VerifyBatch:
     ``sources_field`` names the field of each line's source texts (``None`` with an index).
     """
 
-    def __init__(self, settings: VerifySettings, engine: Engine | None = None, *,
-                 sources_field: str | None = defaults.BATCH_SOURCES_FIELD,
-                 answers_per_task: int = defaults.BATCH_ANSWERS_PER_TASK) -> None:
+    def __init__(
+        self,
+        settings: VerifySettings,
+        engine: Engine | None = None,
+        *,
+        sources_field: str | None = defaults.BATCH_SOURCES_FIELD,
+        answers_per_task: int = defaults.BATCH_ANSWERS_PER_TASK,
+    ) -> None:
         if not isinstance(settings, VerifySettings):
             raise InputError(f"settings must be VerifySettings, got {type(settings).__name__}")
         if (sources_field is None) == (settings.index is None):
-            raise OptionError("sources_field", sources_field,
-                              "a field name when there is no index, and None with one",
-                              "Verify against each line's sources or against an index.")
+            raise OptionError(
+                "sources_field",
+                sources_field,
+                "a field name when there is no index, and None with one",
+                "Verify against each line's sources or against an index.",
+            )
         if answers_per_task < 1:
             raise OptionError("answers_per_task", answers_per_task, "1 or more")
         self.settings = settings
@@ -113,13 +121,16 @@ class VerifyBatch:
         self.sources_field = sources_field
         self.answers_per_task = answers_per_task
 
-    def run(self, source: str | Path, out: str | Path, *,
-            progress: BatchProgress | None = None) -> BatchSummary:
+    def run(
+        self, source: str | Path, out: str | Path, *, progress: BatchProgress | None = None
+    ) -> BatchSummary:
         """Verify every line of ``source`` that ``out`` lacks; append the records to ``out``."""
         source, out = Path(source), Path(out)
         if not source.is_file():
-            raise InputError(f"the input {source} is not a file; give a JSONL file of "
-                             '{"id": ..., "answer": ...} lines')
+            raise InputError(
+                f"the input {source} is not a file; give a JSONL file of "
+                '{"id": ..., "answer": ...} lines'
+            )
         if out.exists() and out.resolve() == source.resolve():
             raise InputError(f"--out {out} is the input file; write the reports elsewhere")
         self.settings.check()
@@ -155,16 +166,24 @@ class VerifyBatch:
             log.close()
         seconds = time.perf_counter() - start
         return BatchSummary(
-            input=str(source), output=str(out), engine=self.engine.name,
-            workers=self.engine.workers, lines=lines, done_before=done_before, written=written,
-            pending=max(lines - len(state.keys), 0), counts=counts.to_dict(),
+            input=str(source),
+            output=str(out),
+            engine=self.engine.name,
+            workers=self.engine.workers,
+            lines=lines,
+            done_before=done_before,
+            written=written,
+            pending=max(lines - len(state.keys), 0),
+            counts=counts.to_dict(),
             seconds=round(seconds, 3),
             answers_per_second=round(answers / seconds, 3) if seconds > 0 else 0.0,
             claims_per_second=round(claims / seconds, 3) if seconds > 0 else 0.0,
-            cut_bytes=state.cut_bytes)
+            cut_bytes=state.cut_bytes,
+        )
 
-    def _tasks(self, source: Path, done: set[str],
-               commit: Callable[[list[BatchRecord]], None]) -> Iterator[list[BatchItem]]:
+    def _tasks(
+        self, source: Path, done: set[str], commit: Callable[[list[BatchRecord]], None]
+    ) -> Iterator[list[BatchItem]]:
         """Tasks of the lines ``done`` lacks; bad lines are committed as error records here."""
         task: list[BatchItem] = []
         for parsed in _parse(source, self.sources_field):
@@ -192,9 +211,14 @@ def _parse(source: Path, sources_field: str | None) -> Iterator[BatchItem | BadL
             if parsed.id is not None:
                 key = item_key(parsed.id)
                 if key in first_line:
-                    parsed = BadLine(number, "duplicate_id", f"line {number} has the id "
-                                     f"{parsed.id!r} of line {first_line[key]}; give every "
-                                     "line its own id", parsed.id)
+                    parsed = BadLine(
+                        number,
+                        "duplicate_id",
+                        f"line {number} has the id "
+                        f"{parsed.id!r} of line {first_line[key]}; give every "
+                        "line its own id",
+                        parsed.id,
+                    )
                 else:
                     first_line[key] = number
             yield parsed

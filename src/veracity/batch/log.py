@@ -82,8 +82,10 @@ class ResultLog:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         if self.path.is_dir():
-            raise InputError(f"--out {self.path} is a folder; give a file name such as "
-                             f"{self.path / 'reports.jsonl'}")
+            raise InputError(
+                f"--out {self.path} is a folder; give a file name such as "
+                f"{self.path / 'reports.jsonl'}"
+            )
         self._fd: int | None = None
 
     def open(self) -> LogState:

@@ -47,8 +47,14 @@ from veracity.batch.results import check_record, field_of, input_fields, read_re
 from veracity.errors import InputError, OptionError
 from veracity.types import VERDICT_LABELS
 
-__all__ = ["BatchOverview", "Breakdown", "BreakdownRow", "Overview", "SupportHistogram",
-           "overview_of"]
+__all__ = [
+    "BatchOverview",
+    "Breakdown",
+    "BreakdownRow",
+    "Overview",
+    "SupportHistogram",
+    "overview_of",
+]
 
 #: Worst first: how a sentence is shaded when its claims differ (as on the web page).
 WORST_FIRST = ("contradicted", "error", "unsupported", "unchecked", "supported")
@@ -69,8 +75,12 @@ class SupportHistogram:
     unscored: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"edges": list(self.edges), "counts": list(self.counts), "scored": self.scored,
-                "unscored": self.unscored}
+        return {
+            "edges": list(self.edges),
+            "counts": list(self.counts),
+            "scored": self.scored,
+            "unscored": self.unscored,
+        }
 
 
 @dataclass(frozen=True)
@@ -87,8 +97,13 @@ class BreakdownRow:
         return sum(self.labels.values())
 
     def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "records": self.records, "failed": self.failed,
-                "claims": self.claims, "labels": dict(self.labels)}
+        return {
+            "value": self.value,
+            "records": self.records,
+            "failed": self.failed,
+            "claims": self.claims,
+            "labels": dict(self.labels),
+        }
 
 
 @dataclass(frozen=True)
@@ -125,18 +140,24 @@ class Overview:
         """Write the page to ``path`` (UTF-8); returns the path."""
         path = Path(path)
         if path.is_dir():
-            raise InputError(f"the overview {path} is a folder; give a file name such as "
-                             f"{path / 'overview.html'}")
+            raise InputError(
+                f"the overview {path} is a folder; give a file name such as "
+                f"{path / 'overview.html'}"
+            )
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(self.html, encoding="utf-8")
         return path
 
     def to_dict(self) -> dict[str, Any]:
         """Everything but the page itself (its size in ``html_bytes``)."""
-        return {"counts": dict(self.counts), "support": self.support.to_dict(),
-                "breakdowns": [b.to_dict() for b in self.breakdowns],
-                "worst": list(self.worst), "seconds": self.seconds,
-                "html_bytes": len(self.html.encode("utf-8"))}
+        return {
+            "counts": dict(self.counts),
+            "support": self.support.to_dict(),
+            "breakdowns": [b.to_dict() for b in self.breakdowns],
+            "worst": list(self.worst),
+            "seconds": self.seconds,
+            "html_bytes": len(self.html.encode("utf-8")),
+        }
 
 
 class BatchOverview:
@@ -146,8 +167,14 @@ class BatchOverview:
     their claims; ``bins`` divide [0, 1] for the support histogram; ``title`` heads the page.
     """
 
-    def __init__(self, *, by: Sequence[str] = (), worst: int = defaults.OVERVIEW_WORST,
-                 bins: int = defaults.OVERVIEW_BINS, title: str = "verify-batch") -> None:
+    def __init__(
+        self,
+        *,
+        by: Sequence[str] = (),
+        worst: int = defaults.OVERVIEW_WORST,
+        bins: int = defaults.OVERVIEW_BINS,
+        title: str = "verify-batch",
+    ) -> None:
         if isinstance(by, str):
             raise OptionError("by", by, "a list of field names", f"Write by=[{by!r}].")
         names = tuple(by)
@@ -164,8 +191,12 @@ class BatchOverview:
         self.bins = bins
         self.title = title
 
-    def run(self, records: Iterable[Mapping[str, Any]], *,
-            inputs: Mapping[str, Mapping[str, Any]] | None = None) -> Overview:
+    def run(
+        self,
+        records: Iterable[Mapping[str, Any]],
+        *,
+        inputs: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> Overview:
         """The overview of ``records`` (verify-batch output records, in order); ``inputs``
         holds the fields of their input lines by record key (see
         :func:`~veracity.batch.results.input_fields`)."""
@@ -174,28 +205,45 @@ class BatchOverview:
         for position, record in enumerate(records, start=1):
             problem = check_record(record)
             if problem is not None:
-                raise InputError(f"record {position} is not a verify-batch record: {problem}; "
-                                 "give the records verify-batch wrote")
+                raise InputError(
+                    f"record {position} is not a verify-batch record: {problem}; "
+                    "give the records verify-batch wrote"
+                )
             tally.add(record)
         unseen = [name for name in self.by if not tally.fields_seen[name]]
         if unseen and tally.records:
-            raise OptionError("by", unseen[0], "a field of the records or of their input "
-                              f"lines; the records have {', '.join(sorted(tally.record_fields))}",
-                              "Name one of those, or give the input answers so that their "
-                              "fields can be used (veracity report --answers FILE).")
+            raise OptionError(
+                "by",
+                unseen[0],
+                "a field of the records or of their input "
+                f"lines; the records have {', '.join(sorted(tally.record_fields))}",
+                "Name one of those, or give the input answers so that their "
+                "fields can be used (veracity report --answers FILE).",
+            )
         histogram = tally.histogram(self.bins)
         breakdowns = tuple(tally.breakdown(name) for name in (EVIDENCE_FIELD, *self.by))
         worst = tally.worst_records()
         counts = {"records": tally.records} | tally.counts.to_dict()
-        page = _Page(self.title, counts, histogram, breakdowns, worst, tally.failed,
-                     tally.failed_records).html()
-        return Overview(html=page, counts=counts, support=histogram, breakdowns=breakdowns,
-                        worst=tuple(_key(record) for record in worst),
-                        seconds=round(time.perf_counter() - start, 3))
+        page = _Page(
+            self.title, counts, histogram, breakdowns, worst, tally.failed, tally.failed_records
+        ).html()
+        return Overview(
+            html=page,
+            counts=counts,
+            support=histogram,
+            breakdowns=breakdowns,
+            worst=tuple(_key(record) for record in worst),
+            seconds=round(time.perf_counter() - start, 3),
+        )
 
 
-def overview_of(results: str | Path, *, answers: str | Path | None = None,
-                by: Sequence[str] = (), worst: int = defaults.OVERVIEW_WORST) -> Overview:
+def overview_of(
+    results: str | Path,
+    *,
+    answers: str | Path | None = None,
+    by: Sequence[str] = (),
+    worst: int = defaults.OVERVIEW_WORST,
+) -> Overview:
     """The overview of the verify-batch output ``results``; ``answers`` is the input it read,
     needed only when a field of ``by`` is in the input lines and not in the records."""
     stage = BatchOverview(by=by, worst=worst, title=Path(results).name)
@@ -216,8 +264,9 @@ class _Group:
 class _Tally:
     """Running totals over the records (one pass; the worst answers kept in a bounded heap)."""
 
-    def __init__(self, by: tuple[str, ...], worst: int,
-                 inputs: Mapping[str, Mapping[str, Any]] | None) -> None:
+    def __init__(
+        self, by: tuple[str, ...], worst: int, inputs: Mapping[str, Mapping[str, Any]] | None
+    ) -> None:
         self.by = by
         self.inputs = inputs
         self.keep = worst
@@ -261,8 +310,7 @@ class _Tally:
         if claims and self.keep:
             supported = labels.count("supported") / len(claims)
             lowest = min((s for s in scores if s is not None), default=1.0)
-            entry = (-supported, labels.count("contradicted"), -lowest, -next(self._order),
-                     record)
+            entry = (-supported, labels.count("contradicted"), -lowest, -next(self._order), record)
             if len(self._heap) < self.keep:
                 heapq.heappush(self._heap, entry)
             else:
@@ -283,10 +331,11 @@ class _Tally:
         return SupportHistogram(edges, tuple(counts), len(self.support), self.unscored)
 
     def breakdown(self, name: str) -> Breakdown:
-        groups = sorted(self.groups[name].items(),
-                        key=lambda item: (-item[1].records, -sum(item[1].labels.values()),
-                                          item[0]))
-        top, rest = groups[:defaults.OVERVIEW_TOP_VALUES], groups[defaults.OVERVIEW_TOP_VALUES:]
+        groups = sorted(
+            self.groups[name].items(),
+            key=lambda item: (-item[1].records, -sum(item[1].labels.values()), item[0]),
+        )
+        top, rest = groups[: defaults.OVERVIEW_TOP_VALUES], groups[defaults.OVERVIEW_TOP_VALUES :]
         rows = [BreakdownRow(value, g.records, g.failed, _ordered(g.labels)) for value, g in top]
         if rest:
             merged = _Group()
@@ -295,8 +344,14 @@ class _Tally:
                 merged.failed += group.failed
                 for label, count in group.labels.items():
                     merged.labels[label] = merged.labels.get(label, 0) + count
-            rows.append(BreakdownRow(f"({len(rest)} other values)", merged.records,
-                                     merged.failed, _ordered(merged.labels)))
+            rows.append(
+                BreakdownRow(
+                    f"({len(rest)} other values)",
+                    merged.records,
+                    merged.failed,
+                    _ordered(merged.labels),
+                )
+            )
         return Breakdown(name, tuple(rows))
 
     def worst_records(self) -> list[Mapping[str, Any]]:
@@ -320,8 +375,12 @@ def _support(claim: Mapping[str, Any]) -> float | None:
     for layer in claim.get("layers") or ():
         if isinstance(layer, dict) and layer.get("layer") == "nli":
             score = layer.get("score")
-            if layer.get("error") or isinstance(score, bool) \
-                    or not isinstance(score, int | float) or not math.isfinite(score):
+            if (
+                layer.get("error")
+                or isinstance(score, bool)
+                or not isinstance(score, int | float)
+                or not math.isfinite(score)
+            ):
                 return None
             return min(max(1.0 - float(score), 0.0), 1.0)
     return None
@@ -374,15 +433,23 @@ article { border-top: 1px solid #ddd; padding-top: .5rem; }
 .claims { padding-left: 1.2rem; }
 details.claim { box-sizing: border-box; } details.claim summary { cursor: pointer; }
 """
-_CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
-        "base-uri 'none'; form-action 'none'")
+_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+    "base-uri 'none'; form-action 'none'"
+)
 _COLOUR = re.compile(r"\.verdict-(\w+)\s*\{\s*border-left:\s*\S+\s+solid\s+(#[0-9a-fA-F]{3,6})")
-_COUNT_ROWS = (("records", "records"), ("answers", "answers verified"),
-               ("errors", "failed records (not verified)"), ("claims", "claims"),
-               ("supported", "supported"), ("contradicted", "contradicted"),
-               ("unsupported", "unsupported"), ("unchecked", "unchecked"),
-               ("claim_failures", "claims not judged (error)"),
-               ("skipped", "sentences skipped (not claims)"))
+_COUNT_ROWS = (
+    ("records", "records"),
+    ("answers", "answers verified"),
+    ("errors", "failed records (not verified)"),
+    ("claims", "claims"),
+    ("supported", "supported"),
+    ("contradicted", "contradicted"),
+    ("unsupported", "unsupported"),
+    ("unchecked", "unchecked"),
+    ("claim_failures", "claims not judged (error)"),
+    ("skipped", "sentences skipped (not claims)"),
+)
 
 
 def verdict_colours(css: str) -> dict[str, str]:
@@ -395,9 +462,16 @@ def verdict_colours(css: str) -> dict[str, str]:
 
 
 class _Page:
-    def __init__(self, title: str, counts: Mapping[str, int], histogram: SupportHistogram,
-                 breakdowns: Sequence[Breakdown], worst: Sequence[Mapping[str, Any]],
-                 failed: int, failed_records: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(
+        self,
+        title: str,
+        counts: Mapping[str, int],
+        histogram: SupportHistogram,
+        breakdowns: Sequence[Breakdown],
+        worst: Sequence[Mapping[str, Any]],
+        failed: int,
+        failed_records: Sequence[Mapping[str, Any]],
+    ) -> None:
         self.title = title
         self.counts = counts
         self.histogram = histogram
@@ -410,75 +484,114 @@ class _Page:
 
     def html(self) -> str:
         parts = [
-            "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+            '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n',
             f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n',
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
             f"<title>veracity overview: {escape(self.title)}</title>\n",
             f"<style>{_CSS}{self.css}</style>\n</head>\n<body>\n",
             f"<h1>Overview of {escape(self.title)}</h1>\n",
-            self._counts(), self._support(),
+            self._counts(),
+            self._support(),
             *(self._breakdown(b) for b in self.breakdowns),
-            self._worst(), self._failures(), "</body>\n</html>\n"]
+            self._worst(),
+            self._failures(),
+            "</body>\n</html>\n",
+        ]
         return "".join(parts)
 
     def _counts(self) -> str:
-        rows = "".join(f"<tr><th scope=\"row\">{escape(name)}</th><td>{self.counts[key]}</td>"
-                       "</tr>\n" for key, name in _COUNT_ROWS)
-        return (f'<section id="counts"><h2>Counts</h2>\n<table class="counts">\n{rows}'
-                "</table>\n<p class=\"note\">A failed record is a failure, never a score: it "
-                "has no claims and is left out of the plots.</p></section>\n")
+        rows = "".join(
+            f'<tr><th scope="row">{escape(name)}</th><td>{self.counts[key]}</td></tr>\n'
+            for key, name in _COUNT_ROWS
+        )
+        return (
+            f'<section id="counts"><h2>Counts</h2>\n<table class="counts">\n{rows}'
+            '</table>\n<p class="note">A failed record is a failure, never a score: it '
+            "has no claims and is left out of the plots.</p></section>\n"
+        )
 
     def _support(self) -> str:
         from veracity.batch.plots import support_histogram
 
         h = self.histogram
-        caption = (f"{h.scored} claims with a support score; {h.unscored} without (not "
-                   "judged, or no NLI layer ran); failed records have none.")
-        plot = support_histogram(h.counts, h.edges, colour=self.colours.get(
-            "supported", "#2da44e")) if h.scored else "<p>No claim has a support score.</p>"
-        return (f'<section id="support"><h2>Claim support</h2>\n<figure>{plot}'
-                f"<figcaption>{escape(caption)}</figcaption></figure></section>\n")
+        caption = (
+            f"{h.scored} claims with a support score; {h.unscored} without (not "
+            "judged, or no NLI layer ran); failed records have none."
+        )
+        plot = (
+            support_histogram(h.counts, h.edges, colour=self.colours.get("supported", "#2da44e"))
+            if h.scored
+            else "<p>No claim has a support score.</p>"
+        )
+        return (
+            f'<section id="support"><h2>Claim support</h2>\n<figure>{plot}'
+            f"<figcaption>{escape(caption)}</figcaption></figure></section>\n"
+        )
 
     def _breakdown(self, breakdown: Breakdown) -> str:
         from veracity.batch.plots import label_bars
 
         name = breakdown.field
         anchor = "by-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-        what = ("the document of the passage that decided each claim (its best citation, "
+        what = (
+            (
+                "the document of the passage that decided each claim (its best citation, "
                 "else its best contradicting passage); records count the answers with a claim "
-                "there") if name == EVIDENCE_FIELD else f"the field {name!r} of each record"
-        labels = [label for label in VERDICT_LABELS
-                  if any(row.labels.get(label) for row in breakdown.rows)]
+                "there"
+            )
+            if name == EVIDENCE_FIELD
+            else f"the field {name!r} of each record"
+        )
+        labels = [
+            label
+            for label in VERDICT_LABELS
+            if any(row.labels.get(label) for row in breakdown.rows)
+        ]
         drawn = [(row.value, row.labels) for row in breakdown.rows if row.claims]
-        plot = label_bars(drawn, labels, self.colours, title=f"claim labels by {name}") \
-            if drawn else "<p>No claims to draw.</p>"
-        head = "".join(f"<th scope=\"col\">{escape(label)}</th>" for label in labels)
+        plot = (
+            label_bars(drawn, labels, self.colours, title=f"claim labels by {name}")
+            if drawn
+            else "<p>No claims to draw.</p>"
+        )
+        head = "".join(f'<th scope="col">{escape(label)}</th>' for label in labels)
         rows = "".join(
             f"<tr><td>{escape(row.value)}</td><td>{row.records}</td><td>{row.failed}</td>"
             f"<td>{row.claims}</td>"
             + "".join(f"<td>{row.labels.get(label, 0)}</td>" for label in labels)
             + f"<td>{_share(row.labels.get('supported', 0), row.claims)}</td></tr>\n"
-            for row in breakdown.rows)
-        return (f'<section id="{anchor}" class="breakdown"><h2>Labels by {escape(name)}</h2>\n'
-                f"<p class=\"note\">By {escape(what)}.</p>\n<figure>{plot}</figure>\n"
-                f'<table class="breakdown"><thead><tr><th scope="col">{escape(name)}</th>'
-                '<th scope="col">records</th><th scope="col">failed</th>'
-                f'<th scope="col">claims</th>{head}<th scope="col">supported share</th></tr>'
-                f"</thead>\n<tbody>\n{rows}</tbody></table></section>\n")
+            for row in breakdown.rows
+        )
+        return (
+            f'<section id="{anchor}" class="breakdown"><h2>Labels by {escape(name)}</h2>\n'
+            f'<p class="note">By {escape(what)}.</p>\n<figure>{plot}</figure>\n'
+            f'<table class="breakdown"><thead><tr><th scope="col">{escape(name)}</th>'
+            '<th scope="col">records</th><th scope="col">failed</th>'
+            f'<th scope="col">claims</th>{head}<th scope="col">supported share</th></tr>'
+            f"</thead>\n<tbody>\n{rows}</tbody></table></section>\n"
+        )
 
     def _worst(self) -> str:
         if not self.worst:
-            return ('<section id="worst"><h2>Worst answers</h2><p>No answer with claims.</p>'
-                    "</section>\n")
-        legend = ('<p class="legend">Each claim is marked by its verdict: '
-                  + ", ".join(f'<span class="swatch verdict-{label}">{label}</span>'
-                              for label in VERDICT_LABELS)
-                  + ". A sentence is shaded by its worst claim; open a claim for each layer's "
-                    "finding.</p>\n")
-        return (f'<section id="worst"><h2>Worst answers</h2>\n<p class="note">The '
-                f"{len(self.worst)} answers with the smallest share of supported claims, then "
-                "the most contradicted ones.</p>\n" + legend
-                + "".join(_answer(record) for record in self.worst) + "</section>\n")
+            return (
+                '<section id="worst"><h2>Worst answers</h2><p>No answer with claims.</p>'
+                "</section>\n"
+            )
+        legend = (
+            '<p class="legend">Each claim is marked by its verdict: '
+            + ", ".join(
+                f'<span class="swatch verdict-{label}">{label}</span>' for label in VERDICT_LABELS
+            )
+            + ". A sentence is shaded by its worst claim; open a claim for each layer's "
+            "finding.</p>\n"
+        )
+        return (
+            f'<section id="worst"><h2>Worst answers</h2>\n<p class="note">The '
+            f"{len(self.worst)} answers with the smallest share of supported claims, then "
+            "the most contradicted ones.</p>\n"
+            + legend
+            + "".join(_answer(record) for record in self.worst)
+            + "</section>\n"
+        )
 
     def _failures(self) -> str:
         if not self.failed:
@@ -487,15 +600,19 @@ class _Page:
             f"<tr><td>{escape(_value_text(record.get('id')))}</td>"
             f"<td>{escape(_value_text(record.get('line')))}</td>"
             f"<td>{escape(_value_text(record['error'].get('reason')))}</td>"
-            f"<td class=\"message\">{escape(_value_text(record['error'].get('message')))}</td>"
-            "</tr>\n" for record in self.failed_records)
+            f'<td class="message">{escape(_value_text(record["error"].get("message")))}</td>'
+            "</tr>\n"
+            for record in self.failed_records
+        )
         more = self.failed - len(self.failed_records)
-        note = f"<p class=\"note\">and {more} more in the results file.</p>" if more else ""
-        return (f'<section id="failures"><h2>Failed records ({self.failed})</h2>\n'
-                '<table class="failures"><thead><tr><th scope="col">id</th>'
-                '<th scope="col">line</th><th scope="col">reason</th>'
-                f'<th scope="col">message</th></tr></thead>\n<tbody>\n{rows}</tbody></table>'
-                f"{note}</section>\n")
+        note = f'<p class="note">and {more} more in the results file.</p>' if more else ""
+        return (
+            f'<section id="failures"><h2>Failed records ({self.failed})</h2>\n'
+            '<table class="failures"><thead><tr><th scope="col">id</th>'
+            '<th scope="col">line</th><th scope="col">reason</th>'
+            f'<th scope="col">message</th></tr></thead>\n<tbody>\n{rows}</tbody></table>'
+            f"{note}</section>\n"
+        )
 
 
 def _share(part: int, whole: int) -> str:
@@ -510,13 +627,18 @@ def _answer(record: Mapping[str, Any]) -> str:
     labels = [_label(claim) for claim in claims]
     supported = labels.count("supported")
     question = record.get("question")
-    asked = (f"<p><b>Question:</b> {escape(question)}</p>\n"
-             if isinstance(question, str) and question else "")
+    asked = (
+        f"<p><b>Question:</b> {escape(question)}</p>\n"
+        if isinstance(question, str) and question
+        else ""
+    )
     items = "".join(_claim(claim) for claim in claims)
-    return (f"<article><h3>{escape(_value_text(record.get('id')))} "
-            f"(line {escape(_value_text(record.get('line')))}): {supported} of {len(claims)} "
-            f"claims supported</h3>\n{asked}<div class=\"answer\">{_shaded(answer, claims)}"
-            f"</div>\n<ol class=\"claims\">{items}</ol></article>\n")
+    return (
+        f"<article><h3>{escape(_value_text(record.get('id')))} "
+        f"(line {escape(_value_text(record.get('line')))}): {supported} of {len(claims)} "
+        f'claims supported</h3>\n{asked}<div class="answer">{_shaded(answer, claims)}'
+        f'</div>\n<ol class="claims">{items}</ol></article>\n'
+    )
 
 
 def _claim(claim: Mapping[str, Any]) -> str:
@@ -526,22 +648,34 @@ def _claim(claim: Mapping[str, Any]) -> str:
     found = "".join(
         f"<p>{escape(_value_text(layer.get('layer')))}: "
         f"{escape(_value_text(layer.get('error') or layer.get('detail') or layer.get('label')))}"
-        "</p>" for layer in claim.get("layers") or () if isinstance(layer, dict))
-    return (f'<li><details class="claim verdict-{label}"><summary>{label} · {escape(text)}'
-            f"</summary>{found}</details></li>\n")
+        "</p>"
+        for layer in claim.get("layers") or ()
+        if isinstance(layer, dict)
+    )
+    return (
+        f'<li><details class="claim verdict-{label}"><summary>{label} · {escape(text)}'
+        f"</summary>{found}</details></li>\n"
+    )
 
 
 def _shaded(answer: str, claims: Sequence[Mapping[str, Any]]) -> str:
     """``answer`` escaped, each sentence with claims in a span shaded by its worst claim."""
     from veracity.verify.claims import split_answer
 
-    spans = {sentence.index: (sentence.span.start, sentence.span.end)
-             for sentence in split_answer(answer)} if answer.strip() else {}
+    spans = (
+        {
+            sentence.index: (sentence.span.start, sentence.span.end)
+            for sentence in split_answer(answer)
+        }
+        if answer.strip()
+        else {}
+    )
     worst: dict[tuple[int, int], str] = {}
     for claim in claims:
         sentence = claim.get("sentence")
-        where = (spans.get(sentence) if isinstance(sentence, int) else None) \
-            or _span(claim.get("span"), len(answer))
+        where = (spans.get(sentence) if isinstance(sentence, int) else None) or _span(
+            claim.get("span"), len(answer)
+        )
         if where is None:
             continue
         label = _label(claim)
@@ -553,16 +687,18 @@ def _shaded(answer: str, claims: Sequence[Mapping[str, Any]]) -> str:
         if start < position:  # overlaps the sentence before: left as it is
             continue
         pieces.append(escape(answer[position:start]))
-        pieces.append(f'<span class="sentence verdict-{label}">{escape(answer[start:end])}'
-                      "</span>")
+        pieces.append(f'<span class="sentence verdict-{label}">{escape(answer[start:end])}</span>')
         position = end
     pieces.append(escape(answer[position:]))
     return "".join(pieces)
 
 
 def _span(value: Any, length: int) -> tuple[int, int] | None:
-    if isinstance(value, list) and len(value) == 2 \
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in value) \
-            and 0 <= value[0] < value[1] <= length:
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        and 0 <= value[0] < value[1] <= length
+    ):
         return value[0], value[1]
     return None

@@ -18,9 +18,15 @@ from veracity._deps import require
 
 __all__ = ["label_bars", "support_histogram"]
 
-_RC = {"svg.fonttype": "none", "svg.hashsalt": "veracity", "text.parse_math": False,
-       "font.family": "sans-serif", "font.size": 9, "axes.spines.top": False,
-       "axes.spines.right": False}
+_RC = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "veracity",
+    "text.parse_math": False,
+    "font.family": "sans-serif",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
 #: What matplotlib writes before the <svg> element and the metadata it would date.
 _PROLOGUE = re.compile(r"\A.*?(?=<svg\b)", re.S)
 _METADATA = {"Creator": None, "Date": None, "Format": None, "Type": None}
@@ -53,16 +59,28 @@ def support_histogram(counts: Sequence[int], edges: Sequence[float], *, colour: 
         figure = Figure(figsize=(7.0, 2.4), layout="constrained")
         axes = figure.add_subplot()
         widths = [right - left for left, right in itertools.pairwise(edges)]
-        axes.bar(list(edges[:-1]), list(counts), width=widths, align="edge", color=colour,
-                 edgecolor="white", linewidth=0.5)
+        axes.bar(
+            list(edges[:-1]),
+            list(counts),
+            width=widths,
+            align="edge",
+            color=colour,
+            edgecolor="white",
+            linewidth=0.5,
+        )
         axes.set_xlim(0.0, 1.0)
         axes.set_xlabel("support: P(supported) of the claim's evidence (NLI layer)")
         axes.set_ylabel("claims")
         return _svg(figure, f"histogram of claim support, {sum(counts)} claims")
 
 
-def label_bars(rows: Sequence[tuple[str, Mapping[str, int]]], labels: Sequence[str],
-               colours: Mapping[str, str], *, title: str) -> str:
+def label_bars(
+    rows: Sequence[tuple[str, Mapping[str, int]]],
+    labels: Sequence[str],
+    colours: Mapping[str, str],
+    *,
+    title: str,
+) -> str:
     """One horizontal bar per row, split by the share of each label among its claims."""
     matplotlib = _matplotlib()
     from matplotlib.figure import Figure
@@ -75,10 +93,18 @@ def label_bars(rows: Sequence[tuple[str, Mapping[str, int]]], labels: Sequence[s
         totals = [max(sum(counts.get(label, 0) for label in labels), 1) for _, counts in rows]
         left = [0.0] * len(rows)
         for label in labels:
-            shares = [counts.get(label, 0) / total
-                      for (_, counts), total in zip(rows, totals, strict=True)]
-            axes.barh(positions, shares, left=left, color=colours.get(label, "#999999"),
-                      label=label, height=0.7)
+            shares = [
+                counts.get(label, 0) / total
+                for (_, counts), total in zip(rows, totals, strict=True)
+            ]
+            axes.barh(
+                positions,
+                shares,
+                left=left,
+                color=colours.get(label, "#999999"),
+                label=label,
+                height=0.7,
+            )
             left = [a + b for a, b in zip(left, shares, strict=True)]
         names = [_short(name) for name, _ in rows]
         axes.set_yticks(positions, labels=names)
@@ -94,4 +120,4 @@ def label_bars(rows: Sequence[tuple[str, Mapping[str, int]]], labels: Sequence[s
 
 def _short(name: str) -> str:
     flat = " ".join(name.split())
-    return flat if len(flat) <= _LABEL_CHARS else flat[:_LABEL_CHARS - 1] + "…"
+    return flat if len(flat) <= _LABEL_CHARS else flat[: _LABEL_CHARS - 1] + "…"

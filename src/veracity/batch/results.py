@@ -31,8 +31,10 @@ from veracity.errors import DocumentError, InputError
 
 __all__ = ["check_record", "field_of", "input_fields", "read_results"]
 
-_FIX = ("give the --out file of `veracity verify-batch`, whose lines are "
-        '{"id", "line", "summary", "claims", ...} or {"id", "line", "error"}')
+_FIX = (
+    "give the --out file of `veracity verify-batch`, whose lines are "
+    '{"id", "line", "summary", "claims", ...} or {"id", "line", "error"}'
+)
 
 
 def check_record(record: Any) -> str | None:
@@ -54,8 +56,10 @@ def read_results(path: str | Path) -> Iterator[dict[str, Any]]:
     """The records of the verify-batch output ``path``, in file order (blank lines skipped)."""
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"the results {path} are not a file; give the JSONL that "
-                         "`veracity verify-batch --out` wrote")
+        raise InputError(
+            f"the results {path} are not a file; give the JSONL that "
+            "`veracity verify-batch --out` wrote"
+        )
     with path.open("r", encoding="utf-8", errors="replace", newline="\n") as handle:
         for number, text in enumerate(handle, start=1):
             if not text.strip():
@@ -64,16 +68,23 @@ def read_results(path: str | Path) -> Iterator[dict[str, Any]]:
                 record = json.loads(text)
             except ValueError as exc:
                 if not text.endswith("\n"):
-                    raise DocumentError(f"{path}:{number}", "torn_line",
-                                        "the last line is cut short (the run that wrote it "
-                                        "was stopped); run verify-batch again with the same "
-                                        "--out to finish it, then build the overview") from exc
-                raise DocumentError(f"{path}:{number}", "bad_line",
-                                    f"not JSON ({exc}); {_FIX}") from exc
+                    raise DocumentError(
+                        f"{path}:{number}",
+                        "torn_line",
+                        "the last line is cut short (the run that wrote it "
+                        "was stopped); run verify-batch again with the same "
+                        "--out to finish it, then build the overview",
+                    ) from exc
+                raise DocumentError(
+                    f"{path}:{number}", "bad_line", f"not JSON ({exc}); {_FIX}"
+                ) from exc
             problem = check_record(record)
             if problem is not None:
-                raise DocumentError(f"{path}:{number}", "not_a_record",
-                                    f"not a verify-batch record: {problem}; {_FIX}")
+                raise DocumentError(
+                    f"{path}:{number}",
+                    "not_a_record",
+                    f"not a verify-batch record: {problem}; {_FIX}",
+                )
             yield record
 
 
@@ -86,8 +97,9 @@ def input_fields(path: str | Path, names: Sequence[str]) -> dict[str, dict[str, 
     """
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"the answers {path} are not a file; give the JSONL that "
-                         "verify-batch read")
+        raise InputError(
+            f"the answers {path} are not a file; give the JSONL that verify-batch read"
+        )
     found: dict[str, dict[str, Any]] = {}
     seen: set[str] = set()
     with path.open("r", encoding="utf-8", errors="replace", newline="\n") as handle:
@@ -102,8 +114,7 @@ def input_fields(path: str | Path, names: Sequence[str]) -> dict[str, dict[str, 
                 continue
             item_id = data.get("id")
             key = line_key(number)
-            if isinstance(item_id, str | int) and not isinstance(item_id, bool) \
-                    and item_id != "":
+            if isinstance(item_id, str | int) and not isinstance(item_id, bool) and item_id != "":
                 if item_key(item_id) not in seen:
                     key = item_key(item_id)
                 seen.add(item_key(item_id))
@@ -113,8 +124,9 @@ def input_fields(path: str | Path, names: Sequence[str]) -> dict[str, dict[str, 
     return found
 
 
-def field_of(record: Mapping[str, Any], name: str,
-             inputs: Mapping[str, Mapping[str, Any]] | None) -> tuple[bool, Any]:
+def field_of(
+    record: Mapping[str, Any], name: str, inputs: Mapping[str, Mapping[str, Any]] | None
+) -> tuple[bool, Any]:
     """Whether the record (or its input line, in ``inputs``) has the field ``name``, and its
     value: the output record's own field first, then the input line's."""
     if name in record:

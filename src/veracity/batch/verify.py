@@ -61,14 +61,21 @@ class VerifySettings:
         if self.window not in WINDOWS:
             raise OptionError("window", self.window, f"one of {', '.join(WINDOWS)}")
         if not callable(self.verifier):
-            raise OptionError("verifier", self.verifier, "a factory that makes a PairScorer",
-                              "For example functools.partial(make_verifier, 'embedded').")
+            raise OptionError(
+                "verifier",
+                self.verifier,
+                "a factory that makes a PairScorer",
+                "For example functools.partial(make_verifier, 'embedded').",
+            )
         unknown = [name for name in self.layers if name not in BATCH_LAYERS]
         if unknown or not self.layers:
-            raise OptionError("layers", ",".join(self.layers),
-                              f"one or more of {', '.join(BATCH_LAYERS)} in a batch",
-                              "The consistency layer needs a chat model; verify those answers "
-                              "with `veracity verify --llm ...`.")
+            raise OptionError(
+                "layers",
+                ",".join(self.layers),
+                f"one or more of {', '.join(BATCH_LAYERS)} in a batch",
+                "The consistency layer needs a chat model; verify those answers "
+                "with `veracity verify --llm ...`.",
+            )
 
     def check(self) -> None:
         """Fail now, before any worker starts, on options no worker could run with."""
@@ -78,8 +85,15 @@ class VerifySettings:
             from veracity.retrieve.open import open_retriever
 
             open_retriever(self.index, mode=self.mode)
-        make_answer_verifier(self.verifier(), sources=(), layers=self.layers, rule=self.rule,
-                             k=self.k, tau=self.tau, window=self.window)
+        make_answer_verifier(
+            self.verifier(),
+            sources=(),
+            layers=self.layers,
+            rule=self.rule,
+            k=self.k,
+            tau=self.tau,
+            window=self.window,
+        )
 
 
 @dataclass(frozen=True)
@@ -128,21 +142,34 @@ class ItemVerifier:
         try:
             report = parts.verify(item)
         except VeracityError as exc:
-            return BatchRecord.of_bad_line(BadLine(item.line, type(exc).__name__, str(exc),
-                                                   item.id))
+            return BatchRecord.of_bad_line(
+                BadLine(item.line, type(exc).__name__, str(exc), item.id)
+            )
         except Exception as exc:  # one bad answer must not stop a long run
             where = traceback.extract_tb(exc.__traceback__)[-1]
-            return BatchRecord.of_bad_line(BadLine(
-                item.line, "unexpected", f"{type(exc).__name__}: {exc} (at {where.filename}:"
-                f"{where.lineno}); please report it with this line", item.id))
+            return BatchRecord.of_bad_line(
+                BadLine(
+                    item.line,
+                    "unexpected",
+                    f"{type(exc).__name__}: {exc} (at {where.filename}:"
+                    f"{where.lineno}); please report it with this line",
+                    item.id,
+                )
+            )
         return BatchRecord(item.key, {"id": item.id, "line": item.line} | report.to_dict())
 
 
 class _Parts:
     """What a worker makes once: the scorer, the knowledge layer, the index and its store."""
 
-    def __init__(self, settings: VerifySettings, scorer: PairScorer, knowledge: Any,
-                 index_verifier: Any, store: Any) -> None:
+    def __init__(
+        self,
+        settings: VerifySettings,
+        scorer: PairScorer,
+        knowledge: Any,
+        index_verifier: Any,
+        store: Any,
+    ) -> None:
         self.settings = settings
         self.scorer = scorer
         self.knowledge = knowledge
@@ -193,18 +220,33 @@ class _Parts:
         for number, chunk_id in item.cited.items():
             chunk = find(chunk_id)
             if chunk is None:
-                raise InputError(f"cited [{number}] names the chunk {chunk_id!r}, which is not "
-                                 "among the line's sources or in the index (source texts are "
-                                 "chunked as text-1#0, text-1#1, text-2#0, ...)")
+                raise InputError(
+                    f"cited [{number}] names the chunk {chunk_id!r}, which is not "
+                    "among the line's sources or in the index (source texts are "
+                    "chunked as text-1#0, text-1#1, text-2#0, ...)"
+                )
             cited[number] = chunk
         return cited
 
 
-def _pipeline(settings: VerifySettings, scorer: PairScorer, knowledge: Any, *,
-              retriever: Any = None, sources: tuple[Chunk, ...] = ()) -> Any:
+def _pipeline(
+    settings: VerifySettings,
+    scorer: PairScorer,
+    knowledge: Any,
+    *,
+    retriever: Any = None,
+    sources: tuple[Chunk, ...] = (),
+) -> Any:
     from veracity.verify.pipeline import make_answer_verifier
 
-    return make_answer_verifier(scorer, retriever=retriever, sources=sources,
-                                layers=settings.layers, rule=settings.rule, k=settings.k,
-                                tau=settings.tau, knowledge=knowledge,
-                                window=settings.window)
+    return make_answer_verifier(
+        scorer,
+        retriever=retriever,
+        sources=sources,
+        layers=settings.layers,
+        rule=settings.rule,
+        k=settings.k,
+        tau=settings.tau,
+        knowledge=knowledge,
+        window=settings.window,
+    )

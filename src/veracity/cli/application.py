@@ -54,7 +54,6 @@ EXIT_PARTIAL = 1
 EXIT_FAILED = 2
 
 
-
 def choice_list(choices: Sequence[str]) -> str:
     """``choices`` for a help text, from the registry or ``Literal`` that defines them.
 
@@ -65,10 +64,12 @@ def choice_list(choices: Sequence[str]) -> str:
 
 
 #: Options several commands share, declared once (each command gives the default).
-VerifierOption = Annotated[str, typer.Option(
-    help=choice_list((*VERIFIERS, "hf:<model>", "seq2seq:<model>")))]
-IndexSearchOption = Annotated[str, typer.Option(
-    "--mode", help=f"index search: {choice_list(defaults.SEARCH_MODES)}")]
+VerifierOption = Annotated[
+    str, typer.Option(help=choice_list((*VERIFIERS, "hf:<model>", "seq2seq:<model>")))
+]
+IndexSearchOption = Annotated[
+    str, typer.Option("--mode", help=f"index search: {choice_list(defaults.SEARCH_MODES)}")
+]
 
 
 def models_of(ctx: typer.Context) -> Models:
@@ -79,13 +80,16 @@ def models_of(ctx: typer.Context) -> Models:
 
 #: Library option names that a command spells otherwise (``Chunker(size=...)`` is
 #: ``--chunk-tokens``); any other name that is one of the command's options is spelt as its flag.
-_LIBRARY_NAMES = {"index": {"size": "chunk_tokens", "address": "ray_address"},
-                  "calibrate": {"hits": "k"},
-                  "verify": {"chat": "llm", "claims": "llm_claims"},
-                  "repair": {"chat": "llm"},
-                  "search": {"depth": "rerank_depth"}, "ask": {"depth": "rerank_depth"},
-                  "serve": {"depth": "rerank_depth"},
-                  "verify-batch": {"address": "ray_address", "by": "report_by"}}
+_LIBRARY_NAMES = {
+    "index": {"size": "chunk_tokens", "address": "ray_address"},
+    "calibrate": {"hits": "k"},
+    "verify": {"chat": "llm", "claims": "llm_claims"},
+    "repair": {"chat": "llm"},
+    "search": {"depth": "rerank_depth"},
+    "ask": {"depth": "rerank_depth"},
+    "serve": {"depth": "rerank_depth"},
+    "verify-batch": {"address": "ray_address", "by": "report_by"},
+}
 
 
 def cli_names() -> dict[str, str]:
@@ -98,8 +102,11 @@ def cli_names() -> dict[str, str]:
     context = get_current_context(silent=True)
     if context is None:
         return {}
-    flags = {param.name: param.opts[0] for param in context.command.params
-             if param.param_type_name == "option" and param.name and param.opts}
+    flags = {
+        param.name: param.opts[0]
+        for param in context.command.params
+        if param.param_type_name == "option" and param.name and param.opts
+    }
     names = dict(flags)
     for library, option in _LIBRARY_NAMES.get(context.info_name or "", {}).items():
         if option in flags:
@@ -126,8 +133,19 @@ def emit_json(payload: Any, *, indent: int | None = 2) -> None:
 
 
 #: Extensions of the files veracity reads; a value ending in one is taken for a file name.
-_FILE_SUFFIXES = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".jsonl", ".json",
-                  ".csv", ".text", ".rst")
+_FILE_SUFFIXES = (
+    ".txt",
+    ".md",
+    ".markdown",
+    ".html",
+    ".htm",
+    ".pdf",
+    ".jsonl",
+    ".json",
+    ".csv",
+    ".text",
+    ".rst",
+)
 
 
 def looks_like_path(value: str) -> bool:
@@ -163,7 +181,8 @@ def _named_file(value: str, option: str) -> Path | None:
                 raise InputError(f"{option} {loop}")
             raise InputError(
                 f"{option} {value}: no such file (the current folder is {Path.cwd()}); check "
-                f"the name, or to check this text itself write it in a file and give that")
+                f"the name, or to check this text itself write it in a file and give that"
+            )
         if is_dir:
             raise InputError(f"{option} {value}: is a folder; give a file")
     elif not is_file:
@@ -201,29 +220,37 @@ def read_document_or_text(value: str, option: str) -> str:
     if loaded.failures:
         raise loaded.failures[0]
     if len(loaded.documents) != 1:
-        raise InputError(f"{option} {value}: holds {len(loaded.documents)} documents; give a "
-                         "file with one (check --batch FILE.jsonl scores many pairs)")
+        raise InputError(
+            f"{option} {value}: holds {len(loaded.documents)} documents; give a "
+            "file with one (check --batch FILE.jsonl scores many pairs)"
+        )
     return loaded.documents[0].text
 
 
-def more_sources(sources: list[Path] | None, extra: list[str], *,
-                 command: str) -> list[Path] | None:
+def more_sources(
+    sources: list[Path] | None, extra: list[str], *, command: str
+) -> list[Path] | None:
     """``--sources A B C``: the words after ``--sources`` that are no option are sources too."""
     if extra and not sources:
-        raise InputError(f"unexpected argument {extra[0]!r}: give files to check against with "
-                         f"--sources {' '.join(extra)}")
+        raise InputError(
+            f"unexpected argument {extra[0]!r}: give files to check against with "
+            f"--sources {' '.join(extra)}"
+        )
     unknown = [word for word in extra if word.startswith("-") and word != "-"]
     if unknown:
         raise InputError(f"no such option: {unknown[0]} (see veracity {command} --help)")
     return None if sources is None else [*sources, *map(Path, extra)]
 
 
-def evidence_sources(sources: list[Path] | None, index_dir: Path | None, *, mode: str,
-                     command: str) -> tuple[Retriever | None, tuple[Chunk, ...]]:
+def evidence_sources(
+    sources: list[Path] | None, index_dir: Path | None, *, mode: str, command: str
+) -> tuple[Retriever | None, tuple[Chunk, ...]]:
     """The retriever of ``--index`` or the passages of ``--sources`` (exactly one is given)."""
     if bool(sources) == (index_dir is not None):
-        raise InputError(f"give the sources to {command} against: --sources FILE ... or "
-                         "--index DIR (one of them, not both)")
+        raise InputError(
+            f"give the sources to {command} against: --sources FILE ... or "
+            "--index DIR (one of them, not both)"
+        )
     if index_dir is not None:
         from veracity.retrieve.open import open_retriever
 
@@ -252,8 +279,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
     """
     app = typer.Typer(
         name="veracity",
-        help="Grounded answers with checkable citations, and claim verification, offline on a "
-             "CPU.",
+        help="Grounded answers with checkable citations, and claim verification, offline on a CPU.",
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,

@@ -29,31 +29,46 @@ def ask(
     ctx: typer.Context,
     question: Annotated[str, typer.Argument(help="the question")],
     index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
-    llm: Annotated[str, typer.Option(
-        help="extractive, llamacpp[:PATH] or openai:URL")] = defaults.CHAT_BACKEND,
+    llm: Annotated[
+        str, typer.Option(help="extractive, llamacpp[:PATH] or openai:URL")
+    ] = defaults.CHAT_BACKEND,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
     verifier: VerifierOption = defaults.VERIFIER,
-    mode: Annotated[str, typer.Option(help=choice_list(defaults.SEARCH_MODES))]
-    = defaults.SEARCH_MODE,
+    mode: Annotated[
+        str, typer.Option(help=choice_list(defaults.SEARCH_MODES))
+    ] = defaults.SEARCH_MODE,
     k: Annotated[int, typer.Option("-k", help="passages given to the model")] = defaults.TOP_K,
-    tau: Annotated[float, typer.Option(help="P(supported) a citation must reach")]
-    = defaults.CITATION_TAU,
-    abstain: Annotated[bool, typer.Option(
-        help="abstain below the index's calibration, else the shipped default (or "
-             "--threshold)")] = True,
-    signal: Annotated[str | None, typer.Option(
-        help=f"confidence signal for --threshold: {choice_list(get_args(defaults.Signal))}")]
-    = None,
-    threshold: Annotated[float | None, typer.Option(
-        help="abstain below this signal value instead of the calibrated one")] = None,
+    tau: Annotated[
+        float, typer.Option(help="P(supported) a citation must reach")
+    ] = defaults.CITATION_TAU,
+    abstain: Annotated[
+        bool,
+        typer.Option(
+            help="abstain below the index's calibration, else the shipped default (or --threshold)"
+        ),
+    ] = True,
+    signal: Annotated[
+        str | None,
+        typer.Option(
+            help=f"confidence signal for --threshold: {choice_list(get_args(defaults.Signal))}"
+        ),
+    ] = None,
+    threshold: Annotated[
+        float | None,
+        typer.Option(help="abstain below this signal value instead of the calibrated one"),
+    ] = None,
     rerank: Annotated[bool, typer.Option("--rerank", help=RERANK_HELP)] = False,
     reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,
     rerank_depth: Annotated[int | None, typer.Option(help=DEPTH_HELP)] = None,
-    repair: Annotated[bool, typer.Option(
-        "--repair", help="repair the answer against the index afterwards (see veracity "
-                         "repair)")] = False,
-    policy: Annotated[str, typer.Option(
-        help=f"--repair: {choice_list(get_args(defaults.Policy))}")] = defaults.REPAIR_POLICY,
+    repair: Annotated[
+        bool,
+        typer.Option(
+            "--repair", help="repair the answer against the index afterwards (see veracity repair)"
+        ),
+    ] = False,
+    policy: Annotated[
+        str, typer.Option(help=f"--repair: {choice_list(get_args(defaults.Policy))}")
+    ] = defaults.REPAIR_POLICY,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Answer from the index with checked [n] citations, or say "I don't know".
@@ -81,30 +96,43 @@ def ask(
             notes.append(retriever.note)
         scorer = models_of(ctx).verifier(verifier)
         searched = retriever.name if isinstance(retriever, FallbackRetriever) else mode
-        abstainer = index_abstainer(index_dir, mode=searched, signal=signal,
-                                    threshold=threshold, scorer=scorer,
-                                    notes=notes) if abstain else None
+        abstainer = (
+            index_abstainer(
+                index_dir,
+                mode=searched,
+                signal=signal,
+                threshold=threshold,
+                scorer=scorer,
+                notes=notes,
+            )
+            if abstain
+            else None
+        )
         generator = GroundedGenerator(models_of(ctx).chat(llm, model, scorer), scorer, tau=tau)
-        retriever = reranked(ctx, retriever, rerank=rerank, reranker=reranker,
-                             depth=rerank_depth)
+        retriever = reranked(ctx, retriever, rerank=rerank, reranker=reranker, depth=rerank_depth)
         answer = Asker(retriever, generator, k=k, abstainer=abstainer).run(question)
         repaired = None
         if repair and answer.answered and answer.text.strip():
             from veracity.repair.pipeline import check_policy, make_repairer
 
             # The extractive backend copies passages: it cannot write questions or edits.
-            chat = None if llm == "extractive" or policy not in ("revise", "delete") \
+            chat = (
+                None
+                if llm == "extractive" or policy not in ("revise", "delete")
                 else generator.chat
-            repairer = make_repairer(scorer, retriever=retriever, chat=chat, k=k,
-                                     policy=check_policy(policy))
+            )
+            repairer = make_repairer(
+                scorer, retriever=retriever, chat=chat, k=k, policy=check_policy(policy)
+            )
             blocks = {n: hit.chunk for n, hit in enumerate(answer.sources, start=1)}
             repaired = repairer.run(answer.text, question=question, cited=blocks)
         elif repair:
             notes.append("--repair: the answer abstained or declined; nothing to repair")
     except VeracityError as exc:
         raise fail(exc) from exc
-    code = EXIT_PARTIAL if answer.failures or (repaired is not None and repaired.failures) \
-        else EXIT_OK
+    code = (
+        EXIT_PARTIAL if answer.failures or (repaired is not None and repaired.failures) else EXIT_OK
+    )
     if as_json:
         extra = {} if not repair else {"repair": None if repaired is None else repaired.to_dict()}
         emit_json(answer.to_dict() | extra | {"notes": notes, "exit_code": code})
@@ -135,10 +163,13 @@ def _dev_questions(path: Path) -> tuple[list[tuple[str, bool]], list[str]]:
         except ValueError as exc:
             skipped.append(f"{path}:{number}: not JSON ({exc})")
             continue
-        if not isinstance(row, dict) or not isinstance(row.get("question"), str) or \
-                not row["question"].strip() or not isinstance(row.get("answerable"), bool):
-            skipped.append(f"{path}:{number}: needs a string question and a true/false "
-                           "answerable")
+        if (
+            not isinstance(row, dict)
+            or not isinstance(row.get("question"), str)
+            or not row["question"].strip()
+            or not isinstance(row.get("answerable"), bool)
+        ):
+            skipped.append(f"{path}:{number}: needs a string question and a true/false answerable")
             continue
         rows.append((row["question"], row["answerable"]))
     return rows, skipped
@@ -147,14 +178,19 @@ def _dev_questions(path: Path) -> tuple[list[tuple[str, bool]], list[str]]:
 def calibrate_command(
     ctx: typer.Context,
     index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
-    dev: Annotated[Path, typer.Option(
-        help="JSONL of {question, answerable: true/false} (e.g. examples/questions.jsonl)")],
-    signal: Annotated[str, typer.Option(help=choice_list(get_args(defaults.Signal)))]
-    = defaults.ABSTAIN_SIGNAL,
-    mode: Annotated[str, typer.Option(help=choice_list(defaults.SEARCH_MODES))]
-    = defaults.SEARCH_MODE,
-    k: Annotated[int, typer.Option("-k", help="passages retrieved per question")]
-    = defaults.TOP_K,
+    dev: Annotated[
+        Path,
+        typer.Option(
+            help="JSONL of {question, answerable: true/false} (e.g. examples/questions.jsonl)"
+        ),
+    ],
+    signal: Annotated[
+        str, typer.Option(help=choice_list(get_args(defaults.Signal)))
+    ] = defaults.ABSTAIN_SIGNAL,
+    mode: Annotated[
+        str, typer.Option(help=choice_list(defaults.SEARCH_MODES))
+    ] = defaults.SEARCH_MODE,
+    k: Annotated[int, typer.Option("-k", help="passages retrieved per question")] = defaults.TOP_K,
     verifier: Annotated[str, typer.Option(help="verifier for top_support")] = defaults.VERIFIER,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
@@ -178,22 +214,36 @@ def calibrate_command(
         if not rows:
             raise VeracityError(f"{dev} holds no usable {{question, answerable}} row")
         retriever = open_retriever(index_dir, mode=mode).load()
-        results = [retriever.run(question, k=k) for question, _ in
-                   track(rows, description="retrieving", console=errors, disable=as_json)]
+        results = [
+            retriever.run(question, k=k)
+            for question, _ in track(
+                rows, description="retrieving", console=errors, disable=as_json
+            )
+        ]
         readings = confidence.run(results)
-        calibration = calibrate([r.value for r in readings],
-                                [not answerable for _, answerable in rows], signal=signal)
-        stored = save_calibration(index_dir, calibration, mode=mode, k=k,
-                                  verifier=None if scorer is None else scorer.model_id,
-                                  dev=str(dev))
+        calibration = calibrate(
+            [r.value for r in readings], [not answerable for _, answerable in rows], signal=signal
+        )
+        stored = save_calibration(
+            index_dir,
+            calibration,
+            mode=mode,
+            k=k,
+            verifier=None if scorer is None else scorer.model_id,
+            dev=str(dev),
+        )
     except VeracityError as exc:
         raise fail(exc) from exc
-    failures = [f"{question!r}: {r.error}" for (question, _), r in zip(rows, readings,
-                                                                       strict=True) if r.error]
+    failures = [
+        f"{question!r}: {r.error}"
+        for (question, _), r in zip(rows, readings, strict=True)
+        if r.error
+    ]
     code = EXIT_PARTIAL if skipped or failures else EXIT_OK
     if as_json:
-        emit_json(stored.to_dict() | {"skipped": skipped, "failed_questions": failures,
-                                                 "exit_code": code})
+        emit_json(
+            stored.to_dict() | {"skipped": skipped, "failed_questions": failures, "exit_code": code}
+        )
         raise typer.Exit(code)
     for message in skipped + failures:
         show(styled("skipped", "yellow"), f" {message}", out=errors)

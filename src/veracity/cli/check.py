@@ -34,12 +34,18 @@ def gives_probabilities(scorer: PairScorer) -> bool:
 
 def check(
     ctx: typer.Context,
-    premise: Annotated[str | None, typer.Option(
-        help="premise text, or a file holding it, read as `veracity index` reads it (txt, md, "
-             "html, pdf); - reads standard input")] = None,
+    premise: Annotated[
+        str | None,
+        typer.Option(
+            help="premise text, or a file holding it, read as `veracity index` reads it (txt, md, "
+            "html, pdf); - reads standard input"
+        ),
+    ] = None,
     claim: Annotated[str | None, typer.Option(help="the claim to check")] = None,
-    batch: Annotated[Path | None, typer.Option(
-        help="JSONL file of {premise, claim} rows (an `id` is passed through)")] = None,
+    batch: Annotated[
+        Path | None,
+        typer.Option(help="JSONL file of {premise, claim} rows (an `id` is passed through)"),
+    ] = None,
     verifier: VerifierOption = defaults.VERIFIER,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
@@ -80,8 +86,11 @@ def check_batch(checker: PairChecker, path: Path, chunk: int = 64) -> int:
             continue
         try:
             row = json.loads(line)
-            if not isinstance(row, dict) or not isinstance(row.get("premise"), str) or \
-                    not isinstance(row.get("claim", row.get("hypothesis")), str):
+            if (
+                not isinstance(row, dict)
+                or not isinstance(row.get("premise"), str)
+                or not isinstance(row.get("claim", row.get("hypothesis")), str)
+            ):
                 raise ValueError("need string fields premise and claim")
         except ValueError as exc:
             show(f"{path}:{number}: skipped: {exc}", out=errors)
@@ -89,7 +98,7 @@ def check_batch(checker: PairChecker, path: Path, chunk: int = 64) -> int:
             continue
         rows.append(row)
     for first in track(range(0, len(rows), chunk), description="checking", console=errors):
-        part = rows[first:first + chunk]
+        part = rows[first : first + chunk]
         claims = [str(row.get("claim", row.get("hypothesis"))) for row in part]
         result = checker.run([row["premise"] for row in part], claims)
         for row, pair in zip(part, result.pairs, strict=True):

@@ -28,51 +28,62 @@ if TYPE_CHECKING:
 FITNESSES = ("rouge1", "rouge2", "rougeL", "support", "relevance")
 
 
-def _fitness(ctx: typer.Context, name: str, *, weight: float, reranker: str,
-             verifier: str) -> Fitness:
+def _fitness(
+    ctx: typer.Context, name: str, *, weight: float, reranker: str, verifier: str
+) -> Fitness:
     from veracity.evolve import Fitness, RougeBonus, SupportBonus
 
     if name not in FITNESSES:
-        raise OptionError("fitness", name, f"one of {', '.join(FITNESSES)}",
-                          "Use --fitness rouge2 (GAuGE).")
+        raise OptionError(
+            "fitness", name, f"one of {', '.join(FITNESSES)}", "Use --fitness rouge2 (GAuGE)."
+        )
     relevance = models_of(ctx).reranker(reranker)
     if name == "relevance":
         return Fitness(relevance)
     if name == "support":
         return Fitness(relevance, SupportBonus(models_of(ctx).verifier(verifier)), weight=weight)
-    return Fitness(relevance, RougeBonus(n=name[len("rouge"):]), weight=weight)
+    return Fitness(relevance, RougeBonus(n=name[len("rouge") :]), weight=weight)
 
 
 def evolve(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="the question")],
     index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
-    llm: Annotated[str, typer.Option(
-        help="extractive (no model: the seeds' own sentences), llamacpp[:PATH] or openai:URL "
-             "(its rewrites join the sentence operators)")] = defaults.CHAT_BACKEND,
+    llm: Annotated[
+        str,
+        typer.Option(
+            help="extractive (no model: the seeds' own sentences), llamacpp[:PATH] or openai:URL "
+            "(its rewrites join the sentence operators)"
+        ),
+    ] = defaults.CHAT_BACKEND,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
     fitness: Annotated[str, typer.Option(help=", ".join(FITNESSES))] = defaults.EVOLVE_FITNESS,
-    weight: Annotated[float, typer.Option("--lambda", help="weight of the bonus")]
-    = defaults.EVOLVE_WEIGHT,
-    offspring: Annotated[int, typer.Option(help="offspring per iteration")]
-    = defaults.EVOLVE_OFFSPRING,
-    iterations: Annotated[int, typer.Option(help="most iterations")]
-    = defaults.EVOLVE_MAX_ITERATIONS,
+    weight: Annotated[
+        float, typer.Option("--lambda", help="weight of the bonus")
+    ] = defaults.EVOLVE_WEIGHT,
+    offspring: Annotated[
+        int, typer.Option(help="offspring per iteration")
+    ] = defaults.EVOLVE_OFFSPRING,
+    iterations: Annotated[
+        int, typer.Option(help="most iterations")
+    ] = defaults.EVOLVE_MAX_ITERATIONS,
     calls: Annotated[int, typer.Option(help="most model calls")] = defaults.EVOLVE_MAX_CALLS,
-    max_tokens: Annotated[int, typer.Option(help="most tokens per rewrite")]
-    = defaults.EVOLVE_MAX_TOKENS,
+    max_tokens: Annotated[
+        int, typer.Option(help="most tokens per rewrite")
+    ] = defaults.EVOLVE_MAX_TOKENS,
     seeds: Annotated[int, typer.Option(help="seed passages (reranked)")] = defaults.EVOLVE_SEEDS,
     seed: Annotated[int, typer.Option(help="random seed")] = 0,
-    mode: Annotated[str, typer.Option(help=choice_list(defaults.SEARCH_MODES))]
-    = defaults.SEARCH_MODE,
+    mode: Annotated[
+        str, typer.Option(help=choice_list(defaults.SEARCH_MODES))
+    ] = defaults.SEARCH_MODE,
     reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,
-    verifier: Annotated[str, typer.Option(
-        help="verifier of the answer's sentences (and of --fitness support)")]
-    = defaults.VERIFIER,
-    tau: Annotated[float, typer.Option(help="P(supported) a sentence's seed must reach")]
-    = defaults.CITATION_TAU,
-    trace: Annotated[Path | None, typer.Option(help="write the whole trace as JSON here")]
-    = None,
+    verifier: Annotated[
+        str, typer.Option(help="verifier of the answer's sentences (and of --fitness support)")
+    ] = defaults.VERIFIER,
+    tau: Annotated[
+        float, typer.Option(help="P(supported) a sentence's seed must reach")
+    ] = defaults.CITATION_TAU,
+    trace: Annotated[Path | None, typer.Option(help="write the whole trace as JSON here")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Evolve a cited answer from the reranked top passages (GAuGE).
@@ -102,8 +113,13 @@ def evolve(
     from veracity.retrieve.rerank import RerankingRetriever
 
     try:
-        config = EvolveConfig(offspring=offspring, max_iterations=iterations, max_calls=calls,
-                              max_tokens=max_tokens, seed=seed)
+        config = EvolveConfig(
+            offspring=offspring,
+            max_iterations=iterations,
+            max_calls=calls,
+            max_tokens=max_tokens,
+            seed=seed,
+        )
         scorer = _fitness(ctx, fitness, weight=weight, reranker=reranker, verifier=verifier)
         retriever = RerankingRetriever(open_retriever(index_dir, mode=mode), scorer.relevance)
         hits = retriever.run(query, k=seeds).hits
@@ -111,14 +127,19 @@ def evolve(
         if llm == "extractive":  # it copies sentences: the sentence operators do that better
             breeder = Evolver(None, scorer, config)
         else:
-            breeder = Evolver(models_of(ctx).chat(llm, model, checker), scorer, config,
-                              operators=(*SENTENCE_OPERATORS, *OPERATORS),
-                              gate=ParentCheck(checker, tau=tau))
+            breeder = Evolver(
+                models_of(ctx).chat(llm, model, checker),
+                scorer,
+                config,
+                operators=(*SENTENCE_OPERATORS, *OPERATORS),
+                gate=ParentCheck(checker, tau=tau),
+            )
         evolver = GroundedEvolver(breeder, CitationChecker(checker, tau=tau))
         evolved = evolver.run(query, hits)
         if trace is not None:
-            trace.write_text(json.dumps(evolved.to_dict(), indent=2, ensure_ascii=False),
-                             encoding="utf-8")
+            trace.write_text(
+                json.dumps(evolved.to_dict(), indent=2, ensure_ascii=False), encoding="utf-8"
+            )
     except (VeracityError, OSError) as exc:
         raise fail(exc) from exc
     code = EXIT_PARTIAL if evolved.failures else EXIT_OK
@@ -140,22 +161,45 @@ def _print(evolved: EvolvedAnswer) -> None:
         show(styled("quoted from", "bold"), out=console)
         for quote in evolved.quotes:
             edits = f" ({'; '.join(quote.edits)})" if quote.edits else ""
-            show(styled(f"{quote.sentence + 1}. [{quote.marker}] ", "bold cyan"),
-                 styled(quote.doc_id, "bold"), f" characters {quote.start}-{quote.end}",
-                 styled(edits, "dim"), out=console, indent=2)
+            show(
+                styled(f"{quote.sentence + 1}. [{quote.marker}] ", "bold cyan"),
+                styled(quote.doc_id, "bold"),
+                f" characters {quote.start}-{quote.end}",
+                styled(edits, "dim"),
+                out=console,
+                indent=2,
+            )
     console.print()
-    show(styled(f"fitness {best.fitness.total:.3f} (relevance {best.fitness.relevance:.3f}, "
-                f"bonus {best.fitness.bonus:.3f}) · {result.fitness}", "dim"), out=console)
+    show(
+        styled(
+            f"fitness {best.fitness.total:.3f} (relevance {best.fitness.relevance:.3f}, "
+            f"bonus {best.fitness.bonus:.3f}) · {result.fitness}",
+            "dim",
+        ),
+        out=console,
+    )
     rejected = len(result.failures) - len(result.errors)
     seeds = len({gene.seed for gene in best.genes})
-    show(styled(f"stopped: {result.stop_reason} after {len(result.generations)} iterations, "
-                f"{len(result.members)} members, {result.calls} model calls, "
-                f"{len(result.errors)} failed, {rejected} rejected"
-                + (f"; the answer quotes {seeds} of the seeds" if best.genes else ""), "dim"),
-         out=console)
+    show(
+        styled(
+            f"stopped: {result.stop_reason} after {len(result.generations)} iterations, "
+            f"{len(result.members)} members, {result.calls} model calls, "
+            f"{len(result.errors)} failed, {rejected} rejected"
+            + (f"; the answer quotes {seeds} of the seeds" if best.genes else ""),
+            "dim",
+        ),
+        out=console,
+    )
     show(styled("lineage", "bold"), out=console)
     for member in result.lineage(best.id):
         parents = ", ".join(f"#{p}" for p in member.parents) or "-"
-        show(styled(f"#{member.id} gen {member.generation} {member.operator} "
-                    f"{member.prompt or ''} from {parents}: ", "bold"),
-             " ".join(member.text.split())[:100], out=console, indent=2)
+        show(
+            styled(
+                f"#{member.id} gen {member.generation} {member.operator} "
+                f"{member.prompt or ''} from {parents}: ",
+                "bold",
+            ),
+            " ".join(member.text.split())[:100],
+            out=console,
+            indent=2,
+        )

@@ -34,34 +34,52 @@ def _interrupted(index_dir: Path, before: str | None) -> typer.Exit:
     if after is None:
         kept = f"nothing was written: {index_dir} holds no index"
     elif after == before:
-        kept = (f"the index in {index_dir} is as it was before this run ({after}); nothing of "
-                "this run was kept")
+        kept = (
+            f"the index in {index_dir} is as it was before this run ({after}); nothing of "
+            "this run was kept"
+        )
     else:
         kept = f"the run had finished: {index_dir} holds its new generation {after}"
-    show(styled("interrupted:", "bold yellow"), f" {kept}. Run the command again to index.",
-         out=errors, wrap=True)
+    show(
+        styled("interrupted:", "bold yellow"),
+        f" {kept}. Run the command again to index.",
+        out=errors,
+        wrap=True,
+    )
     return typer.Exit(EXIT_INTERRUPTED)
 
 
 def index(
     paths: Annotated[list[Path], typer.Argument(help="files and folders to index")],
     index_dir: Annotated[Path, typer.Option("--index", help="index folder (created if new)")],
-    chunk_tokens: Annotated[int, typer.Option(help="chunk size in word tokens")]
-    = defaults.CHUNK_TOKENS,
-    overlap: Annotated[int, typer.Option(help="overlap between chunks in word tokens")]
-    = defaults.CHUNK_OVERLAP,
+    chunk_tokens: Annotated[
+        int, typer.Option(help="chunk size in word tokens")
+    ] = defaults.CHUNK_TOKENS,
+    overlap: Annotated[
+        int, typer.Option(help="overlap between chunks in word tokens")
+    ] = defaults.CHUNK_OVERLAP,
     dense: Annotated[bool, typer.Option(help="also build dense (MiniLM) vectors")] = True,
-    embedder: Annotated[str, typer.Option(
-        help="the dense vectors' embedder: static (the distilled static one, see "
-             "distill-embedder), static:DIR, or a MiniLM model id")] = defaults.EMBED_MODEL_ID,
-    strict: Annotated[bool, typer.Option(help="stop at the first bad file; write nothing")]
-    = False,
-    workers: Annotated[int | None, typer.Option(
-        help="embed the dense vectors on this many worker processes (Ray: actors)")] = None,
-    ray: Annotated[bool, typer.Option(
-        "--ray", help="embed on Ray Data (a local Ray of --workers CPUs on 127.0.0.1)")] = False,
-    ray_address: Annotated[str | None, typer.Option(
-        help="embed on the Ray cluster at this address (implies --ray)")] = None,
+    embedder: Annotated[
+        str,
+        typer.Option(
+            help="the dense vectors' embedder: static (the distilled static one, see "
+            "distill-embedder), static:DIR, or a MiniLM model id"
+        ),
+    ] = defaults.EMBED_MODEL_ID,
+    strict: Annotated[bool, typer.Option(help="stop at the first bad file; write nothing")] = False,
+    workers: Annotated[
+        int | None,
+        typer.Option(help="embed the dense vectors on this many worker processes (Ray: actors)"),
+    ] = None,
+    ray: Annotated[
+        bool,
+        typer.Option(
+            "--ray", help="embed on Ray Data (a local Ray of --workers CPUs on 127.0.0.1)"
+        ),
+    ] = False,
+    ray_address: Annotated[
+        str | None, typer.Option(help="embed on the Ray cluster at this address (implies --ray)")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Index documents (.txt .md .html .pdf .jsonl, or folders of them) for search.
@@ -87,9 +105,12 @@ def index(
     try:
         if dense and (workers is not None or ray or ray_address):
             if embedder != defaults.EMBED_MODEL_ID:
-                raise OptionError("embedder", embedder, f"{defaults.EMBED_MODEL_ID} with "
-                                  "workers= or ray=", "Leave out workers= and ray= to index "
-                                  "with another embedder on this process.")
+                raise OptionError(
+                    "embedder",
+                    embedder,
+                    f"{defaults.EMBED_MODEL_ID} with workers= or ray=",
+                    "Leave out workers= and ray= to index with another embedder on this process.",
+                )
             from veracity.batch import ParallelEmbedder
             from veracity.cli.verify_batch import engine_of
 
@@ -97,9 +118,14 @@ def index(
             builders.append(DenseBuilder(parallel, block=defaults.BATCH_EMBED_BLOCK))
         elif dense:
             builders.append(DenseBuilder(make_embedder(embedder)))
-        with Progress(TextColumn("{task.description:<10}", markup=False), BarColumn(),
-                      MofNCompleteColumn(), console=errors, disable=as_json,
-                      transient=True) as progress:
+        with Progress(
+            TextColumn("{task.description:<10}", markup=False),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=errors,
+            disable=as_json,
+            transient=True,
+        ) as progress:
             tasks: dict[str, Any] = {}
 
             def update(stage: str, done: int, total: int) -> None:
@@ -107,9 +133,12 @@ def index(
                     tasks[stage] = progress.add_task(stage, total=total)
                 progress.update(tasks[stage], completed=done, total=total)
 
-            report = Indexer(chunker=Chunker(size=chunk_tokens, overlap=overlap),
-                             builders=builders, strict=strict, progress=update
-                             ).run(paths, index_dir)
+            report = Indexer(
+                chunker=Chunker(size=chunk_tokens, overlap=overlap),
+                builders=builders,
+                strict=strict,
+                progress=update,
+            ).run(paths, index_dir)
     except VeracityError as exc:
         raise fail(exc) from exc
     except KeyboardInterrupt:

@@ -60,8 +60,9 @@ def text(*parts: Part) -> Text:
     return line
 
 
-def show(*parts: Part, out: Console, indent: int = 0, hang: int | None = None,
-         wrap: bool = False) -> None:
+def show(
+    *parts: Part, out: Console, indent: int = 0, hang: int | None = None, wrap: bool = False
+) -> None:
     """Print one line of ``parts`` to ``out``.
 
     With ``wrap``, the line is wrapped to the console's width: the first line indented by

@@ -35,35 +35,56 @@ def repair_exit_code(result: RepairResult) -> int:
 
 def repair_command(
     ctx: typer.Context,
-    answer: Annotated[str, typer.Option(
-        help="the answer to repair: a file, the text itself, or - for standard input")],
-    sources: Annotated[list[Path] | None, typer.Option(
-        "--sources", help="source files or folders to repair against (txt, md, html, pdf, "
-                          "jsonl): --sources A B C, or --sources A --sources B")] = None,
-    index_dir: Annotated[Path | None, typer.Option(
-        "--index", help="index folder to retrieve evidence from")] = None,
-    question: Annotated[str | None, typer.Option(
-        help="the question the answer replies to")] = None,
-    policy: Annotated[str, typer.Option(
-        help=f"{choice_list(get_args(defaults.Policy))} (revise fixes values and, with "
-             "--llm, edits)")]
-    = defaults.REPAIR_POLICY,
-    query: Annotated[str, typer.Option(
-        help=f"research query per claim: {choice_list(get_args(defaults.QueryMode))} "
-             "(question: made from the claim)")]
-    = defaults.REPAIR_QUERY,
-    refuse_below: Annotated[float, typer.Option(
-        help="--policy refuse: withdraw the answer below this share of supported claims")]
-    = defaults.REPAIR_REFUSE_BELOW,
-    llm: Annotated[str | None, typer.Option(
-        help="chat model for the research questions and the edits: llamacpp[:PATH] or "
-             "openai:URL (without it only values are substituted)")] = None,
+    answer: Annotated[
+        str,
+        typer.Option(help="the answer to repair: a file, the text itself, or - for standard input"),
+    ],
+    sources: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--sources",
+            help="source files or folders to repair against (txt, md, html, pdf, "
+            "jsonl): --sources A B C, or --sources A --sources B",
+        ),
+    ] = None,
+    index_dir: Annotated[
+        Path | None, typer.Option("--index", help="index folder to retrieve evidence from")
+    ] = None,
+    question: Annotated[str | None, typer.Option(help="the question the answer replies to")] = None,
+    policy: Annotated[
+        str,
+        typer.Option(
+            help=f"{choice_list(get_args(defaults.Policy))} (revise fixes values and, with "
+            "--llm, edits)"
+        ),
+    ] = defaults.REPAIR_POLICY,
+    query: Annotated[
+        str,
+        typer.Option(
+            help=f"research query per claim: {choice_list(get_args(defaults.QueryMode))} "
+            "(question: made from the claim)"
+        ),
+    ] = defaults.REPAIR_QUERY,
+    refuse_below: Annotated[
+        float,
+        typer.Option(
+            help="--policy refuse: withdraw the answer below this share of supported claims"
+        ),
+    ] = defaults.REPAIR_REFUSE_BELOW,
+    llm: Annotated[
+        str | None,
+        typer.Option(
+            help="chat model for the research questions and the edits: llamacpp[:PATH] or "
+            "openai:URL (without it only values are substituted)"
+        ),
+    ] = None,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
     verifier: VerifierOption = defaults.VERIFIER,
     mode: IndexSearchOption = defaults.SEARCH_MODE,
     k: Annotated[int, typer.Option("-k", help="passages per query")] = defaults.VERIFY_TOP_K,
-    tau: Annotated[float, typer.Option(help="P(supported) a claim must reach")]
-    = defaults.VERIFY_TAU,
+    tau: Annotated[
+        float, typer.Option(help="P(supported) a claim must reach")
+    ] = defaults.VERIFY_TAU,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Repair an answer so that its sources support it, changing as little as possible.
@@ -86,9 +107,17 @@ def repair_command(
         text = read_text_or_file(answer, "--answer")
         scorer = models_of(ctx).verifier(verifier)
         chat = None if llm is None else models_of(ctx).chat(llm, model, scorer)
-        repairer = make_repairer(scorer, retriever=retriever, sources=chunks,
-                                 policy=chosen_policy, chat=chat, query=query_mode,
-                                 k=k, tau=tau, refuse_below=refuse_below)
+        repairer = make_repairer(
+            scorer,
+            retriever=retriever,
+            sources=chunks,
+            policy=chosen_policy,
+            chat=chat,
+            query=query_mode,
+            k=k,
+            tau=tau,
+            refuse_below=refuse_below,
+        )
         result = repairer.run(text, question=question)
     except VeracityError as exc:
         raise fail(exc) from exc

@@ -17,18 +17,27 @@ if TYPE_CHECKING:
 
 
 def report_command(
-    results: Annotated[Path, typer.Argument(
-        help="the JSONL that `veracity verify-batch --out` wrote")],
+    results: Annotated[
+        Path, typer.Argument(help="the JSONL that `veracity verify-batch --out` wrote")
+    ],
     out: Annotated[Path, typer.Option(help="the HTML page to write (one offline file)")],
-    by: Annotated[list[str] | None, typer.Option(
-        help="break claim labels down by this field of the records, or of their input lines "
-             "with --answers (repeat for more)")] = None,
-    answers: Annotated[Path | None, typer.Option(
-        help="the JSONL verify-batch read, for --by fields only its lines hold")] = None,
-    worst: Annotated[int, typer.Option(help="answers shown with their claims, worst first")]
-    = defaults.OVERVIEW_WORST,
-    as_json: Annotated[bool, typer.Option("--json", help="print what the page shows as JSON")]
-    = False,
+    by: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="break claim labels down by this field of the records, or of their input lines "
+            "with --answers (repeat for more)"
+        ),
+    ] = None,
+    answers: Annotated[
+        Path | None,
+        typer.Option(help="the JSONL verify-batch read, for --by fields only its lines hold"),
+    ] = None,
+    worst: Annotated[
+        int, typer.Option(help="answers shown with their claims, worst first")
+    ] = defaults.OVERVIEW_WORST,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="print what the page shows as JSON")
+    ] = False,
 ) -> None:
     """Write the overview page of a verify-batch output: counts, the histogram of claim
     support, claim labels by evidence document and by --by fields, the worst answers with
@@ -54,6 +63,8 @@ def report_command(
 def print_overview(overview: Overview, out: Path) -> None:
     """One line: where the page is and what it covers."""
     counts = overview.counts
-    show(f"{out}: overview of {counts['records']} records ({counts['answers']} answers, "
-         f"{counts['errors']} failed; {counts['claims']} claims) in {overview.seconds:.1f} s",
-         out=console)
+    show(
+        f"{out}: overview of {counts['records']} records ({counts['answers']} answers, "
+        f"{counts['errors']} failed; {counts['claims']} claims) in {overview.seconds:.1f} s",
+        out=console,
+    )

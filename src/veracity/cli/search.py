@@ -18,12 +18,15 @@ if TYPE_CHECKING:
 #: The help of the options ``search`` and ``ask`` share.
 RERANK_HELP = "rerank the first-stage candidates with a cross-encoder (--reranker)"
 RERANKER_HELP = "embedded (veracity's own), verifier, cosine or hf:<model>"
-DEPTH_HELP = (f"first-stage candidates to rerank (default {defaults.RERANK_DEPTH}, or -k if more, "
-              "at most the index's chunks)")
+DEPTH_HELP = (
+    f"first-stage candidates to rerank (default {defaults.RERANK_DEPTH}, or -k if more, "
+    "at most the index's chunks)"
+)
 
 
-def reranked(ctx: typer.Context, retriever: Retriever, *, rerank: bool, reranker: str,
-             depth: int | None) -> Retriever:
+def reranked(
+    ctx: typer.Context, retriever: Retriever, *, rerank: bool, reranker: str, depth: int | None
+) -> Retriever:
     """``retriever`` itself, or wrapped in a :class:`RerankingRetriever` with ``--rerank``."""
     from veracity.errors import InputError
     from veracity.retrieve.rerank import RerankingRetriever
@@ -31,8 +34,10 @@ def reranked(ctx: typer.Context, retriever: Retriever, *, rerank: bool, reranker
     if not rerank:
         if depth is not None or reranker != defaults.RERANKER:
             flag = "--rerank-depth" if depth is not None else "--reranker"
-            raise InputError(f"{flag} only applies to a reranked search: add --rerank when "
-                             f"{flag} is given, or leave {flag} out")
+            raise InputError(
+                f"{flag} only applies to a reranked search: add --rerank when "
+                f"{flag} is given, or leave {flag} out"
+            )
         return retriever
     return RerankingRetriever(retriever, models_of(ctx).reranker(reranker), depth=depth)
 
@@ -41,8 +46,9 @@ def search(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="what to look for")],
     index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
-    mode: Annotated[str, typer.Option(help=choice_list(defaults.SEARCH_MODES))]
-    = defaults.SEARCH_MODE,
+    mode: Annotated[
+        str, typer.Option(help=choice_list(defaults.SEARCH_MODES))
+    ] = defaults.SEARCH_MODE,
     k: Annotated[int, typer.Option("-k", help="number of passages")] = defaults.TOP_K,
     rerank: Annotated[bool, typer.Option("--rerank", help=RERANK_HELP)] = False,
     reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,
@@ -53,8 +59,13 @@ def search(
     from veracity.retrieve.open import open_retriever
 
     try:
-        retriever = reranked(ctx, open_retriever(index_dir, mode=mode), rerank=rerank,
-                             reranker=reranker, depth=rerank_depth)
+        retriever = reranked(
+            ctx,
+            open_retriever(index_dir, mode=mode),
+            rerank=rerank,
+            reranker=reranker,
+            depth=rerank_depth,
+        )
         result = retriever.run(query, k=k)
     except VeracityError as exc:
         raise fail(exc) from exc

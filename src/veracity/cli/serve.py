@@ -17,46 +17,76 @@ from veracity.errors import MissingDependencyError, VeracityError
 def serve(
     ctx: typer.Context,
     index_dir: Annotated[Path, typer.Option("--index", help="index folder to serve")],
-    host: Annotated[str, typer.Option(
-        help="address to listen on; any but 127.0.0.1, ::1 or localhost needs --token")]
-    = "127.0.0.1",
+    host: Annotated[
+        str,
+        typer.Option(
+            help="address to listen on; any but 127.0.0.1, ::1 or localhost needs --token"
+        ),
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="port")] = 8000,
-    token: Annotated[str | None, typer.Option(
-        help="bearer token clients must send (Authorization: Bearer T)",
-        envvar="VERACITY_TOKEN")] = None,
-    llm: Annotated[str, typer.Option(
-        help="extractive, llamacpp[:PATH] or openai:URL")] = defaults.CHAT_BACKEND,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            help="bearer token clients must send (Authorization: Bearer T)", envvar="VERACITY_TOKEN"
+        ),
+    ] = None,
+    llm: Annotated[
+        str, typer.Option(help="extractive, llamacpp[:PATH] or openai:URL")
+    ] = defaults.CHAT_BACKEND,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
     verifier: VerifierOption = defaults.VERIFIER,
-    mode: Annotated[str, typer.Option(
-        help=f"search mode: {choice_list(defaults.SEARCH_MODES)}")]
-    = defaults.SEARCH_MODE,
+    mode: Annotated[
+        str, typer.Option(help=f"search mode: {choice_list(defaults.SEARCH_MODES)}")
+    ] = defaults.SEARCH_MODE,
     rerank: Annotated[bool, typer.Option("--rerank", help=RERANK_HELP)] = False,
     reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,
     rerank_depth: Annotated[int | None, typer.Option(help=DEPTH_HELP)] = None,
-    seconds: Annotated[float, typer.Option(
-        "--time-limit",
-        help="seconds one request may take, queueing included; past it: 408, its work stops")]
-    = 120.0,
-    claims: Annotated[int, typer.Option(
-        "--max-claims",
-        help="claims of one answer to verify or repair; more: 422 before any model work")]
-    = 100,
-    pairs: Annotated[int, typer.Option(
-        "--max-pairs",
-        help="(passage, claim) pairs one request may have scored (claims x passages each, or "
-             "check's pairs); more: 422 before any model work")] = 500,
+    seconds: Annotated[
+        float,
+        typer.Option(
+            "--time-limit",
+            help="seconds one request may take, queueing included; past it: 408, its work stops",
+        ),
+    ] = 120.0,
+    claims: Annotated[
+        int,
+        typer.Option(
+            "--max-claims",
+            help="claims of one answer to verify or repair; more: 422 before any model work",
+        ),
+    ] = 100,
+    pairs: Annotated[
+        int,
+        typer.Option(
+            "--max-pairs",
+            help="(passage, claim) pairs one request may have scored (claims x passages each, or "
+            "check's pairs); more: 422 before any model work",
+        ),
+    ] = 500,
     queue: Annotated[int, typer.Option(help="requests that may wait; more get 503")] = 32,
-    body_seconds: Annotated[float, typer.Option(
-        "--body-time-limit",
-        help="seconds to receive a request's body; a slower or shorter one gets 408")] = 10.0,
-    spans: Annotated[str | None, typer.Option(
-        help="token-level span detector for verify, hf:<model id or folder>[@label] (extra "
-             "[hf]): each claim's unsupported_spans, marked on the page")] = None,
-    allowed_host: Annotated[list[str] | None, typer.Option(
-        "--allowed-host", help="another name clients reach the server by (repeatable); "
-        "requests naming any other host than these, 127.0.0.1, localhost, ::1 and --host get "
-        "400")] = None,
+    body_seconds: Annotated[
+        float,
+        typer.Option(
+            "--body-time-limit",
+            help="seconds to receive a request's body; a slower or shorter one gets 408",
+        ),
+    ] = 10.0,
+    spans: Annotated[
+        str | None,
+        typer.Option(
+            help="token-level span detector for verify, hf:<model id or folder>[@label] (extra "
+            "[hf]): each claim's unsupported_spans, marked on the page"
+        ),
+    ] = None,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            help="another name clients reach the server by (repeatable); "
+            "requests naming any other host than these, 127.0.0.1, localhost, ::1 and --host get "
+            "400",
+        ),
+    ] = None,
 ) -> None:
     """Serve the index over HTTP: /v1/search, ask, verify, check, documents (see the README),
     and the web page at http://HOST:PORT/ where clicking [n] shows the cited passage.
@@ -66,20 +96,30 @@ def serve(
     try:
         from veracity.server.settings import Limits, Settings
 
-        settings = Settings(index=index_dir, host=host, port=port, token=token, llm=llm,
-                            model=model, verifier=verifier, mode=mode,
-                            reranker=reranker if rerank else None, rerank_depth=rerank_depth,
-                            spans=spans,
-                            limits=Limits(seconds=seconds, queue=queue, claims=claims, pairs=pairs,
-                                          body_seconds=body_seconds),
-                            models=models_of(ctx), allowed_hosts=tuple(allowed_host or ()))
+        settings = Settings(
+            index=index_dir,
+            host=host,
+            port=port,
+            token=token,
+            llm=llm,
+            model=model,
+            verifier=verifier,
+            mode=mode,
+            reranker=reranker if rerank else None,
+            rerank_depth=rerank_depth,
+            spans=spans,
+            limits=Limits(
+                seconds=seconds, queue=queue, claims=claims, pairs=pairs, body_seconds=body_seconds
+            ),
+            models=models_of(ctx),
+            allowed_hosts=tuple(allowed_host or ()),
+        )
         try:
             import uvicorn
 
             from veracity.server.app import create_app
         except ImportError as exc:
-            raise MissingDependencyError(exc.name or "uvicorn", "server",
-                                         "veracity serve") from exc
+            raise MissingDependencyError(exc.name or "uvicorn", "server", "veracity serve") from exc
         from veracity.corpus.index_dir import IndexDir
 
         IndexDir(index_dir).current()  # a missing index stops here, before the server starts
@@ -87,6 +127,5 @@ def serve(
     except VeracityError as exc:
         raise fail(exc) from exc
     shown = f"[{host}]" if ":" in host else host
-    show(f"veracity serves {index_dir} at http://{shown}:{port}/ (Ctrl-C stops it)",
-         out=errors)
+    show(f"veracity serves {index_dir} at http://{shown}:{port}/ (Ctrl-C stops it)", out=errors)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)

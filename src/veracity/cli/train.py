@@ -18,14 +18,20 @@ from veracity.errors import OptionError, VeracityError
 
 
 @contextlib.contextmanager
-def _training_progress(steps: int, as_json: bool
-                       ) -> Iterator[tuple[Any, Callable[[int, int, float], None]]]:
+def _training_progress(
+    steps: int, as_json: bool
+) -> Iterator[tuple[Any, Callable[[int, int, float], None]]]:
     """A progress display for a training run (off with ``--json``) and the trainer's callback."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    with Progress(TextColumn("{task.description}", markup=False), BarColumn(),
-                  TextColumn("{task.completed}/{task.total} {task.fields[unit]}", markup=False),
-                  TimeRemainingColumn(), console=errors, disable=as_json) as progress:
+    with Progress(
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} {task.fields[unit]}", markup=False),
+        TimeRemainingColumn(),
+        console=errors,
+        disable=as_json,
+    ) as progress:
         task = progress.add_task("training", total=steps, unit="steps")
 
         def update(step: int, total: int, loss: float) -> None:
@@ -43,50 +49,81 @@ def train_verifier(
     batch_size: int = 16,
     learning_rate: float = 5e-5,
     threads: int = 2,
-    exclude_kind: Annotated[list[str] | None, typer.Option(
-        help="leave out training rows of this kind (repeat for more), e.g. public")] = None,
-    init_from: Annotated[Path | None, typer.Option(
-        help="start from this RUN/checkpoint folder, or an exported model folder (e.g. "
-             "the shipped verifier), instead of all-MiniLM-L6-v2")] = None,
-    distill_weight: Annotated[float, typer.Option(
-        help="weight of the term that pulls P(supported) toward the teacher's calibrated "
-             "probability (0: labels only)")] = 0.0,
-    teacher: Annotated[str, typer.Option(
-        help="teacher to distil: align (token alignment on the selected evidence)")] = "align",
-    distill_skip_contradicted: Annotated[bool, typer.Option(
-        help="no distillation target for rows labelled contradicted (align cannot see a "
-             "contradiction)")] = False,
-    length_groups: Annotated[int, typer.Option(
-        help="sort each span of this many batches by length, so short pairs train in short "
-             "batches (0: off)")] = 0,
+    exclude_kind: Annotated[
+        list[str] | None,
+        typer.Option(help="leave out training rows of this kind (repeat for more), e.g. public"),
+    ] = None,
+    init_from: Annotated[
+        Path | None,
+        typer.Option(
+            help="start from this RUN/checkpoint folder, or an exported model folder (e.g. "
+            "the shipped verifier), instead of all-MiniLM-L6-v2"
+        ),
+    ] = None,
+    distill_weight: Annotated[
+        float,
+        typer.Option(
+            help="weight of the term that pulls P(supported) toward the teacher's calibrated "
+            "probability (0: labels only)"
+        ),
+    ] = 0.0,
+    teacher: Annotated[
+        str,
+        typer.Option(help="teacher to distil: align (token alignment on the selected evidence)"),
+    ] = "align",
+    distill_skip_contradicted: Annotated[
+        bool,
+        typer.Option(
+            help="no distillation target for rows labelled contradicted (align cannot see a "
+            "contradiction)"
+        ),
+    ] = False,
+    length_groups: Annotated[
+        int,
+        typer.Option(
+            help="sort each span of this many batches by length, so short pairs train in short "
+            "batches (0: off)"
+        ),
+    ] = 0,
     eval_every: Annotated[int, typer.Option(help="steps between validation runs")] = 500,
-    time_limit: Annotated[float | None, typer.Option(
-        help="stop cleanly after this many seconds; run again to resume")] = None,
+    time_limit: Annotated[
+        float | None, typer.Option(help="stop cleanly after this many seconds; run again to resume")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Fine-tune the verifier (needs the [train] extra); resumes from the last checkpoint."""
     from veracity.train.trainer import TrainConfig, Trainer
 
     try:
-        config = TrainConfig(data_dir=data, out_dir=out, seed=seed, examples=examples,
-                             max_tokens=max_tokens, batch_size=batch_size,
-                             learning_rate=learning_rate, threads=threads,
-                             exclude_kinds=tuple(exclude_kind or ()), init_from=init_from,
-                             distill_weight=distill_weight, teacher=teacher,
-                             distill_skip_contradicted=distill_skip_contradicted,
-                             length_groups=length_groups, eval_every=eval_every)
+        config = TrainConfig(
+            data_dir=data,
+            out_dir=out,
+            seed=seed,
+            examples=examples,
+            max_tokens=max_tokens,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            threads=threads,
+            exclude_kinds=tuple(exclude_kind or ()),
+            init_from=init_from,
+            distill_weight=distill_weight,
+            teacher=teacher,
+            distill_skip_contradicted=distill_skip_contradicted,
+            length_groups=length_groups,
+            eval_every=eval_every,
+        )
         with _training_progress(config.steps, as_json) as (progress, update):
             teaching = None
 
             def update_teacher(done: int, total: int) -> None:
                 nonlocal teaching
                 if teaching is None:
-                    teaching = progress.add_task(f"teacher ({teacher})", total=total,
-                                                 unit="rows")
+                    teaching = progress.add_task(f"teacher ({teacher})", total=total, unit="rows")
                 progress.update(teaching, completed=done)
 
             report = Trainer(config, progress=update, teacher_progress=update_teacher).run(
-                time_limit=time_limit)
+                time_limit=time_limit
+            )
     except VeracityError as exc:
         raise fail(exc) from exc
     if as_json:
@@ -96,8 +133,12 @@ def train_verifier(
 
 
 def train_reranker(
-    data: Annotated[Path, typer.Option(
-        help="folder with train.jsonl and val.jsonl from python -m veracity.train.data.rerank")],
+    data: Annotated[
+        Path,
+        typer.Option(
+            help="folder with train.jsonl and val.jsonl from python -m veracity.train.data.rerank"
+        ),
+    ],
     out: Annotated[Path, typer.Option(help="run folder; an existing run is resumed")],
     seed: int = 13,
     examples: Annotated[int, typer.Option(help="training pairs to see in total")] = 32_000,
@@ -107,8 +148,9 @@ def train_reranker(
     threads: int = 2,
     eval_every: Annotated[int, typer.Option(help="steps between validation runs")] = 500,
     eval_rows: Annotated[int, typer.Option(help="validation pairs scored each time")] = 600,
-    time_limit: Annotated[float | None, typer.Option(
-        help="stop cleanly after this many seconds; run again to resume")] = None,
+    time_limit: Annotated[
+        float | None, typer.Option(help="stop cleanly after this many seconds; run again to resume")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Fine-tune the (query, passage) reranker (needs the [train] extra); resumes from the last
@@ -116,10 +158,19 @@ def train_reranker(
     from veracity.train.trainer import TrainConfig, Trainer
 
     try:
-        config = TrainConfig(data_dir=data, out_dir=out, seed=seed, examples=examples,
-                             max_tokens=max_tokens, batch_size=batch_size,
-                             learning_rate=learning_rate, threads=threads, eval_every=eval_every,
-                             eval_rows=eval_rows, task="rerank")
+        config = TrainConfig(
+            data_dir=data,
+            out_dir=out,
+            seed=seed,
+            examples=examples,
+            max_tokens=max_tokens,
+            batch_size=batch_size,
+            learning_rate=learning_rate,
+            threads=threads,
+            eval_every=eval_every,
+            eval_rows=eval_rows,
+            task="rerank",
+        )
         with _training_progress(config.steps, as_json) as (_, update):
             report = Trainer(config, progress=update).run(time_limit=time_limit)
     except VeracityError as exc:
@@ -132,38 +183,67 @@ def train_reranker(
 
 def export_verifier(
     data: Annotated[Path, typer.Option(help="the training data folder (card.json, val.jsonl)")],
-    checkpoint: Annotated[Path | None, typer.Option(
-        help="RUN/checkpoint folder of train-verifier")] = None,
-    from_verifier: Annotated[Path | None, typer.Option(
-        help="instead of a checkpoint: an exported verifier whose network is kept (its aligner "
-             "is added if it lacks one) and whose combiner is fit anew")] = None,
-    aligner: Annotated[bool, typer.Option(
-        help="merge all-MiniLM-L6-v2 into the model for the combiner's alignment feature")] = True,
+    checkpoint: Annotated[
+        Path | None, typer.Option(help="RUN/checkpoint folder of train-verifier")
+    ] = None,
+    from_verifier: Annotated[
+        Path | None,
+        typer.Option(
+            help="instead of a checkpoint: an exported verifier whose network is kept (its aligner "
+            "is added if it lacks one) and whose combiner is fit anew"
+        ),
+    ] = None,
+    aligner: Annotated[
+        bool,
+        typer.Option(
+            help="merge all-MiniLM-L6-v2 into the model for the combiner's alignment feature"
+        ),
+    ] = True,
     out: Annotated[Path, typer.Option(help="where to write the verifier")] = Path(
-        "src/veracity/assets/verifier"),
+        "src/veracity/assets/verifier"
+    ),
     version: Annotated[str, typer.Option(help="version string recorded in the model")] = "dev",
     combine: Annotated[bool, typer.Option(help="fit the combiner on validation rows")] = True,
-    gate: Annotated[float, typer.Option(
-        help="where the network's P(contradicted) reaches this, nothing else can raise "
-             "P(supported) above 1 - P(contradicted)")] = defaults.VERIFIER_GATE,
+    gate: Annotated[
+        float,
+        typer.Option(
+            help="where the network's P(contradicted) reaches this, nothing else can raise "
+            "P(supported) above 1 - P(contradicted)"
+        ),
+    ] = defaults.VERIFIER_GATE,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Export a checkpoint to int8 ONNX with its combiner and model card (needs [train])."""
     from veracity.train.release import release_verifier
 
     if (checkpoint is None) == (from_verifier is None):
-        raise fail(OptionError("checkpoint", checkpoint, "either --checkpoint RUN/checkpoint or "
-                                                        "--from-verifier DIR, not both or neither"))
-    source = ("--checkpoint RUN/checkpoint" if checkpoint is not None
-              else "--from-verifier VERIFIER")
-    command = (f"veracity export-verifier {source} --data DATA "
-               f"--version {version}" + ("" if combine else " --no-combine")
-               + ("" if aligner else " --no-aligner")
-               + ("" if gate == defaults.VERIFIER_GATE else f" --gate {gate}"))
+        raise fail(
+            OptionError(
+                "checkpoint",
+                checkpoint,
+                "either --checkpoint RUN/checkpoint or --from-verifier DIR, not both or neither",
+            )
+        )
+    source = "--checkpoint RUN/checkpoint" if checkpoint is not None else "--from-verifier VERIFIER"
+    command = (
+        f"veracity export-verifier {source} --data DATA "
+        f"--version {version}"
+        + ("" if combine else " --no-combine")
+        + ("" if aligner else " --no-aligner")
+        + ("" if gate == defaults.VERIFIER_GATE else f" --gate {gate}")
+    )
     try:
-        report = release_verifier(checkpoint, data, out, version=version, command=command,
-                                  combine=combine, aligner=aligner,
-                                  from_verifier=from_verifier, gate=gate)
+        report = release_verifier(
+            checkpoint,
+            data,
+            out,
+            version=version,
+            command=command,
+            combine=combine,
+            aligner=aligner,
+            from_verifier=from_verifier,
+            gate=gate,
+        )
     except VeracityError as exc:
         raise fail(exc) from exc
     if as_json:
@@ -176,15 +256,17 @@ def export_reranker(
     checkpoint: Annotated[Path, typer.Option(help="RUN/checkpoint folder of train-reranker")],
     data: Annotated[Path, typer.Option(help="the training data folder (card.json, val.jsonl)")],
     out: Annotated[Path, typer.Option(help="where to write the reranker")] = Path(
-        "src/veracity/assets/reranker"),
+        "src/veracity/assets/reranker"
+    ),
     version: Annotated[str, typer.Option(help="version string recorded in the model")] = "dev",
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Export a reranker checkpoint to int8 ONNX with its model card (needs [train])."""
     from veracity.train.rerank_release import release_reranker
 
-    command = (f"veracity export-reranker --checkpoint RUN/checkpoint --data DATA --version "
-               f"{version}")
+    command = (
+        f"veracity export-reranker --checkpoint RUN/checkpoint --data DATA --version {version}"
+    )
     try:
         report = release_reranker(checkpoint, data, out, version=version, command=command)
     except VeracityError as exc:
@@ -197,14 +279,16 @@ def export_reranker(
 
 def export_embedder_command(
     out: Annotated[Path, typer.Option(help="where to write the embedder")] = Path(
-        "src/veracity/assets/embedder"),
+        "src/veracity/assets/embedder"
+    ),
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Export all-MiniLM-L6-v2 for integer kernels, an opt-in embedder, with its card ([train])."""
     from veracity.train.embedder import export_embedder
 
     command = "veracity export-embedder" + (
-        "" if out == Path("src/veracity/assets/embedder") else " --out DIR")
+        "" if out == Path("src/veracity/assets/embedder") else " --out DIR"
+    )
     try:
         report = export_embedder(out, command=command)
     except VeracityError as exc:
@@ -217,9 +301,11 @@ def export_embedder_command(
 
 def distill_embedder_command(
     out: Annotated[Path, typer.Option(help="where to write the static embedder")] = Path(
-        "src/veracity/assets/static-embedder"),
-    dims: Annotated[int, typer.Option(help="vector size (PCA of MiniLM's 384)")]
-    = defaults.EMBED_STATIC_DIMS,
+        "src/veracity/assets/static-embedder"
+    ),
+    dims: Annotated[
+        int, typer.Option(help="vector size (PCA of MiniLM's 384)")
+    ] = defaults.EMBED_STATIC_DIMS,
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Distil all-MiniLM-L6-v2 into a static embedder (model2vec), an opt-in first stage.
@@ -230,9 +316,11 @@ def distill_embedder_command(
     """
     from veracity.train.static_embedder import distill_static_embedder
 
-    command = "veracity distill-embedder" + (
-        "" if out == Path("src/veracity/assets/static-embedder") else " --out DIR") + (
-        "" if dims == defaults.EMBED_STATIC_DIMS else f" --dims {dims}")
+    command = (
+        "veracity distill-embedder"
+        + ("" if out == Path("src/veracity/assets/static-embedder") else " --out DIR")
+        + ("" if dims == defaults.EMBED_STATIC_DIMS else f" --dims {dims}")
+    )
     try:
         report = distill_static_embedder(out, dims=dims, command=command)
     except VeracityError as exc:

@@ -27,52 +27,86 @@ from veracity.errors import InputError, VeracityError, check_choice
 
 def verify_command(
     ctx: typer.Context,
-    answer: Annotated[str, typer.Option(
-        help="the answer to check: a file, the text itself, or - for standard input")],
-    sources: Annotated[list[Path] | None, typer.Option(
-        "--sources", help="source files or folders to check against (txt, md, html, pdf, "
-                          "jsonl): --sources A B C, or --sources A --sources B")] = None,
-    index_dir: Annotated[Path | None, typer.Option(
-        "--index", help="index folder to retrieve evidence from")] = None,
-    question: Annotated[str | None, typer.Option(
-        help="the question the answer replies to (needed by the consistency layer)")] = None,
-    layers: Annotated[str, typer.Option(
-        help=f"comma-separated: {', '.join(get_args(defaults.Layer))}")]
-    = ",".join(defaults.VERIFY_LAYERS),
-    rule: Annotated[str, typer.Option(
-        help=f"combination: {choice_list(get_args(defaults.Rule))}")]
-    = defaults.VERIFY_RULE,
-    weights: Annotated[Path | None, typer.Option(
-        help="fitted layer weights (JSON) for --rule logistic")] = None,
-    query: Annotated[str, typer.Option(
-        help=f"retrieval query per claim: {choice_list(get_args(defaults.QueryMode))} "
-             "(question: made from the claim)")] = "claim",
-    knowledge_base: Annotated[Path | None, typer.Option(
-        "--kb", help="CSV or JSON of entity, attribute, value to cross-check")] = None,
-    llm: Annotated[str | None, typer.Option(
-        help="chat model for the consistency layer, --llm-claims and --query question: "
-             "llamacpp[:PATH] or openai:URL")] = None,
+    answer: Annotated[
+        str,
+        typer.Option(help="the answer to check: a file, the text itself, or - for standard input"),
+    ],
+    sources: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--sources",
+            help="source files or folders to check against (txt, md, html, pdf, "
+            "jsonl): --sources A B C, or --sources A --sources B",
+        ),
+    ] = None,
+    index_dir: Annotated[
+        Path | None, typer.Option("--index", help="index folder to retrieve evidence from")
+    ] = None,
+    question: Annotated[
+        str | None,
+        typer.Option(help="the question the answer replies to (needed by the consistency layer)"),
+    ] = None,
+    layers: Annotated[
+        str, typer.Option(help=f"comma-separated: {', '.join(get_args(defaults.Layer))}")
+    ] = ",".join(defaults.VERIFY_LAYERS),
+    rule: Annotated[
+        str, typer.Option(help=f"combination: {choice_list(get_args(defaults.Rule))}")
+    ] = defaults.VERIFY_RULE,
+    weights: Annotated[
+        Path | None, typer.Option(help="fitted layer weights (JSON) for --rule logistic")
+    ] = None,
+    query: Annotated[
+        str,
+        typer.Option(
+            help=f"retrieval query per claim: {choice_list(get_args(defaults.QueryMode))} "
+            "(question: made from the claim)"
+        ),
+    ] = "claim",
+    knowledge_base: Annotated[
+        Path | None,
+        typer.Option("--kb", help="CSV or JSON of entity, attribute, value to cross-check"),
+    ] = None,
+    llm: Annotated[
+        str | None,
+        typer.Option(
+            help="chat model for the consistency layer, --llm-claims and --query question: "
+            "llamacpp[:PATH] or openai:URL"
+        ),
+    ] = None,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
-    samples: Annotated[int, typer.Option(help="consistency: sampled answers")]
-    = defaults.CONSISTENCY_SAMPLES,
-    temperature: Annotated[float, typer.Option(help="consistency: sampling temperature")]
-    = defaults.CONSISTENCY_TEMPERATURE,
-    llm_claims: Annotated[bool, typer.Option(
-        help="decompose and decontextualize with --llm instead of rules")] = False,
+    samples: Annotated[
+        int, typer.Option(help="consistency: sampled answers")
+    ] = defaults.CONSISTENCY_SAMPLES,
+    temperature: Annotated[
+        float, typer.Option(help="consistency: sampling temperature")
+    ] = defaults.CONSISTENCY_TEMPERATURE,
+    llm_claims: Annotated[
+        bool, typer.Option(help="decompose and decontextualize with --llm instead of rules")
+    ] = False,
     verifier: VerifierOption = defaults.VERIFIER,
     mode: IndexSearchOption = defaults.SEARCH_MODE,
     k: Annotated[int, typer.Option("-k", help="passages per claim")] = defaults.VERIFY_TOP_K,
-    tau: Annotated[float, typer.Option(help="P(supported) a claim must reach")]
-    = defaults.VERIFY_TAU,
-    window: Annotated[str, typer.Option(
-        help=f"what the verifier reads per claim: {choice_list(get_args(defaults.EvidenceWindow))}"
-             " (passage: each passage on its own; claim: one window of the claim's best "
-             "sentences across its passages, about k times fewer pairs, but no claim both cited "
-             "and anti-cited)")] = defaults.NLI_WINDOW,
-    spans: Annotated[str | None, typer.Option(
-        help="token-level span detector, hf:<model id or folder>[@label] (extra [hf]): each "
-             "claim's characters its passages do not support, as unsupported_spans in --json "
-             "(offsets into the answer) and listed under each claim in the terminal")] = None,
+    tau: Annotated[
+        float, typer.Option(help="P(supported) a claim must reach")
+    ] = defaults.VERIFY_TAU,
+    window: Annotated[
+        str,
+        typer.Option(
+            help="what the verifier reads per claim: "
+            f"{choice_list(get_args(defaults.EvidenceWindow))}"
+            " (passage: each passage on its own; claim: one window of the claim's best "
+            "sentences across its passages, about k times fewer pairs, but no claim both cited "
+            "and anti-cited)"
+        ),
+    ] = defaults.NLI_WINDOW,
+    spans: Annotated[
+        str | None,
+        typer.Option(
+            help="token-level span detector, hf:<model id or folder>[@label] (extra [hf]): each "
+            "claim's characters its passages do not support, as unsupported_spans in --json "
+            "(offsets into the answer) and listed under each claim in the terminal"
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Check an answer claim by claim against source files or an index.
@@ -105,19 +139,36 @@ def verify_command(
         if "consistency" in names and chat is not None:
             consistency = ConsistencyLayer(chat, scorer, samples=samples, temperature=temperature)
         if knowledge_base is not None and "knowledge" not in names:
-            raise InputError(f"--kb {knowledge_base} is read by the knowledge layer: add "
-                             f"knowledge to --layers (now {layers})")
+            raise InputError(
+                f"--kb {knowledge_base} is read by the knowledge layer: add "
+                f"knowledge to --layers (now {layers})"
+            )
         knowledge = None
         if "knowledge" in names:
-            knowledge = KnowledgeLayer(knowledge_base=None if knowledge_base is None
-                                       else KnowledgeBase.from_file(knowledge_base))
-        combiner = LayerCombiner(rule, order=names,
-                                 weights=None if weights is None else LayerWeights.load(weights))
+            knowledge = KnowledgeLayer(
+                knowledge_base=None
+                if knowledge_base is None
+                else KnowledgeBase.from_file(knowledge_base)
+            )
+        combiner = LayerCombiner(
+            rule, order=names, weights=None if weights is None else LayerWeights.load(weights)
+        )
         pipeline = make_answer_verifier(
-            scorer, retriever=retriever, sources=chunks, layers=names, rule=combiner, chat=chat,
-            claims="llm" if llm_claims else "rules", query=query_mode,
-            knowledge=knowledge, consistency=consistency, k=k, tau=tau,
-            window=evidence_window, spans=detector)
+            scorer,
+            retriever=retriever,
+            sources=chunks,
+            layers=names,
+            rule=combiner,
+            chat=chat,
+            claims="llm" if llm_claims else "rules",
+            query=query_mode,
+            knowledge=knowledge,
+            consistency=consistency,
+            k=k,
+            tau=tau,
+            window=evidence_window,
+            spans=detector,
+        )
         report = pipeline.run(text, question=question)
     except VeracityError as exc:
         raise fail(exc) from exc

@@ -59,49 +59,88 @@ def batch_progress(total_label: str, *, disable: bool) -> Any:
             speed = task.finished_speed or task.speed
             return Text("" if speed is None else f"{speed:.1f} {total_label}/s")
 
-    return Progress(TextColumn("{task.description}", markup=False), BarColumn(),
-                    MofNCompleteColumn(), Rate(), TextColumn("eta"), TimeRemainingColumn(),
-                    console=errors, disable=disable, transient=True)
+    return Progress(
+        TextColumn("{task.description}", markup=False),
+        BarColumn(),
+        MofNCompleteColumn(),
+        Rate(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=errors,
+        disable=disable,
+        transient=True,
+    )
 
 
 def verify_batch_command(
     ctx: typer.Context,
-    source: Annotated[Path, typer.Argument(
-        help="JSONL input: one {id, answer, question?, sources?, cited?} object per line")],
-    out: Annotated[Path, typer.Option(
-        help="JSONL output, one report per input line; run again with the same --out to "
-             "resume")],
-    sources_field: Annotated[str | None, typer.Option(
-        help="the field of each line holding its source texts, a list of strings (default: "
-             "sources, unless --index is given)")] = None,
-    index_dir: Annotated[Path | None, typer.Option(
-        "--index", help="index folder to retrieve evidence from instead")] = None,
-    workers: Annotated[int | None, typer.Option(
-        help="worker processes (Ray: actors); default one per core")] = None,
-    ray: Annotated[bool, typer.Option(
-        "--ray", help="run on Ray Data (a local Ray of --workers CPUs on 127.0.0.1)")] = False,
-    ray_address: Annotated[str | None, typer.Option(
-        help="run on the Ray cluster at this address (implies --ray)")] = None,
-    layers: Annotated[str, typer.Option(help=f"comma-separated: {', '.join(_LAYERS)}")]
-    = ",".join(defaults.VERIFY_LAYERS),
-    rule: Annotated[str, typer.Option(help=f"combination: {choice_list(_RULES)}")]
-    = defaults.VERIFY_RULE,
+    source: Annotated[
+        Path,
+        typer.Argument(
+            help="JSONL input: one {id, answer, question?, sources?, cited?} object per line"
+        ),
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            help="JSONL output, one report per input line; run again with the same --out to resume"
+        ),
+    ],
+    sources_field: Annotated[
+        str | None,
+        typer.Option(
+            help="the field of each line holding its source texts, a list of strings (default: "
+            "sources, unless --index is given)"
+        ),
+    ] = None,
+    index_dir: Annotated[
+        Path | None, typer.Option("--index", help="index folder to retrieve evidence from instead")
+    ] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="worker processes (Ray: actors); default one per core")
+    ] = None,
+    ray: Annotated[
+        bool,
+        typer.Option("--ray", help="run on Ray Data (a local Ray of --workers CPUs on 127.0.0.1)"),
+    ] = False,
+    ray_address: Annotated[
+        str | None, typer.Option(help="run on the Ray cluster at this address (implies --ray)")
+    ] = None,
+    layers: Annotated[str, typer.Option(help=f"comma-separated: {', '.join(_LAYERS)}")] = ",".join(
+        defaults.VERIFY_LAYERS
+    ),
+    rule: Annotated[
+        str, typer.Option(help=f"combination: {choice_list(_RULES)}")
+    ] = defaults.VERIFY_RULE,
     verifier: VerifierOption = defaults.VERIFIER,
     mode: IndexSearchOption = defaults.SEARCH_MODE,
     k: Annotated[int, typer.Option("-k", help="passages per claim")] = defaults.VERIFY_TOP_K,
-    tau: Annotated[float, typer.Option(help="P(supported) a claim must reach")]
-    = defaults.VERIFY_TAU,
-    window: Annotated[str, typer.Option(
-        help=f"what the verifier reads per claim: {choice_list(get_args(defaults.EvidenceWindow))}"
-             " (passage: each passage on its own; claim: one window across its passages, about "
-             "k times fewer pairs)")]
-    = defaults.NLI_WINDOW,
-    report: Annotated[Path | None, typer.Option(
-        help="also write the overview page of the whole output here (one offline HTML file; "
-             "extra [report]); `veracity report` builds it later")] = None,
-    report_by: Annotated[list[str] | None, typer.Option(
-        help="break the page's claim labels down by this field of the input lines or "
-             "records (repeat for more)")] = None,
+    tau: Annotated[
+        float, typer.Option(help="P(supported) a claim must reach")
+    ] = defaults.VERIFY_TAU,
+    window: Annotated[
+        str,
+        typer.Option(
+            help="what the verifier reads per claim: "
+            f"{choice_list(get_args(defaults.EvidenceWindow))}"
+            " (passage: each passage on its own; claim: one window across its passages, about "
+            "k times fewer pairs)"
+        ),
+    ] = defaults.NLI_WINDOW,
+    report: Annotated[
+        Path | None,
+        typer.Option(
+            help="also write the overview page of the whole output here (one offline HTML file; "
+            "extra [report]); `veracity report` builds it later"
+        ),
+    ] = None,
+    report_by: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="break the page's claim labels down by this field of the input lines or "
+            "records (repeat for more)"
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
 ) -> None:
     """Verify every answer of a JSONL file; write one report per line to --out.
@@ -122,24 +161,38 @@ def verify_batch_command(
     try:
         evidence_window = check_choice("window", window, WINDOWS)
         if report_by and report is None:
-            raise InputError("--report-by names the fields of the overview page: give the "
-                             "page's file too, e.g. --report overview.html")
+            raise InputError(
+                "--report-by names the fields of the overview page: give the "
+                "page's file too, e.g. --report overview.html"
+            )
         if (sources_field is None) == (index_dir is None):
             if sources_field is None and index_dir is None:
                 sources_field = defaults.BATCH_SOURCES_FIELD
             else:
-                raise InputError("give the evidence one way: --sources-field FIELD (each line "
-                                 "brings its source texts) or --index DIR, not both")
+                raise InputError(
+                    "give the evidence one way: --sources-field FIELD (each line "
+                    "brings its source texts) or --index DIR, not both"
+                )
         names = tuple(part.strip() for part in layers.split(",") if part.strip())
-        settings = VerifySettings(partial(models_of(ctx).verifier, verifier), index=index_dir,
-                                  mode=mode, layers=names, rule=rule, k=k, tau=tau,
-                                  window=evidence_window)
-        job = VerifyBatch(settings, engine_of(workers, ray, ray_address),
-                          sources_field=sources_field)
+        settings = VerifySettings(
+            partial(models_of(ctx).verifier, verifier),
+            index=index_dir,
+            mode=mode,
+            layers=names,
+            rule=rule,
+            k=k,
+            tau=tau,
+            window=evidence_window,
+        )
+        job = VerifyBatch(
+            settings, engine_of(workers, ray, ray_address), sources_field=sources_field
+        )
         with batch_progress("answers", disable=as_json) as progress:
-            task = progress.add_task(f"verify ({job.engine.name}, {job.engine.workers} "
-                                     f"worker{'s' if job.engine.workers != 1 else ''})",
-                                     total=None)
+            task = progress.add_task(
+                f"verify ({job.engine.name}, {job.engine.workers} "
+                f"worker{'s' if job.engine.workers != 1 else ''})",
+                total=None,
+            )
 
             def update(done: int, total: int, claims: int) -> None:
                 progress.update(task, completed=done, total=total)
@@ -156,13 +209,18 @@ def verify_batch_command(
             overview = overview_of(out, answers=source, by=tuple(report_by or ()))
             overview.save(report)
         except VeracityError as exc:
-            show(styled("the batch is done, the overview is not:", "yellow"), " build it with "
-                 f"`veracity report {out} --answers {source} --out {report}` once this is "
-                 "fixed", out=errors)
+            show(
+                styled("the batch is done, the overview is not:", "yellow"),
+                " build it with "
+                f"`veracity report {out} --answers {source} --out {report}` once this is "
+                "fixed",
+                out=errors,
+            )
             raise fail(exc) from exc
     if as_json:
-        extra = {} if overview is None else {"report": str(report),
-                                              "report_seconds": overview.seconds}
+        extra = (
+            {} if overview is None else {"report": str(report), "report_seconds": overview.seconds}
+        )
         emit_json(summary.to_dict() | extra | {"exit_code": code})
         raise typer.Exit(code)
     print_batch(summary)
@@ -174,19 +232,26 @@ def verify_batch_command(
 def print_batch(summary: BatchSummary) -> None:
     """The totals of the output and the run's throughput line."""
     counts = summary.counts
-    show(f"{summary.output}: {counts['answers']} answers verified, {counts['errors']} failed; "
-         f"{counts['claims']} claims: {counts['supported']} supported, "
-         f"{counts['contradicted']} contradicted, {counts['unsupported']} unsupported"
-         + (f", {counts['unchecked']} unchecked" if counts["unchecked"] else "")
-         + (f", {counts['claim_failures']} not judged" if counts["claim_failures"] else ""),
-         out=console)
+    show(
+        f"{summary.output}: {counts['answers']} answers verified, {counts['errors']} failed; "
+        f"{counts['claims']} claims: {counts['supported']} supported, "
+        f"{counts['contradicted']} contradicted, {counts['unsupported']} unsupported"
+        + (f", {counts['unchecked']} unchecked" if counts["unchecked"] else "")
+        + (f", {counts['claim_failures']} not judged" if counts["claim_failures"] else ""),
+        out=console,
+    )
     if summary.done_before:
-        show(styled(f"resumed: {summary.done_before} line(s) were already done", "dim"),
-             out=errors)
+        show(styled(f"resumed: {summary.done_before} line(s) were already done", "dim"), out=errors)
     if counts["errors"]:
-        show(styled(f"{counts['errors']} line(s) failed:", "yellow"), " their records in "
-             f"{summary.output} hold an error with the reason and the fix", out=errors)
-    show(f"{summary.written} record(s) in {summary.seconds:.1f} s: "
-         f"{summary.answers_per_second:.2f} answers/s, {summary.claims_per_second:.2f} "
-         f"claims/s ({summary.engine}, {summary.workers} worker"
-         f"{'s' if summary.workers != 1 else ''})", out=console)
+        show(
+            styled(f"{counts['errors']} line(s) failed:", "yellow"),
+            f" their records in {summary.output} hold an error with the reason and the fix",
+            out=errors,
+        )
+    show(
+        f"{summary.written} record(s) in {summary.seconds:.1f} s: "
+        f"{summary.answers_per_second:.2f} answers/s, {summary.claims_per_second:.2f} "
+        f"claims/s ({summary.engine}, {summary.workers} worker"
+        f"{'s' if summary.workers != 1 else ''})",
+        out=console,
+    )

@@ -28,16 +28,31 @@ __all__ = ["RUN_COUNTERS", "content_fingerprint"]
 RUN_COUNTERS = frozenset({"count", "embedded", "reused", "truncated", "terms", "seconds"})
 
 
-def content_fingerprint(chunks: Iterable[Chunk], chunker: Mapping[str, object],
-                        builders: Mapping[str, Mapping[str, object]] | None = None) -> str:
+def content_fingerprint(
+    chunks: Iterable[Chunk],
+    chunker: Mapping[str, object],
+    builders: Mapping[str, Mapping[str, object]] | None = None,
+) -> str:
     """``sha256:<hex>`` of the chunks (id, document, title, section, pages, span, text), the
     chunker settings and the builder settings."""
-    rows = sorted((chunk.id, chunk.doc_id, chunk.title, list(chunk.section), chunk.page,
-                   chunk.page_end, chunk.start, chunk.end,
-                   hashlib.sha256(chunk.text.encode("utf-8")).hexdigest()) for chunk in chunks)
-    settings = {name: {key: value for key, value in sorted(result.items())
-                       if key not in RUN_COUNTERS}
-                for name, result in sorted((builders or {}).items())}
+    rows = sorted(
+        (
+            chunk.id,
+            chunk.doc_id,
+            chunk.title,
+            list(chunk.section),
+            chunk.page,
+            chunk.page_end,
+            chunk.start,
+            chunk.end,
+            hashlib.sha256(chunk.text.encode("utf-8")).hexdigest(),
+        )
+        for chunk in chunks
+    )
+    settings = {
+        name: {key: value for key, value in sorted(result.items()) if key not in RUN_COUNTERS}
+        for name, result in sorted((builders or {}).items())
+    }
     digest = hashlib.sha256()
     digest.update(json.dumps([dict(chunker), settings], sort_keys=True, default=str).encode())
     for row in rows:

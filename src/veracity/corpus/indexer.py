@@ -87,7 +87,8 @@ class IndexReport:
         recorded."""
         return dataclasses.asdict(self) | {
             "failures": [failure._asdict() for failure in self.failures],
-            "builders": {name: dict(info) for name, info in self.builders.items()}}
+            "builders": {name: dict(info) for name, info in self.builders.items()},
+        }
 
 
 @dataclass(frozen=True)
@@ -365,8 +366,12 @@ class Indexer:
             documents = len(build.sources)
             counts = {"files": len(store.files()), "documents": documents, "chunks": len(store)}
             new.write_manifest(
-                {"chunker": self.chunker.settings, "counts": counts, "builders": results,
-                 "content": content_fingerprint(store, self.chunker.settings, results)}
+                {
+                    "chunker": self.chunker.settings,
+                    "counts": counts,
+                    "builders": results,
+                    "content": content_fingerprint(store, self.chunker.settings, results),
+                }
             )
         return IndexReport(
             index=str(folder.path),

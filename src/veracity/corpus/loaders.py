@@ -154,13 +154,21 @@ def link_problem(path: PathLike) -> DocumentError | None:
         os.stat(path)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            return DocumentError(path, "symlink_loop", f"is a symbolic link that loops "
-                                 f"({_link_chain(path)}), so it holds no file: point it at a "
-                                 "file or folder, or remove it")
+            return DocumentError(
+                path,
+                "symlink_loop",
+                f"is a symbolic link that loops "
+                f"({_link_chain(path)}), so it holds no file: point it at a "
+                "file or folder, or remove it",
+            )
         if exc.errno == errno.ENOENT:
-            return DocumentError(path, "missing", f"is a symbolic link to a path that does not "
-                                 f"exist ({_link_chain(path)}): point it at a file or folder, "
-                                 "or remove it")
+            return DocumentError(
+                path,
+                "missing",
+                f"is a symbolic link to a path that does not "
+                f"exist ({_link_chain(path)}): point it at a file or folder, "
+                "or remove it",
+            )
     return None
 
 
@@ -172,8 +180,9 @@ def _broken_links(folder: str, filenames: list[str]) -> list[DocumentError]:
     for name in filenames:
         path = Path(folder, name)
         problem = None if _hidden(name) else link_problem(path)
-        if problem is not None and (problem.reason == "symlink_loop"
-                                    or path.suffix.lower() in LOADERS):
+        if problem is not None and (
+            problem.reason == "symlink_loop" or path.suffix.lower() in LOADERS
+        ):
             found.append(problem)
     return found
 
@@ -216,7 +225,8 @@ def find_files(paths: Iterable[PathLike]) -> FoundFiles:
                 batch += [
                     Path(folder, name)
                     for name in filenames
-                    if not _hidden(name) and Path(name).suffix.lower() in LOADERS
+                    if not _hidden(name)
+                    and Path(name).suffix.lower() in LOADERS
                     and str(Path(folder, name)) not in left_out
                 ]
             batch.sort(key=lambda file: file.relative_to(path).as_posix())
@@ -307,12 +317,12 @@ def _file_mode(path: Path) -> int:
         raise DocumentError(
             path,
             "unreadable",
-            "cannot be read (permission denied on it or a folder above it); check the "
-            "permissions",
+            "cannot be read (permission denied on it or a folder above it); check the permissions",
         ) from None
     except OSError as exc:
         raise link_problem(path) or DocumentError(
-            path, "unreadable", f"cannot be read ({exc.strerror})") from None
+            path, "unreadable", f"cannot be read ({exc.strerror})"
+        ) from None
 
 
 def read_file(path: PathLike, *, max_bytes: int | None = None) -> bytes:

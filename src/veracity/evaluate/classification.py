@@ -88,8 +88,10 @@ def _labels(labels: ArrayLike, name: str = "labels") -> np.ndarray:
         return array.astype(np.int64)
     if array.size and not np.isin(array, (0, 1)).all():
         bad = array[~np.isin(array, (0, 1))][:3].tolist()
-        raise InputError(f"{name} must be 0 or 1 (1 = positive class); found {bad}. "
-                         "Map your classes to 0/1 first.")
+        raise InputError(
+            f"{name} must be 0 or 1 (1 = positive class); found {bad}. "
+            "Map your classes to 0/1 first."
+        )
     return array.astype(np.int64)
 
 
@@ -101,24 +103,30 @@ def _scores(scores: ArrayLike, size: int) -> np.ndarray:
         raise InputError(f"got {array.shape[0]} scores for {size} labels; pass one score per item")
     if not np.isfinite(array).all():
         where = np.flatnonzero(~np.isfinite(array))[:3].tolist()
-        raise InputError(f"scores must be finite; items {where} are NaN or infinite. "
-                         "Drop failed items and report how many failed.")
+        raise InputError(
+            f"scores must be finite; items {where} are NaN or infinite. "
+            "Drop failed items and report how many failed."
+        )
     return array
 
 
 def _both_classes(labels: np.ndarray, what: str) -> None:
     positives = int(labels.sum())
     if positives == 0 or positives == labels.size:
-        raise InputError(f"{what} needs both classes, got {positives} positive of {labels.size} "
-                         "items; evaluate on a set that holds positives and negatives")
+        raise InputError(
+            f"{what} needs both classes, got {positives} positive of {labels.size} "
+            "items; evaluate on a set that holds positives and negatives"
+        )
 
 
 def _pair(predictions: ArrayLike, labels: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     truth = _labels(labels)
     predicted = _labels(predictions, "predictions")
     if predicted.shape != truth.shape:
-        raise InputError(f"got {predicted.shape[0]} predictions for {truth.shape[0]} labels; "
-                         "pass one prediction per item")
+        raise InputError(
+            f"got {predicted.shape[0]} predictions for {truth.shape[0]} labels; "
+            "pass one prediction per item"
+        )
     return predicted, truth
 
 
@@ -138,8 +146,12 @@ def balanced_accuracy(predictions: ArrayLike, labels: ArrayLike) -> float:
     return (tpr + tnr) / 2
 
 
-def precision_recall_f1(predictions: ArrayLike, labels: ArrayLike, *, positive: int = 1,
-                        ) -> PrecisionRecallF1:
+def precision_recall_f1(
+    predictions: ArrayLike,
+    labels: ArrayLike,
+    *,
+    positive: int = 1,
+) -> PrecisionRecallF1:
     """Precision, recall and F1 with ``positive`` (0 or 1) as the class of interest.
 
     >>> precision_recall_f1([1, 1, 0, 0], [1, 0, 1, 0]).f1
@@ -213,8 +225,10 @@ def average_precision(scores: ArrayLike, labels: ArrayLike) -> float:
     values = _scores(scores, truth.shape[0])
     positives = int(truth.sum())
     if positives == 0:
-        raise InputError("average precision needs at least one positive label; "
-                         "evaluate on a set that holds positives")
+        raise InputError(
+            "average precision needs at least one positive label; "
+            "evaluate on a set that holds positives"
+        )
     order = np.argsort(-values, kind="stable")
     sorted_values = values[order]
     tp = np.cumsum(truth[order])
@@ -265,8 +279,11 @@ def _value_at(scores: np.ndarray, labels: np.ndarray, threshold: float, metric: 
     return float(_metric(metric)(tp, fp, positives, labels.size - positives)[0])
 
 
-def best_threshold(scores: ArrayLike, labels: ArrayLike, metric: str = "balanced_accuracy",
-                   ) -> ThresholdChoice:
+def best_threshold(
+    scores: ArrayLike,
+    labels: ArrayLike,
+    metric: str = "balanced_accuracy",
+) -> ThresholdChoice:
     """The threshold that maximises ``metric`` on these items (an optimistic, in-sample choice).
 
     Candidate cuts lie between consecutive distinct scores; the threshold returned is the
@@ -305,17 +322,27 @@ def best_threshold(scores: ArrayLike, labels: ArrayLike, metric: str = "balanced
 def _fold_of_groups(groups: np.ndarray, folds: int, seed: int) -> np.ndarray:
     distinct = np.unique(groups)
     if distinct.size < folds:
-        raise OptionError("folds", folds, f"at most the number of groups ({distinct.size})",
-                          "Use fewer folds or finer groups.")
+        raise OptionError(
+            "folds",
+            folds,
+            f"at most the number of groups ({distinct.size})",
+            "Use fewer folds or finer groups.",
+        )
     shuffled = np.random.default_rng(seed).permutation(distinct.size)
     fold_of_distinct = np.empty(distinct.size, dtype=np.int64)
     fold_of_distinct[shuffled] = np.arange(distinct.size) % folds
     return fold_of_distinct[np.searchsorted(distinct, groups)]
 
 
-def cross_threshold(scores: ArrayLike, labels: ArrayLike, groups: Sequence[object] | np.ndarray,
-                    *, folds: int = 2, seed: int = 0, metric: str = "balanced_accuracy",
-                    ) -> CrossThreshold:
+def cross_threshold(
+    scores: ArrayLike,
+    labels: ArrayLike,
+    groups: Sequence[object] | np.ndarray,
+    *,
+    folds: int = 2,
+    seed: int = 0,
+    metric: str = "balanced_accuracy",
+) -> CrossThreshold:
     """``metric`` at a threshold chosen on other groups: split groups into ``folds`` parts at
     random (``seed``), choose the threshold on all but one part, score that part, average.
 
@@ -333,8 +360,10 @@ def cross_threshold(scores: ArrayLike, labels: ArrayLike, groups: Sequence[objec
     values = _scores(scores, truth.shape[0])
     group_array = np.asarray([str(group) for group in groups])
     if group_array.shape[0] != truth.shape[0]:
-        raise InputError(f"got {group_array.shape[0]} group ids for {truth.shape[0]} labels; "
-                         "pass one group id per item")
+        raise InputError(
+            f"got {group_array.shape[0]} group ids for {truth.shape[0]} labels; "
+            "pass one group id per item"
+        )
     fold_of = _fold_of_groups(group_array, folds, seed)
     fold_values: list[float] = []
     thresholds: list[float] = []
@@ -343,12 +372,20 @@ def cross_threshold(scores: ArrayLike, labels: ArrayLike, groups: Sequence[objec
     for fold in range(folds):
         held = fold_of == fold
         if len(np.unique(truth[held])) < 2 or len(np.unique(truth[~held])) < 2:
-            raise InputError(f"fold {fold} (seed {seed}) or its complement holds only one class; "
-                             "use another seed or fewer folds, or evaluate on more items")
+            raise InputError(
+                f"fold {fold} (seed {seed}) or its complement holds only one class; "
+                "use another seed or fewer folds, or evaluate on more items"
+            )
         choice = best_threshold(values[~held], truth[~held], metric)
         thresholds.append(choice.threshold)
         fold_values.append(_value_at(values[held], truth[held], choice.threshold, metric))
         sizes.append(int(held.sum()))
         group_counts.append(int(np.unique(group_array[held]).size))
-    return CrossThreshold(float(np.mean(fold_values)), metric, tuple(fold_values),
-                          tuple(thresholds), tuple(sizes), tuple(group_counts))
+    return CrossThreshold(
+        float(np.mean(fold_values)),
+        metric,
+        tuple(fold_values),
+        tuple(thresholds),
+        tuple(sizes),
+        tuple(group_counts),
+    )

@@ -157,7 +157,8 @@ class DetectorReport:
             "fpr": self.fpr,
             "precision_at_base_rate": [
                 {"base_rate": point.base_rate, "precision": point.precision}
-                for point in self.at_base_rates],
+                for point in self.at_base_rates
+            ],
             "per_type": {
                 name: {
                     "items": scores.items,
@@ -167,7 +168,9 @@ class DetectorReport:
                     "recall": scores.recall,
                     "precision": scores.precision,
                     "f1": scores.f1,
-                } for name, scores in self.per_type.items()},
+                }
+                for name, scores in self.per_type.items()
+            },
             "cost": {
                 "calls": self.cost.calls,
                 "calls_per_item": self.cost.calls_per_item,
@@ -177,8 +180,9 @@ class DetectorReport:
         }
 
 
-def per_type_prf(predictions: ArrayLike, labels: ArrayLike,
-                 types: Sequence[str | None]) -> dict[str, TypeScores]:
+def per_type_prf(
+    predictions: ArrayLike, labels: ArrayLike, types: Sequence[str | None]
+) -> dict[str, TypeScores]:
     """Recall (and, where defined, precision and F1) per type; ``None`` types are skipped.
 
     Types are reported in order of first appearance. See the module docstring for why a type
@@ -210,8 +214,9 @@ def per_type_prf(predictions: ArrayLike, labels: ArrayLike,
             within = precision_recall_f1(pred, gold)
             precision = within.precision
             f1 = within.f1 if recall is not None else None
-        result[name] = TypeScores(int(gold.size), positives, caught, false_positives, recall,
-                                  precision, f1)
+        result[name] = TypeScores(
+            int(gold.size), positives, caught, false_positives, recall, precision, f1
+        )
     return result
 
 
@@ -236,10 +241,17 @@ def detector_report(
     >>> report.failures, report.n, report.recall, report.fpr
     (1, 3, 0.5, 0.0)
     """
-    if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
-            or not math.isfinite(threshold):
-        raise OptionError("threshold", threshold, "a finite number",
-                          "Pass the threshold the detector flags at (score >= threshold).")
+    if (
+        isinstance(threshold, bool)
+        or not isinstance(threshold, int | float)
+        or not math.isfinite(threshold)
+    ):
+        raise OptionError(
+            "threshold",
+            threshold,
+            "a finite number",
+            "Pass the threshold the detector flags at (score >= threshold).",
+        )
     rates = _base_rates(base_rates)
     truth_all = np.asarray(labels)
     if truth_all.ndim != 1:
@@ -248,8 +260,10 @@ def detector_report(
     scored = ~np.isnan(values)
     failures = int((~scored).sum())
     if not scored.any():
-        raise InputError(f"all {values.size} scores failed (None or nan); there is nothing to "
-                         "measure -- fix the detector's failures first")
+        raise InputError(
+            f"all {values.size} scores failed (None or nan); there is nothing to "
+            "measure -- fix the detector's failures first"
+        )
     for name, value in (("calls", calls), ("seconds", seconds)):
         if value is not None and (isinstance(value, bool) or not value >= 0):
             raise OptionError(name, value, "0 or more, or None when not measured")
@@ -262,8 +276,9 @@ def detector_report(
     fpr = float(predicted[~gold].sum()) / negatives if negatives else 0.0
     per_type: dict[str, TypeScores] = {}
     if types is not None:
-        kept_types = [name for name, keep in zip(_types(types, values.size), scored, strict=True)
-                      if keep]
+        kept_types = [
+            name for name, keep in zip(_types(types, values.size), scored, strict=True) if keep
+        ]
         per_type = per_type_prf(predicted, truth, kept_types)
     return DetectorReport(
         items=int(values.size),
@@ -280,8 +295,9 @@ def detector_report(
         pr_auc=average_precision(value_kept, truth),
         tpr=tpr,
         fpr=fpr,
-        at_base_rates=tuple(BaseRatePrecision(rate, precision_at_base_rate(tpr, fpr, rate))
-                            for rate in rates),
+        at_base_rates=tuple(
+            BaseRatePrecision(rate, precision_at_base_rate(tpr, fpr, rate)) for rate in rates
+        ),
         per_type=per_type,
         cost=Cost(int(values.size), calls, None if seconds is None else float(seconds)),
     )
@@ -290,18 +306,23 @@ def detector_report(
 def _scores_with_failures(scores: object, size: int) -> np.ndarray:
     # typed ``object``: checked here, whatever the caller passed
     if isinstance(scores, str) or not isinstance(scores, Sequence | np.ndarray):
-        raise InputError(f"scores must be a sequence of numbers (None for a failed item), not "
-                         f"a {type(scores).__name__}")
+        raise InputError(
+            f"scores must be a sequence of numbers (None for a failed item), not "
+            f"a {type(scores).__name__}"
+        )
     try:
-        values = np.asarray([np.nan if score is None else score for score in scores],
-                            dtype=np.float64)
+        values = np.asarray(
+            [np.nan if score is None else score for score in scores], dtype=np.float64
+        )
     except (TypeError, ValueError) as exc:
         raise InputError(f"scores must be numbers or None (a failed item): {exc}") from None
     if values.ndim != 1:
         raise InputError(f"scores must be one-dimensional, got shape {values.shape}")
     if values.size != size:
-        raise InputError(f"got {values.size} scores for {size} labels; pass one score per item "
-                         "(None for an item that failed)")
+        raise InputError(
+            f"got {values.size} scores for {size} labels; pass one score per item "
+            "(None for an item that failed)"
+        )
     if np.isinf(values).any():
         where = np.flatnonzero(np.isinf(values))[:3].tolist()
         raise InputError(f"scores must be finite or None; items {where} are infinite")
@@ -313,22 +334,30 @@ def _types(types: Sequence[str | None], size: int) -> list[str | None]:
         raise InputError("types must be a sequence with one type per item, not one string")
     names = list(types)
     if len(names) != size:
-        raise InputError(f"got {len(names)} types for {size} items; pass one type per item "
-                         "(None for an item without a type)")
+        raise InputError(
+            f"got {len(names)} types for {size} items; pass one type per item "
+            "(None for an item without a type)"
+        )
     for position, name in enumerate(names):
         if name is not None and not isinstance(name, str):
-            raise InputError(f"type {position} is a {type(name).__name__}; types are strings "
-                             "or None")
+            raise InputError(
+                f"type {position} is a {type(name).__name__}; types are strings or None"
+            )
     return names
 
 
 def _base_rates(base_rates: object) -> tuple[float, ...]:
     if isinstance(base_rates, str) or not isinstance(base_rates, Sequence):
-        raise OptionError("base_rates", base_rates, "a sequence of rates",
-                          f"Pass e.g. base_rates={BASE_RATES}.")
+        raise OptionError(
+            "base_rates", base_rates, "a sequence of rates", f"Pass e.g. base_rates={BASE_RATES}."
+        )
     rates = tuple(base_rates)
     for rate in rates:
         if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0.0 < rate < 1.0:
-            raise OptionError("base_rates", rates, "rates strictly between 0 and 1",
-                              f"Pass e.g. base_rates={BASE_RATES}.")
+            raise OptionError(
+                "base_rates",
+                rates,
+                "rates strictly between 0 and 1",
+                f"Pass e.g. base_rates={BASE_RATES}.",
+            )
     return rates

@@ -31,8 +31,15 @@ class OneShotRAG:
     text raises :class:`~veracity.errors.GenerationError`, and an answer the fitness cannot
     score comes back with ``fitness.error`` set (its failure, not a score)."""
 
-    def __init__(self, chat: ChatModel, fitness: Fitness, *, temperature: float = 0.0,
-                 seed: int = 0, max_tokens: int | None = 256) -> None:
+    def __init__(
+        self,
+        chat: ChatModel,
+        fitness: Fitness,
+        *,
+        temperature: float = 0.0,
+        seed: int = 0,
+        max_tokens: int | None = 256,
+    ) -> None:
         self.chat = chat
         self.fitness = fitness
         self.temperature = temperature
@@ -43,11 +50,25 @@ class OneShotRAG:
         query, texts = _check(query, seeds)
         prompt = load_prompt(PROMPT)
         passages = "\n\n".join(f"[{i}] {text}" for i, text in enumerate(texts, start=1))
-        request = ChatRequest.of(prompt.render(question=query, passages=passages),
-                                 system=prompt.system, temperature=self.temperature,
-                                 seed=self.seed, max_tokens=self.max_tokens)
+        request = ChatRequest.of(
+            prompt.render(question=query, passages=passages),
+            system=prompt.system,
+            temperature=self.temperature,
+            seed=self.seed,
+            max_tokens=self.max_tokens,
+        )
         response = self.chat.run(request)
         text = parse_rewrite(response.text)
         [score] = self.fitness.run(query, texts, [text])
-        return Member(len(texts), text, tuple(range(len(texts))), "rag", prompt.ref, 1, score,
-                      response.model, self.temperature, self.seed)
+        return Member(
+            len(texts),
+            text,
+            tuple(range(len(texts))),
+            "rag",
+            prompt.ref,
+            1,
+            score,
+            response.model,
+            self.temperature,
+            self.seed,
+        )

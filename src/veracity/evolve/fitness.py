@@ -59,12 +59,16 @@ class RougeBonus:
 
     def run(self, candidates: Sequence[str], seeds: Sequence[str]) -> list[float]:
         if self._scorer is None:
-            rouge = require("rouge_score.rouge_scorer", extra="evolve",
-                            purpose="The ROUGE fitness of answer evolution")
+            rouge = require(
+                "rouge_score.rouge_scorer",
+                extra="evolve",
+                purpose="The ROUGE fitness of answer evolution",
+            )
             self._scorer = rouge.RougeScorer([self.key], use_stemmer=True)
         reference = " ".join(seeds[: self.top])
-        return [float(self._scorer.score(reference, text)[self.key].fmeasure)
-                for text in candidates]
+        return [
+            float(self._scorer.score(reference, text)[self.key].fmeasure) for text in candidates
+        ]
 
 
 class SupportBonus:
@@ -86,15 +90,15 @@ class SupportBonus:
         if not candidates:
             return []
         premise = " ".join(seeds[: self.top])
-        scored = score_groups(self.verifier, [[(premise, claim) for claim in _claims(text)]
-                                              for text in candidates])
+        scored = score_groups(
+            self.verifier, [[(premise, claim) for claim in _claims(text)] for text in candidates]
+        )
         bonuses = []
         for group in scored.groups:
             errors = [score.error for score in group if score.error is not None]
             if errors:
                 raise GenerationError(f"the verifier could not score a sentence: {errors[0]}")
-            bonuses.append(sum(score.supported for score in group) / len(group) if group
-                           else 0.0)
+            bonuses.append(sum(score.supported for score in group) / len(group) if group else 0.0)
         return bonuses
 
 
@@ -106,8 +110,13 @@ def _claims(text: str) -> list[str]:
 class Fitness:
     """``relevance(query, candidate) + weight * bonus(candidate, seeds)`` for each candidate."""
 
-    def __init__(self, relevance: RelevanceScorer, bonus: Bonus | None = None, *,
-                 weight: float = defaults.EVOLVE_WEIGHT) -> None:
+    def __init__(
+        self,
+        relevance: RelevanceScorer,
+        bonus: Bonus | None = None,
+        *,
+        weight: float = defaults.EVOLVE_WEIGHT,
+    ) -> None:
         if weight < 0:
             raise OptionError("weight", weight, "0 or more", "Use weight=10 (GAuGE).")
         self.relevance = relevance
@@ -120,8 +129,9 @@ class Fitness:
             return f"relevance:{self.relevance.model_id}"
         return f"relevance:{self.relevance.model_id}+{self.weight:g}*{self.bonus.name}"
 
-    def run(self, query: str, seeds: Sequence[str],
-            candidates: Sequence[str]) -> list[FitnessScore]:
+    def run(
+        self, query: str, seeds: Sequence[str], candidates: Sequence[str]
+    ) -> list[FitnessScore]:
         """One score per candidate, in order; ``seeds`` are ranked best first."""
         if not candidates:
             return []
@@ -136,12 +146,16 @@ class Fitness:
             # raises becomes a failure with the bonus's own message.
             bonuses = [_one(bonus, text, seeds) for text in candidates]
         if len(bonuses) != len(candidates):
-            raise GenerationError(f"the bonus {bonus.name} returned {len(bonuses)} scores for "
-                                  f"{len(candidates)} candidates; it must return one each")
-        return [FitnessScore.failure(value, relevance=logit, weight=self.weight,
-                                     bonus_name=bonus.name) if isinstance(value, str)
-                else FitnessScore(logit, value, self.weight, bonus.name)
-                for logit, value in zip(logits, bonuses, strict=True)]
+            raise GenerationError(
+                f"the bonus {bonus.name} returned {len(bonuses)} scores for "
+                f"{len(candidates)} candidates; it must return one each"
+            )
+        return [
+            FitnessScore.failure(value, relevance=logit, weight=self.weight, bonus_name=bonus.name)
+            if isinstance(value, str)
+            else FitnessScore(logit, value, self.weight, bonus.name)
+            for logit, value in zip(logits, bonuses, strict=True)
+        ]
 
 
 def _one(bonus: Bonus, text: str, seeds: Sequence[str]) -> float | str:

@@ -63,8 +63,10 @@ class EvolvedAnswer:
         return quotes(self.evolution.best, self.answer.sources)
 
     def to_dict(self) -> dict[str, Any]:
-        return self.evolution.to_dict() | {"answer": self.answer.to_dict(),
-                                           "quotes": [q.to_dict() for q in self.quotes]}
+        return self.evolution.to_dict() | {
+            "answer": self.answer.to_dict(),
+            "quotes": [q.to_dict() for q in self.quotes],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +84,15 @@ class Quote:
     edits: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"sentence": self.sentence, "marker": self.marker, "doc_id": self.doc_id,
-                "start": self.start, "end": self.end, "text": self.text,
-                "edits": list(self.edits)}
+        return {
+            "sentence": self.sentence,
+            "marker": self.marker,
+            "doc_id": self.doc_id,
+            "start": self.start,
+            "end": self.end,
+            "text": self.text,
+            "edits": list(self.edits),
+        }
 
 
 def quotes(member: Member, hits: Sequence[Hit]) -> tuple[Quote, ...]:
@@ -92,8 +100,17 @@ def quotes(member: Member, hits: Sequence[Hit]) -> tuple[Quote, ...]:
     out = []
     for i, gene in enumerate(member.genes):
         chunk = hits[gene.seed].chunk
-        out.append(Quote(i, gene.seed + 1, chunk.doc_id, chunk.start + gene.span.start,
-                         chunk.start + gene.span.end, gene.text, gene.edits))
+        out.append(
+            Quote(
+                i,
+                gene.seed + 1,
+                chunk.doc_id,
+                chunk.start + gene.span.start,
+                chunk.start + gene.span.end,
+                gene.text,
+                gene.edits,
+            )
+        )
     return tuple(out)
 
 
@@ -131,8 +148,9 @@ class GroundedEvolver:
         return EvolvedAnswer(evolution, dataclasses.replace(answer, timings=timings))
 
 
-def check_member(query: str, member: Member, hits: Sequence[Hit],
-                 checker: CitationChecker) -> Answer:
+def check_member(
+    query: str, member: Member, hits: Sequence[Hit], checker: CitationChecker
+) -> Answer:
     """The :class:`~veracity.types.Answer` of ``member`` (an evolved or one-shot answer, or a
     seed) over ``hits``: each sentence verified, the best supporting hit attached."""
     started = time.perf_counter()
@@ -140,12 +158,24 @@ def check_member(query: str, member: Member, hits: Sequence[Hit],
     checked = checker.run(text, hits)
     prompt_id, _, version = member.prompt.partition("@")
     provenance = GenerationProvenance(
-        model=member.model or member.operator, prompt_id=prompt_id,
+        model=member.model or member.operator,
+        prompt_id=prompt_id,
         prompt_version=int(version) if version.isdigit() else 0,
-        temperature=member.temperature or 0.0, seed=member.seed, max_tokens=None,
-        finish_reason="", verifier=checked.verifier, verifier_version=checked.verifier_version,
-        tau=checker.tau)
-    return Answer(question=query, text=text, sentences=checked.sentences,
-                  citations=checked.citations, invalid_citations=checked.invalid,
-                  sources=tuple(hits), provenance=provenance,
-                  timings=Timings(verify=time.perf_counter() - started))
+        temperature=member.temperature or 0.0,
+        seed=member.seed,
+        max_tokens=None,
+        finish_reason="",
+        verifier=checked.verifier,
+        verifier_version=checked.verifier_version,
+        tau=checker.tau,
+    )
+    return Answer(
+        question=query,
+        text=text,
+        sentences=checked.sentences,
+        citations=checked.citations,
+        invalid_citations=checked.invalid,
+        sources=tuple(hits),
+        provenance=provenance,
+        timings=Timings(verify=time.perf_counter() - started),
+    )

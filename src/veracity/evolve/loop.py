@@ -69,12 +69,21 @@ class EvolveConfig:
         for name in ("offspring", "depth", "top_k", "max_iterations", "max_calls"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
-                raise OptionError(name, value, "an integer of 1 or more",
-                                  f"A budget of 0 evolves nothing; use e.g. {name}=2.")
-        if self.max_tokens is not None and (not isinstance(self.max_tokens, int)
-                                            or self.max_tokens < 1):
-            raise OptionError("max_tokens", self.max_tokens, "an integer of 1 or more, or None",
-                              "Use e.g. max_tokens=128.")
+                raise OptionError(
+                    name,
+                    value,
+                    "an integer of 1 or more",
+                    f"A budget of 0 evolves nothing; use e.g. {name}=2.",
+                )
+        if self.max_tokens is not None and (
+            not isinstance(self.max_tokens, int) or self.max_tokens < 1
+        ):
+            raise OptionError(
+                "max_tokens",
+                self.max_tokens,
+                "an integer of 1 or more, or None",
+                "Use e.g. max_tokens=128.",
+            )
 
 
 class Evolver:
@@ -91,19 +100,27 @@ class Evolver:
     added again.
     """
 
-    def __init__(self, chat: ChatModel | None, fitness: Fitness,
-                 config: EvolveConfig | None = None, *,
-                 operators: Sequence[Operator | SentenceOperator] | None = None,
-                 gate: ParentCheck | None = None) -> None:
+    def __init__(
+        self,
+        chat: ChatModel | None,
+        fitness: Fitness,
+        config: EvolveConfig | None = None,
+        *,
+        operators: Sequence[Operator | SentenceOperator] | None = None,
+        gate: ParentCheck | None = None,
+    ) -> None:
         if operators is None:
             operators = OPERATORS if chat is not None else SENTENCE_OPERATORS
         if not operators:
             raise OptionError("operators", operators, "at least one Operator")
         prompts = [op.name for op in operators if isinstance(op, Operator)]
         if prompts and chat is None:
-            raise OptionError("operators", ", ".join(prompts), "sentence operators when no chat "
-                              "model is given", "Pass a chat model, or operators=None for the "
-                              "sentence operators.")
+            raise OptionError(
+                "operators",
+                ", ".join(prompts),
+                "sentence operators when no chat model is given",
+                "Pass a chat model, or operators=None for the sentence operators.",
+            )
         self.chat = chat
         self.fitness = fitness
         self.config = config or EvolveConfig()
@@ -125,8 +142,10 @@ class Evolver:
             texts = [render(genes) for genes in genomes]
             kept = [i for i, text in enumerate(texts) if text]
             if not kept:
-                raise InputError(f"none of the {len(seeds)} seed passages holds a prose "
-                                 f"sentence ({_skipped(pool)}): there is nothing to answer with")
+                raise InputError(
+                    f"none of the {len(seeds)} seed passages holds a prose "
+                    f"sentence ({_skipped(pool)}): there is nothing to answer with"
+                )
             start = [(texts[i], genomes[i]) for i in kept]
             # The seeds as the population holds them are the grounding reference too: the
             # bonus then rewards the seeds' relevant prose, not their headings or tables.
@@ -138,11 +157,12 @@ class Evolver:
             if score.error is not None:  # a seed the fitness cannot score is left out, reported
                 failures.append(Failure(0, "seed", "", (), score.error, text))
             else:
-                members.append(Member(len(members), text, (), "seed", "", 0, score,
-                                      genes=genes))
+                members.append(Member(len(members), text, (), "seed", "", 0, score, genes=genes))
         if not members:
-            raise InputError(f"none of the {len(seeds)} seed passages could be scored by the "
-                             f"fitness {self.fitness.name}: {failures[0].error}")
+            raise InputError(
+                f"none of the {len(seeds)} seed passages could be scored by the "
+                f"fitness {self.fitness.name}: {failures[0].error}"
+            )
         known = {member.text: member.id for member in members}
         ranking = _rank(members)
         generations: list[Generation] = []
@@ -164,8 +184,7 @@ class Evolver:
                 seed = rng.randrange(2**31)
                 if isinstance(operator, Operator):
                     calls += 1
-                    child, failure = self._rewrite(operator, query, parents, members, seed,
-                                                   index)
+                    child, failure = self._rewrite(operator, query, parents, members, seed, index)
                     if child is not None:
                         tokens += child.tokens
                 else:
@@ -173,8 +192,7 @@ class Evolver:
                 if failure is not None:
                     failures.append(dataclasses.replace(failure, generation=index))
                     failed += 1
-                elif child is None or child.text in known or \
-                        child.text in {c.text for c in bred}:
+                elif child is None or child.text in known or child.text in {c.text for c in bred}:
                     barren += 1
                 else:
                     bred.append(child)
@@ -183,19 +201,38 @@ class Evolver:
             for child, score in zip(bred, scores, strict=True):
                 if score.error is not None:  # the rewrite is reported, never ranked
                     failed += 1
-                    failures.append(Failure(index, child.operator, child.prompt, child.parents,
-                                            score.error, child.text, child.seed))
+                    failures.append(
+                        Failure(
+                            index,
+                            child.operator,
+                            child.prompt,
+                            child.parents,
+                            score.error,
+                            child.text,
+                            child.seed,
+                        )
+                    )
                     continue
-                member = Member(len(members), child.text, child.parents, child.operator,
-                                child.prompt, index, score, child.model,
-                                cfg.temperature if child.model else None, child.seed,
-                                child.genes)
+                member = Member(
+                    len(members),
+                    child.text,
+                    child.parents,
+                    child.operator,
+                    child.prompt,
+                    index,
+                    score,
+                    child.model,
+                    cfg.temperature if child.model else None,
+                    child.seed,
+                    child.genes,
+                )
                 members.append(member)
                 known[member.text] = member.id
                 added.append(member.id)
             ranking = _rank(members)
-            generations.append(Generation(index, tuple(added), failed,
-                                          tuple(ranking[: cfg.top_k]), barren))
+            generations.append(
+                Generation(index, tuple(added), failed, tuple(ranking[: cfg.top_k]), barren)
+            )
             if not added:
                 stop = "all_failed" if failed else "converged"
                 break
@@ -204,18 +241,34 @@ class Evolver:
                 break
         else:
             stop = "max_iterations"
-        return EvolutionResult(query, tuple(members), tuple(ranking), tuple(failures),
-                               tuple(generations), stop, calls, tokens, self.fitness.name,
-                               cfg.seed)
+        return EvolutionResult(
+            query,
+            tuple(members),
+            tuple(ranking),
+            tuple(failures),
+            tuple(generations),
+            stop,
+            calls,
+            tokens,
+            self.fitness.name,
+            cfg.seed,
+        )
 
-    def _rewrite(self, operator: Operator, query: str, parents: tuple[int, ...],
-                 members: Sequence[Member], seed: int,
-                 index: int) -> tuple[_Child | None, Failure | None]:
+    def _rewrite(
+        self,
+        operator: Operator,
+        query: str,
+        parents: tuple[int, ...],
+        members: Sequence[Member],
+        seed: int,
+        index: int,
+    ) -> tuple[_Child | None, Failure | None]:
         """One model rewrite, parsed and (with a gate) checked against its parents."""
         cfg = self.config
         texts = tuple(members[p].text for p in parents)
-        request = operator.request(query, texts, temperature=cfg.temperature, seed=seed,
-                                   max_tokens=cfg.max_tokens)
+        request = operator.request(
+            query, texts, temperature=cfg.temperature, seed=seed, max_tokens=cfg.max_tokens
+        )
         reply = ""
         assert self.chat is not None  # checked in __init__
         try:
@@ -223,19 +276,40 @@ class Evolver:
             reply = response.text
             text = parse_rewrite(reply)
         except GenerationError as exc:
-            return None, Failure(index, operator.name, operator.prompt.ref, parents, str(exc),
-                                 reply, seed)
+            return None, Failure(
+                index, operator.name, operator.prompt.ref, parents, str(exc), reply, seed
+            )
         if self.gate is not None:
             reason = self.gate.run(text, texts)
             if reason is not None:
-                return None, Failure(index, operator.name, operator.prompt.ref, parents,
-                                     reason, text, seed, kind="rejected")
-        return _Child(text, parents, operator.name, operator.prompt.ref, seed, response.model,
-                      response.completion_tokens or 0), None
+                return None, Failure(
+                    index,
+                    operator.name,
+                    operator.prompt.ref,
+                    parents,
+                    reason,
+                    text,
+                    seed,
+                    kind="rejected",
+                )
+        return _Child(
+            text,
+            parents,
+            operator.name,
+            operator.prompt.ref,
+            seed,
+            response.model,
+            response.completion_tokens or 0,
+        ), None
 
-    def _breed(self, operator: SentenceOperator, parents: tuple[int, ...],
-               members: Sequence[Member], pool: SentencePool | None,
-               seed: int) -> tuple[_Child | None, Failure | None]:
+    def _breed(
+        self,
+        operator: SentenceOperator,
+        parents: tuple[int, ...],
+        members: Sequence[Member],
+        pool: SentencePool | None,
+        seed: int,
+    ) -> tuple[_Child | None, Failure | None]:
         """One offspring of a sentence operator (``None`` when it had nothing new to make)."""
         if pool is None:  # pragma: no cover - __init__ makes a pool whenever one is needed
             raise OptionError("operators", operator.name, "a pool of seed sentences")
@@ -245,8 +319,7 @@ class Evolver:
         genes = operator.breed(genomes, pool, random.Random(seed))
         if not genes:
             return None, None
-        return _Child(render(genes), parents, operator.name, "", seed, "", 0,
-                      tuple(genes)), None
+        return _Child(render(genes), parents, operator.name, "", seed, "", 0, tuple(genes)), None
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,14 +344,18 @@ def _check(query: object, seeds: object) -> tuple[str, list[str]]:
     if not isinstance(query, str) or not query.strip():
         raise InputError(f"the query {query!r} is empty; pass the question to evolve an answer to")
     if isinstance(seeds, str) or not isinstance(seeds, Sequence):
-        raise InputError("seeds must be a sequence of passages, not "
-                         f"{type(seeds).__name__}: wrap one passage as run(query, [text])")
+        raise InputError(
+            "seeds must be a sequence of passages, not "
+            f"{type(seeds).__name__}: wrap one passage as run(query, [text])"
+        )
     texts = [s for s in seeds if isinstance(s, str) and s.strip()]
     if len(texts) != len(seeds):
         raise InputError("every seed must be a non-empty string")
     if not texts:
-        raise InputError("no seed passages were given: retrieve some for the query first "
-                         "(is the index empty, or does the query match nothing?)")
+        raise InputError(
+            "no seed passages were given: retrieve some for the query first "
+            "(is the index empty, or does the query match nothing?)"
+        )
     return query, texts
 
 

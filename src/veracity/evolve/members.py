@@ -33,8 +33,9 @@ class FitnessScore:
     error: str | None = None
 
     @classmethod
-    def failure(cls, error: str, *, relevance: float, weight: float,
-                bonus_name: str = "") -> FitnessScore:
+    def failure(
+        cls, error: str, *, relevance: float, weight: float, bonus_name: str = ""
+    ) -> FitnessScore:
         return cls(relevance, float("nan"), weight, bonus_name, error)
 
     @property
@@ -72,11 +73,19 @@ class Member:
     genes: tuple[Gene, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "text": self.text, "parents": list(self.parents),
-                "operator": self.operator, "prompt": self.prompt, "generation": self.generation,
-                "fitness": self.fitness.to_dict(), "model": self.model,
-                "temperature": self.temperature, "seed": self.seed,
-                "genes": [gene.to_dict() for gene in self.genes]}
+        return {
+            "id": self.id,
+            "text": self.text,
+            "parents": list(self.parents),
+            "operator": self.operator,
+            "prompt": self.prompt,
+            "generation": self.generation,
+            "fitness": self.fitness.to_dict(),
+            "model": self.model,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "genes": [gene.to_dict() for gene in self.genes],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +123,13 @@ class Generation:
     barren: int = 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"index": self.index, "offspring": list(self.offspring),
-                "failures": self.failures, "barren": self.barren, "top": list(self.top)}
+        return {
+            "index": self.index,
+            "offspring": list(self.offspring),
+            "failures": self.failures,
+            "barren": self.barren,
+            "top": list(self.top),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,9 +170,16 @@ class EvolutionResult:
         return tuple(self.members[i] for i in seen)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"query": self.query, "best": self.best.id, "stop_reason": self.stop_reason,
-                "calls": self.calls, "completion_tokens": self.completion_tokens,
-                "fitness": self.fitness, "seed": self.seed, "ranking": list(self.ranking),
-                "members": [m.to_dict() for m in self.members],
-                "failures": [f.to_dict() for f in self.failures],
-                "generations": [g.to_dict() for g in self.generations]}
+        return {
+            "query": self.query,
+            "best": self.best.id,
+            "stop_reason": self.stop_reason,
+            "calls": self.calls,
+            "completion_tokens": self.completion_tokens,
+            "fitness": self.fitness,
+            "seed": self.seed,
+            "ranking": list(self.ranking),
+            "members": [m.to_dict() for m in self.members],
+            "failures": [f.to_dict() for f in self.failures],
+            "generations": [g.to_dict() for g in self.generations],
+        }

@@ -22,8 +22,9 @@ __all__ = ["OPERATORS", "Operator", "parse_rewrite"]
 
 #: The fewest words a usable rewrite has; shorter replies are failures, not members.
 MIN_WORDS = 3
-_LABEL = re.compile(r"^\s*(?:re-?written|combined|new)?\s*(?:passage|answer)\s*\d?\s*:\s*",
-                    re.IGNORECASE)
+_LABEL = re.compile(
+    r"^\s*(?:re-?written|combined|new)?\s*(?:passage|answer)\s*\d?\s*:\s*", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,8 +39,15 @@ class Operator:
     def prompt(self) -> ChatPrompt:
         return load_prompt(self.prompt_id)
 
-    def request(self, query: str, parents: tuple[str, ...], *, temperature: float,
-                seed: int, max_tokens: int | None) -> ChatRequest:
+    def request(
+        self,
+        query: str,
+        parents: tuple[str, ...],
+        *,
+        temperature: float,
+        seed: int,
+        max_tokens: int | None,
+    ) -> ChatRequest:
         """The chat request that breeds one offspring from ``parents``."""
         prompt = self.prompt
         if self.arity == 2:
@@ -48,8 +56,9 @@ class Operator:
             user = prompt.render(question=query, passage=parents[0])
         else:
             user = prompt.render(passage=parents[0])
-        return ChatRequest.of(user, system=prompt.system, temperature=temperature,
-                              seed=seed, max_tokens=max_tokens)
+        return ChatRequest.of(
+            user, system=prompt.system, temperature=temperature, seed=seed, max_tokens=max_tokens
+        )
 
 
 #: Random mutation, controlled mutation and crossover, in that order; chosen uniformly.
@@ -72,5 +81,6 @@ def parse_rewrite(reply: str) -> str:
     if len(words) < MIN_WORDS:
         raise GenerationError(
             f"the rewrite {reply[:80]!r} has {len(words)} words with letters (at least "
-            f"{MIN_WORDS} needed): the model returned nothing usable for this operator")
+            f"{MIN_WORDS} needed): the model returned nothing usable for this operator"
+        )
     return text

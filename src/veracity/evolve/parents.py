@@ -52,9 +52,13 @@ class ParentCheck:
         scored = score_groups(self.verifier, [[(premise, claim)] for claim in claims])
         for number, (claim, [score]) in enumerate(zip(claims, scored.groups, strict=True), 1):
             if score.error is not None:
-                return (f"sentence {number} ({claim!r}) could not be checked against its "
-                        f"parents: {score.error}")
+                return (
+                    f"sentence {number} ({claim!r}) could not be checked against its "
+                    f"parents: {score.error}"
+                )
             if score.supported < self.tau:
-                return (f"sentence {number} ({claim!r}) is not supported by its parents: "
-                        f"P(supported) {score.supported:.2f} < tau {self.tau:g}")
+                return (
+                    f"sentence {number} ({claim!r}) is not supported by its parents: "
+                    f"P(supported) {score.supported:.2f} < tau {self.tau:g}"
+                )
         return None

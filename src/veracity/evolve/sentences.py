@@ -76,9 +76,12 @@ MIN_RELEVANCE = 0.0
 POOL_KEEP = 3
 #: Opening words that point back to a sentence the reader will not see: a sentence that still
 #: opens with one after decontextualization cannot stand alone in an answer.
-_DANGLING = re.compile(r"^(?:it|they|its|their|them|this|these|those|such|both|another|"
-                       r"the latter|the former)\b(?!-)|^(?:\W*\w+\W+){0,5}?(?:he|she|his|her|"
-                       r"him)\b", re.IGNORECASE)
+_DANGLING = re.compile(
+    r"^(?:it|they|its|their|them|this|these|those|such|both|another|"
+    r"the latter|the former)\b(?!-)|^(?:\W*\w+\W+){0,5}?(?:he|she|his|her|"
+    r"him)\b",
+    re.IGNORECASE,
+)
 
 _SPACE = re.compile(r"\s+")
 _PARENTHESIS = re.compile(r"\s*\([^()]{1,200}\)")
@@ -104,8 +107,14 @@ class Gene:
         return (self.seed, self.span.start, self.span.end)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seed": self.seed, "start": self.span.start, "end": self.span.end,
-                "text": self.text, "relevance": self.relevance, "edits": list(self.edits)}
+        return {
+            "seed": self.seed,
+            "start": self.span.start,
+            "end": self.span.end,
+            "text": self.text,
+            "relevance": self.relevance,
+            "edits": list(self.edits),
+        }
 
 
 def render(genes: Sequence[Gene]) -> str:
@@ -133,8 +142,7 @@ class SentencePool:
 
     def genome(self, seed: int) -> tuple[Gene, ...]:
         """Seed ``seed`` as a member: its pool sentences, in its own order."""
-        return tuple(sorted((g for g in self.genes if g.seed == seed),
-                            key=lambda g: g.span.start))
+        return tuple(sorted((g for g in self.genes if g.seed == seed), key=lambda g: g.span.start))
 
     def best_missing(self, genes: Sequence[Gene]) -> Gene | None:
         """The most relevant pool sentence that ``genes`` do not hold, or ``None``."""
@@ -142,9 +150,15 @@ class SentencePool:
         return next((gene for gene in self.genes if gene.key not in held), None)
 
 
-def build_pool(query: str, seeds: Sequence[str], relevance: RelevanceScorer, *,
-               decontextualize: bool = True, min_relevance: float | None = MIN_RELEVANCE,
-               keep: int = POOL_KEEP) -> SentencePool:
+def build_pool(
+    query: str,
+    seeds: Sequence[str],
+    relevance: RelevanceScorer,
+    *,
+    decontextualize: bool = True,
+    min_relevance: float | None = MIN_RELEVANCE,
+    keep: int = POOL_KEEP,
+) -> SentencePool:
     """The :class:`SentencePool` of ``seeds`` (ranked best first) for ``query``: their prose
     sentences, each read on its own, scored by ``relevance`` in one call; left out (and
     counted in ``skipped``): near-duplicates (a repeated sentence, or one whose content words
@@ -164,8 +178,10 @@ def build_pool(query: str, seeds: Sequence[str], relevance: RelevanceScorer, *,
                 skipped[reason or "not prose"] = skipped.get(reason or "not prose", 0) + 1
             else:
                 spans.append(prose)
-        drafts = [Draft(i, _SPACE.sub(" ", span.of(passage)).strip(), span, span)
-                  for i, span in enumerate(spans)]
+        drafts = [
+            Draft(i, _SPACE.sub(" ", span.of(passage)).strip(), span, span)
+            for i, span in enumerate(spans)
+        ]
         if decontextualize:
             drafts = list(decontextualizer.run(drafts))
         for span, draft in zip(spans, drafts, strict=True):
@@ -174,8 +190,9 @@ def build_pool(query: str, seeds: Sequence[str], relevance: RelevanceScorer, *,
             else:
                 found.append((index, span, draft.text, draft.edits))
     logits = relevance.run(query, [text for _, _, text, _ in found]).logits() if found else []
-    ranked = sorted(zip(found, logits, strict=True),
-                    key=lambda item: (-item[1], item[0][0], item[0][1].start))
+    ranked = sorted(
+        zip(found, logits, strict=True), key=lambda item: (-item[1], item[0][0], item[0][1].start)
+    )
     genes: list[Gene] = []
     kept_terms: list[frozenset[str]] = []
     for (seed, span, text, edits), logit in ranked:
@@ -218,18 +235,22 @@ def trims(text: str) -> list[tuple[str, str]]:
     """
     options: list[tuple[str, str]] = []
     for match in _PARENTHESIS.finditer(text):
-        options.append((text[: match.start()] + text[match.end():],
-                        f"trimmed: {match.group().strip()!r}"))
+        options.append(
+            (text[: match.start()] + text[match.end() :], f"trimmed: {match.group().strip()!r}")
+        )
     lead = _LEAD.match(text)
     if lead is not None:
-        rest = text[lead.end():]
+        rest = text[lead.end() :]
         options.append((rest[:1].upper() + rest[1:], f"trimmed: {lead.group(1)!r}"))
     tail = _TAIL.search(text)
     if tail is not None and tail.start() > 0:
-        cut = text[tail.start(): tail.start(1)].strip(" ,;-–—")
+        cut = text[tail.start() : tail.start(1)].strip(" ,;-–—")
         options.append((_close(text[: tail.start()]), f"trimmed: {cut!r}"))
-    return [(trimmed, edit) for trimmed, edit in options
-            if _words(trimmed) >= MIN_WORDS and trimmed != text]
+    return [
+        (trimmed, edit)
+        for trimmed, edit in options
+        if _words(trimmed) >= MIN_WORDS and trimmed != text
+    ]
 
 
 def _trimmed(gene: Gene, text: str, edit: str) -> Gene:
@@ -243,14 +264,19 @@ class SentenceOperator(Protocol):
     name: str
     arity: int
 
-    def breed(self, parents: Sequence[tuple[Gene, ...]], pool: SentencePool,
-              rng: random.Random) -> tuple[Gene, ...] | None: ...
+    def breed(
+        self, parents: Sequence[tuple[Gene, ...]], pool: SentencePool, rng: random.Random
+    ) -> tuple[Gene, ...] | None: ...
 
 
 def _check_size(max_sentences: int) -> int:
     if not isinstance(max_sentences, int) or max_sentences < 1:
-        raise OptionError("max_sentences", max_sentences, "an integer of 1 or more",
-                          f"Use e.g. max_sentences={MAX_SENTENCES}.")
+        raise OptionError(
+            "max_sentences",
+            max_sentences,
+            "an integer of 1 or more",
+            f"Use e.g. max_sentences={MAX_SENTENCES}.",
+        )
     return max_sentences
 
 
@@ -264,8 +290,9 @@ class Cross:
     def __init__(self, *, max_sentences: int = MAX_SENTENCES) -> None:
         self.max_sentences = _check_size(max_sentences)
 
-    def breed(self, parents: Sequence[tuple[Gene, ...]], pool: SentencePool,
-              rng: random.Random) -> tuple[Gene, ...] | None:
+    def breed(
+        self, parents: Sequence[tuple[Gene, ...]], pool: SentencePool, rng: random.Random
+    ) -> tuple[Gene, ...] | None:
         union = _ordered([gene for parent in parents for gene in parent])
         if not union:
             return None
@@ -285,8 +312,9 @@ class Mutate:
     def __init__(self, *, max_sentences: int = MAX_SENTENCES) -> None:
         self.max_sentences = _check_size(max_sentences)
 
-    def breed(self, parents: Sequence[tuple[Gene, ...]], pool: SentencePool,
-              rng: random.Random) -> tuple[Gene, ...] | None:
+    def breed(
+        self, parents: Sequence[tuple[Gene, ...]], pool: SentencePool, rng: random.Random
+    ) -> tuple[Gene, ...] | None:
         genes = list(parents[0])
         new = pool.best_missing(genes)
         moves = []
@@ -314,8 +342,9 @@ class Trim:
     name = "trim"
     arity = 1
 
-    def breed(self, parents: Sequence[tuple[Gene, ...]], pool: SentencePool,
-              rng: random.Random) -> tuple[Gene, ...] | None:
+    def breed(
+        self, parents: Sequence[tuple[Gene, ...]], pool: SentencePool, rng: random.Random
+    ) -> tuple[Gene, ...] | None:
         genes = list(parents[0])
         options = [(i, option) for i, gene in enumerate(genes) for option in trims(gene.text)]
         if not options:
@@ -338,8 +367,9 @@ class Compress:
             raise OptionError("max_words", max_words, f"an integer of {MIN_WORDS} or more")
         self.max_words = max_words
 
-    def breed(self, parents: Sequence[tuple[Gene, ...]], pool: SentencePool,
-              rng: random.Random) -> tuple[Gene, ...] | None:
+    def breed(
+        self, parents: Sequence[tuple[Gene, ...]], pool: SentencePool, rng: random.Random
+    ) -> tuple[Gene, ...] | None:
         ranked = _ordered(parents[0])
         if not ranked:
             return None

@@ -126,8 +126,13 @@ class TopSupport:
         self.hits = hits
 
     def run(self, results: Sequence[SearchResult]) -> list[SignalReading]:
-        groups = [[(hit.chunk.text, question_content(question_focus(result.query)))
-                   for hit in result.hits[: self.hits]] for result in results]
+        groups = [
+            [
+                (hit.chunk.text, question_content(question_focus(result.query)))
+                for hit in result.hits[: self.hits]
+            ]
+            for result in results
+        ]
         scored = score_groups(self.scorer, groups)
         readings = []
         for scores in scored.groups:
@@ -144,10 +149,13 @@ class TopSupport:
 def _needed(result: SearchResult, value: float | None, name: str) -> float:
     if value is None:
         usable = [n for n, s in SIGNAL_MODES.items() if result.mode in s]
-        raise OptionError("signal", name, f"a signal that {result.mode} search computes "
-                          f"({', '.join(usable)})",
-                          f"Search in a mode that computes {name} ({', '.join(SIGNAL_MODES[name])})"
-                          " or choose another signal.")
+        raise OptionError(
+            "signal",
+            name,
+            f"a signal that {result.mode} search computes ({', '.join(usable)})",
+            f"Search in a mode that computes {name} ({', '.join(SIGNAL_MODES[name])})"
+            " or choose another signal.",
+        )
     return float(value)
 
 
@@ -156,7 +164,8 @@ SIGNALS: dict[Signal, Callable[..., ConfidenceSignal]] = {
     "top_bm25": lambda **_: TopBM25(),
     "top_cosine": lambda **_: TopCosine(),
     "top_support": lambda *, scorer=None, hits=defaults.SUPPORT_SIGNAL_HITS: TopSupport(
-        _scorer_for_support(scorer), hits=hits),
+        _scorer_for_support(scorer), hits=hits
+    ),
 }
 #: Search modes that compute each signal.
 SIGNAL_MODES: dict[str, tuple[str, ...]] = {
@@ -167,26 +176,35 @@ SIGNAL_MODES: dict[str, tuple[str, ...]] = {
 #: Scores that cannot be thresholded, with why.
 RANK_ONLY: dict[str, str] = {
     "rrf": "RRF depends only on ranks (1/(k + rank) summed over rankings), so its value is the "
-           "same for a perfect and a useless top hit",
+    "same for a perfect and a useless top hit",
     "rank": "a rank says where a hit stands, not how well it matches, so the first hit of every "
-            "query has rank 1",
+    "query has rank 1",
 }
 
 
 def _scorer_for_support(scorer: PairScorer | None) -> PairScorer:
     if scorer is None:
-        raise OptionError("scorer", None, "a PairScorer for the top_support signal",
-                          "Pass make_signal('top_support', scorer=verifier).")
+        raise OptionError(
+            "scorer",
+            None,
+            "a PairScorer for the top_support signal",
+            "Pass make_signal('top_support', scorer=verifier).",
+        )
     return scorer
 
 
-def make_signal(name: str, *, scorer: PairScorer | None = None,
-                hits: int = defaults.SUPPORT_SIGNAL_HITS) -> ConfidenceSignal:
+def make_signal(
+    name: str, *, scorer: PairScorer | None = None, hits: int = defaults.SUPPORT_SIGNAL_HITS
+) -> ConfidenceSignal:
     """The signal ``name`` (see :data:`SIGNALS`); rank-only scores are refused with the reason."""
     choices = ", ".join(SIGNALS)
     if name in RANK_ONLY:
-        raise OptionError("signal", name, f"a signal whose value measures the match ({choices})",
-                          f"{RANK_ONLY[name]}; no threshold on it can tell them apart.")
+        raise OptionError(
+            "signal",
+            name,
+            f"a signal whose value measures the match ({choices})",
+            f"{RANK_ONLY[name]}; no threshold on it can tell them apart.",
+        )
     return SIGNALS[check_choice("signal", name, tuple(SIGNALS))](scorer=scorer, hits=hits)
 
 
@@ -196,15 +214,24 @@ class Abstainer:
     ``source`` records where the threshold came from (``"given"``, or a calibration file).
     """
 
-    def __init__(self, signal: ConfidenceSignal, threshold: float, *,
-                 source: str = "given") -> None:
+    def __init__(
+        self, signal: ConfidenceSignal, threshold: float, *, source: str = "given"
+    ) -> None:
         if not isinstance(signal, ConfidenceSignal):
-            raise InputError(f"signal must be a ConfidenceSignal (see make_signal), got "
-                             f"{type(signal).__name__}")
-        if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
-                or not math.isfinite(threshold):
-            raise OptionError("threshold", threshold, "a finite number",
-                              "Choose one with `veracity calibrate` or calibrate().")
+            raise InputError(
+                f"signal must be a ConfidenceSignal (see make_signal), got {type(signal).__name__}"
+            )
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, int | float)
+            or not math.isfinite(threshold)
+        ):
+            raise OptionError(
+                "threshold",
+                threshold,
+                "a finite number",
+                "Choose one with `veracity calibrate` or calibrate().",
+            )
         self.signal = signal
         self.threshold = float(threshold)
         self.source = source
@@ -213,7 +240,18 @@ class Abstainer:
         """Whether to abstain on ``result``; a signal that failed never causes an abstention."""
         (reading,) = self.signal.run([result])
         if reading.value is None:
-            return AbstentionCheck(self.signal.name, None, self.threshold, False, self.source,
-                                   reading.error or "no value")
-        return AbstentionCheck(self.signal.name, reading.value, self.threshold,
-                               reading.value < self.threshold, self.source)
+            return AbstentionCheck(
+                self.signal.name,
+                None,
+                self.threshold,
+                False,
+                self.source,
+                reading.error or "no value",
+            )
+        return AbstentionCheck(
+            self.signal.name,
+            reading.value,
+            self.threshold,
+            reading.value < self.threshold,
+            self.source,
+        )

@@ -42,8 +42,9 @@ class Retrieved:
 
     def finish(self, answer: Answer) -> Answer:
         """``answer`` (the generator's) with this retrieval's check and timings."""
-        timings = dataclasses.replace(answer.timings, retrieve=self.timings.retrieve,
-                                      abstain=self.timings.abstain)
+        timings = dataclasses.replace(
+            answer.timings, retrieve=self.timings.retrieve, abstain=self.timings.abstain
+        )
         return dataclasses.replace(answer, abstention=self.check, timings=timings)
 
 
@@ -65,14 +66,18 @@ class Asker:
         abstainer: Abstainer | None = None,
     ) -> None:
         if not isinstance(retriever, Retriever):
-            raise InputError(f"retriever must be a Retriever (see open_retriever), got "
-                             f"{type(retriever).__name__}")
+            raise InputError(
+                f"retriever must be a Retriever (see open_retriever), got "
+                f"{type(retriever).__name__}"
+            )
         if not isinstance(generator, GroundedGenerator):
-            raise InputError(f"generator must be a GroundedGenerator, got "
-                             f"{type(generator).__name__}")
+            raise InputError(
+                f"generator must be a GroundedGenerator, got {type(generator).__name__}"
+            )
         if abstainer is not None and not isinstance(abstainer, Abstainer):
-            raise InputError(f"abstainer must be an Abstainer or None, got "
-                             f"{type(abstainer).__name__}")
+            raise InputError(
+                f"abstainer must be an Abstainer or None, got {type(abstainer).__name__}"
+            )
         self.retriever = retriever
         self.generator = generator
         self.k = check_k(k)
@@ -112,11 +117,17 @@ class Asker:
             checked = time.perf_counter() - started
             if check.abstain:
                 timings = Timings(retrieve=retrieved, abstain=checked)
-                return Retrieved(result.hits, check, timings,
-                                 self._abstain(question, check, timings))
+                return Retrieved(
+                    result.hits, check, timings, self._abstain(question, check, timings)
+                )
         return Retrieved(result.hits, check, Timings(retrieve=retrieved, abstain=checked), None)
 
     @staticmethod
     def _abstain(question: str, check: AbstentionCheck, timings: Timings) -> Answer:
-        return Answer(question=question, text=defaults.ABSTAIN_TEXT, abstained=True,
-                      abstention=check, timings=timings)
+        return Answer(
+            question=question,
+            text=defaults.ABSTAIN_TEXT,
+            abstained=True,
+            abstention=check,
+            timings=timings,
+        )

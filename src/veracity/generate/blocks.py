@@ -23,8 +23,11 @@ def format_block(number: int, chunk: Chunk) -> str:
     where = [chunk.title or chunk.doc_id]
     detail = " > ".join(chunk.section)
     if chunk.page is not None:
-        pages = str(chunk.page) if chunk.page_end in (None, chunk.page) else \
-            f"{chunk.page}-{chunk.page_end}"
+        pages = (
+            str(chunk.page)
+            if chunk.page_end in (None, chunk.page)
+            else f"{chunk.page}-{chunk.page_end}"
+        )
         detail = f"{detail}, page {pages}" if detail else f"page {pages}"
     if detail:
         where.append(detail)

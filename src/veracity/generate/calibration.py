@@ -105,7 +105,8 @@ class Calibration:
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self) | {
-            "curve": [dataclasses.asdict(point) for point in self.curve]}
+            "curve": [dataclasses.asdict(point) for point in self.curve]
+        }
 
 
 def _candidates(values: Sequence[float]) -> list[float]:
@@ -114,8 +115,9 @@ def _candidates(values: Sequence[float]) -> list[float]:
     return [distinct[0], *middles, math.nextafter(distinct[-1], math.inf)]
 
 
-def threshold_point(threshold: float, values: Sequence[float],
-                    labels: Sequence[bool]) -> ThresholdPoint:
+def threshold_point(
+    threshold: float, values: Sequence[float], labels: Sequence[bool]
+) -> ThresholdPoint:
     """Abstention precision, recall and F1 when abstaining below ``threshold`` (``labels``:
     should abstain), with how many abstained and how many answerable questions were answered."""
     tp = fp = fn = answered = 0
@@ -153,13 +155,20 @@ def calibrate(
     ...           signal="top_cosine", min_answered=1.0).answered
     3
     """
-    if isinstance(min_answered, bool) or not isinstance(min_answered, int | float) \
-            or not 0.0 <= min_answered <= 1.0:
-        raise InputError(f"min_answered is {min_answered!r}; give the least share of answerable "
-                         "questions to answer, from 0 (any) to 1 (all)")
+    if (
+        isinstance(min_answered, bool)
+        or not isinstance(min_answered, int | float)
+        or not 0.0 <= min_answered <= 1.0
+    ):
+        raise InputError(
+            f"min_answered is {min_answered!r}; give the least share of answerable "
+            "questions to answer, from 0 (any) to 1 (all)"
+        )
     if isinstance(values, str | bytes) or len(values) != len(should_abstain):
-        raise InputError(f"got {len(values)} signal values and {len(should_abstain)} labels; "
-                         "give one value and one label per dev question")
+        raise InputError(
+            f"got {len(values)} signal values and {len(should_abstain)} labels; "
+            "give one value and one label per dev question"
+        )
     kept: list[float] = []
     labels: list[bool] = []
     failed = 0
@@ -180,13 +189,25 @@ def calibrate(
             f"calibration needs answerable and unanswerable questions with a signal value; got "
             f"{answerable} answerable and {unanswerable} unanswerable ({failed} failed). Add "
             "questions whose answer is not in the documents (answerable: false) and ones whose "
-            "answer is")
+            "answer is"
+        )
     curve = tuple(threshold_point(t, kept, labels) for t in _candidates(kept))
     # the lowest candidate answers every question, so the allowed set is never empty
     allowed = [p for p in curve if p.answered >= min_answered * answerable - 1e-9]
     best = max(allowed, key=lambda p: (p.f1, p.answered, -p.threshold))
-    return Calibration(signal, best.threshold, best.precision, best.recall, best.f1,
-                       best.abstained, best.answered, answerable, unanswerable, failed, curve)
+    return Calibration(
+        signal,
+        best.threshold,
+        best.precision,
+        best.recall,
+        best.f1,
+        best.abstained,
+        best.answered,
+        answerable,
+        unanswerable,
+        failed,
+        curve,
+    )
 
 
 @dataclass(frozen=True)
@@ -215,9 +236,16 @@ class StoredCalibration:
     def to_dict(self) -> dict[str, Any]:
         """Where and how it was made, then the calibration's fields (``content``, the
         fingerprint that keeps it in use, stays in the file)."""
-        return {"path": str(self.path), "generation": self.generation, "mode": self.mode,
-                "k": self.k, "verifier": self.verifier, "dev": self.dev,
-                "created": self.created, **self.calibration.to_dict()}
+        return {
+            "path": str(self.path),
+            "generation": self.generation,
+            "mode": self.mode,
+            "k": self.k,
+            "verifier": self.verifier,
+            "dev": self.dev,
+            "created": self.created,
+            **self.calibration.to_dict(),
+        }
 
 
 class StaleCalibrationError(IndexStoreError):
@@ -230,7 +258,8 @@ class StaleCalibrationError(IndexStoreError):
             f"the abstention calibration {stored.path} was made on index generation "
             f"{stored.generation}, and the index's content has changed since (it is now at "
             f"{current}), so its {stored.calibration.signal} threshold may not fit this corpus. "
-            f"Re-run `veracity calibrate --index {stored.path.parent} --dev FILE.jsonl`")
+            f"Re-run `veracity calibrate --index {stored.path.parent} --dev FILE.jsonl`"
+        )
 
 
 def calibration_path(index: str | Path) -> Path:
@@ -250,12 +279,27 @@ def save_calibration(
     """Save ``calibration`` with the live generation of ``index``, atomically."""
     generation, content = _live(index)
     stored = StoredCalibration(
-        calibration, generation, mode, k, verifier, dev,
+        calibration,
+        generation,
+        mode,
+        k,
+        verifier,
+        dev,
         datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        calibration_path(index), content)
-    payload = {"format_version": CALIBRATION_FORMAT, "generation": generation,
-               "content": content, "mode": mode, "k": k, "verifier": verifier, "dev": dev,
-               "created": stored.created, **calibration.to_dict()}
+        calibration_path(index),
+        content,
+    )
+    payload = {
+        "format_version": CALIBRATION_FORMAT,
+        "generation": generation,
+        "content": content,
+        "mode": mode,
+        "k": k,
+        "verifier": verifier,
+        "dev": dev,
+        "created": stored.created,
+        **calibration.to_dict(),
+    }
     _write_atomically(stored.path, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     return stored
 
@@ -286,27 +330,37 @@ def read_calibration(index: str | Path) -> StoredCalibration | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         if data.get("format_version") != CALIBRATION_FORMAT:
-            raise ValueError(f"format_version {data.get('format_version')!r}, "
-                             f"expected {CALIBRATION_FORMAT}")
+            raise ValueError(
+                f"format_version {data.get('format_version')!r}, expected {CALIBRATION_FORMAT}"
+            )
         return _stored(data, path)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise IndexStoreError(
             f"{path} is not a readable calibration ({exc}); delete it and run `veracity "
-            f"calibrate --index {path.parent} --dev FILE.jsonl` again") from exc
+            f"calibrate --index {path.parent} --dev FILE.jsonl` again"
+        ) from exc
 
 
 def _stored(data: Mapping[str, Any], path: Path) -> StoredCalibration:
     curve = tuple(ThresholdPoint(**point) for point in data["curve"])
     fields = {f.name for f in dataclasses.fields(Calibration)} - {"curve"}
     calibration = Calibration(**{name: data[name] for name in fields}, curve=curve)
-    if not isinstance(calibration.threshold, int | float) or \
-            not math.isfinite(calibration.threshold):
+    if not isinstance(calibration.threshold, int | float) or not math.isfinite(
+        calibration.threshold
+    ):
         raise ValueError(f"threshold {calibration.threshold!r} is not a finite number")
     content = data.get("content")
-    return StoredCalibration(calibration, str(data["generation"]), str(data["mode"]),
-                             int(data["k"]), data["verifier"], str(data["dev"]),
-                             str(data["created"]), path,
-                             content if isinstance(content, str) else None)
+    return StoredCalibration(
+        calibration,
+        str(data["generation"]),
+        str(data["mode"]),
+        int(data["k"]),
+        data["verifier"],
+        str(data["dev"]),
+        str(data["created"]),
+        path,
+        content if isinstance(content, str) else None,
+    )
 
 
 def _live(index: str | Path) -> tuple[str, str | None]:
@@ -328,8 +382,7 @@ def load_calibration(index: str | Path) -> StoredCalibration | None:
     if stored is None:
         return None
     current, content = _live(index)
-    same = stored.content == content if stored.content and content \
-        else stored.generation == current
+    same = stored.content == content if stored.content and content else stored.generation == current
     if not same:
         raise StaleCalibrationError(stored, current)
     return stored
@@ -350,12 +403,17 @@ class DefaultThreshold:
     @property
     def source(self) -> str:
         """How an answer names this threshold's origin: uncalibrated, and how to calibrate."""
-        share = "" if self.answered is None else \
-            f"answers {self.answered:.0%} of its answerable questions, "
-        return (f"the shipped default threshold, uncalibrated for these documents (on "
-                f"{self.data} it {share}abstention F1 {self.f1:.2f}); calibrate it with "
-                "`veracity calibrate --index DIR --dev questions.jsonl` (questions about your "
-                "documents, each marked answerable or not)")
+        share = (
+            ""
+            if self.answered is None
+            else f"answers {self.answered:.0%} of its answerable questions, "
+        )
+        return (
+            f"the shipped default threshold, uncalibrated for these documents (on "
+            f"{self.data} it {share}abstention F1 {self.f1:.2f}); calibrate it with "
+            "`veracity calibrate --index DIR --dev questions.jsonl` (questions about your "
+            "documents, each marked answerable or not)"
+        )
 
 
 #: Signals with a shipped default threshold (see ``bench/abstention_default.py``).
@@ -366,21 +424,32 @@ def default_threshold(signal: str) -> DefaultThreshold:
     """The shipped default threshold of ``signal`` (``top_cosine`` or ``top_support``)."""
     from importlib import resources
 
-    data = json.loads(resources.files("veracity.generate").joinpath(DEFAULT_FILE)
-                      .read_text(encoding="utf-8"))
+    data = json.loads(
+        resources.files("veracity.generate").joinpath(DEFAULT_FILE).read_text(encoding="utf-8")
+    )
     shipped = data["signals"]
     if signal not in shipped:
-        raise InputError(f"there is no shipped default threshold for {signal!r}, only for "
-                         f"{', '.join(sorted(shipped))}: calibrate one with `veracity calibrate "
-                         f"--signal {signal}`")
+        raise InputError(
+            f"there is no shipped default threshold for {signal!r}, only for "
+            f"{', '.join(sorted(shipped))}: calibrate one with `veracity calibrate "
+            f"--signal {signal}`"
+        )
     entry = shipped[signal]
     answered = entry["answered"] / entry["answerable"] if entry.get("answerable") else None
-    return DefaultThreshold(signal, float(entry["threshold"]), float(entry["f1"]),
-                            data["data"].split(":")[0], answered)
+    return DefaultThreshold(
+        signal, float(entry["threshold"]), float(entry["f1"]), data["data"].split(":")[0], answered
+    )
 
 
-def index_abstainer(index_dir: Path, *, mode: str, signal: str | None,
-                    threshold: float | None, scorer: PairScorer, notes: list[str]) -> Abstainer:
+def index_abstainer(
+    index_dir: Path,
+    *,
+    mode: str,
+    signal: str | None,
+    threshold: float | None,
+    scorer: PairScorer,
+    notes: list[str],
+) -> Abstainer:
     """The abstainer ``ask`` and ``serve`` use: ``--threshold``, else the index's own
     calibration, else the shipped default threshold (labelled as such on the answer: a stale or
     missing calibration never turns abstention off in silence)."""
@@ -390,8 +459,10 @@ def index_abstainer(index_dir: Path, *, mode: str, signal: str | None,
         name = signal or defaults.ABSTAIN_SIGNAL
         return Abstainer(make_signal(name, scorer=scorer), threshold, source="--threshold")
     if signal is not None:
-        raise VeracityError(f"--signal {signal} needs --threshold (or run `veracity calibrate "
-                            f"--index {index_dir} --dev FILE.jsonl --signal {signal}`)")
+        raise VeracityError(
+            f"--signal {signal} needs --threshold (or run `veracity calibrate "
+            f"--index {index_dir} --dev FILE.jsonl --signal {signal}`)"
+        )
     why = ""
     try:
         stored = load_calibration(index_dir)
@@ -400,13 +471,19 @@ def index_abstainer(index_dir: Path, *, mode: str, signal: str | None,
     if stored is not None:
         calibration = stored.calibration
         if stored.mode != mode:
-            notes.append(f"the threshold was calibrated with --mode {stored.mode}; this search "
-                         f"uses --mode {mode}")
-        return Abstainer(make_signal(calibration.signal, scorer=scorer, hits=stored.k),
-                         calibration.threshold, source=stored.source)
+            notes.append(
+                f"the threshold was calibrated with --mode {stored.mode}; this search "
+                f"uses --mode {mode}"
+            )
+        return Abstainer(
+            make_signal(calibration.signal, scorer=scorer, hits=stored.k),
+            calibration.threshold,
+            source=stored.source,
+        )
     name = "top_cosine" if mode in SIGNAL_MODES["top_cosine"] else "top_support"
     default = default_threshold(name)
     if not why:
         why = f"no calibration was made for {index_dir}; "
-    return Abstainer(make_signal(name, scorer=scorer), default.threshold,
-                     source=why + default.source)
+    return Abstainer(
+        make_signal(name, scorer=scorer), default.threshold, source=why + default.source
+    )

@@ -27,8 +27,10 @@ def _backend(module: str, name: str) -> Callable[..., ChatModel]:
     try:
         found = importlib.import_module(module)
     except ImportError as exc:
-        raise ModelError(f"the chat backend {module}.{name} cannot be imported ({exc}); "
-                         "update veracity, or choose another --llm") from exc
+        raise ModelError(
+            f"the chat backend {module}.{name} cannot be imported ({exc}); "
+            "update veracity, or choose another --llm"
+        ) from exc
     factory = getattr(found, name, None)
     if factory is None:
         raise ModelError(f"{module} has no {name}; update veracity, or choose another --llm")
@@ -38,8 +40,11 @@ def _backend(module: str, name: str) -> Callable[..., ChatModel]:
 
 def _extractive(argument: str, model: str | None, scorer: PairScorer | None) -> ChatModel:
     if argument or model:
-        raise OptionError("llm", f"extractive:{argument}" if argument else "extractive",
-                          "plain 'extractive' (it takes no path, URL or model)")
+        raise OptionError(
+            "llm",
+            f"extractive:{argument}" if argument else "extractive",
+            "plain 'extractive' (it takes no path, URL or model)",
+        )
     chat = _backend("veracity.llm.extractive", "ExtractiveChat")
     answerer = _backend("veracity.llm.extractive", "ExtractiveAnswerer")
     return chat(answerer(scorer=scorer))
@@ -47,15 +52,21 @@ def _extractive(argument: str, model: str | None, scorer: PairScorer | None) -> 
 
 def _llamacpp(argument: str, model: str | None, scorer: PairScorer | None) -> ChatModel:
     if model:
-        raise OptionError("model", model, "nothing for llamacpp",
-                          "Name the GGUF file instead: --llm llamacpp:PATH.")
+        raise OptionError(
+            "model",
+            model,
+            "nothing for llamacpp",
+            "Name the GGUF file instead: --llm llamacpp:PATH.",
+        )
     # checked now, not at the first generation: an answer that abstains never loads the model
     path = Path(argument).expanduser() if argument else None
     if path is not None and not path.is_file():
-        raise OptionError("llm", f"llamacpp:{argument}",
-                          f"llamacpp:PATH with the path of a .gguf file, and {argument} is not "
-                          "a file", "Check the path, or give plain llamacpp for the bundled "
-                          "SmolLM2.")
+        raise OptionError(
+            "llm",
+            f"llamacpp:{argument}",
+            f"llamacpp:PATH with the path of a .gguf file, and {argument} is not a file",
+            "Check the path, or give plain llamacpp for the bundled SmolLM2.",
+        )
     return _backend("veracity.llm.llamacpp", "LlamaCppChat")(path)
 
 
@@ -71,15 +82,19 @@ CHAT_BACKENDS: dict[str, Callable[[str, str | None, PairScorer | None], ChatMode
 }
 
 
-def make_chat(spec: str, *, model: str | None = None,
-              scorer: PairScorer | None = None) -> ChatModel:
+def make_chat(
+    spec: str, *, model: str | None = None, scorer: PairScorer | None = None
+) -> ChatModel:
     """The chat model ``spec`` names (see the module docstring).
 
     ``scorer`` is offered to backends that can use a verifier (``extractive``).
     """
     name, _, argument = spec.partition(":")
     if name not in CHAT_BACKENDS:
-        raise OptionError("llm", spec, f"one of {', '.join(CHAT_BACKENDS)} "
-                          "(llamacpp:PATH and openai:URL take an argument)",
-                          "For example --llm openai:http://127.0.0.1:11434/v1 --model qwen2.5:3b.")
+        raise OptionError(
+            "llm",
+            spec,
+            f"one of {', '.join(CHAT_BACKENDS)} (llamacpp:PATH and openai:URL take an argument)",
+            "For example --llm openai:http://127.0.0.1:11434/v1 --model qwen2.5:3b.",
+        )
     return CHAT_BACKENDS[name](argument, model, scorer)

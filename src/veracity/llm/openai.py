@@ -123,19 +123,30 @@ class OpenAIChat:
             if not (isinstance(value, int | float) and value > 0 and math.isfinite(value)):
                 raise OptionError(name, value, "a number of seconds above 0")
         if not (isinstance(max_retries, int) and 0 <= max_retries <= MAX_RETRIES_LIMIT):
-            raise OptionError("max_retries", max_retries, f"an integer from 0 to "
-                              f"{MAX_RETRIES_LIMIT}", "Use 0 to fail on the first error.")
+            raise OptionError(
+                "max_retries",
+                max_retries,
+                f"an integer from 0 to {MAX_RETRIES_LIMIT}",
+                "Use 0 to fail on the first error.",
+            )
         for name, value in (("backoff", backoff), ("max_wait", max_wait)):
             if not (isinstance(value, int | float) and value >= 0 and math.isfinite(value)):
                 raise OptionError(name, value, "a number of seconds, 0 or more")
         clash = sorted(set(extra_body or {}) & set(RESERVED_FIELDS))
         if clash:
-            raise OptionError("extra_body", dict(extra_body or {}), "fields other than "
-                              f"{', '.join(RESERVED_FIELDS)}",
-                              f"Set {', '.join(clash)} on the ChatRequest or the constructor.")
+            raise OptionError(
+                "extra_body",
+                dict(extra_body or {}),
+                f"fields other than {', '.join(RESERVED_FIELDS)}",
+                f"Set {', '.join(clash)} on the ChatRequest or the constructor.",
+            )
         if client is not None and transport is not None:
-            raise OptionError("transport", transport, "None when client= is given",
-                              "Build the client with that transport instead.")
+            raise OptionError(
+                "transport",
+                transport,
+                "None when client= is given",
+                "Build the client with that transport instead.",
+            )
         self.timeout = float(timeout)
         self.connect_timeout = float(connect_timeout)
         self.max_retries = max_retries
@@ -178,16 +189,19 @@ class OpenAIChat:
     def __enter__(self) -> OpenAIChat:
         return self.load()
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         self.close()
 
     def run(self, request: ChatRequest) -> ChatResponse:
         """One chat completion; raises a ``GenerationError`` subclass, never makes one up."""
         body = request_body(request, model=self.model_id, stream=False, extra=self.extra_body)
         response = self._send(body, stream=False)
-        return parse_completion(response.text, url=self.url, model=self.model_id,
-                                request=request)
+        return parse_completion(response.text, url=self.url, model=self.model_id, request=request)
 
     def stream(self, request: ChatRequest) -> Generator[str, None, str]:
         """The reply's text deltas as the server sends them (server-sent events); returns the
@@ -205,23 +219,27 @@ class OpenAIChat:
             if response.headers.get("content-type", "").startswith("application/json"):
                 # The server ignored "stream": true and sent the whole completion at once.
                 response.read()
-                whole = parse_completion(response.text, url=self.url, model=self.model_id,
-                                         request=request)
+                whole = parse_completion(
+                    response.text, url=self.url, model=self.model_id, request=request
+                )
                 yield whole.text
                 return whole.finish_reason
             for payload in iter_sse_data(response.iter_lines()):
                 if payload.strip() == "[DONE]":
                     break
-                delta, reason = parse_stream_choice(payload, url=self.url,
-                                                    status=response.status_code)
+                delta, reason = parse_stream_choice(
+                    payload, url=self.url, status=response.status_code
+                )
                 finish = reason or finish
                 if delta:
                     received += len(delta)
                     yield delta
         except httpx.TransportError as exc:
             raise ServerUnreachableError(
-                self.url, f"the stream from {self.url} broke after {received} characters "
-                f"({type(exc).__name__}: {exc}); {_timeout_hint(exc, self.timeout)}") from exc
+                self.url,
+                f"the stream from {self.url} broke after {received} characters "
+                f"({type(exc).__name__}: {exc}); {_timeout_hint(exc, self.timeout)}",
+            ) from exc
         finally:
             response.close()
         return finish or "unknown"
@@ -240,8 +258,11 @@ class OpenAIChat:
             data = json.loads(response.text)
             return tuple(str(item["id"]) for item in data["data"])
         except (ValueError, KeyError, TypeError) as exc:
-            raise MalformedReplyError(url, response.text, f"{url} did not answer with a model "
-                                      f"list: {quote(response.text)}") from exc
+            raise MalformedReplyError(
+                url,
+                response.text,
+                f"{url} did not answer with a model list: {quote(response.text)}",
+            ) from exc
 
     # --- sending, with retries ----------------------------------------------------------------
 
@@ -266,23 +287,33 @@ class OpenAIChat:
             retry_after: float | None = None
             cause: Exception | None = None
             try:
-                response = client.send(client.build_request(
-                    "POST", self.url, json=body, headers=self._headers(stream=stream)),
-                    stream=True)
+                response = client.send(
+                    client.build_request(
+                        "POST", self.url, json=body, headers=self._headers(stream=stream)
+                    ),
+                    stream=True,
+                )
                 if not response.is_success or not stream:
                     try:
                         response.read()
                     finally:
                         response.close()
-            except (httpx.ConnectError, httpx.ConnectTimeout, httpx.RemoteProtocolError,
-                    httpx.ReadError) as exc:
+            except (
+                httpx.ConnectError,
+                httpx.ConnectTimeout,
+                httpx.RemoteProtocolError,
+                httpx.ReadError,
+            ) as exc:
                 cause = exc
                 failure: Callable[[str], GenerationError] = functools.partial(
-                    self._unreachable, exc, attempts=attempt + 1, url=self.url)
+                    self._unreachable, exc, attempts=attempt + 1, url=self.url
+                )
             except httpx.TransportError as exc:  # a read/write/pool timeout: do not insist
                 raise ServerUnreachableError(
-                    self.url, f"{self.url} did not answer in time ({type(exc).__name__}); "
-                    f"{_timeout_hint(exc, self.timeout)}") from exc
+                    self.url,
+                    f"{self.url} did not answer in time ({type(exc).__name__}); "
+                    f"{_timeout_hint(exc, self.timeout)}",
+                ) from exc
             else:
                 if response.is_success:
                     return response
@@ -295,40 +326,56 @@ class OpenAIChat:
             delay = max(self.backoff * 2**attempt, retry_after or 0.0)
             if delay > self.max_wait:
                 asked = "" if retry_after is None else f" (Retry-After: {retry_after:g} s)"
-                raise failure(f" Not retrying: the next wait would be {delay:g} s{asked}, "
-                              f"more than max_wait={self.max_wait:g} s.") from cause
+                raise failure(
+                    f" Not retrying: the next wait would be {delay:g} s{asked}, "
+                    f"more than max_wait={self.max_wait:g} s."
+                ) from cause
             self._sleep(delay)
             attempt += 1
 
-    def _unreachable(self, exc: Exception, note: str = "", *, attempts: int,
-                     url: str) -> ServerUnreachableError:
+    def _unreachable(
+        self, exc: Exception, note: str = "", *, attempts: int, url: str
+    ) -> ServerUnreachableError:
         return ServerUnreachableError(
-            url, f"cannot reach the chat server at {self.base_url} ({type(exc).__name__}: "
-            f"{exc}; {_attempts(attempts)}). Is the server running there? {_START_HINT}.{note}")
+            url,
+            f"cannot reach the chat server at {self.base_url} ({type(exc).__name__}: "
+            f"{exc}; {_attempts(attempts)}). Is the server running there? {_START_HINT}.{note}",
+        )
 
-    def _status_error(self, response: httpx.Response, note: str = "", *,
-                      attempts: int) -> ServerStatusError:
+    def _status_error(
+        self, response: httpx.Response, note: str = "", *, attempts: int
+    ) -> ServerStatusError:
         status = response.status_code
         url = str(response.request.url)
         said = f"{url} answered {status} {response.reason_phrase}".rstrip()
         said += f" ({_attempts(attempts)}): {quote(response.text)}."
         if status in (401, 403):
             if self._api_key:
-                fix = (f"The API key from {self._key_source} was refused: check it, or set "
-                       "OPENAI_API_KEY (or VERACITY_LLM_API_KEY) to a valid one.")
+                fix = (
+                    f"The API key from {self._key_source} was refused: check it, or set "
+                    "OPENAI_API_KEY (or VERACITY_LLM_API_KEY) to a valid one."
+                )
             else:
-                fix = ("The server wants an API key: set OPENAI_API_KEY (or "
-                       "VERACITY_LLM_API_KEY); in Python, OpenAIChat(api_key=...) also takes one.")
+                fix = (
+                    "The server wants an API key: set OPENAI_API_KEY (or "
+                    "VERACITY_LLM_API_KEY); in Python, OpenAIChat(api_key=...) also takes one."
+                )
         elif status == 404:
-            fix = (f"Check the model name {self.model_id!r} (the server lists its models at "
-                   f"{self.base_url}/models) and that the base URL {self.base_url} is where the "
-                   "API starts (usually it ends in /v1).")
+            fix = (
+                f"Check the model name {self.model_id!r} (the server lists its models at "
+                f"{self.base_url}/models) and that the base URL {self.base_url} is where the "
+                "API starts (usually it ends in /v1)."
+            )
         elif status in (400, 413, 422):
-            fix = ("The server refused the request: the prompt may not fit the model's context "
-                   "window, or a sampling option is not supported; see its message above.")
+            fix = (
+                "The server refused the request: the prompt may not fit the model's context "
+                "window, or a sampling option is not supported; see its message above."
+            )
         elif status in RETRY_STATUSES:
-            fix = ("The server is overloaded or failing: try again later, or raise max_retries "
-                   "/ max_wait.")
+            fix = (
+                "The server is overloaded or failing: try again later, or raise max_retries "
+                "/ max_wait."
+            )
         else:
             fix = "See the server's message above and its log."
         return ServerStatusError(url, status, response.text, f"{said} {fix}{note}")
@@ -347,9 +394,13 @@ def _base_url(value: str | None, environ: Mapping[str, str]) -> str:
         else:
             value, source = defaults.LLM_BASE_URL, "defaults.LLM_BASE_URL"
     if not isinstance(value, str) or not value.startswith(("http://", "https://")):
-        raise OptionError(source, value, "an http:// or https:// URL",
-                          "For example http://127.0.0.1:8080/v1 (llama.cpp server) or "
-                          "http://127.0.0.1:11434/v1 (Ollama).")
+        raise OptionError(
+            source,
+            value,
+            "an http:// or https:// URL",
+            "For example http://127.0.0.1:8080/v1 (llama.cpp server) or "
+            "http://127.0.0.1:11434/v1 (Ollama).",
+        )
     return value.rstrip("/")
 
 
@@ -357,15 +408,20 @@ def _model(value: str | None, environ: Mapping[str, str], base_url: str) -> str:
     if value is None:
         value = environ.get("VERACITY_LLM_MODEL") or None
     if value is None or not isinstance(value, str) or not value.strip():
-        raise OptionError("model", value, "the name of a model the server offers",
-                          "Name it with --model NAME (Python: OpenAIChat(model=...)) or set "
-                          "VERACITY_LLM_MODEL; the server "
-                          f"lists its models at {base_url}/models.")
+        raise OptionError(
+            "model",
+            value,
+            "the name of a model the server offers",
+            "Name it with --model NAME (Python: OpenAIChat(model=...)) or set "
+            "VERACITY_LLM_MODEL; the server "
+            f"lists its models at {base_url}/models.",
+        )
     return value
 
 
-def _api_key(value: str | Literal[_Unset.NOT_GIVEN] | None,
-             environ: Mapping[str, str]) -> tuple[str | None, str]:
+def _api_key(
+    value: str | Literal[_Unset.NOT_GIVEN] | None, environ: Mapping[str, str]
+) -> tuple[str | None, str]:
     if value is not NOT_GIVEN:
         return value or None, "api_key="
     for name in ("VERACITY_LLM_API_KEY", "OPENAI_API_KEY"):
@@ -380,8 +436,10 @@ def _attempts(attempts: int) -> str:
 
 def _timeout_hint(exc: Exception, timeout: float) -> str:
     if isinstance(exc, httpx.TimeoutException):
-        return (f"no reply within timeout={timeout:g} s: a slow model needs a larger "
-                "timeout (Python: OpenAIChat(timeout=...)) or a shorter reply")
+        return (
+            f"no reply within timeout={timeout:g} s: a slow model needs a larger "
+            "timeout (Python: OpenAIChat(timeout=...)) or a shorter reply"
+        )
     return "check the server's log"
 
 
@@ -410,8 +468,9 @@ def _retry_after(headers: httpx.Headers) -> float | None:
     return max((when - datetime.now(UTC)).total_seconds(), 0.0)
 
 
-def request_body(request: ChatRequest, *, model: str, stream: bool,
-                 extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def request_body(
+    request: ChatRequest, *, model: str, stream: bool, extra: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The JSON body of a chat completions call; unset options are left out.
 
     >>> request_body(ChatRequest.of("Hi", seed=3, stop=["\\n"]), model="m", stream=False)
@@ -439,9 +498,13 @@ def _load_json(body: str, url: str, what: str) -> Any:
     try:
         return json.loads(body)
     except ValueError as exc:
-        raise MalformedReplyError(url, body, f"{url} replied with something that is not JSON, "
-                                  f"so there is no {what} to read: {quote(body)}. Is "
-                                  "this an OpenAI-compatible server?") from exc
+        raise MalformedReplyError(
+            url,
+            body,
+            f"{url} replied with something that is not JSON, "
+            f"so there is no {what} to read: {quote(body)}. Is "
+            "this an OpenAI-compatible server?",
+        ) from exc
 
 
 def _int_or_none(value: object) -> int | None:
@@ -462,17 +525,22 @@ def parse_completion(body: str, *, url: str, model: str, request: ChatRequest) -
     where = "choices[0].message.content"
     try:
         if isinstance(data, dict) and "error" in data and "choices" not in data:
-            raise MalformedReplyError(url, body, f"{url} replied with an error instead of a "
-                                      f"completion: {quote(body)}")
+            raise MalformedReplyError(
+                url, body, f"{url} replied with an error instead of a completion: {quote(body)}"
+            )
         choice = data["choices"][0]
         text = choice["message"]["content"]
     except (KeyError, IndexError, TypeError) as exc:
-        raise MalformedReplyError(url, body, f"{url} replied without {where}: {quote(body)}. "
-                                  "Is this an OpenAI-compatible chat completions endpoint?"
-                                  ) from exc
+        raise MalformedReplyError(
+            url,
+            body,
+            f"{url} replied without {where}: {quote(body)}. "
+            "Is this an OpenAI-compatible chat completions endpoint?",
+        ) from exc
     if not isinstance(text, str):
-        raise MalformedReplyError(url, body, f"{url} replied with {where} = {text!r}, not "
-                                  f"text: {quote(body)}")
+        raise MalformedReplyError(
+            url, body, f"{url} replied with {where} = {text!r}, not text: {quote(body)}"
+        )
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     finish = choice.get("finish_reason")
     return ChatResponse(
@@ -527,11 +595,16 @@ def parse_stream_choice(payload: str, *, url: str, status: int = 200) -> tuple[s
     """
     data = _load_json(payload, url, "stream chunk")
     if not isinstance(data, dict):
-        raise MalformedReplyError(url, payload, f"{url} streamed a chunk that is not a JSON "
-                                  f"object: {quote(payload)}")
+        raise MalformedReplyError(
+            url, payload, f"{url} streamed a chunk that is not a JSON object: {quote(payload)}"
+        )
     if "error" in data:
-        raise ServerStatusError(url, status, payload, f"{url} reported an error in the "
-                                f"middle of the stream: {quote(payload)}")
+        raise ServerStatusError(
+            url,
+            status,
+            payload,
+            f"{url} reported an error in the middle of the stream: {quote(payload)}",
+        )
     choices = data.get("choices")
     if not choices:  # e.g. a final usage-only chunk
         return "", None
@@ -540,12 +613,14 @@ def parse_stream_choice(payload: str, *, url: str, status: int = 200) -> tuple[s
         content = delta.get("content")
         finish = choices[0].get("finish_reason")
     except (AttributeError, IndexError, TypeError) as exc:
-        raise MalformedReplyError(url, payload, f"{url} streamed a chunk without "
-                                  f"choices[0].delta: {quote(payload)}") from exc
+        raise MalformedReplyError(
+            url, payload, f"{url} streamed a chunk without choices[0].delta: {quote(payload)}"
+        ) from exc
     reason = finish if isinstance(finish, str) and finish else None
     if content is None:
         return "", reason
     if not isinstance(content, str):
-        raise MalformedReplyError(url, payload, f"{url} streamed delta content {content!r}, "
-                                  f"not text: {quote(payload)}")
+        raise MalformedReplyError(
+            url, payload, f"{url} streamed delta content {content!r}, not text: {quote(payload)}"
+        )
     return content, reason

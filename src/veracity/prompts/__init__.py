@@ -60,17 +60,25 @@ class ChatPrompt:
         missing = [name for name in self.fields if name not in values]
         extra = [name for name in values if name not in self.fields]
         if missing or extra:
-            raise OptionError("fields", sorted(values), f"exactly {', '.join(self.fields)}",
-                              f"Prompt {self.ref} takes those fields; got missing={missing}, "
-                              f"unknown={extra}.")
+            raise OptionError(
+                "fields",
+                sorted(values),
+                f"exactly {', '.join(self.fields)}",
+                f"Prompt {self.ref} takes those fields; got missing={missing}, unknown={extra}.",
+            )
         return self.user.format_map(values)
 
 
 def available() -> tuple[str, ...]:
     """Ids of the prompts that ship with veracity."""
     folder = resources.files(__name__)
-    return tuple(sorted(entry.name[: -len(".json")] for entry in folder.iterdir()
-                        if entry.name.endswith(".json")))
+    return tuple(
+        sorted(
+            entry.name[: -len(".json")]
+            for entry in folder.iterdir()
+            if entry.name.endswith(".json")
+        )
+    )
 
 
 @functools.lru_cache(maxsize=32)
@@ -78,10 +86,15 @@ def load_prompt(prompt_id: str) -> ChatPrompt:
     """The shipped prompt ``prompt_id`` (see :func:`available`)."""
     names = available()
     if prompt_id not in names:
-        raise OptionError("prompt", prompt_id, f"one of {', '.join(names)}",
-                          "Pass the id of a shipped prompt (without .json).")
+        raise OptionError(
+            "prompt",
+            prompt_id,
+            f"one of {', '.join(names)}",
+            "Pass the id of a shipped prompt (without .json).",
+        )
     data: dict[str, Any] = json.loads(
-        resources.files(__name__).joinpath(f"{prompt_id}.json").read_text(encoding="utf-8"))
+        resources.files(__name__).joinpath(f"{prompt_id}.json").read_text(encoding="utf-8")
+    )
     prompt = ChatPrompt(
         id=str(data["id"]),
         version=int(data["version"]),
@@ -89,8 +102,9 @@ def load_prompt(prompt_id: str) -> ChatPrompt:
         user=str(data["user"]),
         reply_format=str(data["reply_format"]),
         labels=tuple(str(label) for label in data.get("labels", ())),
-        targets=tuple((str(label), str(target))
-                      for label, target in dict(data.get("targets", {})).items()),
+        targets=tuple(
+            (str(label), str(target)) for label, target in dict(data.get("targets", {})).items()
+        ),
     )
     if prompt.id != prompt_id:  # pragma: no cover - guards a packaging mistake
         raise OptionError("prompt", prompt_id, f"a file whose id matches (it says {prompt.id!r})")

@@ -48,5 +48,8 @@ def agreement(verdict: ClaimVerdict) -> Agreement:
 def mismatches(verdict: ClaimVerdict) -> tuple[ValueCheck, ...]:
     """The knowledge layer's value checks that the evidence contradicts, with the value it
     states instead (those a value substitution can fix)."""
-    return tuple(value for value in verdict.values
-                 if value.status == "mismatch" and value.found and value.kind != "entity")
+    return tuple(
+        value
+        for value in verdict.values
+        if value.status == "mismatch" and value.found and value.kind != "entity"
+    )

@@ -59,19 +59,28 @@ class Deleter:
                 removes.append(tuple(claim.index for claim in going))
                 continue
             staying = [claim for claim in members if claim.index not in delete]
-            whole = [claim for claim in going if claim.span == sentence
-                     or any(claim.span == other.span for other in staying)]
-            if whole and all(claim.span != sentence and claim.span.end <= sentence.end
-                             for claim in staying) and not any(
-                    claim.span == other.span for claim in whole for other in staying):
+            whole = [
+                claim
+                for claim in going
+                if claim.span == sentence or any(claim.span == other.span for other in staying)
+            ]
+            if (
+                whole
+                and all(
+                    claim.span != sentence and claim.span.end <= sentence.end for claim in staying
+                )
+                and not any(claim.span == other.span for claim in whole for other in staying)
+            ):
                 # "A was born in X and he died in Y.": the second claim was rewritten ("he" ->
                 # "A"), so it spans the sentence; the sentence keeps the verbatim parts.
                 cuts.append(Placement(sentence, _kept_parts(answer, sentence, staying)))
                 removes.append(tuple(claim.index for claim in going))
                 continue
             for claim in whole:
-                kept[claim.index] = ("the claim is not a verbatim part of its sentence: cutting "
-                                     "it would cut the supported claims beside it")
+                kept[claim.index] = (
+                    "the claim is not a verbatim part of its sentence: cutting "
+                    "it would cut the supported claims beside it"
+                )
             parts = [claim for claim in going if claim not in whole]
             if not parts:
                 continue
@@ -98,8 +107,10 @@ _TAIL = re.compile(r"(?:\s*\[[^\]]*\])*\s*[.!?…]*(?:\s*\[[^\]]*\])*\s*\Z")
 def _kept_parts(answer: str, sentence: Span, staying: Sequence[Claim]) -> str:
     """The verbatim parts that stay, joined by "and", with the sentence's end mark and
     citation markers."""
-    parts = [claim.span.of(answer).strip().rstrip(",;:.!?…") for claim in
-             sorted(staying, key=lambda claim: claim.span.start)]
+    parts = [
+        claim.span.of(answer).strip().rstrip(",;:.!?…")
+        for claim in sorted(staying, key=lambda claim: claim.span.start)
+    ]
     text = sentence.of(answer)
     tail = _TAIL.search(text)
     joined = " and ".join(parts)
@@ -128,7 +139,7 @@ def _cut(answer: str, sentence: Span, members: Sequence[Claim], parts: Sequence[
         if start > cursor:
             text.append(answer[cursor:start])
         cursor = max(cursor, end)
-    text.append(answer[cursor:sentence.end])
+    text.append(answer[cursor : sentence.end])
     result = "".join(text)
     if capitalise:
         stripped = result.lstrip()

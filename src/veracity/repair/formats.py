@@ -28,13 +28,22 @@ from veracity.verify.knowledge.values import UNITS, Value, extract_values
 __all__ = ["render_like"]
 
 _LITERAL = re.compile(r"\d[\d,]*(?:\.\d+)?")
-_SCALES = {"thousand": Decimal(10) ** 3, "million": Decimal(10) ** 6,
-           "billion": Decimal(10) ** 9, "trillion": Decimal(10) ** 12, "k": Decimal(10) ** 3,
-           "m": Decimal(10) ** 6, "mn": Decimal(10) ** 6, "bn": Decimal(10) ** 9,
-           "b": Decimal(10) ** 9, "tn": Decimal(10) ** 12}
+_SCALES = {
+    "thousand": Decimal(10) ** 3,
+    "million": Decimal(10) ** 6,
+    "billion": Decimal(10) ** 9,
+    "trillion": Decimal(10) ** 12,
+    "k": Decimal(10) ** 3,
+    "m": Decimal(10) ** 6,
+    "mn": Decimal(10) ** 6,
+    "bn": Decimal(10) ** 9,
+    "b": Decimal(10) ** 9,
+    "tn": Decimal(10) ** 12,
+}
 _SCALE = re.compile(r"\d\s?(thousand|million|billion|trillion|bn|mn|tn|m|k|b)\b", re.I)
-_MONTH_NAMES = ("January February March April May June July August September October "
-                "November December").split()
+_MONTH_NAMES = (
+    "January February March April May June July August September October November December"
+).split()
 
 
 def render_like(claim_text: str, evidence_text: str) -> str:
@@ -61,7 +70,7 @@ def render_like(claim_text: str, evidence_text: str) -> str:
         if "," in literal.group() or (len(literal.group()) > 4 and "," in evidence_text):
             whole, _, fraction = number.partition(".")
             number = f"{int(whole):,}" + (f".{fraction}" if fraction else "")
-        return claim_text[:literal.start()] + number + claim_text[literal.end():]
+        return claim_text[: literal.start()] + number + claim_text[literal.end() :]
     return evidence_text
 
 
@@ -79,15 +88,14 @@ def _unit_factor(claim_text: str) -> Decimal | None:
     literal = _LITERAL.search(claim_text)
     if literal is None:
         return None
-    written = " ".join(claim_text[literal.end():].split())
+    written = " ".join(claim_text[literal.end() :].split())
     unit = UNITS.get(written) or UNITS.get(written.lower())
     return None if unit is None else unit.factor
 
 
 def _date_like(claimed: Value, stated: Value) -> str | None:
     mine, theirs = claimed.value.split("-"), stated.value.split("-")
-    if claimed.value.startswith("--") or stated.value.startswith("--") or len(mine) != len(
-            theirs):
+    if claimed.value.startswith("--") or stated.value.startswith("--") or len(mine) != len(theirs):
         return None
     if re.fullmatch(r"\d{4}-\d{2}(?:-\d{2})?", claimed.text):
         return stated.value

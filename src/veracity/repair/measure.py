@@ -40,13 +40,14 @@ def pres_lev(original: Sequence[str] | str, revised: Sequence[str] | str) -> flo
 
 def preservation(original: str, revised: str) -> Preservation:
     """Pres_Lev of ``revised`` against ``original`` over characters and over words."""
-    return Preservation(pres_lev(original, revised),
-                        pres_lev(word_pieces(original), word_pieces(revised)))
+    return Preservation(
+        pres_lev(original, revised), pres_lev(word_pieces(original), word_pieces(revised))
+    )
 
 
-def attribution_report(report: Report | None, *,
-                       limit: int = defaults.REPAIR_ATTRIBUTION_PASSAGES) -> tuple[
-        EvidenceJudgement, ...]:
+def attribution_report(
+    report: Report | None, *, limit: int = defaults.REPAIR_ATTRIBUTION_PASSAGES
+) -> tuple[EvidenceJudgement, ...]:
     """At most ``limit`` passages that together support the most claims of ``report``.
 
     Greedy set cover over each supported claim's citations: the passage supporting most of

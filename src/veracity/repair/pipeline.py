@@ -92,10 +92,14 @@ class _Change:
 def check_policy(policy: str) -> Policy:
     """``policy`` if it is one of :data:`POLICIES`; else an error that names them."""
     if policy not in POLICIES:
-        raise OptionError("policy", policy, f"one of {', '.join(POLICIES)}",
-                          "revise fixes what the evidence contradicts, delete cuts unsupported "
-                          "claims, flag changes nothing, refuse withdraws a mostly unsupported "
-                          "answer.")
+        raise OptionError(
+            "policy",
+            policy,
+            f"one of {', '.join(POLICIES)}",
+            "revise fixes what the evidence contradicts, delete cuts unsupported "
+            "claims, flag changes nothing, refuse withdraws a mostly unsupported "
+            "answer.",
+        )
     return policy
 
 
@@ -108,21 +112,39 @@ class Repairer:
     the source; ``quotation=None`` turns quoting off).
     """
 
-    def __init__(self, verifier: AnswerVerifier, researcher: Researcher | None = None, *,
-                 policy: Policy = defaults.REPAIR_POLICY,
-                 editor: LLMEditor | None = None, limits: EditLimits | None = None,
-                 refuse_below: float = defaults.REPAIR_REFUSE_BELOW,
-                 quotation: Quotation | None = Quotation()) -> None:  # noqa: B008 - immutable
+    def __init__(
+        self,
+        verifier: AnswerVerifier,
+        researcher: Researcher | None = None,
+        *,
+        policy: Policy = defaults.REPAIR_POLICY,
+        editor: LLMEditor | None = None,
+        limits: EditLimits | None = None,
+        refuse_below: float = defaults.REPAIR_REFUSE_BELOW,
+        quotation: Quotation | None = Quotation(),  # noqa: B008 - immutable
+    ) -> None:
         if not isinstance(verifier, AnswerVerifier):
-            raise OptionError("verifier", type(verifier).__name__, "an AnswerVerifier",
-                              "Use veracity.verify.make_answer_verifier(...).")
+            raise OptionError(
+                "verifier",
+                type(verifier).__name__,
+                "an AnswerVerifier",
+                "Use veracity.verify.make_answer_verifier(...).",
+            )
         self.policy = check_policy(policy)
         if policy in ("revise", "delete") and researcher is None:
-            raise OptionError("researcher", None, f"a Researcher for policy {policy!r}",
-                              "Pass researcher=Researcher(retriever=... or sources=...).")
+            raise OptionError(
+                "researcher",
+                None,
+                f"a Researcher for policy {policy!r}",
+                "Pass researcher=Researcher(retriever=... or sources=...).",
+            )
         if editor is not None and policy != "revise":
-            raise OptionError("editor", editor.chat.model_id, "an editor only with policy "
-                              "'revise'", "Drop the chat model or use policy='revise'.")
+            raise OptionError(
+                "editor",
+                editor.chat.model_id,
+                "an editor only with policy 'revise'",
+                "Drop the chat model or use policy='revise'.",
+            )
         if not 0.0 <= refuse_below <= 1.0:
             raise OptionError("refuse_below", refuse_below, "a share between 0 and 1")
         self.verifier = verifier
@@ -138,40 +160,56 @@ class Repairer:
         self.verifier.load()
         return self
 
-    def run(self, answer: str, *, question: str | None = None,
-            cited: Mapping[int, Chunk] | None = None) -> RepairResult:
+    def run(
+        self, answer: str, *, question: str | None = None, cited: Mapping[int, Chunk] | None = None
+    ) -> RepairResult:
         """The repaired answer (see the module docstring); raises
         :class:`~veracity.errors.InputError` for an empty answer or when there are no sources."""
         if not isinstance(answer, str) or not answer.strip():
-            raise InputError("the answer is empty: give the text to repair "
-                             "(--answer FILE or --answer TEXT)")
+            raise InputError(
+                "the answer is empty: give the text to repair (--answer FILE or --answer TEXT)"
+            )
         timings: dict[str, float] = {}
         calls: dict[str, int] = {}
-        before = _timed(timings, "check", lambda: self.verifier.run(
-            answer, question=question, cited=cited))
+        before = _timed(
+            timings, "check", lambda: self.verifier.run(answer, question=question, cited=cited)
+        )
         _add(calls, before.calls)
         # A supported claim whose sources conflict goes to a person too.
         to_repair = [v for v in before.verdicts if v.label != "supported" or v.contested]
         if not to_repair:
-            why = ("nothing to repair: the answer has no claims to check" if not before.verdicts
-                   else f"nothing to repair: all {len(before.verdicts)} claims are supported")
-            decisions = tuple(_decision(v, "agrees", "kept", "supported", reason="supported")
-                              for v in before.verdicts)
-            return self._result(answer, answer, decisions, (), before, before, (why,), calls,
-                                timings, "none")
+            why = (
+                "nothing to repair: the answer has no claims to check"
+                if not before.verdicts
+                else f"nothing to repair: all {len(before.verdicts)} claims are supported"
+            )
+            decisions = tuple(
+                _decision(v, "agrees", "kept", "supported", reason="supported")
+                for v in before.verdicts
+            )
+            return self._result(
+                answer, answer, decisions, (), before, before, (why,), calls, timings, "none"
+            )
         if self.policy == "flag":
-            decisions = tuple(self._flag(v, "the flag policy changes nothing") for v in
-                              before.verdicts)
-            return self._result(answer, answer, decisions, (), before, before, (), calls,
-                                timings, "none")
+            decisions = tuple(
+                self._flag(v, "the flag policy changes nothing") for v in before.verdicts
+            )
+            return self._result(
+                answer, answer, decisions, (), before, before, (), calls, timings, "none"
+            )
         if self.policy == "refuse":
             return self._refuse(answer, before, calls, timings)
         assert self.researcher is not None  # checked in __init__
         researcher = self.researcher
         claims = [verdict.claim for verdict in to_repair]
         research = _timed(timings, "research", lambda: researcher.run(claims))
-        found = _timed(timings, "agreement", lambda: self.verifier.judge(
-            ClaimSet(answer, tuple(claims)), research.evidence, question=question))
+        found = _timed(
+            timings,
+            "agreement",
+            lambda: self.verifier.judge(
+                ClaimSet(answer, tuple(claims)), research.evidence, question=question
+            ),
+        )
         _add(calls, found.calls)
         if research.chat_calls:
             calls["chat"] = calls.get("chat", 0) + research.chat_calls
@@ -179,29 +217,49 @@ class Repairer:
         decisions, changes = plan
         text, edits = _apply(answer, changes)
         by_claim = {index: edit for edit in edits for index in edit.claims}
-        decisions = tuple(dataclasses.replace(item, edit=by_claim.get(item.claim.index))
-                          for item in decisions)
+        decisions = tuple(
+            dataclasses.replace(item, edit=by_claim.get(item.claim.index)) for item in decisions
+        )
         after: Report | None = None
         notes: list[str] = []
         if text == answer:
             after = before
-            notes.append("the answer is returned unchanged: no edit was made "
-                         "(see each claim's reason)")
+            notes.append(
+                "the answer is returned unchanged: no edit was made (see each claim's reason)"
+            )
         elif text.strip():
-            after = _timed(timings, "recheck", lambda: self.verifier.run(
-                text, question=question, cited=cited))
+            after = _timed(
+                timings, "recheck", lambda: self.verifier.run(text, question=question, cited=cited)
+            )
             _add(calls, after.calls)
         else:
             notes.append("every claim was deleted: nothing of the answer is left")
-        return self._result(answer, text, decisions, edits, before, after, tuple(notes), calls,
-                            timings, research.method)
+        return self._result(
+            answer,
+            text,
+            decisions,
+            edits,
+            before,
+            after,
+            tuple(notes),
+            calls,
+            timings,
+            research.method,
+        )
 
     # --- the remedies -----------------------------------------------------------------------
 
-    def _plan(self, answer: str, before: Report, to_repair: Sequence[ClaimVerdict],
-              research: Research, found: Report, calls: dict[str, int],
-              timings: dict[str, float], question: str | None) -> tuple[
-            tuple[ClaimRepair, ...], list[_Change]]:
+    def _plan(
+        self,
+        answer: str,
+        before: Report,
+        to_repair: Sequence[ClaimVerdict],
+        research: Research,
+        found: Report,
+        calls: dict[str, int],
+        timings: dict[str, float],
+        question: str | None,
+    ) -> tuple[tuple[ClaimRepair, ...], list[_Change]]:
         decided: dict[int, ClaimRepair] = {}
         to_delete: dict[int, ClaimVerdict] = {}
         proposals: list[tuple[ClaimVerdict, ClaimEvidence, str, str, str, str | None]] = []
@@ -214,62 +272,105 @@ class Repairer:
             base = _decision(verdict, state, "flagged", old.label, questions, failure)
             if state == "error":
                 decided[claim.index] = dataclasses.replace(
-                    base, reason="the verifier could not judge the claim on its evidence")
+                    base, reason="the verifier could not judge the claim on its evidence"
+                )
             elif state == "conflict":
                 decided[claim.index] = dataclasses.replace(
-                    base, reason="the sources conflict: some passages support the claim and "
-                                 "others contradict it; a person should decide")
+                    base,
+                    reason="the sources conflict: some passages support the claim and "
+                    "others contradict it; a person should decide",
+                )
             elif state == "agrees":
                 decided[claim.index] = dataclasses.replace(
-                    base, action="kept", reason="the research found passages that support it")
+                    base, action="kept", reason="the research found passages that support it"
+                )
             elif self.policy == "delete":
                 to_delete[claim.index] = verdict
             else:
                 proposal = self._propose(claim, verdict, old, calls, timings, questions)
                 if isinstance(proposal, ClaimRepair):
                     decided[claim.index] = dataclasses.replace(
-                        proposal, questions=questions, failure=proposal.failure or failure,
-                        agreement=state, label=old.label)
+                        proposal,
+                        questions=questions,
+                        failure=proposal.failure or failure,
+                        agreement=state,
+                        label=old.label,
+                    )
                 else:
                     new_text, method, replacement = proposal
-                    proposals.append((verdict, research.evidence.items[position], new_text,
-                                      method, state, replacement))
+                    proposals.append(
+                        (
+                            verdict,
+                            research.evidence.items[position],
+                            new_text,
+                            method,
+                            state,
+                            replacement,
+                        )
+                    )
         changes: list[_Change] = []
         if to_delete:
             plan = self.deleter.run(answer, [v.claim for v in before.verdicts], to_delete)
             for claim_index, why in plan.kept.items():
                 verdict = to_delete.pop(claim_index)
                 decided[claim_index] = _decision(
-                    verdict, agreement(verdict), "flagged", _label(before, claim_index),
+                    verdict,
+                    agreement(verdict),
+                    "flagged",
+                    _label(before, claim_index),
                     research.questions[_at(to_repair, claim_index)],
-                    research.failures[_at(to_repair, claim_index)], reason=why)
+                    research.failures[_at(to_repair, claim_index)],
+                    reason=why,
+                )
             for cut, removed in zip(plan.cuts, plan.removes, strict=True):
                 evidence = tuple(j for i in removed for j in to_delete[i].anti_citations[:1])
-                changes.append(_Change(cut, "delete", removed, "delete@1",
-                                       "the sources do not support it", evidence))
+                changes.append(
+                    _Change(
+                        cut,
+                        "delete",
+                        removed,
+                        "delete@1",
+                        "the sources do not support it",
+                        evidence,
+                    )
+                )
                 for claim_index in removed:
                     verdict = to_delete[claim_index]
                     state = agreement(verdict)
                     decided[claim_index] = _decision(
-                        verdict, state, "deleted", _label(before, claim_index),
+                        verdict,
+                        state,
+                        "deleted",
+                        _label(before, claim_index),
                         research.questions[_at(to_repair, claim_index)],
                         research.failures[_at(to_repair, claim_index)],
-                        reason="contradicted by its evidence" if state == "disagrees"
-                        else "no passage supports it")
+                        reason="contradicted by its evidence"
+                        if state == "disagrees"
+                        else "no passage supports it",
+                    )
         if proposals:
-            for change, decision in self._checked(answer, proposals, before, research,
-                                                  to_repair, calls, timings, question):
+            for change, decision in self._checked(
+                answer, proposals, before, research, to_repair, calls, timings, question
+            ):
                 decided[decision.claim.index] = decision
                 if change is not None:
                     changes.append(change)
-        ordered = tuple(decided.get(v.claim.index)
-                        or _decision(v, "agrees", "kept", v.label, reason="supported")
-                        for v in before.verdicts)
+        ordered = tuple(
+            decided.get(v.claim.index)
+            or _decision(v, "agrees", "kept", v.label, reason="supported")
+            for v in before.verdicts
+        )
         return ordered, changes
 
-    def _propose(self, claim: Claim, verdict: ClaimVerdict, old: ClaimVerdict,
-                 calls: dict[str, int], timings: dict[str, float],
-                 questions: Sequence[str] = ()) -> tuple[str, str, str | None] | ClaimRepair:
+    def _propose(
+        self,
+        claim: Claim,
+        verdict: ClaimVerdict,
+        old: ClaimVerdict,
+        calls: dict[str, int],
+        timings: dict[str, float],
+        questions: Sequence[str] = (),
+    ) -> tuple[str, str, str | None] | ClaimRepair:
         """The edited claim, the rule or prompt that made it and, for a quotation, the text
         that replaces the claim's whole sentence; or the decision without one."""
         values = mismatches(verdict) or mismatches(old)
@@ -283,33 +384,49 @@ class Repairer:
                 return quote.sentence, QUOTATION_RULE, quote.sentence
         if self.editor is None:
             if agreement(verdict) == "missing":
-                return dataclasses.replace(base, reason=(
-                    "no passage supports it or says what to write instead (give --llm to try "
-                    "an edit, or use --policy delete)"))
-            return dataclasses.replace(base, reason=(
-                "no value of the evidence to substitute, and no chat model to edit it (give "
-                "--llm, or use --policy delete)"))
+                return dataclasses.replace(
+                    base,
+                    reason=(
+                        "no passage supports it or says what to write instead (give --llm to try "
+                        "an edit, or use --policy delete)"
+                    ),
+                )
+            return dataclasses.replace(
+                base,
+                reason=(
+                    "no value of the evidence to substitute, and no chat model to edit it (give "
+                    "--llm, or use --policy delete)"
+                ),
+            )
         best = _best_passage(verdict)
         if best is None:
             return dataclasses.replace(base, reason="no passage to edit the claim against")
         editor = self.editor
         calls["chat"] = calls.get("chat", 0) + 1
         try:
-            new_text = _timed(timings, "edit", lambda: editor.run(claim.text,
-                                                                  evidence_quote(best)))
+            new_text = _timed(timings, "edit", lambda: editor.run(claim.text, evidence_quote(best)))
         except GenerationError as exc:
-            return dataclasses.replace(base, action="failed", failure=str(exc),
-                                       reason="the chat model's reply could not be read; the "
-                                              "claim is left as it is")
+            return dataclasses.replace(
+                base,
+                action="failed",
+                failure=str(exc),
+                reason="the chat model's reply could not be read; the claim is left as it is",
+            )
         if new_text.strip() == claim.text.strip():
             return dataclasses.replace(base, reason="the chat model proposed no change")
         return new_text, editor.method, None
 
-    def _checked(self, answer: str, proposals: Sequence[tuple[ClaimVerdict, ClaimEvidence, str,
-                                                              str, str, str | None]],
-                 before: Report, research: Research, to_repair: Sequence[ClaimVerdict],
-                 calls: dict[str, int], timings: dict[str, float],
-                 question: str | None) -> list[tuple[_Change | None, ClaimRepair]]:
+    def _checked(
+        self,
+        answer: str,
+        proposals: Sequence[tuple[ClaimVerdict, ClaimEvidence, str, str, str, str | None]],
+        before: Report,
+        research: Research,
+        to_repair: Sequence[ClaimVerdict],
+        calls: dict[str, int],
+        timings: dict[str, float],
+        question: str | None,
+    ) -> list[tuple[_Change | None, ClaimRepair]]:
         """Each proposal through the limits, the placement and the verifier's check."""
         out: list[tuple[_Change | None, ClaimRepair]] = []
         waiting: list[tuple[ClaimVerdict, ClaimEvidence, str, str, str, Placement]] = []
@@ -318,16 +435,23 @@ class Repairer:
             claim = verdict.claim
             questions = research.questions[_at(to_repair, claim.index)]
             failure = research.failures[_at(to_repair, claim.index)]
-            base = _decision(verdict, state, "rejected", _label(before, claim.index), questions,
-                             failure, proposed=replacement or new_text)
+            base = _decision(
+                verdict,
+                state,
+                "rejected",
+                _label(before, claim.index),
+                questions,
+                failure,
+                proposed=replacement or new_text,
+            )
             if replacement is not None:
                 placed = _quote_placement(answer, claim, replacement, before)
             else:
                 why = self.limits.check(claim.text, new_text)
                 placed = place(answer, claim, new_text) if why is None else why
             if isinstance(placed, Placement) and any(
-                    placed.span.start < span.end and span.start < placed.span.end
-                    for span in taken):
+                placed.span.start < span.end and span.start < placed.span.end for span in taken
+            ):
                 placed = "the edit overlaps another claim's edit"
             if isinstance(placed, str):
                 out.append((None, dataclasses.replace(base, reason=placed)))
@@ -336,74 +460,138 @@ class Repairer:
             waiting.append((verdict, item, new_text, method, state, placed))
         if not waiting:
             return out
-        edited = tuple(dataclasses.replace(verdict.claim, text=new_text)
-                       for verdict, _, new_text, _, _, _ in waiting)
-        evidence = EvidenceSet(tuple(dataclasses.replace(item, claim=claim)
-                                     for (_, item, *_), claim in zip(waiting, edited,
-                                                                     strict=True)),
-                               research.method, 0)
-        checked = _timed(timings, "edit check", lambda: self.verifier.judge(
-            ClaimSet(answer, edited), evidence, question=question))
+        edited = tuple(
+            dataclasses.replace(verdict.claim, text=new_text)
+            for verdict, _, new_text, _, _, _ in waiting
+        )
+        evidence = EvidenceSet(
+            tuple(
+                dataclasses.replace(item, claim=claim)
+                for (_, item, *_), claim in zip(waiting, edited, strict=True)
+            ),
+            research.method,
+            0,
+        )
+        checked = _timed(
+            timings,
+            "edit check",
+            lambda: self.verifier.judge(ClaimSet(answer, edited), evidence, question=question),
+        )
         _add(calls, checked.calls)
         for (verdict, _, new_text, method, state, placed), after in zip(
-                waiting, checked.verdicts, strict=True):
+            waiting, checked.verdicts, strict=True
+        ):
             claim = verdict.claim
             questions = research.questions[_at(to_repair, claim.index)]
             failure = research.failures[_at(to_repair, claim.index)]
             label = _label(before, claim.index)
             if after.label != "supported" or after.contested:
-                why = ("the sources conflict on the edited claim" if after.contested else
-                       f"the verifier does not find the edited claim supported by its "
-                       f"evidence ({after.label})")
-                out.append((None, _decision(verdict, state, "rejected", label, questions,
-                                            failure, proposed=new_text,
-                                            reason=f"{why}; the original is kept")))
+                why = (
+                    "the sources conflict on the edited claim"
+                    if after.contested
+                    else f"the verifier does not find the edited claim supported by its "
+                    f"evidence ({after.label})"
+                )
+                out.append(
+                    (
+                        None,
+                        _decision(
+                            verdict,
+                            state,
+                            "rejected",
+                            label,
+                            questions,
+                            failure,
+                            proposed=new_text,
+                            reason=f"{why}; the original is kept",
+                        ),
+                    )
+                )
                 continue
             rests_on = after.citations[:2]
-            kind = {SUBSTITUTION_RULE: "substitute", QUOTATION_RULE: "quote"}.get(method,
-                                                                                 "rewrite")
-            reason = {"substitute": "the evidence states another value",
-                      "quote": "the source's own sentence that answers the same question, "
-                               "quoted in place of the claim's",
-                      "rewrite": "the chat model's edit, supported by the evidence"}[kind]
+            kind = {SUBSTITUTION_RULE: "substitute", QUOTATION_RULE: "quote"}.get(method, "rewrite")
+            reason = {
+                "substitute": "the evidence states another value",
+                "quote": "the source's own sentence that answers the same question, "
+                "quoted in place of the claim's",
+                "rewrite": "the chat model's edit, supported by the evidence",
+            }[kind]
             change = _Change(placed, kind, (claim.index,), method, reason, rests_on)
-            out.append((change, _decision(verdict, state, "revised", label, questions,
-                                          failure, reason=reason)))
+            out.append(
+                (
+                    change,
+                    _decision(verdict, state, "revised", label, questions, failure, reason=reason),
+                )
+            )
         return out
 
-    def _refuse(self, answer: str, before: Report, calls: dict[str, int],
-                timings: dict[str, float]) -> RepairResult:
+    def _refuse(
+        self, answer: str, before: Report, calls: dict[str, int], timings: dict[str, float]
+    ) -> RepairResult:
         total, supported = len(before.verdicts), before.count("supported")
         if supported >= self.refuse_below * total:
-            decisions = tuple(self._flag(v, f"{supported} of {total} claims are supported, at "
-                                            f"least {self.refuse_below:.0%}: not refused")
-                              for v in before.verdicts)
-            return self._result(answer, answer, decisions, (), before, before, (), calls,
-                                timings, "none")
-        reason = (f"the sources support only {supported} of the answer's {total} claims "
-                  f"(less than {self.refuse_below:.0%})")
+            decisions = tuple(
+                self._flag(
+                    v,
+                    f"{supported} of {total} claims are supported, at "
+                    f"least {self.refuse_below:.0%}: not refused",
+                )
+                for v in before.verdicts
+            )
+            return self._result(
+                answer, answer, decisions, (), before, before, (), calls, timings, "none"
+            )
+        reason = (
+            f"the sources support only {supported} of the answer's {total} claims "
+            f"(less than {self.refuse_below:.0%})"
+        )
         text = f"{defaults.REPAIR_REFUSAL}: {reason}."
-        edit = Edit("refuse", (), Span(0, len(answer)), Span(0, len(text)), answer, text,
-                    "refuse@1", reason)
-        decisions = tuple(_decision(v, agreement(v), "refused", v.label, reason=reason)
-                          for v in before.verdicts)
-        return self._result(answer, text, decisions, (edit,), before, None, (), calls,
-                            timings, "none", refused=True)
+        edit = Edit(
+            "refuse", (), Span(0, len(answer)), Span(0, len(text)), answer, text, "refuse@1", reason
+        )
+        decisions = tuple(
+            _decision(v, agreement(v), "refused", v.label, reason=reason) for v in before.verdicts
+        )
+        return self._result(
+            answer, text, decisions, (edit,), before, None, (), calls, timings, "none", refused=True
+        )
 
     def _flag(self, verdict: ClaimVerdict, reason: str) -> ClaimRepair:
         if verdict.label == "supported" and not verdict.contested:
             return _decision(verdict, "agrees", "kept", verdict.label, reason="supported")
         return _decision(verdict, agreement(verdict), "flagged", verdict.label, reason=reason)
 
-    def _result(self, answer: str, text: str, decisions: tuple[ClaimRepair, ...],
-                edits: tuple[Edit, ...], before: Report, after: Report | None,
-                notes: tuple[str, ...], calls: dict[str, int], timings: dict[str, float],
-                query_mode: str, *, refused: bool = False) -> RepairResult:
+    def _result(
+        self,
+        answer: str,
+        text: str,
+        decisions: tuple[ClaimRepair, ...],
+        edits: tuple[Edit, ...],
+        before: Report,
+        after: Report | None,
+        notes: tuple[str, ...],
+        calls: dict[str, int],
+        timings: dict[str, float],
+        query_mode: str,
+        *,
+        refused: bool = False,
+    ) -> RepairResult:
         return RepairResult(
-            original=answer, text=text, policy=self.policy, claims=decisions, edits=edits,
-            before=before, after=after, attribution=attribution_report(after),
-            preservation=preservation(answer, text), refused=refused, query_mode=query_mode,
-            notes=notes, calls=calls, timings=timings)
+            original=answer,
+            text=text,
+            policy=self.policy,
+            claims=decisions,
+            edits=edits,
+            before=before,
+            after=after,
+            attribution=attribution_report(after),
+            preservation=preservation(answer, text),
+            refused=refused,
+            query_mode=query_mode,
+            notes=notes,
+            calls=calls,
+            timings=timings,
+        )
 
 
 def make_repairer(
@@ -436,29 +624,61 @@ revise or delete. The flag policy makes no model call: drop the chat model.
     """
     policy = check_policy(policy)
     if chat is not None and policy not in ("revise", "delete"):
-        raise OptionError("chat", chat.model_id, "a chat model only with policy revise or delete",
-                          f"The {policy} policy makes no model call: drop the chat model.")
+        raise OptionError(
+            "chat",
+            chat.model_id,
+            "a chat model only with policy revise or delete",
+            f"The {policy} policy makes no model call: drop the chat model.",
+        )
     verifier = make_answer_verifier(scorer, retriever=retriever, sources=sources, k=k, tau=tau)
     researcher = None
     if policy in ("revise", "delete"):
-        researcher = Researcher(retriever=retriever, sources=sources, k=k, query=query,
-                                chat=chat if query == "question" else None,
-                                questions=questions)
+        researcher = Researcher(
+            retriever=retriever,
+            sources=sources,
+            k=k,
+            query=query,
+            chat=chat if query == "question" else None,
+            questions=questions,
+        )
     editor = LLMEditor(chat) if chat is not None and policy == "revise" else None
-    return Repairer(verifier, researcher, policy=policy, editor=editor, limits=limits,
-                    refuse_below=refuse_below, quotation=Quotation() if quote else None)
+    return Repairer(
+        verifier,
+        researcher,
+        policy=policy,
+        editor=editor,
+        limits=limits,
+        refuse_below=refuse_below,
+        quotation=Quotation() if quote else None,
+    )
 
 
 # --- helpers --------------------------------------------------------------------------------
 
 
-def _decision(verdict: ClaimVerdict, state: str, action: Action, label: str,
-              questions: tuple[str, ...] = (), failure: str | None = None, *,
-              reason: str = "", proposed: str | None = None) -> ClaimRepair:
-    return ClaimRepair(claim=verdict.claim, label=label, agreement=state, action=action,
-                       reason=reason, questions=questions, supporting=verdict.citations,
-                       contradicting=verdict.anti_citations, proposed=proposed,
-                       failure=failure)
+def _decision(
+    verdict: ClaimVerdict,
+    state: str,
+    action: Action,
+    label: str,
+    questions: tuple[str, ...] = (),
+    failure: str | None = None,
+    *,
+    reason: str = "",
+    proposed: str | None = None,
+) -> ClaimRepair:
+    return ClaimRepair(
+        claim=verdict.claim,
+        label=label,
+        agreement=state,
+        action=action,
+        reason=reason,
+        questions=questions,
+        supporting=verdict.citations,
+        contradicting=verdict.anti_citations,
+        proposed=proposed,
+        failure=failure,
+    )
 
 
 def _label(report: Report, claim_index: int) -> str:
@@ -469,14 +689,19 @@ def _at(verdicts: Sequence[ClaimVerdict], claim_index: int) -> int:
     return next(i for i, v in enumerate(verdicts) if v.claim.index == claim_index)
 
 
-def _quote_placement(answer: str, claim: Claim, replacement: str,
-                     before: Report) -> Placement | str:
+def _quote_placement(
+    answer: str, claim: Claim, replacement: str, before: Report
+) -> Placement | str:
     """Where a quotation goes: the claim's whole sentence, when no other claim is in it."""
     sentence = sentence_span(answer, claim.span)
     if sentence is None:
         return "the claim is only part of its sentence, so a quotation cannot replace it"
-    if any(v.claim.index != claim.index and v.claim.span.start < sentence.end
-           and sentence.start < v.claim.span.end for v in before.verdicts):
+    if any(
+        v.claim.index != claim.index
+        and v.claim.span.start < sentence.end
+        and sentence.start < v.claim.span.end
+        for v in before.verdicts
+    ):
         return "the sentence holds other claims, which a quotation would remove"
     return Placement(sentence, replacement)
 
@@ -500,12 +725,22 @@ def _apply(answer: str, changes: Sequence[_Change]) -> tuple[str, tuple[Edit, ..
         span, replacement = change.placement.span, change.placement.replacement
         if span.start < cursor:  # pragma: no cover - the planners never overlap
             continue
-        pieces.append(answer[cursor:span.start])
+        pieces.append(answer[cursor : span.start])
         pieces.append(replacement)
         start = span.start + shift
-        edits.append(Edit(change.kind, change.claims, span,
-                          Span(start, start + len(replacement)), span.of(answer), replacement,
-                          change.method, change.reason, change.evidence))
+        edits.append(
+            Edit(
+                change.kind,
+                change.claims,
+                span,
+                Span(start, start + len(replacement)),
+                span.of(answer),
+                replacement,
+                change.method,
+                change.reason,
+                change.evidence,
+            )
+        )
         shift += len(replacement) - len(span)
         cursor = span.end
     pieces.append(answer[cursor:])

@@ -34,22 +34,31 @@ from veracity.verify.questions import rule_question
 __all__ = ["ClaimQuestions", "QuestionMaker", "parse_questions", "rule_questions"]
 
 # Clause boundaries: a semicolon, or a comma before a conjunction or relative pronoun.
-_CLAUSE = re.compile(r"\s*(?:;|,\s*(?=(?:and|but|while|whereas|which|who|so|because|although)"
-                     r"\b))\s*", re.IGNORECASE)
-_LIST_MARK = re.compile(r"^(?:(?:\d{1,2}[.)]|[-*•]|q\d*\s*:|question\s*\d*\s*:)\s*)",
-                        re.IGNORECASE)
+_CLAUSE = re.compile(
+    r"\s*(?:;|,\s*(?=(?:and|but|while|whereas|which|who|so|because|although)"
+    r"\b))\s*",
+    re.IGNORECASE,
+)
+_LIST_MARK = re.compile(r"^(?:(?:\d{1,2}[.)]|[-*•]|q\d*\s*:|question\s*\d*\s*:)\s*)", re.IGNORECASE)
 _MIN_CLAUSE_WORDS = 3
 
 
 def rule_questions(claim: str, *, limit: int = defaults.REPAIR_QUESTIONS) -> tuple[str, ...]:
     """Up to ``limit`` questions made from ``claim`` by rules (see the module docstring)."""
     found = [rule_question(claim)]
-    clauses = [part for part in _CLAUSE.split(claim.strip())
-               if len(content_words(part)) >= _MIN_CLAUSE_WORDS]
+    clauses = [
+        part
+        for part in _CLAUSE.split(claim.strip())
+        if len(content_words(part)) >= _MIN_CLAUSE_WORDS
+    ]
     if len(clauses) > 1:
         for clause in clauses:
-            clause = re.sub(r"^(?:and|but|while|whereas|so|because|although)\s+", "", clause,
-                            flags=re.IGNORECASE)
+            clause = re.sub(
+                r"^(?:and|but|while|whereas|so|because|although)\s+",
+                "",
+                clause,
+                flags=re.IGNORECASE,
+            )
             question = rule_question(clause)
             found.append(question[:1].upper() + question[1:])
     return tuple(dict.fromkeys(found))[:limit]
@@ -80,7 +89,8 @@ line, each ending with '?', got 'Bees dance.'; the rule-based questions are used
     if not questions:
         raise GenerationError(
             f"prompt {defaults.REPAIR_QUESTIONS_PROMPT}: expected questions, one per line, each "
-            f"ending with '?', got {reply[:120]!r}; the rule-based questions are used instead")
+            f"ending with '?', got {reply[:120]!r}; the rule-based questions are used instead"
+        )
     return tuple(questions[:limit])
 
 
@@ -106,14 +116,22 @@ class QuestionMaker:
     'questions:repair_questions_v1@1'
     """
 
-    def __init__(self, chat: ChatModel | None = None, *,
-                 limit: int = defaults.REPAIR_QUESTIONS,
-                 prompt: str = defaults.REPAIR_QUESTIONS_PROMPT,
-                 seed: int | None = defaults.REPAIR_SEED,
-                 reply_tokens: int = defaults.REPAIR_REPLY_TOKENS) -> None:
+    def __init__(
+        self,
+        chat: ChatModel | None = None,
+        *,
+        limit: int = defaults.REPAIR_QUESTIONS,
+        prompt: str = defaults.REPAIR_QUESTIONS_PROMPT,
+        seed: int | None = defaults.REPAIR_SEED,
+        reply_tokens: int = defaults.REPAIR_REPLY_TOKENS,
+    ) -> None:
         if chat is not None and not isinstance(chat, ChatModel):
-            raise OptionError("chat", chat, "a ChatModel or None",
-                              "Use veracity.generate.make_chat(), or None for rule questions.")
+            raise OptionError(
+                "chat",
+                chat,
+                "a ChatModel or None",
+                "Use veracity.generate.make_chat(), or None for rule questions.",
+            )
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise OptionError("questions", limit, "1 or more questions per claim")
         self.chat = chat
@@ -135,16 +153,22 @@ class QuestionMaker:
         """The questions of each claim, in order: one chat call per claim when a model is
         given."""
         if self.chat is None:
-            return tuple(ClaimQuestions(rule_questions(claim, limit=self.limit))
-                         for claim in claims)
+            return tuple(
+                ClaimQuestions(rule_questions(claim, limit=self.limit)) for claim in claims
+            )
         made = []
         for claim in claims:
-            request = ChatRequest.of(self.prompt.render(claim=claim), system=self.prompt.system,
-                                     temperature=0.0, max_tokens=self.reply_tokens,
-                                     seed=self.seed)
+            request = ChatRequest.of(
+                self.prompt.render(claim=claim),
+                system=self.prompt.system,
+                temperature=0.0,
+                max_tokens=self.reply_tokens,
+                seed=self.seed,
+            )
             try:
-                made.append(ClaimQuestions(parse_questions(self.chat.run(request).text,
-                                                           limit=self.limit)))
+                made.append(
+                    ClaimQuestions(parse_questions(self.chat.run(request).text, limit=self.limit))
+                )
             except GenerationError as exc:
                 made.append(ClaimQuestions(rule_questions(claim, limit=self.limit), str(exc)))
         return tuple(made)

@@ -55,16 +55,31 @@ class Research:
 class Researcher:
     """Finds evidence for claims by the questions they answer (see the module docstring)."""
 
-    def __init__(self, *, retriever: Retriever | None = None, sources: Sequence[Chunk] = (),
-                 k: int = defaults.VERIFY_TOP_K, query: QueryMode = "question",
-                 chat: ChatModel | None = None, questions: int = defaults.REPAIR_QUESTIONS,
-                 seed: int = defaults.REPAIR_SEED) -> None:
+    def __init__(
+        self,
+        *,
+        retriever: Retriever | None = None,
+        sources: Sequence[Chunk] = (),
+        k: int = defaults.VERIFY_TOP_K,
+        query: QueryMode = "question",
+        chat: ChatModel | None = None,
+        questions: int = defaults.REPAIR_QUESTIONS,
+        seed: int = defaults.REPAIR_SEED,
+    ) -> None:
         if query not in QUERY_MODES:
-            raise OptionError("query", query, f"one of {', '.join(QUERY_MODES)}",
-                              "Use 'question' (default) or 'claim'.")
+            raise OptionError(
+                "query",
+                query,
+                f"one of {', '.join(QUERY_MODES)}",
+                "Use 'question' (default) or 'claim'.",
+            )
         if chat is not None and query != "question":
-            raise OptionError("query", query, "'question' when a chat model writes the questions",
-                              "Drop the chat model or use query='question'.")
+            raise OptionError(
+                "query",
+                query,
+                "'question' when a chat model writes the questions",
+                "Drop the chat model or use query='question'.",
+            )
         self.query: QueryMode = query
         self.questions = QuestionMaker(chat, limit=questions, seed=seed)
         self.gatherer = EvidenceGatherer(retriever=retriever, sources=sources, k=k)
@@ -78,15 +93,23 @@ class Researcher:
         retriever = self.gatherer.retriever
         if retriever is None:  # a few sources: each is evidence, no search
             found = self.gatherer.run(claims)
-            return Research(found, tuple(() for _ in claims), tuple(None for _ in claims),
-                            "all sources", 0, tuple(() for _ in claims))
+            return Research(
+                found,
+                tuple(() for _ in claims),
+                tuple(None for _ in claims),
+                "all sources",
+                0,
+                tuple(() for _ in claims),
+            )
         made: list[tuple[tuple[str, ...], str | None]]
         if self.query == "claim":
             made = [((claim.text,), None) for claim in claims]
             calls = 0
         else:
-            made = [(q.questions, q.failure)
-                    for q in self.questions.run([claim.text for claim in claims])]
+            made = [
+                (q.questions, q.failure)
+                for q in self.questions.run([claim.text for claim in claims])
+            ]
             calls = len(claims) if self.questions.chat is not None else 0
         k = self.gatherer.k
         items: list[ClaimEvidence] = []
@@ -102,8 +125,13 @@ class Researcher:
                     if rank < len(hits) and len(passages) < k:
                         passages.setdefault(hits[rank].id, hits[rank])
             chosen = tuple(passages.values())
-            items.append(ClaimEvidence(claim, chosen, (False,) * len(chosen),
-                                       " / ".join(queries)))
+            items.append(ClaimEvidence(claim, chosen, (False,) * len(chosen), " / ".join(queries)))
         evidence = EvidenceSet(tuple(items), self.method, searches)
-        return Research(evidence, tuple(queries for queries, _ in made),
-                        tuple(failure for _, failure in made), self.method, calls, tuple(best))
+        return Research(
+            evidence,
+            tuple(queries for queries, _ in made),
+            tuple(failure for _, failure in made),
+            self.method,
+            calls,
+            tuple(best),
+        )

@@ -12,8 +12,15 @@ from typing import Any, Literal
 
 from veracity.types import Claim, EvidenceJudgement, Report, Span
 
-__all__ = ["ACTIONS", "Action", "Attribution", "ClaimRepair", "Edit", "Preservation",
-           "RepairResult"]
+__all__ = [
+    "ACTIONS",
+    "Action",
+    "Attribution",
+    "ClaimRepair",
+    "Edit",
+    "Preservation",
+    "RepairResult",
+]
 
 #: What happened to a claim: ``kept`` (supported, or found supported by the research),
 #: ``revised``, ``deleted``, ``flagged`` (left for a person: conflicting sources, no way to
@@ -21,8 +28,15 @@ __all__ = ["ACTIONS", "Action", "Attribution", "ClaimRepair", "Edit", "Preservat
 #: the verifier; the original is kept), ``failed`` (a model reply could not be read; the
 #: original is kept), ``refused`` (the whole answer was withdrawn).
 Action = Literal["kept", "revised", "deleted", "flagged", "rejected", "failed", "refused"]
-ACTIONS: tuple[Action, ...] = ("kept", "revised", "deleted", "flagged", "rejected", "failed",
-                               "refused")
+ACTIONS: tuple[Action, ...] = (
+    "kept",
+    "revised",
+    "deleted",
+    "flagged",
+    "rejected",
+    "failed",
+    "refused",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +61,17 @@ class Edit:
     evidence: tuple[EvidenceJudgement, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "claims": list(self.claims),
-                "original": [self.original.start, self.original.end],
-                "new": [self.new.start, self.new.end], "before": self.before,
-                "after": self.after, "method": self.method, "reason": self.reason,
-                "evidence": [item.to_dict() for item in self.evidence]}
+        return {
+            "kind": self.kind,
+            "claims": list(self.claims),
+            "original": [self.original.start, self.original.end],
+            "new": [self.new.start, self.new.end],
+            "before": self.before,
+            "after": self.after,
+            "method": self.method,
+            "reason": self.reason,
+            "evidence": [item.to_dict() for item in self.evidence],
+        }
 
 
 @dataclass(frozen=True)
@@ -77,12 +97,19 @@ class ClaimRepair:
     failure: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"claim": self.claim.to_dict(), "label": self.label, "agreement": self.agreement,
-                "action": self.action, "reason": self.reason, "questions": list(self.questions),
-                "supporting": [item.to_dict() for item in self.supporting],
-                "contradicting": [item.to_dict() for item in self.contradicting],
-                "edit": None if self.edit is None else self.edit.to_dict(),
-                "proposed": self.proposed, "failure": self.failure}
+        return {
+            "claim": self.claim.to_dict(),
+            "label": self.label,
+            "agreement": self.agreement,
+            "action": self.action,
+            "reason": self.reason,
+            "questions": list(self.questions),
+            "supporting": [item.to_dict() for item in self.supporting],
+            "contradicting": [item.to_dict() for item in self.contradicting],
+            "edit": None if self.edit is None else self.edit.to_dict(),
+            "proposed": self.proposed,
+            "failure": self.failure,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,9 +195,14 @@ class RepairResult:
 
     @property
     def summary(self) -> dict[str, Any]:
-        return {"claims": len(self.claims), **{action: self.count(action) for action in ACTIONS},
-                "edits": len(self.edits), "changed": self.changed, "refused": self.refused,
-                "failed": self.failures}
+        return {
+            "claims": len(self.claims),
+            **{action: self.count(action) for action in ACTIONS},
+            "edits": len(self.edits),
+            "changed": self.changed,
+            "refused": self.refused,
+            "failed": self.failures,
+        }
 
     def to_dict(self) -> dict[str, Any]:
         """Everything above; the reports before and after appear as their summaries."""

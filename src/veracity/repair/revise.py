@@ -47,9 +47,20 @@ from veracity.text.sentences import split_sentences
 from veracity.text.words import content_words
 from veracity.types import Claim, EvidenceJudgement, Span, ValueCheck
 
-__all__ = ["QUOTATION_RULE", "SUBSTITUTION_RULE", "EditLimits", "LLMEditor", "Placement",
-           "Quotation", "Quote", "ValueSubstitution", "evidence_quote", "parse_edit", "place",
-           "sentence_span"]
+__all__ = [
+    "QUOTATION_RULE",
+    "SUBSTITUTION_RULE",
+    "EditLimits",
+    "LLMEditor",
+    "Placement",
+    "Quotation",
+    "Quote",
+    "ValueSubstitution",
+    "evidence_quote",
+    "parse_edit",
+    "place",
+    "sentence_span",
+]
 
 #: The rule id recorded on a value substitution.
 SUBSTITUTION_RULE = "value_substitution@1"
@@ -67,8 +78,11 @@ class EditLimits:
     max_share: float = defaults.REPAIR_MAX_EDIT_SHARE
 
     def __post_init__(self) -> None:
-        if isinstance(self.max_chars, bool) or not isinstance(self.max_chars, int) \
-                or self.max_chars < 1:
+        if (
+            isinstance(self.max_chars, bool)
+            or not isinstance(self.max_chars, int)
+            or self.max_chars < 1
+        ):
             raise OptionError("max_chars", self.max_chars, "a positive number of characters")
         if not 0.0 < self.max_share <= 1.0:
             raise OptionError("max_share", self.max_share, "a share above 0 and at most 1")
@@ -79,9 +93,11 @@ class EditLimits:
         if changed > self.max_chars:
             return f"the edit changes {changed} characters, more than {self.max_chars}"
         if changed > self.max_share * len(before):
-            return (f"the edit changes {changed} of {len(before)} characters, more than "
-                    f"{'half' if self.max_share == 0.5 else f'{self.max_share:.0%}'} of the "
-                    "claim")
+            return (
+                f"the edit changes {changed} of {len(before)} characters, more than "
+                f"{'half' if self.max_share == 0.5 else f'{self.max_share:.0%}'} of the "
+                "claim"
+            )
         return None
 
 
@@ -101,19 +117,25 @@ sentence, optionally after 'Fixed:'), got 'Evidence: bees'; the claim is left as
         text = _LABEL.sub("", line.strip()).strip().strip('"“”').strip()
         if not text:
             continue
-        if (re.match(r"(?i)(?:evidence|claim|question)\s*:", text) is None
-                and len(re.findall(r"\w+", text)) >= 2 and text.endswith((".", "!", "?"))):
+        if (
+            re.match(r"(?i)(?:evidence|claim|question)\s*:", text) is None
+            and len(re.findall(r"\w+", text)) >= 2
+            and text.endswith((".", "!", "?"))
+        ):
             return text
         break
     raise GenerationError(
         f"prompt {defaults.REPAIR_EDIT_PROMPT}: expected one corrected claim (a sentence, "
-        f"optionally after 'Fixed:'), got {reply[:120]!r}; the claim is left as it is")
+        f"optionally after 'Fixed:'), got {reply[:120]!r}; the claim is left as it is"
+    )
 
 
 def evidence_quote(judgement: EvidenceJudgement, *, limit: int = 600) -> str:
     """The part of a passage the verifier read (its evidence spans), else the passage."""
-    parts = [judgement.text[s.start - judgement.start : s.end - judgement.start]
-             for s in judgement.evidence] or [judgement.text]
+    parts = [
+        judgement.text[s.start - judgement.start : s.end - judgement.start]
+        for s in judgement.evidence
+    ] or [judgement.text]
     return " … ".join(" ".join(part.split()) for part in parts)[:limit]
 
 
@@ -129,8 +151,11 @@ class ValueSubstitution:
         for value in sorted(values, key=lambda v: -v.span.start):
             if value.found is None or value.span.of(text) != value.text:
                 continue
-            text = text[:value.span.start] + render_like(value.text, value.found) \
-                + text[value.span.end:]
+            text = (
+                text[: value.span.start]
+                + render_like(value.text, value.found)
+                + text[value.span.end :]
+            )
             done = True
         return text if done and text != claim.text else None
 
@@ -138,10 +163,15 @@ class ValueSubstitution:
 class LLMEditor:
     """Asks a chat model for the corrected claim (prompt ``repair_edit_v1``)."""
 
-    def __init__(self, chat: ChatModel, *, prompt: str = defaults.REPAIR_EDIT_PROMPT,
-                 temperature: float = defaults.REPAIR_TEMPERATURE,
-                 seed: int | None = defaults.REPAIR_SEED,
-                 reply_tokens: int = defaults.REPAIR_REPLY_TOKENS) -> None:
+    def __init__(
+        self,
+        chat: ChatModel,
+        *,
+        prompt: str = defaults.REPAIR_EDIT_PROMPT,
+        temperature: float = defaults.REPAIR_TEMPERATURE,
+        seed: int | None = defaults.REPAIR_SEED,
+        reply_tokens: int = defaults.REPAIR_REPLY_TOKENS,
+    ) -> None:
         if not isinstance(chat, ChatModel):
             raise OptionError("chat", chat, "a ChatModel", "Use veracity.generate.make_chat().")
         self.chat = chat
@@ -160,9 +190,14 @@ class LLMEditor:
 
     def run(self, claim: str, evidence: str) -> str:
         """The corrected claim; raises :class:`GenerationError` when the reply is unreadable."""
-        request = ChatRequest.of(self.prompt.render(evidence=evidence, claim=claim),
-                                 system=self.prompt.system, temperature=self.temperature,
-                                 max_tokens=self.reply_tokens, seed=self.seed, stop=("\n\n",))
+        request = ChatRequest.of(
+            self.prompt.render(evidence=evidence, claim=claim),
+            system=self.prompt.system,
+            temperature=self.temperature,
+            max_tokens=self.reply_tokens,
+            seed=self.seed,
+            stop=("\n\n",),
+        )
         return parse_edit(self.chat.run(request).text)
 
 
@@ -202,7 +237,7 @@ def place(answer: str, claim: Claim, new_text: str) -> Placement | str:
         if old[position] in ",." and not (position + 1 < len(old) and old[position + 1].isdigit()):
             break
         end -= 1
-    before, after = old[start:len(old) - end], new[start:len(new) - end]
+    before, after = old[start : len(old) - end], new[start : len(new) - end]
     region = claim.span.of(answer)
     if not before:
         return "the edit only inserts words, with nothing in the answer to anchor them"
@@ -247,14 +282,22 @@ class Quotation:
     method = QUOTATION_RULE
 
     def __init__(self, *, min_overlap: float = defaults.REPAIR_QUOTE_OVERLAP) -> None:
-        if isinstance(min_overlap, bool) or not isinstance(min_overlap, int | float) \
-                or not 0.0 < min_overlap <= 1.0:
-            raise OptionError("min_overlap", min_overlap, "a share above 0 and at most 1",
-                              f"The default is {defaults.REPAIR_QUOTE_OVERLAP}.")
+        if (
+            isinstance(min_overlap, bool)
+            or not isinstance(min_overlap, int | float)
+            or not 0.0 < min_overlap <= 1.0
+        ):
+            raise OptionError(
+                "min_overlap",
+                min_overlap,
+                "a share above 0 and at most 1",
+                f"The default is {defaults.REPAIR_QUOTE_OVERLAP}.",
+            )
         self.min_overlap = float(min_overlap)
 
-    def run(self, claim: Claim, evidence: Sequence[EvidenceJudgement],
-            questions: Sequence[str] = ()) -> Quote | None:
+    def run(
+        self, claim: Claim, evidence: Sequence[EvidenceJudgement], questions: Sequence[str] = ()
+    ) -> Quote | None:
         """The sentence to quote for ``claim`` from ``evidence``, or ``None``."""
         asked = {w for q in questions for w in content_words(q)} or set(content_words(claim.text))
         if not asked:
@@ -272,14 +315,17 @@ class Quotation:
                 prose, _ = prose_span(passage, local)
                 if prose is None:
                     continue
-                sentence = " ".join(passage[prose.start:prose.end].split())
+                sentence = " ".join(passage[prose.start : prose.end].split())
                 shared = len(asked & set(content_words(sentence)))
                 if shared < self.min_overlap * len(asked):
                     continue
                 key = (shared, judgement.supported + judgement.contradicted)
                 if best is None or key > best[0]:
-                    quote = Quote(sentence, Span(prose.start + judgement.start,
-                                                 prose.end + judgement.start), judgement)
+                    quote = Quote(
+                        sentence,
+                        Span(prose.start + judgement.start, prose.end + judgement.start),
+                        judgement,
+                    )
                     best = (key, quote)
         return None if best is None else best[1]
 
@@ -289,11 +335,10 @@ def sentence_span(answer: str, span: Span) -> Span | None:
     punctuation included), or ``None`` when ``span`` is only part of a sentence."""
     for sentence in split_sentences(answer):
         if sentence.start <= span.start and span.end <= sentence.end:
-            inner = answer[sentence.start:sentence.end]
-            head = answer[sentence.start:span.start].strip()
-            tail = answer[span.end:sentence.end].strip()
-            if not head and re.fullmatch(r"(?:\s*\[[\d,\s-]+\])*\s*[.!?]?", tail) \
-                    and inner.strip():
+            inner = answer[sentence.start : sentence.end]
+            head = answer[sentence.start : span.start].strip()
+            tail = answer[span.end : sentence.end].strip()
+            if not head and re.fullmatch(r"(?:\s*\[[\d,\s-]+\])*\s*[.!?]?", tail) and inner.strip():
                 return sentence
             return None
     return None

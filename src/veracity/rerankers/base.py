@@ -46,8 +46,10 @@ def check_passages(query: object, passages: object) -> tuple[str, list[str]]:
     if not query.strip():
         raise InputError(f"the query {query!r} is empty; pass some words to rank passages by")
     if isinstance(passages, str) or not isinstance(passages, Sequence):
-        raise InputError("passages must be a sequence of strings, not "
-                         f"{type(passages).__name__}: wrap a single passage as run(query, [text])")
+        raise InputError(
+            "passages must be a sequence of strings, not "
+            f"{type(passages).__name__}: wrap a single passage as run(query, [text])"
+        )
     for i, passage in enumerate(passages):
         if not isinstance(passage, str):
             raise InputError(f"passage {i} is a {type(passage).__name__}, not a string")
@@ -71,7 +73,8 @@ def score_windows(
             raise InputError(
                 f"the query has {exc.tokens} tokens but the reranker allows at most "
                 f"{exc.budget} of its {selector.max_tokens}-token window for it: shorten the "
-                f"query (it starts {query[:60]!r})") from exc
+                f"query (it starts {query[:60]!r})"
+            ) from exc
         owners.extend([index] * len(found))
         windows.extend(found)
     logits = logits_of([(query, window.text) for window in windows]) if windows else np.zeros(0)
@@ -81,16 +84,18 @@ def score_windows(
         counts[owner] = counts.get(owner, 0) + 1
         if owner not in best or logits[row] > logits[best[owner]]:  # ties: the first window
             best[owner] = row
-    return tuple(RelevanceScore(float(logits[best[i]]), windows[best[i]].span, counts[i])
-                 for i in range(len(passages)))
+    return tuple(
+        RelevanceScore(float(logits[best[i]]), windows[best[i]].span, counts[i])
+        for i in range(len(passages))
+    )
 
 
-def batched_logits(encodings: Sequence[Any], batch_size: int,
-                   run_batch: Callable[[list[Any]], np.ndarray]) -> np.ndarray:
+def batched_logits(
+    encodings: Sequence[Any], batch_size: int, run_batch: Callable[[list[Any]], np.ndarray]
+) -> np.ndarray:
     """Column 0 of ``run_batch`` over ``encodings`` in batches of similar length (less padding,
     the same scores), back in input order."""
     logits = np.zeros(len(encodings), dtype=np.float64)
     for batch in length_batches(encodings, batch_size):
         logits[batch] = run_batch([encodings[i] for i in batch])[:, 0]
     return logits
-

@@ -43,9 +43,14 @@ __all__ = ["RERANK_FEATURES", "EmbeddedReranker", "pair_features"]
 class EmbeddedReranker:
     """The shipped cross-encoder reranker (or one exported to ``model_dir``)."""
 
-    def __init__(self, *, model_dir: str | Path = RERANKER_DIR,
-                 batch_size: int = defaults.RERANK_BATCH,
-                 threads: int = defaults.ONNX_THREADS, combine: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        model_dir: str | Path = RERANKER_DIR,
+        batch_size: int = defaults.RERANK_BATCH,
+        threads: int = defaults.ONNX_THREADS,
+        combine: bool = True,
+    ) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise OptionError("batch_size", batch_size, "1 or more")
         self.model_dir = Path(model_dir)
@@ -68,21 +73,27 @@ class EmbeddedReranker:
             raise ModelError(
                 f"no reranker at {self.model_dir} (config.json missing). Reinstall veracity, or "
                 "train one with `veracity train-reranker`, export it with `veracity "
-                "export-reranker` and pass its folder")
+                "export-reranker` and pass its folder"
+            )
         config = json.loads(config_file.read_text(encoding="utf-8"))
         if list(config.get("labels", [])) != ["relevant"]:
-            raise ModelError(f"{config_file}: labels {config.get('labels')} are not "
-                             "['relevant']: this folder holds no reranker (a verifier?)")
+            raise ModelError(
+                f"{config_file}: labels {config.get('labels')} are not "
+                "['relevant']: this folder holds no reranker (a verifier?)"
+            )
         self.model_id = str(config["model_id"])
         self.version = str(config["version"])
-        self._selector = EvidenceSelector(max_tokens=int(config["max_tokens"]), strategy="slide",
-                                          tokenizer=load_tokenizer())
+        self._selector = EvidenceSelector(
+            max_tokens=int(config["max_tokens"]), strategy="slide", tokenizer=load_tokenizer()
+        )
         self._aligned = bool(config.get("aligner"))
         combiner = config.get("combiner")
         if self.combine and combiner:
             if tuple(combiner["features"]) != RERANK_FEATURES or not self._aligned:
-                raise ModelError(f"{config_file}: the combiner needs the features "
-                                 f"{list(RERANK_FEATURES)} and the aligner; re-export it")
+                raise ModelError(
+                    f"{config_file}: the combiner needs the features "
+                    f"{list(RERANK_FEATURES)} and the aligner; re-export it"
+                )
             self._weights = np.asarray(combiner["weights"], dtype=np.float64)
             self._bias = float(combiner["bias"])
             self.version += "+combined"
@@ -115,18 +126,24 @@ class EmbeddedReranker:
         rows = np.zeros((len(pairs), width), dtype=np.float64)
         for first in range(0, len(order), self.batch_size):
             batch = order[first : first + self.batch_size]
-            feeds = pad_batch([encodings[i].ids for i in batch],
-                              [encodings[i].type_ids for i in batch])
+            feeds = pad_batch(
+                [encodings[i].ids for i in batch], [encodings[i].type_ids for i in batch]
+            )
             if not self._aligned:
                 (logits,) = self._session.run(["logits"], feeds)
                 rows[batch, 0] = np.asarray(logits, dtype=np.float64)[:, 0]
                 continue
             logits, windows, queries = run_with_aligner(
-                self._session, tokenizer, feeds, [pairs[i][1] for i in batch],
-                [pairs[i][0] for i in batch])
+                self._session,
+                tokenizer,
+                feeds,
+                [pairs[i][1] for i in batch],
+                [pairs[i][0] for i in batch],
+            )
             for row, i in enumerate(batch):
-                rows[i] = pair_features(pairs[i][0], float(logits[row, 0]), queries[row],
-                                        windows[row])
+                rows[i] = pair_features(
+                    pairs[i][0], float(logits[row, 0]), queries[row], windows[row]
+                )
         return rows
 
     def _logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
@@ -145,6 +162,10 @@ class EmbeddedReranker:
 
 def pair_features(query_text: str, logit: float, query: Encoded, window: Encoded) -> np.ndarray:
     """The combiner's features of one (query, window) pair from the aligner's hidden states."""
-    cosine = float(np.dot(mean_pooled(query.hidden, len(query.encoding.ids)),
-                          mean_pooled(window.hidden, len(window.encoding.ids))))
+    cosine = float(
+        np.dot(
+            mean_pooled(query.hidden, len(query.encoding.ids)),
+            mean_pooled(window.hidden, len(window.encoding.ids)),
+        )
+    )
     return np.array([logit, claim_alignment(query_text, query, window), cosine])

@@ -32,13 +32,27 @@ class HFReranker:
     ``revision`` when given, else the hub commit the files came from, else ``"local"``.
     """
 
-    def __init__(self, model: str | Path, *, revision: str | None = None,
-                 local_files_only: bool = True, device: str = "cpu",
-                 batch_size: int = defaults.HF_RERANK_BATCH, max_tokens: int | None = None) -> None:
-        self.hf = HFModel(model, purpose="HFReranker (Hugging Face rerankers)",
-                          batch_size=batch_size, revision=revision,
-                          local_files_only=local_files_only, device=device,
-                          max_tokens=max_tokens, strategy="slide", check=self._check_outputs)
+    def __init__(
+        self,
+        model: str | Path,
+        *,
+        revision: str | None = None,
+        local_files_only: bool = True,
+        device: str = "cpu",
+        batch_size: int = defaults.HF_RERANK_BATCH,
+        max_tokens: int | None = None,
+    ) -> None:
+        self.hf = HFModel(
+            model,
+            purpose="HFReranker (Hugging Face rerankers)",
+            batch_size=batch_size,
+            revision=revision,
+            local_files_only=local_files_only,
+            device=device,
+            max_tokens=max_tokens,
+            strategy="slide",
+            check=self._check_outputs,
+        )
         self.model_id = self.hf.model_id
 
     @property
@@ -61,10 +75,10 @@ class HFReranker:
             raise ModelError(
                 f"{self.model_id} has {len(id2label)} outputs ({dict(id2label)!r}); a reranker "
                 "has one, a relevance logit. A three-way or two-way checker is a verifier: use "
-                "it as --verifier hf:<model> instead")
+                "it as --verifier hf:<model> instead"
+            )
 
     def _logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         classifier = self.hf.get()
         encodings = classifier.selector.tokenizer.encode_batch(pairs)
         return batched_logits(encodings, self.hf.batch_size, classifier.logits)
-

@@ -35,6 +35,7 @@ def make_reranker(name: str, *, threads: int = defaults.ONNX_THREADS) -> Relevan
         from veracity.rerankers.support import SupportRelevance
         from veracity.verifiers.registry import make_verifier
 
-        return SupportRelevance(make_verifier("embedded" if name == "verifier" else "cosine",
-                                              threads=threads))
+        return SupportRelevance(
+            make_verifier("embedded" if name == "verifier" else "cosine", threads=threads)
+        )
     raise OptionError("reranker", name, f"one of {', '.join(RERANKERS)}, or hf:<model>")

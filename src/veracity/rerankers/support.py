@@ -45,8 +45,10 @@ class SupportRelevance:
         scores = []
         for i, score in enumerate(pairs.scores):
             if score.error is not None:
-                raise ModelError(f"{self.scorer.model_id} could not score passage {i} for the "
-                                 f"query: {score.error}")
+                raise ModelError(
+                    f"{self.scorer.model_id} could not score passage {i} for the "
+                    f"query: {score.error}"
+                )
             p = min(max(score.supported, EPSILON), 1.0 - EPSILON)
             scores.append(RelevanceScore(math.log(p / (1.0 - p)), score.window, score.windows))
         return RelevanceScores(query, tuple(scores), self.model_id, pairs.model_version)

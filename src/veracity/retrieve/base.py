@@ -54,8 +54,9 @@ class Retriever(Protocol):
 def check_lookup(chunks: object) -> ChunkLookup:
     """``chunks`` if it is a :class:`ChunkLookup`, else an InputError that names its type."""
     if not isinstance(chunks, ChunkLookup):
-        raise InputError("chunks must be a ChunkLookup (such as InMemoryChunks), "
-                         f"got {type(chunks).__name__}")
+        raise InputError(
+            f"chunks must be a ChunkLookup (such as InMemoryChunks), got {type(chunks).__name__}"
+        )
     return chunks
 
 

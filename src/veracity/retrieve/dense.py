@@ -77,11 +77,16 @@ class DenseBuilder:
     #: ``build`` takes ``progress`` (see :class:`~veracity.corpus.base.IndexBuilder`).
     reports_progress = True
 
-    def __init__(self, embedder: TextEmbedder | None = None, *,
-                 block: int = defaults.DENSE_BLOCK) -> None:
+    def __init__(
+        self, embedder: TextEmbedder | None = None, *, block: int = defaults.DENSE_BLOCK
+    ) -> None:
         if isinstance(block, bool) or not isinstance(block, int) or block < 1:
-            raise OptionError("block", block, "1 or more texts per embedder call",
-                              f"The default is {defaults.DENSE_BLOCK}.")
+            raise OptionError(
+                "block",
+                block,
+                "1 or more texts per embedder call",
+                f"The default is {defaults.DENSE_BLOCK}.",
+            )
         self.embedder = _embedder(embedder)
         self.block = block
 
@@ -176,9 +181,14 @@ def _previous_vectors(
         and meta.get("dimension") == embedder.dimension
     )
     hashes = meta.get("sha256")
-    if not same_model or not isinstance(hashes, list) or matrix.shape != (
-        len(hashes),
-        embedder.dimension,
+    if (
+        not same_model
+        or not isinstance(hashes, list)
+        or matrix.shape
+        != (
+            len(hashes),
+            embedder.dimension,
+        )
     ):
         return {}
     truncated = set(meta.get("truncated", []))

@@ -53,18 +53,28 @@ class RerankingRetriever:
     if more, and at most the index's size.
     """
 
-    def __init__(self, retriever: Retriever, reranker: RelevanceScorer, *,
-                 depth: int | None = None) -> None:
+    def __init__(
+        self, retriever: Retriever, reranker: RelevanceScorer, *, depth: int | None = None
+    ) -> None:
         if not isinstance(retriever, Retriever):
-            raise InputError(f"retriever must be a Retriever (see open_retriever), got "
-                             f"{type(retriever).__name__}")
+            raise InputError(
+                f"retriever must be a Retriever (see open_retriever), got "
+                f"{type(retriever).__name__}"
+            )
         if not isinstance(reranker, RelevanceScorer):
-            raise InputError(f"reranker must be a RelevanceScorer (see make_reranker), got "
-                             f"{type(reranker).__name__}")
-        if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)
-                                  or depth < 1):
-            raise OptionError("depth", depth, "an integer of 1 or more (the first-stage "
-                              "candidates to rerank; 20 to 100 is usual)")
+            raise InputError(
+                f"reranker must be a RelevanceScorer (see make_reranker), got "
+                f"{type(reranker).__name__}"
+            )
+        if depth is not None and (
+            isinstance(depth, bool) or not isinstance(depth, int) or depth < 1
+        ):
+            raise OptionError(
+                "depth",
+                depth,
+                "an integer of 1 or more (the first-stage "
+                "candidates to rerank; 20 to 100 is usual)",
+            )
         self.retriever = retriever
         self.reranker = reranker
         self.depth = depth
@@ -78,8 +88,12 @@ class RerankingRetriever:
             self.retriever.load()
             size = self._size = _index_size(self.retriever)
             if size is not None and self.depth is not None and self.depth > size:
-                raise OptionError("depth", self.depth, f"at most {size}, the number of chunks "
-                                  "in the index (every chunk would be reranked)")
+                raise OptionError(
+                    "depth",
+                    self.depth,
+                    f"at most {size}, the number of chunks "
+                    "in the index (every chunk would be reranked)",
+                )
             self.reranker.load()
             self._loaded = True
         return self
@@ -88,8 +102,12 @@ class RerankingRetriever:
         query = check_query(query)
         k = check_k(k)
         if self.depth is not None and k > self.depth:
-            raise OptionError("k", k, f"at most the rerank depth ({self.depth}): only that many "
-                              "candidates are reranked", "Raise the depth, or ask for fewer.")
+            raise OptionError(
+                "k",
+                k,
+                f"at most the rerank depth ({self.depth}): only that many candidates are reranked",
+                "Raise the depth, or ask for fewer.",
+            )
         self.load()
         depth = self.depth
         if depth is None:
@@ -102,16 +120,28 @@ class RerankingRetriever:
         scored = self.reranker.run(query, [hit.chunk.text for hit in first.hits])
         order = sorted(range(len(first.hits)), key=lambda i: (-scored.scores[i].logit, i))
         hits = tuple(
-            Hit(chunk=first.hits[i].chunk, score=scored.scores[i].logit, rank=rank,
+            Hit(
+                chunk=first.hits[i].chunk,
+                score=scored.scores[i].logit,
+                rank=rank,
                 retriever=self.name,
-                scores={**first.hits[i].scores, "rerank": scored.scores[i].relevance,
-                        "first_stage": first.hits[i].score,
-                        "first_stage_rank": float(first.hits[i].rank)})
-            for rank, i in enumerate(order[:k], start=1))
+                scores={
+                    **first.hits[i].scores,
+                    "rerank": scored.scores[i].relevance,
+                    "first_stage": first.hits[i].score,
+                    "first_stage_rank": float(first.hits[i].rank),
+                },
+            )
+            for rank, i in enumerate(order[:k], start=1)
+        )
         if scored.windowed:
-            notes.append(f"{scored.windowed} of {len(first.hits)} candidates were longer than "
-                         f"the reranker's window; each was scored by its best window")
+            notes.append(
+                f"{scored.windowed} of {len(first.hits)} candidates were longer than "
+                f"the reranker's window; each was scored by its best window"
+            )
         confidence = dataclasses.replace(
-            first.confidence, top_rerank=max(score.relevance for score in scored.scores))
-        return SearchResult(query=query, mode=self.name, hits=hits, confidence=confidence,
-                            notes=tuple(notes))
+            first.confidence, top_rerank=max(score.relevance for score in scored.scores)
+        )
+        return SearchResult(
+            query=query, mode=self.name, hits=hits, confidence=confidence, notes=tuple(notes)
+        )

@@ -63,17 +63,21 @@ STATIC = files("veracity.server") / "static"
 #: The page loads only its own files; nothing inline, nothing from elsewhere.
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
-                               "img-src 'self'; connect-src 'self'; base-uri 'none'; "
-                               "form-action 'none'; frame-ancestors 'none'",
+    "img-src 'self'; connect-src 'self'; base-uri 'none'; "
+    "form-action 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
-SSE_RESPONSE: dict[int | str, dict[str, Any]] = {200: {
-    "description": "Server-Sent Events (see the endpoint's description)",
-    "content": {"text/event-stream": {"schema": {"type": "string"}}}}}
+SSE_RESPONSE: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "Server-Sent Events (see the endpoint's description)",
+        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    }
+}
 JSON_OBJECT: dict[int | str, dict[str, Any]] = {
-    200: {"content": {"application/json": {"schema": {"type": "object"}}}}}
+    200: {"content": {"application/json": {"schema": {"type": "object"}}}}
+}
 
 
 # --- requests -------------------------------------------------------------------------------
@@ -84,8 +88,10 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
-MODE_HELP = (f"how the index is searched: {', '.join(defaults.SEARCH_MODES[:-1])} or "
-             f"{defaults.SEARCH_MODES[-1]} (default: the server's --mode)")
+MODE_HELP = (
+    f"how the index is searched: {', '.join(defaults.SEARCH_MODES[:-1])} or "
+    f"{defaults.SEARCH_MODES[-1]} (default: the server's --mode)"
+)
 
 
 class SearchRequest(_Body):
@@ -97,51 +103,76 @@ class SearchRequest(_Body):
 class AskRequest(_Body):
     question: str = Field(min_length=1)
     k: int = Field(defaults.TOP_K, ge=1, description="passages given to the model")
-    tau: float = Field(defaults.CITATION_TAU, ge=0.0, le=1.0,
-                       description="P(supported) a citation must reach")
+    tau: float = Field(
+        defaults.CITATION_TAU, ge=0.0, le=1.0, description="P(supported) a citation must reach"
+    )
     mode: SearchMode | None = Field(None, description=MODE_HELP)
 
 
 class VerifyRequest(_Body):
     answer: str = Field(min_length=1, description="the answer to check, from any system")
     question: str | None = Field(None, description="the question it replies to")
-    sources: list[str] = Field(default_factory=list,
-                               description="source texts to check against (ids text-1, ...)")
-    doc_ids: list[str] = Field(default_factory=list,
-                               description="documents of the index to check against")
-    layers: list[str] = Field(default_factory=lambda: list[str](defaults.VERIFY_LAYERS),
-                              description=", ".join(SERVED_LAYERS))
-    rule: str = Field(defaults.VERIFY_RULE, description=" or ".join(
-        (", ".join(SERVED_RULES[:-1]), SERVED_RULES[-1])))
+    sources: list[str] = Field(
+        default_factory=list, description="source texts to check against (ids text-1, ...)"
+    )
+    doc_ids: list[str] = Field(
+        default_factory=list, description="documents of the index to check against"
+    )
+    layers: list[str] = Field(
+        default_factory=lambda: list[str](defaults.VERIFY_LAYERS),
+        description=", ".join(SERVED_LAYERS),
+    )
+    rule: str = Field(
+        defaults.VERIFY_RULE,
+        description=" or ".join((", ".join(SERVED_RULES[:-1]), SERVED_RULES[-1])),
+    )
     k: int = Field(defaults.VERIFY_TOP_K, ge=1, description="passages per claim")
     tau: float = Field(defaults.VERIFY_TAU, ge=0.0, le=1.0)
-    mode: SearchMode | None = Field(None, description=MODE_HELP + "; unused with sources or "
-                                    "doc_ids")
+    mode: SearchMode | None = Field(
+        None, description=MODE_HELP + "; unused with sources or doc_ids"
+    )
 
     def options(self) -> VerifyOptions:
-        return VerifyOptions(answer=self.answer, question=self.question,
-                             sources=tuple(self.sources), doc_ids=tuple(self.doc_ids),
-                             layers=tuple(self.layers), rule=self.rule, k=self.k, tau=self.tau,
-                             mode=self.mode)
+        return VerifyOptions(
+            answer=self.answer,
+            question=self.question,
+            sources=tuple(self.sources),
+            doc_ids=tuple(self.doc_ids),
+            layers=tuple(self.layers),
+            rule=self.rule,
+            k=self.k,
+            tau=self.tau,
+            mode=self.mode,
+        )
 
 
 class RepairRequest(_Body):
     answer: str = Field(min_length=1, description="the answer to repair, from any system")
     question: str | None = Field(None, description="the question it replies to")
-    sources: list[str] = Field(default_factory=list,
-                               description="source texts to repair against (ids text-1, ...)")
-    doc_ids: list[str] = Field(default_factory=list,
-                               description="documents of the index to repair against")
+    sources: list[str] = Field(
+        default_factory=list, description="source texts to repair against (ids text-1, ...)"
+    )
+    doc_ids: list[str] = Field(
+        default_factory=list, description="documents of the index to repair against"
+    )
     policy: str = Field(defaults.REPAIR_POLICY, description="revise, delete, flag or refuse")
     k: int = Field(defaults.VERIFY_TOP_K, ge=1, description="passages per claim")
     tau: float = Field(defaults.VERIFY_TAU, ge=0.0, le=1.0)
-    mode: SearchMode | None = Field(None, description=MODE_HELP + "; unused with sources or "
-                                    "doc_ids")
+    mode: SearchMode | None = Field(
+        None, description=MODE_HELP + "; unused with sources or doc_ids"
+    )
 
     def options(self) -> VerifyOptions:
-        return VerifyOptions(answer=self.answer, question=self.question,
-                             sources=tuple(self.sources), doc_ids=tuple(self.doc_ids),
-                             k=self.k, tau=self.tau, policy=self.policy, mode=self.mode)
+        return VerifyOptions(
+            answer=self.answer,
+            question=self.question,
+            sources=tuple(self.sources),
+            doc_ids=tuple(self.doc_ids),
+            k=self.k,
+            tau=self.tau,
+            policy=self.policy,
+            mode=self.mode,
+        )
 
 
 class Pair(_Body):
@@ -155,11 +186,13 @@ class CheckRequest(_Body):
 
 
 # --- responses ------------------------------------------------------------------------------
-def json_response(payload: Any, status: int = 200,
-                  headers: dict[str, str] | None = None) -> Response:
+def json_response(
+    payload: Any, status: int = 200, headers: dict[str, str] | None = None
+) -> Response:
     """Strict JSON (a non-finite score is ``null``), as ``--json`` prints it."""
-    return Response(strict_json(payload), status_code=status, headers=headers,
-                    media_type="application/json")
+    return Response(
+        strict_json(payload), status_code=status, headers=headers, media_type="application/json"
+    )
 
 
 def sse(event: str, payload: Any) -> bytes:
@@ -176,8 +209,15 @@ def error_of(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]]:
         return status, error_body(status, type(exc).__name__, message), {}
     ident = uuid.uuid4().hex[:12]
     log.error("request failed (error id %s)", ident, exc_info=exc)
-    return 500, error_body(500, "internal", f"the server failed on this request (error id "
-                           f"{ident} in the server's log)"), {}
+    return (
+        500,
+        error_body(
+            500,
+            "internal",
+            f"the server failed on this request (error id {ident} in the server's log)",
+        ),
+        {},
+    )
 
 
 class Replies:
@@ -187,8 +227,9 @@ class Replies:
     def __init__(self, public: Public) -> None:
         self.public = public
 
-    def json(self, payload: Any, status: int = 200,
-             headers: dict[str, str] | None = None) -> Response:
+    def json(
+        self, payload: Any, status: int = 200, headers: dict[str, str] | None = None
+    ) -> Response:
         return json_response(self.public(payload), status, headers)
 
     def event(self, name: str, payload: Any) -> bytes:
@@ -217,8 +258,9 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        too_large = ServiceError.over_limit("body_bytes", self.limit,
-                                            "the request body is larger", status=413)
+        too_large = ServiceError.over_limit(
+            "body_bytes", self.limit, "the request body is larger", status=413
+        )
         for name, value in scope.get("headers", ()):
             if name == b"content-length" and value.isdigit() and int(value) > self.limit:
                 await _send(json_response(too_large.body(), 413), scope, receive, send)
@@ -232,11 +274,16 @@ class BodyLimit:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
             except TimeoutError:
                 late = ServiceError.over_limit(
-                    "body_seconds", self.seconds, f"the request body was not all there after "
-                    f"{self.seconds:g} s ({len(body)} bytes arrived)", status=408,
-                    fix="send the whole body at once, as many bytes as its Content-Length says")
-                await _send(json_response(late.body(), 408, {"Connection": "close"}), scope,
-                            receive, send)
+                    "body_seconds",
+                    self.seconds,
+                    f"the request body was not all there after "
+                    f"{self.seconds:g} s ({len(body)} bytes arrived)",
+                    status=408,
+                    fix="send the whole body at once, as many bytes as its Content-Length says",
+                )
+                await _send(
+                    json_response(late.body(), 408, {"Connection": "close"}), scope, receive, send
+                )
                 return
             if message["type"] != "http.request":
                 break
@@ -274,20 +321,27 @@ class HostCheck:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        given = next((value.decode("latin-1") for name, value in scope.get("headers", ())
-                      if name == b"host"), "")
+        given = next(
+            (
+                value.decode("latin-1")
+                for name, value in scope.get("headers", ())
+                if name == b"host"
+            ),
+            "",
+        )
         name = host_name(given)
         if name in self.names:
             await self.app(scope, receive, send)
             return
         known = ", ".join(sorted(self.names))
         if not name:
-            message = (f"the request has no Host header; send one that names this server "
-                       f"({known})")
+            message = f"the request has no Host header; send one that names this server ({known})"
         else:
-            message = (f"this server does not answer to the name {name!r} (the request's Host "
-                       f"header), only to {known}; if clients reach it by that name, start it "
-                       f"with --allowed-host {name}")
+            message = (
+                f"this server does not answer to the name {name!r} (the request's Host "
+                f"header), only to {known}; if clients reach it by that name, start it "
+                f"with --allowed-host {name}"
+            )
         await _send(json_response(error_body(400, "host", message), 400), scope, receive, send)
 
 
@@ -322,11 +376,17 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         await asyncio.get_running_loop().run_in_executor(None, served.load)
         yield
 
-    app = FastAPI(title="veracity", version="v1", lifespan=lifespan, docs_url=None,
-                  redoc_url=None, openapi_url="/v1/openapi.json",
-                  description="Grounded answers with exact-span citations, and claim "
-                              "verification of any answer. JSON bodies are the shapes "
-                              "`veracity ... --json` prints.")
+    app = FastAPI(
+        title="veracity",
+        version="v1",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url="/v1/openapi.json",
+        description="Grounded answers with exact-span citations, and claim "
+        "verification of any answer. JSON bodies are the shapes "
+        "`veracity ... --json` prints.",
+    )
     app.state.service = served
     app.state.gate = gate
     reply = Replies(Public(settings.index))
@@ -339,13 +399,23 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         given = request.headers.get("authorization", "")
         scheme, _, value = given.partition(" ")
         if not given:
-            raise ServiceError(401, "unauthorized", "this server needs a bearer token: send "
-                               "Authorization: Bearer <token> (the --token it was started "
-                               "with)", headers={"WWW-Authenticate": "Bearer"})
-        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(),
-                                                                 token.encode()):
-            raise ServiceError(401, "unauthorized", "the bearer token is wrong",
-                               headers={"WWW-Authenticate": 'Bearer error="invalid_token"'})
+            raise ServiceError(
+                401,
+                "unauthorized",
+                "this server needs a bearer token: send "
+                "Authorization: Bearer <token> (the --token it was started "
+                "with)",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        if scheme.lower() != "bearer" or not hmac.compare_digest(
+            value.strip().encode(), token.encode()
+        ):
+            raise ServiceError(
+                401,
+                "unauthorized",
+                "the bearer token is wrong",
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
 
     guarded = [Depends(authorized)]
 
@@ -358,14 +428,17 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in error['loc'][1:]) or 'body'}: {error['msg']}"
-            for error in exc.errors())
-        return reply.json(error_body(422, "invalid", f"the request is not valid: {problems}"),
-                          422)
+            for error in exc.errors()
+        )
+        return reply.json(error_body(422, "invalid", f"the request is not valid: {problems}"), 422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
-        return reply.json(error_body(exc.status_code, "http", str(exc.detail)),
-                          exc.status_code, dict(exc.headers or {}))
+        return reply.json(
+            error_body(exc.status_code, "http", str(exc.detail)),
+            exc.status_code,
+            dict(exc.headers or {}),
+        )
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:
@@ -380,8 +453,9 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         except Exception as exc:  # logged with its traceback; the client gets the message
             return reply.failure(exc)
 
-    async def stream(request: Request, check: Callable[[], Job[Iterator[tuple[str, Any]]]]
-                     ) -> Response:
+    async def stream(
+        request: Request, check: Callable[[], Job[Iterator[tuple[str, Any]]]]
+    ) -> Response:
         """Checks the request outside the queue, then starts its job in its turn (an error
         until then is a plain HTTP error), then streams its events."""
         gone = request.is_disconnected
@@ -401,14 +475,16 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
             except Exception as exc:  # the status is sent: the error is an event
                 yield reply.failure_event(exc)
 
-        return StreamingResponse(body(), media_type="text/event-stream",
-                                 headers={"X-Accel-Buffering": "no"})
+        return StreamingResponse(
+            body(), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"}
+        )
 
     @app.get("/v1/health", responses=JSON_OBJECT)
     async def health() -> Response:
         """Whether the service is up; ``auth`` says whether requests need a bearer token."""
-        return reply.json({"status": "ok", "auth": settings.token is not None,
-                           "busy": gate.pending})
+        return reply.json(
+            {"status": "ok", "auth": settings.token is not None, "busy": gate.pending}
+        )
 
     @app.get("/v1/version", dependencies=guarded, responses=JSON_OBJECT)
     async def version() -> Response:
@@ -424,16 +500,16 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     async def ask(body: AskRequest, request: Request) -> Response:
         """A grounded answer with checked [n] citations (an ``Answer``, as `veracity ask
         --json`), or "I don't know"."""
-        return await call(request, lambda: served.ask(body.question, body.k, body.tau,
-                                                      body.mode))
+        return await call(request, lambda: served.ask(body.question, body.k, body.tau, body.mode))
 
     @app.post("/v1/ask/stream", dependencies=guarded, responses=SSE_RESPONSE)
     async def ask_stream(body: AskRequest, request: Request) -> Response:
         """``ask`` as Server-Sent Events: ``sentence`` (a ``SentenceCheck``) as soon as each
         sentence is written and checked, then ``answer`` (the ``Answer``); ``error`` if it
         fails after it began."""
-        return await stream(request, lambda: served.ask_stream(body.question, body.k,
-                                                               body.tau, body.mode))
+        return await stream(
+            request, lambda: served.ask_stream(body.question, body.k, body.tau, body.mode)
+        )
 
     @app.post("/v1/verify", dependencies=guarded, responses=JSON_OBJECT)
     async def verify(body: VerifyRequest, request: Request) -> Response:
@@ -484,16 +560,21 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         """The page's icon, for browsers that ask for it where it used to be."""
         return _static("icon.svg")
 
-    app.add_middleware(BodyLimit, limit=settings.limits.body_bytes,
-                       seconds=settings.limits.body_seconds)
+    app.add_middleware(
+        BodyLimit, limit=settings.limits.body_bytes, seconds=settings.limits.body_seconds
+    )
     app.add_middleware(HostCheck, names=settings.host_names)
     app.add_middleware(SecurityHeaders)
     return app
 
 
-_ASSETS = {"index.html": "text/html; charset=utf-8", "app.js": "text/javascript; charset=utf-8",
-           "app.css": "text/css; charset=utf-8", "icon.svg": "image/svg+xml",
-           "verdicts.css": "text/css; charset=utf-8"}
+_ASSETS = {
+    "index.html": "text/html; charset=utf-8",
+    "app.js": "text/javascript; charset=utf-8",
+    "app.css": "text/css; charset=utf-8",
+    "icon.svg": "image/svg+xml",
+    "verdicts.css": "text/css; charset=utf-8",
+}
 
 
 def _static(name: str) -> Response:
@@ -503,5 +584,3 @@ def _static(name: str) -> Response:
         raise ServiceError(404, "not_found", f"no file {name!r} here")
     path = VERDICTS_CSS if name == "verdicts.css" else STATIC / name
     return FileResponse(str(path), media_type=_ASSETS[name])
-
-

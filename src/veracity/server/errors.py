@@ -27,9 +27,15 @@ class ServiceError(Exception):
     ``headers`` go on the response (``Retry-After``, ``WWW-Authenticate``).
     """
 
-    def __init__(self, status: int, kind: str, message: str, *,
-                 limit: tuple[str, float] | None = None,
-                 headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        kind: str,
+        message: str,
+        *,
+        limit: tuple[str, float] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.status = status
         self.kind = kind
         self.message = message
@@ -38,19 +44,26 @@ class ServiceError(Exception):
         super().__init__(message)
 
     @classmethod
-    def over_limit(cls, name: str, value: float, what: str, *, status: int = 422,
-                   fix: str = "send less") -> ServiceError:
+    def over_limit(
+        cls, name: str, value: float, what: str, *, status: int = 422, fix: str = "send less"
+    ) -> ServiceError:
         """A request over the limit ``name`` (``what`` says what it sent, ``fix`` what to do)."""
         shown = int(value) if float(value).is_integer() else value
-        return cls(status, "limit", f"{what}, over this server's limit {name} = {shown}; {fix} "
-                   "(the server's operator sets the limit)", limit=(name, value))
+        return cls(
+            status,
+            "limit",
+            f"{what}, over this server's limit {name} = {shown}; {fix} "
+            "(the server's operator sets the limit)",
+            limit=(name, value),
+        )
 
     def body(self) -> dict[str, Any]:
         return error_body(self.status, self.kind, self.message, self.limit)
 
 
-def error_body(status: int, kind: str, message: str,
-               limit: tuple[str, float] | None = None) -> dict[str, Any]:
+def error_body(
+    status: int, kind: str, message: str, limit: tuple[str, float] | None = None
+) -> dict[str, Any]:
     """The JSON body of an error response."""
     error: dict[str, Any] = {"status": status, "type": kind, "message": message}
     if limit is not None:

@@ -35,8 +35,9 @@ Gone = Callable[[], Awaitable[bool]]
 class Gate:
     """Admits model jobs one at a time (see the module docstring)."""
 
-    def __init__(self, *, queue: int, seconds: float, retry_after: int = 5,
-                 tick: float = 0.25) -> None:
+    def __init__(
+        self, *, queue: int, seconds: float, retry_after: int = 5, tick: float = 0.25
+    ) -> None:
         self.queue = queue
         self.seconds = seconds
         self.retry_after = retry_after
@@ -54,12 +55,14 @@ class Gate:
 
     def time_limit(self) -> ServiceError:
         return ServiceError.over_limit(
-            "seconds", self.seconds, "the request took longer than the time limit", status=408)
+            "seconds", self.seconds, "the request took longer than the time limit", status=408
+        )
 
     @staticmethod
     def left() -> ServiceError:
-        return ServiceError(499, "left", "the client left before the answer was ready; its "
-                            "work was stopped")
+        return ServiceError(
+            499, "left", "the client left before the answer was ready; its work was stopped"
+        )
 
     async def enter(self, gone: Gone | None = None) -> float:
         """Wait for this request's turn; returns its deadline (``loop.time()``). Raises 503
@@ -67,9 +70,13 @@ class Gate:
         when the client leaves while it waits (it then leaves the queue)."""
         if self.pending >= 1 + self.queue:
             raise ServiceError(
-                503, "overloaded", f"the server is busy ({self.pending} requests running or "
+                503,
+                "overloaded",
+                f"the server is busy ({self.pending} requests running or "
                 f"waiting, limit queue = {self.queue}); retry after {self.retry_after} s",
-                limit=("queue", self.queue), headers={"Retry-After": str(self.retry_after)})
+                limit=("queue", self.queue),
+                headers={"Retry-After": str(self.retry_after)},
+            )
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.seconds
         self.pending += 1
@@ -100,8 +107,15 @@ class Gate:
         """The stop of a job whose turn ends at ``deadline`` (``loop.time()``)."""
         return Stop(seconds=deadline - asyncio.get_running_loop().time())
 
-    async def run(self, work: Callable[[Stop], T], stop: Stop, deadline: float, *,
-                  gone: Gone | None = None, keep: bool) -> T:
+    async def run(
+        self,
+        work: Callable[[Stop], T],
+        stop: Stop,
+        deadline: float,
+        *,
+        gone: Gone | None = None,
+        keep: bool,
+    ) -> T:
         """``work(stop)`` in a worker thread, in a turn already entered. The turn is given back
         when the worker ends, unless ``keep`` and the work succeeded (a stream goes on)."""
         loop = asyncio.get_running_loop()
@@ -124,14 +138,18 @@ class Gate:
                 await self._watch(future, deadline, gone)
         except BaseException as exc:  # 408, 499 or cancelled: the worker stops at its next look
             given_up = True
-            stop.set("the client left" if isinstance(exc, ServiceError) and exc.status == 499
-                     else "the time ran out")
+            stop.set(
+                "the client left"
+                if isinstance(exc, ServiceError) and exc.status == 499
+                else "the time ran out"
+            )
             self.stopped += 1
             raise
         return future.result()
 
-    async def _watch(self, waiting: asyncio.Future[Any], deadline: float,
-                     gone: Gone | None) -> None:
+    async def _watch(
+        self, waiting: asyncio.Future[Any], deadline: float, gone: Gone | None
+    ) -> None:
         """Wait up to one tick for ``waiting``; raise 408 past the deadline, 499 when the
         client has left."""
         loop = asyncio.get_running_loop()
@@ -145,8 +163,9 @@ class Gate:
             if gone is not None and await gone():
                 raise self.left()
 
-    def stream(self, items: Iterator[Any], stop: Stop, deadline: float, *, gone: Gone,
-               ping: float = 15.0) -> AsyncIterator[Any]:
+    def stream(
+        self, items: Iterator[Any], stop: Stop, deadline: float, *, gone: Gone, ping: float = 15.0
+    ) -> AsyncIterator[Any]:
         """The items of ``items`` (iterated in a worker thread, started now) as they come;
         ``None`` now and then as a keep-alive. Call in a turn kept by :meth:`run` (the worker
         gives it back when it ends).
@@ -186,8 +205,14 @@ class Gate:
             raise
         return self._read(queue, stop, deadline, gone, ping)
 
-    async def _read(self, queue: asyncio.Queue[tuple[str, Any]], stop: Stop, deadline: float,
-                    gone: Gone, ping: float) -> AsyncIterator[Any]:
+    async def _read(
+        self,
+        queue: asyncio.Queue[tuple[str, Any]],
+        stop: Stop,
+        deadline: float,
+        gone: Gone,
+        ping: float,
+    ) -> AsyncIterator[Any]:
         loop = asyncio.get_running_loop()
         quiet_since = time.monotonic()
         finished = False

@@ -30,8 +30,9 @@ from typing import Any
 __all__ = ["MESSAGE_KEYS", "Public"]
 
 #: Keys whose string values are the library's or the service's own words, never user text.
-MESSAGE_KEYS = frozenset({"detail", "error", "failure", "message", "note", "notes", "reason",
-                          "source", "warnings"})
+MESSAGE_KEYS = frozenset(
+    {"detail", "error", "failure", "message", "note", "notes", "reason", "source", "warnings"}
+)
 _ABSOLUTE = re.compile(r"^(?:[/\\~]|[A-Za-z]:[/\\])")
 
 

@@ -99,8 +99,9 @@ def document_payload(document: Document) -> dict[str, Any]:
         "source": document.source,
         "text": document.text,
         "chars": len(document.text),
-        "sections": [{"start": s.start, "end": s.end, "path": list(s.path)}
-                     for s in document.sections],
+        "sections": [
+            {"start": s.start, "end": s.end, "path": list(s.path)} for s in document.sections
+        ],
         "pages": [{"number": p.number, "start": p.start, "end": p.end} for p in document.pages],
         "metadata": dict(document.metadata),
     }
@@ -136,35 +137,44 @@ class Service:
         if callable(load):
             load()
         self.knowledge: KnowledgeLayer = KnowledgeLayer().load()
-        self.spans: SpanDetector | None = (None if settings.spans is None
-                                           else settings.models.spans(settings.spans).load())
+        self.spans: SpanDetector | None = (
+            None if settings.spans is None else settings.models.spans(settings.spans).load()
+        )
         self._loaded = True
         return self
 
     # --- the endpoints: checks now, a Job for the models' turn --------------------------------
     def version(self) -> dict[str, Any]:
-        return {"veracity": __version__, "api": "v1",
-                "verifier": {"model": self.scorer.model_id,
-                             "version": str(getattr(self.scorer, "version", ""))},
-                "chat": self.chat.model_id, "search_mode": self.settings.mode,
-                "reranker": self.settings.reranker,
-                "span_detector": None if self.spans is None else self.spans.model_id,
-                "index": {"generation": self.generation, "chunks": len(self.store)},
-                "notes": list(self.notes)}
+        return {
+            "veracity": __version__,
+            "api": "v1",
+            "verifier": {
+                "model": self.scorer.model_id,
+                "version": str(getattr(self.scorer, "version", "")),
+            },
+            "chat": self.chat.model_id,
+            "search_mode": self.settings.mode,
+            "reranker": self.settings.reranker,
+            "span_detector": None if self.spans is None else self.spans.model_id,
+            "index": {"generation": self.generation, "chunks": len(self.store)},
+            "notes": list(self.notes),
+        }
 
     def search(self, query: str, k: int, mode: str | None = None) -> Job[dict[str, Any]]:
         self._check_text("query", query, "question_chars")
         k, mode = self._k(k), self._mode(mode)
         return Job(lambda stop: self._search(mode)[0].run(query, k=k).to_dict())
 
-    def ask(self, question: str, k: int, tau: float,
-            mode: str | None = None) -> Job[dict[str, Any]]:
+    def ask(
+        self, question: str, k: int, tau: float, mode: str | None = None
+    ) -> Job[dict[str, Any]]:
         self._check_text("question", question, "question_chars")
         k, mode = self._k(k), self._mode(mode)
         return Job(lambda stop: self._asker(k, tau, mode, stop).run(question).to_dict())
 
-    def ask_stream(self, question: str, k: int, tau: float,
-                   mode: str | None = None) -> Job[Iterator[tuple[str, Any]]]:
+    def ask_stream(
+        self, question: str, k: int, tau: float, mode: str | None = None
+    ) -> Job[Iterator[tuple[str, Any]]]:
         """``("sentence", SentenceCheck dict)`` as each is written and checked, then
         ``("answer", Answer dict)``."""
         self._check_text("question", question, "question_chars")
@@ -176,8 +186,9 @@ class Service:
 
         def work(stop: Stop) -> dict[str, Any]:
             verifier = self._verifier(options, checked.chunks, stop)
-            return verifier.verify_claims(checked.claims, question=options.question,
-                                          timings={"claims": checked.seconds}).to_dict()
+            return verifier.verify_claims(
+                checked.claims, question=options.question, timings={"claims": checked.seconds}
+            ).to_dict()
 
         return Job(work)
 
@@ -186,8 +197,9 @@ class Service:
         span, text, the verdicts of its claims and why it was skipped (or ``null``); then
         ``("report", Report dict)``, the report on the whole answer."""
         checked = self._checked(options, "verify")
-        return Job(lambda stop: self._verify_events(
-            self._verifier(options, checked.chunks, stop), options))
+        return Job(
+            lambda stop: self._verify_events(self._verifier(options, checked.chunks, stop), options)
+        )
 
     def repair(self, options: VerifyOptions) -> Job[dict[str, Any]]:
         """The repaired answer (a ``RepairResult``, as `veracity repair --json`), without a
@@ -199,9 +211,14 @@ class Service:
 
         def work(stop: Stop) -> dict[str, Any]:
             retriever = None if checked.chunks else self._retriever(options.mode, stop)
-            repairer = make_repairer(StoppingScorer(self.scorer, stop), retriever=retriever,
-                                     sources=checked.chunks, policy=check_policy(options.policy),
-                                     k=options.k, tau=options.tau)
+            repairer = make_repairer(
+                StoppingScorer(self.scorer, stop),
+                retriever=retriever,
+                sources=checked.chunks,
+                policy=check_policy(options.policy),
+                k=options.k,
+                tau=options.tau,
+            )
             return repairer.run(options.answer, question=options.question).to_dict()
 
         return Job(work)
@@ -223,8 +240,12 @@ class Service:
             for (_, _, ident), pair in zip(pairs, result.pairs, strict=True):
                 row = pair.to_dict()
                 rows.append(row if ident is None else {"id": ident} | row)
-            return {"model": result.model_id, "version": result.model_version, "pairs": rows,
-                    "failed": result.failures}
+            return {
+                "model": result.model_id,
+                "version": result.model_version,
+                "pairs": rows,
+                "failed": result.failures,
+            }
 
         return Job(work)
 
@@ -234,12 +255,17 @@ class Service:
         try:
             return document_payload(self.store.document(doc_id))
         except KeyError:
-            raise ServiceError(404, "not_found", f"no document {doc_id!r} in this index; "
-                               "GET /v1/documents lists the ids") from None
+            raise ServiceError(
+                404,
+                "not_found",
+                f"no document {doc_id!r} in this index; GET /v1/documents lists the ids",
+            ) from None
 
     def documents(self) -> dict[str, Any]:
-        rows = [{"id": d.id, "title": d.title, "source": d.source, "chars": len(d.text)}
-                for d in self.store.documents()]
+        rows = [
+            {"id": d.id, "title": d.title, "source": d.source, "chars": len(d.text)}
+            for d in self.store.documents()
+        ]
         return {"documents": rows, "count": len(rows)}
 
     # --- helpers ----------------------------------------------------------------------------
@@ -258,22 +284,32 @@ class Service:
             except IndexStoreError as exc:
                 if mode == self.settings.mode:
                     raise
-                raise InputError(f"mode {mode!r} cannot search this server's index ({exc}); "
-                                 "send mode bm25, or leave mode out") from None
+                raise InputError(
+                    f"mode {mode!r} cannot search this server's index ({exc}); "
+                    "send mode bm25, or leave mode out"
+                ) from None
             if isinstance(first, FallbackRetriever):
                 notes.append(first.note)
             if self.settings.reranker is not None:
                 from veracity.retrieve.rerank import RerankingRetriever
 
-                retriever = RerankingRetriever(first, self.reranker,
-                                               depth=self.settings.rerank_depth)
+                retriever = RerankingRetriever(
+                    first, self.reranker, depth=self.settings.rerank_depth
+                )
             searched = first.name if isinstance(first, FallbackRetriever) else mode
             # The same abstention as `veracity ask`: the index's calibration, else the default.
-            abstainer = index_abstainer(Path(self.settings.index), mode=searched, signal=None,
-                                        threshold=None, scorer=self.scorer, notes=notes)
+            abstainer = index_abstainer(
+                Path(self.settings.index),
+                mode=searched,
+                signal=None,
+                threshold=None,
+                scorer=self.scorer,
+                notes=notes,
+            )
             own = mode == self.settings.mode
-            self.notes.extend(note if own else f"requests with mode {mode}: {note}"
-                              for note in notes)
+            self.notes.extend(
+                note if own else f"requests with mode {mode}: {note}" for note in notes
+            )
             self._searches[mode] = (retriever.load(), abstainer)
         return self._searches[mode]
 
@@ -301,8 +337,9 @@ class Service:
             items.close()
 
     @staticmethod
-    def _verify_events(verifier: AnswerVerifier,
-                       options: VerifyOptions) -> Iterator[tuple[str, Any]]:
+    def _verify_events(
+        verifier: AnswerVerifier, options: VerifyOptions
+    ) -> Iterator[tuple[str, Any]]:
         from veracity.verify.stream import (
             StreamedSentence,
             StreamVerifier,
@@ -312,30 +349,42 @@ class Service:
 
         streamed = []
         items: Generator[StreamedSentence, None, None] = StreamVerifier(verifier).run(
-            sentence_pieces(options.answer), question=options.question)
+            sentence_pieces(options.answer), question=options.question
+        )
         try:
             for sentence in items:
                 streamed.append(sentence)
-                yield "sentence", {
-                    "index": sentence.index, "span": [sentence.span.start, sentence.span.end],
-                    "text": sentence.text,
-                    "claims": [verdict.to_dict() for verdict in sentence.verdicts],
-                    "skipped": None if sentence.skipped is None else sentence.skipped.to_dict()}
+                yield (
+                    "sentence",
+                    {
+                        "index": sentence.index,
+                        "span": [sentence.span.start, sentence.span.end],
+                        "text": sentence.text,
+                        "claims": [verdict.to_dict() for verdict in sentence.verdicts],
+                        "skipped": None if sentence.skipped is None else sentence.skipped.to_dict(),
+                    },
+                )
         finally:
             items.close()
         yield "report", merge_reports(options.answer, streamed).to_dict()
 
-    def _verifier(self, options: VerifyOptions, chunks: tuple[Chunk, ...],
-                  stop: Stop) -> AnswerVerifier:
+    def _verifier(
+        self, options: VerifyOptions, chunks: tuple[Chunk, ...], stop: Stop
+    ) -> AnswerVerifier:
         """The answer verifier of one checked request, over the loaded models."""
         from veracity.verify.pipeline import make_answer_verifier
 
         return make_answer_verifier(
             StoppingScorer(self.scorer, stop),
-            retriever=None if chunks else self._retriever(options.mode, stop), sources=chunks,
-            layers=options.layers, rule=options.rule, k=options.k, tau=options.tau,
+            retriever=None if chunks else self._retriever(options.mode, stop),
+            sources=chunks,
+            layers=options.layers,
+            rule=options.rule,
+            k=options.k,
+            tau=options.tau,
             knowledge=self.knowledge if "knowledge" in options.layers else None,
-            spans=self.spans)
+            spans=self.spans,
+        )
 
     def _checked(self, options: VerifyOptions, verb: str) -> Checked:
         """An answer to verify or repair, checked against the limits and the budgets: its claims
@@ -360,27 +409,35 @@ class Service:
         claims = ClaimExtractor().run(options.answer)  # the rules make_answer_verifier uses
         count = len(claims.claims)
         if count > self.limits.claims:
-            raise ServiceError.over_limit("claims", self.limits.claims,
-                                          f"the answer has {count} claims")
+            raise ServiceError.over_limit(
+                "claims", self.limits.claims, f"the answer has {count} claims"
+            )
         each = len(chunks) if chunks and len(chunks) <= k else k
         if count * each > self.limits.pairs:
             raise ServiceError.over_limit(
-                "pairs", self.limits.pairs, f"{count} claims with {each} passages each make "
-                f"{count * each} (passage, claim) pairs to score", fix="send fewer claims or "
-                "a smaller k")
+                "pairs",
+                self.limits.pairs,
+                f"{count} claims with {each} passages each make "
+                f"{count * each} (passage, claim) pairs to score",
+                fix="send fewer claims or a smaller k",
+            )
         return Checked(claims, chunks, time.perf_counter() - started)
 
     @staticmethod
     def _check_verify_options(options: VerifyOptions) -> None:
         unknown = [name for name in options.layers if name not in SERVED_LAYERS]
         if unknown or not options.layers:
-            raise InputError(f"layers {list(options.layers)}: the service runs "
-                             f"{', '.join(SERVED_LAYERS)} (the consistency layer needs "
-                             "`veracity verify --llm`)")
+            raise InputError(
+                f"layers {list(options.layers)}: the service runs "
+                f"{', '.join(SERVED_LAYERS)} (the consistency layer needs "
+                "`veracity verify --llm`)"
+            )
         if options.rule not in SERVED_RULES:
-            raise InputError(f"rule {options.rule!r}: the service offers "
-                             f"{', '.join(SERVED_RULES)} (logistic reads a weights file: use "
-                             "`veracity verify --rule logistic --weights W.json`)")
+            raise InputError(
+                f"rule {options.rule!r}: the service offers "
+                f"{', '.join(SERVED_RULES)} (logistic reads a weights file: use "
+                "`veracity verify --rule logistic --weights W.json`)"
+            )
 
     def _sources(self, options: VerifyOptions) -> tuple[Chunk, ...]:
         """The chunks of a request's ``sources`` texts and ``doc_ids`` (none: search the index)."""
@@ -388,8 +445,9 @@ class Service:
 
         count = len(options.sources) + len(options.doc_ids)
         if count > self.limits.sources:
-            raise ServiceError.over_limit("sources", self.limits.sources,
-                                          f"{count} sources and document ids")
+            raise ServiceError.over_limit(
+                "sources", self.limits.sources, f"{count} sources and document ids"
+            )
         chunks: tuple[Chunk, ...] = ()
         if options.sources or options.doc_ids:
             documents = list(source_documents(texts=options.sources))
@@ -397,8 +455,11 @@ class Service:
                 try:
                     documents.append(self.store.document(doc_id))
                 except KeyError:
-                    raise ServiceError(404, "not_found", f"no document {doc_id!r} in this "
-                                       "index; GET /v1/documents lists the ids") from None
+                    raise ServiceError(
+                        404,
+                        "not_found",
+                        f"no document {doc_id!r} in this index; GET /v1/documents lists the ids",
+                    ) from None
             chunks = tuple(source_chunks(documents))
         return chunks
 

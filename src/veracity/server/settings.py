@@ -126,26 +126,44 @@ class Settings:
 
     def __post_init__(self) -> None:
         if self.token is not None and len(self.token) < 8:
-            raise OptionError("token", "***", "at least 8 characters",
-                              "Use a long random one, e.g. `python -c 'import secrets; "
-                              "print(secrets.token_urlsafe())'`.")
+            raise OptionError(
+                "token",
+                "***",
+                "at least 8 characters",
+                "Use a long random one, e.g. `python -c 'import secrets; "
+                "print(secrets.token_urlsafe())'`.",
+            )
         if not is_loopback(self.host) and not self.token:
-            raise OptionError("host", self.host, "a loopback address (127.0.0.1, ::1, localhost) "
-                              "unless a token is given",
-                              "Start it with --token T (clients then send Authorization: "
-                              "Bearer T), or serve on 127.0.0.1.")
+            raise OptionError(
+                "host",
+                self.host,
+                "a loopback address (127.0.0.1, ::1, localhost) unless a token is given",
+                "Start it with --token T (clients then send Authorization: "
+                "Bearer T), or serve on 127.0.0.1.",
+            )
         if not 0 < self.port < 65536:
             raise OptionError("port", self.port, "a port from 1 to 65535")
         if self.mode not in defaults.SEARCH_MODES:
             raise OptionError("mode", self.mode, f"one of {', '.join(defaults.SEARCH_MODES)}")
         for name in self.allowed_hosts:
-            if not isinstance(name, str) or not host_name(name) or any(
-                    mark in name for mark in " /\\*@,"):
-                raise OptionError("allowed_host", name, "a host name or address, such as "
-                                  "veracity.example.org or 192.168.1.5, without scheme or path")
+            if (
+                not isinstance(name, str)
+                or not host_name(name)
+                or any(mark in name for mark in " /\\*@,")
+            ):
+                raise OptionError(
+                    "allowed_host",
+                    name,
+                    "a host name or address, such as "
+                    "veracity.example.org or 192.168.1.5, without scheme or path",
+                )
         if self.rerank_depth is not None and self.reranker is None:
-            raise OptionError("rerank_depth", self.rerank_depth, "given with a reranker",
-                              "Pass --rerank as well, or leave --rerank-depth out.")
+            raise OptionError(
+                "rerank_depth",
+                self.rerank_depth,
+                "given with a reranker",
+                "Pass --rerank as well, or leave --rerank-depth out.",
+            )
 
     @property
     def host_names(self) -> frozenset[str]:
@@ -155,5 +173,6 @@ class Settings:
         >>> sorted(Settings(index="i", allowed_hosts=("Box.local",)).host_names)
         ['127.0.0.1', '::1', 'box.local', 'localhost']
         """
-        return frozenset(host_name(name) for name in (*LOOPBACK_NAMES, self.host,
-                                                      *self.allowed_hosts))
+        return frozenset(
+            host_name(name) for name in (*LOOPBACK_NAMES, self.host, *self.allowed_hosts)
+        )

@@ -101,8 +101,9 @@ class StoppingScorer:
         model_id, version = self.model_id, self.version
         for first in range(0, len(premises), self.every):
             self.stop.check()
-            part = self.scorer.run(premises[first:first + self.every],
-                                   hypotheses[first:first + self.every])
+            part = self.scorer.run(
+                premises[first : first + self.every], hypotheses[first : first + self.every]
+            )
             scores.extend(part.scores)
             model_id, version = part.model_id, part.model_version
         return PairScores(tuple(scores), model_id, version)

@@ -44,8 +44,7 @@ from veracity import defaults
 from veracity.errors import OptionError
 from veracity.types import InvalidCitation, Span
 
-__all__ = ["Marker", "MarkerItem", "code_spans", "find_markers", "indexed_word",
-           "resolve_markers"]
+__all__ = ["Marker", "MarkerItem", "code_spans", "find_markers", "indexed_word", "resolve_markers"]
 
 _NUMBER = r"\d+"
 _ITEM = rf"{_NUMBER}(?:\s*[-–—~～]\s*{_NUMBER})?"
@@ -56,8 +55,9 @@ _MARKER = re.compile(
     re.IGNORECASE,
 )
 _ITEM_PARTS = re.compile(rf"(?P<first>{_NUMBER})(?:\s*[-–—~～]\s*(?P<last>{_NUMBER}))?")
-_FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,}).*?(?:^[ \t]*(?P=fence)[ \t]*$|\Z)",
-                    re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(
+    r"^[ \t]*(?P<fence>`{3,}|~{3,}).*?(?:^[ \t]*(?P=fence)[ \t]*$|\Z)", re.MULTILINE | re.DOTALL
+)
 _INLINE_CODE = re.compile(r"(?P<ticks>`+)(?!`).+?(?<!`)(?P=ticks)(?!`)", re.DOTALL)
 #: A marker that could be an index: ASCII brackets around numbers only (no word, no caret).
 _INDEX_LIKE = re.compile(rf"\[\s*{_ITEM}(?:{_SEPARATOR}{_ITEM})*\s*\]")
@@ -121,7 +121,7 @@ def indexed_word(text: str, start: int, end: int) -> str | None:
         if opening < 0 or "\n" in text[opening:chain]:
             return None
         chain = opening
-    word = _WORD_BEFORE.search(text[max(0, chain - _WINDOW):chain])
+    word = _WORD_BEFORE.search(text[max(0, chain - _WINDOW) : chain])
     if word is None or word.group().isdigit() or _CJK.match(word.group()[-1]):
         return None
     return word.group() + text[chain:end]
@@ -142,8 +142,11 @@ def find_markers(text: str, *, blocks: Sequence[str] | None = None) -> tuple[Mar
         if indexed is not None and (blocks is None or any(indexed in b for b in blocks)):
             continue  # an index such as heap[5]: text, not a citation
         items = tuple(
-            MarkerItem(part.group(), int(part.group("first")),
-                       int(part.group("last") or part.group("first")))
+            MarkerItem(
+                part.group(),
+                int(part.group("first")),
+                int(part.group("last") or part.group("first")),
+            )
             for part in _ITEM_PARTS.finditer(match.group("body"))
         )
         markers.append(Marker(Span(match.start(), match.end()), match.group(), items))
@@ -181,8 +184,11 @@ def resolve_markers(
                     valid.append((number, marker))
             if item.last > blocks:  # a range that overruns the blocks: its valid part is kept
                 missing = f"{blocks + 1}-{item.last}" if item.last > blocks + 1 else str(item.last)
-                invalid.append(InvalidCitation(
-                    item.text, marker.span, f"out of range: {given} ({missing} do not exist)"))
+                invalid.append(
+                    InvalidCitation(
+                        item.text, marker.span, f"out of range: {given} ({missing} do not exist)"
+                    )
+                )
     return valid, invalid
 
 

@@ -45,9 +45,11 @@ _QUESTION_END = re.compile(r"[?？؟]\W*$")
 _LEAD_IN_END = re.compile(r"[:：]\s*$")
 _WORD = re.compile(r"\w")
 
-_DOCUMENTS = (r"(?:the |these |those |your |my )?(?:provided |given |available |above |supplied "
-              r"|retrieved |following )?(?:documents?|context|sources?|information|passages?"
-              r"|texts?|search results|data|materials?)(?: (?:provided|given|above|available))?")
+_DOCUMENTS = (
+    r"(?:the |these |those |your |my )?(?:provided |given |available |above |supplied "
+    r"|retrieved |following )?(?:documents?|context|sources?|information|passages?"
+    r"|texts?|search results|data|materials?)(?: (?:provided|given|above|available))?"
+)
 _META = re.compile(
     r"^(?:(?:sure|okay|ok|certainly|of course|alright)[,!]?\s+)?(?:"
     # "As an AI language model, I cannot browse the web." -- about the model, not the topic
@@ -71,14 +73,20 @@ _META = re.compile(
     r")\W*$",
     re.IGNORECASE,
 )
-_OPINION_WORD = (r"(?:fascinating|interesting|amazing|great|wonderful|remarkable|fantastic"
-                 r"|incredible|excellent|good|awesome|cool|intriguing|beautiful|impressive"
-                 r"|exciting|complex|complicated|tricky|nuanced|important|fun|delightful)")
-_INTENSIFIER = (r"(?:(?:really|very|quite|truly|so|such|absolutely|incredibly|pretty|extremely"
-                r"|an?) )*")
+_OPINION_WORD = (
+    r"(?:fascinating|interesting|amazing|great|wonderful|remarkable|fantastic"
+    r"|incredible|excellent|good|awesome|cool|intriguing|beautiful|impressive"
+    r"|exciting|complex|complicated|tricky|nuanced|important|fun|delightful)"
+)
+_INTENSIFIER = (
+    r"(?:(?:really|very|quite|truly|so|such|absolutely|incredibly|pretty|extremely"
+    r"|an?) )*"
+)
 _THING = r"(?: (?:question|topic|subject|area|field|story|idea|point|thing|one))?"
-_I_THINK = (r"(?:(?:i (?:think|believe|feel|find)|in my (?:opinion|view)|personally)"
-            r"(?:,? that)?,? )?")
+_I_THINK = (
+    r"(?:(?:i (?:think|believe|feel|find)|in my (?:opinion|view)|personally)"
+    r"(?:,? that)?,? )?"
+)
 _OPINION = re.compile(
     r"^(?:"
     # "I think this is fascinating.", "This is a great question.", "What a great topic!"

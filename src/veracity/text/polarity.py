@@ -21,8 +21,15 @@ from importlib import resources
 
 from veracity.text.words import stem
 
-__all__ = ["CONTRARY_QUANTIFIERS", "DURATION_UNITS", "NEGATION", "antonyms_of", "negation_cues",
-           "opposite_stems", "unit_dimension"]
+__all__ = [
+    "CONTRARY_QUANTIFIERS",
+    "DURATION_UNITS",
+    "NEGATION",
+    "antonyms_of",
+    "negation_cues",
+    "opposite_stems",
+    "unit_dimension",
+]
 
 #: A negation word (whole words, case-insensitive); "cannot" counts as one.
 NEGATION = re.compile(

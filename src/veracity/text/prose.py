@@ -52,7 +52,9 @@ _END = re.compile(r"[.!?…][\"'”’)\]]*\s*$")
 _NAV_WORD = re.compile(
     r"(?:^|[\s\[(|»›,;])(?:next|previous|prev|up|home|index|contents|table of contents|top|"
     r"back to top|skip to (?:main )?content|main menu|menu|search|edit this page|"
-    r"view source|permalink)\s*(?::|»|›|\||\]|$)", re.IGNORECASE)
+    r"view source|permalink)\s*(?::|»|›|\||\]|$)",
+    re.IGNORECASE,
+)
 _BREADCRUMB = re.compile(r"\s(?:»|›|>|/|\|)\s")
 _CODE_TOKEN = re.compile(r"[{}();=<>\[\]]|::|->|\w_\w|^\$|^\.\w|\w\.\w+\(|^[A-Z_]{3,}$|^--?\w")
 
@@ -75,8 +77,9 @@ def line_reason(line: str) -> str | None:
         return "heading"
     if text.count("|") >= 2 or text.count("\t") >= 2 or re.fullmatch(r"[-|:=+ ]{3,}", text):
         return "table row"
-    if len(_NAV_WORD.findall(text)) >= 2 or (len(_BREADCRUMB.findall(text)) >= 2
-                                              and not _END.search(text)):
+    if len(_NAV_WORD.findall(text)) >= 2 or (
+        len(_BREADCRUMB.findall(text)) >= 2 and not _END.search(text)
+    ):
         return "navigation"
     tokens = text.split()
     if tokens:
@@ -90,8 +93,9 @@ def _words(text: str) -> int:
     return len(_WORD.findall(text))
 
 
-def prose_span(passage: str, span: Span, *,
-               code: Sequence[Span] | None = None) -> tuple[Span | None, str | None]:
+def prose_span(
+    passage: str, span: Span, *, code: Sequence[Span] | None = None
+) -> tuple[Span | None, str | None]:
     """The prose part of the sentence ``span`` of ``passage`` and ``None``, or ``None`` and
     the reason the sentence is not prose (see the module docstring). ``code``: the passage's
     :func:`~veracity.text.citations.code_spans`, when the caller has them already."""
@@ -103,10 +107,15 @@ def prose_span(passage: str, span: Span, *,
     # Lines of the sentence: cut off leading lines that are not prose.
     while True:
         newline = passage.find("\n", start, end)
-        line = passage[start: end if newline < 0 else newline]
+        line = passage[start : end if newline < 0 else newline]
         why = line_reason(line)
-        if why is None and newline >= 0 and not _END.search(line) \
-                and _words(line) <= TITLE_WORDS and not _BULLET.match(line):
+        if (
+            why is None
+            and newline >= 0
+            and not _END.search(line)
+            and _words(line) <= TITLE_WORDS
+            and not _BULLET.match(line)
+        ):
             why = "heading"  # a short title line glued to the text below it
         if why is None:
             break
@@ -133,13 +142,16 @@ def prose_span(passage: str, span: Span, *,
         return None, "lead-in"  # it introduces what follows (a list, code) and says nothing
     goes_on = passage[end:].strip() != ""
     if not _END.search(text):
-        if goes_on and "\n" in passage[end: end + 2]:
-            return None, ("heading" if _words(text) <= TITLE_WORDS and "\n" not in text
-                          else "fragment")
+        if goes_on and "\n" in passage[end : end + 2]:
+            return None, (
+                "heading" if _words(text) <= TITLE_WORDS and "\n" not in text else "fragment"
+            )
         if goes_on and _words(text) <= TITLE_WORDS:
             return None, "fragment"
-    if any(c.start < end and start < c.end and passage[c.start:c.end].startswith(("```", "~~~"))
-           for c in code):
+    if any(
+        c.start < end and start < c.end and passage[c.start : c.end].startswith(("```", "~~~"))
+        for c in code
+    ):
         return None, "code"
     return Span(start, end), None
 

@@ -49,15 +49,18 @@ class RefusalPattern:
 
 @functools.lru_cache(maxsize=1)
 def _table() -> tuple[tuple[RefusalPattern, ...], re.Pattern[str]]:
-    data = json.loads(resources.files(__package__ or "veracity.text").joinpath(TABLE)
-                      .read_text(encoding="utf-8"))
+    data = json.loads(
+        resources.files(__package__ or "veracity.text").joinpath(TABLE).read_text(encoding="utf-8")
+    )
     patterns = tuple(
-        RefusalPattern(str(row["id"]), str(row["language"]),
-                       re.compile(str(row["pattern"]), re.IGNORECASE))
+        RefusalPattern(
+            str(row["id"]), str(row["language"]), re.compile(str(row["pattern"]), re.IGNORECASE)
+        )
         for row in data["patterns"]
     )
-    contrast = re.compile("|".join(f"(?:{words})" for words in data["contrast"].values()),
-                          re.IGNORECASE)
+    contrast = re.compile(
+        "|".join(f"(?:{words})" for words in data["contrast"].values()), re.IGNORECASE
+    )
     return patterns, contrast
 
 
@@ -78,7 +81,9 @@ def _first_match(text: str) -> tuple[RefusalPattern, re.Match[str]] | None:
         if match is None:
             continue
         if best is None or (match.start(), -len(match.group())) < (
-                best[1].start(), -len(best[1].group())):
+            best[1].start(),
+            -len(best[1].group()),
+        ):
             best = (pattern, match)
     return best
 

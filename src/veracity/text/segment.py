@@ -53,8 +53,7 @@ class AnswerSentence:
     def factual(self) -> bool:
         """Whether it states something to verify: not code, not a heading, and its claim is
         factual (:func:`~veracity.text.factual.is_factual`)."""
-        return not (self.in_code or self.heading) and bool(self.claim) \
-            and is_factual(self.claim)
+        return not (self.in_code or self.heading) and bool(self.claim) and is_factual(self.claim)
 
 
 def claim_text(text: str, markers: Sequence[Marker], *, offset: int = 0) -> str:
@@ -105,8 +104,7 @@ def _trimmed(text: str, start: int, end: int) -> Span:
     return Span(start + lead, end - trail)
 
 
-def segment_answer(text: str, *,
-                   blocks: Sequence[str] | None = None) -> tuple[AnswerSentence, ...]:
+def segment_answer(text: str, *, blocks: Sequence[str] | None = None) -> tuple[AnswerSentence, ...]:
     """The sentences of ``text`` in order, each with its markers (see the module docstring).
 
     ``blocks``: the texts of the numbered blocks the answer was written over (``None`` when it

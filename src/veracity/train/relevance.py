@@ -31,8 +31,9 @@ def relevance_loss(torch: Any, logits: Any, labels: Any) -> Any:
     return torch.nn.functional.binary_cross_entropy_with_logits(logits[:, 0], labels.float())
 
 
-def ranking_figures(scores: np.ndarray, labels: np.ndarray, queries: Sequence[str]
-                    ) -> dict[str, float]:
+def ranking_figures(
+    scores: np.ndarray, labels: np.ndarray, queries: Sequence[str]
+) -> dict[str, float]:
     """ROC-AUC and accuracy over all pairs, and the mean reciprocal rank of the best relevant
     passage among each query's candidates (queries with no relevant or no other candidate are
     not ranked; ``val_ranked_queries`` says how many were)."""

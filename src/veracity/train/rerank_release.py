@@ -38,8 +38,12 @@ class RerankerRelease:
     validation: dict[str, float]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"directory": str(self.directory), "model_bytes": self.model_bytes,
-                "max_abs_difference": self.max_abs_difference, "validation": self.validation}
+        return {
+            "directory": str(self.directory),
+            "model_bytes": self.model_bytes,
+            "max_abs_difference": self.max_abs_difference,
+            "validation": self.validation,
+        }
 
 
 def validation_features(reranker: EmbeddedReranker, rows: list[Row]) -> np.ndarray:
@@ -60,30 +64,43 @@ def validation_features(reranker: EmbeddedReranker, rows: list[Row]) -> np.ndarr
     return features[[best[i] for i in range(len(rows))]]
 
 
-def release_reranker(checkpoint: Path, data_dir: Path, out_dir: Path, *, version: str,
-                     command: str, aligner: bool = True) -> RerankerRelease:
+def release_reranker(
+    checkpoint: Path,
+    data_dir: Path,
+    out_dir: Path,
+    *,
+    version: str,
+    command: str,
+    aligner: bool = True,
+) -> RerankerRelease:
     """Export ``checkpoint`` into ``out_dir`` as the reranker veracity ships; with ``aligner``
     all-MiniLM-L6-v2 joins the file and a combiner is fit on the validation pairs."""
     state_file = checkpoint / "state.json"
     if not state_file.is_file():
-        raise InputError(f"{checkpoint} is not a training checkpoint (no state.json): pass the "
-                         "RUN/checkpoint folder of `veracity train-reranker`")
+        raise InputError(
+            f"{checkpoint} is not a training checkpoint (no state.json): pass the "
+            "RUN/checkpoint folder of `veracity train-reranker`"
+        )
     state = json.loads(state_file.read_text(encoding="utf-8"))
     if state["config"].get("task") != "rerank":
-        raise InputError(f"{checkpoint} is a verifier checkpoint; export it with `veracity "
-                         "export-verifier`, or pass a checkpoint of `veracity train-reranker`")
+        raise InputError(
+            f"{checkpoint} is a verifier checkpoint; export it with `veracity "
+            "export-verifier`, or pass a checkpoint of `veracity train-reranker`"
+        )
     card_file = data_dir / "card.json"
     if not card_file.is_file():
-        raise InputError(f"no card.json in {data_dir}: pass the training data folder that "
-                         "`python -m veracity.train.data.rerank` wrote")
+        raise InputError(
+            f"no card.json in {data_dir}: pass the training data folder that "
+            "`python -m veracity.train.data.rerank` wrote"
+        )
     data_card = json.loads(card_file.read_text(encoding="utf-8"))
-    exported = export_checkpoint(checkpoint, out_dir, model_id=MODEL_ID, version=version,
-                                 card="(written below)\n")
+    exported = export_checkpoint(
+        checkpoint, out_dir, model_id=MODEL_ID, version=version, card="(written below)\n"
+    )
     config = json.loads((out_dir / "config.json").read_text(encoding="utf-8"))
     if aligner:
         config["aligner"] = add_aligner(out_dir / "model.onnx")
-        (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n",
-                                             encoding="utf-8")
+        (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
     reranker = EmbeddedReranker(model_dir=out_dir, combine=False).load()
     rows = read_rows(data_dir / "val.jsonl", task="rerank")
     matrix = validation_features(reranker, rows)
@@ -94,28 +111,45 @@ def release_reranker(checkpoint: Path, data_dir: Path, out_dir: Path, *, version
         # half of the queries fit the combiner, the other half measures it; then all fit it
         fit = np.array([zlib.crc32(q.encode()) % 2 == 0 for q in queries])
         weights, bias = fit_logistic(matrix[fit], labels[fit].tolist())
-        held_out = ranking_figures(matrix[~fit] @ weights + bias, labels[~fit],
-                                   [q for q, f in zip(queries, fit, strict=True) if not f])
-        validation |= {f"combined_{name}_held_out_half": value
-                       for name, value in held_out.items()}
-        validation |= {f"raw_{name}_held_out_half": value for name, value in ranking_figures(
-            matrix[~fit, 0], labels[~fit],
-            [q for q, f in zip(queries, fit, strict=True) if not f]).items()}
+        held_out = ranking_figures(
+            matrix[~fit] @ weights + bias,
+            labels[~fit],
+            [q for q, f in zip(queries, fit, strict=True) if not f],
+        )
+        validation |= {f"combined_{name}_held_out_half": value for name, value in held_out.items()}
+        validation |= {
+            f"raw_{name}_held_out_half": value
+            for name, value in ranking_figures(
+                matrix[~fit, 0],
+                labels[~fit],
+                [q for q, f in zip(queries, fit, strict=True) if not f],
+            ).items()
+        }
         weights, bias = fit_logistic(matrix, labels.tolist())
-        config["combiner"] = {"features": list(RERANK_FEATURES),
-                              "weights": [float(w) for w in weights], "bias": float(bias),
-                              "fit_rows": "all validation pairs"}
+        config["combiner"] = {
+            "features": list(RERANK_FEATURES),
+            "weights": [float(w) for w in weights],
+            "bias": float(bias),
+            "fit_rows": "all validation pairs",
+        }
     config["validation"] = validation
     (out_dir / "config.json").write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
     model_bytes = (out_dir / "model.onnx").stat().st_size
     (out_dir / "CARD.md").write_text(
-        reranker_card(config, state, data_card, command, model_bytes,
-                      exported.max_abs_difference), encoding="utf-8")
+        reranker_card(config, state, data_card, command, model_bytes, exported.max_abs_difference),
+        encoding="utf-8",
+    )
     return RerankerRelease(out_dir, model_bytes, exported.max_abs_difference, validation)
 
 
-def reranker_card(config: dict[str, Any], state: dict[str, Any], data_card: dict[str, Any],
-                  command: str, model_bytes: int, difference: float) -> str:
+def reranker_card(
+    config: dict[str, Any],
+    state: dict[str, Any],
+    data_card: dict[str, Any],
+    command: str,
+    model_bytes: int,
+    difference: float,
+) -> str:
     """The shipped reranker's card: what it is, what it was trained on, how to rebuild it."""
     hours = float(state.get("train_seconds", 0.0)) / 3600
     lines = [
@@ -131,16 +165,26 @@ def reranker_card(config: dict[str, Any], state: dict[str, Any], data_card: dict
         "overlapping sentence windows (`veracity.verifiers.windows.EvidenceSelector`, strategy "
         "`slide`) and scores as its best window; nothing is truncated silently.",
         "",
-        *(["The same file holds all-MiniLM-L6-v2 itself (int8, its embeddings shared with the "
-            "cross-encoder, whose training leaves them frozen), run in the same call over the "
-            "passage window and the query. The reranker's logit is a logistic layer over the "
-            "cross-encoder's logit, the query's token alignment with the window and the cosine "
-            "of their mean-pooled embeddings: "
-            + ", ".join(f"{name} {weight:+.3f}" for name, weight in
-                        zip(config["combiner"]["features"], config["combiner"]["weights"],
-                            strict=True))
-            + f", bias {config['combiner']['bias']:+.3f}, fit on the validation pairs below "
-            "(class-balanced).", ""] if "combiner" in config else []),
+        *(
+            [
+                "The same file holds all-MiniLM-L6-v2 itself (int8, its embeddings shared with the "
+                "cross-encoder, whose training leaves them frozen), run in the same call over the "
+                "passage window and the query. The reranker's logit is a logistic layer over the "
+                "cross-encoder's logit, the query's token alignment with the window and the cosine "
+                "of their mean-pooled embeddings: "
+                + ", ".join(
+                    f"{name} {weight:+.3f}"
+                    for name, weight in zip(
+                        config["combiner"]["features"], config["combiner"]["weights"], strict=True
+                    )
+                )
+                + f", bias {config['combiner']['bias']:+.3f}, fit on the validation pairs below "
+                "(class-balanced).",
+                "",
+            ]
+            if "combiner" in config
+            else []
+        ),
         "## Rebuild",
         "",
         "```sh",

@@ -40,13 +40,18 @@ class StaticDistillation:
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON (``seconds`` to a tenth)."""
-        return {"directory": str(self.directory), "model_bytes": self.model_bytes,
-                "vocabulary": self.vocabulary, "dimension": self.dimension,
-                "seconds": round(self.seconds, 1)}
+        return {
+            "directory": str(self.directory),
+            "model_bytes": self.model_bytes,
+            "vocabulary": self.vocabulary,
+            "dimension": self.dimension,
+            "seconds": round(self.seconds, 1),
+        }
 
 
-def distill_static_embedder(out_dir: Path, *, dims: int = defaults.EMBED_STATIC_DIMS,
-                            command: str) -> StaticDistillation:
+def distill_static_embedder(
+    out_dir: Path, *, dims: int = defaults.EMBED_STATIC_DIMS, command: str
+) -> StaticDistillation:
     """Write the static embedder into ``out_dir`` (replaced if it exists); ``command`` is
     recorded in its card.
 
@@ -55,10 +60,15 @@ def distill_static_embedder(out_dir: Path, *, dims: int = defaults.EMBED_STATIC_
     StaticDistillation(directory=PosixPath('static'), model_bytes=15116888, ...)
     """
     if isinstance(dims, bool) or not isinstance(dims, int) or not 8 <= dims <= 384:
-        raise OptionError("dims", dims, "between 8 and 384 (MiniLM's vector size)",
-                          f"The default is {defaults.EMBED_STATIC_DIMS}.")
-    distillation = require("model2vec.distill", extra="static",
-                           purpose="distilling the static embedder")
+        raise OptionError(
+            "dims",
+            dims,
+            "between 8 and 384 (MiniLM's vector size)",
+            f"The default is {defaults.EMBED_STATIC_DIMS}.",
+        )
+    distillation = require(
+        "model2vec.distill", extra="static", purpose="distilling the static embedder"
+    )
     require("skeletoken", extra="train", purpose="distilling the static embedder")
     from veracity.train.trainer import base_model_dir
 
@@ -70,8 +80,9 @@ def distill_static_embedder(out_dir: Path, *, dims: int = defaults.EMBED_STATIC_
         staged = Path(scratch) / "static-embedder"
         model.save_pretrained(staged)
         size = (staged / "model.safetensors").stat().st_size
-        (staged / "CARD.md").write_text(_card(command, size, vocabulary, dimension, seconds),
-                                        encoding="utf-8")
+        (staged / "CARD.md").write_text(
+            _card(command, size, vocabulary, dimension, seconds), encoding="utf-8"
+        )
         if out_dir.exists():
             shutil.rmtree(out_dir)
         out_dir.parent.mkdir(parents=True, exist_ok=True)

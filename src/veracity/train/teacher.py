@@ -97,9 +97,14 @@ def _score_chunk(scorer: TeacherScorer, rows: Sequence[_HasPremiseClaim]) -> np.
         return out
 
 
-def teacher_scores(rows: Sequence[_HasPremiseClaim], scorer: TeacherScorer, cache: Path, *,
-                   chunk: int = 256,
-                   progress: Callable[[int, int], None] | None = None) -> TeacherScores:
+def teacher_scores(
+    rows: Sequence[_HasPremiseClaim],
+    scorer: TeacherScorer,
+    cache: Path,
+    *,
+    chunk: int = 256,
+    progress: Callable[[int, int], None] | None = None,
+) -> TeacherScores:
     """The teacher's scores for ``rows`` (in training order), resuming from ``cache``."""
     scores = np.full(len(rows), np.nan)
     done = 0
@@ -107,8 +112,10 @@ def teacher_scores(rows: Sequence[_HasPremiseClaim], scorer: TeacherScorer, cach
     if cache.is_file():
         saved = np.load(cache)
         if int(saved["rows"]) != len(rows):
-            raise InputError(f"{cache} holds teacher scores for {int(saved['rows'])} rows, this "
-                             f"run needs {len(rows)}: delete it or use a new --out folder")
+            raise InputError(
+                f"{cache} holds teacher scores for {int(saved['rows'])} rows, this "
+                f"run needs {len(rows)}: delete it or use a new --out folder"
+            )
         done = int(saved["done"])
         scores[:done] = saved["scores"][:done]
         seconds = float(saved["seconds"]) if "seconds" in saved else 0.0
@@ -126,7 +133,9 @@ def teacher_scores(rows: Sequence[_HasPremiseClaim], scorer: TeacherScorer, cach
     known = ~np.isnan(scores)
     labels = np.array([int(r.label == SUPPORTED) for r in rows])
     if known.sum() < 2 or labels[known].min() == labels[known].max():
-        raise InputError(f"the teacher scored too few rows of both classes ({int(known.sum())} "
-                         f"of {len(rows)}) to calibrate it: check the training data")
+        raise InputError(
+            f"the teacher scored too few rows of both classes ({int(known.sum())} "
+            f"of {len(rows)}) to calibrate it: check the training data"
+        )
     weights, bias = fit_logistic(scores[known][:, None], labels[known])
     return TeacherScores(scores, Calibration(float(weights[0]), float(bias)), seconds)

@@ -52,8 +52,12 @@ __all__ = ["LABELS", "TASKS", "TrainConfig", "TrainReport", "Trainer", "base_mod
 LABELS = ("supported", "contradicted", "neither")
 #: Training-only label: not supported, without saying whether contradicted or missing.
 NOT_SUPPORTED = 3
-_LABEL_IDS = {"supported": SUPPORTED, "contradicted": 1, "neither": 2,
-              "not_supported": NOT_SUPPORTED}
+_LABEL_IDS = {
+    "supported": SUPPORTED,
+    "contradicted": 1,
+    "neither": 2,
+    "not_supported": NOT_SUPPORTED,
+}
 #: What a run trains: ``verify`` reads (evidence, claim) rows into LABELS; ``rerank`` reads
 #: (query, passage) rows into one relevance logit (:mod:`veracity.train.relevance`).
 TASKS = ("verify", "rerank")
@@ -107,8 +111,11 @@ class TrainConfig:
         if self.task not in TASKS:
             raise OptionError("task", self.task, f"one of {', '.join(TASKS)}")
         if self.task != "verify" and self.distill_weight:
-            raise OptionError("distill_weight", self.distill_weight,
-                              "0 for the rerank task (the teachers score claims)")
+            raise OptionError(
+                "distill_weight",
+                self.distill_weight,
+                "0 for the rerank task (the teachers score claims)",
+            )
         if self.batch_size < 1:
             raise OptionError("batch_size", self.batch_size, "1 or more")
         if self.length_groups < 0:
@@ -123,9 +130,11 @@ class TrainConfig:
             raise OptionError("teacher", self.teacher, f"one of {', '.join(TEACHERS)}")
         if self.init_from is not None and not (self.init_from / "config.json").is_file():
             model = {"verify": "verifier", "rerank": "reranker"}[self.task]
-            raise InputError(f"--init-from {self.init_from}: no config.json there; pass a "
-                             f"RUN/checkpoint folder written by train-{model} or an exported "
-                             f"{model} (a folder with model.onnx)")
+            raise InputError(
+                f"--init-from {self.init_from}: no config.json there; pass a "
+                f"RUN/checkpoint folder written by train-{model} or an exported "
+                f"{model} (a folder with model.onnx)"
+            )
 
     @property
     def steps(self) -> int:
@@ -173,9 +182,14 @@ class TrainReport:
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON (``seconds`` to a tenth)."""
-        return {"step": self.step, "steps": self.steps, "finished": self.finished,
-                "seconds": round(self.seconds, 1), "checkpoint": str(self.checkpoint),
-                "evaluations": list(self.evaluations)}
+        return {
+            "step": self.step,
+            "steps": self.steps,
+            "finished": self.finished,
+            "seconds": round(self.seconds, 1),
+            "checkpoint": str(self.checkpoint),
+            "evaluations": list(self.evaluations),
+        }
 
 
 @dataclass(frozen=True)
@@ -186,16 +200,17 @@ class Row:
     kind: str = ""
 
 
-def read_rows(path: Path, *, exclude_kinds: Sequence[str] = (), task: str = "verify"
-              ) -> list[Row]:
+def read_rows(path: Path, *, exclude_kinds: Sequence[str] = (), task: str = "verify") -> list[Row]:
     """Rows of a data JSONL file, less those of ``exclude_kinds``; an unknown label is an error
     naming the line. A ``rerank`` row's passage is read as the premise, its query as the
     hypothesis."""
     verify = task == "verify"
     if not path.is_file():
         builder = "veracity.train.data" if verify else "veracity.train.data.rerank"
-        raise InputError(f"training data not found: {path}. Build it first with "
-                         f"`python -m {builder} --out <data dir>`")
+        raise InputError(
+            f"training data not found: {path}. Build it first with "
+            f"`python -m {builder} --out <data dir>`"
+        )
     label_ids = _LABEL_IDS if verify else RELEVANCE_IDS
     long_field, short_field = ("premise", "hypothesis") if verify else ("passage", "query")
     rows = []
@@ -203,29 +218,38 @@ def read_rows(path: Path, *, exclude_kinds: Sequence[str] = (), task: str = "ver
         for number, line in enumerate(handle, 1):
             item = json.loads(line)
             if item["label"] not in label_ids:
-                raise InputError(f"{path}:{number}: label {item['label']!r} is not one of "
-                                 f"{', '.join(label_ids)} (the labels of task {task})")
+                raise InputError(
+                    f"{path}:{number}: label {item['label']!r} is not one of "
+                    f"{', '.join(label_ids)} (the labels of task {task})"
+                )
             kind = str(item.get("kind", ""))
             if kind not in exclude_kinds:
-                rows.append(Row(item[long_field], item[short_field], label_ids[item["label"]],
-                                kind))
+                rows.append(
+                    Row(item[long_field], item[short_field], label_ids[item["label"]], kind)
+                )
     return rows
 
 
 def fitting_rows(selector: EvidenceSelector, rows: list[Row]) -> list[Row]:
     """The rows whose claim fits the window (the rest cannot be scored, so never trained)."""
     budget = selector.claim_budget()
-    encodings = selector.tokenizer.encode_batch([row.hypothesis for row in rows],
-                                                add_special_tokens=False)
+    encodings = selector.tokenizer.encode_batch(
+        [row.hypothesis for row in rows], add_special_tokens=False
+    )
     return [row for row, e in zip(rows, encodings, strict=True) if len(e.ids) <= budget]
 
 
 class Trainer:
     """Fine-tunes the cross-encoder from ``config``, resuming from its last checkpoint."""
 
-    def __init__(self, config: TrainConfig, *, progress: Callable[[int, int, float], None] | None
-                 = None, teacher_progress: Callable[[int, int], None] | None = None,
-                 teacher_scorer: TeacherScorer | None = None) -> None:
+    def __init__(
+        self,
+        config: TrainConfig,
+        *,
+        progress: Callable[[int, int, float], None] | None = None,
+        teacher_progress: Callable[[int, int], None] | None = None,
+        teacher_scorer: TeacherScorer | None = None,
+    ) -> None:
         self.config = config
         self.progress = progress
         self.teacher_progress = teacher_progress
@@ -241,8 +265,7 @@ class Trainer:
     def checkpoint_dir(self) -> Path:
         return self.config.out_dir / "checkpoint"
 
-    def run(self, *, time_limit: float | None = None, stop_after: int | None = None
-            ) -> TrainReport:
+    def run(self, *, time_limit: float | None = None, stop_after: int | None = None) -> TrainReport:
         """Train until ``config.steps``, or stop early (resumably) after ``time_limit`` seconds
         or ``stop_after`` steps of this call."""
         torch = require("torch", extra="train", purpose="training the verifier")
@@ -257,20 +280,33 @@ class Trainer:
     def _run(self, torch: Any, time_limit: float | None, stop_after: int | None) -> TrainReport:
         config = self.config
         torch.set_num_threads(config.threads)
-        train_rows = fitting_rows(self.selector, read_rows(config.data_dir / "train.jsonl",
-                                                           exclude_kinds=config.exclude_kinds,
-                                                           task=config.task))
+        train_rows = fitting_rows(
+            self.selector,
+            read_rows(
+                config.data_dir / "train.jsonl",
+                exclude_kinds=config.exclude_kinds,
+                task=config.task,
+            ),
+        )
         if not train_rows:
-            raise InputError(f"no training rows left in {config.data_dir / 'train.jsonl'} after "
-                             f"leaving out kinds {list(config.exclude_kinds)}: exclude fewer")
-        val_rows = fitting_rows(self.selector, read_rows(config.data_dir / "val.jsonl",
-                                                         task=config.task))
+            raise InputError(
+                f"no training rows left in {config.data_dir / 'train.jsonl'} after "
+                f"leaving out kinds {list(config.exclude_kinds)}: exclude fewer"
+            )
+        val_rows = fitting_rows(
+            self.selector, read_rows(config.data_dir / "val.jsonl", task=config.task)
+        )
         val_rows = val_rows[: config.eval_rows]
         order = self._order(len(train_rows))
         if config.length_groups:
-            order = length_grouped(order, train_rows, batch_size=config.batch_size,
-                                   groups=config.length_groups, seed=config.seed,
-                                   max_tokens=config.max_tokens)
+            order = length_grouped(
+                order,
+                train_rows,
+                batch_size=config.batch_size,
+                groups=config.length_groups,
+                seed=config.seed,
+                max_tokens=config.max_tokens,
+            )
         targets = self._teacher(train_rows, order) if config.distill_weight else None
         model, optimizer, scheduler, step, evaluations = self._restore(torch)
         started = self._started = time.monotonic()
@@ -290,7 +326,8 @@ class Trainer:
             loss = self._loss(torch, logits, labels)
             if targets is not None:
                 loss = loss + config.distill_weight * self._distill_loss(
-                    torch, logits, torch.tensor(targets[positions], dtype=torch.float32))
+                    torch, logits, torch.tensor(targets[positions], dtype=torch.float32)
+                )
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
@@ -301,14 +338,25 @@ class Trainer:
             if self.progress is not None:
                 self.progress(step, config.steps, float(np.mean(losses[-50:])))
             if step % config.eval_every == 0 or step == config.steps:
-                evaluations.append({"step": step, "train_loss": float(np.mean(losses[-200:])),
-                                    **self.evaluate(model, val_rows)})
+                evaluations.append(
+                    {
+                        "step": step,
+                        "train_loss": float(np.mean(losses[-200:])),
+                        **self.evaluate(model, val_rows),
+                    }
+                )
                 model.train()
             if step % config.checkpoint_every == 0 or step == config.steps:
                 self._save(torch, model, optimizer, scheduler, step, evaluations)
         self._save(torch, model, optimizer, scheduler, step, evaluations)
-        return TrainReport(step, config.steps, step >= config.steps,
-                           time.monotonic() - started, self.checkpoint_dir, tuple(evaluations))
+        return TrainReport(
+            step,
+            config.steps,
+            step >= config.steps,
+            time.monotonic() - started,
+            self.checkpoint_dir,
+            tuple(evaluations),
+        )
 
     def _teacher(self, rows: Sequence[Row], order: Sequence[int]) -> np.ndarray:
         """The teacher's calibrated P(supported) per training position (NaN: no target)."""
@@ -321,8 +369,11 @@ class Trainer:
             scorer = AlignmentScorer(threads=config.threads).load()
         config.out_dir.mkdir(parents=True, exist_ok=True)
         scores: TeacherScores = teacher_scores(
-            needed, scorer, config.out_dir / f"teacher-{config.teacher}.npz",
-            progress=self.teacher_progress)
+            needed,
+            scorer,
+            config.out_dir / f"teacher-{config.teacher}.npz",
+            progress=self.teacher_progress,
+        )
         self.teacher_calibration = scores.calibration
         self.teacher_seconds = scores.seconds
         targets = scores.targets()
@@ -359,10 +410,14 @@ class Trainer:
         for row in rows:
             window = self.selector.run(row.premise, row.hypothesis)[0]
             # the verifier reads (evidence, claim); a reranker reads (query, passage)
-            pairs.append((window.text, row.hypothesis) if self.config.task == "verify"
-                         else (row.hypothesis, window.text))
-        return encode_pairs(torch, self.selector.tokenizer, pairs,
-                            self.config.max_tokens), torch.tensor([r.label for r in rows])
+            pairs.append(
+                (window.text, row.hypothesis)
+                if self.config.task == "verify"
+                else (row.hypothesis, window.text)
+            )
+        return encode_pairs(
+            torch, self.selector.tokenizer, pairs, self.config.max_tokens
+        ), torch.tensor([r.label for r in rows])
 
     def _loss(self, torch: Any, logits: Any, labels: Any) -> Any:
         if self.config.task == "rerank":
@@ -382,13 +437,14 @@ class Trainer:
         rerank = self.config.task == "rerank"
         with torch.no_grad():
             for first in range(0, len(rows), 64):
-                features, _ = self._encode(torch, rows[first:first + 64])
+                features, _ = self._encode(torch, rows[first : first + 64])
                 logits = model(**features).logits
                 probabilities.append((logits if rerank else torch.softmax(logits, -1)).numpy())
         probs = np.concatenate(probabilities)
         if rerank:
-            return ranking_figures(probs[:, 0], np.array([r.label for r in rows]),
-                                   [r.hypothesis for r in rows])
+            return ranking_figures(
+                probs[:, 0], np.array([r.label for r in rows]), [r.hypothesis for r in rows]
+            )
         labels = np.array([r.label for r in rows])
         supported = (labels == 0).astype(int)
         three = labels < NOT_SUPPORTED
@@ -404,30 +460,38 @@ class Trainer:
         torch.manual_seed(config.seed)
         state_file = self.checkpoint_dir / "state.json"
         resume = state_file.is_file()
-        source = (self.checkpoint_dir if resume else
-                  config.init_from if config.init_from is not None else base_model_dir())
+        source = (
+            self.checkpoint_dir
+            if resume
+            else config.init_from
+            if config.init_from is not None
+            else base_model_dir()
+        )
         if not resume and (source / "model.onnx").is_file():
             from veracity.train.reimport import reimport_verifier
 
             source = reimport_verifier(source, config.out_dir / "init").directory
         labels = config.labels
         model = transformers.AutoModelForSequenceClassification.from_pretrained(
-            str(source), num_labels=len(labels), local_files_only=True)
+            str(source), num_labels=len(labels), local_files_only=True
+        )
         model.config.id2label = dict(enumerate(labels))
         model.config.label2id = {label: i for i, label in enumerate(labels)}
         if config.freeze_embeddings:
             for parameter in model.bert.embeddings.parameters():
                 parameter.requires_grad = False
         parameters = [p for p in model.parameters() if p.requires_grad]
-        optimizer = torch.optim.AdamW(parameters, lr=config.learning_rate,
-                                      weight_decay=config.weight_decay)
+        optimizer = torch.optim.AdamW(
+            parameters, lr=config.learning_rate, weight_decay=config.weight_decay
+        )
         warmup = max(1, int(config.steps * config.warmup_share))
 
         def schedule(step: int) -> float:
             if step < warmup:
                 return (step + 1) / warmup
-            return max(0.0, 0.5 * (1 + math.cos(math.pi * (step - warmup) /
-                                                max(1, config.steps - warmup))))
+            return max(
+                0.0, 0.5 * (1 + math.cos(math.pi * (step - warmup) / max(1, config.steps - warmup)))
+            )
 
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
         if not resume:
@@ -436,7 +500,8 @@ class Trainer:
         if state["config"] != config.to_json():
             raise InputError(
                 f"{self.checkpoint_dir} was written with another config; continue it with the "
-                f"same options or pass a new --out folder. Recorded: {state['config']}")
+                f"same options or pass a new --out folder. Recorded: {state['config']}"
+            )
         from safetensors.torch import load_file
 
         optimizer_tensors = load_file(str(self.checkpoint_dir / "optimizer.safetensors"))
@@ -445,8 +510,15 @@ class Trainer:
         self._seconds_before = float(state.get("train_seconds", 0.0))
         return model, optimizer, scheduler, int(state["step"]), list(state["evaluations"])
 
-    def _save(self, torch: Any, model: Any, optimizer: Any, scheduler: Any, step: int,
-              evaluations: list[dict[str, float]]) -> None:
+    def _save(
+        self,
+        torch: Any,
+        model: Any,
+        optimizer: Any,
+        scheduler: Any,
+        step: int,
+        evaluations: list[dict[str, float]],
+    ) -> None:
         from safetensors.torch import save_file
 
         temporary = self.checkpoint_dir.with_name("checkpoint.tmp")
@@ -455,13 +527,23 @@ class Trainer:
         model.save_pretrained(str(temporary), safe_serialization=True)
         tensors, meta = _flatten_optimizer(optimizer)
         save_file(tensors, str(temporary / "optimizer.safetensors"))
-        state = {"step": step, "config": self.config.to_json(), "optimizer": meta,
-                 "scheduler": scheduler.state_dict(), "evaluations": evaluations,
-                 "train_seconds": self._seconds_before + time.monotonic() - self._started,
-                 **({"teacher_calibration": asdict(self.teacher_calibration),
-                     "teacher_seconds": self.teacher_seconds}
-                    if self.teacher_calibration is not None else {}),
-                 "saved": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+        state = {
+            "step": step,
+            "config": self.config.to_json(),
+            "optimizer": meta,
+            "scheduler": scheduler.state_dict(),
+            "evaluations": evaluations,
+            "train_seconds": self._seconds_before + time.monotonic() - self._started,
+            **(
+                {
+                    "teacher_calibration": asdict(self.teacher_calibration),
+                    "teacher_seconds": self.teacher_seconds,
+                }
+                if self.teacher_calibration is not None
+                else {}
+            ),
+            "saved": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
         (temporary / "state.json").write_text(json.dumps(state, indent=1))
         old = self.checkpoint_dir.with_name("checkpoint.old")
         shutil.rmtree(old, ignore_errors=True)
@@ -471,8 +553,15 @@ class Trainer:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def length_grouped(order: Sequence[int], rows: Sequence[Row], *, batch_size: int, groups: int,
-                   seed: int, max_tokens: int) -> list[int]:
+def length_grouped(
+    order: Sequence[int],
+    rows: Sequence[Row],
+    *,
+    batch_size: int,
+    groups: int,
+    seed: int,
+    max_tokens: int,
+) -> list[int]:
     """``order`` cut into spans of ``groups`` batches, each span sorted by the rows' estimated
     length (characters, the premise capped at what the window can hold) and its batches shuffled
     (seeded): every row keeps its place in the epoch's span, and a batch holds rows of about
@@ -481,24 +570,30 @@ def length_grouped(order: Sequence[int], rows: Sequence[Row], *, batch_size: int
     cap = 5 * max_tokens  # about five characters a token: a longer premise is cut to the window
     out: list[int] = []
     for first in range(0, len(order), span):
-        chunk = sorted(order[first:first + span],
-                       key=lambda i: min(len(rows[i].premise), cap) + len(rows[i].hypothesis))
-        batches = [chunk[k:k + batch_size] for k in range(0, len(chunk), batch_size)]
+        chunk = sorted(
+            order[first : first + span],
+            key=lambda i: min(len(rows[i].premise), cap) + len(rows[i].hypothesis),
+        )
+        batches = [chunk[k : k + batch_size] for k in range(0, len(chunk), batch_size)]
         np.random.default_rng([seed, 7, first]).shuffle(batches)
         out.extend(i for batch in batches for i in batch)
     return out
 
 
-def encode_pairs(torch: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]],
-                 max_tokens: int) -> dict[str, Any]:
+def encode_pairs(
+    torch: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], max_tokens: int
+) -> dict[str, Any]:
     """Padded tensors for (evidence, claim) pairs; a pair over ``max_tokens`` is an error."""
     encodings = tokenizer.encode_batch(list(pairs))
     width = max(len(e.ids) for e in encodings)
     if width > max_tokens:
-        raise InputError(f"a pair has {width} tokens, over the window of {max_tokens}: "
-                         "the evidence selector should have prevented this")
+        raise InputError(
+            f"a pair has {width} tokens, over the window of {max_tokens}: "
+            "the evidence selector should have prevented this"
+        )
     feeds = pad_batch([e.ids for e in encodings], [e.type_ids for e in encodings])
     return {name: torch.from_numpy(array) for name, array in feeds.items()}
+
 
 def _flatten_optimizer(optimizer: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     state = optimizer.state_dict()
@@ -513,8 +608,9 @@ def _flatten_optimizer(optimizer: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     return tensors, {"param_groups": state["param_groups"], "scalars": scalars}
 
 
-def _unflatten_optimizer(optimizer: Any, tensors: dict[str, Any],
-                         state: dict[str, Any]) -> dict[str, Any]:
+def _unflatten_optimizer(
+    optimizer: Any, tensors: dict[str, Any], state: dict[str, Any]
+) -> dict[str, Any]:
     import torch
 
     meta = state["optimizer"]
@@ -526,4 +622,3 @@ def _unflatten_optimizer(optimizer: Any, tensors: dict[str, Any],
         for field_name, value in values.items():
             restored.setdefault(int(key), {})[field_name] = torch.tensor(value)
     return {"state": restored, "param_groups": meta["param_groups"]}
-

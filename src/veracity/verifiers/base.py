@@ -48,8 +48,10 @@ class SpanDetector(Protocol):
 
 #: End-of-text and turn markers of chat templates that leak into model answers: markup, never
 #: part of a claim ("</s>", "<|im_end|>", "<|eot_id|>", "[/INST]", "<end_of_turn>", "<eos>").
-CONTROL_TOKENS = re.compile(r"</?s>|<\|[a-z_]{2,24}\|>|\[/?INST\]|<(?:start|end)_of_turn>|</?eos>|"
-                            r"</?bos>")
+CONTROL_TOKENS = re.compile(
+    r"</?s>|<\|[a-z_]{2,24}\|>|\[/?INST\]|<(?:start|end)_of_turn>|</?eos>|"
+    r"</?bos>"
+)
 
 
 def strip_control_tokens(text: str) -> str:
@@ -71,12 +73,15 @@ def strip_control_tokens(text: str) -> str:
 def check_pairs(premises: Sequence[str], hypotheses: Sequence[str]) -> None:
     """Raise :class:`InputError` unless the two sequences pair up one to one."""
     if isinstance(premises, str) or isinstance(hypotheses, str):
-        raise InputError("premises and hypotheses must be sequences of strings, not one string: "
-                         "wrap a single pair as run([premise], [hypothesis])")
+        raise InputError(
+            "premises and hypotheses must be sequences of strings, not one string: "
+            "wrap a single pair as run([premise], [hypothesis])"
+        )
     if len(premises) != len(hypotheses):
         raise InputError(
             f"got {len(premises)} premises and {len(hypotheses)} hypotheses; pass one premise "
-            "per hypothesis (repeat a premise to check several claims)")
+            "per hypothesis (repeat a premise to check several claims)"
+        )
     for i, hypothesis in enumerate(hypotheses):
         if not hypothesis.strip():
             raise InputError(f"hypothesis {i} is empty: give a claim to check")

@@ -50,10 +50,24 @@ import numpy as np
 from veracity.errors import InputError, ModelError
 from veracity.verifiers.features import content_word_agreement, entity_coverage, number_agreement
 
-__all__ = ["ALIGNED_FEATURES", "FEATURES", "FEATURE_SETS", "NETWORK_FEATURES",
-           "SUPPORT_BALANCED", "THREE_WAY_FEATURES", "THREE_WAY_SETS", "Combiner",
-           "ThreeWayCombiner", "features", "fit_combiner", "fit_logistic", "fit_softmax",
-           "fit_three_way", "load_combiner", "three_way_features"]
+__all__ = [
+    "ALIGNED_FEATURES",
+    "FEATURES",
+    "FEATURE_SETS",
+    "NETWORK_FEATURES",
+    "SUPPORT_BALANCED",
+    "THREE_WAY_FEATURES",
+    "THREE_WAY_SETS",
+    "Combiner",
+    "ThreeWayCombiner",
+    "features",
+    "fit_combiner",
+    "fit_logistic",
+    "fit_softmax",
+    "fit_three_way",
+    "load_combiner",
+    "three_way_features",
+]
 
 _EXACT = ("content_coverage", "number_share", "has_numbers", "entity_share", "has_entities")
 #: Feature order of verifier 0.1 and 0.2's weights.
@@ -72,19 +86,29 @@ _CLASSES = ("supported", "contradicted", "neither")
 _EPSILON = 1e-4
 
 
-def features(probabilities: Sequence[Sequence[float]], premises: Sequence[str],
-             claims: Sequence[str], alignment: Sequence[float] | None = None) -> np.ndarray:
+def features(
+    probabilities: Sequence[Sequence[float]],
+    premises: Sequence[str],
+    claims: Sequence[str],
+    alignment: Sequence[float] | None = None,
+) -> np.ndarray:
     """The feature matrix, one row per pair: :data:`FEATURES` without ``alignment``,
     :data:`ALIGNED_FEATURES` with it. ``probabilities`` are the network's (supported,
     contradicted, neither) per pair."""
     rows = []
     for i, (probability, premise, claim) in enumerate(
-            zip(probabilities, premises, claims, strict=True)):
+        zip(probabilities, premises, claims, strict=True)
+    ):
         supported, _, neither = (min(max(float(p), _EPSILON), 1 - _EPSILON) for p in probability)
         numbers = number_agreement(premise, claim)
         entities = entity_coverage(premise, claim)
-        exact = [content_word_agreement(premise, claim).share, numbers.share,
-                 float(numbers.total > 0), entities.share, float(entities.total > 0)]
+        exact = [
+            content_word_agreement(premise, claim).share,
+            numbers.share,
+            float(numbers.total > 0),
+            entities.share,
+            float(entities.total > 0),
+        ]
         if alignment is None:
             rows.append([np.log(supported / (1 - supported)), *exact])
         else:
@@ -112,12 +136,16 @@ class Combiner:
 
     def __post_init__(self) -> None:
         if self.names not in FEATURE_SETS:
-            raise ModelError(f"combiner features {list(self.names)} are none of "
-                             f"{[list(names) for names in FEATURE_SETS]}: re-export the "
-                             "verifier with this veracity")
+            raise ModelError(
+                f"combiner features {list(self.names)} are none of "
+                f"{[list(names) for names in FEATURE_SETS]}: re-export the "
+                "verifier with this veracity"
+            )
         if len(self.weights) != len(self.names):
-            raise ModelError(f"combiner has {len(self.weights)} weights, expected "
-                             f"{len(self.names)} ({', '.join(self.names)})")
+            raise ModelError(
+                f"combiner has {len(self.weights)} weights, expected "
+                f"{len(self.names)} ({', '.join(self.names)})"
+            )
 
     @property
     def aligned(self) -> bool:
@@ -131,8 +159,9 @@ class Combiner:
         logits = _row_products(matrix, np.asarray(self.weights)) + self.bias
         return [float(v) for v in 1.0 / (1.0 + np.exp(-logits))]
 
-    def outputs(self, matrix: np.ndarray, probabilities: Sequence[Sequence[float]]
-                ) -> list[tuple[float, float, float]]:
+    def outputs(
+        self, matrix: np.ndarray, probabilities: Sequence[Sequence[float]]
+    ) -> list[tuple[float, float, float]]:
         """Combined (supported, contradicted, neither) per row of a :func:`features` matrix
         and the network's probabilities of the same pairs.
 
@@ -142,12 +171,12 @@ class Combiner:
         """
         support = self.support(matrix)
         out = []
-        for q, row, (_, contradicted, neither) in zip(support, matrix, probabilities,
-                                                      strict=True):
+        for q, row, (_, contradicted, neither) in zip(support, matrix, probabilities, strict=True):
             if self.aligned:
                 named = dict(zip(self.names, row, strict=True))
-                lacks = ((named["has_numbers"] and named["number_share"] < 1)
-                         or (named["has_entities"] and named["entity_share"] < 1))
+                lacks = (named["has_numbers"] and named["number_share"] < 1) or (
+                    named["has_entities"] and named["entity_share"] < 1
+                )
                 against = float(contradicted) if lacks else 0.0
                 supported = q * (1 - against)
                 out.append((supported, against, max(1 - supported - against, 0.0)))
@@ -172,8 +201,9 @@ class Combiner:
         return cls(tuple(float(w) for w in weights), float(bias), tuple(str(n) for n in names))
 
 
-def fit_combiner(matrix: np.ndarray, labels: Sequence[int], *, l2: float = 1.0,
-                 iterations: int = 50) -> Combiner:
+def fit_combiner(
+    matrix: np.ndarray, labels: Sequence[int], *, l2: float = 1.0, iterations: int = 50
+) -> Combiner:
     """Fit the combiner's logistic weights on a :func:`features` matrix (see :func:`fit_logistic`).
 
     ``labels`` are 1 for supported and 0 otherwise.
@@ -181,16 +211,19 @@ def fit_combiner(matrix: np.ndarray, labels: Sequence[int], *, l2: float = 1.0,
     widths = {len(option): option for option in FEATURE_SETS}
     names = widths.get(matrix.shape[-1]) if matrix.ndim == 2 else None
     if names is None:
-        raise InputError(f"need a (n, {len(FEATURES)}) or (n, {len(ALIGNED_FEATURES)}) feature "
-                         f"matrix, got {matrix.shape}")
+        raise InputError(
+            f"need a (n, {len(FEATURES)}) or (n, {len(ALIGNED_FEATURES)}) feature "
+            f"matrix, got {matrix.shape}"
+        )
     if len(set(labels)) < 2:
         raise InputError("fitting the combiner needs both supported and unsupported rows")
     weights, bias = fit_logistic(matrix, labels, l2=l2, iterations=iterations)
     return Combiner(tuple(float(v) for v in weights), bias, names)
 
 
-def fit_logistic(matrix: np.ndarray, labels: Sequence[int], *, l2: float = 1.0,
-                 iterations: int = 50) -> tuple[np.ndarray, float]:
+def fit_logistic(
+    matrix: np.ndarray, labels: Sequence[int], *, l2: float = 1.0, iterations: int = 50
+) -> tuple[np.ndarray, float]:
     """Logistic weights and bias by Newton's method with an L2 penalty (the bias not penalised).
 
     ``labels`` are 1 for the positive class and 0 otherwise. Classes are weighted to balance,
@@ -198,8 +231,9 @@ def fit_logistic(matrix: np.ndarray, labels: Sequence[int], *, l2: float = 1.0,
     """
     y = np.asarray(labels, dtype=np.float64)
     if matrix.ndim != 2 or matrix.shape[0] != y.shape[0]:
-        raise InputError(f"need a ({len(y)}, features) matrix for {len(y)} labels, "
-                         f"got {matrix.shape}")
+        raise InputError(
+            f"need a ({len(y)}, features) matrix for {len(y)} labels, got {matrix.shape}"
+        )
     if y.size == 0 or y.min() == y.max():
         raise InputError("fitting logistic weights needs rows of both classes")
     x = np.hstack([matrix, np.ones((len(y), 1))])
@@ -218,8 +252,12 @@ def fit_logistic(matrix: np.ndarray, labels: Sequence[int], *, l2: float = 1.0,
     return w[:-1], float(w[-1])
 
 
-def three_way_features(probabilities: Sequence[Sequence[float]], premises: Sequence[str],
-                       claims: Sequence[str], alignment: Sequence[float] | None) -> np.ndarray:
+def three_way_features(
+    probabilities: Sequence[Sequence[float]],
+    premises: Sequence[str],
+    claims: Sequence[str],
+    alignment: Sequence[float] | None,
+) -> np.ndarray:
     """The three-way feature matrix, one row per pair: the network's log ratios of supported
     and of contradicted to neither and the exact signals (:data:`NETWORK_FEATURES`, when
     ``alignment`` is None); with an ``alignment`` per pair also the alignment and
@@ -228,16 +266,27 @@ def three_way_features(probabilities: Sequence[Sequence[float]], premises: Seque
     names = NETWORK_FEATURES if alignment is None else THREE_WAY_FEATURES
     rows = []
     for probability, premise, claim, aligned in zip(
-            probabilities, premises, claims,
-            [0.0] * len(claims) if alignment is None else alignment, strict=True):
-        supported, contradicted, neither = (min(max(float(p), _EPSILON), 1 - _EPSILON)
-                                            for p in probability)
+        probabilities,
+        premises,
+        claims,
+        [0.0] * len(claims) if alignment is None else alignment,
+        strict=True,
+    ):
+        supported, contradicted, neither = (
+            min(max(float(p), _EPSILON), 1 - _EPSILON) for p in probability
+        )
         numbers = number_agreement(premise, claim)
         entities = entity_coverage(premise, claim)
         against = float(np.log(contradicted / neither))
-        row = [np.log(supported / neither), against,
-               content_word_agreement(premise, claim).share, numbers.share,
-               float(numbers.total > 0), entities.share, float(entities.total > 0)]
+        row = [
+            np.log(supported / neither),
+            against,
+            content_word_agreement(premise, claim).share,
+            numbers.share,
+            float(numbers.total > 0),
+            entities.share,
+            float(entities.total > 0),
+        ]
         if alignment is not None:
             row += [float(aligned), float(aligned) * against]
         rows.append(row)
@@ -263,13 +312,20 @@ class ThreeWayCombiner:
 
     def __post_init__(self) -> None:
         if self.names not in THREE_WAY_SETS:
-            raise ModelError(f"three-way combiner features {list(self.names)} are none of "
-                             f"{[list(names) for names in THREE_WAY_SETS]}: re-export the "
-                             "verifier with this veracity")
-        if len(self.weights) != len(_CLASSES) or len(self.bias) != len(_CLASSES) or any(
-                len(row) != len(self.names) for row in self.weights):
-            raise ModelError(f"a three-way combiner needs {len(_CLASSES)} rows of "
-                             f"{len(self.names)} weights and {len(_CLASSES)} biases")
+            raise ModelError(
+                f"three-way combiner features {list(self.names)} are none of "
+                f"{[list(names) for names in THREE_WAY_SETS]}: re-export the "
+                "verifier with this veracity"
+            )
+        if (
+            len(self.weights) != len(_CLASSES)
+            or len(self.bias) != len(_CLASSES)
+            or any(len(row) != len(self.names) for row in self.weights)
+        ):
+            raise ModelError(
+                f"a three-way combiner needs {len(_CLASSES)} rows of "
+                f"{len(self.names)} weights and {len(_CLASSES)} biases"
+            )
         if not 0.0 <= self.gate <= 1.0:
             raise ModelError(f"combiner gate {self.gate} is not a probability")
 
@@ -287,9 +343,9 @@ class ThreeWayCombiner:
         exp = np.exp(logits)
         return np.asarray(exp / exp.sum(axis=1, keepdims=True))
 
-    def outputs(self, matrix: np.ndarray,
-                probabilities: Sequence[Sequence[float]] | np.ndarray
-                ) -> list[tuple[float, float, float]]:
+    def outputs(
+        self, matrix: np.ndarray, probabilities: Sequence[Sequence[float]] | np.ndarray
+    ) -> list[tuple[float, float, float]]:
         """Combined (supported, contradicted, neither) per row of a
         :func:`three_way_features` matrix and the network's probabilities of the same pairs,
         the gate applied."""
@@ -306,14 +362,22 @@ class ThreeWayCombiner:
         """Per label and feature, the weight times the feature's standard deviation on
         ``matrix``: how far one typical step of that input moves the label's logit."""
         spread = matrix.std(axis=0)
-        return {label: {name: float(w * sd) for name, w, sd
-                        in zip(self.names, row, spread, strict=True)}
-                for label, row in zip(_CLASSES, self.weights, strict=True)}
+        return {
+            label: {
+                name: float(w * sd) for name, w, sd in zip(self.names, row, spread, strict=True)
+            }
+            for label, row in zip(_CLASSES, self.weights, strict=True)
+        }
 
     def to_json(self) -> dict[str, object]:
-        return {"kind": "three_way", "features": list(self.names), "classes": list(_CLASSES),
-                "weights": [list(row) for row in self.weights], "bias": list(self.bias),
-                "gate": self.gate}
+        return {
+            "kind": "three_way",
+            "features": list(self.names),
+            "classes": list(_CLASSES),
+            "weights": [list(row) for row in self.weights],
+            "bias": list(self.bias),
+            "gate": self.gate,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, object]) -> ThreeWayCombiner:
@@ -324,8 +388,12 @@ class ThreeWayCombiner:
         gate = data.get("gate", 1.0)
         if not isinstance(names, list) or not isinstance(gate, int | float):
             raise ModelError("three-way combiner features must be a list and gate a number")
-        return cls(tuple(tuple(float(w) for w in row) for row in weights),
-                   tuple(float(b) for b in bias), float(gate), tuple(str(n) for n in names))
+        return cls(
+            tuple(tuple(float(w) for w in row) for row in weights),
+            tuple(float(b) for b in bias),
+            float(gate),
+            tuple(str(n) for n in names),
+        )
 
 
 def load_combiner(data: Mapping[str, object]) -> Combiner | ThreeWayCombiner:
@@ -342,24 +410,43 @@ def load_combiner(data: Mapping[str, object]) -> Combiner | ThreeWayCombiner:
 SUPPORT_BALANCED = (0.5, 0.25, 0.25)
 
 
-def fit_three_way(matrix: np.ndarray, labels: Sequence[int], *, gate: float, l2: float = 1.0,
-                  shares: Sequence[float] | None = SUPPORT_BALANCED) -> ThreeWayCombiner:
+def fit_three_way(
+    matrix: np.ndarray,
+    labels: Sequence[int],
+    *,
+    gate: float,
+    l2: float = 1.0,
+    shares: Sequence[float] | None = SUPPORT_BALANCED,
+) -> ThreeWayCombiner:
     """Fit a :class:`ThreeWayCombiner` on a :func:`three_way_features` matrix (with or without
     the aligner's columns); ``labels`` are 0 supported, 1 contradicted, 2 neither, weighted so
     that each class holds its ``shares`` of the total weight (None: equal shares)."""
-    names = next((n for n in THREE_WAY_SETS if matrix.ndim == 2 and matrix.shape[1] == len(n)),
-                 None)
+    names = next(
+        (n for n in THREE_WAY_SETS if matrix.ndim == 2 and matrix.shape[1] == len(n)), None
+    )
     if names is None:
-        raise InputError(f"need a (n, {len(NETWORK_FEATURES)}) or (n, "
-                         f"{len(THREE_WAY_FEATURES)}) feature matrix, got {matrix.shape}")
+        raise InputError(
+            f"need a (n, {len(NETWORK_FEATURES)}) or (n, "
+            f"{len(THREE_WAY_FEATURES)}) feature matrix, got {matrix.shape}"
+        )
     weights, bias = fit_softmax(matrix, labels, classes=len(_CLASSES), l2=l2, shares=shares)
-    return ThreeWayCombiner(tuple(tuple(float(w) for w in row) for row in weights),
-                            tuple(float(b) for b in bias), gate, names)
+    return ThreeWayCombiner(
+        tuple(tuple(float(w) for w in row) for row in weights),
+        tuple(float(b) for b in bias),
+        gate,
+        names,
+    )
 
 
-def fit_softmax(matrix: np.ndarray, labels: Sequence[int], *, classes: int, l2: float = 1.0,
-                iterations: int = 100, shares: Sequence[float] | None = None
-                ) -> tuple[np.ndarray, np.ndarray]:
+def fit_softmax(
+    matrix: np.ndarray,
+    labels: Sequence[int],
+    *,
+    classes: int,
+    l2: float = 1.0,
+    iterations: int = 100,
+    shares: Sequence[float] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Softmax (multinomial logistic) weights ``(classes, features)`` and biases by Newton's
     method with an L2 penalty (biases not penalised), rows weighted so that each class holds its
     ``shares`` of the total weight (None: classes weighted to balance).
@@ -368,17 +455,21 @@ def fit_softmax(matrix: np.ndarray, labels: Sequence[int], *, classes: int, l2: 
     """
     y = np.asarray(labels, dtype=np.int64)
     if matrix.ndim != 2 or matrix.shape[0] != y.shape[0]:
-        raise InputError(f"need a ({len(y)}, features) matrix for {len(y)} labels, "
-                         f"got {matrix.shape}")
+        raise InputError(
+            f"need a ({len(y)}, features) matrix for {len(y)} labels, got {matrix.shape}"
+        )
     counts = np.bincount(y, minlength=classes)
     if len(counts) != classes or (counts == 0).any():
-        raise InputError(f"fitting a {classes}-class layer needs rows of every class; the "
-                         f"rows hold {counts.tolist()} per class")
+        raise InputError(
+            f"fitting a {classes}-class layer needs rows of every class; the "
+            f"rows hold {counts.tolist()} per class"
+        )
     if shares is None:
         shares = [1.0 / classes] * classes
     if len(shares) != classes or min(shares) <= 0 or abs(sum(shares) - 1.0) > 1e-9:
-        raise InputError(f"class shares {list(shares)} must be {classes} positive numbers "
-                         "that sum to 1")
+        raise InputError(
+            f"class shares {list(shares)} must be {classes} positive numbers that sum to 1"
+        )
     x = np.hstack([matrix, np.ones((len(y), 1))])
     n, width = x.shape
     sample = (n * np.asarray(shares) / counts)[y]
@@ -399,7 +490,7 @@ def fit_softmax(matrix: np.ndarray, labels: Sequence[int], *, classes: int, l2: 
                 block = (x * coupling[:, None]).T @ x
                 if a == b:
                     block += np.diag(penalty + 1e-6)
-                hessian[a * width:(a + 1) * width, b * width:(b + 1) * width] = block
+                hessian[a * width : (a + 1) * width, b * width : (b + 1) * width] = block
         step = np.linalg.lstsq(hessian, gradient.reshape(-1), rcond=None)[0]
         w -= step.reshape(classes, width)
         if np.abs(step).max() < 1e-8:

@@ -55,8 +55,15 @@ from veracity.verifiers.features import alignment, word_pieces
 from veracity.verifiers.windowed import score_windows
 from veracity.verifiers.windows import STRATEGIES, EvidenceSelector, Strategy
 
-__all__ = ["ACTIVATIONS", "EmbeddedVerifier", "Encoded", "PairReading", "claim_alignment",
-           "read_pairs", "run_with_aligner"]
+__all__ = [
+    "ACTIVATIONS",
+    "EmbeddedVerifier",
+    "Encoded",
+    "PairReading",
+    "claim_alignment",
+    "read_pairs",
+    "run_with_aligner",
+]
 
 
 _LABELS = ("supported", "contradicted", "neither")
@@ -73,22 +80,31 @@ class Encoded:
     hidden: np.ndarray
 
 
-def run_with_aligner(session: Any, tokenizer: Any, feeds: dict[str, np.ndarray],
-                     windows: Sequence[str], claims: Sequence[str]
-                     ) -> tuple[np.ndarray, list[Encoded], list[Encoded]]:
+def run_with_aligner(
+    session: Any,
+    tokenizer: Any,
+    feeds: dict[str, np.ndarray],
+    windows: Sequence[str],
+    claims: Sequence[str],
+) -> tuple[np.ndarray, list[Encoded], list[Encoded]]:
     """Run a model exported with the aligner (:mod:`veracity.train.aligner`) on one batch: the
     pair ``logits``, and all-MiniLM-L6-v2's reading of each window and each claim."""
-    encoded = {"window": tokenizer.encode_batch(list(windows)),
-               "claim": tokenizer.encode_batch(list(claims))}
+    encoded = {
+        "window": tokenizer.encode_batch(list(windows)),
+        "claim": tokenizer.encode_batch(list(claims)),
+    }
     for name, encodings in encoded.items():
         padded = pad_batch([e.ids for e in encodings])
         feeds[f"{name}_ids"] = padded["input_ids"]
         feeds[f"{name}_mask"] = padded["attention_mask"]
     logits, window_hidden, claim_hidden = session.run(
-        ["logits", "window_hidden", "claim_hidden"], feeds)
-    return (logits,
-            [Encoded(e, h) for e, h in zip(encoded["window"], window_hidden, strict=True)],
-            [Encoded(e, h) for e, h in zip(encoded["claim"], claim_hidden, strict=True)])
+        ["logits", "window_hidden", "claim_hidden"], feeds
+    )
+    return (
+        logits,
+        [Encoded(e, h) for e, h in zip(encoded["window"], window_hidden, strict=True)],
+        [Encoded(e, h) for e, h in zip(encoded["claim"], claim_hidden, strict=True)],
+    )
 
 
 @dataclass(frozen=True)
@@ -101,8 +117,15 @@ class PairReading:
     claims: dict[str, Encoded]
 
 
-def read_pairs(session: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], *,
-               batch_size: int, bucket: int | None, aligned: bool) -> PairReading:
+def read_pairs(
+    session: Any,
+    tokenizer: Any,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    batch_size: int,
+    bucket: int | None,
+    aligned: bool,
+) -> PairReading:
     """Run the model over (window, claim) ``pairs`` in batches of ``batch_size`` rows.
 
     The pairs, the distinct windows and the distinct claims (the last two for the aligner, only
@@ -118,8 +141,9 @@ def read_pairs(session: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], *
         for position, name in enumerate(("window", "claim")):
             texts[name] = list(dict.fromkeys(pair[position] for pair in pairs))
             streams.append((name, tokenizer.encode_batch(texts[name]), False))
-    plans = [plan_batches([len(e.ids) for e in stream], batch_size, bucket)
-             for _, stream, _ in streams]
+    plans = [
+        plan_batches([len(e.ids) for e in stream], batch_size, bucket) for _, stream, _ in streams
+    ]
     outputs = ["logits", *(f"{name}_hidden" for name, _, _ in streams[1:])]
     logits: np.ndarray | None = None
     read: dict[str, dict[str, Encoded]] = {name: {} for name in texts}
@@ -129,9 +153,11 @@ def read_pairs(session: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], *
             batch = plan[call] if call < len(plan) else []
             rows = [stream[i].ids for i in batch] or [_FILLER]
             longest = max(len(row) for row in rows)
-            padded = pad_batch(rows, [stream[i].type_ids for i in batch] if typed and batch
-                               else None,
-                               width=None if bucket is None else bucket_width(longest, bucket))
+            padded = pad_batch(
+                rows,
+                [stream[i].type_ids for i in batch] if typed and batch else None,
+                width=None if bucket is None else bucket_width(longest, bucket),
+            )
             if not name:
                 feeds.update(padded)
             else:
@@ -142,8 +168,9 @@ def read_pairs(session: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], *
             if logits is None:
                 logits = np.zeros((len(pairs), results[0].shape[1]), dtype=results[0].dtype)
             logits[plans[0][call]] = results[0]
-        for (name, stream, _), plan, hidden in zip(streams[1:], plans[1:], results[1:],
-                                                   strict=True):
+        for (name, stream, _), plan, hidden in zip(
+            streams[1:], plans[1:], results[1:], strict=True
+        ):
             for row, i in enumerate(plan[call] if call < len(plan) else []):
                 read[name][texts[name][i]] = Encoded(stream[i], hidden[row])
     if logits is None:
@@ -154,8 +181,11 @@ def read_pairs(session: Any, tokenizer: Any, pairs: Sequence[tuple[str, str]], *
 def claim_alignment(claim: str, read: Encoded, window: Encoded) -> float:
     """:func:`~veracity.verifiers.features.alignment` of a claim with a window, from the
     aligner's hidden states."""
-    return alignment(claim, *word_pieces(read.hidden, read.encoding),
-                     word_pieces(window.hidden, window.encoding)[0])
+    return alignment(
+        claim,
+        *word_pieces(read.hidden, read.encoding),
+        word_pieces(window.hidden, window.encoding)[0],
+    )
 
 
 class EmbeddedVerifier:
@@ -206,7 +236,8 @@ class EmbeddedVerifier:
         if not config_file.is_file():
             raise ModelError(
                 f"no verifier at {self.model_dir} (config.json missing). Reinstall veracity, or "
-                "train one with `veracity train-verifier` and pass its folder as model_dir")
+                "train one with `veracity train-verifier` and pass its folder as model_dir"
+            )
         config = json.loads(config_file.read_text())
         if tuple(config["labels"]) != _LABELS:
             raise ModelError(f"{config_file}: labels {config['labels']} are not {list(_LABELS)}")
@@ -221,8 +252,10 @@ class EmbeddedVerifier:
         if self.combine and config.get("combiner"):
             self._combiner = load_combiner(config["combiner"])
             if self._combiner.aligned and not self._aligned:
-                raise ModelError(f"{config_file}: the combiner needs the aligner, which this "
-                                 "verifier lacks; re-export it with its aligner")
+                raise ModelError(
+                    f"{config_file}: the combiner needs the aligner, which this "
+                    "verifier lacks; re-export it with its aligner"
+                )
             self.version += "+combined"
         model_file = self.model_dir / "model.onnx"
         if self.activations == "per_row":
@@ -247,13 +280,17 @@ class EmbeddedVerifier:
         scores, matrix = self.features(premises, claims)
         if self._combiner is not None and scores:
             combined = self._combiner.outputs(
-                matrix, [(s.supported, s.contradicted, s.neither) for s in scores])
-            scores = [dataclasses.replace(score, supported=s, contradicted=c, neither=n)
-                      for score, (s, c, n) in zip(scores, combined, strict=True)]
+                matrix, [(s.supported, s.contradicted, s.neither) for s in scores]
+            )
+            scores = [
+                dataclasses.replace(score, supported=s, contradicted=c, neither=n)
+                for score, (s, c, n) in zip(scores, combined, strict=True)
+            ]
         return PairScores(tuple(scores), self.model_id, self.version)
 
-    def features(self, premises: Sequence[str], claims: Sequence[str], *,
-                 three_way: bool | None = None) -> tuple[list[PairScore], np.ndarray]:
+    def features(
+        self, premises: Sequence[str], claims: Sequence[str], *, three_way: bool | None = None
+    ) -> tuple[list[PairScore], np.ndarray]:
         """The network's scores per pair (best window, not combined) and a combiner's feature
         matrix: :func:`~veracity.verifiers.combiner.three_way_features` with ``three_way``
         (by default when the loaded combiner is three-way), else
@@ -279,17 +316,27 @@ class EmbeddedVerifier:
         """(supported, contradicted, neither) per pair, and the alignment as a fourth column
         when the verifier has an aligner."""
         tokenizer = self._loaded().tokenizer
-        reading = read_pairs(self._session, tokenizer, pairs, batch_size=self.batch_size,
-                             bucket=self._bucket, aligned=self._aligned)
+        reading = read_pairs(
+            self._session,
+            tokenizer,
+            pairs,
+            batch_size=self.batch_size,
+            bucket=self._bucket,
+            aligned=self._aligned,
+        )
         rows = np.zeros((len(pairs), 4 if self._aligned else 3), dtype=np.float64)
         logits = reading.logits
         shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
         rows[:, :3] = shifted / shifted.sum(axis=1, keepdims=True)
         if self._aligned:
-            windows = {text: word_pieces(read.hidden, read.encoding)[0]
-                       for text, read in reading.windows.items()}
-            claims = {text: word_pieces(read.hidden, read.encoding)
-                      for text, read in reading.claims.items()}
+            windows = {
+                text: word_pieces(read.hidden, read.encoding)[0]
+                for text, read in reading.windows.items()
+            }
+            claims = {
+                text: word_pieces(read.hidden, read.encoding)
+                for text, read in reading.claims.items()
+            }
             for i, (window, claim) in enumerate(pairs):
                 rows[i, 3] = alignment(claim, *claims[claim], windows[window])
         return rows

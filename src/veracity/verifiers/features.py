@@ -52,6 +52,7 @@ __all__ = [
     "word_tokens",
 ]
 
+
 @dataclass(frozen=True)
 class Agreement:
     """Items of the claim that the premise contains (``found``) and does not (``missing``).
@@ -74,8 +75,10 @@ class Agreement:
 
 def _agreement(claim_items: list[str], premise_items: set[str]) -> Agreement:
     unique = list(dict.fromkeys(claim_items))
-    return Agreement(tuple(item for item in unique if item in premise_items),
-                     tuple(item for item in unique if item not in premise_items))
+    return Agreement(
+        tuple(item for item in unique if item in premise_items),
+        tuple(item for item in unique if item not in premise_items),
+    )
 
 
 def content_word_agreement(premise: str, claim: str) -> Agreement:
@@ -190,14 +193,14 @@ def capitalised_entities(text: str) -> list[str]:
         if len(run) == 1 and run[0].group().lower() in STOPWORDS:  # "I", "We" mid-sentence
             run.clear()
         if run:
-            name = text[run[0].start():run[-1].end()].lower().translate(APOSTROPHES)
+            name = text[run[0].start() : run[-1].end()].lower().translate(APOSTROPHES)
             entities.append(" ".join(name.split()))
         run.clear()
 
     position = 0
     for match in WORD.finditer(text):
         word = match.group()
-        gap = text[position:match.start()]
+        gap = text[position : match.start()]
         position = match.end()
         if run and gap.strip() not in ("", "&", "-"):
             close()
@@ -222,8 +225,10 @@ def entity_coverage(premise: str, claim: str) -> Agreement:
     entities = [" ".join(word_tokens(entity)) for entity in capitalised_entities(claim)]
     entities = [entity for entity in entities if entity]
     unique = list(dict.fromkeys(entities))
-    return Agreement(tuple(e for e in unique if f" {e} " in premise_words),
-                     tuple(e for e in unique if f" {e} " not in premise_words))
+    return Agreement(
+        tuple(e for e in unique if f" {e} " in premise_words),
+        tuple(e for e in unique if f" {e} " not in premise_words),
+    )
 
 
 def word_pieces(hidden: np.ndarray, encoding: Any) -> tuple[np.ndarray, list[tuple[int, int]]]:
@@ -242,8 +247,12 @@ def mean_pooled(hidden: np.ndarray, length: int) -> np.ndarray:
     return result
 
 
-def alignment(claim: str, claim_vectors: np.ndarray, offsets: Sequence[tuple[int, int]],
-              evidence_vectors: np.ndarray) -> float:
+def alignment(
+    claim: str,
+    claim_vectors: np.ndarray,
+    offsets: Sequence[tuple[int, int]],
+    evidence_vectors: np.ndarray,
+) -> float:
     """How closely the claim's content words align with the evidence, in [0, 1].
 
     BERTScore-style recall: every word piece of the claim's content words (``claim_vectors``,

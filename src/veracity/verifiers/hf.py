@@ -36,9 +36,20 @@ from veracity.verifiers.base import check_pairs, strip_control_tokens
 from veracity.verifiers.windowed import score_pairs
 from veracity.verifiers.windows import SPECIAL_TOKENS, STRATEGIES, EvidenceSelector, Strategy
 
-__all__ = ["DEVICES", "PRESETS", "TARGETS", "Classifier", "HFModel", "HFVerifier", "LabelMapping",
-           "Target", "check_hf_options", "label_mapping", "length_batches",
-           "load_classifier"]
+__all__ = [
+    "DEVICES",
+    "PRESETS",
+    "TARGETS",
+    "Classifier",
+    "HFModel",
+    "HFVerifier",
+    "LabelMapping",
+    "Target",
+    "check_hf_options",
+    "label_mapping",
+    "length_batches",
+    "load_classifier",
+]
 
 Target = Literal["supported", "contradicted", "neither"]
 #: The verifier's outputs, in the order of ``PairScore``'s probabilities.
@@ -84,8 +95,9 @@ class LabelMapping:
             have = {name.lower() for name in id2label.values()}
         if wanted != have:
             raise self._mismatch(id2label, model, f"the classes {sorted(map(str, self.classes))}")
-        targets = {(key if by_index else str(key).lower()): target
-                   for key, target in self.classes.items()}
+        targets = {
+            (key if by_index else str(key).lower()): target for key, target in self.classes.items()
+        }
         matrix = np.zeros((num_labels, 3))
         for index in range(num_labels):
             target = targets[index if by_index else id2label[index].lower()]
@@ -94,18 +106,23 @@ class LabelMapping:
 
     def _mismatch(self, id2label: Mapping[int, str], model: str, expected: str) -> ModelError:
         example = {name: "supported|contradicted|neither" for name in id2label.values()}
-        hint = ('labels="score"' if len(id2label) == 1
-                else f"labels={example!r} (one target for each class)")
+        hint = (
+            'labels="score"'
+            if len(id2label) == 1
+            else f"labels={example!r} (one target for each class)"
+        )
         return ModelError(
             f"{model} has {len(id2label)} output(s) with id2label {dict(id2label)!r}, but "
             f"labels={self.name!r} expects {expected}. Declare how its outputs map: pass {hint}, "
-            f"or one of the presets {', '.join(PRESETS)} that fits")
+            f"or one of the presets {', '.join(PRESETS)} that fits"
+        )
 
 
 #: Named label mappings; pass the name as ``labels=``.
 PRESETS: dict[str, LabelMapping] = {
-    "nli": LabelMapping("nli", {"entailment": "supported", "neutral": "neither",
-                                "contradiction": "contradicted"}),
+    "nli": LabelMapping(
+        "nli", {"entailment": "supported", "neutral": "neither", "contradiction": "contradicted"}
+    ),
     "binary": LabelMapping("binary", {0: "neither", 1: "supported"}),
     "score": LabelMapping("score", sigmoid=True),
 }
@@ -115,28 +132,45 @@ def label_mapping(labels: str | Mapping[str, str] | Mapping[int, str]) -> LabelM
     """The preset named ``labels``, or a mapping checked for targets and key types."""
     if isinstance(labels, str):
         if labels not in PRESETS:
-            raise OptionError("labels", labels, f"a preset ({', '.join(PRESETS)}) or a mapping "
-                              "from each model label to one of " + ", ".join(TARGETS),
-                              'E.g. labels={"ENTAILMENT": "supported", "NEUTRAL": "neither", '
-                              '"CONTRADICTION": "contradicted"}.')
+            raise OptionError(
+                "labels",
+                labels,
+                f"a preset ({', '.join(PRESETS)}) or a mapping "
+                "from each model label to one of " + ", ".join(TARGETS),
+                'E.g. labels={"ENTAILMENT": "supported", "NEUTRAL": "neither", '
+                '"CONTRADICTION": "contradicted"}.',
+            )
         return PRESETS[labels]
     if not labels:
-        raise OptionError("labels", labels, "a non-empty mapping",
-                          'Or pass a preset such as "nli".')
+        raise OptionError(
+            "labels", labels, "a non-empty mapping", 'Or pass a preset such as "nli".'
+        )
     classes: dict[str | int, Target] = {}
     for key, target in labels.items():
         if isinstance(key, bool) or not isinstance(key, str | int):
-            raise OptionError("labels", labels, "keys that are label names or class indices",
-                              f"The key {key!r} is neither.")
+            raise OptionError(
+                "labels",
+                labels,
+                "keys that are label names or class indices",
+                f"The key {key!r} is neither.",
+            )
         if target not in TARGETS:
-            raise OptionError("labels", labels, f"values among {', '.join(TARGETS)}",
-                              f"{key!r} maps to {target!r}.")
+            raise OptionError(
+                "labels",
+                labels,
+                f"values among {', '.join(TARGETS)}",
+                f"{key!r} maps to {target!r}.",
+            )
         classes[key] = TARGETS[TARGETS.index(target)]
     if len({type(key) for key in classes}) > 1:
         raise OptionError("labels", labels, "keys that are all names or all class indices")
     if "supported" not in classes.values():
-        raise OptionError("labels", labels, "a mapping with a class that means supported",
-                          "The verifier reports P(supported); map one class to it.")
+        raise OptionError(
+            "labels",
+            labels,
+            "a mapping with a class that means supported",
+            "The verifier reports P(supported); map one class to it.",
+        )
     return LabelMapping("custom", classes)
 
 
@@ -167,8 +201,10 @@ class Classifier:
         sequence-to-sequence model, those of the first token it would write."""
         longest = max(len(encoding.ids) for encoding in encodings)
         if longest > self.window:  # pragma: no cover - the selector keeps windows in bounds
-            raise ModelError(f"{self.model_id}: a window of {longest} tokens exceeds the model's "
-                             f"{self.window}; pass a smaller max_tokens")
+            raise ModelError(
+                f"{self.model_id}: a window of {longest} tokens exceeds the model's "
+                f"{self.window}; pass a smaller max_tokens"
+            )
         torch = self.torch
         ids = torch.full((len(encodings), longest), self.pad_id, dtype=torch.long)
         mask = torch.zeros((len(encodings), longest), dtype=torch.long)
@@ -182,8 +218,9 @@ class Classifier:
         if self.type_ids and not self.seq2seq:
             feeds["token_type_ids"] = types
         if self.seq2seq:
-            feeds["decoder_input_ids"] = torch.full((len(encodings), 1), self.decoder_start,
-                                                    dtype=torch.long)
+            feeds["decoder_input_ids"] = torch.full(
+                (len(encodings), 1), self.decoder_start, dtype=torch.long
+            )
         with torch.no_grad():
             out = self.model(**{name: t.to(self.device) for name, t in feeds.items()}).logits
         if self.seq2seq:
@@ -203,28 +240,41 @@ def length_batches(encodings: Sequence[Any], batch_size: int) -> list[list[int]]
     return [order[first : first + batch_size] for first in range(0, len(order), batch_size)]
 
 
-def check_hf_options(model: str | Path, device: str, batch_size: int, max_tokens: int | None,
-                     strategy: str) -> None:
+def check_hf_options(
+    model: str | Path, device: str, batch_size: int, max_tokens: int | None, strategy: str
+) -> None:
     """:class:`OptionError` for a bad Hugging Face model option, before anything loads."""
     if not str(model).strip():
         raise OptionError("model", model, "a hub model id or a local folder")
     if not _DEVICE.match(device):
-        raise OptionError("device", device, f"one of {', '.join(DEVICES)}, optionally "
-                          "with an index such as cuda:0")
+        raise OptionError(
+            "device",
+            device,
+            f"one of {', '.join(DEVICES)}, optionally with an index such as cuda:0",
+        )
     if batch_size < 1:
         raise OptionError("batch_size", batch_size, "1 or more")
     if max_tokens is not None and max_tokens < 32:
-        raise OptionError("max_tokens", max_tokens, "32 or more, or None for the model's "
-                          "own maximum length")
+        raise OptionError(
+            "max_tokens", max_tokens, "32 or more, or None for the model's own maximum length"
+        )
     if strategy not in STRATEGIES:
         raise OptionError("strategy", strategy, f"one of {', '.join(STRATEGIES)}")
 
 
-def load_classifier(model_id: str, *, revision: str | None, local_files_only: bool, device: str,
-                    max_tokens: int | None, strategy: Strategy, purpose: str,
-                    check: Callable[[Mapping[int, str]], object] | None = None,
-                    seq2seq: Callable[[Any], int] | None = None,
-                    tokens: bool = False) -> Classifier:
+def load_classifier(
+    model_id: str,
+    *,
+    revision: str | None,
+    local_files_only: bool,
+    device: str,
+    max_tokens: int | None,
+    strategy: Strategy,
+    purpose: str,
+    check: Callable[[Mapping[int, str]], object] | None = None,
+    seq2seq: Callable[[Any], int] | None = None,
+    tokens: bool = False,
+) -> Classifier:
     """Load tokenizer and weights (from local files unless ``local_files_only=False``);
     ``check`` sees the model's ``id2label`` before the weights move to ``device``.
 
@@ -233,25 +283,40 @@ def load_classifier(model_id: str, *, revision: str | None, local_files_only: bo
     pair, so that the evidence windows leave room for them. ``tokens`` loads a token
     classifier (one label per token)."""
     if model_id.startswith(("/", "./", "../", "~")) and not Path(model_id).expanduser().is_dir():
-        raise ModelError(f"{model_id}: no such folder; give the folder of a saved model "
-                         "(config.json, the weights and the tokenizer files) or a hub model id")
+        raise ModelError(
+            f"{model_id}: no such folder; give the folder of a saved model "
+            "(config.json, the weights and the tokenizer files) or a hub model id"
+        )
     torch = require("torch", extra="hf", purpose=purpose)
     transformers = require("transformers", extra="hf", purpose=purpose)
     options = {"revision": revision, "local_files_only": local_files_only}
     try:
         hf_tokenizer = transformers.AutoTokenizer.from_pretrained(model_id, **options)
-        auto = (transformers.AutoModelForSeq2SeqLM if seq2seq is not None
-                else transformers.AutoModelForTokenClassification if tokens
-                else transformers.AutoModelForSequenceClassification)
+        auto = (
+            transformers.AutoModelForSeq2SeqLM
+            if seq2seq is not None
+            else transformers.AutoModelForTokenClassification
+            if tokens
+            else transformers.AutoModelForSequenceClassification
+        )
         model = auto.from_pretrained(model_id, **options)
     except (OSError, ValueError) as exc:
-        fix = ("It is looked up in the local Hugging Face cache only: give a local folder "
-               "(hf:/path/to/model), or in Python pass local_files_only=False to download it."
-               if local_files_only else "Check the model id, the revision and the network.")
-        kind = ("sequence-to-sequence" if seq2seq is not None else "token-classification"
-                if tokens else "sequence-classification")
-        raise ModelError(f"cannot load {model_id!r} (revision {revision}) as a {kind} model: "
-                         f"{exc}. {fix}") from exc
+        fix = (
+            "It is looked up in the local Hugging Face cache only: give a local folder "
+            "(hf:/path/to/model), or in Python pass local_files_only=False to download it."
+            if local_files_only
+            else "Check the model id, the revision and the network."
+        )
+        kind = (
+            "sequence-to-sequence"
+            if seq2seq is not None
+            else "token-classification"
+            if tokens
+            else "sequence-classification"
+        )
+        raise ModelError(
+            f"cannot load {model_id!r} (revision {revision}) as a {kind} model: {exc}. {fix}"
+        ) from exc
     config = model.config
     id2label = dict(config.id2label)
     if check is not None:
@@ -259,8 +324,10 @@ def load_classifier(model_id: str, *, revision: str | None, local_files_only: bo
     window = _model_window(model_id, hf_tokenizer, config, max_tokens)
     backend = getattr(hf_tokenizer, "backend_tokenizer", None)
     if backend is None:
-        raise ModelError(f"{model_id}: the tokenizer has no fast (tokenizers) backend, "
-                         "which windowing needs; save the model with a tokenizer.json")
+        raise ModelError(
+            f"{model_id}: the tokenizer has no fast (tokenizers) backend, "
+            "which windowing needs; save the model with a tokenizer.json"
+        )
     from tokenizers import Tokenizer
 
     # A private copy with truncation and padding off: a saved tokenizer.json may enable them,
@@ -269,37 +336,58 @@ def load_classifier(model_id: str, *, revision: str | None, local_files_only: bo
     tokenizer.no_truncation()
     tokenizer.no_padding()
     # The selector reserves SPECIAL_TOKENS (BERT's three); RoBERTa-style pairs add four.
-    added = (int(hf_tokenizer.num_special_tokens_to_add(pair=True)) if seq2seq is None
-             else seq2seq(hf_tokenizer))
+    added = (
+        int(hf_tokenizer.num_special_tokens_to_add(pair=True))
+        if seq2seq is None
+        else seq2seq(hf_tokenizer)
+    )
     usable = window - max(0, added - SPECIAL_TOKENS)
     selector = EvidenceSelector(max_tokens=usable, strategy=strategy, tokenizer=tokenizer)
     try:
         model = model.to(device).eval()
     except (RuntimeError, AssertionError) as exc:  # torch built without that device
-        raise ModelError(f"cannot move {model_id} to device {device!r}: {exc}. "
-                         'Pass device="cpu" or a device this torch build supports') from exc
+        raise ModelError(
+            f"cannot move {model_id} to device {device!r}: {exc}. "
+            'Pass device="cpu" or a device this torch build supports'
+        ) from exc
     return Classifier(
         model_id=model_id,
         version=revision or getattr(config, "_commit_hash", None) or "local",
-        id2label=id2label, selector=selector, window=window, device=device, torch=torch,
-        model=model, pad_id=hf_tokenizer.pad_token_id or 0,
+        id2label=id2label,
+        selector=selector,
+        window=window,
+        device=device,
+        torch=torch,
+        model=model,
+        pad_id=hf_tokenizer.pad_token_id or 0,
         type_ids="token_type_ids" in hf_tokenizer.model_input_names,
-        seq2seq=seq2seq is not None, tokens=tokens,
-        decoder_start=int(getattr(config, "decoder_start_token_id", None) or 0))
+        seq2seq=seq2seq is not None,
+        tokens=tokens,
+        decoder_start=int(getattr(config, "decoder_start_token_id", None) or 0),
+    )
 
 
 def _model_window(model_id: str, tokenizer: Any, config: Any, max_tokens: int | None) -> int:
-    limits = [n for n in (getattr(tokenizer, "model_max_length", None),
-                          getattr(config, "max_position_embeddings", None))
-              if isinstance(n, int) and 0 < n < _NO_LIMIT]
+    limits = [
+        n
+        for n in (
+            getattr(tokenizer, "model_max_length", None),
+            getattr(config, "max_position_embeddings", None),
+        )
+        if isinstance(n, int) and 0 < n < _NO_LIMIT
+    ]
     if not limits and max_tokens is None:
         raise ModelError(f"{model_id} declares no maximum length; pass max_tokens=")
     window = min(limits) if limits else _NO_LIMIT
     if max_tokens is None:
         return window
     if max_tokens > window:
-        raise OptionError("max_tokens", max_tokens, f"at most {window}, the window of {model_id}",
-                          "Pass a smaller max_tokens, or None for the model's own.")
+        raise OptionError(
+            "max_tokens",
+            max_tokens,
+            f"at most {window}, the window of {model_id}",
+            "Pass a smaller max_tokens, or None for the model's own.",
+        )
     return max_tokens
 
 
@@ -312,12 +400,21 @@ class HFModel:
     from, else ``"local"``.
     """
 
-    def __init__(self, model: str | Path, *, purpose: str, batch_size: int,
-                 revision: str | None = None, local_files_only: bool = True,
-                 device: str = "cpu", max_tokens: int | None = None,
-                 strategy: Strategy = "select",
-                 check: Callable[[Mapping[int, str]], object] | None = None,
-                 seq2seq: Callable[[Any], int] | None = None, tokens: bool = False) -> None:
+    def __init__(
+        self,
+        model: str | Path,
+        *,
+        purpose: str,
+        batch_size: int,
+        revision: str | None = None,
+        local_files_only: bool = True,
+        device: str = "cpu",
+        max_tokens: int | None = None,
+        strategy: Strategy = "select",
+        check: Callable[[Mapping[int, str]], object] | None = None,
+        seq2seq: Callable[[Any], int] | None = None,
+        tokens: bool = False,
+    ) -> None:
         check_hf_options(model, device, batch_size, max_tokens, strategy)
         self.model_id = str(model)
         self.purpose = purpose
@@ -343,10 +440,17 @@ class HFModel:
         ``local_files_only=False``)."""
         if self._model is None:
             self._model = load_classifier(
-                self.model_id, revision=self.revision, local_files_only=self.local_files_only,
-                device=self.device, max_tokens=self.max_tokens, strategy=self.strategy,
-                purpose=self.purpose, check=self.check, seq2seq=self.seq2seq,
-                tokens=self.tokens)
+                self.model_id,
+                revision=self.revision,
+                local_files_only=self.local_files_only,
+                device=self.device,
+                max_tokens=self.max_tokens,
+                strategy=self.strategy,
+                purpose=self.purpose,
+                check=self.check,
+                seq2seq=self.seq2seq,
+                tokens=self.tokens,
+            )
         return self._model
 
 
@@ -371,10 +475,17 @@ class HFVerifier:
         max_tokens: int | None = None,
         strategy: Strategy = "select",
     ) -> None:
-        self.hf = HFModel(model, purpose="HFVerifier (Hugging Face checkers)",
-                          batch_size=batch_size, revision=revision,
-                          local_files_only=local_files_only, device=device,
-                          max_tokens=max_tokens, strategy=strategy, check=self._read_labels)
+        self.hf = HFModel(
+            model,
+            purpose="HFVerifier (Hugging Face checkers)",
+            batch_size=batch_size,
+            revision=revision,
+            local_files_only=local_files_only,
+            device=device,
+            max_tokens=max_tokens,
+            strategy=strategy,
+            check=self._read_labels,
+        )
         self.mapping = label_mapping(labels)
         self.model_id = self.hf.model_id
         self._matrix: np.ndarray = np.zeros((0, 3))

@@ -80,8 +80,10 @@ _EDGES = string.whitespace + string.punctuation
 _JSON_KEYS = frozenset({"label", "confidence"})
 #: What a published judge's label can mean, in the order of ``PairScore``'s probabilities.
 _TARGETS = ("supported", "contradicted", "neither")
-_EXPECTED = ('expected exactly one of SUPPORTED, CONTRADICTED, NOT_MENTIONED, or '
-             '{"label": "<LABEL>", "confidence": <0-100>}')
+_EXPECTED = (
+    "expected exactly one of SUPPORTED, CONTRADICTED, NOT_MENTIONED, or "
+    '{"label": "<LABEL>", "confidence": <0-100>}'
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +159,9 @@ def _parse_json(reply: str, text: str) -> Judgement:
         raise _unreadable(reply, "its JSON is not an object")
     unknown = sorted(set(data) - _JSON_KEYS)
     if unknown:
-        raise _unreadable(reply, f"its JSON has key(s) {', '.join(unknown)} besides "
-                                 "label and confidence")
+        raise _unreadable(
+            reply, f"its JSON has key(s) {', '.join(unknown)} besides label and confidence"
+        )
     value = data.get("label")
     label = _canonical(value) if isinstance(value, str) else None
     if label is None:
@@ -166,8 +169,12 @@ def _parse_json(reply: str, text: str) -> Judgement:
     confidence = data.get("confidence")
     if confidence is None:
         return Judgement(label)
-    if (isinstance(confidence, bool) or not isinstance(confidence, int | float)
-            or not math.isfinite(confidence) or not 0 <= confidence <= 100):
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, int | float)
+        or not math.isfinite(confidence)
+        or not 0 <= confidence <= 100
+    ):
         raise _unreadable(reply, f"its confidence {confidence!r} is not a number from 0 to 100")
     return Judgement(label, float(confidence))
 
@@ -221,17 +228,26 @@ class LLMJudgeVerifier:
         on_error: OnError = "raise",
     ) -> None:
         if not isinstance(chat, ChatModel):
-            raise OptionError("chat", chat, "a ChatModel (a model_id and a run(request) method)",
-                              "Pass a chat backend from veracity.llm, or ScriptedChatModel "
-                              "from veracity.testing in tests.")
+            raise OptionError(
+                "chat",
+                chat,
+                "a ChatModel (a model_id and a run(request) method)",
+                "Pass a chat backend from veracity.llm, or ScriptedChatModel "
+                "from veracity.testing in tests.",
+            )
         if not 32 <= max_tokens <= MAX_WINDOW:
-            raise OptionError("max_tokens", max_tokens, f"between 32 and {MAX_WINDOW}",
-                              "Give the premise + claim budget of one chat call, in tokens.")
+            raise OptionError(
+                "max_tokens",
+                max_tokens,
+                f"between 32 and {MAX_WINDOW}",
+                "Give the premise + claim budget of one chat call, in tokens.",
+            )
         if strategy not in STRATEGIES:
             raise OptionError("strategy", strategy, f"one of {', '.join(STRATEGIES)}")
         if not 0.0 <= temperature <= 2.0:
-            raise OptionError("temperature", temperature, "between 0 and 2",
-                              "Use 0 for repeatable verdicts.")
+            raise OptionError(
+                "temperature", temperature, "between 0 and 2", "Use 0 for repeatable verdicts."
+            )
         if reply_tokens < 1:
             raise OptionError("reply_tokens", reply_tokens, "1 or more")
         if on_error not in ON_ERROR:
@@ -254,18 +270,27 @@ class LLMJudgeVerifier:
             return self
         prompt = load_prompt(self.prompt_id)
         targets = dict(prompt.targets)
-        published = (bool(targets) and set(targets) == set(prompt.labels)
-                     and set(targets.values()) <= set(_TARGETS) and "supported" in targets.values())
+        published = (
+            bool(targets)
+            and set(targets) == set(prompt.labels)
+            and set(targets.values()) <= set(_TARGETS)
+            and "supported" in targets.values()
+        )
         if set(prompt.fields) != {"premise", "claim"} or not (
-                prompt.labels == JUDGE_LABELS or published):
-            raise OptionError("prompt", self.prompt_id,
-                              "a prompt with fields {premise} and {claim} that asks for "
-                              f"{', '.join(JUDGE_LABELS)}, or a published judge's prompt "
-                              "whose targets give every label's meaning",
-                              f"It has fields {list(prompt.fields)} and labels "
-                              f"{list(prompt.labels)}; pass prompt={JUDGE_PROMPT!r}.")
-        selector = EvidenceSelector(max_tokens=self.max_tokens,
-                                    strategy=self.strategy, tokenizer=load_tokenizer())
+            prompt.labels == JUDGE_LABELS or published
+        ):
+            raise OptionError(
+                "prompt",
+                self.prompt_id,
+                "a prompt with fields {premise} and {claim} that asks for "
+                f"{', '.join(JUDGE_LABELS)}, or a published judge's prompt "
+                "whose targets give every label's meaning",
+                f"It has fields {list(prompt.fields)} and labels "
+                f"{list(prompt.labels)}; pass prompt={JUDGE_PROMPT!r}.",
+            )
+        selector = EvidenceSelector(
+            max_tokens=self.max_tokens, strategy=self.strategy, tokenizer=load_tokenizer()
+        )
         self._selector = selector
         self._prompt = prompt
         return self
@@ -279,16 +304,22 @@ class LLMJudgeVerifier:
         """One result per pair, in input order; see the module docstring for windows and errors."""
         check_pairs(premises, hypotheses)
         self.load()
-        scores = tuple(self._judge_pair(index, premise, claim) for index, (premise, claim)
-                       in enumerate(zip(premises, hypotheses, strict=True)))
+        scores = tuple(
+            self._judge_pair(index, premise, claim)
+            for index, (premise, claim) in enumerate(zip(premises, hypotheses, strict=True))
+        )
         return PairScores(scores, self.model_id, self.provenance)
 
     def request(self, premise: str, claim: str) -> ChatRequest:
         """The chat request for one window of evidence and one claim."""
         prompt = self._loaded()[0]
-        return ChatRequest.of(prompt.render(premise=premise, claim=claim), system=prompt.system,
-                              temperature=self.temperature, max_tokens=self.reply_tokens,
-                              seed=self.seed)
+        return ChatRequest.of(
+            prompt.render(premise=premise, claim=claim),
+            system=prompt.system,
+            temperature=self.temperature,
+            max_tokens=self.reply_tokens,
+            seed=self.seed,
+        )
 
     def _judge_pair(self, index: int, premise: str, claim: str) -> PairScore:
         windows = self._loaded()[1].run(premise, claim)
@@ -298,15 +329,22 @@ class LLMJudgeVerifier:
                 reply = self.chat.run(self.request(window.text, claim)).text
                 verdicts.append(self._read(reply))
             except GenerationError as exc:
-                where = (f"pair {index}, window {position + 1} of {len(windows)} "
-                         f"({self.model_id}, prompt {self._loaded()[0].ref})")
+                where = (
+                    f"pair {index}, window {position + 1} of {len(windows)} "
+                    f"({self.model_id}, prompt {self._loaded()[0].ref})"
+                )
                 if self.on_error == "raise":
                     raise GenerationError(
                         f"{where}: {exc}. Pass on_error='record' to keep going and record "
-                        "the pair as an error") from exc
-                return PairScore.failure(f"{where}: {exc}", window=window.span,
-                                         window_index=position, windows=len(windows),
-                                         evidence=window.spans)
+                        "the pair as an error"
+                    ) from exc
+                return PairScore.failure(
+                    f"{where}: {exc}",
+                    window=window.span,
+                    window_index=position,
+                    windows=len(windows),
+                    evidence=window.spans,
+                )
         best = max(range(len(windows)), key=lambda i: (verdicts[i][0], verdicts[i][1], -i))
         return _score(verdicts[best], windows[best], best, len(windows))
 
@@ -326,8 +364,16 @@ class LLMJudgeVerifier:
         return self._prompt, self._selector
 
 
-def _score(probabilities: tuple[float, float, float], window: Window, position: int,
-           windows: int) -> PairScore:
+def _score(
+    probabilities: tuple[float, float, float], window: Window, position: int, windows: int
+) -> PairScore:
     supported, contradicted, neither = probabilities
-    return PairScore(supported, contradicted, neither, window=window.span,
-                     window_index=position, windows=windows, evidence=window.spans)
+    return PairScore(
+        supported,
+        contradicted,
+        neither,
+        window=window.span,
+        window_index=position,
+        windows=windows,
+        evidence=window.spans,
+    )

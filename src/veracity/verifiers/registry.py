@@ -74,7 +74,7 @@ def _model_name(name: str, kind: str) -> tuple[str, str] | None:
     """
     if not name.startswith(f"{kind}:"):
         return None
-    model, _, preset = name[len(kind) + 1:].partition("@")
+    model, _, preset = name[len(kind) + 1 :].partition("@")
     return model, preset
 
 
@@ -91,8 +91,9 @@ def make_verifier(name: str, *, threads: int = defaults.ONNX_THREADS) -> PairSco
     name, _, path = name.partition(":")
     if name not in VERIFIERS:
         choices = ", ".join(VERIFIERS)
-        raise OptionError("verifier", name, f"one of {choices}, hf:<model>[@preset] or "
-                          "seq2seq:<model>[@preset]")
+        raise OptionError(
+            "verifier", name, f"one of {choices}, hf:<model>[@preset] or seq2seq:<model>[@preset]"
+        )
     return VERIFIERS[name](path, threads)
 
 
@@ -105,10 +106,13 @@ def make_span_detector(name: str) -> SpanDetector:
     """
     hf = _model_name(name, "hf")
     if hf is None or not hf[0].strip():
-        raise OptionError("spans", name, "hf:<model id or folder>[@label], a token classifier "
-                          "such as LettuceDetect's",
-                          "For example hf:KRLabsOrg/lettucedect-base-modernbert-en-v1 once its "
-                          "weights are in the local Hugging Face cache, or hf:/path/to/model.")
+        raise OptionError(
+            "spans",
+            name,
+            "hf:<model id or folder>[@label], a token classifier such as LettuceDetect's",
+            "For example hf:KRLabsOrg/lettucedect-base-modernbert-en-v1 once its "
+            "weights are in the local Hugging Face cache, or hf:/path/to/model.",
+        )
     from veracity.verifiers.spans import TokenSpanDetector
 
     return TokenSpanDetector(hf[0], hallucinated=hf[1] or 1)

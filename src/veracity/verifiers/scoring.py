@@ -58,8 +58,10 @@ def score_groups(scorer: PairScorer, groups: Sequence[Sequence[Pair]]) -> GroupS
 def _run(scorer: PairScorer, pairs: Sequence[Pair]) -> tuple[tuple[PairScore, ...], str, str]:
     result = scorer.run([premise for premise, _ in pairs], [claim for _, claim in pairs])
     if len(result.scores) != len(pairs):
-        raise ModelError(f"the verifier {scorer.model_id!r} returned {len(result.scores)} scores "
-                         f"for {len(pairs)} pairs; it must return one score per pair")
+        raise ModelError(
+            f"the verifier {scorer.model_id!r} returned {len(result.scores)} scores "
+            f"for {len(pairs)} pairs; it must return one score per pair"
+        )
     return result.scores, result.model_id, result.model_version
 
 
@@ -75,7 +77,8 @@ def _one_call_per_group(scorer: PairScorer, groups: Sequence[Sequence[Pair]]) ->
         try:
             scores, model_id, version = _run(scorer, group)
         except ClaimTooLongError as exc:
-            scores = tuple(PairScore.failure(str(exc), window=Span(0, len(premise)))
-                           for premise, _ in group)
+            scores = tuple(
+                PairScore.failure(str(exc), window=Span(0, len(premise))) for premise, _ in group
+            )
         split.append(scores)
     return GroupScores(tuple(split), model_id, version, calls)

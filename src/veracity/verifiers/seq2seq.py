@@ -81,13 +81,21 @@ class Seq2SeqVerifier:
         max_tokens: int | None = None,
         strategy: Strategy = "select",
     ) -> None:
-        self.hf = HFModel(model, purpose="Seq2SeqVerifier (seq2seq checkers)",
-                          batch_size=batch_size, revision=revision,
-                          local_files_only=local_files_only, device=device,
-                          max_tokens=max_tokens, strategy=strategy, seq2seq=self._format_tokens)
+        self.hf = HFModel(
+            model,
+            purpose="Seq2SeqVerifier (seq2seq checkers)",
+            batch_size=batch_size,
+            revision=revision,
+            local_files_only=local_files_only,
+            device=device,
+            max_tokens=max_tokens,
+            strategy=strategy,
+            seq2seq=self._format_tokens,
+        )
         if isinstance(preset, str) and preset not in SEQ2SEQ_PRESETS:
-            raise OptionError("preset", preset, f"one of {', '.join(SEQ2SEQ_PRESETS)} or a "
-                              "Seq2SeqFormat")
+            raise OptionError(
+                "preset", preset, f"one of {', '.join(SEQ2SEQ_PRESETS)} or a Seq2SeqFormat"
+            )
         self.format = SEQ2SEQ_PRESETS[preset] if isinstance(preset, str) else preset
         self.model_id = self.hf.model_id
         self._eos = ""
@@ -115,19 +123,26 @@ class Seq2SeqVerifier:
         for name in ("supported", "unsupported"):
             token = getattr(self.format, name)
             if not 0 <= token < vocabulary:
-                raise ModelError(f"{self.model_id}: the {name} label token {token} is outside "
-                                 f"its vocabulary of {vocabulary}; give a Seq2SeqFormat with "
-                                 "this model's label tokens")
+                raise ModelError(
+                    f"{self.model_id}: the {name} label token {token} is outside "
+                    f"its vocabulary of {vocabulary}; give a Seq2SeqFormat with "
+                    "this model's label tokens"
+                )
         eos = tokenizer.eos_token
         if self.format.separator is None and not eos:
-            raise ModelError(f"{self.model_id}: the tokenizer has no end-of-sequence token to "
-                             "separate the document from the claim; give a Seq2SeqFormat with "
-                             "a separator")
+            raise ModelError(
+                f"{self.model_id}: the tokenizer has no end-of-sequence token to "
+                "separate the document from the claim; give a Seq2SeqFormat with "
+                "a separator"
+            )
         self._eos = eos or ""
         framing = self.format.text("", "", self._eos)
         joins = 2  # a token may merge differently where the texts meet
-        return (len(tokenizer(framing, add_special_tokens=False)["input_ids"])
-                + int(tokenizer.num_special_tokens_to_add(pair=False)) + joins)
+        return (
+            len(tokenizer(framing, add_special_tokens=False)["input_ids"])
+            + int(tokenizer.num_special_tokens_to_add(pair=False))
+            + joins
+        )
 
     def _score_batch(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         model = self.hf.get()
@@ -140,5 +155,6 @@ class Seq2SeqVerifier:
             shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
             supported = shifted[:, 0] / shifted.sum(axis=1)
             probabilities[batch] = np.stack(
-                [supported, np.zeros_like(supported), 1.0 - supported], axis=1)
+                [supported, np.zeros_like(supported), 1.0 - supported], axis=1
+            )
         return probabilities

@@ -29,8 +29,14 @@ from veracity.verifiers.base import check_pairs
 from veracity.verifiers.features import alignment, lexical_coverage
 from veracity.verifiers.windows import EvidenceSelector, Window, sentence_units
 
-__all__ = ["AlignmentScorer", "CosineScorer", "LexicalCoverageScorer", "TextEmbedder",
-           "TokenEmbedder", "sentence_windows"]
+__all__ = [
+    "AlignmentScorer",
+    "CosineScorer",
+    "LexicalCoverageScorer",
+    "TextEmbedder",
+    "TokenEmbedder",
+    "sentence_windows",
+]
 
 
 def _load_with_tokenizer(embedder: TextEmbedder | TokenEmbedder) -> Any:
@@ -41,10 +47,18 @@ def _load_with_tokenizer(embedder: TextEmbedder | TokenEmbedder) -> Any:
     return load_tokenizer()
 
 
-def _similarity(value: float, window: Span, index: int = 0, windows: int = 1,
-                evidence: tuple[Span, ...] = ()) -> PairScore:
-    return PairScore(value, 0.0, 1.0 - value, window=window, window_index=index, windows=windows,
-                     evidence=evidence)
+def _similarity(
+    value: float, window: Span, index: int = 0, windows: int = 1, evidence: tuple[Span, ...] = ()
+) -> PairScore:
+    return PairScore(
+        value,
+        0.0,
+        1.0 - value,
+        window=window,
+        window_index=index,
+        windows=windows,
+        evidence=evidence,
+    )
 
 
 class LexicalCoverageScorer:
@@ -63,13 +77,16 @@ class LexicalCoverageScorer:
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         check_pairs(premises, hypotheses)
-        scores = tuple(_similarity(lexical_coverage(premise, hypothesis), Span(0, len(premise)))
-                       for premise, hypothesis in zip(premises, hypotheses, strict=True))
+        scores = tuple(
+            _similarity(lexical_coverage(premise, hypothesis), Span(0, len(premise)))
+            for premise, hypothesis in zip(premises, hypotheses, strict=True)
+        )
         return PairScores(scores, self.model_id, self.model_version)
 
 
-def sentence_windows(spans: Sequence[Span], token_counts: Sequence[int], *, max_sentences: int,
-                     max_tokens: int) -> list[Span]:
+def sentence_windows(
+    spans: Sequence[Span], token_counts: Sequence[int], *, max_sentences: int, max_tokens: int
+) -> list[Span]:
     """Windows of up to ``max_sentences`` consecutive sentences and ``max_tokens`` tokens.
 
     Each window starts at the last sentence of the one before (at the next sentence when that
@@ -86,8 +103,11 @@ def sentence_windows(spans: Sequence[Span], token_counts: Sequence[int], *, max_
     first = 0
     while first < len(spans):
         last, used = first, token_counts[first]
-        while (last + 1 < len(spans) and last + 1 - first < max_sentences
-               and used + token_counts[last + 1] <= max_tokens):
+        while (
+            last + 1 < len(spans)
+            and last + 1 - first < max_sentences
+            and used + token_counts[last + 1] <= max_tokens
+        ):
             last += 1
             used += token_counts[last]
         windows.append(Span(spans[first].start, spans[last].end))
@@ -114,12 +134,14 @@ class CosineScorer:
     scores_are_probabilities: ClassVar[bool] = False
     model_version = "1"
 
-    def __init__(self, embedder: TextEmbedder | None = None, *, window_sentences: int = 3,
-                 threads: int = 0) -> None:
+    def __init__(
+        self, embedder: TextEmbedder | None = None, *, window_sentences: int = 3, threads: int = 0
+    ) -> None:
         if window_sentences < 1:
             raise OptionError("window_sentences", window_sentences, "1 or more")
-        self.embedder: TextEmbedder = embedder if embedder is not None else Embedder(
-            threads=threads)
+        self.embedder: TextEmbedder = (
+            embedder if embedder is not None else Embedder(threads=threads)
+        )
         self.window_sentences = window_sentences
         self.model_id = f"cosine:{self.embedder.model_id}"
         self._tokenizer: Any = None
@@ -133,11 +155,15 @@ class CosineScorer:
         spans = split_sentences(premise)
         if not spans:
             return []
-        encodings = self._tokenizer.encode_batch([span.of(premise) for span in spans],
-                                                 add_special_tokens=False)
-        return sentence_windows(spans, [len(encoding.ids) for encoding in encodings],
-                                max_sentences=self.window_sentences,
-                                max_tokens=self.embedder.max_tokens - 2)
+        encodings = self._tokenizer.encode_batch(
+            [span.of(premise) for span in spans], add_special_tokens=False
+        )
+        return sentence_windows(
+            spans,
+            [len(encoding.ids) for encoding in encodings],
+            max_sentences=self.window_sentences,
+            max_tokens=self.embedder.max_tokens - 2,
+        )
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         check_pairs(premises, hypotheses)
@@ -192,22 +218,28 @@ class AlignmentScorer:
 
     scores_are_probabilities: ClassVar[bool] = False
 
-    def __init__(self, embedder: TokenEmbedder | None = None, *,
-                 evidence_tokens: int | None = defaults.ALIGN_EVIDENCE_TOKENS,
-                 cache_size: int = 256, threads: int = 0) -> None:
+    def __init__(
+        self,
+        embedder: TokenEmbedder | None = None,
+        *,
+        evidence_tokens: int | None = defaults.ALIGN_EVIDENCE_TOKENS,
+        cache_size: int = 256,
+        threads: int = 0,
+    ) -> None:
         if cache_size < 0:
             raise OptionError("cache_size", cache_size, "0 or more")
         if evidence_tokens is not None and evidence_tokens < 32:
-            raise OptionError("evidence_tokens", evidence_tokens,
-                              "32 or more, or None to read the premise whole")
-        self.embedder: TokenEmbedder = embedder if embedder is not None else Embedder(
-            threads=threads)
+            raise OptionError(
+                "evidence_tokens", evidence_tokens, "32 or more, or None to read the premise whole"
+            )
+        self.embedder: TokenEmbedder = (
+            embedder if embedder is not None else Embedder(threads=threads)
+        )
         self.evidence_tokens = evidence_tokens
         self.cache_size = cache_size
         self.model_id = f"align:{self.embedder.model_id}"
         # "1" reads every premise whole (the only behaviour before evidence selection)
-        self.model_version = (f"2-evidence{evidence_tokens}" if evidence_tokens is not None
-                              else "1")
+        self.model_version = f"2-evidence{evidence_tokens}" if evidence_tokens is not None else "1"
         self._tokenizer: Any = None
         self._selector: EvidenceSelector | None = None
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -216,15 +248,18 @@ class AlignmentScorer:
         if self._tokenizer is None:
             self._tokenizer = _load_with_tokenizer(self.embedder)
             if self.evidence_tokens is not None:
-                self._selector = EvidenceSelector(max_tokens=self.evidence_tokens,
-                                                  tokenizer=self._tokenizer)
+                self._selector = EvidenceSelector(
+                    max_tokens=self.evidence_tokens, tokenizer=self._tokenizer
+                )
         return self
 
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         check_pairs(premises, hypotheses)
         self.load()
-        windows = [self._evidence(premise, hypothesis)
-                   for premise, hypothesis in zip(premises, hypotheses, strict=True)]
+        windows = [
+            self._evidence(premise, hypothesis)
+            for premise, hypothesis in zip(premises, hypotheses, strict=True)
+        ]
         pieces = self._premise_pieces(list(dict.fromkeys(window.text for window in windows)))
         claims = self.embedder.token_vectors(list(hypotheses))
         scores = []
@@ -244,14 +279,14 @@ class AlignmentScorer:
         reused."""
         found = {p: self._cache[p] for p in premises if p in self._cache}
         missing = [p for p in premises if p not in found]
-        units = {p: sentence_units(p, self.embedder.max_tokens - 2, self._tokenizer)[0]
-                 for p in missing}
+        units = {
+            p: sentence_units(p, self.embedder.max_tokens - 2, self._tokenizer)[0] for p in missing
+        }
         texts = [span.of(p) for p in missing for span in units[p]]
         vectors = iter(self.embedder.token_vectors(texts))
         for premise in missing:
             rows = [next(vectors).vectors for _ in units[premise]]
-            found[premise] = (np.vstack(rows) if rows
-                              else np.zeros((0, 1), dtype=np.float32))
+            found[premise] = np.vstack(rows) if rows else np.zeros((0, 1), dtype=np.float32)
             if self.cache_size:
                 self._cache[premise] = found[premise]
                 while len(self._cache) > self.cache_size:

@@ -55,11 +55,18 @@ class TokenSpanDetector:
         max_tokens: int | None = None,
         strategy: Strategy = "select",
     ) -> None:
-        self.hf = HFModel(model, purpose="TokenSpanDetector (token-level span detectors)",
-                          batch_size=batch_size, revision=revision,
-                          local_files_only=local_files_only, device=device,
-                          max_tokens=max_tokens, strategy=strategy, check=self._read_labels,
-                          tokens=True)
+        self.hf = HFModel(
+            model,
+            purpose="TokenSpanDetector (token-level span detectors)",
+            batch_size=batch_size,
+            revision=revision,
+            local_files_only=local_files_only,
+            device=device,
+            max_tokens=max_tokens,
+            strategy=strategy,
+            check=self._read_labels,
+            tokens=True,
+        )
         if not 0.0 < threshold < 1.0:
             raise OptionError("threshold", threshold, "a probability strictly between 0 and 1")
         self.model_id = self.hf.model_id
@@ -92,13 +99,15 @@ class TokenSpanDetector:
         lowest: list[dict[tuple[int, int], float]] = [{} for _ in claims]
         for (start, end), probability, owner in self._claim_tokens(pairs, owners):
             known = lowest[owner].get((start, end))
-            lowest[owner][(start, end)] = probability if known is None else min(known,
-                                                                                probability)
-        return tuple(ClaimSpans(claim, self._spans(claim, lowest[i]), owners.count(i))
-                     for i, claim in enumerate(claims))
+            lowest[owner][(start, end)] = probability if known is None else min(known, probability)
+        return tuple(
+            ClaimSpans(claim, self._spans(claim, lowest[i]), owners.count(i))
+            for i, claim in enumerate(claims)
+        )
 
-    def _claim_tokens(self, pairs: list[tuple[str, str]], owners: list[int]
-                      ) -> list[tuple[tuple[int, int], float, int]]:
+    def _claim_tokens(
+        self, pairs: list[tuple[str, str]], owners: list[int]
+    ) -> list[tuple[tuple[int, int], float, int]]:
         """(claim offsets, P(unsupported), pair) for every claim token of every window."""
         model = self.hf.get()
         encodings = model.selector.tokenizer.encode_batch(pairs)
@@ -110,24 +119,27 @@ class TokenSpanDetector:
             for row, i in enumerate(batch):
                 encoding = encodings[i]
                 for position, (sequence, offsets) in enumerate(
-                        zip(encoding.sequence_ids, encoding.offsets, strict=True)):
+                    zip(encoding.sequence_ids, encoding.offsets, strict=True)
+                ):
                     if sequence == 1 and offsets[1] > offsets[0]:
                         found.append((offsets, float(probabilities[row, position]), owners[i]))
         return found
 
-    def _spans(self, claim: str, tokens: dict[tuple[int, int], float]
-               ) -> tuple[UnsupportedSpan, ...]:
+    def _spans(
+        self, claim: str, tokens: dict[tuple[int, int], float]
+    ) -> tuple[UnsupportedSpan, ...]:
         spans: list[UnsupportedSpan] = []
         run: list[tuple[tuple[int, int], float]] = []
         for offsets, probability in [*sorted(tokens.items()), ((len(claim), len(claim)), 0.0)]:
-            joined = bool(run) and not claim[run[-1][0][1]:offsets[0]].strip()
+            joined = bool(run) and not claim[run[-1][0][1] : offsets[0]].strip()
             if probability >= self.threshold and (joined or not run):
                 run.append((offsets, probability))
                 continue
             if run:
                 span = Span(run[0][0][0], run[-1][0][1])
-                spans.append(UnsupportedSpan(span, span.of(claim),
-                                             float(np.mean([p for _, p in run]))))
+                spans.append(
+                    UnsupportedSpan(span, span.of(claim), float(np.mean([p for _, p in run])))
+                )
             run = [(offsets, probability)] if probability >= self.threshold else []
         return tuple(spans)
 
@@ -140,5 +152,7 @@ def _column(id2label: Mapping[int, str], hallucinated: str | int, model: str) ->
     for index, name in labels.items():
         if name.casefold() == wanted:
             return index
-    raise ModelError(f"{model} has labels {sorted(labels.values())}; none is "
-                     f"{hallucinated!r}: pass hallucinated= the label that means unsupported")
+    raise ModelError(
+        f"{model} has labels {sorted(labels.values())}; none is "
+        f"{hallucinated!r}: pass hallucinated= the label that means unsupported"
+    )

@@ -59,13 +59,15 @@ def score_windows(
         row = best[index]
         rows.append(row)
         first = owners.index(index)
-        results.append(PairScore(
-            supported=float(probabilities[row, 0]),
-            contradicted=float(probabilities[row, 1]),
-            neither=float(probabilities[row, 2]),
-            window=windows[row].span,
-            window_index=row - first,
-            windows=counts[index],
-            evidence=windows[row].spans,
-        ))
+        results.append(
+            PairScore(
+                supported=float(probabilities[row, 0]),
+                contradicted=float(probabilities[row, 1]),
+                neither=float(probabilities[row, 2]),
+                window=windows[row].span,
+                window_index=row - first,
+                windows=counts[index],
+                evidence=windows[row].spans,
+            )
+        )
     return results, probabilities[rows].reshape(len(rows), probabilities.shape[1])

@@ -44,6 +44,7 @@ MAX_WINDOW = 1_000_000
 #: A claim may take at most this share of the window; the rest is left for evidence.
 MAX_CLAIM_SHARE = 0.6
 
+
 @dataclass(frozen=True, slots=True)
 class Window:
     """Evidence sent to the model: ``text`` is built from ``spans`` of the premise."""
@@ -68,8 +69,12 @@ class EvidenceSelector:
         tokenizer: Any = None,
     ) -> None:
         if not 32 <= max_tokens <= MAX_WINDOW:
-            raise OptionError("max_tokens", max_tokens, f"between 32 and {MAX_WINDOW} tokens",
-                              "Use the window of the model that will read the pair.")
+            raise OptionError(
+                "max_tokens",
+                max_tokens,
+                f"between 32 and {MAX_WINDOW} tokens",
+                "Use the window of the model that will read the pair.",
+            )
         if strategy not in STRATEGIES:
             raise OptionError("strategy", strategy, f"one of {', '.join(STRATEGIES)}")
         self.max_tokens = max_tokens
@@ -91,7 +96,8 @@ class EvidenceSelector:
                 f"the claim has {claim_tokens} tokens but the verifier allows at most "
                 f"{self.claim_budget()} of its {self.max_tokens}-token window for the claim: "
                 f"split it into shorter claims first (claim starts {claim[:60]!r})",
-                tokens=claim_tokens, budget=self.claim_budget(),
+                tokens=claim_tokens,
+                budget=self.claim_budget(),
             )
 
     def run(self, premise: str, claim: str) -> list[Window]:
@@ -140,15 +146,17 @@ class EvidenceSelector:
                 merged.append(unit)
         return Window(" ".join(s.of(premise) for s in merged), tuple(merged))
 
-    def _select(self, premise: str, claim: str, units: list[Span], sizes: list[int],
-                budget: int) -> Window:
+    def _select(
+        self, premise: str, claim: str, units: list[Span], sizes: list[int], budget: int
+    ) -> Window:
         claim_words = set(content_words(claim))
         unit_words = [set(content_words(u.of(premise))) for u in units]
         frequency = Counter(w for words in unit_words for w in words)
         idf = {w: math.log(1 + len(units) / frequency[w]) for w in frequency}
         scores = [sum(idf[w] for w in words & claim_words) for words in unit_words]
-        order = [i for i in sorted(range(len(units)), key=lambda i: (-scores[i], i))
-                 if scores[i] > 0] or list(range(len(units)))
+        order = [
+            i for i in sorted(range(len(units)), key=lambda i: (-scores[i], i)) if scores[i] > 0
+        ] or list(range(len(units)))
         chosen: list[int] = []
         used = 0
         for i in order:
@@ -157,8 +165,9 @@ class EvidenceSelector:
                 used += sizes[i]
         return self._join(premise, [units[i] for i in chosen])
 
-    def _slide(self, premise: str, units: list[Span], sizes: list[int],
-               budget: int) -> list[Window]:
+    def _slide(
+        self, premise: str, units: list[Span], sizes: list[int], budget: int
+    ) -> list[Window]:
         windows: list[Window] = []
         first = 0
         while first < len(units):
@@ -184,8 +193,7 @@ def sentence_units(premise: str, budget: int, tokenizer: Any) -> tuple[list[Span
     sentences = split_sentences(premise)
     if not sentences:
         return [], []
-    encodings = tokenizer.encode_batch([s.of(premise) for s in sentences],
-                                       add_special_tokens=False)
+    encodings = tokenizer.encode_batch([s.of(premise) for s in sentences], add_special_tokens=False)
     units: list[Span] = []
     sizes: list[int] = []
     for sentence, encoding in zip(sentences, encodings, strict=True):
@@ -197,7 +205,8 @@ def sentence_units(premise: str, budget: int, tokenizer: Any) -> tuple[list[Span
         offsets = encoding.offsets
         for first in range(0, n, budget):
             last = min(first + budget, n) - 1
-            units.append(Span(sentence.start + offsets[first][0],
-                              sentence.start + offsets[last][1]))
+            units.append(
+                Span(sentence.start + offsets[first][0], sentence.start + offsets[last][1])
+            )
             sizes.append(last - first + 1)
     return units, sizes

@@ -116,8 +116,11 @@ def inconsistency(scores: Sequence[PairScore]) -> float | None:
     >>> inconsistency([PairScore(0.75, 0.25, 0.0, span), PairScore(0.0, 0.5, 0.5, span)])
     0.625
     """
-    ratios = [score.contradicted / (score.supported + score.contradicted) for score in scores
-              if score.error is None and score.supported + score.contradicted > 0]
+    ratios = [
+        score.contradicted / (score.supported + score.contradicted)
+        for score in scores
+        if score.error is None and score.supported + score.contradicted > 0
+    ]
     return math.fsum(ratios) / len(ratios) if ratios else None
 
 
@@ -151,49 +154,72 @@ class ConsistencyLayer:
         prompt: str = defaults.CONSISTENCY_PROMPT,
     ) -> None:
         if not isinstance(chat, ChatModel):
-            raise OptionError("chat", chat, "a ChatModel (a model_id and a run(request) method)",
-                              "Pass a chat backend from veracity.llm, or ScriptedChatModel "
-                              "from veracity.testing in tests.")
+            raise OptionError(
+                "chat",
+                chat,
+                "a ChatModel (a model_id and a run(request) method)",
+                "Pass a chat backend from veracity.llm, or ScriptedChatModel "
+                "from veracity.testing in tests.",
+            )
         if not isinstance(scorer, PairScorer):
-            raise OptionError("scorer", scorer, "a PairScorer (model_id, load() and "
-                              "run(premises, hypotheses))",
-                              "Pass a verifier from veracity.verify, or TablePairScorer from "
-                              "veracity.testing in tests.")
+            raise OptionError(
+                "scorer",
+                scorer,
+                "a PairScorer (model_id, load() and run(premises, hypotheses))",
+                "Pass a verifier from veracity.verify, or TablePairScorer from "
+                "veracity.testing in tests.",
+            )
         if mode not in CONSISTENCY_MODES:
             raise OptionError("mode", mode, f"one of {', '.join(CONSISTENCY_MODES)}")
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
-            raise OptionError("samples", samples, "an integer of 1 or more",
-                              f"Use samples={defaults.CONSISTENCY_SAMPLES} (the default).")
+            raise OptionError(
+                "samples",
+                samples,
+                "an integer of 1 or more",
+                f"Use samples={defaults.CONSISTENCY_SAMPLES} (the default).",
+            )
         _check_temperature("temperature", temperature)
         if mode == "two_temperature":
             if second_temperature is None:
-                raise OptionError("second_temperature", None,
-                                  "a temperature between 0 and 2 in mode 'two_temperature'",
-                                  "Pass e.g. second_temperature=1.0 to regenerate the answer "
-                                  "once at that temperature.")
+                raise OptionError(
+                    "second_temperature",
+                    None,
+                    "a temperature between 0 and 2 in mode 'two_temperature'",
+                    "Pass e.g. second_temperature=1.0 to regenerate the answer "
+                    "once at that temperature.",
+                )
             _check_temperature("second_temperature", second_temperature)
         elif second_temperature is not None:
-            raise OptionError("second_temperature", second_temperature,
-                              "None in mode 'samples' (it is only used to regenerate the answer)",
-                              "Pass mode='two_temperature' to use it, or drop it.")
+            raise OptionError(
+                "second_temperature",
+                second_temperature,
+                "None in mode 'samples' (it is only used to regenerate the answer)",
+                "Pass mode='two_temperature' to use it, or drop it.",
+            )
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise OptionError("seed", seed, "an integer, 0 or more",
-                              "Sample i is drawn with seed + i.")
+            raise OptionError(
+                "seed", seed, "an integer, 0 or more", "Sample i is drawn with seed + i."
+            )
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise OptionError("max_tokens", max_tokens, "an integer of 1 or more",
-                              f"Use max_tokens={defaults.CONSISTENCY_MAX_TOKENS} for a brief "
-                              "answer.")
+            raise OptionError(
+                "max_tokens",
+                max_tokens,
+                "an integer of 1 or more",
+                f"Use max_tokens={defaults.CONSISTENCY_MAX_TOKENS} for a brief answer.",
+            )
         if isinstance(threshold, bool) or not 0.0 < threshold <= 1.0:
-            raise OptionError("threshold", threshold, "a number above 0 and at most 1",
-                              f"Use threshold={defaults.CONSISTENCY_THRESHOLD} until it is "
-                              "calibrated.")
+            raise OptionError(
+                "threshold",
+                threshold,
+                "a number above 0 and at most 1",
+                f"Use threshold={defaults.CONSISTENCY_THRESHOLD} until it is calibrated.",
+            )
         self.chat = chat
         self.scorer = scorer
         self.samples = samples
         self.temperature = float(temperature)
         self.mode: ConsistencyMode = mode
-        self.second_temperature = (None if second_temperature is None
-                                   else float(second_temperature))
+        self.second_temperature = None if second_temperature is None else float(second_temperature)
         self.seed = seed
         self.max_tokens = max_tokens
         self.threshold = float(threshold)
@@ -206,9 +232,13 @@ class ConsistencyLayer:
             return self
         prompt = load_prompt(self.prompt_id)
         if prompt.fields != ("question",):
-            raise OptionError("prompt", self.prompt_id, "a prompt whose only field is {question}",
-                              f"It has fields {list(prompt.fields)}; pass "
-                              f"prompt={defaults.CONSISTENCY_PROMPT!r}.")
+            raise OptionError(
+                "prompt",
+                self.prompt_id,
+                "a prompt whose only field is {question}",
+                f"It has fields {list(prompt.fields)}; pass "
+                f"prompt={defaults.CONSISTENCY_PROMPT!r}.",
+            )
         self.scorer.load()
         self._prompt = prompt
         return self
@@ -223,8 +253,13 @@ class ConsistencyLayer:
     def request(self, question: str, temperature: float, seed: int) -> ChatRequest:
         """The chat request for one sample."""
         prompt = self._loaded()
-        return ChatRequest.of(prompt.render(question=question), system=prompt.system,
-                              temperature=temperature, max_tokens=self.max_tokens, seed=seed)
+        return ChatRequest.of(
+            prompt.render(question=question),
+            system=prompt.system,
+            temperature=temperature,
+            max_tokens=self.max_tokens,
+            seed=seed,
+        )
 
     def run(self, question: str, claims: Sequence[Claim]) -> ConsistencyResult:
         """Sample answers to ``question`` and score every claim against them (one batch).
@@ -233,8 +268,10 @@ class ConsistencyLayer:
         empty question or claim; see the module docstring for scores, labels and failures.
         """
         if not isinstance(question, str) or not question.strip():
-            raise InputError(f"question={question!r} is empty: the consistency layer re-asks the "
-                             "question the answer was given to, so pass that question")
+            raise InputError(
+                f"question={question!r} is empty: the consistency layer re-asks the "
+                "question the answer was given to, so pass that question"
+            )
         claim_list = _check_claims(claims)
         prompt = self._loaded()
         warnings = self._setting_warnings()
@@ -245,8 +282,10 @@ class ConsistencyLayer:
         started = time.perf_counter()
         plan = self.plan if claim_list else ()
         for position, (temperature, seed) in enumerate(plan):
-            where = (f"sample {position + 1} of {len(plan)} (temperature {temperature:g}, "
-                     f"seed {seed}, {self.chat.model_id})")
+            where = (
+                f"sample {position + 1} of {len(plan)} (temperature {temperature:g}, "
+                f"seed {seed}, {self.chat.model_id})"
+            )
             try:
                 text = self.chat.run(self.request(question, temperature, seed)).text
             except GenerationError as exc:
@@ -262,13 +301,16 @@ class ConsistencyLayer:
             seeds.append(seed)
         sampled = time.perf_counter()
         if plan and not texts:
-            warnings.append(f"every one of the {len(plan)} samples failed: every claim is "
-                            "labelled error")
+            warnings.append(
+                f"every one of the {len(plan)} samples failed: every claim is labelled error"
+            )
         if len(texts) >= 2 and len({text.strip() for text in texts}) == 1:
-            warnings.append(f"all {len(texts)} samples are identical, so every claim they state "
-                            "looks consistent and the layer cannot detect anything; raise the "
-                            f"temperature (now {self.temperature:g}) or check that the chat "
-                            "backend honours it")
+            warnings.append(
+                f"all {len(texts)} samples are identical, so every claim they state "
+                "looks consistent and the layer cannot detect anything; raise the "
+                f"temperature (now {self.temperature:g}) or check that the chat "
+                "backend honours it"
+            )
         # One batched call; a claim too long for the verifier's window fails alone, as data.
         per_claim: tuple[tuple[PairScore, ...], ...] = tuple(() for _ in claim_list)
         if texts:
@@ -298,32 +340,46 @@ class ConsistencyLayer:
 
     def _setting_warnings(self) -> list[str]:
         warnings: list[str] = []
-        temperature = (self.second_temperature if self.mode == "two_temperature"
-                       else self.temperature)
+        temperature = (
+            self.second_temperature if self.mode == "two_temperature" else self.temperature
+        )
         if temperature == 0.0:
             name = "second_temperature" if self.mode == "two_temperature" else "temperature"
-            warnings.append(f"{name}=0 makes every sample the greedy answer, so every claim "
-                            "looks consistent and the layer cannot detect anything; sample at "
-                            f"{name}={defaults.CONSISTENCY_TEMPERATURE:g}")
+            warnings.append(
+                f"{name}=0 makes every sample the greedy answer, so every claim "
+                "looks consistent and the layer cannot detect anything; sample at "
+                f"{name}={defaults.CONSISTENCY_TEMPERATURE:g}"
+            )
         if self.mode == "samples" and self.samples < defaults.CONSISTENCY_MIN_SAMPLES:
-            warnings.append(f"samples={self.samples} is below {defaults.CONSISTENCY_MIN_SAMPLES}: "
-                            "the inconsistency score rests on too few answers to be reliable; "
-                            f"use samples={defaults.CONSISTENCY_SAMPLES} or more")
+            warnings.append(
+                f"samples={self.samples} is below {defaults.CONSISTENCY_MIN_SAMPLES}: "
+                "the inconsistency score rests on too few answers to be reliable; "
+                f"use samples={defaults.CONSISTENCY_SAMPLES} or more"
+            )
         return warnings
 
     def _judge(self, scores: Sequence[PairScore], asked: int) -> LayerResult:
         if not scores:
-            return LayerResult(LAYER, "error", False, None,
-                               detail=f"0 of {asked} samples came back",
-                               error="every sample failed: there is no answer to compare the "
-                                     "claim with")
+            return LayerResult(
+                LAYER,
+                "error",
+                False,
+                None,
+                detail=f"0 of {asked} samples came back",
+                error="every sample failed: there is no answer to compare the claim with",
+            )
         valid = [score for score in scores if score.error is None]
         failed = len(scores) - len(valid)
         if not valid:
-            return LayerResult(LAYER, "error", False, None,
-                               detail=f"all {failed} pairs failed",
-                               error=f"the verifier could not score any of the {failed} pairs; "
-                                     f"first: {scores[0].error}")
+            return LayerResult(
+                LAYER,
+                "error",
+                False,
+                None,
+                detail=f"all {failed} pairs failed",
+                error=f"the verifier could not score any of the {failed} pairs; "
+                f"first: {scores[0].error}",
+            )
         score = inconsistency(valid)
         silent = sum(s.supported + s.contradicted <= 0 for s in valid)
         supported = math.fsum(s.supported for s in valid) / len(valid)
@@ -334,20 +390,30 @@ class ConsistencyLayer:
             counts += f", {silent} silent"
         if failed:
             counts += f", {failed} failed"
-        means = (f"mean P(supported) {supported:.3f}, P(contradicted) {contradicted:.3f}, "
-                 f"P(neither) {neither:.3f}")
+        means = (
+            f"mean P(supported) {supported:.3f}, P(contradicted) {contradicted:.3f}, "
+            f"P(neither) {neither:.3f}"
+        )
         if score is None:
-            return LayerResult(LAYER, "unchecked", False, None,
-                               detail=f"no sample supports or contradicts the claim ({counts}); "
-                                      f"{means}")
+            return LayerResult(
+                LAYER,
+                "unchecked",
+                False,
+                None,
+                detail=f"no sample supports or contradicts the claim ({counts}); {means}",
+            )
         flagged = score >= self.threshold
         label: VerdictLabel = "supported"
         if flagged:
-            label = ("contradicted" if contradicted > max(supported, neither)
-                     else "unsupported")
-        return LayerResult(LAYER, label, flagged, score,
-                           detail=f"inconsistency {score:.3f} (threshold {self.threshold:g}) "
-                                  f"over {counts}; {means}")
+            label = "contradicted" if contradicted > max(supported, neither) else "unsupported"
+        return LayerResult(
+            LAYER,
+            label,
+            flagged,
+            score,
+            detail=f"inconsistency {score:.3f} (threshold {self.threshold:g}) "
+            f"over {counts}; {means}",
+        )
 
     def _loaded(self) -> ChatPrompt:
         self.load()
@@ -358,23 +424,32 @@ class ConsistencyLayer:
 
 def _check_temperature(name: str, value: float) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 2.0:
-        raise OptionError(name, value, "a temperature between 0 and 2",
-                          f"Use {defaults.CONSISTENCY_TEMPERATURE:g}: at 0 every sample is the "
-                          "same and the layer cannot detect anything.")
+        raise OptionError(
+            name,
+            value,
+            "a temperature between 0 and 2",
+            f"Use {defaults.CONSISTENCY_TEMPERATURE:g}: at 0 every sample is the "
+            "same and the layer cannot detect anything.",
+        )
 
 
 def _check_claims(claims: object) -> tuple[Claim, ...]:
     # typed ``object``: callers pass anything at run time, and this is where it is checked
     if isinstance(claims, str | Claim) or not isinstance(claims, Sequence):
-        raise InputError(f"claims must be a sequence of Claim, got a {type(claims).__name__}: "
-                         "wrap one claim as [claim]")
+        raise InputError(
+            f"claims must be a sequence of Claim, got a {type(claims).__name__}: "
+            "wrap one claim as [claim]"
+        )
     result: list[Claim] = []
     for position, claim in enumerate(claims):
         if not isinstance(claim, Claim):
-            raise InputError(f"claim {position} is a {type(claim).__name__}, not a Claim; "
-                             "build claims with veracity.types.Claim")
+            raise InputError(
+                f"claim {position} is a {type(claim).__name__}, not a Claim; "
+                "build claims with veracity.types.Claim"
+            )
         if not claim.text.strip():
-            raise InputError(f"claim {position} (index {claim.index}) has empty text: give a "
-                             "claim to check")
+            raise InputError(
+                f"claim {position} (index {claim.index}) has empty text: give a claim to check"
+            )
         result.append(claim)
     return tuple(result)

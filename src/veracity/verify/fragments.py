@@ -60,8 +60,16 @@ from veracity.verify.claims.grammar import (
     verb_form,
 )
 
-__all__ = ["FRAGMENT_MAX_WORDS", "MIN_SHARE", "MIN_SHARED", "MIN_WORDS", "REASONS", "CannotState",
-           "cannot_state", "claim_words"]
+__all__ = [
+    "FRAGMENT_MAX_WORDS",
+    "MIN_SHARE",
+    "MIN_SHARED",
+    "MIN_WORDS",
+    "REASONS",
+    "CannotState",
+    "cannot_state",
+    "claim_words",
+]
 
 CannotState = Literal["heading", "fragment", "other subject"]
 REASONS: tuple[CannotState, ...] = ("heading", "fragment", "other subject")
@@ -79,10 +87,12 @@ MIN_SHARE = 1 / 3
 MIN_SHARED = 3
 
 _HEADING_LINE = re.compile(
-    r"^[ \t]{0,3}(?:#{1,6}(?:[ \t].*)?|(\*\*|__)[^*_\n]+\1[ \t]*:?)[ \t]*$", re.MULTILINE)
+    r"^[ \t]{0,3}(?:#{1,6}(?:[ \t].*)?|(\*\*|__)[^*_\n]+\1[ \t]*:?)[ \t]*$", re.MULTILINE
+)
 # Name particles and titles: "von" in "Karl von Frisch" says nothing about whom a passage is on.
 _NAME_WORDS = frozenset(
-    "von van de der den da di del della du la le al bin ibn y dr mr mrs ms prof st sir".split())
+    "von van de der den da di del della du la le al bin ibn y dr mr mrs ms prof st sir".split()
+)
 _SUBJECT_PRONOUNS = frozenset("they we i you who that which".split())
 _PRONOUNS = frozenset("he she it they we i you".split())
 _SENTENCE_ENDS = frozenset(".!?;:")
@@ -117,8 +127,9 @@ def _passage_shape(passage: str) -> CannotState | None:
     words = [token for token in tokens if token.is_word]
     if not words:
         return "heading"
-    if len(words) < MIN_WORDS or (len(words) <= FRAGMENT_MAX_WORDS
-                                  and not _has_finite_verb(tokens)):
+    if len(words) < MIN_WORDS or (
+        len(words) <= FRAGMENT_MAX_WORDS and not _has_finite_verb(tokens)
+    ):
         return "fragment"
     return None
 
@@ -161,14 +172,19 @@ def _stem(word: str) -> str:
 
 @functools.lru_cache(maxsize=_RECENT_TEXTS)
 def _text_stems(text: str) -> frozenset[str]:
-    return frozenset(_stem(token.lower.removesuffix("'s")) for token in tokenize(text)
-                     if token.is_word)
+    return frozenset(
+        _stem(token.lower.removesuffix("'s")) for token in tokenize(text) if token.is_word
+    )
 
 
 def _held(wanted: frozenset[str], stems: frozenset[str]) -> frozenset[str]:
     """The stems of ``wanted`` among ``stems`` (a text's), alone or inside a compound."""
-    return frozenset(stem for stem in wanted if stem in stems or (len(stem) >= 4 and any(
-        word.startswith(stem) or word.endswith(stem) for word in stems)))
+    return frozenset(
+        stem
+        for stem in wanted
+        if stem in stems
+        or (len(stem) >= 4 and any(word.startswith(stem) or word.endswith(stem) for word in stems))
+    )
 
 
 def _has_finite_verb(tokens: Sequence[Token]) -> bool:
@@ -187,8 +203,11 @@ def _after_subject(tokens: Sequence[Token], position: int) -> bool:
     """A lower-case content word after a subject pronoun ("they hum") or after a plural that
     opens a sentence ("Ants walk."): the lexicon does not know every verb."""
     token = tokens[position]
-    if position == 0 or not (token.text[0].islower() and token.text.isalpha()) \
-            or token.lower in FUNCTION_WORDS:
+    if (
+        position == 0
+        or not (token.text[0].islower() and token.text.isalpha())
+        or token.lower in FUNCTION_WORDS
+    ):
         return False
     previous = tokens[position - 1]
     if previous.lower in _PRONOUNS:
@@ -203,9 +222,17 @@ def _can_be_plural_subject(token: Token | None) -> bool:
     if token is None or not token.is_word:
         return False
     word = token.lower
-    return word in _SUBJECT_PRONOUNS or word in ADVERBS or (
-        len(word) > 2 and word.isalpha() and word.endswith("s")
-        and not word.endswith(("ss", "us", "is")) and word not in FUNCTION_WORDS)
+    return (
+        word in _SUBJECT_PRONOUNS
+        or word in ADVERBS
+        or (
+            len(word) > 2
+            and word.isalpha()
+            and word.endswith("s")
+            and not word.endswith(("ss", "us", "is"))
+            and word not in FUNCTION_WORDS
+        )
+    )
 
 
 def _guessed_third_person(tokens: Sequence[Token], position: int) -> bool:
@@ -213,8 +240,13 @@ def _guessed_third_person(tokens: Sequence[Token], position: int) -> bool:
     plays for ...") or a determiner and a noun ("the team plays ...")."""
     token = tokens[position]
     word = token.lower
-    if not (token.text[0].islower() and word.isalpha() and len(word) >= 4
-            and word.endswith("s") and not word.endswith(("ss", "us", "is", "ics"))):
+    if not (
+        token.text[0].islower()
+        and word.isalpha()
+        and len(word) >= 4
+        and word.endswith("s")
+        and not word.endswith(("ss", "us", "is", "ics"))
+    ):
         return False
     if position == 0 or position + 1 >= len(tokens) or not tokens[position + 1].is_word:
         return False

@@ -60,8 +60,9 @@ class EvidenceSet:
     searches: int
 
 
-def source_documents(paths: Iterable[str | Path] = (), texts: Iterable[str] = ()) -> tuple[
-        Document, ...]:
+def source_documents(
+    paths: Iterable[str | Path] = (), texts: Iterable[str] = ()
+) -> tuple[Document, ...]:
     """Documents from source files and folders (read as ``veracity index`` reads them: a
     folder's files of the formats it reads, walked as it walks them) and plain texts.
 
@@ -80,8 +81,10 @@ def source_documents(paths: Iterable[str | Path] = (), texts: Iterable[str] = ()
             if found.failures:
                 raise found.failures[0]
             if not found.files:
-                raise InputError(f"{path}: the folder holds no file veracity reads (extensions "
-                                 f"{', '.join(sorted(LOADERS))}); give files or another folder")
+                raise InputError(
+                    f"{path}: the folder holds no file veracity reads (extensions "
+                    f"{', '.join(sorted(LOADERS))}); give files or another folder"
+                )
             files, root = list(found.files), path
         for file in files:
             loaded = load_file(file, root=root)
@@ -95,8 +98,9 @@ def source_documents(paths: Iterable[str | Path] = (), texts: Iterable[str] = ()
     return tuple(documents)
 
 
-def source_chunks(documents: Sequence[Document], *, chunker: Chunker | None = None) -> tuple[
-        Chunk, ...]:
+def source_chunks(
+    documents: Sequence[Document], *, chunker: Chunker | None = None
+) -> tuple[Chunk, ...]:
     """The passages of ``documents``, cut by the same chunker an index uses."""
     chunker = chunker or Chunker()
     return tuple(chunk for document in documents for chunk in chunker.run(document))
@@ -118,9 +122,12 @@ class EvidenceGatherer:
         queries: QueryMaker | None = None,
     ) -> None:
         if retriever is not None and sources:
-            raise OptionError("sources", f"{len(sources)} passages",
-                              "either a retriever or source passages, not both",
-                              "Verify against an index or against source texts.")
+            raise OptionError(
+                "sources",
+                f"{len(sources)} passages",
+                "either a retriever or source passages, not both",
+                "Verify against an index or against source texts.",
+            )
         self.k = check_k(k)
         self.sources = tuple(sources)
         self.queries = queries or QueryMaker()
@@ -128,8 +135,9 @@ class EvidenceGatherer:
         if retriever is None and len(self.sources) > self.k:
             self.retriever = MemoryBM25(self.sources)
 
-    def run(self, claims: Sequence[Claim], *,
-            cited: Mapping[int, Chunk] | None = None) -> EvidenceSet:
+    def run(
+        self, claims: Sequence[Claim], *, cited: Mapping[int, Chunk] | None = None
+    ) -> EvidenceSet:
         """Evidence for each claim. ``cited`` maps a citation number to the passage it names."""
         cited = cited or {}
         retriever = self.retriever
@@ -149,8 +157,9 @@ class EvidenceGatherer:
             for position, query in zip(to_search, queries, strict=True):
                 hits = retriever.run(query, k=self.k).hits
                 passages = tuple(hit.chunk for hit in hits)
-                items[position] = ClaimEvidence(claims[position], passages,
-                                                (False,) * len(passages), query)
+                items[position] = ClaimEvidence(
+                    claims[position], passages, (False,) * len(passages), query
+                )
         done = tuple(item for item in items if item is not None)
         return EvidenceSet(done, self.queries.method, len(to_search))
 

@@ -64,8 +64,17 @@ from veracity.verifiers.scoring import score_groups
 from veracity.verify.fragments import cannot_state
 from veracity.verify.gather import ClaimEvidence, EvidenceSet
 
-__all__ = ["AGGREGATIONS", "WINDOWS", "Aggregation", "EvidenceWindow", "NLILayer", "NLIResult",
-           "aggregate_support", "join_passages", "passage_spans"]
+__all__ = [
+    "AGGREGATIONS",
+    "WINDOWS",
+    "Aggregation",
+    "EvidenceWindow",
+    "NLILayer",
+    "NLIResult",
+    "aggregate_support",
+    "join_passages",
+    "passage_spans",
+]
 
 AGGREGATIONS: tuple[Aggregation, ...] = get_args(Aggregation)
 WINDOWS: tuple[EvidenceWindow, ...] = get_args(EvidenceWindow)
@@ -88,9 +97,13 @@ class NLIResult:
     failures: int
 
 
-def aggregate_support(supported: Sequence[float], *, aggregation: Aggregation = "max",
-                      k: int = defaults.NOISY_OR_K,
-                      background: float = defaults.NOISY_OR_BACKGROUND) -> float:
+def aggregate_support(
+    supported: Sequence[float],
+    *,
+    aggregation: Aggregation = "max",
+    k: int = defaults.NOISY_OR_K,
+    background: float = defaults.NOISY_OR_BACKGROUND,
+) -> float:
     """One claim's support from its passages' P(supported) (see the module docstring).
 
     >>> aggregate_support([0.6, 0.6], aggregation="noisy_or", background=0.2)
@@ -100,8 +113,9 @@ def aggregate_support(supported: Sequence[float], *, aggregation: Aggregation = 
         return 0.0
     if aggregation == "max":
         return max(supported)
-    corrected = [max(0.0, (p - background) / (1.0 - background))
-                 for p in sorted(supported, reverse=True)[:k]]
+    corrected = [
+        max(0.0, (p - background) / (1.0 - background)) for p in sorted(supported, reverse=True)[:k]
+    ]
     return 1.0 - math.prod(1.0 - p for p in corrected)
 
 
@@ -126,8 +140,11 @@ def passage_spans(spans: Sequence[Span], start: int, length: int) -> tuple[Span,
     (Span(start=0, end=11),)
     """
     end = start + length
-    return tuple(Span(max(span.start, start) - start, min(span.end, end) - start)
-                 for span in spans if span.start < end and span.end > start)
+    return tuple(
+        Span(max(span.start, start) - start, min(span.end, end) - start)
+        for span in spans
+        if span.start < end and span.end > start
+    )
 
 
 class NLILayer:
@@ -147,22 +164,34 @@ class NLILayer:
         window: EvidenceWindow = defaults.NLI_WINDOW,
     ) -> None:
         if not isinstance(scorer, PairScorer):
-            raise OptionError("scorer", scorer, "a PairScorer (model_id, load(), run())",
-                              "Use veracity.verify.make_verifier('embedded').")
+            raise OptionError(
+                "scorer",
+                scorer,
+                "a PairScorer (model_id, load(), run())",
+                "Use veracity.verify.make_verifier('embedded').",
+            )
         if aggregation not in AGGREGATIONS:
             raise OptionError("aggregation", aggregation, f"one of {', '.join(AGGREGATIONS)}")
         for name, value in (("tau", tau), ("contradiction", contradiction)):
             if not 0.0 <= value <= 1.0:
                 raise OptionError(name, value, "a probability between 0 and 1")
         if not 0.0 <= background < 1.0:
-            raise OptionError("background", background, "at least 0 and below 1",
-                              "It is the support the verifier gives unrelated text, e.g. 0.1.")
+            raise OptionError(
+                "background",
+                background,
+                "at least 0 and below 1",
+                "It is the support the verifier gives unrelated text, e.g. 0.1.",
+            )
         if window not in WINDOWS:
             raise OptionError("window", window, f"one of {', '.join(WINDOWS)}")
         if window == "claim" and aggregation != "max":
-            raise OptionError("aggregation", aggregation, "max with one window per claim",
-                              "noisy-OR combines the readings of separate passages: pass "
-                              "window='passage' with it.")
+            raise OptionError(
+                "aggregation",
+                aggregation,
+                "max with one window per claim",
+                "noisy-OR combines the readings of separate passages: pass "
+                "window='passage' with it.",
+            )
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise OptionError("k", k, "a positive integer", "Cap noisy-OR at e.g. 3 passages.")
         self.scorer = scorer
@@ -180,66 +209,120 @@ class NLILayer:
     def run(self, evidence: EvidenceSet) -> NLIResult:
         """The finding for every claim of ``evidence``, from one batched verifier call."""
         if self.window == "claim":
-            joined = [join_passages([passage.text for passage in item.passages])
-                      for item in evidence.items]
-            groups = [[(text, item.claim.text)] if item.passages else []
-                      for (text, _), item in zip(joined, evidence.items, strict=True)]
+            joined = [
+                join_passages([passage.text for passage in item.passages])
+                for item in evidence.items
+            ]
+            groups = [
+                [(text, item.claim.text)] if item.passages else []
+                for (text, _), item in zip(joined, evidence.items, strict=True)
+            ]
         else:
-            groups = [[(passage.text, item.claim.text) for passage in item.passages]
-                      for item in evidence.items]
+            groups = [
+                [(passage.text, item.claim.text) for passage in item.passages]
+                for item in evidence.items
+            ]
         scored = score_groups(self.scorer, groups)
         results, judgements, citations, anti = [], [], [], []
-        for position, (item, scores) in enumerate(zip(evidence.items, scored.groups,
-                                                      strict=True)):
+        for position, (item, scores) in enumerate(zip(evidence.items, scored.groups, strict=True)):
             if self.window == "claim":
                 judged = _window_judgements(item, scores, joined[position][1])
             else:
-                judged = tuple(_judgement(passage, score, cited, item.query, item.claim.text)
-                               for passage, score, cited
-                               in zip(item.passages, scores, item.cited, strict=True))
+                judged = tuple(
+                    _judgement(passage, score, cited, item.query, item.claim.text)
+                    for passage, score, cited in zip(item.passages, scores, item.cited, strict=True)
+                )
             judgements.append(judged)
             results.append(self._finding(item, judged))
-            citations.append(tuple(sorted(
-                (j for j in judged if j.error is None and j.supported >= self.tau),
-                key=lambda j: -j.supported)))
-            anti.append(tuple(sorted(
-                (j for j in _against(judged) if j.contradicted >= self.contradiction
-                 and j.contradicted > j.supported),
-                key=lambda j: -j.contradicted)))
-        return NLIResult(tuple(results), tuple(judgements), tuple(citations), tuple(anti),
-                         scored.model_id, scored.model_version, sum(map(len, groups)),
-                         scored.calls, scored.failures)
+            citations.append(
+                tuple(
+                    sorted(
+                        (j for j in judged if j.error is None and j.supported >= self.tau),
+                        key=lambda j: -j.supported,
+                    )
+                )
+            )
+            anti.append(
+                tuple(
+                    sorted(
+                        (
+                            j
+                            for j in _against(judged)
+                            if j.contradicted >= self.contradiction and j.contradicted > j.supported
+                        ),
+                        key=lambda j: -j.contradicted,
+                    )
+                )
+            )
+        return NLIResult(
+            tuple(results),
+            tuple(judgements),
+            tuple(citations),
+            tuple(anti),
+            scored.model_id,
+            scored.model_version,
+            sum(map(len, groups)),
+            scored.calls,
+            scored.failures,
+        )
 
     def _finding(self, item: ClaimEvidence, judged: Sequence[EvidenceJudgement]) -> LayerResult:
         if not judged:
             return LayerResult("nli", "unsupported", True, 1.0, "no evidence passage was found")
         scored = [j for j in judged if j.error is None]
         if not scored:
-            return LayerResult("nli", "error", False, None,
-                               error=f"the verifier could not score any of {len(judged)} "
-                                     f"passage(s): {judged[0].error}")
-        support = aggregate_support([j.supported for j in scored], aggregation=self.aggregation,
-                                    k=self.k, background=self.background)
+            return LayerResult(
+                "nli",
+                "error",
+                False,
+                None,
+                error=f"the verifier could not score any of {len(judged)} "
+                f"passage(s): {judged[0].error}",
+            )
+        support = aggregate_support(
+            [j.supported for j in scored],
+            aggregation=self.aggregation,
+            k=self.k,
+            background=self.background,
+        )
         best = max(scored, key=lambda j: j.supported)
         against = max(_against(scored), key=lambda j: j.contradicted, default=None)
         failed = len(judged) - len(scored)
         note = f"; {failed} passage(s) could not be scored" if failed else ""
         if support >= self.tau:
-            return LayerResult("nli", "supported", False, 1.0 - support,
-                               f"support {support:.2f} ({self.aggregation}), best passage "
-                               f"{best.chunk_id}{note}")
-        if against is not None and against.contradicted >= self.contradiction \
-                and against.contradicted > support:
-            return LayerResult("nli", "contradicted", True, 1.0 - support,
-                               f"contradicted {against.contradicted:.2f} by {against.chunk_id}, "
-                               f"support {support:.2f}{note}")
-        return LayerResult("nli", "unsupported", True, 1.0 - support,
-                           f"support {support:.2f} ({self.aggregation}) is below tau "
-                           f"{self.tau:.2f}; best passage {best.chunk_id}{note}")
+            return LayerResult(
+                "nli",
+                "supported",
+                False,
+                1.0 - support,
+                f"support {support:.2f} ({self.aggregation}), best passage {best.chunk_id}{note}",
+            )
+        if (
+            against is not None
+            and against.contradicted >= self.contradiction
+            and against.contradicted > support
+        ):
+            return LayerResult(
+                "nli",
+                "contradicted",
+                True,
+                1.0 - support,
+                f"contradicted {against.contradicted:.2f} by {against.chunk_id}, "
+                f"support {support:.2f}{note}",
+            )
+        return LayerResult(
+            "nli",
+            "unsupported",
+            True,
+            1.0 - support,
+            f"support {support:.2f} ({self.aggregation}) is below tau "
+            f"{self.tau:.2f}; best passage {best.chunk_id}{note}",
+        )
 
 
-def _window_judgements(item: ClaimEvidence, scores: Sequence[PairScore],
-                       starts: Sequence[int]) -> tuple[EvidenceJudgement, ...]:
+def _window_judgements(
+    item: ClaimEvidence, scores: Sequence[PairScore], starts: Sequence[int]
+) -> tuple[EvidenceJudgement, ...]:
     """The passages one claim's window drew on, each with the window's reading and its own
     spans of it (every passage, each with the failure, when the window could not be read)."""
     if not scores:
@@ -260,8 +343,9 @@ def _against(judged: Sequence[EvidenceJudgement]) -> list[EvidenceJudgement]:
     return [j for j in judged if j.error is None and j.cannot_state is None]
 
 
-def _judgement(passage: Chunk, score: PairScore, cited: bool, query: str,
-               claim: str) -> EvidenceJudgement:
+def _judgement(
+    passage: Chunk, score: PairScore, cited: bool, query: str, claim: str
+) -> EvidenceJudgement:
     context = "\n".join((passage.title, *passage.section))
     return EvidenceJudgement(
         chunk_id=passage.id,
@@ -276,8 +360,9 @@ def _judgement(passage: Chunk, score: PairScore, cited: bool, query: str,
         supported=score.supported,
         contradicted=score.contradicted,
         neither=score.neither,
-        evidence=tuple(Span(passage.start + part.start, passage.start + part.end)
-                       for part in score.evidence),
+        evidence=tuple(
+            Span(passage.start + part.start, passage.start + part.end) for part in score.evidence
+        ),
         cited=cited,
         query=query,
         error=score.error,

@@ -56,12 +56,22 @@ class PairChecker:
         result = self.scorer.run(premises, claims)
         found = self.rules.run(
             [Claim(i, claim, Span(0, len(claim)), 0) for i, claim in enumerate(claims)],
-            [[Chunk(f"premise-{i}#0", f"premise-{i}", 0, premise, 0, len(premise))]
-             for i, premise in enumerate(premises)]).values
+            [
+                [Chunk(f"premise-{i}#0", f"premise-{i}", 0, premise, 0, len(premise))]
+                for i, premise in enumerate(premises)
+            ],
+        ).values
         probabilities = bool(getattr(self.scorer, "scores_are_probabilities", True))
         pairs = tuple(
-            ScoredPair(premise, claim, score, probabilities,
-                       rules=tuple(v for v in values if v.status == "mismatch"))
-            for premise, claim, score, values in zip(premises, claims, result.scores, found,
-                                                     strict=True))
+            ScoredPair(
+                premise,
+                claim,
+                score,
+                probabilities,
+                rules=tuple(v for v in values if v.status == "mismatch"),
+            )
+            for premise, claim, score, values in zip(
+                premises, claims, result.scores, found, strict=True
+            )
+        )
         return PairCheck(pairs, result.model_id, result.model_version, result.failures)

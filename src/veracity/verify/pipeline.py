@@ -73,8 +73,12 @@ def _check_layers(layers: Sequence[str]) -> tuple[str, ...]:
     chosen = tuple(dict.fromkeys(layers))
     unknown = [name for name in chosen if name not in LAYERS]
     if unknown or not chosen:
-        raise OptionError("layers", ",".join(layers), f"one or more of {', '.join(LAYERS)}",
-                          "For example layers='nli,knowledge'.")
+        raise OptionError(
+            "layers",
+            ",".join(layers),
+            f"one or more of {', '.join(LAYERS)}",
+            "For example layers='nli,knowledge'.",
+        )
     return chosen
 
 
@@ -101,27 +105,42 @@ class AnswerVerifier:
         rule: LayerCombiner | None = None,
         spans: SpanDetector | None = None,
     ) -> None:
-        for name, part, kind in (("nli", nli, NLILayer), ("evidence", evidence, EvidenceGatherer),
-                                 ("claims", claims, ClaimExtractor),
-                                 ("knowledge", knowledge, KnowledgeLayer),
-                                 ("consistency", consistency, ConsistencyLayer),
-                                 ("rule", rule, LayerCombiner), ("spans", spans, SpanDetector)):
+        for name, part, kind in (
+            ("nli", nli, NLILayer),
+            ("evidence", evidence, EvidenceGatherer),
+            ("claims", claims, ClaimExtractor),
+            ("knowledge", knowledge, KnowledgeLayer),
+            ("consistency", consistency, ConsistencyLayer),
+            ("rule", rule, LayerCombiner),
+            ("spans", spans, SpanDetector),
+        ):
             if part is not None and not isinstance(part, kind):
                 raise InputError(f"{name} must be a {kind.__name__}, got {type(part).__name__}")
-        given = ("nli", *(["knowledge"] if knowledge is not None else []),
-                 *(["consistency"] if consistency is not None else []))
+        given = (
+            "nli",
+            *(["knowledge"] if knowledge is not None else []),
+            *(["consistency"] if consistency is not None else []),
+        )
         self.combiner = rule or LayerCombiner(defaults.VERIFY_RULE, order=given)
         self.layers = _check_layers(self.combiner.order or given)
         missing = [name for name in self.layers if name not in given]
         if missing:
-            raise OptionError("layers", ",".join(self.layers), "layers that were given",
-                              f"The rule decides with {', '.join(missing)}, which was not given: "
-                              f"pass {missing[0]}=... or leave it out of the rule's order.")
+            raise OptionError(
+                "layers",
+                ",".join(self.layers),
+                "layers that were given",
+                f"The rule decides with {', '.join(missing)}, which was not given: "
+                f"pass {missing[0]}=... or leave it out of the rule's order.",
+            )
         unused = [name for name in given if name not in self.layers and name != "nli"]
         if unused:
-            raise OptionError("layers", ",".join(self.layers), "every layer given",
-                              f"{', '.join(unused)} was given but the rule does not decide with "
-                              f"it: add it to the rule's order or leave it out.")
+            raise OptionError(
+                "layers",
+                ",".join(self.layers),
+                "every layer given",
+                f"{', '.join(unused)} was given but the rule does not decide with "
+                f"it: add it to the rule's order or leave it out.",
+            )
         self.nli = nli
         self.gatherer = evidence
         self.extractor = claims or ClaimExtractor()
@@ -140,8 +159,9 @@ class AnswerVerifier:
             self.spans.load()
         return self
 
-    def run(self, answer: str, *, question: str | None = None,
-            cited: Mapping[int, Chunk] | None = None) -> Report:
+    def run(
+        self, answer: str, *, question: str | None = None, cited: Mapping[int, Chunk] | None = None
+    ) -> Report:
         """The report on ``answer``: one verdict per claim, the skipped sentences, a summary.
 
         ``cited`` maps the answer's citation numbers to the passages they name (``[2]`` ->
@@ -149,37 +169,57 @@ class AnswerVerifier:
         with no numbered blocks, and ``heap[5]`` is text, not a citation.
         """
         if not isinstance(answer, str) or not answer.strip():
-            raise InputError("the answer is empty: give the text to verify "
-                             "(--answer FILE or --answer TEXT)")
+            raise InputError(
+                "the answer is empty: give the text to verify (--answer FILE or --answer TEXT)"
+            )
         timings: dict[str, float] = {}
-        claims = _timed(timings, "claims",
-                        lambda: self.extractor.run(answer, blocks=cited_blocks(cited)))
+        claims = _timed(
+            timings, "claims", lambda: self.extractor.run(answer, blocks=cited_blocks(cited))
+        )
         return self.verify_claims(claims, question=question, cited=cited, timings=timings)
 
-    def verify_claims(self, claims: ClaimSet, *, question: str | None = None,
-                      cited: Mapping[int, Chunk] | None = None,
-                      timings: Mapping[str, float] | None = None) -> Report:
+    def verify_claims(
+        self,
+        claims: ClaimSet,
+        *,
+        question: str | None = None,
+        cited: Mapping[int, Chunk] | None = None,
+        timings: Mapping[str, float] | None = None,
+    ) -> Report:
         """The report for claims already extracted (the streaming entry point uses this)."""
         timings = dict(timings or {})
         if self.gatherer.retriever is None and not self.gatherer.sources and not cited:
-            raise InputError("no sources to verify against: pass an index (--index DIR), "
-                             "source texts (--sources FILE ...), or the cited passages")
+            raise InputError(
+                "no sources to verify against: pass an index (--index DIR), "
+                "source texts (--sources FILE ...), or the cited passages"
+            )
         if "consistency" in self.layers and not (question and question.strip()):
-            raise InputError("the consistency layer needs the question the answer replies to: "
-                             "pass question=... (--question TEXT) or drop the layer")
+            raise InputError(
+                "the consistency layer needs the question the answer replies to: "
+                "pass question=... (--question TEXT) or drop the layer"
+            )
         self.load()
-        evidence = _timed(timings, "evidence", lambda: self.gatherer.run(claims.claims,
-                                                                         cited=cited))
+        evidence = _timed(
+            timings, "evidence", lambda: self.gatherer.run(claims.claims, cited=cited)
+        )
         return self.judge(claims, evidence, question=question, timings=timings)
 
-    def judge(self, claims: ClaimSet, evidence: EvidenceSet, *, question: str | None = None,
-              timings: Mapping[str, float] | None = None) -> Report:
+    def judge(
+        self,
+        claims: ClaimSet,
+        evidence: EvidenceSet,
+        *,
+        question: str | None = None,
+        timings: Mapping[str, float] | None = None,
+    ) -> Report:
         """The report for claims whose evidence was gathered elsewhere (``evidence.items`` in
         the order of ``claims.claims``): repair researches its own evidence and judges it so."""
         timings = dict(timings or {})
         if len(evidence.items) != len(claims.claims):
-            raise InputError(f"evidence for {len(evidence.items)} claims was given for "
-                             f"{len(claims.claims)} claims: give one item per claim, in order")
+            raise InputError(
+                f"evidence for {len(evidence.items)} claims was given for "
+                f"{len(claims.claims)} claims: give one item per claim, in order"
+            )
         self.load()
         nli = _timed(timings, "nli", lambda: self.nli.run(evidence))
         knowledge = self._knowledge(evidence, timings)
@@ -194,16 +234,18 @@ class AnswerVerifier:
                 findings.append(knowledge.results[i])
             if consistency is not None:
                 findings.append(consistency.results[i])
-            verdicts.append(ClaimVerdict(
-                claim=claim,
-                label=self.combiner.run(findings),
-                layers=tuple(findings),
-                citations=nli.citations[i],
-                anti_citations=nli.anti_citations[i],
-                evidence=nli.judgements[i],
-                values=() if knowledge is None else knowledge.values[i],
-                unsupported_spans=None if unsupported is None else unsupported[i],
-            ))
+            verdicts.append(
+                ClaimVerdict(
+                    claim=claim,
+                    label=self.combiner.run(findings),
+                    layers=tuple(findings),
+                    citations=nli.citations[i],
+                    anti_citations=nli.anti_citations[i],
+                    evidence=nli.judgements[i],
+                    values=() if knowledge is None else knowledge.values[i],
+                    unsupported_spans=None if unsupported is None else unsupported[i],
+                )
+            )
         return Report(
             answer=claims.answer,
             verdicts=tuple(verdicts),
@@ -221,8 +263,9 @@ class AnswerVerifier:
             span_detector=None if self.spans is None else self.spans.model_id,
         )
 
-    def _unsupported(self, answer: str, evidence: EvidenceSet, timings: dict[str, float]
-                     ) -> list[tuple[UnsupportedSpan, ...]] | None:
+    def _unsupported(
+        self, answer: str, evidence: EvidenceSet, timings: dict[str, float]
+    ) -> list[tuple[UnsupportedSpan, ...]] | None:
         """Each claim's unsupported spans, as offsets into ``answer`` (one batched run)."""
         detector = self.spans
         if detector is None:
@@ -231,11 +274,14 @@ class AnswerVerifier:
         premises = ["\n\n".join(passage.text for passage in item.passages) for item in items]
         written = [item.claim.span.of(answer) for item in items]
         found = _timed(timings, "spans", lambda: detector.run(premises, written)) if items else ()
-        return [tuple(span.shifted(item.claim.span.start) for span in claim.spans)
-                for item, claim in zip(items, found, strict=True)]
+        return [
+            tuple(span.shifted(item.claim.span.start) for span in claim.spans)
+            for item, claim in zip(items, found, strict=True)
+        ]
 
-    def _knowledge(self, evidence: EvidenceSet,
-                   timings: dict[str, float]) -> KnowledgeResult | None:
+    def _knowledge(
+        self, evidence: EvidenceSet, timings: dict[str, float]
+    ) -> KnowledgeResult | None:
         layer = self.knowledge
         if layer is None or "knowledge" not in self.layers:
             return None
@@ -243,8 +289,9 @@ class AnswerVerifier:
         passages = [item.passages for item in evidence.items]
         return _timed(timings, "knowledge", lambda: layer.run(claims, passages))
 
-    def _consistency(self, question: str | None, claims: ClaimSet,
-                     timings: dict[str, float]) -> ConsistencyResult | None:
+    def _consistency(
+        self, question: str | None, claims: ClaimSet, timings: dict[str, float]
+    ) -> ConsistencyResult | None:
         layer = self.consistency
         if layer is None or "consistency" not in self.layers or question is None:
             return None
@@ -293,44 +340,74 @@ Give one (--llm on the command line, chat in Python), or let rules write the cla
     chosen = _check_layers(layers)
     if claims not in CLAIM_METHODS:
         raise OptionError("claims", claims, f"one of {', '.join(CLAIM_METHODS)}")
-    needs = [need for need, wanted in (("claims='llm'", claims == "llm"),
-                                       ("query='question'", query == "question"),
-                                       ("the consistency layer", "consistency" in chosen
-                                        and consistency is None)) if wanted]
+    needs = [
+        need
+        for need, wanted in (
+            ("claims='llm'", claims == "llm"),
+            ("query='question'", query == "question"),
+            ("the consistency layer", "consistency" in chosen and consistency is None),
+        )
+        if wanted
+    ]
     if chat is None and claims == "llm":
-        raise OptionError("claims", claims, "a chat model to write the claims",
-                          "Give one (--llm on the command line, chat in Python), or let rules "
-                          "write the claims.")
+        raise OptionError(
+            "claims",
+            claims,
+            "a chat model to write the claims",
+            "Give one (--llm on the command line, chat in Python), or let rules write the claims.",
+        )
     if chat is None and "consistency" in chosen and consistency is None:
-        raise OptionError("layers", ",".join(chosen), "a chat model for 'consistency'",
-                          "Pass chat=make_chat(...) (--llm on the command line) or drop the "
-                          "consistency layer.")
+        raise OptionError(
+            "layers",
+            ",".join(chosen),
+            "a chat model for 'consistency'",
+            "Pass chat=make_chat(...) (--llm on the command line) or drop the consistency layer.",
+        )
     if chat is not None and not needs:
-        raise OptionError("chat", chat.model_id, "a chat model only where one is used",
-                          "It writes the claims (--llm-claims), the retrieval questions (--query "
-                          "question) or the consistency layer's samples (--layers with "
-                          "consistency); ask for one of them, or leave the chat model out "
-                          "(in Python: the claims, query and layers options).")
+        raise OptionError(
+            "chat",
+            chat.model_id,
+            "a chat model only where one is used",
+            "It writes the claims (--llm-claims), the retrieval questions (--query "
+            "question) or the consistency layer's samples (--layers with "
+            "consistency); ask for one of them, or leave the chat model out "
+            "(in Python: the claims, query and layers options).",
+        )
     if knowledge is not None and "knowledge" not in chosen:
-        raise OptionError("knowledge", type(knowledge).__name__, "a knowledge layer only when "
-                          "layers include 'knowledge'", "Add 'knowledge' to layers.")
+        raise OptionError(
+            "knowledge",
+            type(knowledge).__name__,
+            "a knowledge layer only when layers include 'knowledge'",
+            "Add 'knowledge' to layers.",
+        )
     if consistency is not None and "consistency" not in chosen:
-        raise OptionError("consistency", type(consistency).__name__, "a consistency layer only "
-                          "when layers include 'consistency'", "Add 'consistency' to layers.")
+        raise OptionError(
+            "consistency",
+            type(consistency).__name__,
+            "a consistency layer only when layers include 'consistency'",
+            "Add 'consistency' to layers.",
+        )
     if chat is not None and "consistency" in chosen and consistency is None:
         consistency = ConsistencyLayer(chat, scorer)
-    extractor = ClaimExtractor(decompose=decompose, decontextualize=decontextualize,
-                               chat=chat if claims == "llm" else None)
-    gatherer = EvidenceGatherer(retriever=retriever, sources=sources, k=k,
-                                queries=QueryMaker(query, chat=chat if query == "question"
-                                                   else None))
+    extractor = ClaimExtractor(
+        decompose=decompose, decontextualize=decontextualize, chat=chat if claims == "llm" else None
+    )
+    gatherer = EvidenceGatherer(
+        retriever=retriever,
+        sources=sources,
+        k=k,
+        queries=QueryMaker(query, chat=chat if query == "question" else None),
+    )
     combiner = rule if isinstance(rule, LayerCombiner) else LayerCombiner(rule, order=chosen)
     return AnswerVerifier(
         NLILayer(scorer, aggregation=aggregation, tau=tau, window=window or _window(aggregation)),
-        gatherer, claims=extractor,
+        gatherer,
+        claims=extractor,
         knowledge=(knowledge or KnowledgeLayer()) if "knowledge" in chosen else None,
-        consistency=consistency if "consistency" in chosen else None, rule=combiner,
-        spans=spans)
+        consistency=consistency if "consistency" in chosen else None,
+        rule=combiner,
+        spans=spans,
+    )
 
 
 def _window(aggregation: Aggregation) -> EvidenceWindow:
@@ -346,10 +423,14 @@ def _timed(timings: dict[str, float], stage: str, work: Callable[[], T]) -> T:
     return result
 
 
-def _calls(evidence: EvidenceSet, nli: NLIResult,
-           consistency: ConsistencyResult | None) -> dict[str, int]:
-    calls = {"searches": evidence.searches, "verifier_calls": nli.calls,
-             "verifier_pairs": nli.pairs}
+def _calls(
+    evidence: EvidenceSet, nli: NLIResult, consistency: ConsistencyResult | None
+) -> dict[str, int]:
+    calls = {
+        "searches": evidence.searches,
+        "verifier_calls": nli.calls,
+        "verifier_pairs": nli.pairs,
+    }
     if consistency is not None:
         calls["chat"] = consistency.calls.get("chat", 0)
         calls["verifier_pairs"] += consistency.calls.get("verifier", 0)

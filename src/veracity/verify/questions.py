@@ -38,35 +38,53 @@ __all__ = ["QUERY_MODES", "QueryMaker", "QueryMode", "parse_question", "rule_que
 QUERY_MODES: tuple[QueryMode, ...] = get_args(QueryMode)
 QUESTION_PROMPT = "question_v1"
 
-_MONTH = (r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
-          r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?")
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
 _NUMBER = r"\d[\d,]*(?:\.\d+)?"
 # Most specific first: a date before the year inside it, money before the bare number. Each
 # value's question phrase; a preposition written before it is kept ("since" -> "since what year").
 _VALUES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("what date", re.compile(
-        rf"\b(?P<prep>on |in )?(?:\d{{1,2}}(?:st|nd|rd|th)? {_MONTH},? \d{{4}}|{_MONTH} "
-        rf"\d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}|\d{{4}}-\d{{2}}-\d{{2}})\b", re.IGNORECASE)),
+    (
+        "what date",
+        re.compile(
+            rf"\b(?P<prep>on |in )?(?:\d{{1,2}}(?:st|nd|rd|th)? {_MONTH},? \d{{4}}|{_MONTH} "
+            rf"\d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}|\d{{4}}-\d{{2}}-\d{{2}})\b",
+            re.IGNORECASE,
+        ),
+    ),
     ("what month", re.compile(rf"\b(?P<prep>in )?{_MONTH} \d{{4}}\b", re.IGNORECASE)),
-    ("how much", re.compile(
-        rf"(?:[$€£¥]\s?{_NUMBER}(?:\s?(?:million|billion|trillion|thousand|bn|m|k)\b)?"
-        rf"|\b{_NUMBER}\s?(?:million |billion |thousand )?(?:dollars|euros|pounds|USD|EUR)\b)")),
+    (
+        "how much",
+        re.compile(
+            rf"(?:[$€£¥]\s?{_NUMBER}(?:\s?(?:million|billion|trillion|thousand|bn|m|k)\b)?"
+            rf"|\b{_NUMBER}\s?(?:million |billion |thousand )?(?:dollars|euros|pounds|USD|EUR)\b)"
+        ),
+    ),
     ("what share", re.compile(rf"\b{_NUMBER}\s?(?:%|percent\b|per cent\b)")),
-    ("what year", re.compile(
-        r"\b(?P<prep>in |since |by |until |from )?(?:1[0-9]|20)\d{2}s?\b", re.IGNORECASE)),
-    ("how many", re.compile(
-        rf"\b{_NUMBER}(?:\s?(?:million|billion|thousand|hundred))?\b")),
+    (
+        "what year",
+        re.compile(
+            r"\b(?P<prep>in |since |by |until |from )?(?:1[0-9]|20)\d{2}s?\b", re.IGNORECASE
+        ),
+    ),
+    ("how many", re.compile(rf"\b{_NUMBER}(?:\s?(?:million|billion|thousand|hundred))?\b")),
 )
 _PLACEHOLDER = "\x00"
 _SPACES = re.compile(r"\s{2,}")
 # Sentence-initial words that are lower-cased once "Is it true that" goes in front of them.
-_COMMON_START = re.compile(r"^(?:The|A|An|About|Around|Approximately|Some|Most|Many|In|On|At|"
-                           r"There|It|This|These|Those|Only|Over|Nearly|Almost)\b")
+_COMMON_START = re.compile(
+    r"^(?:The|A|An|About|Around|Approximately|Some|Most|Many|In|On|At|"
+    r"There|It|This|These|Those|Only|Over|Nearly|Almost)\b"
+)
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([,.;:!?])")
 # Words that only qualify the value they precede ("about 45%"): dropped with it.
-_HEDGE = re.compile(r"\b(?:about|around|approximately|roughly|nearly|almost|some|over|"
-                    r"more than|less than|fewer than|at least|at most|up to|only) \x00",
-                    re.IGNORECASE)
+_HEDGE = re.compile(
+    r"\b(?:about|around|approximately|roughly|nearly|almost|some|over|"
+    r"more than|less than|fewer than|at least|at most|up to|only) \x00",
+    re.IGNORECASE,
+)
 
 
 def rule_question(claim: str) -> str:
@@ -75,6 +93,7 @@ def rule_question(claim: str) -> str:
     text = claim.strip()
     phrase = ""
     for question_phrase, pattern in _VALUES:
+
         def replace(match: re.Match[str], question_phrase: str = question_phrase) -> str:
             nonlocal phrase
             if phrase:
@@ -84,6 +103,7 @@ def rule_question(claim: str) -> str:
                 prep = "on "
             phrase = f"{prep}{question_phrase}"
             return _PLACEHOLDER
+
         text = pattern.sub(replace, text)
     text = _HEDGE.sub(_PLACEHOLDER, text)
     text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", _SPACES.sub(" ", text)).strip()
@@ -96,8 +116,11 @@ def rule_question(claim: str) -> str:
         return f"Is it true that {text}?"
     if text.startswith(_PLACEHOLDER):
         rest = text[1:].lstrip(" ,")
-        if " " in phrase.strip() and phrase.split()[0] in ("in", "on", "since", "by", "until",
-                                                           "from") and rest:
+        if (
+            " " in phrase.strip()
+            and phrase.split()[0] in ("in", "on", "since", "by", "until", "from")
+            and rest
+        ):
             # a fronted time adverbial ("In 2016, ...") is asked at the end instead
             return f"{rest[0].upper()}{rest[1:]} {phrase}?".replace(_PLACEHOLDER, phrase)
         phrase = phrase[0].upper() + phrase[1:]
@@ -110,8 +133,9 @@ def parse_question(reply: str) -> str:
     Raises :class:`GenerationError` quoting the reply when there is no such line.
     """
     for line in reply.strip().splitlines():
-        line = re.sub(r"^(?:question\s*:\s*|q\s*:\s*|[-*]\s+)", "", line.strip(),
-                      flags=re.IGNORECASE)
+        line = re.sub(
+            r"^(?:question\s*:\s*|q\s*:\s*|[-*]\s+)", "", line.strip(), flags=re.IGNORECASE
+        )
         line = line.strip().strip('"“”').strip()
         if not line:
             continue
@@ -120,7 +144,8 @@ def parse_question(reply: str) -> str:
         break
     raise GenerationError(
         f"prompt {QUESTION_PROMPT}: expected one question ending with '?', got {reply[:120]!r}; "
-        "use query='claim', or a chat model that follows the instruction")
+        "use query='claim', or a chat model that follows the instruction"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,9 +161,13 @@ class QueryMaker:
 
     def __post_init__(self) -> None:
         if self.mode not in QUERY_MODES:
-            raise OptionError("query", self.mode, f"one of {', '.join(QUERY_MODES)}",
-                              "Use 'claim' to search with the claim, 'question' to search with "
-                              "the question it answers.")
+            raise OptionError(
+                "query",
+                self.mode,
+                f"one of {', '.join(QUERY_MODES)}",
+                "Use 'claim' to search with the claim, 'question' to search with "
+                "the question it answers.",
+            )
 
     @property
     def method(self) -> str:
@@ -159,7 +188,12 @@ class QueryMaker:
         prompt = self._prompt()
         queries = []
         for claim in claims:
-            request = ChatRequest.of(prompt.render(claim=claim), system=prompt.system,
-                                     temperature=0.0, max_tokens=64, seed=self.seed)
+            request = ChatRequest.of(
+                prompt.render(claim=claim),
+                system=prompt.system,
+                temperature=0.0,
+                max_tokens=64,
+                seed=self.seed,
+            )
             queries.append(parse_question(self.chat.run(request).text))
         return tuple(queries)

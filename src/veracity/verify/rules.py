@@ -42,8 +42,7 @@ from veracity.errors import InputError, OptionError
 from veracity.types import LayerResult, VerdictLabel
 from veracity.verifiers.combiner import fit_logistic
 
-__all__ = ["RULES", "LayerCombiner", "LayerWeights", "Rule", "fit_layer_weights",
-           "layer_features"]
+__all__ = ["RULES", "LayerCombiner", "LayerWeights", "Rule", "fit_layer_weights", "layer_features"]
 
 RULES: tuple[Rule, ...] = get_args(Rule)
 WEIGHTS_FORMAT = "veracity-layer-weights/1"
@@ -51,8 +50,11 @@ WEIGHTS_FORMAT = "veracity-layer-weights/1"
 
 def _judged(results: Sequence[LayerResult]) -> list[LayerResult]:
     """The layers that judged the claim: neither failed nor abstained."""
-    return [r for r in results if r.error is None and r.label != "unchecked"
-            and not (r.score is None and not r.flagged)]
+    return [
+        r
+        for r in results
+        if r.error is None and r.label != "unchecked" and not (r.score is None and not r.flagged)
+    ]
 
 
 def _flag_label(flagging: Sequence[LayerResult]) -> VerdictLabel:
@@ -68,8 +70,11 @@ def layer_features(results: Sequence[LayerResult], layers: Sequence[str]) -> lis
     centred, present = [], []
     for name in layers:
         found = by_name.get(name)
-        score = None if found is None else (found.score if found.score is not None
-                                            else float(found.flagged))
+        score = (
+            None
+            if found is None
+            else (found.score if found.score is not None else float(found.flagged))
+        )
         centred.append(0.0 if score is None else score - 0.5)
         present.append(0.0 if score is None else 1.0)
     return centred + present
@@ -87,17 +92,24 @@ class LayerWeights:
 
     def __post_init__(self) -> None:
         if len(self.weights) != 2 * len(self.layers):
-            raise InputError(f"{len(self.weights)} weights for layers {list(self.layers)}: "
-                             f"expected {2 * len(self.layers)} (a score and an indicator each)")
+            raise InputError(
+                f"{len(self.weights)} weights for layers {list(self.layers)}: "
+                f"expected {2 * len(self.layers)} (a score and an indicator each)"
+            )
 
     def probability(self, results: Sequence[LayerResult]) -> float:
         value = float(np.dot(layer_features(results, self.layers), self.weights)) + self.bias
         return 1.0 / (1.0 + math.exp(-value))
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": WEIGHTS_FORMAT, "layers": list(self.layers),
-                "weights": list(self.weights), "bias": self.bias, "threshold": self.threshold,
-                "fitted_on": self.fitted_on}
+        return {
+            "format": WEIGHTS_FORMAT,
+            "layers": list(self.layers),
+            "weights": list(self.weights),
+            "bias": self.bias,
+            "threshold": self.threshold,
+            "fitted_on": self.fitted_on,
+        }
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
@@ -113,34 +125,48 @@ class LayerWeights:
         except OSError as exc:
             raise InputError(f"cannot read layer weights {path}: {exc.strerror or exc}") from exc
         except json.JSONDecodeError as exc:
-            raise InputError(f"{path}: not JSON ({exc.msg} at line {exc.lineno}); fit the "
-                             "weights again with fit_layer_weights(...).save(path)") from exc
+            raise InputError(
+                f"{path}: not JSON ({exc.msg} at line {exc.lineno}); fit the "
+                "weights again with fit_layer_weights(...).save(path)"
+            ) from exc
         return cls.from_json(data, where=str(path))
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], *, where: str = "layer weights") -> LayerWeights:
         if not isinstance(data, Mapping) or data.get("format") != WEIGHTS_FORMAT:
-            raise InputError(f"{where}: not a {WEIGHTS_FORMAT} file; fit the weights with "
-                             "fit_layer_weights(...).save(path)")
+            raise InputError(
+                f"{where}: not a {WEIGHTS_FORMAT} file; fit the weights with "
+                "fit_layer_weights(...).save(path)"
+            )
         try:
-            return cls(tuple(str(x) for x in data["layers"]),
-                       tuple(float(x) for x in data["weights"]), float(data["bias"]),
-                       float(data.get("threshold", 0.5)), str(data.get("fitted_on", "")))
+            return cls(
+                tuple(str(x) for x in data["layers"]),
+                tuple(float(x) for x in data["weights"]),
+                float(data["bias"]),
+                float(data.get("threshold", 0.5)),
+                str(data.get("fitted_on", "")),
+            )
         except (KeyError, TypeError, ValueError) as exc:
-            raise InputError(f"{where}: missing or bad field ({exc}); fit the weights again") \
-                from exc
+            raise InputError(
+                f"{where}: missing or bad field ({exc}); fit the weights again"
+            ) from exc
 
 
-def fit_layer_weights(findings: Sequence[Sequence[LayerResult]], labels: Sequence[bool], *,
-                      layers: Sequence[str], fitted_on: str, l2: float = 1.0) -> LayerWeights:
+def fit_layer_weights(
+    findings: Sequence[Sequence[LayerResult]],
+    labels: Sequence[bool],
+    *,
+    layers: Sequence[str],
+    fitted_on: str,
+    l2: float = 1.0,
+) -> LayerWeights:
     """Fit logistic weights on a development set: ``labels[i]`` is True when claim ``i`` should
     be flagged. Classes are balanced; the threshold stays 0.5."""
     if len(findings) != len(labels):
         raise InputError(f"{len(findings)} claims but {len(labels)} labels: give one each")
     matrix = np.asarray([layer_features(f, layers) for f in findings], dtype=np.float64)
     weights, bias = fit_logistic(matrix, [int(bool(x)) for x in labels], l2=l2)
-    return LayerWeights(tuple(layers), tuple(float(w) for w in weights), bias,
-                        fitted_on=fitted_on)
+    return LayerWeights(tuple(layers), tuple(float(w) for w in weights), bias, fitted_on=fitted_on)
 
 
 class LayerCombiner:
@@ -150,15 +176,24 @@ class LayerCombiner:
     ``weights`` are required for ``logistic``.
     """
 
-    def __init__(self, rule: str = defaults.VERIFY_RULE, *, order: Sequence[str] = (),
-                 band: tuple[float, float] = defaults.CASCADE_BAND,
-                 weights: LayerWeights | None = None) -> None:
+    def __init__(
+        self,
+        rule: str = defaults.VERIFY_RULE,
+        *,
+        order: Sequence[str] = (),
+        band: tuple[float, float] = defaults.CASCADE_BAND,
+        weights: LayerWeights | None = None,
+    ) -> None:
         if rule not in RULES:
             raise OptionError("rule", rule, f"one of {', '.join(RULES)}")
         if rule == "logistic" and weights is None:
-            raise OptionError("weights", None, "fitted LayerWeights for rule='logistic'",
-                              "Fit them on a development set with fit_layer_weights(...) and "
-                              "pass LayerWeights.load(path).")
+            raise OptionError(
+                "weights",
+                None,
+                "fitted LayerWeights for rule='logistic'",
+                "Fit them on a development set with fit_layer_weights(...) and "
+                "pass LayerWeights.load(path).",
+            )
         low, high = band
         if not 0.0 <= low < high <= 1.0:
             raise OptionError("band", band, "(low, high) with 0 <= low < high <= 1")

@@ -60,8 +60,13 @@ class StreamVerifier:
     def __init__(self, verifier: AnswerVerifier) -> None:
         self.verifier = verifier
 
-    def run(self, deltas: Iterable[str], *, question: str | None = None,
-            cited: Mapping[int, Chunk] | None = None) -> Generator[StreamedSentence, None, None]:
+    def run(
+        self,
+        deltas: Iterable[str],
+        *,
+        question: str | None = None,
+        cited: Mapping[int, Chunk] | None = None,
+    ) -> Generator[StreamedSentence, None, None]:
         """Yield each sentence, verified, as soon as it is complete (see the module docstring)."""
         text = ""
         done = 0
@@ -76,8 +81,14 @@ class StreamVerifier:
         if total > done:
             yield from self._verify(text, done, total, question, cited)
 
-    def _verify(self, text: str, first: int, last: int, question: str | None,
-                cited: Mapping[int, Chunk] | None) -> Iterator[StreamedSentence]:
+    def _verify(
+        self,
+        text: str,
+        first: int,
+        last: int,
+        question: str | None,
+        cited: Mapping[int, Chunk] | None,
+    ) -> Iterator[StreamedSentence]:
         blocks = cited_blocks(cited)
         sentences = split_answer(text, blocks=blocks)[:last]
         prefix = text[: sentences[-1].span.end]
@@ -87,8 +98,11 @@ class StreamVerifier:
             answer=prefix,
             claims=tuple(c for c in claims.claims if c.sentence in wanted),
             skipped=tuple(s for s in claims.skipped if s.sentence in wanted),
-            sentences=len(wanted), method=claims.method, model=claims.model,
-            prompt=claims.prompt)
+            sentences=len(wanted),
+            method=claims.method,
+            model=claims.model,
+            prompt=claims.prompt,
+        )
         report = self.verifier.verify_claims(subset, question=question, cited=cited)
         for index in wanted:
             sentence = sentences[index]
@@ -135,10 +149,15 @@ def merge_reports(answer: str, streamed: Sequence[StreamedSentence]) -> Report:
         answer=answer,
         verdicts=tuple(v for report in reports for v in report.verdicts),
         skipped=tuple(s for report in reports for s in report.skipped),
-        question=last.question, layers=last.layers, rule=last.rule,
-        query_mode=last.query_mode, claims_method=last.claims_method,
-        verifier=last.verifier, verifier_version=last.verifier_version,
-        timings=timings, calls=calls,
+        question=last.question,
+        layers=last.layers,
+        rule=last.rule,
+        query_mode=last.query_mode,
+        claims_method=last.claims_method,
+        verifier=last.verifier,
+        verifier_version=last.verifier_version,
+        timings=timings,
+        calls=calls,
         warnings=tuple(dict.fromkeys(w for report in reports for w in report.warnings)),
         span_detector=last.span_detector,
     )

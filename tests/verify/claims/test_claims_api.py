@@ -15,17 +15,37 @@ from veracity.verify.claims import ClaimExtractor
 
 pytestmark = pytest.mark.unit
 
-MODULES = ["decompose", "decontextualize", "draft", "extractor", "filter", "grammar", "llm",
-           "split"]
+MODULES = [
+    "decompose",
+    "decontextualize",
+    "draft",
+    "extractor",
+    "filter",
+    "grammar",
+    "llm",
+    "split",
+]
 
 
 def test_public_api_is_pinned() -> None:
-    assert sorted(veracity.verify.claims.__all__) == sorted([
-        "ON_ERROR", "ClaimExtractor", "ClaimSentence", "Draft", "LLMDecomposer",
-        "LLMDecontextualizer", "OnError", "Part", "RuleDecomposer", "RuleDecontextualizer",
-        "parse_decomposition", "parse_decontextualization", "sentence_skip_reason",
-        "split_answer",
-    ])
+    assert sorted(veracity.verify.claims.__all__) == sorted(
+        [
+            "ON_ERROR",
+            "ClaimExtractor",
+            "ClaimSentence",
+            "Draft",
+            "LLMDecomposer",
+            "LLMDecontextualizer",
+            "OnError",
+            "Part",
+            "RuleDecomposer",
+            "RuleDecontextualizer",
+            "parse_decomposition",
+            "parse_decontextualization",
+            "sentence_skip_reason",
+            "split_answer",
+        ]
+    )
     for name in veracity.verify.claims.__all__:
         assert hasattr(veracity.verify.claims, name), name
 
@@ -33,17 +53,24 @@ def test_public_api_is_pinned() -> None:
 @pytest.mark.parametrize("name", ["__init__", *MODULES])
 def test_every_module_shows_an_example(name: str) -> None:
     """The examples run with the package's doctests (``--doctest-modules``); here: each has one."""
-    module = veracity.verify.claims if name == "__init__" else importlib.import_module(
-        f"veracity.verify.claims.{name}")
+    module = (
+        veracity.verify.claims
+        if name == "__init__"
+        else importlib.import_module(f"veracity.verify.claims.{name}")
+    )
     assert any(test.examples for test in doctest.DocTestFinder().find(module)), name
 
 
-@pytest.mark.parametrize(("prompt_id", "fields"), [
-    ("decompose_v1", ("sentences",)),
-    ("decontextualize_v1", ("answer", "claims", "count")),
-])
-def test_claim_prompts_ship_with_id_version_and_fields(prompt_id: str,
-                                                       fields: tuple[str, ...]) -> None:
+@pytest.mark.parametrize(
+    ("prompt_id", "fields"),
+    [
+        ("decompose_v1", ("sentences",)),
+        ("decontextualize_v1", ("answer", "claims", "count")),
+    ],
+)
+def test_claim_prompts_ship_with_id_version_and_fields(
+    prompt_id: str, fields: tuple[str, ...]
+) -> None:
     prompt = load_prompt(prompt_id)
     assert prompt_id in available()
     assert (prompt.id, prompt.version, prompt.ref) == (prompt_id, 1, f"{prompt_id}@1")

@@ -52,7 +52,7 @@ def expected_text(answer: str, claim: Claim) -> str | None:
             before, after = found.groups()
             assert text.startswith(before), (edit, text)
             assert after == before[0].upper() + before[1:], edit
-            text = after + text[len(before):]
+            text = after + text[len(before) :]
     return text
 
 
@@ -67,20 +67,53 @@ def check(result: ClaimSet) -> None:
         recased = {found.group(2) for found in map(_CAPITALISED.match, claim.edits) if found}
         for token in _TOKEN.findall(claim.text):
             assert token in tokens or token in recased or token.lower() in _FUNCTION, (
-                token, claim, answer)
+                token,
+                claim,
+                answer,
+            )
 
 
 # --- sentences with code-like, mixed-case and dot-led tokens ----------------------------------
 
-_SUBJECTS = st.sampled_from([
-    "gzip", "npm", "iPhone sales", "eBay", "x86 chips", "the .NET runtime", "Karl von Frisch",
-    "the queen", "Bees", "he", "He", "It", "They", "This tool", "The company", "ffmpeg",
-])
-_PREDICATES = st.sampled_from([
-    "writes a .gz extension", "runs on .NET", "supports x86", "uses npm", "ships iPhone apps",
-    "sells on eBay", "was born in 1886", "died in 1982", "compresses files", "reads .tar.gz files",
-    "lays eggs", "is 3.5 m tall", "was founded in 1995", "dance", "calls gzip and npm",
-])
+_SUBJECTS = st.sampled_from(
+    [
+        "gzip",
+        "npm",
+        "iPhone sales",
+        "eBay",
+        "x86 chips",
+        "the .NET runtime",
+        "Karl von Frisch",
+        "the queen",
+        "Bees",
+        "he",
+        "He",
+        "It",
+        "They",
+        "This tool",
+        "The company",
+        "ffmpeg",
+    ]
+)
+_PREDICATES = st.sampled_from(
+    [
+        "writes a .gz extension",
+        "runs on .NET",
+        "supports x86",
+        "uses npm",
+        "ships iPhone apps",
+        "sells on eBay",
+        "was born in 1886",
+        "died in 1982",
+        "compresses files",
+        "reads .tar.gz files",
+        "lays eggs",
+        "is 3.5 m tall",
+        "was founded in 1995",
+        "dance",
+        "calls gzip and npm",
+    ]
+)
 _JOINERS = st.sampled_from([" and ", ", and ", "; ", ", but ", ", while "])
 _NOISE = st.sampled_from(["", "", " [1]", " [2, 3]", "\n- ", " **", " .", "  "])
 
@@ -91,8 +124,12 @@ def _sentences(draw: st.DrawFn) -> str:
     for _ in range(draw(st.integers(0, 2))):
         subject = draw(st.one_of(st.just(""), _SUBJECTS.map(lambda s: s + " ")))
         text += f"{draw(_JOINERS)}{subject}{draw(_PREDICATES)}"
-    return draw(st.sampled_from(["", "- ", "**"])) + text + draw(_NOISE) \
+    return (
+        draw(st.sampled_from(["", "- ", "**"]))
+        + text
+        + draw(_NOISE)
         + draw(st.sampled_from([".", ".", "!", ""]))
+    )
 
 
 _ANSWERS = st.lists(_sentences(), min_size=1, max_size=5).map(" ".join).filter(str.strip)
@@ -100,8 +137,7 @@ _ANSWERS = st.lists(_sentences(), min_size=1, max_size=5).map(" ".join).filter(s
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_ANSWERS)
-def test_rule_claims_read_as_their_spans_are_written_unless_an_edit_says_so(
-        answer: str) -> None:
+def test_rule_claims_read_as_their_spans_are_written_unless_an_edit_says_so(answer: str) -> None:
     check(ClaimExtractor().run(answer))
 
 
@@ -114,21 +150,34 @@ def test_without_decontextualization_claims_read_as_written_too(answer: str) -> 
 
 # --- the cases of the issue -------------------------------------------------------------------
 
-@pytest.mark.parametrize(("answer", "texts"), [
-    ("gzip compresses files [1].", ["gzip compresses files."]),
-    ("npm installs packages and resolves versions.",
-     ["npm installs packages and resolves versions."]),
-    ("iPhone sales rose in 2020 and fell in 2021.",
-     ["iPhone sales rose in 2020.", "iPhone sales fell in 2021."]),
-    ("eBay sells goods; iPhone users buy them.",
-     ["eBay sells goods.", "iPhone users buy them."]),
-    ("Bees dance; x86 chips run hot.", ["Bees dance.", "x86 chips run hot."]),
-    ("- gzip writes a .gz extension [1].", ["gzip writes a .gz extension."]),
-    ("The library supports .NET and runs on x86.",
-     ["The library supports .NET.", "The library runs on x86."]),
-])
+
+@pytest.mark.parametrize(
+    ("answer", "texts"),
+    [
+        ("gzip compresses files [1].", ["gzip compresses files."]),
+        (
+            "npm installs packages and resolves versions.",
+            ["npm installs packages and resolves versions."],
+        ),
+        (
+            "iPhone sales rose in 2020 and fell in 2021.",
+            ["iPhone sales rose in 2020.", "iPhone sales fell in 2021."],
+        ),
+        (
+            "eBay sells goods; iPhone users buy them.",
+            ["eBay sells goods.", "iPhone users buy them."],
+        ),
+        ("Bees dance; x86 chips run hot.", ["Bees dance.", "x86 chips run hot."]),
+        ("- gzip writes a .gz extension [1].", ["gzip writes a .gz extension."]),
+        (
+            "The library supports .NET and runs on x86.",
+            ["The library supports .NET.", "The library runs on x86."],
+        ),
+    ],
+)
 def test_code_like_mixed_case_and_dot_led_tokens_are_kept_as_written(
-        answer: str, texts: list[str]) -> None:
+    answer: str, texts: list[str]
+) -> None:
     result = ClaimExtractor().run(answer)
     assert [claim.text for claim in result.claims] == texts
     assert not any(edit.startswith("capitalised") for c in result.claims for edit in c.edits)
@@ -151,8 +200,10 @@ def test_a_pronoun_replaced_by_its_antecedent_is_recorded_as_written() -> None:
 
 def test_the_llms_recasing_of_a_verbatim_claim_is_not_taken() -> None:
     answer = "gzip compresses files and npm installs packages [1]."
-    reply = ('{"claims": [{"sentence": 1, "text": "Gzip compresses files."}, '
-             '{"sentence": 1, "text": "Npm installs packages."}]}')
+    reply = (
+        '{"claims": [{"sentence": 1, "text": "Gzip compresses files."}, '
+        '{"sentence": 1, "text": "Npm installs packages."}]}'
+    )
     chat = ScriptedChatModel([reply])
     result = ClaimExtractor(chat=chat, decontextualize=False).run(answer)
     assert [(c.text, c.edits) for c in result.claims] == [

@@ -76,7 +76,18 @@ def test_skipped_sentences_keep_their_reason_and_text(result: ClaimSet) -> None:
 
 def test_markers_stay_attached_to_every_claim_of_their_sentence(result: ClaimSet) -> None:
     assert [c.markers for c in result.claims] == [
-        (1,), (1, 2), (1, 2), (2,), (3,), (4,), (4,), (), (), (5,), ()]
+        (1,),
+        (1, 2),
+        (1, 2),
+        (2,),
+        (3,),
+        (4,),
+        (4,),
+        (),
+        (),
+        (5,),
+        (),
+    ]
 
 
 def test_spans_are_parts_when_verbatim_and_sentences_when_rewritten(result: ClaimSet) -> None:
@@ -89,11 +100,14 @@ def test_spans_are_parts_when_verbatim_and_sentences_when_rewritten(result: Clai
     assert claims[5].edits == ("decomposed",)
     assert claims[6].edits == ("decomposed", "capitalised: 'the' -> 'The'")
     # rewritten claims point at their whole sentence
-    sentence = ("He was born in Vienna in 1886 and died in Munich in 1982 [1, 2].")
+    sentence = "He was born in Vienna in 1886 and died in Munich in 1982 [1, 2]."
     assert claims[1].span.of(ANSWER) == sentence
     assert claims[2].span.of(ANSWER) == sentence
-    assert claims[2].edits == ("decomposed", "subject copied: 'He'",
-                               "decontextualized: 'He' -> 'Karl von Frisch'")
+    assert claims[2].edits == (
+        "decomposed",
+        "subject copied: 'He'",
+        "decontextualized: 'He' -> 'Karl von Frisch'",
+    )
     assert claims[3].edits == ("decontextualized: 'This researcher' -> 'Karl von Frisch'",)
     assert claims[9].span.of(ANSWER) == "- Worker bees develop in 21 days [5]."
 
@@ -102,16 +116,19 @@ def test_steps_can_be_switched_off() -> None:
     answer = "Karl von Frisch was born in 1886 and he died in 1982."
     assert [c.text for c in ClaimExtractor(decompose=False).run(answer).claims] == [answer]
     assert [c.text for c in ClaimExtractor(decontextualize=False).run(answer).claims] == [
-        "Karl von Frisch was born in 1886.", "He died in 1982."]
-    plain = ClaimExtractor(decompose=False, decontextualize=False).run(
-        "Bees dance. They sing.")
+        "Karl von Frisch was born in 1886.",
+        "He died in 1982.",
+    ]
+    plain = ClaimExtractor(decompose=False, decontextualize=False).run("Bees dance. They sing.")
     assert [(c.text, c.edits) for c in plain.claims] == [("Bees dance.", ()), ("They sing.", ())]
 
 
 def test_a_heading_stops_pronouns_from_looking_back() -> None:
     answer = "Karl von Frisch studied bees.\n\n# Ants\n\nThey march in lines."
     assert [c.text for c in ClaimExtractor().run(answer).claims] == [
-        "Karl von Frisch studied bees.", "They march in lines."]
+        "Karl von Frisch studied bees.",
+        "They march in lines.",
+    ]
 
 
 def test_an_answer_with_nothing_to_check_has_no_claims() -> None:
@@ -131,13 +148,18 @@ def test_a_non_string_answer_is_refused() -> None:
         ClaimExtractor().run(b"Bees dance.")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("options", "match"), [
-    ({"on_error": "record"}, r"on_error='record' is not allowed: one of raise, rules"),
-    ({"decompose": "yes"}, r"decompose='yes' is not allowed: True or False"),
-    ({"chat": ScriptedChatModel([]), "decompose": False, "decontextualize": False},
-     r"Drop chat=, or pass decompose=True"),
-    ({"chat": ScriptedChatModel([]), "temperature": 5.0}, r"temperature=5.0"),
-])
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"on_error": "record"}, r"on_error='record' is not allowed: one of raise, rules"),
+        ({"decompose": "yes"}, r"decompose='yes' is not allowed: True or False"),
+        (
+            {"chat": ScriptedChatModel([]), "decompose": False, "decontextualize": False},
+            r"Drop chat=, or pass decompose=True",
+        ),
+        ({"chat": ScriptedChatModel([]), "temperature": 5.0}, r"temperature=5.0"),
+    ],
+)
 def test_bad_options_are_refused_at_construction(options: dict[str, object], match: str) -> None:
     with pytest.raises(OptionError, match=match):
         ClaimExtractor(**options)  # type: ignore[arg-type]
@@ -145,16 +167,27 @@ def test_bad_options_are_refused_at_construction(options: dict[str, object], mat
 
 # --- the LLM path -----------------------------------------------------------------------------
 
-LLM_ANSWER = ("Sure! Karl von Frisch was born in 1886 and he died in 1982 [1]. "
-              "He won the Nobel Prize.")
-DECOMPOSED = json.dumps({"claims": [
-    {"sentence": 1, "text": "Karl von Frisch was born in 1886."},
-    {"sentence": 1, "text": "He died in 1982."},
-    {"sentence": 2, "text": "He won the Nobel Prize."},
-]})
-DECONTEXTUALIZED = json.dumps({"claims": [
-    "Karl von Frisch was born in 1886.", "Karl von Frisch died in 1982.",
-    "Karl von Frisch won the Nobel Prize."]})
+LLM_ANSWER = (
+    "Sure! Karl von Frisch was born in 1886 and he died in 1982 [1]. He won the Nobel Prize."
+)
+DECOMPOSED = json.dumps(
+    {
+        "claims": [
+            {"sentence": 1, "text": "Karl von Frisch was born in 1886."},
+            {"sentence": 1, "text": "He died in 1982."},
+            {"sentence": 2, "text": "He won the Nobel Prize."},
+        ]
+    }
+)
+DECONTEXTUALIZED = json.dumps(
+    {
+        "claims": [
+            "Karl von Frisch was born in 1886.",
+            "Karl von Frisch died in 1982.",
+            "Karl von Frisch won the Nobel Prize.",
+        ]
+    }
+)
 
 
 def test_with_a_chat_model_the_llm_decomposes_and_decontextualizes() -> None:
@@ -171,7 +204,8 @@ def test_with_a_chat_model_the_llm_decomposes_and_decontextualizes() -> None:
     assert first.span.of(LLM_ANSWER) == "Karl von Frisch was born in 1886"
     assert first.edits == ("decomposed (llm)",)
     assert second.span.of(LLM_ANSWER) == (
-        "Karl von Frisch was born in 1886 and he died in 1982 [1].")
+        "Karl von Frisch was born in 1886 and he died in 1982 [1]."
+    )
     assert second.edits == ("decomposed (llm)", "decontextualized (llm)")
     assert third.edits == ("decontextualized (llm)",)
     assert [r.seed for r in chat.requests] == [3, 3]
@@ -193,8 +227,10 @@ def test_on_error_rules_falls_back_and_says_so_in_every_claim() -> None:
     chat = ScriptedChatModel(["not json", DECONTEXTUALIZED], model_id="tiny-chat")
     result = ClaimExtractor(chat=chat, on_error="rules").run(LLM_ANSWER)
     assert [c.text for c in result.claims] == [
-        "Karl von Frisch was born in 1886.", "Karl von Frisch died in 1982.",
-        "Karl von Frisch won the Nobel Prize."]
+        "Karl von Frisch was born in 1886.",
+        "Karl von Frisch died in 1982.",
+        "Karl von Frisch won the Nobel Prize.",
+    ]
     note = "llm reply unreadable (decompose_v1@1); rules used"
     assert all(c.edits[-1] == note for c in result.claims)
     assert result.claims[0].edits == ("decomposed", note)
@@ -208,7 +244,8 @@ def test_when_every_llm_step_fails_the_method_is_rules() -> None:
     assert [c.text for c in result.claims][1] == "Karl von Frisch died in 1982."
     assert result.claims[1].edits[-2:] == (
         "llm reply unreadable (decompose_v1@1); rules used",
-        "llm reply unreadable (decontextualize_v1@1); rules used")
+        "llm reply unreadable (decontextualize_v1@1); rules used",
+    )
 
 
 def test_the_llm_is_not_asked_when_nothing_is_left_to_check() -> None:
@@ -220,21 +257,67 @@ def test_the_llm_is_not_asked_when_nothing_is_left_to_check() -> None:
 
 # --- spans, for any answer --------------------------------------------------------------------
 
-_SUBJECTS = st.sampled_from([
-    "Karl von Frisch", "He", "he", "It", "They", "This researcher", "The company", "Honey bees",
-    "Dr. Smith", "The U.S.", "the queen", "Bees", "Its value", "Marie Curie",
-])
-_PREDICATES = st.sampled_from([
-    "was born in 1886", "died in 1982", "dance", "sing", "won the Nobel Prize", "lays eggs",
-    "is 3.5 m tall", "has 50 states", "studied bees, e.g. honey bees", "can sting",
-    "was founded in 1976", "live in colonies", "étudie les abeilles",
-])
+_SUBJECTS = st.sampled_from(
+    [
+        "Karl von Frisch",
+        "He",
+        "he",
+        "It",
+        "They",
+        "This researcher",
+        "The company",
+        "Honey bees",
+        "Dr. Smith",
+        "The U.S.",
+        "the queen",
+        "Bees",
+        "Its value",
+        "Marie Curie",
+    ]
+)
+_PREDICATES = st.sampled_from(
+    [
+        "was born in 1886",
+        "died in 1982",
+        "dance",
+        "sing",
+        "won the Nobel Prize",
+        "lays eggs",
+        "is 3.5 m tall",
+        "has 50 states",
+        "studied bees, e.g. honey bees",
+        "can sting",
+        "was founded in 1976",
+        "live in colonies",
+        "étudie les abeilles",
+    ]
+)
 _JOINERS = st.sampled_from([" and ", ", and ", "; ", ", but ", " and then ", ", while "])
-_NOISE = st.sampled_from([
-    "", "", "", " [1]", " [2, 3]", " [1-2]", "\n", "\n\n", "\n- ", "\n1. ", "\n# Bees\n",
-    " **", " `x` ", "\n```\ncode. more\n```\n", " Sure!", " I think this is fascinating.",
-    " What else?", " U.S.", " e.g.", " Dr.", " 3.5",
-])
+_NOISE = st.sampled_from(
+    [
+        "",
+        "",
+        "",
+        " [1]",
+        " [2, 3]",
+        " [1-2]",
+        "\n",
+        "\n\n",
+        "\n- ",
+        "\n1. ",
+        "\n# Bees\n",
+        " **",
+        " `x` ",
+        "\n```\ncode. more\n```\n",
+        " Sure!",
+        " I think this is fascinating.",
+        " What else?",
+        " U.S.",
+        " e.g.",
+        " Dr.",
+        " 3.5",
+    ]
+)
 
 
 @st.composite
@@ -253,8 +336,7 @@ _REWRITES = ("decontextualized", "subject copied")
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_ANSWERS)
-def test_every_span_lies_in_the_answer_and_verbatim_claims_hold_their_words(
-        answer: str) -> None:
+def test_every_span_lies_in_the_answer_and_verbatim_claims_hold_their_words(answer: str) -> None:
     result = ClaimExtractor().run(answer)
     assert result.answer == answer
     assert len(result.claims) + len(result.skipped) >= 1 or not re.search(r"\w", answer)
@@ -284,8 +366,20 @@ def _in_order(words: list[str], held: list[str]) -> bool:
     return True
 
 
-_SCRAPS = st.sampled_from([*"abcXYZ .,;:!?[]()0123-\n`*#'\"’é", "He ", "It ", "and ", "The ",
-                           "was ", "Dr. ", "e.g. ", "This researcher ", "[1] "])
+_SCRAPS = st.sampled_from(
+    [
+        *"abcXYZ .,;:!?[]()0123-\n`*#'\"’é",
+        "He ",
+        "It ",
+        "and ",
+        "The ",
+        "was ",
+        "Dr. ",
+        "e.g. ",
+        "This researcher ",
+        "[1] ",
+    ]
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -306,8 +400,11 @@ def test_an_answer_longer_than_the_limit_is_refused_before_any_work() -> None:
     from veracity import defaults
 
     limit = defaults.VERIFY_MAX_ANSWER_CHARS
-    with pytest.raises(InputError, match=rf"{limit + 1:,} characters long, more than the "
-                                         rf"{limit:,} verified at once: split it"):
+    with pytest.raises(
+        InputError,
+        match=rf"{limit + 1:,} characters long, more than the "
+        rf"{limit:,} verified at once: split it",
+    ):
         ClaimExtractor().run("x" * (limit + 1))
     assert ClaimExtractor().run("Bees dance. " + "y" * (limit - 12)).sentences == 2
 
@@ -315,5 +412,8 @@ def test_an_answer_longer_than_the_limit_is_refused_before_any_work() -> None:
 def test_a_chinese_sentence_keeps_its_own_full_stop() -> None:
     # Harden-2 #14: the claim read "…230次。." with a stray full stop
     claims = ClaimExtractor().run("蜜蜂的翅膀每秒振动约230次。工蜂寿命约六周！Bees dance!")
-    assert [c.text for c in claims.claims] == ["蜜蜂的翅膀每秒振动约230次。", "工蜂寿命约六周。",
-                                               "Bees dance."]
+    assert [c.text for c in claims.claims] == [
+        "蜜蜂的翅膀每秒振动约230次。",
+        "工蜂寿命约六周。",
+        "Bees dance.",
+    ]

@@ -25,35 +25,47 @@ def decomposition(*pairs: tuple[object, object]) -> str:
 # --- parse_decomposition ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("reply", "expected"), [
-    (decomposition((1, "Bees dance."), (1, "Bees sing."), (2, "Wasps sting.")),
-     ((0, "Bees dance."), (0, "Bees sing."), (1, "Wasps sting."))),
-    # sentences in any order come back by sentence; whitespace inside a claim is tidied
-    (decomposition((2, "Wasps  sting."), (1, " Bees dance. ")),
-     ((0, "Bees dance."), (1, "Wasps sting."))),
-    ("```json\n" + decomposition((1, "Bees dance."), (2, "Wasps sting.")) + "\n```",
-     ((0, "Bees dance."), (1, "Wasps sting."))),
-])
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (
+            decomposition((1, "Bees dance."), (1, "Bees sing."), (2, "Wasps sting.")),
+            ((0, "Bees dance."), (0, "Bees sing."), (1, "Wasps sting.")),
+        ),
+        # sentences in any order come back by sentence; whitespace inside a claim is tidied
+        (
+            decomposition((2, "Wasps  sting."), (1, " Bees dance. ")),
+            ((0, "Bees dance."), (1, "Wasps sting.")),
+        ),
+        (
+            "```json\n" + decomposition((1, "Bees dance."), (2, "Wasps sting.")) + "\n```",
+            ((0, "Bees dance."), (1, "Wasps sting.")),
+        ),
+    ],
+)
 def test_decompositions_that_are_read(reply: str, expected: tuple[tuple[int, str], ...]) -> None:
     assert parse_decomposition(reply, sentences=2) == expected
 
 
-@pytest.mark.parametrize(("reply", "reason"), [
-    ("", "it is empty"),
-    ("Here are the claims: Bees dance.", "not valid JSON"),
-    ('["Bees dance.", "Wasps sting."]', 'one key "claims"'),
-    ('{"claims": [], "note": "x"}', 'one key "claims"'),
-    ('{"claims": []}', "not a non-empty list"),
-    ('{"claims": [{"sentence": 1, "text": "A."}], "claims": []}', "repeats the key"),
-    ('{"claims": ["Bees dance.", "Wasps sting."]}', "exactly the keys sentence and text"),
-    (decomposition((1, "Bees dance."), (3, "Wasps sting.")), "names sentence 3"),
-    (decomposition((1, "Bees dance."), (0, "Wasps sting.")), "names sentence 0"),
-    (decomposition((1, "Bees dance."), (True, "Wasps sting.")), "names sentence True"),
-    (decomposition((1, "Bees dance."), ("2", "Wasps sting.")), "names sentence '2'"),
-    (decomposition((1, "Bees dance."), (2, "  ")), "not a sentence"),
-    (decomposition((1, "Bees dance."), (2, None)), "not a sentence"),
-    (decomposition((1, "Bees dance.")), "no claim for sentence(s) 2"),
-])
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        ("", "it is empty"),
+        ("Here are the claims: Bees dance.", "not valid JSON"),
+        ('["Bees dance.", "Wasps sting."]', 'one key "claims"'),
+        ('{"claims": [], "note": "x"}', 'one key "claims"'),
+        ('{"claims": []}', "not a non-empty list"),
+        ('{"claims": [{"sentence": 1, "text": "A."}], "claims": []}', "repeats the key"),
+        ('{"claims": ["Bees dance.", "Wasps sting."]}', "exactly the keys sentence and text"),
+        (decomposition((1, "Bees dance."), (3, "Wasps sting.")), "names sentence 3"),
+        (decomposition((1, "Bees dance."), (0, "Wasps sting.")), "names sentence 0"),
+        (decomposition((1, "Bees dance."), (True, "Wasps sting.")), "names sentence True"),
+        (decomposition((1, "Bees dance."), ("2", "Wasps sting.")), "names sentence '2'"),
+        (decomposition((1, "Bees dance."), (2, "  ")), "not a sentence"),
+        (decomposition((1, "Bees dance."), (2, None)), "not a sentence"),
+        (decomposition((1, "Bees dance.")), "no claim for sentence(s) 2"),
+    ],
+)
 def test_unreadable_decompositions_raise_and_quote_the_reply(reply: str, reason: str) -> None:
     with pytest.raises(GenerationError, match="cannot read claims from the reply") as caught:
         parse_decomposition(reply, sentences=2)
@@ -75,17 +87,22 @@ def test_a_long_unreadable_reply_is_quoted_by_its_start() -> None:
 def test_decontextualizations_are_read_in_order() -> None:
     reply = '{"claims": ["Karl von Frisch died in 1982.", "Bees dance."]}'
     assert parse_decontextualization(reply, claims=2) == (
-        "Karl von Frisch died in 1982.", "Bees dance.")
+        "Karl von Frisch died in 1982.",
+        "Bees dance.",
+    )
 
 
-@pytest.mark.parametrize(("reply", "reason"), [
-    ('{"claims": ["Karl von Frisch died in 1982."]}', "it has 1 claims for the 2 given"),
-    ('{"claims": ["A.", "B.", "C."]}', "it has 3 claims for the 2 given"),
-    ('{"claims": ["A.", 7]}', "claim 2 is 7"),
-    ('{"claims": ["A.", ""]}', "claim 2 is ''"),
-    ('{"claim": ["A.", "B."]}', 'one key "claims"'),
-    ("1. A.\n2. B.", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        ('{"claims": ["Karl von Frisch died in 1982."]}', "it has 1 claims for the 2 given"),
+        ('{"claims": ["A.", "B.", "C."]}', "it has 3 claims for the 2 given"),
+        ('{"claims": ["A.", 7]}', "claim 2 is 7"),
+        ('{"claims": ["A.", ""]}', "claim 2 is ''"),
+        ('{"claim": ["A.", "B."]}', 'one key "claims"'),
+        ("1. A.\n2. B.", "not valid JSON"),
+    ],
+)
 def test_unreadable_decontextualizations_raise(reply: str, reason: str) -> None:
     with pytest.raises(GenerationError, match="cannot read claims") as caught:
         parse_decontextualization(reply, claims=2)
@@ -134,10 +151,13 @@ def test_a_failure_names_the_model_and_the_prompt() -> None:
         LLMDecontextualizer(failing).run("Bees dance.", ["Bees dance."])
 
 
-@pytest.mark.parametrize(("options", "name"), [
-    ({"temperature": 3.0}, "temperature"),
-    ({"reply_tokens": 0}, "reply_tokens"),
-])
+@pytest.mark.parametrize(
+    ("options", "name"),
+    [
+        ({"temperature": 3.0}, "temperature"),
+        ({"reply_tokens": 0}, "reply_tokens"),
+    ],
+)
 def test_bad_options_are_refused_at_construction(options: dict[str, float], name: str) -> None:
     with pytest.raises(OptionError, match=name):
         LLMDecomposer(ScriptedChatModel([]), **options)  # type: ignore[arg-type]

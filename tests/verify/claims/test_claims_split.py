@@ -14,20 +14,32 @@ def texts(answer: str) -> list[str]:
     return [sentence.text for sentence in split_answer(answer)]
 
 
-@pytest.mark.parametrize(("answer", "expected"), [
-    ("Dr. Smith works at the U.S. Department of Energy. He studies bees.",
-     ["Dr. Smith works at the U.S. Department of Energy.", "He studies bees."]),
-    ("He studies insects, e.g. honey bees, and wasps. The value is 3.5 m.",
-     ["He studies insects, e.g. honey bees, and wasps.", "The value is 3.5 m."]),
-    ("Prof. Jones et al. studied it in the U.K. in 1990. It was cited 40 times.",
-     ["Prof. Jones et al. studied it in the U.K. in 1990.", "It was cited 40 times."]),
-    ("Bees make wax, honey, etc. They also sting.",
-     ["Bees make wax, honey, etc.", "They also sting."]),
-    ("The hive weighs approx. 40 kg. It holds i.e. one colony.",
-     ["The hive weighs approx. 40 kg.", "It holds i.e. one colony."]),
-])
-def test_abbreviations_and_decimals_do_not_end_a_sentence(answer: str,
-                                                          expected: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (
+            "Dr. Smith works at the U.S. Department of Energy. He studies bees.",
+            ["Dr. Smith works at the U.S. Department of Energy.", "He studies bees."],
+        ),
+        (
+            "He studies insects, e.g. honey bees, and wasps. The value is 3.5 m.",
+            ["He studies insects, e.g. honey bees, and wasps.", "The value is 3.5 m."],
+        ),
+        (
+            "Prof. Jones et al. studied it in the U.K. in 1990. It was cited 40 times.",
+            ["Prof. Jones et al. studied it in the U.K. in 1990.", "It was cited 40 times."],
+        ),
+        (
+            "Bees make wax, honey, etc. They also sting.",
+            ["Bees make wax, honey, etc.", "They also sting."],
+        ),
+        (
+            "The hive weighs approx. 40 kg. It holds i.e. one colony.",
+            ["The hive weighs approx. 40 kg.", "It holds i.e. one colony."],
+        ),
+    ],
+)
+def test_abbreviations_and_decimals_do_not_end_a_sentence(answer: str, expected: list[str]) -> None:
     assert texts(answer) == expected
 
 
@@ -48,10 +60,16 @@ def test_list_answers_lose_their_bullets_but_keep_spans() -> None:
     answer = "Key facts:\n\n1. Bees dance [1].\n2. Bees sing.\n- Ants march."
     sentences = split_answer(answer)
     assert [(s.text, s.skip) for s in sentences] == [
-        ("Key facts:", "meta"), ("Bees dance.", None), ("Bees sing.", None),
-        ("Ants march.", None)]
+        ("Key facts:", "meta"),
+        ("Bees dance.", None),
+        ("Bees sing.", None),
+        ("Ants march.", None),
+    ]
     assert [s.span.of(answer) for s in sentences[1:]] == [
-        "1. Bees dance [1].", "2. Bees sing.", "- Ants march."]
+        "1. Bees dance [1].",
+        "2. Bees sing.",
+        "- Ants march.",
+    ]
 
 
 def test_code_glued_to_text_is_cut_out_as_one_skipped_sentence() -> None:
@@ -70,11 +88,15 @@ def test_code_glued_to_text_is_cut_out_as_one_skipped_sentence() -> None:
 
 
 def test_headings_greetings_and_questions_are_skipped_with_reasons() -> None:
-    answer = ("Hello!\n\n# Bees\n\n**Summary**\n\nBees dance. Do they sing? "
-              "I think this is fascinating.")
+    answer = (
+        "Hello!\n\n# Bees\n\n**Summary**\n\nBees dance. Do they sing? I think this is fascinating."
+    )
     assert [(s.text, s.skip) for s in split_answer(answer)] == [
-        ("Hello!", "greeting"), ("Bees", "heading"), ("Summary", "heading"),
-        ("Bees dance.", None), ("Do they sing?", "question"),
+        ("Hello!", "greeting"),
+        ("Bees", "heading"),
+        ("Summary", "heading"),
+        ("Bees dance.", None),
+        ("Do they sing?", "question"),
         ("I think this is fascinating.", "opinion"),
     ]
 

@@ -37,15 +37,18 @@ def no_spacy(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.unit
-@pytest.mark.parametrize(("name", "key"), [
-    ("Karl von Frisch", "karl von frisch"),
-    ("the United States", "united states"),
-    ("U.S.", "us"),
-    ("The U.S.'s", "us"),
-    ("IMF's", "imf"),
-    ("Jean-Paul Sartre", "jean paul sartre"),
-    ("O’Brien", "o'brien"),
-])
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("Karl von Frisch", "karl von frisch"),
+        ("the United States", "united states"),
+        ("U.S.", "us"),
+        ("The U.S.'s", "us"),
+        ("IMF's", "imf"),
+        ("Jean-Paul Sartre", "jean paul sartre"),
+        ("O’Brien", "o'brien"),
+    ],
+)
 def test_entity_key(name: str, key: str) -> None:
     assert entity_key(name) == key
 
@@ -91,7 +94,9 @@ def test_rules_skip_a_lone_capitalised_word_that_opens_a_sentence() -> None:
     recognizer = EntityRecognizer(ner="rules")
     assert names(recognizer, "Bees make honey. Construction began on Monday.") == []
     assert names(recognizer, "Marie Curie won. She met Pierre Curie.") == [
-        "marie curie", "pierre curie"]
+        "marie curie",
+        "pierre curie",
+    ]
 
 
 @pytest.mark.unit
@@ -124,7 +129,9 @@ def test_auto_falls_back_to_rules_without_the_extra() -> None:
     recognizer = EntityRecognizer(ner="auto").load()
     assert recognizer.backend == "rules"
     assert names(recognizer, "He studied in Vienna with Konrad Lorenz.") == [
-        "vienna", "konrad lorenz"]
+        "vienna",
+        "konrad lorenz",
+    ]
 
 
 @pytest.mark.unit
@@ -148,19 +155,25 @@ def spacy_recognizer() -> EntityRecognizer:
 
 @pytest.mark.integration
 def test_spacy_finds_typed_names_and_leaves_values_alone(
-        spacy_recognizer: EntityRecognizer) -> None:
+    spacy_recognizer: EntityRecognizer,
+) -> None:
     assert spacy_recognizer.backend == "spacy"
     text = "Apple paid $5 million to Microsoft in Paris on 20 Sept 2022."
     entities = spacy_recognizer.run([text])[0]
     assert [(e.value, e.label) for e in entities] == [
-        ("apple", "ORG"), ("microsoft", "ORG"), ("paris", "GPE")]
+        ("apple", "ORG"),
+        ("microsoft", "ORG"),
+        ("paris", "GPE"),
+    ]
     assert all(e.span.of(text) == e.text for e in entities)
 
 
 @pytest.mark.integration
 def test_spacy_names_are_normalised(spacy_recognizer: EntityRecognizer) -> None:
-    texts = ["The U.S. economy grew, said the IMF's chief.",
-             "Karl von Frisch shared the Nobel Prize with Konrad Lorenz."]
+    texts = [
+        "The U.S. economy grew, said the IMF's chief.",
+        "Karl von Frisch shared the Nobel Prize with Konrad Lorenz.",
+    ]
     found = spacy_recognizer.run(texts)
     assert [e.value for e in found[0]] == ["us", "imf"]
     assert [e.value for e in found[1]] == ["karl von frisch", "nobel prize", "konrad lorenz"]

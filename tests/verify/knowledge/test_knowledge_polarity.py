@@ -11,46 +11,97 @@ from veracity.verify.knowledge.polarity import polarity_checks, polarity_conflic
 pytestmark = pytest.mark.unit
 
 
-@pytest.mark.parametrize(("claim", "premise", "kind", "said", "found"), [
-    ("The museum opens on Mondays.", "The museum does not open on Mondays.", "negation", "opens",
-     "does not open"),
-    ("Aspirin is recommended for children under 16.",
-     "Aspirin is not recommended for children under 16.", "negation", "recommended",
-     "is not recommended"),
-    ("libffi is completely thread-safe.", "The closure API of libffi is not completely "
-     "thread-safe; a program that uses closures from several threads must lock.", "negation",
-     "completely", "is not completely"),
-    ("The museum does not open on Mondays.", "The museum opens on Mondays.", "negation",
-     "does not open", "opens"),
-    ("The museum opens on Mondays.", "The museum is closed on Mondays. It opens on Tuesdays.",
-     "antonym", "opens", "closed"),
-    ("The drug increases blood pressure.", "The drug reduces blood pressure in most patients.",
-     "antonym", "increases", "reduces"),
-    ("All bees in the hive are female.", "No bees in the hive are female.", "quantifier", "All",
-     "No"),
-    ("Workers always sting intruders.", "Workers never sting intruders.", "quantifier", "always",
-     "never"),
-])
-def test_a_reversed_claim_is_caught_with_both_spans(claim: str, premise: str, kind: str,
-                                                    said: str, found: str) -> None:
+@pytest.mark.parametrize(
+    ("claim", "premise", "kind", "said", "found"),
+    [
+        (
+            "The museum opens on Mondays.",
+            "The museum does not open on Mondays.",
+            "negation",
+            "opens",
+            "does not open",
+        ),
+        (
+            "Aspirin is recommended for children under 16.",
+            "Aspirin is not recommended for children under 16.",
+            "negation",
+            "recommended",
+            "is not recommended",
+        ),
+        (
+            "libffi is completely thread-safe.",
+            "The closure API of libffi is not completely "
+            "thread-safe; a program that uses closures from several threads must lock.",
+            "negation",
+            "completely",
+            "is not completely",
+        ),
+        (
+            "The museum does not open on Mondays.",
+            "The museum opens on Mondays.",
+            "negation",
+            "does not open",
+            "opens",
+        ),
+        (
+            "The museum opens on Mondays.",
+            "The museum is closed on Mondays. It opens on Tuesdays.",
+            "antonym",
+            "opens",
+            "closed",
+        ),
+        (
+            "The drug increases blood pressure.",
+            "The drug reduces blood pressure in most patients.",
+            "antonym",
+            "increases",
+            "reduces",
+        ),
+        (
+            "All bees in the hive are female.",
+            "No bees in the hive are female.",
+            "quantifier",
+            "All",
+            "No",
+        ),
+        (
+            "Workers always sting intruders.",
+            "Workers never sting intruders.",
+            "quantifier",
+            "always",
+            "never",
+        ),
+    ],
+)
+def test_a_reversed_claim_is_caught_with_both_spans(
+    claim: str, premise: str, kind: str, said: str, found: str
+) -> None:
     (check,) = polarity_conflicts(claim, premise, doc_id="d", offset=100)
     assert (check.kind, check.status, check.text, check.found) == (kind, "mismatch", said, found)
     assert check.span.of(claim) == said
     assert check.evidence is not None
-    assert premise[check.evidence.start - 100:check.evidence.end - 100] == found
+    assert premise[check.evidence.start - 100 : check.evidence.end - 100] == found
 
 
-@pytest.mark.parametrize(("claim", "premise"), [
-    ("The museum is open on Mondays.", "The museum is not closed on Mondays."),  # two flips
-    ("The museum does not open on Mondays.", "The museum is closed on Mondays."),
-    ("Bees are insects.", "Bees are not birds, but they are insects."),  # "not" denies birds
-    ("The treaty was signed in 1990.",
-     "The treaty was not ratified until 1995, although it was signed in 1990."),
-    ("Python supports closures.", "Python does not only support closures but also generators."),
-    ("The museum opens on Mondays.", "Penguins do not fly."),  # nothing aligned
-    ("Each Apache Contributor grants a license.", "Each Contributor hereby grants to You a "
-     "perpetual, worldwide, non-exclusive, no-charge, royalty-free, irrevocable license."),
-])
+@pytest.mark.parametrize(
+    ("claim", "premise"),
+    [
+        ("The museum is open on Mondays.", "The museum is not closed on Mondays."),  # two flips
+        ("The museum does not open on Mondays.", "The museum is closed on Mondays."),
+        ("Bees are insects.", "Bees are not birds, but they are insects."),  # "not" denies birds
+        (
+            "The treaty was signed in 1990.",
+            "The treaty was not ratified until 1995, although it was signed in 1990.",
+        ),
+        ("Python supports closures.", "Python does not only support closures but also generators."),
+        ("The museum opens on Mondays.", "Penguins do not fly."),  # nothing aligned
+        (
+            "Each Apache Contributor grants a license.",
+            "Each Contributor hereby grants to You a "
+            "perpetual, worldwide, non-exclusive, no-charge, royalty-free, irrevocable license.",
+        ),
+    ],
+)
 def test_agreeing_or_unaligned_evidence_is_no_conflict(claim: str, premise: str) -> None:
     assert polarity_conflicts(claim, premise) == ()
 
@@ -61,19 +112,24 @@ def _chunk(text: str, doc: str = "d") -> Chunk:
 
 def test_a_passage_that_restates_the_claim_outweighs_one_that_denies_it() -> None:
     claim = "The museum opens on Mondays."
-    denies, states = _chunk("The museum does not open on Mondays."), _chunk(
-        "On Mondays the museum opens at ten.", "e")
+    denies, states = (
+        _chunk("The museum does not open on Mondays."),
+        _chunk("On Mondays the museum opens at ten.", "e"),
+    )
     assert [c.kind for c in polarity_checks(claim, [denies])] == ["negation"]
     assert polarity_checks(claim, [denies, states]) == []
 
 
 def test_the_knowledge_layer_reports_a_polarity_mismatch_as_contradicted() -> None:
     claim = "The museum opens on Mondays."
-    result = KnowledgeLayer(entities=False).run([Claim(0, claim, Span(0, len(claim)), 0)],
-                                                [[_chunk("The museum does not open on Mondays.")]])
+    result = KnowledgeLayer(entities=False).run(
+        [Claim(0, claim, Span(0, len(claim)), 0)],
+        [[_chunk("The museum does not open on Mondays.")]],
+    )
     assert result.results[0].label == "contradicted"
-    assert result.results[0].detail == ("'opens' contradicts the evidence, which says "
-                                        "'does not open' (document 'd')")
+    assert result.results[0].detail == (
+        "'opens' contradicts the evidence, which says 'does not open' (document 'd')"
+    )
     assert result.values[0][0].kind == "negation"
 
 
@@ -81,7 +137,8 @@ def test_an_hour_against_ten_minutes_is_a_duration_mismatch() -> None:
     claim = "Smoke calms bees for an hour."
     result = KnowledgeLayer(entities=False).run(
         [Claim(0, claim, Span(0, len(claim)), 0)],
-        [[_chunk("Beekeepers use smoke. Smoke calms bees for about ten minutes.")]])
+        [[_chunk("Beekeepers use smoke. Smoke calms bees for about ten minutes.")]],
+    )
     assert result.results[0].label == "contradicted"
     (check,) = result.values[0]
     assert (check.kind, check.text, check.found) == ("quantity", "an hour", "ten minutes")

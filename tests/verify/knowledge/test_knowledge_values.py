@@ -23,62 +23,73 @@ def only(text: str) -> Value:
 
 
 def test_spans_index_the_text_and_values_come_in_order() -> None:
-    text = ("On 20 Sept 2022 the city council said that 1,200 residents (45 percent) paid "
-            "$5 million for a 10 km road, up from the 1990s.")
+    text = (
+        "On 20 Sept 2022 the city council said that 1,200 residents (45 percent) paid "
+        "$5 million for a 10 km road, up from the 1990s."
+    )
     values = extract_values(text)
-    assert [v.text for v in values] == ["20 Sept 2022", "1,200", "45 percent", "$5 million",
-                                        "10 km", "1990s"]
+    assert [v.text for v in values] == [
+        "20 Sept 2022",
+        "1,200",
+        "45 percent",
+        "$5 million",
+        "10 km",
+        "1990s",
+    ]
     assert all(v.span.of(text) == v.text for v in values)
     assert [v.span.start for v in values] == sorted(v.span.start for v in values)
 
 
-@pytest.mark.parametrize(("text", "kind", "value"), [
-    ("1,200", "number", "1200"),
-    ("1200", "number", "1200"),
-    ("1.2 thousand", "number", "1200"),
-    ("3.50", "number", "3.5"),
-    ("1.2 million", "number", "1200000"),
-    ("5bn", "number", "5000000000"),
-    ("three", "number", "3"),
-    ("twenty-five", "number", "25"),
-    ("one million", "number", "1000000"),
-    ("the 20th", "number", "20"),
-    ("60,000 bees", "number", "60000"),
-    ("45%", "percent", "45%"),
-    ("45 percent", "percent", "45%"),
-    ("2.5 per cent", "percent", "2.5%"),
-    ("$5 million", "money", "usd 5000000"),
-    ("5 million dollars", "money", "usd 5000000"),
-    ("US$5m", "money", "usd 5000000"),
-    ("USD 5,000,000", "money", "usd 5000000"),
-    ("€3.2bn", "money", "eur 3200000000"),
-    ("£40", "money", "gbp 40"),
-    ("3 million Canadian dollars", "money", "cad 3000000"),
-    ("7.8 million francs", "money", "franc 7800000"),
-    ("10 km", "quantity", "10000 m"),
-    ("10,000 metres", "quantity", "10000 m"),
-    ("5 kg", "quantity", "5 kg"),
-    ("500 g", "quantity", "0.5 kg"),
-    ("2 hours", "quantity", "7200 s"),
-    ("30 km/h", "quantity", "30 km/h"),
-    ("-5 °C", "quantity", "-5 °c"),
-    ("12 miles", "quantity", "12 mi"),
-    ("209,000 cubic metres", "quantity", "209000 m3"),
-    ("for fiscal 2022", "year", "2022"),
-    ("twenty years", "quantity", "20 year"),
-    ("3 km²", "quantity", "3000000 m2"),
-    ("20 Sept 2022", "date", "2022-09-20"),
-    ("September 20, 2022", "date", "2022-09-20"),
-    ("the 20th of September 2022", "date", "2022-09-20"),
-    ("2022-09-20", "date", "2022-09-20"),
-    ("Sept. 2022", "date", "2022-09"),
-    ("20 September", "date", "--09-20"),
-    ("in 1886", "year", "1886"),
-    ("the 1990s", "year", "1990s"),
-    ("the mid-1990s", "year", "1990s"),
-    ("since 2001", "year", "2001"),
-    ("in 44 BC", "number", "44"),
-])
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        ("1,200", "number", "1200"),
+        ("1200", "number", "1200"),
+        ("1.2 thousand", "number", "1200"),
+        ("3.50", "number", "3.5"),
+        ("1.2 million", "number", "1200000"),
+        ("5bn", "number", "5000000000"),
+        ("three", "number", "3"),
+        ("twenty-five", "number", "25"),
+        ("one million", "number", "1000000"),
+        ("the 20th", "number", "20"),
+        ("60,000 bees", "number", "60000"),
+        ("45%", "percent", "45%"),
+        ("45 percent", "percent", "45%"),
+        ("2.5 per cent", "percent", "2.5%"),
+        ("$5 million", "money", "usd 5000000"),
+        ("5 million dollars", "money", "usd 5000000"),
+        ("US$5m", "money", "usd 5000000"),
+        ("USD 5,000,000", "money", "usd 5000000"),
+        ("€3.2bn", "money", "eur 3200000000"),
+        ("£40", "money", "gbp 40"),
+        ("3 million Canadian dollars", "money", "cad 3000000"),
+        ("7.8 million francs", "money", "franc 7800000"),
+        ("10 km", "quantity", "10000 m"),
+        ("10,000 metres", "quantity", "10000 m"),
+        ("5 kg", "quantity", "5 kg"),
+        ("500 g", "quantity", "0.5 kg"),
+        ("2 hours", "quantity", "7200 s"),
+        ("30 km/h", "quantity", "30 km/h"),
+        ("-5 °C", "quantity", "-5 °c"),
+        ("12 miles", "quantity", "12 mi"),
+        ("209,000 cubic metres", "quantity", "209000 m3"),
+        ("for fiscal 2022", "year", "2022"),
+        ("twenty years", "quantity", "20 year"),
+        ("3 km²", "quantity", "3000000 m2"),
+        ("20 Sept 2022", "date", "2022-09-20"),
+        ("September 20, 2022", "date", "2022-09-20"),
+        ("the 20th of September 2022", "date", "2022-09-20"),
+        ("2022-09-20", "date", "2022-09-20"),
+        ("Sept. 2022", "date", "2022-09"),
+        ("20 September", "date", "--09-20"),
+        ("in 1886", "year", "1886"),
+        ("the 1990s", "year", "1990s"),
+        ("the mid-1990s", "year", "1990s"),
+        ("since 2001", "year", "2001"),
+        ("in 44 BC", "number", "44"),
+    ],
+)
 def test_normalised_forms(text: str, kind: str, value: str) -> None:
     found = only(text)
     assert (found.kind, found.value) == (kind, value)
@@ -97,9 +108,10 @@ def test_four_digit_numbers_are_years_only_with_a_cue() -> None:
     assert kinds_and_values("A population of 2000 grew.") == [("number", "2000")]
     assert kinds_and_values("It was founded in 2000.") == [("year", "2000")]
     assert kinds_and_values("The war lasted from 1914 to 1918.") == [
-        ("year", "1914"), ("year", "1918")]
-    assert kinds_and_values("It ran between 1939 and 1945.") == [
-        ("year", "1939"), ("year", "1945")]
+        ("year", "1914"),
+        ("year", "1918"),
+    ]
+    assert kinds_and_values("It ran between 1939 and 1945.") == [("year", "1939"), ("year", "1945")]
 
 
 def test_abbreviated_scales_need_a_currency_but_bn_does_not() -> None:
@@ -128,7 +140,9 @@ def test_an_invalid_date_is_not_a_date() -> None:
 def test_number_words_stop_at_word_boundaries() -> None:
     assert extract_values("Someone threw tennis balls.") == ()
     assert kinds_and_values("Three queens and twelve drones.") == [
-        ("number", "3"), ("number", "12")]
+        ("number", "3"),
+        ("number", "12"),
+    ]
 
 
 def test_unit_table_is_consistent() -> None:
@@ -147,39 +161,42 @@ def test_the_signals_number_parser_is_shared_and_unchanged() -> None:
 # --- compare --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("claim", "evidence", "relation"), [
-    ("1,200", "1.2 thousand", "match"),
-    ("1.2 thousand", "1,200", "match"),
-    ("60,000", "50,000", "conflict"),
-    ("45%", "45 percent", "match"),
-    ("45%", "46%", "conflict"),
-    ("45%", "45", "incomparable"),
-    ("$5 million", "5 million dollars", "match"),
-    ("$5 million", "$6 million", "conflict"),
-    ("$5 million", "€5 million", "incomparable"),
-    ("10 km", "10,000 metres", "match"),
-    ("10 km", "12 km", "conflict"),
-    ("10 km", "10 kg", "incomparable"),
-    ("2.1 million", "2,102,650", "match"),
-    ("2,102,650", "2.1 million", "vaguer"),
-    ("2.1 million", "2,190,000", "conflict"),
-    ("$394 billion", "$394.3 billion", "match"),
-    ("$394.3 billion", "$394 billion", "vaguer"),
-    ("$5 million", "$5.6 million", "conflict"),
-    ("in 2022", "on 20 Sept 2022", "match"),
-    ("on 20 Sept 2022", "in 2022", "vaguer"),
-    ("on 20 Sept 2022", "21 September 2022", "conflict"),
-    ("in 2021", "20 Sept 2022", "conflict"),
-    ("Sept. 2022", "20 September 2022", "match"),
-    ("20 September", "2022-09-20", "match"),
-    ("the 1990s", "in 1994", "match"),
-    ("in 1994", "the 1990s", "vaguer"),
-    ("the 1990s", "in 2003", "conflict"),
-    ("1886", "in 1886", "match"),
-    ("1887", "in 1886", "conflict"),
-    ("1887 bees", "in 1886", "conflict"),
-    ("3,000", "in 1886", "incomparable"),
-])
+@pytest.mark.parametrize(
+    ("claim", "evidence", "relation"),
+    [
+        ("1,200", "1.2 thousand", "match"),
+        ("1.2 thousand", "1,200", "match"),
+        ("60,000", "50,000", "conflict"),
+        ("45%", "45 percent", "match"),
+        ("45%", "46%", "conflict"),
+        ("45%", "45", "incomparable"),
+        ("$5 million", "5 million dollars", "match"),
+        ("$5 million", "$6 million", "conflict"),
+        ("$5 million", "€5 million", "incomparable"),
+        ("10 km", "10,000 metres", "match"),
+        ("10 km", "12 km", "conflict"),
+        ("10 km", "10 kg", "incomparable"),
+        ("2.1 million", "2,102,650", "match"),
+        ("2,102,650", "2.1 million", "vaguer"),
+        ("2.1 million", "2,190,000", "conflict"),
+        ("$394 billion", "$394.3 billion", "match"),
+        ("$394.3 billion", "$394 billion", "vaguer"),
+        ("$5 million", "$5.6 million", "conflict"),
+        ("in 2022", "on 20 Sept 2022", "match"),
+        ("on 20 Sept 2022", "in 2022", "vaguer"),
+        ("on 20 Sept 2022", "21 September 2022", "conflict"),
+        ("in 2021", "20 Sept 2022", "conflict"),
+        ("Sept. 2022", "20 September 2022", "match"),
+        ("20 September", "2022-09-20", "match"),
+        ("the 1990s", "in 1994", "match"),
+        ("in 1994", "the 1990s", "vaguer"),
+        ("the 1990s", "in 2003", "conflict"),
+        ("1886", "in 1886", "match"),
+        ("1887", "in 1886", "conflict"),
+        ("1887 bees", "in 1886", "conflict"),
+        ("3,000", "in 1886", "incomparable"),
+    ],
+)
 def test_compare(claim: str, evidence: str, relation: str) -> None:
     assert compare(only(claim), only(evidence)) == relation
 
@@ -197,6 +214,9 @@ def test_days_and_weeks_are_seconds_and_one_unit_needs_no_number() -> None:
     (days,) = extract_values("It takes 14 days.")
     assert compare(weeks, days) == "match"
     assert [v.value for v in extract_values("for an hour, a day or one week")] == [
-        "3600 s", "86400 s", "604800 s"]
+        "3600 s",
+        "86400 s",
+        "604800 s",
+    ]
     rates = extract_values("twice a day, once a week, 5 times an hour")
     assert [(v.kind, v.text) for v in rates] == [("number", "5")]

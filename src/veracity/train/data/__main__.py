@@ -24,8 +24,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="output folder")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every quota")
-    parser.add_argument("--root", type=Path, default=nli_root(),
-                        help="the nlidata folder (default: $VERACITY_DATA/../nlidata)")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=nli_root(),
+        help="the nlidata folder (default: $VERACITY_DATA/../nlidata)",
+    )
     parser.add_argument("--json", action="store_true", help="print the card as JSON")
     args = parser.parse_args(argv)
     command = "python -m veracity.train.data " + shlex.join(sys.argv[1:] if argv is None else argv)

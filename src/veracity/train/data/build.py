@@ -235,8 +235,13 @@ def build(config: BuildConfig) -> BuildResult:
         ("qed_nq", qed, qed_stats),
         ("cpkc_nq_counterfactual", cpkc, cpkc_stats),
     ):
-        rows += build_qa(items, source=source, quotas=_scaled(QA_QUOTAS[source], scale),
-                         seed=seed, stats=source_stats)
+        rows += build_qa(
+            items,
+            source=source,
+            quotas=_scaled(QA_QUOTAS[source], scale),
+            seed=seed,
+            stats=source_stats,
+        )
 
     wiki_stats = stats.setdefault("raw_wikipedia_bigbench", Counter())
     articles = load_articles(root / "raw_wikipedia_bigbench" / "wikipedia_docs.jsonl")

@@ -64,19 +64,25 @@ __all__ = [
 
 _WORD = re.compile(r"(?<![\w'’-])[a-z]+(?:-[a-z]+)?(?![\w'’-])")
 #: Words of the lexicon that read as another part of speech too often to swap blindly.
-_AMBIGUOUS = frozenset("""like light back present pass end start lead last fall close match left
+_AMBIGUOUS = frozenset(
+    """like light back present pass end start lead last fall close match left
 right fine mean long short rich poor free more less most few many best never always first old new
 single contract known unknown top bottom common input output added removed wins win slow fast high
 low full living dead cold warm heavy major minor friend friends import export imports exports
-signed input outputs inputs""".split())
+signed input outputs inputs""".split()
+)
 
 
 def antonym(sentence: str, rng: random.Random) -> str | None:
     """Replace one lower-case word with its antonym from the shipped lexicon."""
     words = set(_WORD.findall(sentence.lower()))
-    spots = [m for m in _WORD.finditer(sentence)
-             if m.group(0) not in _AMBIGUOUS and antonyms_of(m.group(0))
-             and not antonyms_of(m.group(0)) & words]  # "conscious and unconscious"
+    spots = [
+        m
+        for m in _WORD.finditer(sentence)
+        if m.group(0) not in _AMBIGUOUS
+        and antonyms_of(m.group(0))
+        and not antonyms_of(m.group(0)) & words
+    ]  # "conscious and unconscious"
     if not spots:
         return None
     match = rng.choice(spots)
@@ -84,12 +90,15 @@ def antonym(sentence: str, rng: random.Random) -> str | None:
     return _replace(sentence, match.start(), match.end(), choice)
 
 
-_QUANTIFIER = re.compile(r"\b(All|all|Always|always|Never|never|Everyone|everyone|Everything|"
-                         r"everything|Most|most|Many|many|Few|few|None|none)\b")
+_QUANTIFIER = re.compile(
+    r"\b(All|all|Always|always|Never|never|Everyone|everyone|Everything|"
+    r"everything|Most|most|Many|many|Few|few|None|none)\b"
+)
 
 
 #: Predicative adjectives whose antonym, negated, says the same thing ("open" / "not closed").
-_CONTRARY_ADJECTIVES = frozenset("""open closed safe dangerous unsafe true false correct
+_CONTRARY_ADJECTIVES = frozenset(
+    """open closed safe dangerous unsafe true false correct
 incorrect valid invalid legal illegal possible impossible visible invisible compatible
 incompatible secure insecure required optional mandatory common rare public private wet dry
 strong weak cheap expensive easy difficult simple complex wide narrow deep shallow full empty
@@ -97,9 +106,12 @@ dead alive healthy unhealthy stable unstable mutable immutable likely unlikely n
 unnecessary sufficient insufficient complete incomplete successful unsuccessful guilty innocent
 employed unemployed encrypted unencrypted connected disconnected online offline
 locked unlocked installed enabled disabled allowed forbidden permitted prohibited accepted
-rejected included excluded synchronous asynchronous male female hot cold""".split())
-_PREDICATE = re.compile(r"\b(is|are|was|were)( (?:always |usually |often |generally )?)"
-                        r"([a-z]+)(?=[ ,.;:]|$)")
+rejected included excluded synchronous asynchronous male female hot cold""".split()
+)
+_PREDICATE = re.compile(
+    r"\b(is|are|was|were)( (?:always |usually |often |generally )?)"
+    r"([a-z]+)(?=[ ,.;:]|$)"
+)
 
 
 def negate_antonym(sentence: str) -> str | None:
@@ -114,11 +126,12 @@ def negate_antonym(sentence: str) -> str | None:
         adverb = match.group(2).strip()
         if adverb:  # "is always open" -> "is never closed" reads oddly: keep it simple
             continue
-        return (sentence[: match.start()] + f"{match.group(1)} not {others[0]}"
-                + sentence[match.end():])
+        return (
+            sentence[: match.start()]
+            + f"{match.group(1)} not {others[0]}"
+            + sentence[match.end() :]
+        )
     return None
-
-
 
 
 def change_quantifier(sentence: str) -> str | None:
@@ -130,15 +143,21 @@ def change_quantifier(sentence: str) -> str | None:
         word = match.group(1)
         low = word.lower()
         before = sentence[: match.start()].lower()
-        after = sentence[match.end():].lower()
-        if (re.search(r"\b(at|after|above|in|for|the|how|so|too|as|a|quite|very|once)\s+$", before)
-                or re.match(r"\s+(but|the same|along|right|told|too)\b", after)
-                or re.match(r"-", after)):
+        after = sentence[match.end() :].lower()
+        if (
+            re.search(r"\b(at|after|above|in|for|the|how|so|too|as|a|quite|very|once)\s+$", before)
+            or re.match(r"\s+(but|the same|along|right|told|too)\b", after)
+            or re.match(r"-", after)
+        ):
             continue
         if low in {"all", "most", "many", "few"} and (
-                re.search(r"\b(of|unlike|than)\s+$", before)
-                or not re.match(r"\s+(?:of\s+)?(?:the\s+|its\s+|their\s+|his\s+|her\s+)?"
-                                r"[a-z]+s\b", after)):
+            re.search(r"\b(of|unlike|than)\s+$", before)
+            or not re.match(
+                r"\s+(?:of\s+)?(?:the\s+|its\s+|their\s+|his\s+|her\s+)?"
+                r"[a-z]+s\b",
+                after,
+            )
+        ):
             continue  # a quantifier of a plural noun only ("all bees", "most of the hives")
         new = CONTRARY_QUANTIFIERS[low]
         if low == "all" and re.match(r"\s+(of|the|its|their|his|her)\b", after):
@@ -158,7 +177,7 @@ def weaken_obligation(sentence: str) -> str | None:
     match = _MUST.search(sentence)
     if match is None:
         return None
-    return sentence[: match.start()] + f"need not {match.group(2)}" + sentence[match.end():]
+    return sentence[: match.start()] + f"need not {match.group(2)}" + sentence[match.end() :]
 
 
 def strengthen_modal(sentence: str) -> str | None:
@@ -167,13 +186,15 @@ def strengthen_modal(sentence: str) -> str | None:
     match = _MAY.search(sentence)
     if match is None or match.start() == 0:
         return None
-    return sentence[: match.start()] + f"must {match.group(2)}" + sentence[match.end():]
+    return sentence[: match.start()] + f"must {match.group(2)}" + sentence[match.end() :]
 
 
 _UNIT_ORDER = ("second", "minute", "hour", "day", "week", "month", "year", "decade", "century")
 _PLURAL = {"century": "centuries"}
-_COUNT = (r"(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-          r"fifteen|twenty|thirty|forty|fifty|several|a few|few|many)")
+_COUNT = (
+    r"(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"fifteen|twenty|thirty|forty|fifty|several|a few|few|many)"
+)
 _UNITS = "|".join(sorted((u for u in DURATION_UNITS if len(u) > 3), key=len, reverse=True))
 _UNIT = re.compile(rf"\b({_COUNT}|per|a|every)([ -])({_UNITS})\b")
 
@@ -196,18 +217,22 @@ def change_unit(sentence: str, rng: random.Random) -> str | None:
         new = new[:-1] if new != "centuries" else "century"
     if count.lower() in {"a", "an"}:
         count = _article(new, count)
-    out = (sentence[: match.start()] + count + match.group(2) + new + sentence[match.end():])
+    out = sentence[: match.start()] + count + match.group(2) + new + sentence[match.end() :]
     return out
 
 
-_ROLE_VERBS = frozenset("""defeated beat succeeded replaced preceded acquired employed hired fired
+_ROLE_VERBS = frozenset(
+    """defeated beat succeeded replaced preceded acquired employed hired fired
 sued attacked invaded conquered captured killed murdered shot taught coached managed
-outscored overtook eliminated trained supervised founded owned sponsored""".split())
+outscored overtook eliminated trained supervised founded owned sponsored""".split()
+)
 
 
 _NAME = r"[A-Z][\w'’.-]*(?: (?:of |the |de |von |van )?[A-Z][\w'’.-]*)*"
-_ROLES = re.compile(rf"(?<![\w'’-])(?P<a>{_NAME}) (?P<verb>{'|'.join(sorted(_ROLE_VERBS))}) "
-                    rf"(?P<the>the )?(?P<b>{_NAME})\b")
+_ROLES = re.compile(
+    rf"(?<![\w'’-])(?P<a>{_NAME}) (?P<verb>{'|'.join(sorted(_ROLE_VERBS))}) "
+    rf"(?P<the>the )?(?P<b>{_NAME})\b"
+)
 
 
 def swap_roles(sentence: str) -> str | None:
@@ -218,7 +243,7 @@ def swap_roles(sentence: str) -> str | None:
         if first.split()[0] in NOT_NAMES or second.split()[0] in NOT_NAMES or first == second:
             continue
         middle = f" {match.group('verb')} {match.group('the') or ''}"
-        return sentence[: match.start()] + second + middle + first + sentence[match.end():]
+        return sentence[: match.start()] + second + middle + first + sentence[match.end() :]
     return None
 
 
@@ -231,12 +256,15 @@ def change_month(sentence: str, rng: random.Random) -> str | None:
     if match is None:
         return None
     new = rng.choice([m for m in MONTHS if m != match.group(1)])
-    return sentence[: match.start()] + new + sentence[match.end():]
+    return sentence[: match.start()] + new + sentence[match.end() :]
 
 
-_HEDGED = re.compile(r"(about|approximately|around|over|more than|less than|fewer than|nearly|"
-                     r"almost|some|up to|at least|at most|under|roughly|circa|No\.|number|"
-                     r"between|from|to|and|or|\$|£|€|#)\s*$", re.IGNORECASE)
+_HEDGED = re.compile(
+    r"(about|approximately|around|over|more than|less than|fewer than|nearly|"
+    r"almost|some|up to|at least|at most|under|roughly|circa|No\.|number|"
+    r"between|from|to|and|or|\$|£|€|#)\s*$",
+    re.IGNORECASE,
+)
 
 
 def hedge_number(sentence: str, rng: random.Random) -> str | None:
@@ -244,16 +272,23 @@ def hedge_number(sentence: str, rng: random.Random) -> str | None:
     identifiers and numbers already hedged are left alone."""
     for match in NUMBER.finditer(sentence):
         before = sentence[: match.start()]
-        if (YEAR.fullmatch(match.group(0)) or _HEDGED.search(before)
-                or re.search(r"\b(the|a|an|first|last|its|his|her|their|our|my|your|this|that|"
-                             r"these|those|top|only)\s+$", before, re.IGNORECASE)
-                or re.search(r"\b[A-Z][\w-]*\s$", before)
-                or re.search(r"(" + "|".join(MONTHS) + r")\s$", before)
-                or re.match(r"\s*(" + "|".join(MONTHS) + r")\b", sentence[match.end():])
-                or not re.match(r"\s*%?\s*[a-z]", sentence[match.end():])):
+        if (
+            YEAR.fullmatch(match.group(0))
+            or _HEDGED.search(before)
+            or re.search(
+                r"\b(the|a|an|first|last|its|his|her|their|our|my|your|this|that|"
+                r"these|those|top|only)\s+$",
+                before,
+                re.IGNORECASE,
+            )
+            or re.search(r"\b[A-Z][\w-]*\s$", before)
+            or re.search(r"(" + "|".join(MONTHS) + r")\s$", before)
+            or re.match(r"\s*(" + "|".join(MONTHS) + r")\b", sentence[match.end() :])
+            or not re.match(r"\s*%?\s*[a-z]", sentence[match.end() :])
+        ):
             continue
         word = rng.choice(("about", "approximately", "around", "roughly"))
-        hedged = sentence[: match.start()] + f"{word} " + sentence[match.start():]
+        hedged = sentence[: match.start()] + f"{word} " + sentence[match.start() :]
         return capitalise_first(hedged)
     return None
 
@@ -330,9 +365,13 @@ def twin_rows(rows: list[Row], *, quota: int, seed: int, stats: Counter[str]) ->
     rng = random.Random(f"{seed}:twins")
     edits = twin_edits()
     counts: Counter[str] = Counter()
-    candidates = [row for row in rows if row.label == "supported"
-                  and len(sentences(row.hypothesis)) == 1
-                  and word_count(row.hypothesis) <= _TWIN_MAX_WORDS]
+    candidates = [
+        row
+        for row in rows
+        if row.label == "supported"
+        and len(sentences(row.hypothesis)) == 1
+        and word_count(row.hypothesis) <= _TWIN_MAX_WORDS
+    ]
     rng.shuffle(candidates)
     out: list[Row] = []
     for row in candidates:
@@ -346,8 +385,17 @@ def twin_rows(rows: list[Row], *, quota: int, seed: int, stats: Counter[str]) ->
             if not twin or twin == row.hypothesis:
                 continue
             counts[name] += 1
-            out.append(Row(twin_id(row.id, name), row.premise, twin, label, row.source,
-                           f"twin_{name}", row.group))
+            out.append(
+                Row(
+                    twin_id(row.id, name),
+                    row.premise,
+                    twin,
+                    label,
+                    row.source,
+                    f"twin_{name}",
+                    row.group,
+                )
+            )
             break
     stats.update({f"twin_{name}": n for name, n in counts.items()})
     stats["twin_candidates"] = len(candidates)

@@ -38,11 +38,16 @@ def suite_pairs(rows: list[dict[str, Any]], *, per_kind: int, seed: int) -> list
     """The suite's pairs from validation ``rows`` (as read from val.jsonl), kinds in
     :func:`twin_edits` order, at most ``per_kind`` of each."""
     rng = random.Random(f"{seed}:suite")
-    originals = [row for row in rows if row["label"] == "supported"
-                 and row["source"] not in _UNPUBLISHED and suite_half(row["premise"])
-                 and not str(row.get("kind", "")).startswith("twin_")
-                 and len(sentences(row["hypothesis"])) == 1
-                 and word_count(row["hypothesis"]) <= _MAX_WORDS]
+    originals = [
+        row
+        for row in rows
+        if row["label"] == "supported"
+        and row["source"] not in _UNPUBLISHED
+        and suite_half(row["premise"])
+        and not str(row.get("kind", "")).startswith("twin_")
+        and len(sentences(row["hypothesis"])) == 1
+        and word_count(row["hypothesis"]) <= _MAX_WORDS
+    ]
     originals.sort(key=lambda row: row["id"])
     rng.shuffle(originals)
     pairs: list[dict[str, Any]] = []
@@ -55,34 +60,51 @@ def suite_pairs(rows: list[dict[str, Any]], *, per_kind: int, seed: int) -> list
             if not twin or twin == row["hypothesis"]:
                 continue
             counts[name] += 1
-            pairs.append({"id": row["id"], "kind": name, "expected": label,
-                          "source": row["source"], "premise": row["premise"],
-                          "claim": row["hypothesis"], "twin": twin})
+            pairs.append(
+                {
+                    "id": row["id"],
+                    "kind": name,
+                    "expected": label,
+                    "source": row["source"],
+                    "premise": row["premise"],
+                    "claim": row["hypothesis"],
+                    "twin": twin,
+                }
+            )
     return pairs
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m veracity.train.data.pairs",
-                                     description="Write the minimal-pair suite (JSONL).")
-    parser.add_argument("--data", type=Path, required=True,
-                        help="the training data folder (its val.jsonl is read)")
+    parser = argparse.ArgumentParser(
+        prog="python -m veracity.train.data.pairs",
+        description="Write the minimal-pair suite (JSONL).",
+    )
+    parser.add_argument(
+        "--data", type=Path, required=True, help="the training data folder (its val.jsonl is read)"
+    )
     parser.add_argument("--out", type=Path, required=True, help="the JSONL file to write")
     parser.add_argument("--per-kind", type=int, default=60, help="pairs per edit at most")
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args(argv)
     val = args.data / "val.jsonl"
     if not val.is_file():
-        print(f"error: {val} not found: build the data first with "
-              "`python -m veracity.train.data --out DATA`", file=sys.stderr)
+        print(
+            f"error: {val} not found: build the data first with "
+            "`python -m veracity.train.data --out DATA`",
+            file=sys.stderr,
+        )
         return 2
     rows = [json.loads(line) for line in val.read_text(encoding="utf-8").splitlines() if line]
     pairs = suite_pairs(rows, per_kind=args.per_kind, seed=args.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("".join(json.dumps(pair, ensure_ascii=False) + "\n" for pair in pairs),
-                        encoding="utf-8")
+    args.out.write_text(
+        "".join(json.dumps(pair, ensure_ascii=False) + "\n" for pair in pairs), encoding="utf-8"
+    )
     kinds = Counter(pair["kind"] for pair in pairs)
-    print(f"wrote {len(pairs)} pairs to {args.out}: " +
-          ", ".join(f"{kind} {n}" for kind, n in kinds.items()))
+    print(
+        f"wrote {len(pairs)} pairs to {args.out}: "
+        + ", ".join(f"{kind} {n}" for kind, n in kinds.items())
+    )
     return 0
 
 

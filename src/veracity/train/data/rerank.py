@@ -105,8 +105,14 @@ class Pair:
     group: str
 
     def to_json(self) -> dict[str, str]:
-        return {"id": self.id, "query": self.query, "passage": self.passage,
-                "label": self.label, "source": self.source, "kind": self.kind}
+        return {
+            "id": self.id,
+            "query": self.query,
+            "passage": self.passage,
+            "label": self.label,
+            "source": self.source,
+            "kind": self.kind,
+        }
 
 
 @dataclass(frozen=True)
@@ -125,11 +131,16 @@ class RerankBuildConfig(BuildConfig):
             if getattr(self, name) < 0:
                 raise OptionError(name, getattr(self, name), "0 or more")
         if self.bm25_negatives + self.random_negatives == 0:
-            raise OptionError("bm25_negatives", 0, "at least one negative per query in all",
-                              "Use bm25_negatives=2 or random_negatives=1.")
+            raise OptionError(
+                "bm25_negatives",
+                0,
+                "at least one negative per query in all",
+                "Use bm25_negatives=2 or random_negatives=1.",
+            )
         if self.bm25_depth < self.bm25_negatives:
-            raise OptionError("bm25_depth", self.bm25_depth,
-                              f"at least bm25_negatives ({self.bm25_negatives})")
+            raise OptionError(
+                "bm25_depth", self.bm25_depth, f"at least bm25_negatives ({self.bm25_negatives})"
+            )
 
 
 @dataclass(frozen=True)
@@ -170,16 +181,34 @@ def load_queries(root: Path, *, seed: int, stats: dict[str, Counter[str]]) -> li
     squad_stats = stats.setdefault("squad_bigbench", Counter())
     keep = random.Random(f"{seed}:informal")
     for item in load_squad(root / "squad_bigbench", squad_stats):
-        if item.group.startswith(("squad:reddit", "squad:amazon")) and \
-                keep.random() >= INFORMAL_SHARE:
+        if (
+            item.group.startswith(("squad:reddit", "squad:amazon"))
+            and keep.random() >= INFORMAL_SHARE
+        ):
             squad_stats["skipped_informal_share"] += 1
             continue
-        queries.append(Query(f"squad-{item.qid}", item.question, (item.answer,),
-                             item.paragraphs[item.index], item.group, "squad_bigbench"))
+        queries.append(
+            Query(
+                f"squad-{item.qid}",
+                item.question,
+                (item.answer,),
+                item.paragraphs[item.index],
+                item.group,
+                "squad_bigbench",
+            )
+        )
     qed_stats = stats.setdefault("qed_nq", Counter())
     for item in load_qed(root / "qed_nq" / "qed_all.jsonl", qed_stats):
-        queries.append(Query(f"qed-{item.qid}", item.question, (item.answer,),
-                             item.paragraphs[item.index], item.group, "qed_nq"))
+        queries.append(
+            Query(
+                f"qed-{item.qid}",
+                item.question,
+                (item.answer,),
+                item.paragraphs[item.index],
+                item.group,
+                "qed_nq",
+            )
+        )
     cpkc_stats = stats.setdefault("cpkc_nq_counterfactual", Counter())
     for item in load_cpkc(root / "cpkc_nq_counterfactual" / "cpkc.jsonl", cpkc_stats):
         edited = item.paragraphs[0]
@@ -187,11 +216,18 @@ def load_queries(root: Path, *, seed: int, stats: dict[str, Counter[str]]) -> li
             cpkc_stats["dropped_edit_not_reversible"] += 1
             continue
         real = edited.replace(item.answer, item.real_answer)
-        queries.append(Query(f"cpkc-{item.qid}", item.question, (item.real_answer,), real,
-                             f"cpkc:{digest(real)}", "cpkc_nq_counterfactual"))
+        queries.append(
+            Query(
+                f"cpkc-{item.qid}",
+                item.question,
+                (item.real_answer,),
+                real,
+                f"cpkc:{digest(real)}",
+                "cpkc_nq_counterfactual",
+            )
+        )
     halueval_stats = stats.setdefault("halueval_qa_gen", Counter())
-    for raw in read_jsonl(root / "halueval_qa_gen" / "halueval_qa_gen.jsonl",
-                          stats=halueval_stats):
+    for raw in read_jsonl(root / "halueval_qa_gen" / "halueval_qa_gen.jsonl", stats=halueval_stats):
         if int(raw["supported"]) != 1:
             continue
         knowledge = clean(_GLUED.sub(". ", str(raw["premise"])))
@@ -199,8 +235,16 @@ def load_queries(root: Path, *, seed: int, stats: dict[str, Counter[str]]) -> li
         if not knowledge or not answer:
             halueval_stats["dropped_empty"] += 1
             continue
-        queries.append(Query(f"halueval-{raw['id']}", str(raw["question"]).strip(), (answer,),
-                             knowledge, f"halueval:{digest(knowledge)}", "halueval_qa_gen"))
+        queries.append(
+            Query(
+                f"halueval-{raw['id']}",
+                str(raw["question"]).strip(),
+                (answer,),
+                knowledge,
+                f"halueval:{digest(knowledge)}",
+                "halueval_qa_gen",
+            )
+        )
     # One query text once: QED's NQ questions come back in CPKC, HaluEval repeats its questions.
     seen: set[str] = set()
     unique: list[Query] = []
@@ -232,13 +276,16 @@ def _split(queries: list[Query], *, seed: int, val_fraction: float) -> set[str]:
         uf.union(f"{query.source}|{query.document}", "passage:" + digest(query.passage, 16))
     sizes = Counter(uf.find(f"{q.source}|{q.document}") for q in queries)
     limit = max(1.0, MAX_VAL_DOCUMENT_SHARE * len(queries))
-    val_roots = {root for root, size in sizes.items() if size <= limit
-                 and int(digest(f"{seed}:rerank-split:{root}", 8), 16) / 16**8 < val_fraction}
+    val_roots = {
+        root
+        for root, size in sizes.items()
+        if size <= limit
+        and int(digest(f"{seed}:rerank-split:{root}", 8), 16) / 16**8 < val_fraction
+    }
     return {q.qid for q in queries if uf.find(f"{q.source}|{q.document}") in val_roots}
 
 
-def _collection(queries: Sequence[Query], all_paragraphs: Mapping[str, Sequence[str]]
-                ) -> list[str]:
+def _collection(queries: Sequence[Query], all_paragraphs: Mapping[str, Sequence[str]]) -> list[str]:
     """Every paragraph of the documents of ``queries`` (not only the gold ones), once each."""
     seen: dict[str, None] = {}
     for query in queries:
@@ -247,8 +294,13 @@ def _collection(queries: Sequence[Query], all_paragraphs: Mapping[str, Sequence[
     return list(seen)
 
 
-def _mine(queries: Sequence[Query], collection: list[str], config: RerankBuildConfig,
-          rng: random.Random, stats: Counter[str]) -> list[Pair]:
+def _mine(
+    queries: Sequence[Query],
+    collection: list[str],
+    config: RerankBuildConfig,
+    rng: random.Random,
+    stats: Counter[str],
+) -> list[Pair]:
     from veracity.retrieve.memory import MemoryBM25
     from veracity.types import Chunk
 
@@ -257,14 +309,26 @@ def _mine(queries: Sequence[Query], collection: list[str], config: RerankBuildCo
     pairs: list[Pair] = []
     for query in queries:
         group = f"{query.source}:{query.document}"
-        pairs.append(Pair(f"{query.qid}-pos", query.question, query.passage, "relevant",
-                          query.source, "positive", group))
+        pairs.append(
+            Pair(
+                f"{query.qid}-pos",
+                query.question,
+                query.passage,
+                "relevant",
+                query.source,
+                "positive",
+                group,
+            )
+        )
 
         gold_words = _words(query.passage)
 
         def usable(text: str, query: Query = query, gold: set[str] = gold_words) -> bool:
-            return (text != query.passage and not contains_answer(text, query.answers)
-                    and not _near_duplicate(_words(text), gold))
+            return (
+                text != query.passage
+                and not contains_answer(text, query.answers)
+                and not _near_duplicate(_words(text), gold)
+            )
 
         hits = bm25.run(query.question, k=config.bm25_depth).hits
         hard = [hit.chunk.text for hit in hits if usable(hit.chunk.text)]
@@ -272,16 +336,34 @@ def _mine(queries: Sequence[Query], collection: list[str], config: RerankBuildCo
         picked = hard[: config.bm25_negatives]
         stats["bm25_negatives_short"] += config.bm25_negatives - len(picked)
         for n, text in enumerate(picked):
-            pairs.append(Pair(f"{query.qid}-bm25-{n}", query.question, text, "not_relevant",
-                              query.source, "bm25_negative", group))
+            pairs.append(
+                Pair(
+                    f"{query.qid}-bm25-{n}",
+                    query.question,
+                    text,
+                    "not_relevant",
+                    query.source,
+                    "bm25_negative",
+                    group,
+                )
+            )
         taken = set(picked)
         for n in range(config.random_negatives):
             for _ in range(20):  # a few tries: the gold paragraph or an answer may come up
                 text = collection[rng.randrange(len(collection))]
                 if usable(text) and text not in taken:
                     taken.add(text)
-                    pairs.append(Pair(f"{query.qid}-random-{n}", query.question, text,
-                                      "not_relevant", query.source, "random_negative", group))
+                    pairs.append(
+                        Pair(
+                            f"{query.qid}-random-{n}",
+                            query.question,
+                            text,
+                            "not_relevant",
+                            query.source,
+                            "random_negative",
+                            group,
+                        )
+                    )
                     break
             else:
                 stats["random_negatives_short"] += 1
@@ -302,15 +384,19 @@ def build_rerank(config: RerankBuildConfig) -> RerankBuildResult:
     """Load, sample, split by document, mine negatives per split and source; writes nothing."""
     started = time.perf_counter()
     stats: dict[str, Counter[str]] = {}
-    queries = _sample(load_queries(config.root, seed=config.seed, stats=stats),
-                      seed=config.seed, scale=config.scale)
+    queries = _sample(
+        load_queries(config.root, seed=config.seed, stats=stats),
+        seed=config.seed,
+        scale=config.scale,
+    )
     val_ids = _split(queries, seed=config.seed, val_fraction=config.val_fraction)
     paragraphs = _document_paragraphs(config.root)
     splits: dict[str, list[Pair]] = {"train": [], "val": []}
     for split in splits:
         for source in QUERY_QUOTAS:
-            mine = [q for q in queries if q.source == source and (q.qid in val_ids) ==
-                    (split == "val")]
+            mine = [
+                q for q in queries if q.source == source and (q.qid in val_ids) == (split == "val")
+            ]
             if not mine:
                 continue
             collection = _collection(mine, paragraphs)
@@ -336,8 +422,9 @@ def _counts(rows: Sequence[Pair], key: str) -> dict[str, int]:
     return dict(sorted(Counter(getattr(row, key) for row in rows).items()))
 
 
-def _card(config: RerankBuildConfig, train: list[Pair], val: list[Pair],
-          stats: dict[str, Counter[str]]) -> dict[str, Any]:
+def _card(
+    config: RerankBuildConfig, train: list[Pair], val: list[Pair], stats: dict[str, Counter[str]]
+) -> dict[str, Any]:
     rows = train + val
     per_source_kind: dict[str, dict[str, int]] = {}
     for row in rows:
@@ -349,8 +436,11 @@ def _card(config: RerankBuildConfig, train: list[Pair], val: list[Pair],
         "seed": config.seed,
         "scale": config.scale,
         "val_fraction_target": config.val_fraction,
-        "negatives_per_query": {"bm25": config.bm25_negatives, "random": config.random_negatives,
-                                "bm25_depth": config.bm25_depth},
+        "negatives_per_query": {
+            "bm25": config.bm25_negatives,
+            "random": config.random_negatives,
+            "bm25_depth": config.bm25_depth,
+        },
         "rows": {"total": len(rows), "train": len(train), "val": len(val)},
         "queries": {"train": len({r.query for r in train}), "val": len({r.query for r in val})},
         "labels": list(RELEVANCE_LABELS),
@@ -381,34 +471,44 @@ def write_rerank(result: RerankBuildResult, out: Path) -> None:
             for row in rows:
                 handle.write(json.dumps(row.to_json(), ensure_ascii=False) + "\n")
         tmp.replace(out / f"{name}.jsonl")
-    (out / "card.json").write_text(json.dumps(result.card, indent=1, ensure_ascii=False) + "\n",
-                                   encoding="utf-8")
+    (out / "card.json").write_text(
+        json.dumps(result.card, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m veracity.train.data.rerank --out DIR``. Exit codes: 0 built, 2 bad option."""
     parser = argparse.ArgumentParser(
         prog="python -m veracity.train.data.rerank",
-        description="Build the reranker's training data (train.jsonl, val.jsonl, card.json).")
+        description="Build the reranker's training data (train.jsonl, val.jsonl, card.json).",
+    )
     parser.add_argument("--out", type=Path, required=True, help="output folder")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every quota")
-    parser.add_argument("--root", type=Path, default=nli_root(),
-                        help="the nlidata folder (default: $VERACITY_DATA/../nlidata)")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=nli_root(),
+        help="the nlidata folder (default: $VERACITY_DATA/../nlidata)",
+    )
     args = parser.parse_args(argv)
     command = "python -m veracity.train.data.rerank " + shlex.join(
-        sys.argv[1:] if argv is None else argv)
+        sys.argv[1:] if argv is None else argv
+    )
     try:
-        config = RerankBuildConfig(root=args.root, out=args.out, seed=args.seed,
-                                   scale=args.scale, command=command)
+        config = RerankBuildConfig(
+            root=args.root, out=args.out, seed=args.seed, scale=args.scale, command=command
+        )
     except OptionError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     result = build_rerank(config)
     write_rerank(result, args.out)
     card = result.card
-    print(f"wrote {card['rows']['train']} train + {card['rows']['val']} val rows to {args.out} "
-          f"in {card['build_seconds']} s; {card['per_kind']}")
+    print(
+        f"wrote {card['rows']['train']} train + {card['rows']['val']} val rows to {args.out} "
+        f"in {card['build_seconds']} s; {card['per_kind']}"
+    )
     return 0
 
 

@@ -43,7 +43,7 @@ __all__ = ["Part", "RuleDecomposer"]
 
 _CLAUSE_JOINERS = frozenset({"and", "but", "while", "whereas", "yet"})
 _BARE_JOINERS = frozenset({"and", "but"})
-_OPENERS = {"(": ")", "[": "]", "\"": "\"", "“": "”"}
+_OPENERS = {"(": ")", "[": "]", '"': '"', "“": "”"}
 _NEXT_AFTER_WEAK = frozenset(
     "the a an his her its their this that these those in on at to from by for with into as "
     "about after before during until over it them him her us".split()
@@ -102,8 +102,9 @@ class RuleDecomposer:
         pieces.append(tokens[start:])
         return [piece for piece in pieces if piece]
 
-    def _clause_cut(self, tokens: tuple[Token, ...], depth: list[int], start: int,
-                    position: int, body: str) -> tuple[int, int] | None:
+    def _clause_cut(
+        self, tokens: tuple[Token, ...], depth: list[int], start: int, position: int, body: str
+    ) -> tuple[int, int] | None:
         """``(end of the left clause, start of the right one)`` when ``tokens[position]``
         joins two independent clauses, else ``None``."""
         token = tokens[position]
@@ -111,8 +112,11 @@ class RuleDecomposer:
             return None
         if token.text == ";":
             right = position + 1
-        elif token.text == "," and position + 1 < len(tokens) \
-                and tokens[position + 1].lower in _CLAUSE_JOINERS:
+        elif (
+            token.text == ","
+            and position + 1 < len(tokens)
+            and tokens[position + 1].lower in _CLAUSE_JOINERS
+        ):
             right = position + 2
         elif token.lower in _BARE_JOINERS and tokens[position - 1].text != ",":
             right = position + 1
@@ -131,9 +135,13 @@ class RuleDecomposer:
     def _predicates(self, tokens: tuple[Token, ...], body: str) -> list[Part]:
         text = body[tokens[0].start : tokens[-1].end]
         clause = _clause(tokens, body)
-        if clause is None or clause.negated or clause.form.tense == "modal" \
-                or tokens[clause.verb].lower in ("do", "does", "did") \
-                or clause.verb == clause.start:
+        if (
+            clause is None
+            or clause.negated
+            or clause.form.tense == "modal"
+            or tokens[clause.verb].lower in ("do", "does", "did")
+            or clause.verb == clause.start
+        ):
             return [Part(finish(text))]
         depth = _depths(tokens)
         cuts: list[tuple[int, int]] = []  # (end of the previous predicate, start of the next)
@@ -157,8 +165,13 @@ class RuleDecomposer:
         for number, (_, begin) in enumerate(cuts):
             end = cuts[number + 1][0] if number + 1 < len(cuts) else len(tokens)
             predicate = body[tokens[begin].start : tokens[end - 1].end]
-            parts.append(Part(finish(f"{subject} {predicate}"), verbatim=False,
-                              edits=(f"subject copied: {subject!r}",)))
+            parts.append(
+                Part(
+                    finish(f"{subject} {predicate}"),
+                    verbatim=False,
+                    edits=(f"subject copied: {subject!r}",),
+                )
+            )
         return parts
 
 
@@ -206,8 +219,11 @@ def _predicate_start(tokens: tuple[Token, ...], position: int, clause: Clause) -
         return None
     if form.weak:
         following = tokens[verb + 1] if verb + 1 < len(tokens) else None
-        if following is not None and following.lower not in _NEXT_AFTER_WEAK \
-                and not following.text[0].isdigit():
+        if (
+            following is not None
+            and following.lower not in _NEXT_AFTER_WEAK
+            and not following.text[0].isdigit()
+        ):
             return None
     if token.text == "," and tokens[position + 1].lower != "and" and form.weak:
         return None

@@ -62,7 +62,8 @@ _DEMONSTRATIVES = frozenset({"this", "that", "the", "these", "those"})
 _PLURAL_DEMONSTRATIVES = frozenset({"these", "those"})
 _PARTICLES = frozenset("von van de der den da di del della du la le bin ibn al y".split())
 _TITLES = frozenset(
-    "dr mr mrs ms prof professor sir dame lady lord president king queen saint st".split())
+    "dr mr mrs ms prof professor sir dame lady lord president king queen saint st".split()
+)
 _NOT_PERSON = frozenset(
     "university college institute company corporation corp inc ltd llc group society "
     "association agency foundation bank party council committee department ministry museum "
@@ -164,18 +165,24 @@ def _reference(clause: Clause, entity: _Entity) -> tuple[int, str] | None:
     start = clause.start
     word = tokens[start].lower
     fits = (
-        (word in _PERSON_PRONOUNS and entity.kind in ("person", "name")
-         and not entity.rival_person)
-        or (word in _THING_PRONOUNS and entity.kind in ("thing", "name")
-            and entity.object_number != "singular")
-        or (word in _PLURAL_PRONOUNS and entity.kind == "plural"
-            and entity.object_number != "plural")
+        (word in _PERSON_PRONOUNS and entity.kind in ("person", "name") and not entity.rival_person)
+        or (
+            word in _THING_PRONOUNS
+            and entity.kind in ("thing", "name")
+            and entity.object_number != "singular"
+        )
+        or (
+            word in _PLURAL_PRONOUNS
+            and entity.kind == "plural"
+            and entity.object_number != "plural"
+        )
     )
     if fits:
         if word in CONTRACTIONS:
             following = tokens[start + 1].lower if start + 1 < len(tokens) else ""
-            verb = "are" if word.endswith("'re") else (
-                "has" if following in ("been", "got") else "is")
+            verb = (
+                "are" if word.endswith("'re") else ("has" if following in ("been", "got") else "is")
+            )
             return start + 1, f"{entity.text} {verb}"
         if word in _POSSESSIVES:
             return start + 1, _possessive(entity)
@@ -186,7 +193,7 @@ def _reference(clause: Clause, entity: _Entity) -> tuple[int, str] | None:
 
 
 def _demonstrative(clause: Clause, entity: _Entity) -> tuple[int, str] | None:
-    """"This researcher", "The company's": the determiner and one noun, then the verb."""
+    """ "This researcher", "The company's": the determiner and one noun, then the verb."""
     tokens = clause.tokens
     start = clause.start
     noun_token = tokens[start + 1]
@@ -223,8 +230,9 @@ def _role_fits(noun: str, entity: _Entity) -> bool:
 
 
 def _with_text(entity: _Entity, text: str) -> _Entity:
-    return _Entity(text, entity.kind, entity.head, entity.named, entity.rival_person,
-                   entity.object_number)
+    return _Entity(
+        text, entity.kind, entity.head, entity.named, entity.rival_person, entity.object_number
+    )
 
 
 def _possessive(entity: _Entity) -> str:
@@ -253,21 +261,31 @@ def _entity_of(text: str) -> _Entity | None:
         return None
     subject = clause.subject
     first = subject[0].lower
-    if first in SUBJECT_PRONOUNS or first in _POSSESSIVES or first in ("my", "our", "your") \
-            or (first in _DEMONSTRATIVES - {"the"} and len(subject) == 1):
+    if (
+        first in SUBJECT_PRONOUNS
+        or first in _POSSESSIVES
+        or first in ("my", "our", "your")
+        or (first in _DEMONSTRATIVES - {"the"} and len(subject) == 1)
+    ):
         return None
     words = [token for token in subject if token.is_word]
     if not words:
         return None
     # The head noun comes before any prepositional phrase: "A 2019 study by Smith" -> "study".
-    core = next((words[:i] for i, token in enumerate(words) if token.lower in PREPOSITIONS
-                 and i > 0), words)
+    core = next(
+        (words[:i] for i, token in enumerate(words) if token.lower in PREPOSITIONS and i > 0), words
+    )
     head = core[-1].lower.removesuffix("'s")
     verb = tokens[clause.verb].lower
-    plural = verb in ("are", "were", "have", "do", "aren't", "weren't", "haven't", "don't") \
-        or (clause.form.tense == "base" and not clause.form.aux) \
-        or (clause.form.tense in ("past", "modal")
-            and core[-1].text[0].islower() and _plural_word(head))
+    plural = (
+        verb in ("are", "were", "have", "do", "aren't", "weren't", "haven't", "don't")
+        or (clause.form.tense == "base" and not clause.form.aux)
+        or (
+            clause.form.tense in ("past", "modal")
+            and core[-1].text[0].islower()
+            and _plural_word(head)
+        )
+    )
     named = all(token.capitalised or token.lower in _PARTICLES for token in words)
     lowered = {token.lower.strip(".") for token in words}
     titled = words[0].lower in _TITLES
@@ -279,8 +297,14 @@ def _entity_of(text: str) -> _Entity | None:
         kind = "person"
     else:
         kind = "name"
-    return _Entity(clause.subject_text, kind, head, named and first not in DETERMINERS,
-                   _rival_person(clause), _object_number(clause))
+    return _Entity(
+        clause.subject_text,
+        kind,
+        head,
+        named and first not in DETERMINERS,
+        _rival_person(clause),
+        _object_number(clause),
+    )
 
 
 def _rival_person(clause: Clause) -> bool:
@@ -293,15 +317,24 @@ def _rival_person(clause: Clause) -> bool:
             position += 1
             continue
         end = position
-        while end < len(tokens) and tokens[end].is_word and (
-                tokens[end].capitalised or tokens[end].lower in _PARTICLES):
+        while (
+            end < len(tokens)
+            and tokens[end].is_word
+            and (tokens[end].capitalised or tokens[end].lower in _PARTICLES)
+        ):
             end += 1
         run = tokens[position:end]
         before = tokens[position - 1].lower if position > 0 else ""
         lowered = {t.lower for t in run}
-        if not lowered & _NOT_PERSON and before not in _PLACE_PREPOSITIONS and (
-                sum(t.capitalised for t in run) >= 2 or before in _PERSON_LINKS
-                or position == clause.verb_end):
+        if (
+            not lowered & _NOT_PERSON
+            and before not in _PLACE_PREPOSITIONS
+            and (
+                sum(t.capitalised for t in run) >= 2
+                or before in _PERSON_LINKS
+                or position == clause.verb_end
+            )
+        ):
             return True
         position = end
     return False
@@ -318,8 +351,9 @@ def _object_number(clause: Clause) -> Literal["singular", "plural"] | None:
         position += 1
     stops = PREPOSITIONS | SUBORDINATORS | CONJUNCTIONS
     run: list[Token] = []
-    while position < len(tokens) and tokens[position].is_word \
-            and tokens[position].lower not in stops:
+    while (
+        position < len(tokens) and tokens[position].is_word and tokens[position].lower not in stops
+    ):
         run.append(tokens[position])
         position += 1
     if not run:

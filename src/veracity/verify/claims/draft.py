@@ -44,8 +44,7 @@ class Draft:
 
     def rewritten(self, text: str, edit: str) -> Draft:
         """This draft with new ``text``: no longer verbatim, so its span is the sentence's."""
-        return replace(self, text=text, span=self.source, verbatim=False,
-                       edits=(*self.edits, edit))
+        return replace(self, text=text, span=self.source, verbatim=False, edits=(*self.edits, edit))
 
     def recased(self, text: str, edit: str) -> Draft:
         """This draft with ``text`` that differs from its own only in letter case: span and
@@ -63,8 +62,14 @@ def written(answer: str, span: Span, *, blocks: Sequence[str] | None = None) -> 
     return finish(claim_text(text, find_markers(text, blocks=blocks)))
 
 
-def locate(part: str, answer: str, within: Span, *, after: int | None = None,
-           blocks: Sequence[str] | None = None) -> Span | None:
+def locate(
+    part: str,
+    answer: str,
+    within: Span,
+    *,
+    after: int | None = None,
+    blocks: Sequence[str] | None = None,
+) -> Span | None:
     """The span of ``answer`` inside ``within`` that holds the words of ``part`` in order
     (case-insensitive, anything but words between them, citation markers skipped), searching
     from ``after``; ``None`` when they are not there."""
@@ -75,8 +80,9 @@ def locate(part: str, answer: str, within: Span, *, after: int | None = None,
     masked = list(region)
     for marker in find_markers(region, blocks=blocks):
         masked[marker.span.start : marker.span.end] = " " * len(marker.span)
-    pattern = re.compile(r"(?<!\w)" + r"[\W_]+".join(re.escape(word) for word in words)
-                         + r"(?!\w)", re.IGNORECASE)
+    pattern = re.compile(
+        r"(?<!\w)" + r"[\W_]+".join(re.escape(word) for word in words) + r"(?!\w)", re.IGNORECASE
+    )
     start = 0 if after is None else max(0, after - within.start)
     match = pattern.search("".join(masked), start)
     if match is None:

@@ -73,13 +73,20 @@ class ClaimExtractor:
             if not isinstance(value, bool):
                 raise OptionError(name, value, "True or False")
         if on_error not in ON_ERROR:
-            raise OptionError("on_error", on_error, f"one of {', '.join(ON_ERROR)}",
-                              "Use 'rules' to fall back to the rule-based claims when the "
-                              "chat model's reply cannot be read.")
+            raise OptionError(
+                "on_error",
+                on_error,
+                f"one of {', '.join(ON_ERROR)}",
+                "Use 'rules' to fall back to the rule-based claims when the "
+                "chat model's reply cannot be read.",
+            )
         if chat is not None and not (decompose or decontextualize):
-            raise OptionError("chat", chat.model_id if isinstance(chat, ChatModel) else chat,
-                              "a chat model only when decompose or decontextualize is on",
-                              "Drop chat=, or pass decompose=True or decontextualize=True.")
+            raise OptionError(
+                "chat",
+                chat.model_id if isinstance(chat, ChatModel) else chat,
+                "a chat model only when decompose or decontextualize is on",
+                "Drop chat=, or pass decompose=True or decontextualize=True.",
+            )
         self.decompose = decompose
         self.decontextualize = decontextualize
         self.chat = chat
@@ -89,13 +96,21 @@ class ClaimExtractor:
         self._decomposer: LLMDecomposer | None = None
         self._decontextualizer: LLMDecontextualizer | None = None
         if chat is not None and decompose:
-            self._decomposer = LLMDecomposer(chat, prompt=decompose_prompt,
-                                             temperature=temperature, seed=seed,
-                                             reply_tokens=reply_tokens)
+            self._decomposer = LLMDecomposer(
+                chat,
+                prompt=decompose_prompt,
+                temperature=temperature,
+                seed=seed,
+                reply_tokens=reply_tokens,
+            )
         if chat is not None and decontextualize:
             self._decontextualizer = LLMDecontextualizer(
-                chat, prompt=decontextualize_prompt, temperature=temperature, seed=seed,
-                reply_tokens=reply_tokens)
+                chat,
+                prompt=decontextualize_prompt,
+                temperature=temperature,
+                seed=seed,
+                reply_tokens=reply_tokens,
+            )
 
     @property
     def method(self) -> str:
@@ -117,17 +132,22 @@ class ClaimExtractor:
         :func:`~veracity.text.citations.find_markers`).
         """
         if not isinstance(answer, str):
-            raise InputError(f"answer must be a string, got {type(answer).__name__}: pass the "
-                             "text of the answer to check")
+            raise InputError(
+                f"answer must be a string, got {type(answer).__name__}: pass the "
+                "text of the answer to check"
+            )
         if not answer.strip():
-            raise InputError(f"answer {answer!r} is empty or only whitespace: pass the text of "
-                             "the answer to check")
+            raise InputError(
+                f"answer {answer!r} is empty or only whitespace: pass the text of "
+                "the answer to check"
+            )
         if len(answer) > defaults.VERIFY_MAX_ANSWER_CHARS:
             raise InputError(
                 f"the answer is {len(answer):,} characters long, more than the "
                 f"{defaults.VERIFY_MAX_ANSWER_CHARS:,} verified at once: split it into parts "
                 "(at paragraphs, say) and verify each, or put the parts in a JSONL file of "
-                '{"id": ..., "answer": ...} lines for veracity verify-batch')
+                '{"id": ..., "answer": ...} lines for veracity verify-batch'
+            )
         self.load()
         sentences = split_answer(answer, blocks=blocks)
         kept = [sentence for sentence in sentences if sentence.skip is None]
@@ -139,24 +159,46 @@ class ClaimExtractor:
         drafts = [_opening_capitalised(draft) for draft in drafts]
         markers = {sentence.index: sentence.markers for sentence in sentences}
         claims = tuple(
-            Claim(index, draft.text, draft.span, draft.sentence, markers[draft.sentence],
-                  (*draft.edits, *notes))
+            Claim(
+                index,
+                draft.text,
+                draft.span,
+                draft.sentence,
+                markers[draft.sentence],
+                (*draft.edits, *notes),
+            )
             for index, draft in enumerate(drafts)
         )
-        skipped = tuple(SkippedSentence(s.index, s.span, s.span.of(answer), s.skip)
-                        for s in sentences if s.skip is not None)
+        skipped = tuple(
+            SkippedSentence(s.index, s.span, s.span.of(answer), s.skip)
+            for s in sentences
+            if s.skip is not None
+        )
         model = self.chat.model_id if prompts and self.chat is not None else None
-        return ClaimSet(answer, claims, skipped, len(sentences),
-                        method="llm" if prompts else "rules", model=model,
-                        prompt=", ".join(prompts) or None)
+        return ClaimSet(
+            answer,
+            claims,
+            skipped,
+            len(sentences),
+            method="llm" if prompts else "rules",
+            model=model,
+            prompt=", ".join(prompts) or None,
+        )
 
     # --- decomposition --------------------------------------------------------------------
 
-    def _decomposed(self, answer: str, kept: Sequence[ClaimSentence], notes: list[str],
-                    prompts: list[str], blocks: Sequence[str] | None) -> list[Draft]:
+    def _decomposed(
+        self,
+        answer: str,
+        kept: Sequence[ClaimSentence],
+        notes: list[str],
+        prompts: list[str],
+        blocks: Sequence[str] | None,
+    ) -> list[Draft]:
         if not self.decompose:
-            return [Draft(s.index, written(answer, s.span, blocks=blocks), s.span, s.span)
-                    for s in kept]
+            return [
+                Draft(s.index, written(answer, s.span, blocks=blocks), s.span, s.span) for s in kept
+            ]
         step = self._decomposer
         if step is not None and kept:
             try:
@@ -168,14 +210,21 @@ class ClaimExtractor:
                 return _llm_drafts(answer, kept, pairs, blocks)
         drafts: list[Draft] = []
         for sentence in kept:
-            drafts.extend(_rule_drafts(answer, sentence,
-                                       self._rule_decomposer.run(sentence.text), blocks))
+            drafts.extend(
+                _rule_drafts(answer, sentence, self._rule_decomposer.run(sentence.text), blocks)
+            )
         return drafts
 
     # --- decontextualization --------------------------------------------------------------
 
-    def _decontextualized(self, answer: str, drafts: list[Draft], breaks: set[int],
-                          notes: list[str], prompts: list[str]) -> list[Draft]:
+    def _decontextualized(
+        self,
+        answer: str,
+        drafts: list[Draft],
+        breaks: set[int],
+        notes: list[str],
+        prompts: list[str],
+    ) -> list[Draft]:
         if not self.decontextualize:
             return drafts
         step = self._decontextualizer
@@ -186,61 +235,111 @@ class ClaimExtractor:
                 self._fall_back(exc, step.prompt.ref, notes)
             else:
                 prompts.append(step.prompt.ref)
-                return [_llm_rewrite(draft, text) for draft, text in zip(drafts, texts,
-                                                                         strict=True)]
+                return [
+                    _llm_rewrite(draft, text) for draft, text in zip(drafts, texts, strict=True)
+                ]
         return list(self._rule_decontextualizer.run(drafts, breaks=breaks))
 
     def _fall_back(self, exc: GenerationError, prompt: str, notes: list[str]) -> None:
         if self.on_error == "raise":
-            raise GenerationError(f"{exc}. Pass on_error='rules' to ClaimExtractor to use the "
-                                  "rule-based claims when the reply cannot be read") from exc
+            raise GenerationError(
+                f"{exc}. Pass on_error='rules' to ClaimExtractor to use the "
+                "rule-based claims when the reply cannot be read"
+            ) from exc
         notes.append(f"llm reply unreadable ({prompt}); rules used")
 
 
-def _rule_drafts(answer: str, sentence: ClaimSentence, parts: Sequence[Part],
-                 blocks: Sequence[str] | None) -> list[Draft]:
+def _rule_drafts(
+    answer: str, sentence: ClaimSentence, parts: Sequence[Part], blocks: Sequence[str] | None
+) -> list[Draft]:
     """Drafts of a sentence's parts: a verbatim part gets its own characters as span, and its
     text is what they say as written."""
     if len(parts) == 1 and parts[0].verbatim:
         part = parts[0]
-        return [Draft(sentence.index, written(answer, sentence.span, blocks=blocks),
-                      sentence.span, sentence.span, True, part.edits)]
+        return [
+            Draft(
+                sentence.index,
+                written(answer, sentence.span, blocks=blocks),
+                sentence.span,
+                sentence.span,
+                True,
+                part.edits,
+            )
+        ]
     drafts: list[Draft] = []
     cursor = sentence.span.start
     for part in parts:
-        found = (locate(part.text, answer, sentence.span, after=cursor, blocks=blocks)
-                 if part.verbatim else None)
+        found = (
+            locate(part.text, answer, sentence.span, after=cursor, blocks=blocks)
+            if part.verbatim
+            else None
+        )
         if found is None:
-            drafts.append(Draft(sentence.index, part.text, sentence.span, sentence.span, False,
-                                part.edits))
+            drafts.append(
+                Draft(sentence.index, part.text, sentence.span, sentence.span, False, part.edits)
+            )
             continue
-        drafts.append(Draft(sentence.index, written(answer, found, blocks=blocks), found,
-                            sentence.span, True, part.edits))
+        drafts.append(
+            Draft(
+                sentence.index,
+                written(answer, found, blocks=blocks),
+                found,
+                sentence.span,
+                True,
+                part.edits,
+            )
+        )
         cursor = found.end
     return drafts
 
 
-def _llm_drafts(answer: str, kept: Sequence[ClaimSentence], pairs: Sequence[tuple[int, str]],
-                blocks: Sequence[str] | None) -> list[Draft]:
+def _llm_drafts(
+    answer: str,
+    kept: Sequence[ClaimSentence],
+    pairs: Sequence[tuple[int, str]],
+    blocks: Sequence[str] | None,
+) -> list[Draft]:
     """Drafts of the LLM's claims: a claim whose words are in its sentence keeps their span and
     reads as they are written there (the model's recasing or respacing is not taken)."""
     drafts: list[Draft] = []
     for position, sentence in enumerate(kept):
         texts = [finish(text) for number, text in pairs if number == position]
         if len(texts) == 1 and _same_words(texts[0], sentence.text):
-            drafts.append(Draft(sentence.index, written(answer, sentence.span, blocks=blocks),
-                                sentence.span, sentence.span))
+            drafts.append(
+                Draft(
+                    sentence.index,
+                    written(answer, sentence.span, blocks=blocks),
+                    sentence.span,
+                    sentence.span,
+                )
+            )
             continue
         edits = ("decomposed (llm)",) if len(texts) > 1 else ()
         cursor = sentence.span.start
         for text in texts:
             found = locate(text, answer, sentence.span, after=cursor, blocks=blocks)
             if found is None:
-                drafts.append(Draft(sentence.index, text, sentence.span, sentence.span, False,
-                                    (*edits, "rewritten (llm)")))
+                drafts.append(
+                    Draft(
+                        sentence.index,
+                        text,
+                        sentence.span,
+                        sentence.span,
+                        False,
+                        (*edits, "rewritten (llm)"),
+                    )
+                )
                 continue
-            drafts.append(Draft(sentence.index, written(answer, found, blocks=blocks), found,
-                                sentence.span, True, edits))
+            drafts.append(
+                Draft(
+                    sentence.index,
+                    written(answer, found, blocks=blocks),
+                    found,
+                    sentence.span,
+                    True,
+                    edits,
+                )
+            )
             cursor = found.end
     return drafts
 

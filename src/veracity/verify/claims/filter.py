@@ -31,8 +31,9 @@ _BULLET = re.compile(r"(?:[-*•+]|\d{1,3}[.)]|[a-zA-Z][.)])\s")
 _END_MARK = re.compile(r"[.!?…。！？:;)\]]$")
 
 
-def sentence_skip_reason(text: str, claim: str, *, code: bool = False, heading: bool = False,
-                         own_line: bool = False) -> SkipReason | None:
+def sentence_skip_reason(
+    text: str, claim: str, *, code: bool = False, heading: bool = False, own_line: bool = False
+) -> SkipReason | None:
     """Why a sentence needs no verification, or ``None`` when it states something to check.
 
     ``text`` is the sentence as written, ``claim`` its bare text (markers, bullets and emphasis

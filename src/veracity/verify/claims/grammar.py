@@ -39,9 +39,9 @@ Tense = Literal["past", "pres3", "base", "modal"]
 _IDEOGRAPHIC = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 _TOKEN = re.compile(
-    r"(?:[A-Za-z]\.){2,}"                      # U.S., e.g.
-    r"|\d+(?:[.,:]\d+)*%?(?!\w)"               # 3.5, 1,200, 10:30, 40%
-    r"|\w+(?:['’]\w+)*(?:-\w+(?:['’]\w+)*)*"   # words, it's, 20th-century
+    r"(?:[A-Za-z]\.){2,}"  # U.S., e.g.
+    r"|\d+(?:[.,:]\d+)*%?(?!\w)"  # 3.5, 1,200, 10:30, 40%
+    r"|\w+(?:['’]\w+)*(?:-\w+(?:['’]\w+)*)*"  # words, it's, 20th-century
     r"|[^\w\s]"
 )
 
@@ -87,8 +87,9 @@ def finish(text: str) -> str:
     body = text.strip().rstrip(",;:.!… \t\n，；：、。！")
     if not body:
         return ""
-    return body + ("。" if _IDEOGRAPHIC.match(body[-1]) or text.rstrip().endswith(("。", "！"))
-                   else ".")
+    return body + (
+        "。" if _IDEOGRAPHIC.match(body[-1]) or text.rstrip().endswith(("。", "！")) else "."
+    )
 
 
 # --- word lists -------------------------------------------------------------------------------
@@ -116,25 +117,51 @@ ADVERBS = frozenset(
     "widely commonly once again probably possibly recently".split()
 )
 #: Words that may open an introductory phrase closed by a comma ("In 1973, ...").
-INTRO_WORDS = PREPOSITIONS | ADVERBS | frozenset(
-    "however moreover furthermore additionally today historically originally later also "
-    "meanwhile consequently notably interestingly similarly overall specifically instead "
-    "nevertheless nonetheless finally initially eventually subsequently afterwards first second "
-    "third".split()
+INTRO_WORDS = (
+    PREPOSITIONS
+    | ADVERBS
+    | frozenset(
+        "however moreover furthermore additionally today historically originally later also "
+        "meanwhile consequently notably interestingly similarly overall specifically instead "
+        "nevertheless nonetheless finally initially eventually subsequently afterwards first "
+        "second third".split()
+    )
 )
 SUBJECT_PRONOUNS = frozenset("he she it they we i you there".split())
 #: Subject contractions: the tense of their verb.
 CONTRACTIONS: dict[str, Tense] = {
-    "he's": "pres3", "she's": "pres3", "it's": "pres3", "that's": "pres3", "there's": "pres3",
-    "they're": "base", "we're": "base", "you're": "base", "i'm": "base",
+    "he's": "pres3",
+    "she's": "pres3",
+    "it's": "pres3",
+    "that's": "pres3",
+    "there's": "pres3",
+    "they're": "base",
+    "we're": "base",
+    "you're": "base",
+    "i'm": "base",
 }
 _AUXILIARIES: dict[str, Tense] = {
-    "is": "pres3", "has": "pres3", "does": "pres3",
-    "are": "base", "have": "base", "do": "base", "am": "base",
-    "was": "past", "were": "past", "had": "past", "did": "past",
-    "isn't": "pres3", "hasn't": "pres3", "doesn't": "pres3",
-    "aren't": "base", "haven't": "base", "don't": "base",
-    "wasn't": "past", "weren't": "past", "hadn't": "past", "didn't": "past",
+    "is": "pres3",
+    "has": "pres3",
+    "does": "pres3",
+    "are": "base",
+    "have": "base",
+    "do": "base",
+    "am": "base",
+    "was": "past",
+    "were": "past",
+    "had": "past",
+    "did": "past",
+    "isn't": "pres3",
+    "hasn't": "pres3",
+    "doesn't": "pres3",
+    "aren't": "base",
+    "haven't": "base",
+    "don't": "base",
+    "wasn't": "past",
+    "weren't": "past",
+    "hadn't": "past",
+    "didn't": "past",
 }
 _MODALS = frozenset(
     "can could will would may might must shall should can't couldn't won't wouldn't mustn't "
@@ -185,9 +212,17 @@ _IRREGULAR_PAST = _PAST_ONLY | _PAST_AND_PARTICIPLE
 
 #: Closed-class words: written in lower case at the opening of a claim, they are ordinary English
 #: words, never a name or a code token, so capitalising them changes no token's identity.
-FUNCTION_WORDS = (DETERMINERS | PREPOSITIONS | SUBORDINATORS | CONJUNCTIONS | ADVERBS
-                  | INTRO_WORDS | SUBJECT_PRONOUNS | frozenset(CONTRACTIONS)
-                  | frozenset("me us him them".split()))
+FUNCTION_WORDS = (
+    DETERMINERS
+    | PREPOSITIONS
+    | SUBORDINATORS
+    | CONJUNCTIONS
+    | ADVERBS
+    | INTRO_WORDS
+    | SUBJECT_PRONOUNS
+    | frozenset(CONTRACTIONS)
+    | frozenset("me us him them".split())
+)
 
 
 def capitalised_opening(text: str) -> tuple[str, str] | None:
@@ -208,7 +243,7 @@ def capitalised_opening(text: str) -> tuple[str, str] | None:
     if word.replace("’", "'") not in FUNCTION_WORDS:
         return None
     upper = word[0].upper() + word[1:]
-    return upper + text[len(word):], f"capitalised: {word!r} -> {upper!r}"
+    return upper + text[len(word) :], f"capitalised: {word!r} -> {upper!r}"
 
 
 def _third_person(verb: str) -> str:
@@ -283,8 +318,9 @@ def verb_form(token: Token, previous: Token | None = None) -> VerbForm | None:
 def is_participle(token: Token) -> bool:
     """Whether ``token`` can be a past participle ("born", "founded")."""
     word = token.lower
-    return word in PARTICIPLES or (word.endswith("ed") and len(word) >= 4
-                                   and word not in _NOT_VERBS)
+    return word in PARTICIPLES or (
+        word.endswith("ed") and len(word) >= 4 and word not in _NOT_VERBS
+    )
 
 
 def cannot_be_passive(token: Token) -> bool:
@@ -323,8 +359,9 @@ class Clause:
         position = self.verb + 1
         if self.tokens[self.verb].lower not in BE_FORMS | HAVE_FORMS:
             return position
-        while position < len(self.tokens) and (self.tokens[position].lower in ADVERBS
-                                               or self.tokens[position].lower == "been"):
+        while position < len(self.tokens) and (
+            self.tokens[position].lower in ADVERBS or self.tokens[position].lower == "been"
+        ):
             position += 1
         if position < len(self.tokens) and is_participle(self.tokens[position]):
             return position + 1
@@ -371,8 +408,9 @@ def _aside_end(tokens: tuple[Token, ...], comma: int) -> int | None:
         token = tokens[position]
         if token.text == closer:
             return position + 1
-        if opener == "," and (verb_form(token, tokens[position - 1]) is not None
-                              or token.lower in SUBORDINATORS):
+        if opener == "," and (
+            verb_form(token, tokens[position - 1]) is not None or token.lower in SUBORDINATORS
+        ):
             return None
     return None
 
@@ -391,14 +429,14 @@ def read_clause(tokens: tuple[Token, ...], text: str | None = None) -> Clause | 
     if start is None or start >= len(tokens):
         return None
     first = tokens[start]
-    if not first.is_word or first.lower in (SUBORDINATORS - {"that"}) | CONJUNCTIONS \
-            | PREPOSITIONS:
+    if not first.is_word or first.lower in (SUBORDINATORS - {"that"}) | CONJUNCTIONS | PREPOSITIONS:
         return None
     if first.text[0].islower() and verb_form(first) is not None:
         return None  # "can sting": a predicate without its subject
     if first.lower in CONTRACTIONS:
-        return Clause(tokens, text, start, start + 1, start,
-                      VerbForm(CONTRACTIONS[first.lower], aux=True))
+        return Clause(
+            tokens, text, start, start + 1, start, VerbForm(CONTRACTIONS[first.lower], aux=True)
+        )
     if first.lower in SUBJECT_PRONOUNS:
         position = start + 1
         while position < len(tokens) and tokens[position].lower in ADVERBS:
@@ -437,8 +475,13 @@ def _find_verb(tokens: tuple[Token, ...], text: str, start: int) -> Clause | Non
     return None
 
 
-def _fits(tokens: tuple[Token, ...], start: int, aside: tuple[int, int] | None, position: int,
-          form: VerbForm) -> bool:
+def _fits(
+    tokens: tuple[Token, ...],
+    start: int,
+    aside: tuple[int, int] | None,
+    position: int,
+    form: VerbForm,
+) -> bool:
     """Whether ``tokens[position]`` can be the verb of the subject before it."""
     end = aside[0] if aside else position
     subject = [t for t in tokens[start:end] if t.lower not in ADVERBS] or list(tokens[start:end])
@@ -462,13 +505,22 @@ def _guessed_pres3(tokens: tuple[Token, ...], start: int, position: int) -> Verb
     """A verb outside the lexicon in ``-s`` after a short singular subject: a name ("Python
     supports") or a determiner and one noun ("The language emphasizes"); ``weak``."""
     word = tokens[position].lower
-    if not (tokens[position].text[0].islower() and word.isalpha() and len(word) >= 4
-            and word.endswith("s") and not word.endswith(("ss", "us", "is", "ics"))):
+    if not (
+        tokens[position].text[0].islower()
+        and word.isalpha()
+        and len(word) >= 4
+        and word.endswith("s")
+        and not word.endswith(("ss", "us", "is", "ics"))
+    ):
         return None
     subject = tokens[start:position]
     named = all(token.capitalised and token.is_word for token in subject)
-    determined = len(subject) == 2 and subject[0].lower in DETERMINERS - PLURAL_DETERMINERS \
-        and subject[1].text[0].islower() and not _plural(subject[1].lower)
+    determined = (
+        len(subject) == 2
+        and subject[0].lower in DETERMINERS - PLURAL_DETERMINERS
+        and subject[1].text[0].islower()
+        and not _plural(subject[1].lower)
+    )
     following = tokens[position + 1] if position + 1 < len(tokens) else None
     if following is not None and verb_form(following, tokens[position]) is not None:
         return None  # "The bee colonies are ...": the -s word is a noun

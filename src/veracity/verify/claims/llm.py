@@ -38,10 +38,13 @@ __all__ = [
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)\s*```", re.IGNORECASE | re.DOTALL)
 _WORD = re.compile(r"\w")
 _SHOWN = 200
-_DECOMPOSE_EXPECTED = ('expected JSON {"claims": [{"sentence": <number>, "text": "<claim>"}, '
-                       '...]} with at least one claim for every sentence')
-_DECONTEXTUALIZE_EXPECTED = ('expected JSON {"claims": ["<claim>", ...]} with one claim for '
-                             'every claim given, in order')
+_DECOMPOSE_EXPECTED = (
+    'expected JSON {"claims": [{"sentence": <number>, "text": "<claim>"}, '
+    "...]} with at least one claim for every sentence"
+)
+_DECONTEXTUALIZE_EXPECTED = (
+    'expected JSON {"claims": ["<claim>", ...]} with one claim for every claim given, in order'
+)
 
 
 def parse_decomposition(reply: str, *, sentences: int) -> tuple[tuple[int, str], ...]:
@@ -55,18 +58,26 @@ def parse_decomposition(reply: str, *, sentences: int) -> tuple[tuple[int, str],
     pairs: list[tuple[int, str]] = []
     for position, item in enumerate(items, 1):
         if not isinstance(item, dict) or set(item) != {"sentence", "text"}:
-            raise _unreadable(reply, f"claim {position} is not an object with exactly the keys "
-                                     "sentence and text", _DECOMPOSE_EXPECTED)
+            raise _unreadable(
+                reply,
+                f"claim {position} is not an object with exactly the keys sentence and text",
+                _DECOMPOSE_EXPECTED,
+            )
         number = item["sentence"]
-        if isinstance(number, bool) or not isinstance(number, int) \
-                or not 1 <= number <= sentences:
-            raise _unreadable(reply, f"claim {position} names sentence {number!r}, not a number "
-                                     f"from 1 to {sentences}", _DECOMPOSE_EXPECTED)
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= sentences:
+            raise _unreadable(
+                reply,
+                f"claim {position} names sentence {number!r}, not a number from 1 to {sentences}",
+                _DECOMPOSE_EXPECTED,
+            )
         pairs.append((number - 1, _text(reply, item["text"], position, _DECOMPOSE_EXPECTED)))
     missing = sorted(set(range(1, sentences + 1)) - {number + 1 for number, _ in pairs})
     if missing:
-        raise _unreadable(reply, f"it gives no claim for sentence(s) "
-                                 f"{', '.join(map(str, missing))}", _DECOMPOSE_EXPECTED)
+        raise _unreadable(
+            reply,
+            f"it gives no claim for sentence(s) {', '.join(map(str, missing))}",
+            _DECOMPOSE_EXPECTED,
+        )
     return tuple(sorted(pairs, key=lambda pair: pair[0]))
 
 
@@ -78,10 +89,13 @@ def parse_decontextualization(reply: str, *, claims: int) -> tuple[str, ...]:
     """
     items = _claims(reply, _DECONTEXTUALIZE_EXPECTED)
     if len(items) != claims:
-        raise _unreadable(reply, f"it has {len(items)} claims for the {claims} given",
-                          _DECONTEXTUALIZE_EXPECTED)
-    return tuple(_text(reply, item, position, _DECONTEXTUALIZE_EXPECTED)
-                 for position, item in enumerate(items, 1))
+        raise _unreadable(
+            reply, f"it has {len(items)} claims for the {claims} given", _DECONTEXTUALIZE_EXPECTED
+        )
+    return tuple(
+        _text(reply, item, position, _DECONTEXTUALIZE_EXPECTED)
+        for position, item in enumerate(items, 1)
+    )
 
 
 def _claims(reply: str, expected: str) -> list[Any]:
@@ -133,15 +147,27 @@ class _LLMStep:
 
     fields: frozenset[str] = frozenset()
 
-    def __init__(self, chat: ChatModel, *, prompt: str, temperature: float, seed: int | None,
-                 reply_tokens: int) -> None:
+    def __init__(
+        self,
+        chat: ChatModel,
+        *,
+        prompt: str,
+        temperature: float,
+        seed: int | None,
+        reply_tokens: int,
+    ) -> None:
         if not isinstance(chat, ChatModel):
-            raise OptionError("chat", chat, "a ChatModel (a model_id and a run(request) method)",
-                              "Pass a chat backend from veracity.llm, or ScriptedChatModel "
-                              "from veracity.testing in tests.")
+            raise OptionError(
+                "chat",
+                chat,
+                "a ChatModel (a model_id and a run(request) method)",
+                "Pass a chat backend from veracity.llm, or ScriptedChatModel "
+                "from veracity.testing in tests.",
+            )
         if not 0.0 <= temperature <= 2.0:
-            raise OptionError("temperature", temperature, "between 0 and 2",
-                              "Use 0 for repeatable claims.")
+            raise OptionError(
+                "temperature", temperature, "between 0 and 2", "Use 0 for repeatable claims."
+            )
         if reply_tokens < 1:
             raise OptionError("reply_tokens", reply_tokens, "1 or more")
         self.chat = chat
@@ -157,10 +183,12 @@ class _LLMStep:
         if self._prompt is None:
             prompt = load_prompt(self.prompt_id)
             if set(prompt.fields) != self.fields:
-                raise OptionError("prompt", self.prompt_id,
-                                  f"a prompt with the fields {', '.join(sorted(self.fields))}",
-                                  f"It has {list(prompt.fields)}; pass one of the shipped "
-                                  "claim prompts.")
+                raise OptionError(
+                    "prompt",
+                    self.prompt_id,
+                    f"a prompt with the fields {', '.join(sorted(self.fields))}",
+                    f"It has {list(prompt.fields)}; pass one of the shipped claim prompts.",
+                )
             self._prompt = prompt
         return self
 
@@ -173,9 +201,13 @@ class _LLMStep:
 
     def _ask(self, **values: str) -> str:
         prompt = self.prompt
-        request = ChatRequest.of(prompt.render(**values), system=prompt.system,
-                                 temperature=self.temperature, max_tokens=self.reply_tokens,
-                                 seed=self.seed)
+        request = ChatRequest.of(
+            prompt.render(**values),
+            system=prompt.system,
+            temperature=self.temperature,
+            max_tokens=self.reply_tokens,
+            seed=self.seed,
+        )
         return self.chat.run(request).text
 
     def _failed(self, exc: GenerationError) -> GenerationError:
@@ -194,12 +226,18 @@ class LLMDecomposer(_LLMStep):
 
     fields = frozenset({"sentences"})
 
-    def __init__(self, chat: ChatModel, *, prompt: str = defaults.CLAIMS_DECOMPOSE_PROMPT,
-                 temperature: float = defaults.CLAIMS_TEMPERATURE,
-                 seed: int | None = defaults.CLAIMS_SEED,
-                 reply_tokens: int = defaults.CLAIMS_REPLY_TOKENS) -> None:
-        super().__init__(chat, prompt=prompt, temperature=temperature, seed=seed,
-                         reply_tokens=reply_tokens)
+    def __init__(
+        self,
+        chat: ChatModel,
+        *,
+        prompt: str = defaults.CLAIMS_DECOMPOSE_PROMPT,
+        temperature: float = defaults.CLAIMS_TEMPERATURE,
+        seed: int | None = defaults.CLAIMS_SEED,
+        reply_tokens: int = defaults.CLAIMS_REPLY_TOKENS,
+    ) -> None:
+        super().__init__(
+            chat, prompt=prompt, temperature=temperature, seed=seed, reply_tokens=reply_tokens
+        )
 
     def run(self, sentences: Sequence[str]) -> tuple[tuple[int, str], ...]:
         """``(0-based sentence, claim)`` pairs, by sentence; no request for no sentences.
@@ -228,12 +266,18 @@ class LLMDecontextualizer(_LLMStep):
 
     fields = frozenset({"answer", "claims", "count"})
 
-    def __init__(self, chat: ChatModel, *, prompt: str = defaults.CLAIMS_DECONTEXTUALIZE_PROMPT,
-                 temperature: float = defaults.CLAIMS_TEMPERATURE,
-                 seed: int | None = defaults.CLAIMS_SEED,
-                 reply_tokens: int = defaults.CLAIMS_REPLY_TOKENS) -> None:
-        super().__init__(chat, prompt=prompt, temperature=temperature, seed=seed,
-                         reply_tokens=reply_tokens)
+    def __init__(
+        self,
+        chat: ChatModel,
+        *,
+        prompt: str = defaults.CLAIMS_DECONTEXTUALIZE_PROMPT,
+        temperature: float = defaults.CLAIMS_TEMPERATURE,
+        seed: int | None = defaults.CLAIMS_SEED,
+        reply_tokens: int = defaults.CLAIMS_REPLY_TOKENS,
+    ) -> None:
+        super().__init__(
+            chat, prompt=prompt, temperature=temperature, seed=seed, reply_tokens=reply_tokens
+        )
 
     def run(self, answer: str, claims: Sequence[str]) -> tuple[str, ...]:
         """One rewritten claim per claim of ``claims``, in order; no request for no claims.

@@ -66,32 +66,46 @@ class _Piece:
     fence: Span | None = None
 
 
-def split_answer(answer: str, *,
-                 blocks: Sequence[str] | None = None) -> tuple[ClaimSentence, ...]:
+def split_answer(answer: str, *, blocks: Sequence[str] | None = None) -> tuple[ClaimSentence, ...]:
     """The sentences of ``answer`` in order (see the module docstring); ``blocks`` are the
     texts of the numbered blocks it was written over, ``None`` when it came with none (then
     ``heap[5]`` is text, not a citation: see :func:`~veracity.text.citations.find_markers`)."""
-    fences = [span for span in code_spans(answer)
-              if span.of(answer).lstrip(" \t").startswith(_FENCE_OPEN)]
+    fences = [
+        span for span in code_spans(answer) if span.of(answer).lstrip(" \t").startswith(_FENCE_OPEN)
+    ]
     pieces: list[_Piece] = []
     for sentence in segment_answer(answer, blocks=blocks):
-        pieces.extend(_cut_code(answer, sentence.span, sentence.markers, sentence.in_code,
-                                sentence.heading, fences))
+        pieces.extend(
+            _cut_code(
+                answer, sentence.span, sentence.markers, sentence.in_code, sentence.heading, fences
+            )
+        )
     pieces = _join_abbreviations(answer, _join_code(pieces))
     result = []
     for index, piece in enumerate(pieces):
         written = piece.span.of(answer)
         bare = claim_text(written, piece.markers, offset=piece.span.start)
-        reason = sentence_skip_reason(written, bare, code=piece.code, heading=piece.heading,
-                                      own_line=_own_line(answer, piece.span))
+        reason = sentence_skip_reason(
+            written,
+            bare,
+            code=piece.code,
+            heading=piece.heading,
+            own_line=_own_line(answer, piece.span),
+        )
         valid, _ = resolve_markers(piece.markers, blocks=_ANY_BLOCK)
         numbers = tuple(dict.fromkeys(number for number, _ in valid))
         result.append(ClaimSentence(index, piece.span, bare, numbers, reason))
     return tuple(result)
 
 
-def _cut_code(answer: str, span: Span, markers: tuple[Marker, ...], in_code: bool,
-              heading: bool, fences: list[Span]) -> list[_Piece]:
+def _cut_code(
+    answer: str,
+    span: Span,
+    markers: tuple[Marker, ...],
+    in_code: bool,
+    heading: bool,
+    fences: list[Span],
+) -> list[_Piece]:
     """The sentence ``span`` with every fenced block that overlaps it cut out as its own piece."""
     overlapping = [f for f in fences if f.start < span.end and f.end > span.start]
     if in_code or not overlapping:
@@ -124,10 +138,14 @@ def _join_code(pieces: list[_Piece]) -> list[_Piece]:
     joined: list[_Piece] = []
     for piece in pieces:
         last = joined[-1] if joined else None
-        if last is not None and last.code and piece.code and last.fence is not None \
-                and last.fence == piece.fence:
-            joined[-1] = _Piece(Span(last.span.start, piece.span.end), (), True, False,
-                                last.fence)
+        if (
+            last is not None
+            and last.code
+            and piece.code
+            and last.fence is not None
+            and last.fence == piece.fence
+        ):
+            joined[-1] = _Piece(Span(last.span.start, piece.span.end), (), True, False, last.fence)
         else:
             joined.append(piece)
     return joined
@@ -138,8 +156,12 @@ def _join_abbreviations(answer: str, pieces: list[_Piece]) -> list[_Piece]:
     for piece in pieces:
         last = joined[-1] if joined else None
         if last is not None and _continues(answer, last, piece):
-            joined[-1] = _Piece(Span(last.span.start, piece.span.end),
-                                last.markers + piece.markers, False, last.heading)
+            joined[-1] = _Piece(
+                Span(last.span.start, piece.span.end),
+                last.markers + piece.markers,
+                False,
+                last.heading,
+            )
         else:
             joined.append(piece)
     return joined

@@ -57,8 +57,9 @@ __all__ = [
 
 NER_BACKENDS: tuple[NerBackend, ...] = get_args(NerBackend)
 #: spaCy entity types kept as names (the others are values or too vague to check).
-SPACY_LABELS = frozenset({"PERSON", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT",
-                          "WORK_OF_ART", "LAW", "LANGUAGE"})
+SPACY_LABELS = frozenset(
+    {"PERSON", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE"}
+)
 _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 _NOT_NAMES = frozenset(name.lower() for name in MONTHS) | _WEEKDAYS
 # Abbreviations with inner dots ("U.S.", "U.K.") are one token; otherwise words with inner
@@ -97,8 +98,9 @@ def _tokens(text: str) -> list[_Token]:
         word = _POSSESSIVE.sub("", match.group().replace(".", "")).replace("’", "'")
         if word:
             acronym = word.isalpha() and word.isupper() and 2 <= len(word) <= _ACRONYM_LETTERS
-            tokens.append(_Token(word.lower(), _singular(word.lower()), match.start(),
-                                 match.end(), acronym))
+            tokens.append(
+                _Token(word.lower(), _singular(word.lower()), match.start(), match.end(), acronym)
+            )
     return tokens
 
 
@@ -135,8 +137,10 @@ def _find(name: Sequence[_Token], tokens: Sequence[_Token]) -> tuple[int, int] |
     """Token positions ``[i, j)`` of the first run of ``tokens`` equal to ``name``."""
     width = len(name)
     for i in range(len(tokens) - width + 1):
-        if all(tokens[i + k].stem == part.stem and (tokens[i + k].acronym or not part.acronym)
-               for k, part in enumerate(name)):
+        if all(
+            tokens[i + k].stem == part.stem and (tokens[i + k].acronym or not part.acronym)
+            for k, part in enumerate(name)
+        ):
             return i, i + width
     return None
 
@@ -174,12 +178,20 @@ class EntityRecognizer:
     naming it.
     """
 
-    def __init__(self, *, ner: NerBackend = defaults.KNOWLEDGE_NER,
-                 model: str = defaults.KNOWLEDGE_SPACY_MODEL,
-                 batch_size: int = defaults.KNOWLEDGE_NER_BATCH) -> None:
+    def __init__(
+        self,
+        *,
+        ner: NerBackend = defaults.KNOWLEDGE_NER,
+        model: str = defaults.KNOWLEDGE_SPACY_MODEL,
+        batch_size: int = defaults.KNOWLEDGE_NER_BATCH,
+    ) -> None:
         if ner not in NER_BACKENDS:
-            raise OptionError("ner", ner, f"one of {', '.join(NER_BACKENDS)}",
-                              "Use ner='rules' to run without spaCy.")
+            raise OptionError(
+                "ner",
+                ner,
+                f"one of {', '.join(NER_BACKENDS)}",
+                "Use ner='rules' to run without spaCy.",
+            )
         if batch_size < 1:
             raise OptionError("batch_size", batch_size, "a positive number of texts")
         self.ner = ner
@@ -215,19 +227,23 @@ class EntityRecognizer:
         self._backend = "spacy"
         return self
 
-    def run(self, texts: Sequence[str], *,
-            sentence_openers: bool = False) -> tuple[tuple[Entity, ...], ...]:
+    def run(
+        self, texts: Sequence[str], *, sentence_openers: bool = False
+    ) -> tuple[tuple[Entity, ...], ...]:
         """The entities of each text, in order of position (one tuple per text).
 
         ``sentence_openers`` (rules only) keeps a lone capitalised word that opens a sentence,
         for when a false name costs nothing (looking for a surname of a known name).
         """
         if isinstance(texts, str):
-            raise OptionError("texts", texts[:40], "a sequence of texts, not one string",
-                              "Pass [text].")
+            raise OptionError(
+                "texts", texts[:40], "a sequence of texts, not one string", "Pass [text]."
+            )
         if self.backend == "spacy":
-            return tuple(self._spacy_entities(doc) for doc in self._nlp.pipe(
-                list(texts), batch_size=self.batch_size))
+            return tuple(
+                self._spacy_entities(doc)
+                for doc in self._nlp.pipe(list(texts), batch_size=self.batch_size)
+            )
         return tuple(_rule_entities(text, sentence_openers) for text in texts)
 
     @staticmethod
@@ -264,8 +280,7 @@ def _rule_entities(text: str, sentence_openers: bool = False) -> tuple[Entity, .
     found: list[Entity] = []
     position = 0
     for name in capitalised_entities(text):
-        pattern = r"\s*[&-]?\s*".join(re.escape(word).replace("'", "['’]")
-                                      for word in name.split())
+        pattern = r"\s*[&-]?\s*".join(re.escape(word).replace("'", "['’]") for word in name.split())
         match = re.compile(pattern, re.IGNORECASE).search(text, position)
         if match is None:  # a piece of an abbreviation already taken ("U.S.")
             continue
@@ -274,8 +289,11 @@ def _rule_entities(text: str, sentence_openers: bool = False) -> tuple[Entity, .
         if whole is not None and whole.end() > end:  # "U" of "U.S."
             end = whole.end()
         position = end
-        if (not sentence_openers and " " not in entity_key(text[start:end])
-                and _OPENS_SENTENCE.search(text, 0, start)):
+        if (
+            not sentence_openers
+            and " " not in entity_key(text[start:end])
+            and _OPENS_SENTENCE.search(text, 0, start)
+        ):
             continue
         for piece in _split_run(text, start, end):
             if _POSSESSIVE.search(piece.of(text)):  # "IMF's" -> "IMF"

@@ -68,8 +68,24 @@ ATTRIBUTE_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("area", "size"),
 )
 #: Attribute words a text need not repeat: "born" mentions ``birth_date`` and ``birth_place``.
-_GENERIC = frozenset({"date", "year", "day", "name", "number", "total", "count", "value",
-                      "amount", "place", "city", "country", "location", "official"})
+_GENERIC = frozenset(
+    {
+        "date",
+        "year",
+        "day",
+        "name",
+        "number",
+        "total",
+        "count",
+        "value",
+        "amount",
+        "place",
+        "city",
+        "country",
+        "location",
+        "official",
+    }
+)
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 
@@ -100,21 +116,32 @@ class KnowledgeBase:
     messages (the file name when read from a file).
     """
 
-    def __init__(self, facts: Iterable[Fact], *, name: str = "knowledge base",
-                 synonyms: Iterable[Iterable[str]] = ()) -> None:
+    def __init__(
+        self,
+        facts: Iterable[Fact],
+        *,
+        name: str = "knowledge base",
+        synonyms: Iterable[Iterable[str]] = (),
+    ) -> None:
         self.facts = tuple(facts)
         self.name = name
         for i, fact in enumerate(self.facts):
             if not isinstance(fact, Fact):
-                raise InputError(f"{name}: item {i + 1} is a {type(fact).__name__}, not a Fact: "
-                                 "build facts with Fact(entity, attribute, value)")
+                raise InputError(
+                    f"{name}: item {i + 1} is a {type(fact).__name__}, not a Fact: "
+                    "build facts with Fact(entity, attribute, value)"
+                )
             empty = [column for column in COLUMNS if not str(getattr(fact, column)).strip()]
             if empty:
                 where = fact.source or f"{name}: fact {i + 1}"
-                raise InputError(f"{where}: the {' and '.join(empty)} of the fact is empty: "
-                                 "give every fact an entity, an attribute and a value")
-        groups = [frozenset(stem(word) for word in group)
-                  for group in (*ATTRIBUTE_SYNONYMS, *(tuple(g) for g in synonyms))]
+                raise InputError(
+                    f"{where}: the {' and '.join(empty)} of the fact is empty: "
+                    "give every fact an entity, an attribute and a value"
+                )
+        groups = [
+            frozenset(stem(word) for word in group)
+            for group in (*ATTRIBUTE_SYNONYMS, *(tuple(g) for g in synonyms))
+        ]
         self._cues: dict[str, frozenset[str]] = {}
         self._by_entity: dict[str, list[Fact]] = {}
         for fact in self.facts:
@@ -131,8 +158,9 @@ class KnowledgeBase:
         return f"KnowledgeBase({self.name!r}, {len(self.facts)} facts)"
 
     @classmethod
-    def from_file(cls, path: str | Path, *,
-                  synonyms: Iterable[Iterable[str]] = ()) -> KnowledgeBase:
+    def from_file(
+        cls, path: str | Path, *, synonyms: Iterable[Iterable[str]] = ()
+    ) -> KnowledgeBase:
         """Read a ``.csv`` or ``.json`` file of facts.
 
         Raises :class:`~veracity.errors.DocumentError` naming the file (and the line, where
@@ -141,35 +169,55 @@ class KnowledgeBase:
         file = Path(path)
         suffix = file.suffix.lower()
         if suffix not in (".csv", ".json"):
-            raise DocumentError(file, "unsupported",
-                                "a knowledge base must be a .csv or .json file of entity, "
-                                "attribute, value facts: convert it or rename it")
+            raise DocumentError(
+                file,
+                "unsupported",
+                "a knowledge base must be a .csv or .json file of entity, "
+                "attribute, value facts: convert it or rename it",
+            )
         if not file.is_file():
-            raise DocumentError(file, "missing", "no such file: check the path of the "
-                                "knowledge base")
+            raise DocumentError(
+                file, "missing", "no such file: check the path of the knowledge base"
+            )
         if file.stat().st_size > defaults.MAX_FILE_BYTES:
-            raise DocumentError(file, "too_large",
-                                f"the file is larger than {defaults.MAX_FILE_BYTES} bytes: "
-                                "split the knowledge base")
+            raise DocumentError(
+                file,
+                "too_large",
+                f"the file is larger than {defaults.MAX_FILE_BYTES} bytes: "
+                "split the knowledge base",
+            )
         try:
             text = file.read_text(encoding="utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise DocumentError(file, "encoding", f"is not UTF-8 text ({exc.reason} at byte "
-                                f"{exc.start}): save it as UTF-8") from exc
+            raise DocumentError(
+                file,
+                "encoding",
+                f"is not UTF-8 text ({exc.reason} at byte {exc.start}): save it as UTF-8",
+            ) from exc
         if not text.strip():
-            raise DocumentError(file, "empty", "the knowledge base is empty: write a header "
-                                "line 'entity,attribute,value' (CSV) or a JSON list of facts")
+            raise DocumentError(
+                file,
+                "empty",
+                "the knowledge base is empty: write a header "
+                "line 'entity,attribute,value' (CSV) or a JSON list of facts",
+            )
         facts = _read_csv(file, text) if suffix == ".csv" else _read_json(file, text)
         if not facts:
-            raise DocumentError(file, "empty", "the knowledge base has no facts: add one "
-                                "entity, attribute, value fact per line or entry")
+            raise DocumentError(
+                file,
+                "empty",
+                "the knowledge base has no facts: add one "
+                "entity, attribute, value fact per line or entry",
+            )
         return cls(facts, name=file.name, synonyms=synonyms)
 
     def mentions(self, text: str) -> tuple[Mention, ...]:
         """The facts whose entity and attribute ``text`` names, in the order of the facts."""
         padded = f" {match_key(text)} "
-        words = [(stem(m.group().lower().replace("’", "'")), Span(m.start(), m.end()))
-                 for m in _WORD.finditer(text)]
+        words = [
+            (stem(m.group().lower().replace("’", "'")), Span(m.start(), m.end()))
+            for m in _WORD.finditer(text)
+        ]
         found: list[Mention] = []
         for key, facts in self._by_entity.items():
             if f" {key} " not in padded:
@@ -179,8 +227,14 @@ class KnowledgeBase:
                 continue
             for fact in facts:
                 cues = self._cues[fact.attribute]
-                cue = next((span for word, span in words if word in cues
-                            and not entity.start <= span.start < entity.end), None)
+                cue = next(
+                    (
+                        span
+                        for word, span in words
+                        if word in cues and not entity.start <= span.start < entity.end
+                    ),
+                    None,
+                )
                 if cue is not None:
                     found.append(Mention(fact, entity, cue))
         order = {id(fact): i for i, fact in enumerate(self.facts)}
@@ -212,25 +266,33 @@ def _read_csv(file: Path, text: str) -> list[Fact]:
                 missing = [name for name in COLUMNS if name not in header]
                 if missing:
                     raise DocumentError(
-                        f"{file}:{line}", "missing_column",
+                        f"{file}:{line}",
+                        "missing_column",
                         f"the header has the columns {', '.join(repr(c) for c in row)} but no "
                         f"{' or '.join(missing)}: the first line must name the columns, e.g. "
-                        "'entity,attribute,value'")
+                        "'entity,attribute,value'",
+                    )
                 columns = {name: header.index(name) for name in COLUMNS}
                 continue
             cells = {name: row[i].strip() if i < len(row) else "" for name, i in columns.items()}
             empty = [name for name in COLUMNS if not cells[name]]
             if empty:
                 raise DocumentError(
-                    f"{file}:{line}", "empty_field",
+                    f"{file}:{line}",
+                    "empty_field",
                     f"the row has no {' and no '.join(empty)} (it has {len(row)} of the "
                     f"{len(columns)} columns): fill it in or delete the line; quote a value "
-                    "that holds a comma")
-            facts.append(Fact(cells["entity"], cells["attribute"], cells["value"],
-                              f"{file.name}:{line}"))
+                    "that holds a comma",
+                )
+            facts.append(
+                Fact(cells["entity"], cells["attribute"], cells["value"], f"{file.name}:{line}")
+            )
     except csv.Error as exc:
-        raise DocumentError(f"{file}:{reader.line_num}", "bad_csv",
-                            f"is not valid CSV ({exc}): check the quoting on that line") from exc
+        raise DocumentError(
+            f"{file}:{reader.line_num}",
+            "bad_csv",
+            f"is not valid CSV ({exc}): check the quoting on that line",
+        ) from exc
     return facts
 
 
@@ -238,52 +300,76 @@ def _read_json(file: Path, text: str) -> list[Fact]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise DocumentError(f"{file}:{exc.lineno}", "bad_json",
-                            f"is not valid JSON ({exc.msg} at line {exc.lineno}, column "
-                            f"{exc.colno}): fix the file or export it again") from exc
+        raise DocumentError(
+            f"{file}:{exc.lineno}",
+            "bad_json",
+            f"is not valid JSON ({exc.msg} at line {exc.lineno}, column "
+            f"{exc.colno}): fix the file or export it again",
+        ) from exc
     if isinstance(data, list):
         return [_json_fact(file, i, item) for i, item in enumerate(data, start=1)]
     if isinstance(data, dict):
         facts = []
         for entity, attributes in data.items():
             if not isinstance(attributes, dict):
-                raise DocumentError(file, "bad_shape",
-                                    f"the value of {entity!r} is a {_kind(attributes)}, not an "
-                                    'object of attributes: write {"Paris": {"population": '
-                                    "2102650}}")
+                raise DocumentError(
+                    file,
+                    "bad_shape",
+                    f"the value of {entity!r} is a {_kind(attributes)}, not an "
+                    'object of attributes: write {"Paris": {"population": '
+                    "2102650}}",
+                )
             for attribute, value in attributes.items():
-                facts.append(Fact(entity, attribute,
-                                  _json_value(file, f"{entity!r}.{attribute!r}", value),
-                                  f"{file.name}: {entity}.{attribute}"))
+                facts.append(
+                    Fact(
+                        entity,
+                        attribute,
+                        _json_value(file, f"{entity!r}.{attribute!r}", value),
+                        f"{file.name}: {entity}.{attribute}",
+                    )
+                )
         return facts
-    raise DocumentError(file, "bad_shape",
-                        f"the JSON is a {_kind(data)}: write a list of "
-                        '{"entity": ..., "attribute": ..., "value": ...} objects or an object '
-                        "of objects")
+    raise DocumentError(
+        file,
+        "bad_shape",
+        f"the JSON is a {_kind(data)}: write a list of "
+        '{"entity": ..., "attribute": ..., "value": ...} objects or an object '
+        "of objects",
+    )
 
 
 def _json_fact(file: Path, position: int, item: Any) -> Fact:
     if not isinstance(item, dict):
-        raise DocumentError(file, "bad_shape",
-                            f"entry {position} is a {_kind(item)}, not an object with the keys "
-                            "entity, attribute and value")
+        raise DocumentError(
+            file,
+            "bad_shape",
+            f"entry {position} is a {_kind(item)}, not an object with the keys "
+            "entity, attribute and value",
+        )
     missing = [key for key in COLUMNS if key not in item]
     if missing:
-        raise DocumentError(file, "missing_column",
-                            f"entry {position} has no {' or '.join(missing)} (its keys: "
-                            f"{', '.join(map(str, item)) or 'none'}): give every entry entity, "
-                            "attribute and value")
-    entity, attribute = (_json_value(file, f"entry {position} {key}", item[key])
-                         for key in COLUMNS[:2])
+        raise DocumentError(
+            file,
+            "missing_column",
+            f"entry {position} has no {' or '.join(missing)} (its keys: "
+            f"{', '.join(map(str, item)) or 'none'}): give every entry entity, "
+            "attribute and value",
+        )
+    entity, attribute = (
+        _json_value(file, f"entry {position} {key}", item[key]) for key in COLUMNS[:2]
+    )
     value = _json_value(file, f"entry {position} value", item["value"])
     return Fact(entity, attribute, value, f"{file.name}: entry {position}")
 
 
 def _json_value(file: Path, where: str, value: Any) -> str:
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise DocumentError(file, "bad_value",
-                            f"{where} is a {_kind(value)}: a fact's entity, attribute and value "
-                            "must be strings or numbers")
+        raise DocumentError(
+            file,
+            "bad_value",
+            f"{where} is a {_kind(value)}: a fact's entity, attribute and value "
+            "must be strings or numbers",
+        )
     text = str(value).strip()
     if not text:
         raise DocumentError(file, "empty_field", f"{where} is empty: fill it in or delete it")
@@ -291,6 +377,13 @@ def _json_value(file: Path, where: str, value: Any) -> str:
 
 
 def _kind(value: Any) -> str:
-    names = {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null",
-             int: "number", float: "number"}
+    names = {
+        dict: "object",
+        list: "list",
+        str: "string",
+        bool: "boolean",
+        type(None): "null",
+        int: "number",
+        float: "number",
+    }
     return names.get(type(value), type(value).__name__)

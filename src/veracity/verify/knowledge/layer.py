@@ -213,14 +213,26 @@ class KnowledgeLayer:
         recognizer: EntityRecognizer | None = None,
     ) -> None:
         if context_words < 1:
-            raise OptionError("context_words", context_words, "a positive number of words",
-                              f"The default is {defaults.KNOWLEDGE_CONTEXT_WORDS}.")
+            raise OptionError(
+                "context_words",
+                context_words,
+                "a positive number of words",
+                f"The default is {defaults.KNOWLEDGE_CONTEXT_WORDS}.",
+            )
         if slot_words < 1:
-            raise OptionError("slot_words", slot_words, "a positive number of words",
-                              f"The default is {defaults.KNOWLEDGE_SLOT_WORDS}.")
+            raise OptionError(
+                "slot_words",
+                slot_words,
+                "a positive number of words",
+                f"The default is {defaults.KNOWLEDGE_SLOT_WORDS}.",
+            )
         if knowledge_base is not None and not isinstance(knowledge_base, KnowledgeBase):
-            raise OptionError("knowledge_base", type(knowledge_base).__name__,
-                              "a KnowledgeBase", "Read a file with KnowledgeBase.from_file(path).")
+            raise OptionError(
+                "knowledge_base",
+                type(knowledge_base).__name__,
+                "a KnowledgeBase",
+                "Read a file with KnowledgeBase.from_file(path).",
+            )
         self.entities = entities
         self.knowledge_base = knowledge_base
         self.context_words = context_words
@@ -238,12 +250,13 @@ class KnowledgeLayer:
             self.recognizer.load()
         return self
 
-    def run(self, claims: Sequence[Claim],
-            evidence: Sequence[Sequence[Chunk]]) -> KnowledgeResult:
+    def run(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Chunk]]) -> KnowledgeResult:
         """Check each claim against its passages: ``evidence[i]`` are claim ``i``'s passages."""
         if len(claims) != len(evidence):
-            raise InputError(f"{len(claims)} claims but {len(evidence)} evidence lists: give "
-                             "one list of passages per claim (an empty list when there is none)")
+            raise InputError(
+                f"{len(claims)} claims but {len(evidence)} evidence lists: give "
+                "one list of passages per claim (an empty list when there is none)"
+            )
         self.load()
         names: tuple[tuple[Entity, ...], ...] = tuple(() for _ in claims)
         if self._needs_names:
@@ -253,17 +266,21 @@ class KnowledgeLayer:
         for claim, chunks in zip(claims, evidence, strict=True):
             found = [self._passage(chunk, passages) for chunk in chunks]
             claim_values = extract_values(claim.text)
-            mine = [self._check_value(claim.text, value, claim_values, found)
-                    for value in claim_values]
+            mine = [
+                self._check_value(claim.text, value, claim_values, found) for value in claim_values
+            ]
             tokens = extract_tokens(claim.text, values=claim_values)
             for token in tokens:
-                if (token_check := self._check_token(claim.text, token, claim_values,
-                                                     found)) is not None:
+                if (
+                    token_check := self._check_token(claim.text, token, claim_values, found)
+                ) is not None:
                     mine.append(token_check)
-            technical = (any(_technical(claim.text, token) for token in tokens)
-                         or _opens_lower(claim.text, Span(0, len(claim.text))))
-            mine.extend(self._check_words(claim.text, claim_values, tokens, found,
-                                          technical=technical))
+            technical = any(_technical(claim.text, token) for token in tokens) or _opens_lower(
+                claim.text, Span(0, len(claim.text))
+            )
+            mine.extend(
+                self._check_words(claim.text, claim_values, tokens, found, technical=technical)
+            )
             mine.extend(polarity_checks(claim.text, chunks))
             checks.append(mine)
         if self.entities:
@@ -271,8 +288,9 @@ class KnowledgeLayer:
         if self.knowledge_base is not None:
             for claim, claim_names, mine in zip(claims, names, checks, strict=True):
                 mine.extend(self._check_facts(claim.text, claim_names))
-        values = tuple(tuple(sorted(mine, key=lambda c: (c.span.start, c.source)))
-                       for mine in checks)
+        values = tuple(
+            tuple(sorted(mine, key=lambda c: (c.span.start, c.source))) for mine in checks
+        )
         results = tuple(self._result(mine) for mine in values)
         ner = self.recognizer.backend if self._needs_names else "none"
         return KnowledgeResult(results, values, ner)
@@ -292,8 +310,7 @@ class KnowledgeLayer:
             cache[chunk] = _Passage(chunk, tuple(found), values, tuple(sentences))
         return cache[chunk]
 
-    def _context(self, text: str, value: Value, values: Sequence[Value],
-                 bounds: Span) -> _Context:
+    def _context(self, text: str, value: Value, values: Sequence[Value], bounds: Span) -> _Context:
         taken = [other.span for other in values]
         before: list[tuple[str, int]] = []
         after: list[tuple[str, int]] = []
@@ -303,8 +320,11 @@ class KnowledgeLayer:
         last = next((i for i, m in enumerate(words) if m.start() >= value.span.end), len(words))
         for i, match in enumerate(words):
             word = match.group().lower().replace("’", "'")
-            if (word in STOPWORDS or not any(c.isalpha() for c in word)
-                    or any(s.start <= match.start() < s.end for s in taken)):
+            if (
+                word in STOPWORDS
+                or not any(c.isalpha() for c in word)
+                or any(s.start <= match.start() < s.end for s in taken)
+            ):
                 continue
             if i < first:
                 before.append((stem(word), first - i))
@@ -318,8 +338,9 @@ class KnowledgeLayer:
             window[word] = min(distance, window.get(word, distance))
         return _Context(window, frozenset(heads))
 
-    def _check_value(self, claim: str, value: Value, claim_values: Sequence[Value],
-                     passages: Sequence[_Passage]) -> ValueCheck:
+    def _check_value(
+        self, claim: str, value: Value, claim_values: Sequence[Value], passages: Sequence[_Passage]
+    ) -> ValueCheck:
         context = self._context(claim, value, claim_values, Span(0, len(claim)))
         best: tuple[tuple[int, int], _Passage, _Found] | None = None
         for passage in passages:
@@ -333,8 +354,12 @@ class KnowledgeLayer:
                 shared = context.window.keys() & other.context.window.keys()
                 if not shared:
                     continue
-                if (value.kind == "number" and context.heads and other.context.heads
-                        and not context.heads & other.context.heads):
+                if (
+                    value.kind == "number"
+                    and context.heads
+                    and other.context.heads
+                    and not context.heads & other.context.heads
+                ):
                     continue  # "60,000 bees" against "60 frames": not the same thing
                 if year_like(value) != year_like(other.value):
                     continue  # "three prizes" against "the 1911 prize": a year, not a count
@@ -348,8 +373,9 @@ class KnowledgeLayer:
 
     # --- code tokens and slots ------------------------------------------------------------------
 
-    def _check_token(self, claim: str, token: Value, claim_values: Sequence[Value],
-                     passages: Sequence[_Passage]) -> ValueCheck | None:
+    def _check_token(
+        self, claim: str, token: Value, claim_values: Sequence[Value], passages: Sequence[_Passage]
+    ) -> ValueCheck | None:
         """A code token: ``match`` when a passage has it (as a token or in plain text),
         ``mismatch`` when one has another token of its class in a comparable context or another
         word in its slot, ``absent`` only when a passage fills its slot with nothing comparable;
@@ -357,8 +383,9 @@ class KnowledgeLayer:
         for passage in passages:
             span = _find_text(token, passage.chunk.text)
             if span is not None:
-                found = Value(token.kind, span.of(passage.chunk.text), span, token.value,
-                              token.unit)
+                found = Value(
+                    token.kind, span.of(passage.chunk.text), span, token.value, token.unit
+                )
                 return _value_check(token, "match", passage.chunk, found)
         if not _in_quotes(claim, token.span):  # prose quotes: a title, a phrase, a term
             check = self._check_value(claim, token, claim_values, passages)
@@ -369,8 +396,15 @@ class KnowledgeLayer:
             return None
         return self._slot_check(claim, token, slot, claim_values, passages, absent=True)
 
-    def _check_words(self, claim: str, claim_values: Sequence[Value], tokens: Sequence[Value],
-                     passages: Sequence[_Passage], *, technical: bool) -> list[ValueCheck]:
+    def _check_words(
+        self,
+        claim: str,
+        claim_values: Sequence[Value],
+        tokens: Sequence[Value],
+        passages: Sequence[_Passage],
+        *,
+        technical: bool,
+    ) -> list[ValueCheck]:
         """Lower-case words in a prepositional slot ("a replacement for zip") of a technical
         claim (see :func:`_technical`): a ``mismatch`` when a passage fills the same slot, in a
         comparable context, with another word or name, and no passage fills it with this one;
@@ -382,8 +416,11 @@ class KnowledgeLayer:
         for match in _WORD.finditer(claim):
             word = match.group()
             span = Span(match.start(), match.end())
-            if (word.lower() in STOPWORDS or not _LOWER_WORD.fullmatch(word)
-                    or any(t.start < span.end and span.start < t.end for t in taken)):
+            if (
+                word.lower() in STOPWORDS
+                or not _LOWER_WORD.fullmatch(word)
+                or any(t.start < span.end and span.start < t.end for t in taken)
+            ):
                 continue
             slot = self._slot(claim, span, Span(0, len(claim)))
             if slot is None or not slot.between or not set(slot.between) <= _PREPOSITIONS:
@@ -431,12 +468,19 @@ class KnowledgeLayer:
             start = token.span.start
             sentence = _sentence_of(passage.sentences, start)
             words_after, region = _following(text, token, sentence, self.slot_words)
-            fillers.append(_Filler(token, words_after, region,
-                                   self._context(text, token, passage.numbers, sentence)))
+            fillers.append(
+                _Filler(
+                    token,
+                    words_after,
+                    region,
+                    self._context(text, token, passage.numbers, sentence),
+                )
+            )
         return fillers
 
-    def _filler_after(self, passage: _Passage, words: Sequence[re.Match[str]], anchor: int,
-                      slot: _Slot) -> Value | None:
+    def _filler_after(
+        self, passage: _Passage, words: Sequence[re.Match[str]], anchor: int, slot: _Slot
+    ) -> Value | None:
         """The token or lower-case word that follows ``words[anchor]`` and exactly the slot's
         function words (articles skipped), within ``slot_words`` words and one clause."""
         text = passage.chunk.text
@@ -447,13 +491,18 @@ class KnowledgeLayer:
             word = words[j].group()
             if tuple(between) == slot.between:
                 start = words[j].start()
-                token = next((f.value for f in passage.values if f.value.kind == "code"
-                              and f.value.span.start <= start < f.value.span.end), None)
+                token = next(
+                    (
+                        f.value
+                        for f in passage.values
+                        if f.value.kind == "code" and f.value.span.start <= start < f.value.span.end
+                    ),
+                    None,
+                )
                 if token is not None:
                     return token
                 if word.lower() not in STOPWORDS and _LOWER_WORD.fullmatch(word):
-                    return Value("code", word, Span(start, words[j].end()), word.lower(),
-                                 "word")
+                    return Value("code", word, Span(start, words[j].end()), word.lower(), "word")
             if word.lower() not in STOPWORDS:
                 return None
             if word.lower() not in _ARTICLES:
@@ -462,9 +511,16 @@ class KnowledgeLayer:
                 return None
         return None
 
-    def _slot_check(self, claim: str, value: Value, slot: _Slot,
-                    claim_values: Sequence[Value], passages: Sequence[_Passage], *,
-                    absent: bool) -> ValueCheck | None:
+    def _slot_check(
+        self,
+        claim: str,
+        value: Value,
+        slot: _Slot,
+        claim_values: Sequence[Value],
+        passages: Sequence[_Passage],
+        *,
+        absent: bool,
+    ) -> ValueCheck | None:
         context = self._context(claim, value, claim_values, Span(0, len(claim)))
         mine, region = _following(claim, value, Span(0, len(claim)), self.slot_words)
         best: tuple[int, _Passage, _Filler] | None = None
@@ -474,8 +530,11 @@ class KnowledgeLayer:
                 shared = len(context.window.keys() & filler.context.window.keys())
                 if shared < _SLOT_SHARED:
                     continue
-                if (mine & filler.words or _contains(region, filler.value.text.lower())
-                        or _contains(filler.region, value.text.lower())):
+                if (
+                    mine & filler.words
+                    or _contains(region, filler.value.text.lower())
+                    or _contains(filler.region, value.text.lower())
+                ):
                     return None  # the passage fills the slot with this word
                 if filler.value.unit == "word":
                     # A plain word fills a prepositional slot ("as an unprivileged user"), not
@@ -485,7 +544,8 @@ class KnowledgeLayer:
                     comparable = value.unit == "word"
                 else:  # a token of the class, or a name for a name
                     comparable = filler.value.unit == value.unit or (
-                        value.unit in _WORDLIKE and filler.value.unit in _WORDLIKE)
+                        value.unit in _WORDLIKE and filler.value.unit in _WORDLIKE
+                    )
                 talked_about = True
                 if comparable and (best is None or shared > best[0]):
                     best = (shared, passage, filler)
@@ -497,19 +557,31 @@ class KnowledgeLayer:
 
     # --- names --------------------------------------------------------------------------------
 
-    def _check_names(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Chunk]],
-                     names: Sequence[Sequence[Entity]], checks: list[list[ValueCheck]]) -> None:
+    def _check_names(
+        self,
+        claims: Sequence[Claim],
+        evidence: Sequence[Sequence[Chunk]],
+        names: Sequence[Sequence[Entity]],
+        checks: list[list[ValueCheck]],
+    ) -> None:
         pending: list[tuple[int, Entity]] = []
         for i, (claim_names, chunks) in enumerate(zip(names, evidence, strict=True)):
             values = [check.span for check in checks[i]]
             seen: set[str] = set()
             for name in claim_names:
-                if name.value in seen or any(name.span.start < v.end and v.start < name.span.end
-                                             for v in values):
+                if name.value in seen or any(
+                    name.span.start < v.end and v.start < name.span.end for v in values
+                ):
                     continue
                 seen.add(name.value)
-                hit = next(((chunk, span) for chunk in chunks
-                            if (span := find_entity(name.text, chunk.text)) is not None), None)
+                hit = next(
+                    (
+                        (chunk, span)
+                        for chunk in chunks
+                        if (span := find_entity(name.text, chunk.text)) is not None
+                    ),
+                    None,
+                )
                 if hit is not None:
                     checks[i].append(_name_check(name, "match", hit[0], hit[1]))
                 else:
@@ -519,16 +591,27 @@ class KnowledgeLayer:
         # A passage name that is part of the claim's ("Frisch" for "Karl von Frisch"): the
         # passages' names are only needed now, for the claims that still miss one.
         chunks = list(dict.fromkeys(chunk for i, _ in pending for chunk in evidence[i]))
-        found = dict(zip(chunks, self.recognizer.run([chunk.text for chunk in chunks],
-                                                     sentence_openers=True), strict=True))
+        found = dict(
+            zip(
+                chunks,
+                self.recognizer.run([chunk.text for chunk in chunks], sentence_openers=True),
+                strict=True,
+            )
+        )
         for i, name in pending:
-            hit = next(((chunk, other.span) for chunk in evidence[i] for other in found[chunk]
-                        if find_entity(other.text, name.text) is not None), None)
+            hit = next(
+                (
+                    (chunk, other.span)
+                    for chunk in evidence[i]
+                    for other in found[chunk]
+                    if find_entity(other.text, name.text) is not None
+                ),
+                None,
+            )
             if hit is not None:
                 checks[i].append(_name_check(name, "match", hit[0], hit[1]))
             else:
-                checks[i].append(ValueCheck("entity", name.text, name.span, name.value,
-                                            "absent"))
+                checks[i].append(ValueCheck("entity", name.text, name.span, name.value, "absent"))
 
     # --- knowledge base -----------------------------------------------------------------------
 
@@ -551,37 +634,65 @@ class KnowledgeLayer:
         return checks
 
     @staticmethod
-    def _fact_value(mention: Mention, known: Value, claim_values: Sequence[Value],
-                    where: str) -> ValueCheck | None:
-        candidates = [value for value in claim_values
-                      if compare(value, known, years_as_numbers=True) != "incomparable"]
+    def _fact_value(
+        mention: Mention, known: Value, claim_values: Sequence[Value], where: str
+    ) -> ValueCheck | None:
+        candidates = [
+            value
+            for value in claim_values
+            if compare(value, known, years_as_numbers=True) != "incomparable"
+        ]
         if not candidates:
             return None
         cue = mention.cue
-        value = min(candidates, key=lambda v: min(abs(v.span.start - cue.end),
-                                                  abs(cue.start - v.span.end)))
+        value = min(
+            candidates, key=lambda v: min(abs(v.span.start - cue.end), abs(cue.start - v.span.end))
+        )
         relation = compare(value, known, years_as_numbers=True)
         if relation not in ("match", "conflict"):
             return None
-        return ValueCheck(value.kind, value.text, value.span, value.value,
-                          "match" if relation == "match" else "mismatch",
-                          found=mention.fact.value, doc_id=where, source="knowledge_base")
+        return ValueCheck(
+            value.kind,
+            value.text,
+            value.span,
+            value.value,
+            "match" if relation == "match" else "mismatch",
+            found=mention.fact.value,
+            doc_id=where,
+            source="knowledge_base",
+        )
 
-    def _fact_name(self, claim: str, mention: Mention, names: Sequence[Entity],
-                   where: str) -> ValueCheck | None:
+    def _fact_name(
+        self, claim: str, mention: Mention, names: Sequence[Entity], where: str
+    ) -> ValueCheck | None:
         fact = mention.fact
         span = find_entity(fact.value, claim)
         if span is not None:
-            return ValueCheck("entity", span.of(claim), span, fact.value.lower(), "match",
-                              found=fact.value, doc_id=where, source="knowledge_base")
+            return ValueCheck(
+                "entity",
+                span.of(claim),
+                span,
+                fact.value.lower(),
+                "match",
+                found=fact.value,
+                doc_id=where,
+                source="knowledge_base",
+            )
         for name in names:
             if name.span.start < mention.entity.end and mention.entity.start < name.span.end:
                 continue  # the fact's own entity
-            between = claim[mention.cue.end:name.span.start]
-            if name.span.start >= mention.cue.end and len(_WORD.findall(between)) < \
-                    self.slot_words:
-                return ValueCheck("entity", name.text, name.span, name.value, "mismatch",
-                                  found=fact.value, doc_id=where, source="knowledge_base")
+            between = claim[mention.cue.end : name.span.start]
+            if name.span.start >= mention.cue.end and len(_WORD.findall(between)) < self.slot_words:
+                return ValueCheck(
+                    "entity",
+                    name.text,
+                    name.span,
+                    name.value,
+                    "mismatch",
+                    found=fact.value,
+                    doc_id=where,
+                    source="knowledge_base",
+                )
         return None
 
     # --- verdict ------------------------------------------------------------------------------
@@ -592,12 +703,19 @@ class KnowledgeLayer:
             return LayerResult("knowledge", "unchecked", False, None, "no values to check")
         mismatches = [c for c in checks if c.status == "mismatch"]
         if mismatches:
-            return LayerResult("knowledge", "contradicted", True,
-                               defaults.KNOWLEDGE_MISMATCH_RISK,
-                               "; ".join(_contradiction(c) for c in mismatches))
+            return LayerResult(
+                "knowledge",
+                "contradicted",
+                True,
+                defaults.KNOWLEDGE_MISMATCH_RISK,
+                "; ".join(_contradiction(c) for c in mismatches),
+            )
         confirmed = {(c.span.start, c.span.end) for c in checks if c.status == "match"}
-        absent = [c for c in checks if c.status == "absent"
-                  and (c.span.start, c.span.end) not in confirmed]
+        absent = [
+            c
+            for c in checks
+            if c.status == "absent" and (c.span.start, c.span.end) not in confirmed
+        ]
         values = [c.text for c in absent if c.kind != "entity"]
         names = [c.text for c in absent if c.kind == "entity"]
         if values or names:
@@ -606,11 +724,19 @@ class KnowledgeLayer:
                 parts.append("not stated in the evidence: " + ", ".join(map(repr, values)))
             if names:
                 parts.append("names not in the evidence: " + ", ".join(map(repr, names)))
-            risk = (defaults.KNOWLEDGE_ABSENT_VALUE_RISK if values
-                    else defaults.KNOWLEDGE_ABSENT_ENTITY_RISK)
+            risk = (
+                defaults.KNOWLEDGE_ABSENT_VALUE_RISK
+                if values
+                else defaults.KNOWLEDGE_ABSENT_ENTITY_RISK
+            )
             return LayerResult("knowledge", "unsupported", True, risk, "; ".join(parts))
-        return LayerResult("knowledge", "supported", False, defaults.KNOWLEDGE_MATCH_RISK,
-                           f"all {len(confirmed)} values and names checked match")
+        return LayerResult(
+            "knowledge",
+            "supported",
+            False,
+            defaults.KNOWLEDGE_MATCH_RISK,
+            f"all {len(confirmed)} values and names checked match",
+        )
 
 
 _RANGE_LINK = re.compile(r"\s*(?:to|-|–|—|and|or)\s*", re.IGNORECASE)
@@ -628,9 +754,14 @@ def _range_ends(value: Value, passage: _Passage) -> set[int]:
         low, high = found[index].value, found[index + 1].value
         # "5 and 9 percent": the unit is often written once, after the range's end
         same = (low.kind == high.kind and low.unit == high.unit) or (
-            low.kind == "number" and high.kind == "percent")
-        if not (same and high.kind == value.kind and high.unit == value.unit
-                and _RANGE_LINK.fullmatch(text[low.span.end:high.span.start])):
+            low.kind == "number" and high.kind == "percent"
+        )
+        if not (
+            same
+            and high.kind == value.kind
+            and high.unit == value.unit
+            and _RANGE_LINK.fullmatch(text[low.span.end : high.span.start])
+        ):
             continue
         try:
             amount, first, last = value_amount(value), value_amount(low), value_amount(high)
@@ -653,8 +784,8 @@ def _sentence_of(sentences: Sequence[Span], position: int) -> Span:
 
 def _in_quotes(text: str, span: Span) -> bool:
     """Whether ``span`` is in prose quotation marks ("...", '...', “...”), not backticks."""
-    before = text[:span.start].rstrip()
-    return before[-1:] in ("\"", "'", "“", "‘")
+    before = text[: span.start].rstrip()
+    return before[-1:] in ('"', "'", "“", "‘")
 
 
 def _technical(text: str, token: Value) -> bool:
@@ -665,17 +796,25 @@ def _technical(text: str, token: Value) -> bool:
         return True
     if token.span.start > 0 and text[token.span.start - 1] == "`":
         return True
-    return token.unit in ("symbol", "name") and not _in_quotes(text, token.span) and (
-        "_" in token.text or "." in token.text or "-" in token.text or "=" in text[
-            max(0, token.span.start - 1):token.span.start])
+    return (
+        token.unit in ("symbol", "name")
+        and not _in_quotes(text, token.span)
+        and (
+            "_" in token.text
+            or "." in token.text
+            or "-" in token.text
+            or "=" in text[max(0, token.span.start - 1) : token.span.start]
+        )
+    )
 
 
 def _opens_lower(text: str, bounds: Span) -> bool:
     """Whether ``text`` opens with a lower-case content word, as a tool's name does ("gzip
     is ..."): a sign of a technical text, where lower-case words may be names."""
     first = _WORD.search(text, bounds.start, bounds.end)
-    return (first is not None and first.group()[0].islower()
-            and first.group().lower() not in STOPWORDS)
+    return (
+        first is not None and first.group()[0].islower() and first.group().lower() not in STOPWORDS
+    )
 
 
 def _following(text: str, value: Value, bounds: Span, width: int) -> tuple[frozenset[str], str]:
@@ -691,7 +830,7 @@ def _following(text: str, value: Value, bounds: Span, width: int) -> tuple[froze
         word = match.group().lower()
         if word not in STOPWORDS:
             stems.add(stem(word))
-    return frozenset(stems), text[value.span.start:end].lower()
+    return frozenset(stems), text[value.span.start : end].lower()
 
 
 def _contains(text: str, part: str) -> bool:
@@ -709,22 +848,38 @@ def _find_text(token: Value, text: str) -> Span | None:
 
 
 def _value_check(value: Value, status: str, chunk: Chunk, other: Value) -> ValueCheck:
-    return ValueCheck(value.kind, value.text, value.span, value.value,
-                      "match" if status == "match" else "mismatch", found=other.text,
-                      doc_id=chunk.doc_id, evidence=Span(chunk.start + other.span.start,
-                                                         chunk.start + other.span.end))
+    return ValueCheck(
+        value.kind,
+        value.text,
+        value.span,
+        value.value,
+        "match" if status == "match" else "mismatch",
+        found=other.text,
+        doc_id=chunk.doc_id,
+        evidence=Span(chunk.start + other.span.start, chunk.start + other.span.end),
+    )
 
 
 def _name_check(name: Entity, status: str, chunk: Chunk, span: Span) -> ValueCheck:
-    return ValueCheck("entity", name.text, name.span, name.value,
-                      "match" if status == "match" else "absent", found=span.of(chunk.text),
-                      doc_id=chunk.doc_id,
-                      evidence=Span(chunk.start + span.start, chunk.start + span.end))
+    return ValueCheck(
+        "entity",
+        name.text,
+        name.span,
+        name.value,
+        "match" if status == "match" else "absent",
+        found=span.of(chunk.text),
+        doc_id=chunk.doc_id,
+        evidence=Span(chunk.start + span.start, chunk.start + span.end),
+    )
 
 
 def _contradiction(check: ValueCheck) -> str:
     if check.source == "knowledge_base":
-        return (f"{check.text!r} contradicts the knowledge base, which says {check.found!r} "
-                f"({check.doc_id})")
-    return f"{check.text!r} contradicts the evidence, which says {check.found!r} " \
-           f"(document {check.doc_id!r})"
+        return (
+            f"{check.text!r} contradicts the knowledge base, which says {check.found!r} "
+            f"({check.doc_id})"
+        )
+    return (
+        f"{check.text!r} contradicts the evidence, which says {check.found!r} "
+        f"(document {check.doc_id!r})"
+    )

@@ -49,8 +49,7 @@ _CLAUSE = re.compile(r"[,;:()]|\s[–—-]\s")
 #: A negation cue denies the first content word within this many words after it.
 _SCOPE_WORDS = 4
 #: Negation cues that do not deny the claim's predicate ("not only X but Y" states X).
-_NOT_DENIALS = re.compile(r"\bnot only\b|\bno doubt\b|\bnothing but\b|\bno sooner\b",
-                          re.IGNORECASE)
+_NOT_DENIALS = re.compile(r"\bnot only\b|\bno doubt\b|\bnothing but\b|\bno sooner\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -65,9 +64,10 @@ class _Word:
 
 
 def _words(text: str, start: int = 0, end: int | None = None) -> list[_Word]:
-    return [_Word(m.group(), m.start(), m.end()) for m in WORD.finditer(text, start,
-                                                                        len(text) if end is None
-                                                                        else end)]
+    return [
+        _Word(m.group(), m.start(), m.end())
+        for m in WORD.finditer(text, start, len(text) if end is None else end)
+    ]
 
 
 def polarity_checks(claim: str, passages: Sequence[Chunk]) -> list[ValueCheck]:
@@ -83,15 +83,17 @@ def polarity_checks(claim: str, passages: Sequence[Chunk]) -> list[ValueCheck]:
     return found
 
 
-def polarity_conflicts(claim: str, premise: str, *, doc_id: str | None = None,
-                       offset: int = 0) -> tuple[ValueCheck, ...]:
+def polarity_conflicts(
+    claim: str, premise: str, *, doc_id: str | None = None, offset: int = 0
+) -> tuple[ValueCheck, ...]:
     """The polarity contradictions between ``claim`` and its aligned sentence of ``premise``
     (see the module docstring); empty when no sentence aligns or the polarities agree."""
     return _reading(claim, premise, doc_id=doc_id, offset=offset) or ()
 
 
-def _reading(claim: str, premise: str, *, doc_id: str | None, offset: int
-             ) -> tuple[ValueCheck, ...] | None:
+def _reading(
+    claim: str, premise: str, *, doc_id: str | None, offset: int
+) -> tuple[ValueCheck, ...] | None:
     """None when no sentence of ``premise`` aligns with ``claim``; else its contradictions
     (empty: the aligned sentence agrees)."""
     claim_words = _words(claim)
@@ -103,16 +105,18 @@ def _reading(claim: str, premise: str, *, doc_id: str | None, offset: int
         return None
     sentence, shared, opposed = aligned
     anchors = [e for _, e in shared] + [e for _, e in opposed]
-    region = _region(premise, sentence, min(w.start for w in anchors),
-                     max(w.end for w in anchors))
+    region = _region(premise, sentence, min(w.start for w in anchors), max(w.end for w in anchors))
     # Quantifiers are stopwords, so not in ``content``: pair them within the region.
     region_words = _words(premise, region.start, region.end)
     region_lows = {w.low: w for w in region_words}
     already = {(c.start, c.end) for c, _ in opposed}
     for word in claim_words:
         contrary = CONTRARY_QUANTIFIERS.get(word.low)
-        if contrary in region_lows and word.low not in region_lows \
-                and (word.start, word.end) not in already:
+        if (
+            contrary in region_lows
+            and word.low not in region_lows
+            and (word.start, word.end) not in already
+        ):
             opposed.append((word, region_lows[str(contrary)]))
     paired_claim = {(c.start, c.end) for c, _ in opposed}
     paired_evidence = {(e.start, e.end) for _, e in opposed}
@@ -122,31 +126,55 @@ def _reading(claim: str, premise: str, *, doc_id: str | None, offset: int
     evidence_cues = _cues(premise, region, paired_evidence, evidence_scope)
     if (len(opposed) + len(claim_cues) + len(evidence_cues)) % 2 == 0:
         return ()
-    found = [_check("quantifier" if c.low in CONTRARY_QUANTIFIERS else "antonym", c.text,
-                    Span(c.start, c.end), e.text, Span(e.start, e.end), doc_id, offset)
-             for c, e in opposed]
+    found = [
+        _check(
+            "quantifier" if c.low in CONTRARY_QUANTIFIERS else "antonym",
+            c.text,
+            Span(c.start, c.end),
+            e.text,
+            Span(e.start, e.end),
+            doc_id,
+            offset,
+        )
+        for c, e in opposed
+    ]
     if len(claim_cues) != len(evidence_cues):
         cue, scoped = (evidence_cues or claim_cues)[0]
         if evidence_cues:  # the evidence denies what the claim states
             twin = next((c for c, e in shared + opposed if e.start == scoped.start), scoped)
             start = _auxiliary_start(premise, cue.start)
-            found.append(_check("negation", twin.text, Span(twin.start, twin.end),
-                                premise[start:scoped.end], Span(start, scoped.end),
-                                doc_id, offset))
+            found.append(
+                _check(
+                    "negation",
+                    twin.text,
+                    Span(twin.start, twin.end),
+                    premise[start : scoped.end],
+                    Span(start, scoped.end),
+                    doc_id,
+                    offset,
+                )
+            )
         else:  # the claim denies what the evidence states
             twin = next((e for c, e in shared + opposed if c.start == scoped.start), scoped)
             start = _auxiliary_start(claim, cue.start)
-            found.append(_check("negation", claim[start:scoped.end],
-                                Span(start, scoped.end), twin.text,
-                                Span(twin.start, twin.end), doc_id, offset))
+            found.append(
+                _check(
+                    "negation",
+                    claim[start : scoped.end],
+                    Span(start, scoped.end),
+                    twin.text,
+                    Span(twin.start, twin.end),
+                    doc_id,
+                    offset,
+                )
+            )
     return tuple(found)
 
 
 _Pair = tuple[_Word, _Word]
 
 
-def _aligned(content: list[_Word], premise: str
-             ) -> tuple[Span, list[_Pair], list[_Pair]] | None:
+def _aligned(content: list[_Word], premise: str) -> tuple[Span, list[_Pair], list[_Pair]] | None:
     """The premise sentence that states or opposes most of the claim's content words, with the
     (claim word, evidence word) pairs it shares and opposes; None below ``ALIGNED_SHARE``."""
     best: tuple[float, Span, list[_Pair], list[_Pair]] | None = None
@@ -155,8 +183,9 @@ def _aligned(content: list[_Word], premise: str
         for word in _words(premise, sentence.start, sentence.end):
             key = stem(word.low)
             # a lower-case occurrence first: "west of Brisbane", not "South West Queensland"
-            if key not in by_stem or (word.text[:1].islower()
-                                      and not by_stem[key].text[:1].islower()):
+            if key not in by_stem or (
+                word.text[:1].islower() and not by_stem[key].text[:1].islower()
+            ):
                 by_stem[key] = word
         shared: list[_Pair] = []
         opposed: list[_Pair] = []
@@ -164,8 +193,14 @@ def _aligned(content: list[_Word], premise: str
             if stem(word.low) in by_stem:
                 shared.append((word, by_stem[stem(word.low)]))
                 continue
-            other = next((by_stem[o] for o in sorted(opposite_stems(word.low))
-                          if o in by_stem and by_stem[o].text[:1].islower()), None)
+            other = next(
+                (
+                    by_stem[o]
+                    for o in sorted(opposite_stems(word.low))
+                    if o in by_stem and by_stem[o].text[:1].islower()
+                ),
+                None,
+            )
             if other is not None:
                 opposed.append((word, other))
         share = (len(shared) + len(opposed)) / len(content)
@@ -174,8 +209,11 @@ def _aligned(content: list[_Word], premise: str
     return None if best is None else best[1:]
 
 
-_AUXILIARY = re.compile(r"\b(?:do|does|did|is|are|was|were|has|have|had|can|could|will|would|"
-                        r"shall|should|may|might|must)\s+\Z", re.IGNORECASE)
+_AUXILIARY = re.compile(
+    r"\b(?:do|does|did|is|are|was|were|has|have|had|can|could|will|would|"
+    r"shall|should|may|might|must)\s+\Z",
+    re.IGNORECASE,
+)
 
 
 def _auxiliary_start(text: str, cue: int) -> int:
@@ -196,16 +234,20 @@ def _region(premise: str, sentence: Span, first: int, last: int) -> Span:
     return Span(start, end)
 
 
-def _cues(text: str, region: Span, paired: set[tuple[int, int]], scope: set[str]
-          ) -> list[tuple[Span, _Word]]:
+def _cues(
+    text: str, region: Span, paired: set[tuple[int, int]], scope: set[str]
+) -> list[tuple[Span, _Word]]:
     """The negation cues of ``region`` that deny an aligned word: the first content word within
     ``_SCOPE_WORDS`` words after the cue is one whose stem is in ``scope``. Each cue comes with
     that word."""
     skip = [m.span() for m in _NOT_DENIALS.finditer(text, region.start, region.end)]
     found = []
     for match in negation_cues(text[: region.end]):
-        if match.start() < region.start or match.span() in paired or any(
-                a <= match.start() < b for a, b in skip):
+        if (
+            match.start() < region.start
+            or match.span() in paired
+            or any(a <= match.start() < b for a, b in skip)
+        ):
             continue
         after = _words(text, match.end(), region.end)[:_SCOPE_WORDS]
         target = next((w for w in after if w.low not in STOPWORDS), None)
@@ -214,8 +256,16 @@ def _cues(text: str, region: Span, paired: set[tuple[int, int]], scope: set[str]
     return found
 
 
-def _check(kind: str, text: str, span: Span, found: str, evidence: Span, doc_id: str | None,
-           offset: int) -> ValueCheck:
-    return ValueCheck(kind=kind, text=text, span=span, value=text.lower(), status="mismatch",
-                      found=found, doc_id=doc_id,
-                      evidence=Span(offset + evidence.start, offset + evidence.end))
+def _check(
+    kind: str, text: str, span: Span, found: str, evidence: Span, doc_id: str | None, offset: int
+) -> ValueCheck:
+    return ValueCheck(
+        kind=kind,
+        text=text,
+        span=span,
+        value=text.lower(),
+        status="mismatch",
+        found=found,
+        doc_id=doc_id,
+        evidence=Span(offset + evidence.start, offset + evidence.end),
+    )

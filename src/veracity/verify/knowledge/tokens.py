@@ -51,43 +51,76 @@ CUE_NOUNS = frozenset(
     "user users group account package packages command commands program utility tool binary "
     "daemon service module library function method variable option flag setting directive "
     "parameter field key host hostname branch tag image container repository repo file "
-    "directory folder shell".split())
+    "directory folder shell".split()
+)
 
 # File extensions that are not English words, so that "it works.so then" is no file name.
-_EXTENSIONS = ("conf|cfg|ini|txt|md|rst|py|pyc|js|ts|json|yaml|yml|toml|xml|html|css|csv|log|sh|"
-               "bash|zsh|c|h|cc|cpp|hpp|java|rb|rs|php|sql|db|sqlite|gz|tgz|bz2|xz|zip|tar|"
-               "deb|rpm|exe|dll|dylib|jar|whl|pem|crt|pdf|png|jpg|jpeg|gif|svg|cmake|bat|"
-               "ps1|lua|swift|kt|vim")
+_EXTENSIONS = (
+    "conf|cfg|ini|txt|md|rst|py|pyc|js|ts|json|yaml|yml|toml|xml|html|css|csv|log|sh|"
+    "bash|zsh|c|h|cc|cpp|hpp|java|rb|rs|php|sql|db|sqlite|gz|tgz|bz2|xz|zip|tar|"
+    "deb|rpm|exe|dll|dylib|jar|whl|pem|crt|pdf|png|jpg|jpeg|gif|svg|cmake|bat|"
+    "ps1|lua|swift|kt|vim"
+)
 _TLDS = "com|org|net|io|edu|gov|dev|info|co\\.uk|de|fr|uk"
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("url", re.compile(r"(?<![\w@/.])(?:https?|ftp)://[^\s<>\"'`)\]]+"
-                       r"|(?<![\w@/.])www\.[\w-]+(?:\.[\w-]+)+(?:/[^\s<>\"'`)\]]*)?"
-                       r"|(?<![\w@/.-])[a-z][\w-]*(?:\.[a-z][\w-]*)*\.(?:" + _TLDS
-                       + r")(?:/[^\s<>\"'`)\]]*)?(?![\w@-])")),
+    (
+        "url",
+        re.compile(
+            r"(?<![\w@/.])(?:https?|ftp)://[^\s<>\"'`)\]]+"
+            r"|(?<![\w@/.])www\.[\w-]+(?:\.[\w-]+)+(?:/[^\s<>\"'`)\]]*)?"
+            r"|(?<![\w@/.-])[a-z][\w-]*(?:\.[a-z][\w-]*)*\.(?:"
+            + _TLDS
+            + r")(?:/[^\s<>\"'`)\]]*)?(?![\w@-])"
+        ),
+    ),
     ("email", re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")),
-    ("path", re.compile(r"(?<![\w/\\.<-])(?:~|\.{1,2})?/(?:[\w.+@-]+/)*[\w.+@-]*[\w+@-]/?(?!>)"
-                        r"|(?<![\w/\\])[A-Za-z]:\\(?:[\w .+-]+\\)*[\w.+-]+"
-                        r"|(?<![\w/\\.-])[\w.+-]+(?:/[\w.+-]+){2,}"
-                        r"|(?<![\w/\\.-])(?:[\w+-]+/)*[\w+-]+\.(?:" + _EXTENSIONS
-                        + r")(?![\w/-])")),
-    ("flag", re.compile(r"(?<![\w-])--[A-Za-z][\w-]*(?:=[^\s,;)\]]+)?|(?<![\w-])-[A-Za-z]{1,2}"
-                        r"(?=[\s,;)\]]|\Z)")),
-    ("version", re.compile(r"(?<![\w.])(?:v\d+(?:\.\d+)+|\d+\.\d+\.\d+(?:\.\d+)*)"
-                           r"(?:[-+][0-9A-Za-z.]+)?(?![\w.]*\w)")),
-    ("symbol", re.compile(r"(?<![\w.])_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*(?![\w])"
-                          r"|(?<![\w.])[a-z]+[A-Z][A-Za-z0-9]*(?![\w])"
-                          r"|(?<![\w.])(?!Mc|Mac|De|Di|Da|La|Le|Van|Von)[A-Z][a-z0-9]+"
-                          r"[A-Z][A-Za-z0-9]*[a-z0-9][A-Za-z0-9]*(?![\w'’])"
-                          r"|(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}(?![\w.]*\w)"
-                          r"|(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?=\()")),
+    (
+        "path",
+        re.compile(
+            r"(?<![\w/\\.<-])(?:~|\.{1,2})?/(?:[\w.+@-]+/)*[\w.+@-]*[\w+@-]/?(?!>)"
+            r"|(?<![\w/\\])[A-Za-z]:\\(?:[\w .+-]+\\)*[\w.+-]+"
+            r"|(?<![\w/\\.-])[\w.+-]+(?:/[\w.+-]+){2,}"
+            r"|(?<![\w/\\.-])(?:[\w+-]+/)*[\w+-]+\.(?:" + _EXTENSIONS + r")(?![\w/-])"
+        ),
+    ),
+    (
+        "flag",
+        re.compile(
+            r"(?<![\w-])--[A-Za-z][\w-]*(?:=[^\s,;)\]]+)?|(?<![\w-])-[A-Za-z]{1,2}"
+            r"(?=[\s,;)\]]|\Z)"
+        ),
+    ),
+    (
+        "version",
+        re.compile(
+            r"(?<![\w.])(?:v\d+(?:\.\d+)+|\d+\.\d+\.\d+(?:\.\d+)*)"
+            r"(?:[-+][0-9A-Za-z.]+)?(?![\w.]*\w)"
+        ),
+    ),
+    (
+        "symbol",
+        re.compile(
+            r"(?<![\w.])_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*(?![\w])"
+            r"|(?<![\w.])[a-z]+[A-Z][A-Za-z0-9]*(?![\w])"
+            r"|(?<![\w.])(?!Mc|Mac|De|Di|Da|La|Le|Van|Von)[A-Z][a-z0-9]+"
+            r"[A-Z][A-Za-z0-9]*[a-z0-9][A-Za-z0-9]*(?![\w'’])"
+            r"|(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}(?![\w.]*\w)"
+            r"|(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?=\()"
+        ),
+    ),
 )
 _HYPHENATED = re.compile(r"(?<![\w.-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
-_CONFIG_LINE = re.compile(r"^[ \t]*#?[ \t]*(?P<key>[A-Za-z][\w.-]*[_.][\w.-]*)(?:[ \t]*[=:][ \t]*"
-                          r"|[ \t]+)(?P<value>[^\s#=:]+)[ \t]*$", re.MULTILINE)
+_CONFIG_LINE = re.compile(
+    r"^[ \t]*#?[ \t]*(?P<key>[A-Za-z][\w.-]*[_.][\w.-]*)(?:[ \t]*[=:][ \t]*"
+    r"|[ \t]+)(?P<value>[^\s#=:]+)[ \t]*$",
+    re.MULTILINE,
+)
 _ASSIGNMENT = re.compile(r"(?<![\w.-])[A-Za-z][\w.-]*=(?P<value>[\w/-]+(?:\.[\w/-]+)*)")
-_QUOTED = re.compile(r"`(?P<bt>[^`\n]{1,80})`|(?<![\w\"])\"(?P<dq>[^\"\n]{1,80})\"(?![\w\"])"
-                     r"|“(?P<cq>[^”\n]{1,80})”|(?<![\w'’])'(?P<sq>[^'\n]{1,80})'(?![\w'])"
-                     r"|(?<![\w'’])‘(?P<csq>[^’\n]{1,80})’(?![\w])")
+_QUOTED = re.compile(
+    r"`(?P<bt>[^`\n]{1,80})`|(?<![\w\"])\"(?P<dq>[^\"\n]{1,80})\"(?![\w\"])"
+    r"|“(?P<cq>[^”\n]{1,80})”|(?<![\w'’])'(?P<sq>[^'\n]{1,80})'(?![\w'])"
+    r"|(?<![\w'’])‘(?P<csq>[^’\n]{1,80})’(?![\w])"
+)
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _PLAIN_WORD = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 _END_PUNCTUATION = ".,;:!?)]}>'\""
@@ -120,8 +153,11 @@ def extract_tokens(text: str, *, values: Sequence[Value] | None = None) -> tuple
             span = _trimmed(text, match.start(), match.end())
             if cls == "symbol" and _abbreviation(match.group()):
                 continue
-            if (span is None or _overlaps(span, [v.span for v in found])
-                    or _overlaps(span, [v for v in taken if not _inside(v, span)])):
+            if (
+                span is None
+                or _overlaps(span, [v.span for v in found])
+                or _overlaps(span, [v for v in taken if not _inside(v, span)])
+            ):
                 continue  # a token may hold a number ("--level=9"), not cut one ("5.2.x")
             found.append(Value("code", span.of(text), span, _normalise(cls, span.of(text)), cls))
     for span in _marked_names(text):
@@ -131,7 +167,7 @@ def extract_tokens(text: str, *, values: Sequence[Value] | None = None) -> tuple
 
 
 def _abbreviation(text: str) -> bool:
-    """"U.S.A." and "U.S.S.R.": dotted letters, not a dotted name."""
+    """ "U.S.A." and "U.S.S.R.": dotted letters, not a dotted name."""
     return "." in text and all(len(part) <= 1 for part in text.split("."))
 
 
@@ -171,10 +207,16 @@ def _classify_word(content: str, *, quoted: bool) -> tuple[str, str] | None:
 
 def _marked_names(text: str) -> list[Span]:
     """Lower-case names marked by their surroundings (see ``name`` in the module docstring)."""
-    spans = [Span(m.start("value"), m.end("value")) for m in _CONFIG_LINE.finditer(text)
-             if _PLAIN_WORD.fullmatch(m["value"])]
-    spans += [Span(m.start("value"), m.end("value")) for m in _ASSIGNMENT.finditer(text)
-              if _PLAIN_WORD.fullmatch(m["value"])]
+    spans = [
+        Span(m.start("value"), m.end("value"))
+        for m in _CONFIG_LINE.finditer(text)
+        if _PLAIN_WORD.fullmatch(m["value"])
+    ]
+    spans += [
+        Span(m.start("value"), m.end("value"))
+        for m in _ASSIGNMENT.finditer(text)
+        if _PLAIN_WORD.fullmatch(m["value"])
+    ]
     for match in _HYPHENATED.finditer(text):
         if any(c.isdigit() for c in match.group()) or _next_to_cue(text, match):
             spans.append(Span(match.start(), match.end()))
@@ -183,8 +225,11 @@ def _marked_names(text: str) -> list[Span]:
 
 def _next_to_cue(text: str, match: re.Match[str]) -> bool:
     before = list(_WORD.finditer(text, max(0, match.start() - 30), match.start()))
-    return bool(before) and before[-1].group().lower() in CUE_NOUNS and text[
-        before[-1].end():match.start()].strip() == ""
+    return (
+        bool(before)
+        and before[-1].group().lower() in CUE_NOUNS
+        and text[before[-1].end() : match.start()].strip() == ""
+    )
 
 
 def _normalise(cls: str, text: str) -> str:
@@ -247,10 +292,16 @@ def compare_tokens(claim: Value, evidence: Value) -> Relation:
 
 
 def _ends_with(longer: str, shorter: str, separators: str) -> bool:
-    return (len(longer) > len(shorter) and longer.endswith(shorter)
-            and (longer[-len(shorter) - 1] in separators or shorter[0] in separators))
+    return (
+        len(longer) > len(shorter)
+        and longer.endswith(shorter)
+        and (longer[-len(shorter) - 1] in separators or shorter[0] in separators)
+    )
 
 
 def _starts_with(longer: str, shorter: str, separators: str) -> bool:
-    return (len(longer) > len(shorter) and longer.startswith(shorter)
-            and (longer[len(shorter)] in separators or shorter[-1] in separators))
+    return (
+        len(longer) > len(shorter)
+        and longer.startswith(shorter)
+        and (longer[len(shorter)] in separators or shorter[-1] in separators)
+    )

@@ -65,8 +65,15 @@ __all__ = [
 
 #: ``code`` is the kind of the tokens of :func:`~veracity.verify.knowledge.tokens.extract_tokens`.
 ValueKind = Literal["number", "percent", "money", "quantity", "date", "year", "code"]
-VALUE_KINDS: tuple[ValueKind, ...] = ("number", "percent", "money", "quantity", "date", "year",
-                                      "code")
+VALUE_KINDS: tuple[ValueKind, ...] = (
+    "number",
+    "percent",
+    "money",
+    "quantity",
+    "date",
+    "year",
+    "code",
+)
 #: How a claim value stands to an evidence value (see :func:`compare`).
 Relation = Literal["match", "conflict", "vaguer", "incomparable"]
 
@@ -98,8 +105,9 @@ class Unit:
     factor: Decimal
 
 
-def _unit(symbol: str, base: str, factor: str, symbols: tuple[str, ...],
-          words: tuple[str, ...]) -> tuple[Unit, tuple[str, ...], tuple[str, ...]]:
+def _unit(
+    symbol: str, base: str, factor: str, symbols: tuple[str, ...], words: tuple[str, ...]
+) -> tuple[Unit, tuple[str, ...], tuple[str, ...]]:
     return Unit(symbol, base, Decimal(factor)), symbols, words
 
 
@@ -116,20 +124,36 @@ _UNIT_TABLE = (
     _unit("yd", "yd", "1", ("yd",), ("yard", "yards")),
     _unit("mg", "kg", "0.000001", ("mg",), ("milligram", "milligrams")),
     _unit("g", "kg", "0.001", ("g",), ("gram", "grams", "gramme", "grammes")),
-    _unit("kg", "kg", "1", ("kg",), ("kilogram", "kilograms", "kilogramme", "kilogrammes",
-                                    "kilo", "kilos")),
+    _unit(
+        "kg",
+        "kg",
+        "1",
+        ("kg",),
+        ("kilogram", "kilograms", "kilogramme", "kilogrammes", "kilo", "kilos"),
+    ),
     _unit("t", "kg", "1000", (), ("tonne", "tonnes", "metric ton", "metric tons")),
     _unit("ton", "ton", "1", (), ("ton", "tons")),
     _unit("lb", "lb", "1", ("lb", "lbs"), ("pound", "pounds")),
     _unit("oz", "oz", "1", ("oz",), ("ounce", "ounces")),
-    _unit("ml", "l", "0.001", ("ml", "mL"), ("millilitre", "millilitres", "milliliter",
-                                             "milliliters")),
+    _unit(
+        "ml", "l", "0.001", ("ml", "mL"), ("millilitre", "millilitres", "milliliter", "milliliters")
+    ),
     _unit("l", "l", "1", ("l", "L"), ("litre", "litres", "liter", "liters")),
     _unit("gal", "gal", "1", ("gal",), ("gallon", "gallons")),
-    _unit("m3", "m3", "1", ("m3", "m³"), ("cubic metre", "cubic metres", "cubic meter",
-                                          "cubic meters")),
-    _unit("km3", "m3", "1000000000", ("km3", "km³"), ("cubic kilometre", "cubic kilometres",
-                                                      "cubic kilometer", "cubic kilometers")),
+    _unit(
+        "m3",
+        "m3",
+        "1",
+        ("m3", "m³"),
+        ("cubic metre", "cubic metres", "cubic meter", "cubic meters"),
+    ),
+    _unit(
+        "km3",
+        "m3",
+        "1000000000",
+        ("km3", "km³"),
+        ("cubic kilometre", "cubic kilometres", "cubic kilometer", "cubic kilometers"),
+    ),
     _unit("ms", "s", "0.001", ("ms",), ("millisecond", "milliseconds")),
     _unit("s", "s", "1", ("sec", "secs"), ("second", "seconds")),
     _unit("min", "s", "60", ("min", "mins"), ("minute", "minutes")),
@@ -138,19 +162,29 @@ _UNIT_TABLE = (
     _unit("week", "s", "604800", (), ("week", "weeks")),
     _unit("month", "month", "1", (), ("month", "months")),
     _unit("year", "year", "1", ("yr", "yrs"), ("year", "years")),
-    _unit("°c", "°c", "1", ("°C", "° C", "ºC"), ("degrees celsius", "degrees centigrade",
-                                                 "celsius")),
+    _unit(
+        "°c", "°c", "1", ("°C", "° C", "ºC"), ("degrees celsius", "degrees centigrade", "celsius")
+    ),
     _unit("°f", "°f", "1", ("°F", "° F", "ºF"), ("degrees fahrenheit", "fahrenheit")),
-    _unit("km/h", "km/h", "1", ("km/h", "kph", "kmh"), ("kilometres per hour",
-                                                          "kilometers per hour")),
+    _unit(
+        "km/h", "km/h", "1", ("km/h", "kph", "kmh"), ("kilometres per hour", "kilometers per hour")
+    ),
     _unit("mph", "mph", "1", ("mph",), ("miles per hour",)),
     _unit("m/s", "m/s", "1", ("m/s",), ("metres per second", "meters per second")),
-    _unit("m2", "m2", "1", ("m2", "m²", "sq m"), ("square metre", "square metres",
-                                                  "square meter", "square meters")),
-    _unit("km2", "m2", "1000000", ("km2", "km²", "sq km"), ("square kilometre",
-                                                            "square kilometres",
-                                                            "square kilometer",
-                                                            "square kilometers")),
+    _unit(
+        "m2",
+        "m2",
+        "1",
+        ("m2", "m²", "sq m"),
+        ("square metre", "square metres", "square meter", "square meters"),
+    ),
+    _unit(
+        "km2",
+        "m2",
+        "1000000",
+        ("km2", "km²", "sq km"),
+        ("square kilometre", "square kilometres", "square kilometer", "square kilometers"),
+    ),
     _unit("ha", "m2", "10000", ("ha",), ("hectare", "hectares")),
     _unit("acre", "acre", "1", (), ("acre", "acres")),
     _unit("mi2", "mi2", "1", ("sq mi",), ("square mile", "square miles")),
@@ -187,8 +221,11 @@ def _alternation(symbols: list[str], words: list[str]) -> str:
     for alias, word in items:
         escaped = re.escape(alias)
         # A space inside a word unit is any whitespace; inside a symbol ("° C") it is optional.
-        parts.append("(?i:" + escaped.replace(r"\ ", r"\s+") + ")" if word
-                     else escaped.replace(r"\ ", r"\s*"))
+        parts.append(
+            "(?i:" + escaped.replace(r"\ ", r"\s+") + ")"
+            if word
+            else escaped.replace(r"\ ", r"\s*")
+        )
     return "|".join(parts)
 
 
@@ -198,35 +235,102 @@ _UNIT_AFTER = re.compile(
 
 #: Currency words (lowercase) and the ISO code they stand for.
 CURRENCY_WORDS: dict[str, str] = {
-    "dollar": "usd", "dollars": "usd", "euro": "eur", "euros": "eur", "sterling": "gbp",
-    "pounds sterling": "gbp", "yen": "jpy", "yuan": "cny", "renminbi": "cny", "rupee": "inr",
-    "rupees": "inr", "swiss francs": "chf", "francs": "franc", "franc": "franc", "won": "krw",
+    "dollar": "usd",
+    "dollars": "usd",
+    "euro": "eur",
+    "euros": "eur",
+    "sterling": "gbp",
+    "pounds sterling": "gbp",
+    "yen": "jpy",
+    "yuan": "cny",
+    "renminbi": "cny",
+    "rupee": "inr",
+    "rupees": "inr",
+    "swiss francs": "chf",
+    "francs": "franc",
+    "franc": "franc",
+    "won": "krw",
 }
-_DOLLAR_QUALIFIERS = {"us": "usd", "u.s.": "usd", "american": "usd", "canadian": "cad",
-                      "australian": "aud", "new zealand": "nzd", "hong kong": "hkd",
-                      "singapore": "sgd"}
-_CURRENCY_SYMBOLS = {"US$": "usd", "U.S.$": "usd", "A$": "aud", "AU$": "aud", "C$": "cad",
-                     "CA$": "cad", "NZ$": "nzd", "HK$": "hkd", "S$": "sgd", "R$": "brl",
-                     "$": "usd", "€": "eur", "£": "gbp", "¥": "jpy", "₹": "inr", "₩": "krw",
-                     "₽": "rub", "CHF": "chf"}
-_CURRENCY_CODES = ("USD", "EUR", "GBP", "JPY", "CNY", "INR", "AUD", "CAD", "CHF", "NZD", "HKD",
-                   "SGD", "BRL", "KRW", "RUB", "SEK", "NOK", "DKK", "MXN", "ZAR")
+_DOLLAR_QUALIFIERS = {
+    "us": "usd",
+    "u.s.": "usd",
+    "american": "usd",
+    "canadian": "cad",
+    "australian": "aud",
+    "new zealand": "nzd",
+    "hong kong": "hkd",
+    "singapore": "sgd",
+}
+_CURRENCY_SYMBOLS = {
+    "US$": "usd",
+    "U.S.$": "usd",
+    "A$": "aud",
+    "AU$": "aud",
+    "C$": "cad",
+    "CA$": "cad",
+    "NZ$": "nzd",
+    "HK$": "hkd",
+    "S$": "sgd",
+    "R$": "brl",
+    "$": "usd",
+    "€": "eur",
+    "£": "gbp",
+    "¥": "jpy",
+    "₹": "inr",
+    "₩": "krw",
+    "₽": "rub",
+    "CHF": "chf",
+}
+_CURRENCY_CODES = (
+    "USD",
+    "EUR",
+    "GBP",
+    "JPY",
+    "CNY",
+    "INR",
+    "AUD",
+    "CAD",
+    "CHF",
+    "NZD",
+    "HKD",
+    "SGD",
+    "BRL",
+    "KRW",
+    "RUB",
+    "SEK",
+    "NOK",
+    "DKK",
+    "MXN",
+    "ZAR",
+)
 _CURRENCY_BEFORE = re.compile(
-    r"(?<![^\W\d_])(?P<cur>" + "|".join(re.escape(s) for s in sorted(
-        [*_CURRENCY_SYMBOLS, *_CURRENCY_CODES], key=len, reverse=True)) + r")\s?\Z"
+    r"(?<![^\W\d_])(?P<cur>"
+    + "|".join(
+        re.escape(s) for s in sorted([*_CURRENCY_SYMBOLS, *_CURRENCY_CODES], key=len, reverse=True)
+    )
+    + r")\s?\Z"
 )
 _CURRENCY_AFTER = re.compile(
     r"\s*(?:(?P<qual>(?i:u\.s\.|us|american|canadian|australian|new\s+zealand|hong\s+kong|"
     r"singapore))\s+(?P<dollars>(?i:dollars?))"
-    r"|(?P<word>(?i:pounds\s+sterling|swiss\s+francs|" + "|".join(
-        sorted((w for w in CURRENCY_WORDS if " " not in w), key=len, reverse=True)) + r"))"
+    r"|(?P<word>(?i:pounds\s+sterling|swiss\s+francs|"
+    + "|".join(sorted((w for w in CURRENCY_WORDS if " " not in w), key=len, reverse=True))
+    + r"))"
     r"|(?P<code>" + "|".join(_CURRENCY_CODES) + r"))(?![^\W_])"
 )
 
 _SCALE_AFTER = re.compile(r"\s*(?P<scale>(?i:thousand|million|billion|trillion))\b")
 # Abbreviations: "bn" and "tn" anywhere; "m", "mn", "k", "b" only next to a currency.
-_ABBREVIATIONS = {"bn": "billion", "tn": "trillion", "trn": "trillion", "m": "million",
-                  "mn": "million", "mln": "million", "k": "thousand", "b": "billion"}
+_ABBREVIATIONS = {
+    "bn": "billion",
+    "tn": "trillion",
+    "trn": "trillion",
+    "m": "million",
+    "mn": "million",
+    "mln": "million",
+    "k": "thousand",
+    "b": "billion",
+}
 _ABBREVIATION_AFTER = re.compile(r"\s?(?P<abbr>bn|tn|trn|mln|mn|m|k|b|BN|M|K|B)(?![^\W_])")
 _PERCENT_AFTER = re.compile(r"\s*(?:%|(?i:percent|per\s+cent|pct)\b)")
 _SUFFIX_AFTER = re.compile(r"(?P<suffix>['’]?s|st|nd|rd|th)(?![^\W_])")
@@ -234,31 +338,67 @@ _ERA_AFTER = re.compile(r"\s*(?:AD|BC|BCE|CE|A\.D\.|B\.C\.)(?![^\W_])")
 _YEAR_LINK = re.compile(r"\s*(?:[-–—]|to|and|until|till|through|or)\s*", re.IGNORECASE)
 _WORD_BEFORE = re.compile(r"(?<![^\W\d_])(?P<word>[^\W\d_]+\.?)\s+\Z")
 _PREFIX_BEFORE = re.compile(r"(?i:mid|pre|post)-\Z")
-_YEAR_CUES = frozenset({
-    "in", "since", "by", "until", "till", "from", "during", "before", "after", "around",
-    "circa", "c.", "ca.", "year", "between", "throughout", "early", "late", "mid", "spring",
-    "summer", "autumn", "fall", "winter", "to", "through", "fiscal", "fy", "census",
-})
+_YEAR_CUES = frozenset(
+    {
+        "in",
+        "since",
+        "by",
+        "until",
+        "till",
+        "from",
+        "during",
+        "before",
+        "after",
+        "around",
+        "circa",
+        "c.",
+        "ca.",
+        "year",
+        "between",
+        "throughout",
+        "early",
+        "late",
+        "mid",
+        "spring",
+        "summer",
+        "autumn",
+        "fall",
+        "winter",
+        "to",
+        "through",
+        "fiscal",
+        "fy",
+        "census",
+    }
+)
 
-_UNITS_WORDS = ("two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-                "fifteen sixteen seventeen eighteen nineteen").split()
+_UNITS_WORDS = (
+    "two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen"
+).split()
 _TENS_WORDS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
 _NUMBER_WORDS = {word: i + 2 for i, word in enumerate(_UNITS_WORDS)}
 _NUMBER_WORDS.update({word: 20 + 10 * i for i, word in enumerate(_TENS_WORDS)})
-_DIGITS_WORDS = {word: i + 1 for i, word in enumerate(
-    "one two three four five six seven eight nine".split())}
+_DIGITS_WORDS = {
+    word: i + 1 for i, word in enumerate("one two three four five six seven eight nine".split())
+}
 
 _LITERAL = re.compile(
     r"(?<![\w.,:/])(?:(?<=[Mm]id-)|(?<=[Pp]re-)|(?<=[Pp]ost-)|(?<![^\W\d_]-))"
     r"(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![.,:/]?\d)"
-    r"|(?P<word>\b(?i:(?:" + "|".join(_TENS_WORDS) + r")(?:[-\s](?:"
-    + "|".join(_DIGITS_WORDS) + r"))?|" + "|".join(_UNITS_WORDS)
+    r"|(?P<word>\b(?i:(?:"
+    + "|".join(_TENS_WORDS)
+    + r")(?:[-\s](?:"
+    + "|".join(_DIGITS_WORDS)
+    + r"))?|"
+    + "|".join(_UNITS_WORDS)
     + r"|one(?=\s+(?:thousand|million|billion|trillion)\b))\b)"
 )
 
 #: Month names and abbreviations (as written, capitalised) and their numbers.
-_MONTH_NAMES = ("January February March April May June July August September October "
-                "November December").split()
+_MONTH_NAMES = (
+    "January February March April May June July August September October November December"
+).split()
 MONTHS: dict[str, int] = {
     **{name: number for number, name in enumerate(_MONTH_NAMES, start=1)},
     **{name[:3]: number for number, name in enumerate(_MONTH_NAMES, start=1)},
@@ -279,7 +419,8 @@ _DATES = (
 
 #: "an hour", "a day", "one week": one unit of time with no number ("once a day" is a rate).
 _ONE_UNIT = re.compile(
-    r"(?<![\w-])(?P<count>(?i:an?|one))\s+(?P<unit>(?i:second|minute|hour|day|week))\b(?!-)")
+    r"(?<![\w-])(?P<count>(?i:an?|one))\s+(?P<unit>(?i:second|minute|hour|day|week))\b(?!-)"
+)
 _RATE_BEFORE = re.compile(r"(?i:\b(?:once|twice|thrice|times|per|every|each|than))\s+\Z")
 
 
@@ -296,8 +437,15 @@ def extract_values(text: str) -> tuple[Value, ...]:
         if _RATE_BEFORE.search(text, max(0, match.start() - 12), match.start()):
             continue
         unit = _UNIT_WORDS[match["unit"].lower()]
-        found.append(Value("quantity", match.group(), Span(match.start(), match.end()),
-                           f"{format_number(unit.factor)} {unit.base}", unit.base))
+        found.append(
+            Value(
+                "quantity",
+                match.group(),
+                Span(match.start(), match.end()),
+                f"{format_number(unit.factor)} {unit.base}",
+                unit.base,
+            )
+        )
     dates = tuple(found)
     for match in _LITERAL.finditer(text):
         if any(date.span.start <= match.start() < date.span.end for date in dates):
@@ -315,8 +463,10 @@ def _dates(text: str) -> list[Value]:
     invalid: list[Span] = []  # "31 February 2022" is not read as "February 2022" either
     for pattern in _DATES:
         for match in pattern.finditer(text):
-            if any(span.start < match.end() and match.start() < span.end
-                   for span in [*invalid, *(v.span for v in found)]):
+            if any(
+                span.start < match.end() and match.start() < span.end
+                for span in [*invalid, *(v.span for v in found)]
+            ):
                 continue
             normalised = _date_value(match)
             if normalised is None:
@@ -325,8 +475,12 @@ def _dates(text: str) -> list[Value]:
             start, end = match.start(), match.end()
             if text[start].lower() == "t":  # "the 20th of ...": span the date, not "the"
                 start = match.start("day")
-            if (text[end - 1] == "." and "month" in match.groupdict()
-                    and match.end("month") == end - 1 and len(match["month"]) > 4):
+            if (
+                text[end - 1] == "."
+                and "month" in match.groupdict()
+                and match.end("month") == end - 1
+                and len(match["month"]) > 4
+            ):
                 end -= 1  # "on 20 September." - the full stop ends the sentence
             found.append(Value("date", text[start:end], Span(start, end), normalised))
     return found
@@ -354,21 +508,29 @@ def _number_value(text: str, match: re.Match[str], previous: Value | None) -> Va
     start, end = match.start(), match.end()
     digits = match["digits"]
     literal = digits if digits is not None else str(_word_number(match["word"]))
-    negative = (digits is not None and start > 0 and text[start - 1] in "-−"
-                and (start == 1 or text[start - 2] in " \t\n(["))
+    negative = (
+        digits is not None
+        and start > 0
+        and text[start - 1] in "-−"
+        and (start == 1 or text[start - 2] in " \t\n([")
+    )
 
     if digits is not None and (suffix := _SUFFIX_AFTER.match(text, end)):
         if suffix["suffix"].lower().endswith("s") and len(digits) == 4 and digits.endswith("0"):
-            return Value("year", text[start:suffix.end()], Span(start, suffix.end()),
-                         f"{digits}s")
+            return Value(
+                "year", text[start : suffix.end()], Span(start, suffix.end()), f"{digits}s"
+            )
         if suffix["suffix"].lower() in ("st", "nd", "rd", "th"):
-            return Value("number", text[start:suffix.end()], Span(start, suffix.end()),
-                         format_number(parse_number(digits)))
+            return Value(
+                "number",
+                text[start : suffix.end()],
+                Span(start, suffix.end()),
+                format_number(parse_number(digits)),
+            )
         return None  # "5s", "3's": not a value
 
     currency: str | None = None
-    if digits is not None and (before := _CURRENCY_BEFORE.search(text, max(0, start - 8),
-                                                                 start)):
+    if digits is not None and (before := _CURRENCY_BEFORE.search(text, max(0, start - 8), start)):
         currency = _CURRENCY_SYMBOLS.get(before["cur"]) or before["cur"].lower()
         start = before.start()
         negative = False
@@ -377,7 +539,8 @@ def _number_value(text: str, match: re.Match[str], previous: Value | None) -> Va
     if scale_match := _SCALE_AFTER.match(text, end):
         scale, end = scale_match["scale"].lower(), scale_match.end()
     elif (abbr := _ABBREVIATION_AFTER.match(text, end)) and (
-            currency is not None or abbr["abbr"].lower() in ("bn", "tn", "trn")):
+        currency is not None or abbr["abbr"].lower() in ("bn", "tn", "trn")
+    ):
         scale, end = _ABBREVIATIONS[abbr["abbr"].lower()], abbr.end()
     try:
         amount = parse_number(literal, scale)
@@ -385,27 +548,39 @@ def _number_value(text: str, match: re.Match[str], previous: Value | None) -> Va
         return None
     if negative:
         amount, start = -amount, start - 1
-    step = (Decimal(1).scaleb(-decimals) * parse_number("1", scale)
-            if scale is not None else Decimal(0))
+    step = (
+        Decimal(1).scaleb(-decimals) * parse_number("1", scale) if scale is not None else Decimal(0)
+    )
 
     if currency is None and (after := _CURRENCY_AFTER.match(text, end)):
         currency, end = _currency_after(after), after.end()
     if currency is not None:
-        return Value("money", text[start:end], Span(start, end),
-                     f"{currency} {format_number(amount)}", currency, step)
+        return Value(
+            "money",
+            text[start:end],
+            Span(start, end),
+            f"{currency} {format_number(amount)}",
+            currency,
+            step,
+        )
     if percent := _PERCENT_AFTER.match(text, end):
         end = percent.end()
-        return Value("percent", text[start:end], Span(start, end), f"{format_number(amount)}%",
-                     "", step)
+        return Value(
+            "percent", text[start:end], Span(start, end), f"{format_number(amount)}%", "", step
+        )
     if unit_match := _UNIT_AFTER.match(text, end):
         unit = _lookup_unit(unit_match["unit"])
         if unit is not None:
             end = unit_match.end()
-            return Value("quantity", text[start:end], Span(start, end),
-                         f"{format_number(amount * unit.factor)} {unit.base}", unit.base,
-                         step * unit.factor)
-    if (digits is not None and scale is None and not negative and _is_year(
-            text, match, previous)):
+            return Value(
+                "quantity",
+                text[start:end],
+                Span(start, end),
+                f"{format_number(amount * unit.factor)} {unit.base}",
+                unit.base,
+                step * unit.factor,
+            )
+    if digits is not None and scale is None and not negative and _is_year(text, match, previous):
         return Value("year", digits, Span(match.start(), match.end()), digits)
     return Value("number", text[start:end], Span(start, end), format_number(amount), "", step)
 
@@ -438,8 +613,11 @@ def _is_year(text: str, match: re.Match[str], previous: Value | None) -> bool:
         return False
     if _ERA_AFTER.match(text, match.end()):
         return True
-    if (previous is not None and previous.kind in ("year", "date")
-            and _YEAR_LINK.fullmatch(text, previous.span.end, match.start())):
+    if (
+        previous is not None
+        and previous.kind in ("year", "date")
+        and _YEAR_LINK.fullmatch(text, previous.span.end, match.start())
+    ):
         return True
     if _PREFIX_BEFORE.search(text, max(0, match.start() - 5), match.start()):
         return True  # "mid-1990", "post-2000"
@@ -493,8 +671,12 @@ def year_like(value: Value) -> bool:
     """A year, or a number written like one ("the 1911 prize"): four digits from 1000 to 2100."""
     if value.kind == "year":
         return not value.value.endswith("s")
-    return (value.kind == "number" and len(value.text) == 4 and value.text.isdigit()
-            and 1000 <= int(value.text) <= 2100)
+    return (
+        value.kind == "number"
+        and len(value.text) == 4
+        and value.text.isdigit()
+        and 1000 <= int(value.text) <= 2100
+    )
 
 
 def value_amount(value: Value) -> Decimal:
@@ -506,8 +688,9 @@ def _rounded(amount: Decimal, step: Decimal) -> Decimal:
     return (amount / step).quantize(Decimal(1), rounding=ROUND_HALF_UP) * step
 
 
-def _compare_amounts(claim: Decimal, claim_step: Decimal, evidence: Decimal,
-                     evidence_step: Decimal) -> Relation:
+def _compare_amounts(
+    claim: Decimal, claim_step: Decimal, evidence: Decimal, evidence_step: Decimal
+) -> Relation:
     if claim == evidence:
         return "match"
     step = max(claim_step, evidence_step)
@@ -527,15 +710,20 @@ def _date_parts(value: str) -> DateParts:
         return None, None, int(value[2:4]), int(value[5:7])
     pieces = [int(piece) for piece in value.split("-")]
     year = pieces[0]
-    return (year // 10 * 10, year, pieces[1] if len(pieces) > 1 else None,
-            pieces[2] if len(pieces) > 2 else None)
+    return (
+        year // 10 * 10,
+        year,
+        pieces[1] if len(pieces) > 1 else None,
+        pieces[2] if len(pieces) > 2 else None,
+    )
 
 
 def _compare_dates(claim: DateParts, evidence: DateParts) -> Relation:
     for mine, theirs in zip(claim, evidence, strict=True):
         if mine is not None and theirs is not None and mine != theirs:
             return "conflict"
-    if all(theirs is not None for mine, theirs in zip(claim, evidence, strict=True)
-           if mine is not None):
+    if all(
+        theirs is not None for mine, theirs in zip(claim, evidence, strict=True) if mine is not None
+    ):
         return "match"
     return "vaguer"
