@@ -32,9 +32,9 @@ def test_revise_corrects_the_nobel_year_and_flags_the_bumblebee_claim(
     assert (edit.before, edit.after, edit.method) == ("1983", "1973", "value_substitution@1")
     assert edit.evidence
     assert edit.evidence[0].doc_id.endswith("waggle_dance.md")
-    # Verifier 0.5.0 falsely contradicts the true round-dance sentence ("... instead"; see the
-    # xfail in tests/verify/test_verify_integration.py): revise replaces it by the source's own
-    # sentence, word for word, never by anything the source does not say.
+    # A claim the verifier falsely contradicts (0.5.0 did so with the true round-dance
+    # sentence) is replaced by the source's own sentence, word for word, never by anything the
+    # source does not say.
     document = SOURCE.read_text(encoding="utf-8")
     for other in quoted:
         assert other.method == "quotation@1"
@@ -45,12 +45,6 @@ def test_revise_corrects_the_nobel_year_and_flags_the_bumblebee_claim(
     assert result.calls.get("chat", 0) == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a false contradiction of verifier 0.5.0: an unrelated "
-    "passage (### Quality) gets P(contradicted) 0.56, so the true claim is "
-    "flagged as conflicting; bench/README.md, verifier_reads",
-)
 def test_the_true_frisch_claim_is_kept(sources: tuple[Chunk, ...]) -> None:
     result = make_repairer(make_verifier("embedded"), sources=sources).run(ANSWER)
     actions = {item.claim.text: item.action for item in result.claims}

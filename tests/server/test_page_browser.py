@@ -103,8 +103,8 @@ def test_the_repair_view_shows_1983_replaced_by_1973_as_a_diff(page: Any) -> Non
     page.select_option("#repair-policy", "revise")
     page.click("#repair-button")
     page.wait_for_selector("#repair-status:has-text('supported before')", timeout=120_000)
-    # The first change is the year; verifier 0.5.0 also has the true round-dance sentence
-    # replaced by the source's own words (a false contradiction, see tests/repair).
+    # The first change is the year (a falsely contradicted claim would follow, replaced by the
+    # source's own words, see tests/repair).
     assert page.locator("#repaired del").all_inner_texts()[0] == "1983"
     assert page.locator("#repaired ins").all_inner_texts()[0] == "1973"
     revised = page.locator("#edits button.claim", has_text="1983")

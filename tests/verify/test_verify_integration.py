@@ -24,12 +24,6 @@ def verifier() -> AnswerVerifier:
     return make_answer_verifier(make_verifier("embedded"), sources=sources).load()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a false contradiction of verifier 0.5.0: its network "
-    "reads the claim's 'instead' against the passage (P(contradicted) 0.55); "
-    "bench/README.md, verifier_reads",
-)
 def test_the_true_round_dance_claim_is_supported(verifier: AnswerVerifier) -> None:
     answer = (EXAMPLES / "answer_to_check.md").read_text(encoding="utf-8")
     labels = {v.claim.text: v.label for v in verifier.run(answer).verdicts}
