@@ -65,7 +65,10 @@ def choice_list(choices: Sequence[str]) -> str:
 
 #: Options several commands share, declared once (each command gives the default).
 VerifierOption = Annotated[
-    str, typer.Option(help=choice_list((*VERIFIERS, "hf:<model>", "seq2seq:<model>")))
+    str,
+    typer.Option(
+        help=choice_list((*VERIFIERS, "hf:<model>", "seq2seq:<model>", "hf-code:<model>"))
+    ),
 ]
 IndexSearchOption = Annotated[
     str, typer.Option("--mode", help=f"index search: {choice_list(defaults.SEARCH_MODES)}")

@@ -2,8 +2,9 @@
 
 Every stage that checks text stands on these: the :class:`~veracity.verifiers.base.PairScorer`
 protocol (``run(premises, hypotheses) -> PairScores``), the shipped embedded verifier and its
-calibrated combiner (``embedded``, ``combiner``), any Hugging Face checker (``hf``), an LLM judge
-(``judge``), the similarity scorers (``similarity``: lexical coverage, cosine, token alignment),
+calibrated combiner (``embedded``, ``combiner``), any Hugging Face checker (``hf``;
+``remote_code`` for those that bring their own code), an LLM judge (``judge``), the similarity
+scorers (``similarity``: lexical coverage, cosine, token alignment),
 evidence windows for long premises (``windows``, ``windowed``), the features the combiner reads
 (``features``), batched scoring of groups with failures kept as data (``scoring``) and the
 registry of names (``registry``). The room uses ``types``, ``text`` and ``llm`` only; the answer

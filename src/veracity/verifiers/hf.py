@@ -49,6 +49,8 @@ __all__ = [
     "label_mapping",
     "length_batches",
     "load_classifier",
+    "own_code",
+    "refuse_own_code",
 ]
 
 Target = Literal["supported", "contradicted", "neither"]
@@ -291,6 +293,8 @@ def load_classifier(
     transformers = require("transformers", extra="hf", purpose=purpose)
     options = {"revision": revision, "local_files_only": local_files_only}
     try:
+        if own_code(transformers, model_id, revision=revision, local_files_only=local_files_only):
+            raise refuse_own_code(model_id)
         hf_tokenizer = transformers.AutoTokenizer.from_pretrained(model_id, **options)
         auto = (
             transformers.AutoModelForSeq2SeqLM
@@ -364,6 +368,30 @@ def load_classifier(
         seq2seq=seq2seq is not None,
         tokens=tokens,
         decoder_start=int(getattr(config, "decoder_start_token_id", None) or 0),
+    )
+
+
+def own_code(
+    transformers: Any, model_id: str, *, revision: str | None, local_files_only: bool
+) -> dict[str, str]:
+    """The ``auto_map`` of the model's config.json: the classes it brings in its own Python
+    files (empty for a model that transformers' built-in classes load). Reads the JSON only;
+    no code of the model runs here."""
+    config, _ = transformers.PretrainedConfig.get_config_dict(
+        model_id, revision=revision, local_files_only=local_files_only
+    )
+    auto_map = config.get("auto_map") or {}
+    return dict(auto_map) if isinstance(auto_map, Mapping) else {}
+
+
+def refuse_own_code(model_id: str) -> ModelError:
+    """The error for a model that needs its own code, loaded without the opt-in to run it."""
+    return ModelError(
+        f"{model_id} needs its own Python code to load (its config.json has an auto_map), and "
+        "loading it would run that code on this machine with your permissions. veracity runs a "
+        "model's code only when asked: if you trust its authors, use --verifier "
+        f"hf-code:{model_id} (in Python, RemoteCodeVerifier({model_id!r}, "
+        "trust_remote_code=True) from veracity.verifiers.remote_code)"
     )
 
 

@@ -5,7 +5,9 @@ Names: ``embedded`` (the shipped verifier; ``embedded-raw`` without its combiner
 (token alignment, a similarity like the baselines), and
 ``hf:<model id or path>[@preset]`` for any Hugging Face checker (preset ``nli``, ``binary`` or
 ``score``; default ``nli``), and ``seq2seq:<model id or path>[@preset]`` for a seq2seq checker
-that answers with label tokens (preset ``minicheck``, MiniCheck-Flan-T5's format).
+that answers with label tokens (preset ``minicheck``, MiniCheck-Flan-T5's format), and
+``hf-code:<model id or path>`` for a checker that needs its own Python code (HHEM-2.1-open):
+the name is the opt-in to run that code, which ``hf:`` refuses.
 
 Span detectors (``--spans``) are named the same way: ``hf:<model id or path>[@label]``, a
 LettuceDetect-style token classifier, ``label`` the name of its "unsupported" label (default:
@@ -84,6 +86,17 @@ def make_verifier(name: str, *, threads: int = defaults.ONNX_THREADS) -> PairSco
         from veracity.verifiers.hf import HFVerifier
 
         return HFVerifier(hf[0], labels=hf[1] or "nli")
+    if (code := _model_name(name, "hf-code")) is not None:
+        from veracity.verifiers.remote_code import RemoteCodeVerifier
+
+        if code[1]:
+            raise OptionError(
+                "verifier",
+                name,
+                "hf-code:<model id or folder>, without a preset",
+                "The model's own predict() gives P(supported); it takes no label mapping.",
+            )
+        return RemoteCodeVerifier(code[0], trust_remote_code=True)
     if (seq2seq := _model_name(name, "seq2seq")) is not None:
         from veracity.verifiers.seq2seq import Seq2SeqVerifier
 
@@ -92,7 +105,10 @@ def make_verifier(name: str, *, threads: int = defaults.ONNX_THREADS) -> PairSco
     if name not in VERIFIERS:
         choices = ", ".join(VERIFIERS)
         raise OptionError(
-            "verifier", name, f"one of {choices}, hf:<model>[@preset] or seq2seq:<model>[@preset]"
+            "verifier",
+            name,
+            f"one of {choices}, hf:<model>[@preset], seq2seq:<model>[@preset] or "
+            "hf-code:<model> (runs the model's own code)",
         )
     return VERIFIERS[name](path, threads)
 
