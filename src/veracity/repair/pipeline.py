@@ -41,9 +41,8 @@ evidence it rests on and the rule or prompt that made it.
 from __future__ import annotations
 
 import dataclasses
-import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar, get_args
+from collections.abc import Mapping, Sequence
+from typing import get_args
 
 from veracity import defaults
 from veracity.defaults import Policy
@@ -70,13 +69,12 @@ from veracity.retrieve.base import Retriever
 from veracity.types import Chunk, Claim, ClaimSet, ClaimVerdict, EvidenceJudgement, Report, Span
 from veracity.verifiers.base import PairScorer
 from veracity.verify.gather import ClaimEvidence, EvidenceSet
-from veracity.verify.pipeline import AnswerVerifier, make_answer_verifier
+from veracity.verify.pipeline import AnswerVerifier, make_answer_verifier, timed
 from veracity.verify.questions import QueryMode
 
 __all__ = ["POLICIES", "Policy", "Repairer", "make_repairer"]
 
 POLICIES: tuple[Policy, ...] = get_args(Policy)
-T = TypeVar("T")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -171,7 +169,7 @@ class Repairer:
             )
         timings: dict[str, float] = {}
         calls: dict[str, int] = {}
-        before = _timed(
+        before = timed(
             timings, "check", lambda: self.verifier.run(answer, question=question, cited=cited)
         )
         _add(calls, before.calls)
@@ -202,8 +200,8 @@ class Repairer:
         assert self.researcher is not None  # checked in __init__
         researcher = self.researcher
         claims = [verdict.claim for verdict in to_repair]
-        research = _timed(timings, "research", lambda: researcher.run(claims))
-        found = _timed(
+        research = timed(timings, "research", lambda: researcher.run(claims))
+        found = timed(
             timings,
             "agreement",
             lambda: self.verifier.judge(
@@ -228,7 +226,7 @@ class Repairer:
                 "the answer is returned unchanged: no edit was made (see each claim's reason)"
             )
         elif text.strip():
-            after = _timed(
+            after = timed(
                 timings, "recheck", lambda: self.verifier.run(text, question=question, cited=cited)
             )
             _add(calls, after.calls)
@@ -404,7 +402,7 @@ class Repairer:
         editor = self.editor
         calls["chat"] = calls.get("chat", 0) + 1
         try:
-            new_text = _timed(timings, "edit", lambda: editor.run(claim.text, evidence_quote(best)))
+            new_text = timed(timings, "edit", lambda: editor.run(claim.text, evidence_quote(best)))
         except GenerationError as exc:
             return dataclasses.replace(
                 base,
@@ -472,7 +470,7 @@ class Repairer:
             research.method,
             0,
         )
-        checked = _timed(
+        checked = timed(
             timings,
             "edit check",
             lambda: self.verifier.judge(ClaimSet(answer, edited), evidence, question=question),
@@ -750,10 +748,3 @@ def _apply(answer: str, changes: Sequence[_Change]) -> tuple[str, tuple[Edit, ..
 def _add(calls: dict[str, int], more: Mapping[str, int]) -> None:
     for name, count in more.items():
         calls[name] = calls.get(name, 0) + count
-
-
-def _timed(timings: dict[str, float], stage: str, work: Callable[[], T]) -> T:
-    start = time.perf_counter()
-    result = work()
-    timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - start
-    return result

@@ -173,7 +173,7 @@ class AnswerVerifier:
                 "the answer is empty: give the text to verify (--answer FILE or --answer TEXT)"
             )
         timings: dict[str, float] = {}
-        claims = _timed(
+        claims = timed(
             timings, "claims", lambda: self.extractor.run(answer, blocks=cited_blocks(cited))
         )
         return self.verify_claims(claims, question=question, cited=cited, timings=timings)
@@ -199,9 +199,7 @@ class AnswerVerifier:
                 "pass question=... (--question TEXT) or drop the layer"
             )
         self.load()
-        evidence = _timed(
-            timings, "evidence", lambda: self.gatherer.run(claims.claims, cited=cited)
-        )
+        evidence = timed(timings, "evidence", lambda: self.gatherer.run(claims.claims, cited=cited))
         return self.judge(claims, evidence, question=question, timings=timings)
 
     def judge(
@@ -221,7 +219,7 @@ class AnswerVerifier:
                 f"{len(claims.claims)} claims: give one item per claim, in order"
             )
         self.load()
-        nli = _timed(timings, "nli", lambda: self.nli.run(evidence))
+        nli = timed(timings, "nli", lambda: self.nli.run(evidence))
         knowledge = self._knowledge(evidence, timings)
         consistency = self._consistency(question, claims, timings)
         unsupported = self._unsupported(claims.answer, evidence, timings)
@@ -273,7 +271,7 @@ class AnswerVerifier:
         items = evidence.items
         premises = ["\n\n".join(passage.text for passage in item.passages) for item in items]
         written = [item.claim.span.of(answer) for item in items]
-        found = _timed(timings, "spans", lambda: detector.run(premises, written)) if items else ()
+        found = timed(timings, "spans", lambda: detector.run(premises, written)) if items else ()
         return [
             tuple(span.shifted(item.claim.span.start) for span in claim.spans)
             for item, claim in zip(items, found, strict=True)
@@ -287,7 +285,7 @@ class AnswerVerifier:
             return None
         claims = [item.claim for item in evidence.items]
         passages = [item.passages for item in evidence.items]
-        return _timed(timings, "knowledge", lambda: layer.run(claims, passages))
+        return timed(timings, "knowledge", lambda: layer.run(claims, passages))
 
     def _consistency(
         self, question: str | None, claims: ClaimSet, timings: dict[str, float]
@@ -295,7 +293,7 @@ class AnswerVerifier:
         layer = self.consistency
         if layer is None or "consistency" not in self.layers or question is None:
             return None
-        return _timed(timings, "consistency", lambda: layer.run(question, claims.claims))
+        return timed(timings, "consistency", lambda: layer.run(question, claims.claims))
 
 
 def make_answer_verifier(
@@ -416,7 +414,8 @@ def _window(aggregation: Aggregation) -> EvidenceWindow:
     return defaults.NLI_WINDOW
 
 
-def _timed(timings: dict[str, float], stage: str, work: Callable[[], T]) -> T:
+def timed(timings: dict[str, float], stage: str, work: Callable[[], T]) -> T:
+    """Run ``work`` and add its wall-clock seconds to ``timings[stage]``; shared with repair."""
     start = time.perf_counter()
     result = work()
     timings[stage] = timings.get(stage, 0.0) + time.perf_counter() - start
