@@ -9,16 +9,16 @@ flags; :func:`emit_json`; and the reading of a value that is either text or a fi
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
 
 import typer
 
 from veracity import defaults
 from veracity._json import strict_json
 from veracity.cli.render import errors, show, styled
-from veracity.errors import InputError, OptionError
+from veracity.errors import InputError, OptionError, VeracityError
 from veracity.models import VERIFIERS, Models
 
 if TYPE_CHECKING:
@@ -133,6 +133,28 @@ def emit_json(payload: Any, *, indent: int | None = 2) -> None:
     scored, whose ``error`` says why) is written ``null``, never ``NaN``, which most JSON readers
     reject and which would read as a score."""
     sys.stdout.write(strict_json(payload, indent=indent) + "\n")
+
+
+class _Reportable(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+R = TypeVar("R", bound=_Reportable)
+
+
+def run_and_show(work: Callable[[], R], printer: Callable[[R], None], *, as_json: bool) -> None:
+    """Run ``work``; print its result as JSON (``--json``) or with ``printer``.
+
+    A :class:`~veracity.errors.VeracityError` from ``work`` becomes the failure exit.
+    """
+    try:
+        result = work()
+    except VeracityError as exc:
+        raise fail(exc) from exc
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    printer(result)
 
 
 #: Extensions of the files veracity reads; a value ending in one is taken for a file name.

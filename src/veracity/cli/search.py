@@ -9,8 +9,7 @@ import typer
 
 from veracity import defaults
 from veracity.cli import printers
-from veracity.cli.application import choice_list, emit_json, fail, models_of
-from veracity.errors import VeracityError
+from veracity.cli.application import choice_list, models_of, run_and_show
 
 if TYPE_CHECKING:
     from veracity.retrieve.base import Retriever
@@ -58,18 +57,14 @@ def search(
     """Search an index; each passage shows its document, section, page and character span."""
     from veracity.retrieve.open import open_retriever
 
-    try:
-        retriever = reranked(
+    run_and_show(
+        lambda: reranked(
             ctx,
             open_retriever(index_dir, mode=mode),
             rerank=rerank,
             reranker=reranker,
             depth=rerank_depth,
-        )
-        result = retriever.run(query, k=k)
-    except VeracityError as exc:
-        raise fail(exc) from exc
-    if as_json:
-        emit_json(result.to_dict())
-        return
-    printers.print_search(result)
+        ).run(query, k=k),
+        printers.print_search,
+        as_json=as_json,
+    )

@@ -12,9 +12,9 @@ import typer
 
 from veracity import defaults
 from veracity.cli import printers
-from veracity.cli.application import emit_json, fail
+from veracity.cli.application import fail, run_and_show
 from veracity.cli.render import errors
-from veracity.errors import OptionError, VeracityError
+from veracity.errors import OptionError
 
 
 @contextlib.contextmanager
@@ -92,9 +92,9 @@ def train_verifier(
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Fine-tune the verifier (needs the [train] extra); resumes from the last checkpoint."""
-    from veracity.train.trainer import TrainConfig, Trainer
+    from veracity.train.trainer import TrainConfig, Trainer, TrainReport
 
-    try:
+    def work() -> TrainReport:
         config = TrainConfig(
             data_dir=data,
             out_dir=out,
@@ -121,15 +121,11 @@ def train_verifier(
                     teaching = progress.add_task(f"teacher ({teacher})", total=total, unit="rows")
                 progress.update(teaching, completed=done)
 
-            report = Trainer(config, progress=update, teacher_progress=update_teacher).run(
+            return Trainer(config, progress=update, teacher_progress=update_teacher).run(
                 time_limit=time_limit
             )
-    except VeracityError as exc:
-        raise fail(exc) from exc
-    if as_json:
-        emit_json(report.to_dict())
-        return
-    printers.print_training(report)
+
+    run_and_show(work, printers.print_training, as_json=as_json)
 
 
 def train_reranker(
@@ -155,9 +151,9 @@ def train_reranker(
 ) -> None:
     """Fine-tune the (query, passage) reranker (needs the [train] extra); resumes from the last
     checkpoint."""
-    from veracity.train.trainer import TrainConfig, Trainer
+    from veracity.train.trainer import TrainConfig, Trainer, TrainReport
 
-    try:
+    def work() -> TrainReport:
         config = TrainConfig(
             data_dir=data,
             out_dir=out,
@@ -172,13 +168,9 @@ def train_reranker(
             task="rerank",
         )
         with _training_progress(config.steps, as_json) as (_, update):
-            report = Trainer(config, progress=update).run(time_limit=time_limit)
-    except VeracityError as exc:
-        raise fail(exc) from exc
-    if as_json:
-        emit_json(report.to_dict())
-        return
-    printers.print_training(report)
+            return Trainer(config, progress=update).run(time_limit=time_limit)
+
+    run_and_show(work, printers.print_training, as_json=as_json)
 
 
 def export_verifier(
@@ -232,8 +224,8 @@ def export_verifier(
         + ("" if aligner else " --no-aligner")
         + ("" if gate == defaults.VERIFIER_GATE else f" --gate {gate}")
     )
-    try:
-        report = release_verifier(
+    run_and_show(
+        lambda: release_verifier(
             checkpoint,
             data,
             out,
@@ -243,13 +235,10 @@ def export_verifier(
             aligner=aligner,
             from_verifier=from_verifier,
             gate=gate,
-        )
-    except VeracityError as exc:
-        raise fail(exc) from exc
-    if as_json:
-        emit_json(report.to_dict())
-        return
-    printers.print_verifier_export(report)
+        ),
+        printers.print_verifier_export,
+        as_json=as_json,
+    )
 
 
 def export_reranker(
@@ -267,14 +256,11 @@ def export_reranker(
     command = (
         f"veracity export-reranker --checkpoint RUN/checkpoint --data DATA --version {version}"
     )
-    try:
-        report = release_reranker(checkpoint, data, out, version=version, command=command)
-    except VeracityError as exc:
-        raise fail(exc) from exc
-    if as_json:
-        emit_json(report.to_dict())
-        return
-    printers.print_reranker_export(report)
+    run_and_show(
+        lambda: release_reranker(checkpoint, data, out, version=version, command=command),
+        printers.print_reranker_export,
+        as_json=as_json,
+    )
 
 
 def export_embedder_command(
@@ -289,14 +275,11 @@ def export_embedder_command(
     command = "veracity export-embedder" + (
         "" if out == Path("src/veracity/assets/embedder") else " --out DIR"
     )
-    try:
-        report = export_embedder(out, command=command)
-    except VeracityError as exc:
-        raise fail(exc) from exc
-    if as_json:
-        emit_json(report.to_dict())
-        return
-    printers.print_embedder_export(report)
+    run_and_show(
+        lambda: export_embedder(out, command=command),
+        printers.print_embedder_export,
+        as_json=as_json,
+    )
 
 
 def distill_embedder_command(
@@ -321,11 +304,8 @@ def distill_embedder_command(
         + ("" if out == Path("src/veracity/assets/static-embedder") else " --out DIR")
         + ("" if dims == defaults.EMBED_STATIC_DIMS else f" --dims {dims}")
     )
-    try:
-        report = distill_static_embedder(out, dims=dims, command=command)
-    except VeracityError as exc:
-        raise fail(exc) from exc
-    if as_json:
-        emit_json(report.to_dict())
-        return
-    printers.print_static_distillation(report)
+    run_and_show(
+        lambda: distill_static_embedder(out, dims=dims, command=command),
+        printers.print_static_distillation,
+        as_json=as_json,
+    )
