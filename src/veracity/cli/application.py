@@ -8,10 +8,11 @@ flags; :func:`emit_json`; and the reading of a value that is either text or a fi
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Protocol, TypeVar
 
 import typer
 
@@ -22,21 +23,28 @@ from veracity.errors import InputError, OptionError, VeracityError
 from veracity.models import VERIFIERS, Models
 
 if TYPE_CHECKING:
+    from veracity.llm.base import ChatModel
     from veracity.retrieve.base import Retriever
     from veracity.types import Chunk
+    from veracity.verifiers.base import PairScorer
 
 __all__ = [
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_PARTIAL",
+    "AnswerInputs",
+    "IndexOption",
     "IndexSearchOption",
     "Models",
     "VerifierOption",
+    "answer_inputs",
+    "answer_option",
     "build_app",
     "choice_list",
     "cli_names",
     "emit_json",
     "evidence_sources",
+    "exit_with",
     "fail",
     "looks_like_path",
     "main",
@@ -44,6 +52,8 @@ __all__ = [
     "more_sources",
     "read_document_or_text",
     "read_text_or_file",
+    "run_and_show",
+    "sources_option",
     "strict_json",
 ]
 
@@ -73,6 +83,25 @@ VerifierOption = Annotated[
 IndexSearchOption = Annotated[
     str, typer.Option("--mode", help=f"index search: {choice_list(defaults.SEARCH_MODES)}")
 ]
+IndexOption = Annotated[
+    Path | None, typer.Option("--index", help="index folder to retrieve evidence from")
+]
+
+
+def answer_option(verb: str) -> Any:
+    """``--answer`` of a command that does ``verb`` to an answer (``check``, ``repair``)."""
+    return typer.Option(
+        help=f"the answer to {verb}: a file, the text itself, or - for standard input"
+    )
+
+
+def sources_option(verb: str) -> Any:
+    """``--sources`` of a command that does ``verb`` against them (``check``, ``repair``)."""
+    return typer.Option(
+        "--sources",
+        help=f"source files or folders to {verb} against (txt, md, html, pdf, "
+        "jsonl): --sources A B C, or --sources A --sources B",
+    )
 
 
 def models_of(ctx: typer.Context) -> Models:
@@ -155,6 +184,16 @@ def run_and_show(work: Callable[[], R], printer: Callable[[R], None], *, as_json
         emit_json(result.to_dict())
         return
     printer(result)
+
+
+def exit_with(result: R, code: int, printer: Callable[[R], None], *, as_json: bool) -> NoReturn:
+    """Print ``result`` as JSON with its ``exit_code`` (``--json``) or with ``printer``, and
+    exit with ``code``."""
+    if as_json:
+        emit_json(result.to_dict() | {"exit_code": code})
+    else:
+        printer(result)
+    raise typer.Exit(code)
 
 
 #: Extensions of the files veracity reads; a value ending in one is taken for a file name.
@@ -283,6 +322,39 @@ def evidence_sources(
     from veracity.verify.gather import source_chunks, source_documents
 
     return None, source_chunks(source_documents(sources or ()))
+
+
+@dataclasses.dataclass(frozen=True)
+class AnswerInputs:
+    """What ``verify`` and ``repair`` read from their shared options."""
+
+    text: str
+    retriever: Retriever | None
+    chunks: tuple[Chunk, ...]
+    scorer: PairScorer
+    chat: ChatModel | None
+
+
+def answer_inputs(
+    ctx: typer.Context,
+    answer: str,
+    sources: list[Path] | None,
+    index_dir: Path | None,
+    *,
+    mode: str,
+    verifier: str,
+    llm: str | None,
+    model: str | None,
+    command: str,
+) -> AnswerInputs:
+    """The answer, its evidence (``--sources`` or ``--index``), the verifier and the chat model
+    (``--llm``, if given) of ``command``, read in that order (the first bad one raises)."""
+    sources = more_sources(sources, ctx.args, command=command)
+    retriever, chunks = evidence_sources(sources, index_dir, mode=mode, command=command)
+    text = read_text_or_file(answer, "--answer")
+    scorer = models_of(ctx).verifier(verifier)
+    chat = None if llm is None else models_of(ctx).chat(llm, model, scorer)
+    return AnswerInputs(text, retriever, chunks, scorer, chat)
 
 
 def _root() -> None:

@@ -12,15 +12,15 @@ from veracity.cli import printers
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
+    IndexOption,
     IndexSearchOption,
     VerifierOption,
+    answer_inputs,
+    answer_option,
     choice_list,
-    emit_json,
-    evidence_sources,
+    exit_with,
     fail,
-    models_of,
-    more_sources,
-    read_text_or_file,
+    sources_option,
 )
 from veracity.errors import VeracityError, check_choice
 
@@ -35,21 +35,9 @@ def repair_exit_code(result: RepairResult) -> int:
 
 def repair_command(
     ctx: typer.Context,
-    answer: Annotated[
-        str,
-        typer.Option(help="the answer to repair: a file, the text itself, or - for standard input"),
-    ],
-    sources: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--sources",
-            help="source files or folders to repair against (txt, md, html, pdf, "
-            "jsonl): --sources A B C, or --sources A --sources B",
-        ),
-    ] = None,
-    index_dir: Annotated[
-        Path | None, typer.Option("--index", help="index folder to retrieve evidence from")
-    ] = None,
+    answer: Annotated[str, answer_option("repair")],
+    sources: Annotated[list[Path] | None, sources_option("repair")] = None,
+    index_dir: IndexOption = None,
     question: Annotated[str | None, typer.Option(help="the question the answer replies to")] = None,
     policy: Annotated[
         str,
@@ -102,28 +90,29 @@ def repair_command(
     try:
         chosen_policy = check_policy(policy)
         query_mode = check_choice("query", query, QUERY_MODES)
-        sources = more_sources(sources, ctx.args, command="repair")
-        retriever, chunks = evidence_sources(sources, index_dir, mode=mode, command="repair")
-        text = read_text_or_file(answer, "--answer")
-        scorer = models_of(ctx).verifier(verifier)
-        chat = None if llm is None else models_of(ctx).chat(llm, model, scorer)
+        given = answer_inputs(
+            ctx,
+            answer,
+            sources,
+            index_dir,
+            mode=mode,
+            verifier=verifier,
+            llm=llm,
+            model=model,
+            command="repair",
+        )
         repairer = make_repairer(
-            scorer,
-            retriever=retriever,
-            sources=chunks,
+            given.scorer,
+            retriever=given.retriever,
+            sources=given.chunks,
             policy=chosen_policy,
-            chat=chat,
+            chat=given.chat,
             query=query_mode,
             k=k,
             tau=tau,
             refuse_below=refuse_below,
         )
-        result = repairer.run(text, question=question)
+        result = repairer.run(given.text, question=question)
     except VeracityError as exc:
         raise fail(exc) from exc
-    code = repair_exit_code(result)
-    if as_json:
-        emit_json(result.to_dict() | {"exit_code": code})
-        raise typer.Exit(code)
-    printers.print_repair(result)
-    raise typer.Exit(code)
+    exit_with(result, repair_exit_code(result), printers.print_repair, as_json=as_json)

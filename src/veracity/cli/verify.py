@@ -12,36 +12,25 @@ from veracity.cli import printers
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
+    IndexOption,
     IndexSearchOption,
     VerifierOption,
+    answer_inputs,
+    answer_option,
     choice_list,
-    emit_json,
-    evidence_sources,
+    exit_with,
     fail,
     models_of,
-    more_sources,
-    read_text_or_file,
+    sources_option,
 )
 from veracity.errors import InputError, VeracityError, check_choice
 
 
 def verify_command(
     ctx: typer.Context,
-    answer: Annotated[
-        str,
-        typer.Option(help="the answer to check: a file, the text itself, or - for standard input"),
-    ],
-    sources: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--sources",
-            help="source files or folders to check against (txt, md, html, pdf, "
-            "jsonl): --sources A B C, or --sources A --sources B",
-        ),
-    ] = None,
-    index_dir: Annotated[
-        Path | None, typer.Option("--index", help="index folder to retrieve evidence from")
-    ] = None,
+    answer: Annotated[str, answer_option("check")],
+    sources: Annotated[list[Path] | None, sources_option("check")] = None,
+    index_dir: IndexOption = None,
     question: Annotated[
         str | None,
         typer.Option(help="the question the answer replies to (needed by the consistency layer)"),
@@ -128,11 +117,18 @@ def verify_command(
     try:
         query_mode = check_choice("query", query, QUERY_MODES)
         evidence_window = check_choice("window", window, WINDOWS)
-        sources = more_sources(sources, ctx.args, command="verify")
-        retriever, chunks = evidence_sources(sources, index_dir, mode=mode, command="verify")
-        text = read_text_or_file(answer, "--answer")
-        scorer = models_of(ctx).verifier(verifier)
-        chat = None if llm is None else models_of(ctx).chat(llm, model, scorer)
+        given = answer_inputs(
+            ctx,
+            answer,
+            sources,
+            index_dir,
+            mode=mode,
+            verifier=verifier,
+            llm=llm,
+            model=model,
+            command="verify",
+        )
+        scorer, chat = given.scorer, given.chat
         detector = None if spans is None else models_of(ctx).spans(spans)
         names = tuple(part.strip() for part in layers.split(",") if part.strip())
         consistency = None
@@ -155,8 +151,8 @@ def verify_command(
         )
         pipeline = make_answer_verifier(
             scorer,
-            retriever=retriever,
-            sources=chunks,
+            retriever=given.retriever,
+            sources=given.chunks,
             layers=names,
             rule=combiner,
             chat=chat,
@@ -169,12 +165,8 @@ def verify_command(
             window=evidence_window,
             spans=detector,
         )
-        report = pipeline.run(text, question=question)
+        report = pipeline.run(given.text, question=question)
     except VeracityError as exc:
         raise fail(exc) from exc
     code = EXIT_PARTIAL if report.failures else EXIT_OK
-    if as_json:
-        emit_json(report.to_dict() | {"exit_code": code})
-        raise typer.Exit(code)
-    printers.print_report(report)
-    raise typer.Exit(code)
+    exit_with(report, code, printers.print_report, as_json=as_json)
