@@ -25,6 +25,7 @@ from veracity.evaluate.classification import balanced_accuracy, roc_auc
 from veracity.train.aligner import add_aligner
 from veracity.train.data.contrast import suite_half
 from veracity.train.export import ExportReport, export_checkpoint
+from veracity.train.reimport import exported_training
 from veracity.train.trainer import LABELS, NOT_SUPPORTED, Row, fitting_rows, read_rows
 from veracity.types import PairScore
 from veracity.verifiers.combiner import SUPPORT_BALANCED, fit_three_way
@@ -357,8 +358,6 @@ def _run_chain(state: dict[str, Any]) -> list[dict[str, Any]]:
         folder = Path(chain[0]["config"]["init_from"])
         parent = folder / "state.json"
         if not parent.is_file() and (folder / "model.onnx").is_file():
-            from veracity.train.reimport import exported_training
-
             exported = json.loads((folder / "config.json").read_text())
             chain.insert(0, exported_training(exported, folder))
             continue

@@ -284,11 +284,7 @@ def load_classifier(
     tokenizer and returns how many tokens the model's input format adds to a (premise, claim)
     pair, so that the evidence windows leave room for them. ``tokens`` loads a token
     classifier (one label per token)."""
-    if model_id.startswith(("/", "./", "../", "~")) and not Path(model_id).expanduser().is_dir():
-        raise ModelError(
-            f"{model_id}: no such folder; give the folder of a saved model "
-            "(config.json, the weights and the tokenizer files) or a hub model id"
-        )
+    check_model_folder(model_id)
     torch = require("torch", extra="hf", purpose=purpose)
     transformers = require("transformers", extra="hf", purpose=purpose)
     options = {"revision": revision, "local_files_only": local_files_only}
@@ -305,12 +301,6 @@ def load_classifier(
         )
         model = auto.from_pretrained(model_id, **options)
     except (OSError, ValueError) as exc:
-        fix = (
-            "It is looked up in the local Hugging Face cache only: give a local folder "
-            "(hf:/path/to/model), or in Python pass local_files_only=False to download it."
-            if local_files_only
-            else "Check the model id, the revision and the network."
-        )
         kind = (
             "sequence-to-sequence"
             if seq2seq is not None
@@ -318,8 +308,8 @@ def load_classifier(
             if tokens
             else "sequence-classification"
         )
-        raise ModelError(
-            f"cannot load {model_id!r} (revision {revision}) as a {kind} model: {exc}. {fix}"
+        raise load_failure(
+            model_id, revision, f"as a {kind} model", exc, local_files_only=local_files_only
         ) from exc
     config = model.config
     id2label = dict(config.id2label)
@@ -347,13 +337,7 @@ def load_classifier(
     )
     usable = window - max(0, added - SPECIAL_TOKENS)
     selector = EvidenceSelector(max_tokens=usable, strategy=strategy, tokenizer=tokenizer)
-    try:
-        model = model.to(device).eval()
-    except (RuntimeError, AssertionError) as exc:  # torch built without that device
-        raise ModelError(
-            f"cannot move {model_id} to device {device!r}: {exc}. "
-            'Pass device="cpu" or a device this torch build supports'
-        ) from exc
+    model = on_device(model, model_id, device)
     return Classifier(
         model_id=model_id,
         version=revision or getattr(config, "_commit_hash", None) or "local",
@@ -369,6 +353,52 @@ def load_classifier(
         tokens=tokens,
         decoder_start=int(getattr(config, "decoder_start_token_id", None) or 0),
     )
+
+
+def check_model_folder(model_id: str) -> None:
+    """Refuse a model id that names a local path (``/``, ``./``, ``../``, ``~``) with no folder
+    there, before anything is imported or looked up."""
+    if model_id.startswith(("/", "./", "../", "~")) and not Path(model_id).expanduser().is_dir():
+        raise ModelError(
+            f"{model_id}: no such folder; give the folder of a saved model "
+            "(config.json, the weights and the tokenizer files) or a hub model id"
+        )
+
+
+def load_failure(
+    model_id: str,
+    revision: str | None,
+    how: str,
+    exc: Exception,
+    *,
+    local_files_only: bool,
+    scheme: str = "hf",
+    note: str = "",
+) -> ModelError:
+    """The error for a model transformers could not load ``how`` (e.g. "as a
+    sequence-classification model"), with what to do: a local folder or a download when only
+    the local cache was searched, else the id, revision and network. ``note`` is added to the
+    cache hint."""
+    fix = (
+        "It is looked up in the local Hugging Face cache only: give a local folder "
+        f"({scheme}:/path/to/model), or in Python pass local_files_only=False to download it."
+        + (f" {note}" if note else "")
+        if local_files_only
+        else "Check the model id, the revision and the network."
+    )
+    return ModelError(f"cannot load {model_id!r} (revision {revision}) {how}: {exc}. {fix}")
+
+
+def on_device(model: Any, model_id: str, device: str) -> Any:
+    """``model`` moved to ``device`` in evaluation mode, or an error that says which devices
+    work."""
+    try:
+        return model.to(device).eval()
+    except (RuntimeError, AssertionError) as exc:  # torch built without that device
+        raise ModelError(
+            f"cannot move {model_id} to device {device!r}: {exc}. "
+            'Pass device="cpu" or a device this torch build supports'
+        ) from exc
 
 
 def own_code(

@@ -32,7 +32,13 @@ from veracity._deps import require
 from veracity.errors import ModelError, OptionError
 from veracity.types import PairScore, PairScores, Span
 from veracity.verifiers.base import check_pairs, strip_control_tokens
-from veracity.verifiers.hf import check_hf_options, own_code
+from veracity.verifiers.hf import (
+    check_hf_options,
+    check_model_folder,
+    load_failure,
+    on_device,
+    own_code,
+)
 
 __all__ = ["RemoteCodeVerifier"]
 
@@ -84,11 +90,7 @@ class RemoteCodeVerifier:
         if self._model is not None:
             return self
         model_id = self.model_id
-        if (
-            model_id.startswith(("/", "./", "../", "~"))
-            and not Path(model_id).expanduser().is_dir()
-        ):
-            raise ModelError(f"{model_id}: no such folder; give a saved model's folder or a hub id")
+        check_model_folder(model_id)
         require("torch", extra="hf", purpose=_PURPOSE)
         transformers = require("transformers", extra="hf", purpose=_PURPOSE)
         options: dict[str, Any] = {
@@ -111,17 +113,15 @@ class RemoteCodeVerifier:
                 model_id, trust_remote_code=True, **options
             )
         except (OSError, ValueError, ImportError) as exc:
-            fix = (
-                "It is looked up in the local Hugging Face cache only: give a local folder "
-                "(hf-code:/path/to/model), or in Python pass local_files_only=False to download "
-                "it. A model's code may itself fetch files (HHEM-2.1-open reads "
-                "google/flan-t5-base's tokenizer): have them in the cache too."
-                if self.local_files_only
-                else "Check the model id, the revision and the network."
-            )
-            raise ModelError(
-                f"cannot load {model_id!r} (revision {self.revision}) with its own code: "
-                f"{exc}. {fix}"
+            raise load_failure(
+                model_id,
+                self.revision,
+                "with its own code",
+                exc,
+                local_files_only=self.local_files_only,
+                scheme="hf-code",
+                note="A model's code may itself fetch files (HHEM-2.1-open reads "
+                "google/flan-t5-base's tokenizer): have them in the cache too.",
             ) from exc
         if not callable(getattr(model, "predict", None)):
             raise ModelError(
@@ -129,14 +129,7 @@ class RemoteCodeVerifier:
                 "RemoteCodeVerifier calls; for a model that only returns logits, use "
                 f"hf:{model_id} with a label preset"
             )
-        try:
-            model = model.to(self.device).eval()
-        except (RuntimeError, AssertionError) as exc:  # torch built without that device
-            raise ModelError(
-                f"cannot move {model_id} to device {self.device!r}: {exc}. "
-                'Pass device="cpu" or a device this torch build supports'
-            ) from exc
-        self._model = model
+        self._model = on_device(model, model_id, self.device)
         self._version = self.revision or getattr(model.config, "_commit_hash", None) or "local"
         return self
 
