@@ -9,7 +9,10 @@ without the claim or special tokens), each pair with its own premise and a real 
 sentence as the claim; pairs go through ``run`` in batches of 64; a length's figure is the
 median of 3 runs. The warm-up and every run get premises and claims of their own, so a scorer
 that caches what it has read (``align`` keeps recent premises) is timed on text it has not
-seen.
+seen. With ``--batches 1,8,32`` each embedded scorer is also timed with ``per_row``
+activations at that many pairs per forward pass (rows ``NAME#per_row/B``): the path whose
+scores do not depend on the batch; the plain row is the shipped default (``per_tensor``, one
+pair per pass).
 
 The reference is a model of MiniCheck-Flan-T5-L's size: a T5 built from flan-t5-large's
 published configuration with random weights (nothing downloaded), in torch on 2 threads, timed
@@ -123,18 +126,57 @@ def premises_of_length(text: str, tokens: int, count: int) -> list[str]:
 # --- workers (run in a subprocess each) -------------------------------------------------------
 
 
-def build_inputs(lengths: Sequence[int], runs: int) -> dict[str, dict[str, list[str]]]:
+def _pairs(tokens: int, batches: Sequence[int]) -> int:
+    """Pairs timed per run: :data:`PAIRS`, or two of the largest batch if that is more."""
+    return max(PAIRS.get(tokens, 16), 2 * max(batches, default=0))
+
+
+def build_inputs(
+    lengths: Sequence[int], runs: int, batches: Sequence[int] = ()
+) -> dict[str, dict[str, list[str]]]:
     """Premises and claims per length, made once in the parent so workers hold only these: the
-    first :data:`WARM_UP` pairs for the warm-up, then ``PAIRS[length]`` fresh pairs per run."""
+    first :data:`WARM_UP` pairs for the warm-up, then :func:`_pairs` fresh pairs per run."""
     text, claims = _corpus()
     inputs = {}
     for tokens in lengths:
-        count = WARM_UP + PAIRS.get(tokens, 16) * runs
+        count = WARM_UP + _pairs(tokens, batches) * runs
         inputs[str(tokens)] = {
             "premises": premises_of_length(text, tokens, count),
             "claims": [claims[i % len(claims)] for i in range(count)],
         }
     return inputs
+
+
+def _scorer(name: str, threads: int) -> Any:
+    """The loaded scorer of ``name``; ``NAME#ACTIVATIONS/BATCH`` is an embedded verifier with
+    those activations and pairs per forward pass (see :func:`with_batches`)."""
+    from verifier import make_scorer
+
+    name, _, mode = name.partition("#")
+    if not mode:
+        return make_scorer(name, threads)
+    from veracity.assets import VERIFIER_DIR
+    from veracity.verifiers.embedded import EmbeddedVerifier
+
+    activations, _, batch = mode.partition("/")
+    path = name.partition(":")[2]
+    return EmbeddedVerifier(
+        model_dir=path or VERIFIER_DIR,
+        threads=threads,
+        activations=activations,  # type: ignore[arg-type]
+        batch_size=int(batch),
+    ).load()
+
+
+def with_batches(names: Sequence[str], batches: Sequence[int]) -> list[str]:
+    """Each embedded scorer as shipped (``per_tensor``, one pair per pass), then with
+    ``per_row`` activations at each of ``batches`` pairs per pass (its batch-invariant path)."""
+    out: list[str] = []
+    for name in names:
+        out.append(name)
+        if batches and name.partition(":")[0] == "embedded":
+            out += [f"{name}#per_row/{batch}" for batch in batches]
+    return out
 
 
 def _time_scorer(
@@ -143,10 +185,10 @@ def _time_scorer(
     runs: int,
     inputs: dict[str, dict[str, list[str]]],
 ) -> dict[str, Any]:
-    from verifier import UnavailableError, make_scorer
+    from verifier import UnavailableError
 
     try:
-        scorer = make_scorer(name, threads)
+        scorer = _scorer(name, threads)
     except UnavailableError as exc:
         return {"skipped": " ".join(str(exc).split())}
     figures: dict[str, Any] = {"model_id": scorer.model_id, "pairs_per_s": {}, "run_seconds": {}}
@@ -310,6 +352,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=lambda text: [int(part) for part in text.split(",")],
     )
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--batches",
+        default="",
+        type=lambda text: [int(part) for part in text.split(",") if part],
+        help="also time each embedded scorer with per_row activations at these pairs per "
+        "forward pass, e.g. 1,8,32",
+    )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument(
         "--no-reference",
@@ -323,20 +372,25 @@ def main(argv: Sequence[str] | None = None) -> None:
         worker(args.worker, args.threads, args.runs, args.inputs)
         return
 
-    names = [name.strip() for name in args.scorers.split(",") if name.strip()]
+    names = with_batches(
+        [name.strip() for name in args.scorers.split(",") if name.strip()], args.batches
+    )
     if not args.no_reference:
         names.append(REFERENCE)
     figures: dict[str, Any] = {
         "threads": args.threads,
         "runs": args.runs,
         "lengths": args.lengths,
-        "pairs": PAIRS,
+        "pairs": {n: _pairs(n, args.batches) for n in args.lengths},
+        "batches": args.batches,
         "load_average": round(os.getloadavg()[0], 2),
         "scorers": {},
     }
     with tempfile.TemporaryDirectory() as folder:
         inputs = Path(folder) / "inputs.json"
-        inputs.write_text(json.dumps(build_inputs(args.lengths, args.runs)), encoding="utf-8")
+        inputs.write_text(
+            json.dumps(build_inputs(args.lengths, args.runs, args.batches)), encoding="utf-8"
+        )
         for name in names:
             print(f"timing {name} ...", file=sys.stderr, flush=True)
             figures["scorers"][name] = run_worker(name, args, inputs)

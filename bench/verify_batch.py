@@ -9,7 +9,10 @@ space) with the documents of ``docs/docs-webgpt.json`` for its question as the l
 times under new ids. Every engine verifies the same file with the shipped verifier and the
 default layers (nli, knowledge) into a fresh output; the wall time includes starting the
 workers and loading their models (and, for Ray, starting Ray). The records of the three runs
-are compared field by field, timings left out. Dense indexing embeds the passages of the same
+are compared field by field, timings left out. The same pipeline runs twice more in one
+process: with ``--verifier lexical`` (what the shipped verifier costs over word overlap), and
+as the old path (the verifier shipped at ``--old-commit``, extracted with ``git archive``, read
+with ``--old-window``). Dense indexing embeds the passages of the same
 documents, all of the dev half's (the chunker's default 160-token passages), with the shipped
 MiniLM.
 """
@@ -17,11 +20,14 @@ MiniLM.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import math
 import os
 import shlex
+import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from functools import partial
@@ -39,6 +45,7 @@ from veracity.batch.engines import Engine, default_workers
 from veracity.batch.log import ResultLog
 from veracity.corpus.index_dir import IndexDir
 from veracity.corpus.indexer import Indexer
+from veracity.defaults import EvidenceWindow
 from veracity.retrieve.bm25 import BM25Builder
 from veracity.retrieve.dense import DENSE_VECTORS, DenseBuilder
 from veracity.retrieve.open import open_retriever
@@ -46,6 +53,7 @@ from veracity.train.data.locations import data_root
 from veracity.types import Document
 from veracity.verify import make_verifier
 
+ROOT = Path(__file__).resolve().parent.parent
 DATA = data_root() / "lfqa_verification_dev"
 STAGES = ("claims", "evidence", "nli", "knowledge")
 
@@ -103,9 +111,14 @@ def _stage_seconds(path: Path) -> dict[str, float]:
 
 
 def run_verify(
-    name: str, engine: Engine, source: Path, folder: Path, verifier: str = defaults.VERIFIER
+    name: str,
+    engine: Engine,
+    source: Path,
+    folder: Path,
+    verifier: str = defaults.VERIFIER,
+    window: EvidenceWindow = defaults.NLI_WINDOW,
 ) -> dict[str, Any]:
-    settings = VerifySettings(partial(make_verifier, verifier))
+    settings = VerifySettings(partial(make_verifier, verifier), window=window)
     out = folder / f"{name}.jsonl"
     start = time.perf_counter()
     summary = VerifyBatch(settings, engine).run(source, out)
@@ -125,6 +138,18 @@ def run_verify(
         "output_bytes": out.stat().st_size,
         "out": str(out),
     }
+
+
+def old_verifier(commit: str, folder: Path) -> str:
+    """The verifier that shipped at ``commit``, extracted from git into ``folder``: the
+    ``embedded:DIR`` name that loads it."""
+    tree = "src/veracity/assets/verifier"
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", commit, tree], check=True, capture_output=True
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(folder, filter="data")
+    return f"embedded:{folder / tree}"
 
 
 def write_ceiling(path: Path, folder: Path) -> dict[str, float]:
@@ -253,6 +278,7 @@ def table(
     plan: dict[str, Any],
     meta: dict[str, Any],
     lexical: dict[str, Any],
+    old: dict[str, Any],
 ) -> str:
     rows = [
         "| engine | workers | answers | claims | wall s | answers/s | claims/s |",
@@ -270,6 +296,11 @@ def table(
         f"The same pipeline in 1 process with `--verifier lexical` (word overlap): "
         f"{lexical['claims_per_s']:.2f} claims/s in {lexical['wall_s']:.1f} s; the shipped "
         f"verifier runs at {one['claims_per_s'] / lexical['claims_per_s']:.2f} of its rate.",
+        "",
+        f"The old path in 1 process (the verifier shipped at commit {old['commit']}, "
+        f"{old['window']} window, on today's code): {old['claims_per_s']:.2f} claims/s in "
+        f"{old['wall_s']:.1f} s; today's path runs at "
+        f"{one['claims_per_s'] / old['claims_per_s']:.1f}x its rate.",
     ]
     pool, ray = runs["local pool"], runs["Ray Data"]
     overhead = ray["wall_s"] / pool["wall_s"] - 1
@@ -332,6 +363,15 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=24, help="distinct LFQA answers")
     parser.add_argument("--repeat", type=int, default=2, help="copies of each answer")
     parser.add_argument("--workers", type=int, default=default_workers())
+    parser.add_argument(
+        "--old-commit",
+        default="9cf5f9b",
+        help="commit whose shipped verifier is the old path's (9cf5f9b: 0.4.0, with its "
+        "aligner, shipped when the Speed issue measured 0.75 claims/s)",
+    )
+    parser.add_argument(
+        "--old-window", default="passage", choices=["passage", "claim"], help="its NLI window"
+    )
     args = parser.parse_args()
     load = os.getloadavg()[0]
     began = time.time()
@@ -347,6 +387,15 @@ def main() -> None:
         }
         # the same pipeline with word overlap for a verifier: what the shipped one costs
         lexical = run_verify("lexical", LocalPool(workers=1), source, folder, "lexical")
+        # the old path: the verifier of --old-commit, read --old-window by --old-window
+        old = run_verify(
+            "old",
+            LocalPool(workers=1),
+            source,
+            folder,
+            old_verifier(args.old_commit, folder / "old"),
+            args.old_window,
+        )
         records = [_records(Path(run["out"])) for run in runs.values()]
         identical = all(other == records[0] for other in records[1:])
         write = write_ceiling(Path(runs["local pool"]["out"]), folder)
@@ -367,7 +416,7 @@ def main() -> None:
         ]
         meta_vectors = all(np.array_equal(vectors[0], other) for other in vectors[1:])
         search = search_cost(Path(index["1 process"]["index"]), Path(runs["local pool"]["out"]))
-    for run in [*runs.values(), *index.values(), lexical]:
+    for run in [*runs.values(), *index.values(), lexical, old]:
         run.pop("out", None)
         run.pop("index", None)
     plan = projection(runs, write, search)
@@ -384,13 +433,19 @@ def main() -> None:
         "input": meta,
         "verify": runs,
         "lexical": lexical,
+        "old": old | {"commit": args.old_commit, "window": args.old_window},
         "index": index,
         "writer": write,
         "search": search,
         "projection": plan,
     }
     command = "python bench/verify_batch.py " + shlex.join(sys.argv[1:])
-    write_result("verify_batch", figures, table(runs, index, plan, meta, lexical), command.strip())
+    write_result(
+        "verify_batch",
+        figures,
+        table(runs, index, plan, meta, lexical, figures["old"]),
+        command.strip(),
+    )
 
 
 if __name__ == "__main__":
