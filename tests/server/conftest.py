@@ -106,7 +106,9 @@ def settings_for(
     **limits: Any,
 ) -> Settings:
     """Settings over the test index with fake models (the CLI's factories, as build_app);
-    ``spans``: the span detector of every verify request."""
+    ``spans``: the span detector of every verify request. One worker unless ``limits`` say
+    otherwise, whatever the machine's cores, so that tests of the queue hold everywhere."""
+    limits.setdefault("workers", 1)
     made_scorer = scorer or SlowScorer()
     made_chat = chat or FixedChat()
 

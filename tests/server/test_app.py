@@ -937,3 +937,66 @@ def test_the_page_takes_its_verdict_colours_from_the_shared_stylesheet(index_dir
     assert css.headers["content-type"].startswith("text/css")
     assert css.text == VERDICTS_CSS.read_text(encoding="utf-8")
     assert ".sentence.verdict-contradicted" in css.text
+
+
+class CountingScorer(SlowScorer):
+    """A slow scorer that records how many of its calls ran at once."""
+
+    def __init__(self, delay: float) -> None:
+        import threading
+
+        super().__init__(delay)
+        self.running = 0
+        self.most = 0
+        self._lock = threading.Lock()
+
+    def run(self, premises: Any, hypotheses: Any) -> Any:
+        with self._lock:
+            self.running += 1
+            self.most = max(self.most, self.running)
+        try:
+            return super().run(premises, hypotheses)
+        finally:
+            with self._lock:
+                self.running -= 1
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_workers_bound_the_model_jobs_at_once(index_dir: Path, workers: int) -> None:
+    body = {"pairs": [{"premise": "a", "claim": "b"}]}
+    scorer = CountingScorer(delay=0.6)
+
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        return list(await asyncio.gather(*(client.post("/v1/check", json=body) for _ in range(3))))
+
+    replies = serve(settings_for(index_dir, scorer=scorer, workers=workers), work)
+    assert [reply.status_code for reply in replies] == [200, 200, 200]
+    assert scorer.most == workers
+
+
+def test_overload_counts_the_running_workers(index_dir: Path) -> None:
+    body = {"pairs": [{"premise": "a", "claim": "b"}]}
+
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        held = [asyncio.create_task(client.post("/v1/check", json=body)) for _ in range(3)]
+        await asyncio.sleep(0.4)  # two run, one waits (queue = 1)
+        extra = await client.post("/v1/check", json=body)
+        return [*(await asyncio.gather(*held)), extra]
+
+    *held, extra = serve(
+        settings_for(index_dir, scorer=SlowScorer(delay=1.0), queue=1, workers=2), work
+    )
+    assert [reply.status_code for reply in held] == [200, 200, 200]
+    assert extra.status_code == 503
+    assert extra.json()["error"]["message"] == (
+        "the server is busy (3 requests running or waiting, limit queue = 1); retry after 5 s"
+    )
+
+
+def test_workers_default_to_one_per_two_cores() -> None:
+    from veracity.server.gate import serve_workers
+    from veracity.server.settings import Limits
+
+    assert Limits().workers == serve_workers() >= 1
+    with pytest.raises(OptionError, match="workers"):
+        Limits(workers=0)

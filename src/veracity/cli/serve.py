@@ -64,6 +64,13 @@ def serve(
         ),
     ] = 500,
     queue: Annotated[int, typer.Option(help="requests that may wait; more get 503")] = 32,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            help="model jobs that run at once, sharing the loaded models (default: one per two "
+            "cores)"
+        ),
+    ] = None,
     body_seconds: Annotated[
         float,
         typer.Option(
@@ -109,7 +116,12 @@ def serve(
             rerank_depth=rerank_depth,
             spans=spans,
             limits=Limits(
-                seconds=seconds, queue=queue, claims=claims, pairs=pairs, body_seconds=body_seconds
+                seconds=seconds,
+                queue=queue,
+                claims=claims,
+                pairs=pairs,
+                body_seconds=body_seconds,
+                **({} if workers is None else {"workers": workers}),
             ),
             models=models_of(ctx),
             allowed_hosts=tuple(allowed_host or ()),

@@ -369,7 +369,11 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     ``settings.models`` instead, which is what ``veracity serve`` does with the real ones).
     """
     served = service or Service(settings)
-    gate = Gate(queue=settings.limits.queue, seconds=settings.limits.seconds)
+    gate = Gate(
+        queue=settings.limits.queue,
+        seconds=settings.limits.seconds,
+        workers=settings.limits.workers,
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -1,8 +1,12 @@
-"""One model job at a time, a bounded queue, a time limit, and stopping work nobody reads.
+"""A pool of model jobs sized to the machine, a bounded queue, a time limit, and stopping work
+nobody reads.
 
-The models (ONNX sessions, tokenizers, a llama.cpp context) run in worker threads, one job at a
-time: they are not made to be shared between threads, and on a small CPU two jobs at once only
-share the same cores. Only model work comes here: a request is checked (its limits and budgets)
+The models (ONNX sessions, tokenizers, a llama.cpp context) run in worker threads, at most
+``workers`` jobs at once (by default one per two cores, :func:`serve_workers`: on a small CPU
+two jobs at once only share the same cores, while on a larger one a short request need not wait
+behind a long one). The jobs share the loaded models: onnxruntime sessions and tokenizers are
+safe to call from several threads, and the llama.cpp chat model takes one generation at a time
+(its own lock). Only model work comes here: a request is checked (its limits and budgets)
 before it queues, so a refusal never waits behind another request's work. A request waits in a
 queue of at most ``queue``; one more gets 503 with ``Retry-After``.
 
@@ -10,14 +14,15 @@ Each job gets a :class:`~veracity.server.stop.Stop`. While it waits or runs, the
 every ``tick`` seconds at whether its client is still there and whether its time is up; when
 either fails, it sets the stop (the work stops at its next batch, see
 :mod:`veracity.server.stop`) and answers at once: 408 when the time ran out, 499 when the client
-left (nobody reads that one). The job keeps its turn until its worker has stopped, so two jobs
-never run at once. A streamed job also stops when its reader leaves: the worker closes its
-iterator after the item it is making.
+left (nobody reads that one). The job keeps its turn until its worker has stopped, so no more
+than ``workers`` jobs ever run at once. A streamed job also stops when its reader leaves: the
+worker closes its iterator after the item it is making.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, TypeVar
@@ -25,19 +30,36 @@ from typing import Any, TypeVar
 from veracity.server.errors import ServiceError
 from veracity.server.stop import Stop
 
-__all__ = ["Gate", "Gone"]
+__all__ = ["Gate", "Gone", "serve_workers"]
 
 T = TypeVar("T")
 #: ``await gone()`` says whether the request's client has left (``Request.is_disconnected``).
 Gone = Callable[[], Awaitable[bool]]
 
 
+def serve_workers(cores: int | None = None) -> int:
+    """Model jobs at once on a machine of ``cores`` (this one's by default): one per two cores,
+    at least one.
+
+    >>> serve_workers(2), serve_workers(8), serve_workers(1)
+    (1, 4, 1)
+    """
+    return max(1, (cores or os.cpu_count() or 1) // 2)
+
+
 class Gate:
-    """Admits model jobs one at a time (see the module docstring)."""
+    """Admits at most ``workers`` model jobs at once (see the module docstring)."""
 
     def __init__(
-        self, *, queue: int, seconds: float, retry_after: int = 5, tick: float = 0.25
+        self,
+        *,
+        queue: int,
+        seconds: float,
+        workers: int = 1,
+        retry_after: int = 5,
+        tick: float = 0.25,
     ) -> None:
+        self.workers = workers
         self.queue = queue
         self.seconds = seconds
         self.retry_after = retry_after
@@ -50,7 +72,7 @@ class Gate:
     def _semaphore(self) -> asyncio.Semaphore:
         loop = asyncio.get_running_loop()
         if self._turn is None or self._loop is not loop:  # made in the loop that serves
-            self._turn, self._loop = asyncio.Semaphore(1), loop
+            self._turn, self._loop = asyncio.Semaphore(self.workers), loop
         return self._turn
 
     def time_limit(self) -> ServiceError:
@@ -68,7 +90,7 @@ class Gate:
         """Wait for this request's turn; returns its deadline (``loop.time()``). Raises 503
         when the queue is full, 408 when the turn does not come within the time limit and 499
         when the client leaves while it waits (it then leaves the queue)."""
-        if self.pending >= 1 + self.queue:
+        if self.pending >= self.workers + self.queue:
             raise ServiceError(
                 503,
                 "overloaded",

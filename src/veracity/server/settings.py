@@ -19,6 +19,7 @@ from pathlib import Path
 from veracity import defaults
 from veracity.errors import OptionError
 from veracity.models import Models
+from veracity.server.gate import serve_workers
 
 __all__ = ["LOOPBACK_NAMES", "Limits", "Settings", "host_name", "is_loopback"]
 
@@ -43,8 +44,9 @@ class Limits:
 
     ``body_seconds``: reading one request's body (a client that declares more bytes than it
     sends, or sends them slowly, is answered 408 instead of holding the connection open);
-    ``queue``: requests waiting while one runs (the models serve one request at a time), beyond
-    which the service answers 503 with ``Retry-After``.
+    ``workers``: model jobs that run at once (by default one per two cores,
+    :func:`~veracity.server.gate.serve_workers`); ``queue``: requests waiting while ``workers``
+    run, beyond which the service answers 503 with ``Retry-After``.
     """
 
     body_bytes: int = 1_000_000
@@ -57,6 +59,7 @@ class Limits:
     seconds: float = 120.0
     body_seconds: float = 10.0
     queue: int = 32
+    workers: int = field(default_factory=serve_workers)
 
     def __post_init__(self) -> None:
         for item in fields(self):
