@@ -53,7 +53,7 @@ def _run(*args: str, app: typer.Typer = APP) -> tuple[int, str, str]:
 
 
 def test_verify_json_reports_each_claim_with_evidence(sources: list[Path]) -> None:
-    args = ["--answer", ANSWER, "--json"]
+    args = ["--answer", ANSWER, "--json", "--window", "passage"]  # each source's own reading
     for path in sources:
         args += ["--sources", str(path)]
     code, out, _ = _run(*args)
@@ -94,6 +94,8 @@ def test_verify_terminal_output_highlights_and_summarises(
         str(sources[2]),
         "--layers",
         "nli",
+        "--window",
+        "passage",
     )
     assert code == 0
     assert "✓ supported" in out
@@ -325,6 +327,8 @@ def test_sources_may_be_folders_read_as_the_index_reads_them(tmp_path: Path) -> 
         str(folder),
         "--layers",
         "nli",
+        "--window",
+        "passage",
         "--json",
     )
     assert code == 0, err

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from veracity import defaults
 from veracity.errors import ClaimTooLongError, InputError, OptionError
 from veracity.testing import ScriptedChatModel
 from veracity.types import Chunk, PairScore, PairScores, Span
@@ -66,7 +67,8 @@ def test_report_labels_each_claim_with_evidence_and_summary() -> None:
         "Honey bees perform a waggle dance. A colony can hold about 90,000 workers. "
         "Bumblebees perform a waggle dance. I hope this helps!"
     )
-    report = make_answer_verifier(scorer, sources=_chunks()).run(answer)
+    # each passage read on its own: one passage's citation, another's anti-citation
+    report = make_answer_verifier(scorer, sources=_chunks(), window="passage").run(answer)
     labels = {v.claim.text: v.label for v in report.verdicts}
     assert labels["Honey bees perform a waggle dance."] == "supported"
     assert labels["Bumblebees perform a waggle dance."] == "contradicted"
@@ -158,7 +160,9 @@ def test_consistency_layer_needs_the_question_and_uses_the_chat_model() -> None:
 
 
 def test_stream_verifies_each_sentence_once_it_is_complete() -> None:
-    verifier = make_answer_verifier(WordScorer(), sources=_chunks(), layers=("nli",))
+    verifier = make_answer_verifier(
+        WordScorer(), sources=_chunks(), layers=("nli",), window="passage"
+    )
     pieces = ["Honey bees perform a wag", "gle dance. Bumblebees perform", " a waggle dance."]
     seen: list[tuple[int, str]] = []
 
@@ -194,7 +198,9 @@ def test_a_claim_longer_than_the_window_is_a_failed_claim_not_a_score() -> None:
         "Honey bees perform a waggle dance. Honey bees perform a waggle dance to show "
         "other workers where food is."
     )
-    report = make_answer_verifier(ShortWindow(), sources=_chunks(), layers=("nli",)).run(answer)
+    report = make_answer_verifier(
+        ShortWindow(), sources=_chunks(), layers=("nli",), window="passage"
+    ).run(answer)
     assert [v.label for v in report.verdicts] == ["supported", "error"]
     failed = report.verdicts[1].layers[0]
     assert failed.error is not None
@@ -220,7 +226,7 @@ def test_a_heading_source_never_makes_a_true_claim_contested() -> None:
         default=None,
     )
     sources = source_chunks(source_documents(texts=[heading, passage]))
-    verifier = make_answer_verifier(scorer, sources=sources, layers=("nli",))
+    verifier = make_answer_verifier(scorer, sources=sources, layers=("nli",), window="passage")
     report = verifier.run(claim)
     verdict = report.verdicts[0]
     assert (verdict.label, verdict.contested, verdict.anti_citations) == ("supported", False, ())
@@ -346,3 +352,13 @@ def test_noisy_or_reads_each_passage_on_its_own_by_default() -> None:
         make_answer_verifier(
             WordScorer(), sources=_chunks(), aggregation="noisy_or", window="claim"
         )
+
+
+def test_by_default_each_claim_is_one_verifier_pair() -> None:
+    answer = "Honey bees perform a waggle dance. A colony can hold about 90,000 workers."
+    scorer = WordScorer()
+    report = make_answer_verifier(scorer, sources=_chunks(), layers=("nli",)).run(answer)
+    assert defaults.NLI_WINDOW == "claim"
+    assert len(report.verdicts) == 2
+    assert scorer.calls == [2]  # one batched call, one (window, claim) pair per claim
+    assert report.calls["verifier_pairs"] == 2

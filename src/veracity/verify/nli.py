@@ -2,16 +2,17 @@
 
 All pairs of an answer go to the verifier in one batched call. ``window`` says what a pair is:
 
-- ``claim``: one pair per claim. Its passages are joined, each its own paragraph, into
-  one premise, and the verifier's evidence selector picks the claim's best sentences across all
-  of them into one window (a passage never shares a sentence with another, since a blank line
-  always ends one). Every passage the window drew on is judged with the window's reading and
-  its own exact spans; a passage it did not draw on was not read and is not in the claim's
-  evidence. One reading per claim instead of one per passage: about k times fewer pairs, but
-  one passage that supports a claim and another that contradicts it get the same reading, so
-  such a claim can no longer be reported with a citation and an anti-citation at once.
-- ``passage`` (``defaults.NLI_WINDOW``): one pair per (passage, claim), each passage read on
-  its own. A claim's support is then aggregated over its passages:
+- ``claim`` (``defaults.NLI_WINDOW``): one pair per claim. Its passages are joined, each its
+  own paragraph, into one premise, and the verifier's evidence selector picks the claim's best
+  sentences across all of them into one window (a passage never shares a sentence with
+  another, since a blank line always ends one). Every passage the window drew on is judged
+  with the window's reading and its own exact spans; a passage it did not draw on was not read
+  and is not in the claim's evidence. One reading per claim instead of one per passage: about
+  k times fewer pairs, but one passage that supports a claim and another that contradicts it
+  get the same reading, so such a claim can no longer be reported with a citation and an
+  anti-citation at once.
+- ``passage``: one pair per (passage, claim), each passage read on its own. A claim's support
+  is then aggregated over its passages:
 
 - ``max`` (default): the best passage's P(supported), as MiniCheck does over chunks;
 - ``noisy_or``: the evidence of several passages combined, ``1 - prod(1 - p_i')`` over the ``k``
