@@ -96,6 +96,15 @@ def test_a_loaded_knowledge_layer_is_used_as_given() -> None:
     assert verifier.knowledge is layer
 
 
+def test_the_consistency_layer_samples_as_the_settings_say() -> None:
+    chat = ScriptedChatModel([])
+    settings = VerifySettings(layers=("nli", "consistency"), samples=3, temperature=0.7)
+    verifier = open_answer_verifier(scorer(), sources=sources(), chat=chat, settings=settings)
+    assert verifier.consistency is not None
+    assert (verifier.consistency.samples, verifier.consistency.temperature) == (3, 0.7)
+    assert verifier.consistency.chat is chat
+
+
 def test_a_chat_model_is_asked_for_where_one_is_used_and_refused_elsewhere() -> None:
     with pytest.raises(OptionError, match="a chat model for 'consistency'"):
         open_answer_verifier(scorer(), settings=VerifySettings(layers=("nli", "consistency")))

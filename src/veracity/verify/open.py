@@ -143,6 +143,9 @@ def open_answer_verifier(
         consistency = ConsistencyLayer(
             chat, scorer, samples=settings.samples, temperature=settings.temperature
         )
+    # The consistency layer holds the chat model it samples; the rest is given it only where
+    # it writes the claims or the questions, so that a chat model nothing uses stays an error.
+    writes = settings.claims == "llm" or settings.query == "question"
     weights = settings.weights
     combiner = LayerCombiner(
         settings.rule,
@@ -155,7 +158,7 @@ def open_answer_verifier(
         sources=sources,
         layers=layers,
         rule=combiner,
-        chat=chat,
+        chat=chat if consistency is None or writes else None,
         claims=settings.claims,
         query=settings.query,
         knowledge=knowledge,
