@@ -252,7 +252,7 @@ def test_nothing_below_the_cli_imports_it() -> None:
     """``to_dict()`` and every result stand on their own: the CLI is an adapter over them.
 
     The service is the other adapter: it takes its model factories (``veracity.models``) and
-    the index's abstainer (``generate.calibration``) from the library, never from the CLI."""
+    the index's search and abstainer (``generate.open``) from the library, never from the CLI."""
     assert _importers_of("cli") == {}
     assert not (PACKAGE / "cli.py").exists()
     assert not (PACKAGE / "render.py").exists()

@@ -13,7 +13,12 @@ from typer.testing import CliRunner
 from veracity import cli
 from veracity.corpus.indexer import Indexer
 from veracity.retrieve.bm25 import BM25Builder
-from veracity.testing import FailingPairScorer, OverlapSpanDetector, TablePairScorer
+from veracity.testing import (
+    FailingPairScorer,
+    OverlapSpanDetector,
+    ScriptedChatModel,
+    TablePairScorer,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -445,3 +450,34 @@ def test_a_span_detector_that_is_no_hf_model_exits_2_with_the_form(sources: list
     assert code == 2
     assert "--spans 'lexical' is not allowed" in err
     assert "hf:<model id or folder>" in err
+
+
+def test_llm_feeds_the_consistency_layer_alone(sources: list[Path]) -> None:
+    # `--layers ...,consistency --llm X` was refused as "a chat model only where one is used":
+    # the command made the layer over the chat model and handed the model on as well
+    chat = ScriptedChatModel(["Honey bees perform a waggle dance."] * 3)
+    app = cli.build_app(
+        cli.Models(verifier=lambda name: TablePairScorer(TABLE), chat=lambda s, m, c: chat)
+    )
+    code, out, err = _run(
+        "--answer",
+        "Honey bees perform a waggle dance.",
+        "--sources",
+        str(sources[0]),
+        "--layers",
+        "nli,consistency",
+        "--llm",
+        "openai:x",
+        "--question",
+        "What do honey bees do?",
+        "--samples",
+        "3",
+        "--json",
+        app=app,
+    )
+    assert code == 0, err
+    payload = json.loads(out)
+    assert payload["layers"] == ["nli", "consistency"]
+    assert [r["layer"] for r in payload["claims"][0]["layers"]] == ["nli", "consistency"]
+    assert len(chat.requests) == 3
+    assert {request.temperature for request in chat.requests} == {1.0}

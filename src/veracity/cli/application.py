@@ -345,10 +345,11 @@ def answer_inputs(
     verifier: str,
     llm: str | None,
     model: str | None,
-    command: str,
 ) -> AnswerInputs:
     """The answer, its evidence (``--sources`` or ``--index``), the verifier and the chat model
-    (``--llm``, if given) of ``command``, read in that order (the first bad one raises)."""
+    (``--llm``, if given) of the running command, read in that order (the first bad one
+    raises)."""
+    command = ctx.command.name or "veracity"
     sources = more_sources(sources, ctx.args, command=command)
     retriever, chunks = evidence_sources(sources, index_dir, mode=mode, command=command)
     text = read_text_or_file(answer, "--answer")

@@ -21,7 +21,7 @@ from veracity.cli.application import (
     models_of,
 )
 from veracity.cli.render import console, errors, show, styled
-from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP, reranked
+from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP, reranker_of
 from veracity.errors import VeracityError
 
 
@@ -84,45 +84,40 @@ def ask(
     sentence (or a repair edit's model reply could not be read); 2 on bad options or a missing
     index.
     """
-    from veracity.generate.ask import Asker
-    from veracity.generate.calibration import index_abstainer
-    from veracity.generate.grounded import GroundedGenerator
-    from veracity.retrieve.open import FallbackRetriever, open_retriever
+    from veracity.generate.open import SearchSettings, open_asker
 
     notes: list[str] = []
     try:
-        retriever = open_retriever(index_dir, mode=mode)
-        if isinstance(retriever, FallbackRetriever):
-            notes.append(retriever.note)
-        scorer = models_of(ctx).verifier(verifier)
-        searched = retriever.name if isinstance(retriever, FallbackRetriever) else mode
-        abstainer = (
-            index_abstainer(
-                index_dir,
-                mode=searched,
-                signal=signal,
-                threshold=threshold,
-                scorer=scorer,
-                notes=notes,
-            )
-            if abstain
-            else None
+        search = SearchSettings(
+            mode=mode,
+            rerank_depth=rerank_depth,
+            abstain=abstain,
+            signal=signal,
+            threshold=threshold,
         )
-        generator = GroundedGenerator(models_of(ctx).chat(llm, model, scorer), scorer, tau=tau)
-        retriever = reranked(ctx, retriever, rerank=rerank, reranker=reranker, depth=rerank_depth)
-        answer = Asker(retriever, generator, k=k, abstainer=abstainer).run(question)
+        models = models_of(ctx)
+        scorer = models.verifier(verifier)
+        asker = open_asker(
+            index_dir,
+            models.chat(llm, model, scorer),
+            scorer,
+            search=search,
+            k=k,
+            tau=tau,
+            reranker=reranker_of(ctx, rerank=rerank, reranker=reranker, depth=rerank_depth),
+        )
+        notes.extend(asker.notes)
+        answer = asker.run(question)
         repaired = None
         if repair and answer.answered and answer.text.strip():
-            from veracity.repair.pipeline import check_policy, make_repairer
+            from veracity.repair.open import RepairSettings, open_repairer
+            from veracity.repair.pipeline import check_policy
 
+            settings = RepairSettings(policy=check_policy(policy), k=k)
             # The extractive backend copies passages: it cannot write questions or edits.
-            chat = (
-                None
-                if llm == "extractive" or policy not in ("revise", "delete")
-                else generator.chat
-            )
-            repairer = make_repairer(
-                scorer, retriever=retriever, chat=chat, k=k, policy=check_policy(policy)
+            chat = asker.generator.chat if settings.uses_chat and llm != "extractive" else None
+            repairer = open_repairer(
+                scorer, retriever=asker.retriever, chat=chat, settings=settings
             )
             blocks = {n: hit.chunk for n, hit in enumerate(answer.sources, start=1)}
             repaired = repairer.run(answer.text, question=question, cited=blocks)

@@ -84,33 +84,27 @@ def repair_command(
     or a claim could not be judged (those claims are left as they are); 2 on bad options or
     unreadable input.
     """
-    from veracity.repair.pipeline import check_policy, make_repairer
+    from veracity.repair.open import RepairSettings, open_repairer
+    from veracity.repair.pipeline import check_policy
     from veracity.verify.questions import QUERY_MODES
 
     try:
-        chosen_policy = check_policy(policy)
-        query_mode = check_choice("query", query, QUERY_MODES)
-        given = answer_inputs(
-            ctx,
-            answer,
-            sources,
-            index_dir,
-            mode=mode,
-            verifier=verifier,
-            llm=llm,
-            model=model,
-            command="repair",
-        )
-        repairer = make_repairer(
-            given.scorer,
-            retriever=given.retriever,
-            sources=given.chunks,
-            policy=chosen_policy,
-            chat=given.chat,
-            query=query_mode,
+        settings = RepairSettings(
+            policy=check_policy(policy),
+            query=check_choice("query", query, QUERY_MODES),
             k=k,
             tau=tau,
             refuse_below=refuse_below,
+        )
+        given = answer_inputs(
+            ctx, answer, sources, index_dir, mode=mode, verifier=verifier, llm=llm, model=model
+        )
+        repairer = open_repairer(
+            given.scorer,
+            retriever=given.retriever,
+            sources=given.chunks,
+            chat=given.chat,
+            settings=settings,
         )
         result = repairer.run(given.text, question=question)
     except VeracityError as exc:

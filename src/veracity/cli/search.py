@@ -12,7 +12,8 @@ from veracity.cli import printers
 from veracity.cli.application import choice_list, models_of, run_and_show
 
 if TYPE_CHECKING:
-    from veracity.retrieve.base import Retriever
+    from veracity.rerankers.base import RelevanceScorer
+    from veracity.types import SearchResult
 
 #: The help of the options ``search`` and ``ask`` share.
 RERANK_HELP = "rerank the first-stage candidates with a cross-encoder (--reranker)"
@@ -23,12 +24,15 @@ DEPTH_HELP = (
 )
 
 
-def reranked(
-    ctx: typer.Context, retriever: Retriever, *, rerank: bool, reranker: str, depth: int | None
-) -> Retriever:
-    """``retriever`` itself, or wrapped in a :class:`RerankingRetriever` with ``--rerank``."""
+def reranker_of(
+    ctx: typer.Context, *, rerank: bool, reranker: str, depth: int | None
+) -> RelevanceScorer | None:
+    """The reranker ``--reranker`` names with ``--rerank``, else ``None``.
+
+    ``--reranker`` and ``--rerank-depth`` choose how to rerank, and ``--rerank`` whether to: it
+    is the command's flags that disagree when either comes without it, so they are checked here.
+    """
     from veracity.errors import InputError
-    from veracity.retrieve.rerank import RerankingRetriever
 
     if not rerank:
         if depth is not None or reranker != defaults.RERANKER:
@@ -37,8 +41,8 @@ def reranked(
                 f"{flag} only applies to a reranked search: add --rerank when "
                 f"{flag} is given, or leave {flag} out"
             )
-        return retriever
-    return RerankingRetriever(retriever, models_of(ctx).reranker(reranker), depth=depth)
+        return None
+    return models_of(ctx).reranker(reranker)
 
 
 def search(
@@ -55,16 +59,11 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Search an index; each passage shows its document, section, page and character span."""
-    from veracity.retrieve.open import open_retriever
+    from veracity.generate.open import SearchSettings, open_search
 
-    run_and_show(
-        lambda: reranked(
-            ctx,
-            open_retriever(index_dir, mode=mode),
-            rerank=rerank,
-            reranker=reranker,
-            depth=rerank_depth,
-        ).run(query, k=k),
-        printers.print_search,
-        as_json=as_json,
-    )
+    def work() -> SearchResult:
+        settings = SearchSettings(mode=mode, rerank_depth=rerank_depth, abstain=False)
+        scorer = reranker_of(ctx, rerank=rerank, reranker=reranker, depth=rerank_depth)
+        return open_search(index_dir, settings=settings, reranker=scorer).retriever.run(query, k=k)
+
+    run_and_show(work, printers.print_search, as_json=as_json)

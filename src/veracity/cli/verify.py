@@ -23,7 +23,7 @@ from veracity.cli.application import (
     models_of,
     sources_option,
 )
-from veracity.errors import InputError, VeracityError, check_choice
+from veracity.errors import VeracityError, check_choice
 
 
 def verify_command(
@@ -107,63 +107,34 @@ def verify_command(
     (whatever the verdicts); 1 when some claims could not be judged because a layer failed; 2
     on bad options or unreadable input.
     """
-    from veracity.verify.consistency import ConsistencyLayer
-    from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer
     from veracity.verify.nli import WINDOWS
-    from veracity.verify.pipeline import make_answer_verifier
+    from veracity.verify.open import VerifySettings, open_answer_verifier
     from veracity.verify.questions import QUERY_MODES
-    from veracity.verify.rules import LayerCombiner, LayerWeights
 
     try:
-        query_mode = check_choice("query", query, QUERY_MODES)
-        evidence_window = check_choice("window", window, WINDOWS)
-        given = answer_inputs(
-            ctx,
-            answer,
-            sources,
-            index_dir,
-            mode=mode,
-            verifier=verifier,
-            llm=llm,
-            model=model,
-            command="verify",
-        )
-        scorer, chat = given.scorer, given.chat
-        detector = None if spans is None else models_of(ctx).spans(spans)
-        names = tuple(part.strip() for part in layers.split(",") if part.strip())
-        consistency = None
-        if "consistency" in names and chat is not None:
-            consistency = ConsistencyLayer(chat, scorer, samples=samples, temperature=temperature)
-        if knowledge_base is not None and "knowledge" not in names:
-            raise InputError(
-                f"--kb {knowledge_base} is read by the knowledge layer: add "
-                f"knowledge to --layers (now {layers})"
-            )
-        knowledge = None
-        if "knowledge" in names:
-            knowledge = KnowledgeLayer(
-                knowledge_base=None
-                if knowledge_base is None
-                else KnowledgeBase.from_file(knowledge_base)
-            )
-        combiner = LayerCombiner(
-            rule, order=names, weights=None if weights is None else LayerWeights.load(weights)
-        )
-        pipeline = make_answer_verifier(
-            scorer,
-            retriever=given.retriever,
-            sources=given.chunks,
-            layers=names,
-            rule=combiner,
-            chat=chat,
+        settings = VerifySettings(
+            layers=layers,
+            rule=rule,
+            weights=weights,
+            knowledge_base=knowledge_base,
             claims="llm" if llm_claims else "rules",
-            query=query_mode,
-            knowledge=knowledge,
-            consistency=consistency,
+            query=check_choice("query", query, QUERY_MODES),
             k=k,
             tau=tau,
-            window=evidence_window,
-            spans=detector,
+            window=check_choice("window", window, WINDOWS),
+            samples=samples,
+            temperature=temperature,
+        )
+        given = answer_inputs(
+            ctx, answer, sources, index_dir, mode=mode, verifier=verifier, llm=llm, model=model
+        )
+        pipeline = open_answer_verifier(
+            given.scorer,
+            retriever=given.retriever,
+            sources=given.chunks,
+            chat=given.chat,
+            spans=None if spans is None else models_of(ctx).spans(spans),
+            settings=settings,
         )
         report = pipeline.run(given.text, question=question)
     except VeracityError as exc:

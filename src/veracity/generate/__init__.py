@@ -1,6 +1,9 @@
 """Grounded generation: numbered context blocks, ``[n]`` citations mapped to exact source
 passages and verified, refusal recognition, and abstention on weak retrieval.
 
+:func:`open_asker` answers from an index folder (see :mod:`veracity.generate.open`); the parts
+compose by hand too:
+
 >>> from veracity.testing import ScriptedChatModel, TablePairScorer
 >>> from veracity.types import Chunk, Hit
 >>> hit = Hit(Chunk("d#0", "bees.md", 0, "Bees dance.", 0, 11), 1.0, 1, "bm25")
@@ -36,6 +39,7 @@ from veracity.generate.calibration import (
 from veracity.generate.chat import CHAT_BACKENDS, make_chat
 from veracity.generate.check import CheckedAnswer, CitationChecker
 from veracity.generate.grounded import GroundedGenerator
+from veracity.generate.open import IndexSearch, SearchSettings, open_asker, open_search
 from veracity.generate.stream import StreamingAsker
 from veracity.text.citations import Marker, find_markers, resolve_markers
 from veracity.text.factual import is_factual
@@ -55,7 +59,9 @@ __all__ = [
     "ConfidenceSignal",
     "DefaultThreshold",
     "GroundedGenerator",
+    "IndexSearch",
     "Marker",
+    "SearchSettings",
     "SignalReading",
     "StaleCalibrationError",
     "StoredCalibration",
@@ -70,6 +76,8 @@ __all__ = [
     "load_calibration",
     "make_chat",
     "make_signal",
+    "open_asker",
+    "open_search",
     "question_content",
     "read_calibration",
     "refusal_languages",

@@ -1,6 +1,7 @@
 """Answer a question from an index: retrieve, abstain or generate, verify.
 
-::
+:func:`~veracity.generate.open.open_asker` makes an :class:`Asker` on an index folder, with the
+index's abstention; composed of its parts by hand::
 
     from veracity.generate import Abstainer, Asker, GroundedGenerator, make_chat, make_signal
     from veracity.retrieve.open import open_retriever
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity import defaults
@@ -54,7 +56,9 @@ class Asker:
     With an ``abstainer``, a question whose retrieval confidence is below its threshold gets
     "I don't know" without any model call (``Answer.abstained``); a question for which nothing
     at all is retrieved always does. The chat model and the verifier come in through the
-    ``generator``.
+    ``generator``. ``notes`` are what opening the index had to say (a hybrid search that fell
+    back to BM25, a calibration made for another search mode), for the caller to show beside
+    the answers (:func:`~veracity.generate.open.open_asker` fills them).
     """
 
     def __init__(
@@ -64,6 +68,7 @@ class Asker:
         *,
         k: int = defaults.TOP_K,
         abstainer: Abstainer | None = None,
+        notes: Sequence[str] = (),
     ) -> None:
         if not isinstance(retriever, Retriever):
             raise InputError(
@@ -82,6 +87,7 @@ class Asker:
         self.generator = generator
         self.k = check_k(k)
         self.abstainer = abstainer
+        self.notes = tuple(notes)
 
     def load(self) -> Asker:
         """Load the retriever, the prompt and the verifier (each once)."""

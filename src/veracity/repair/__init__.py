@@ -1,9 +1,13 @@
 """Repair: research and revise what the sources do not support (RARR), delete it, or refuse.
 
->>> from veracity.repair import make_repairer                         # doctest: +SKIP
+:func:`open_repairer` makes the pipeline as :class:`RepairSettings` say (see
+:mod:`veracity.repair.open`); :func:`make_repairer` takes the same options as keywords.
+
+>>> from veracity.repair import RepairSettings, open_repairer         # doctest: +SKIP
 >>> from veracity.verify import make_verifier, source_chunks, source_documents
 >>> sources = source_chunks(source_documents(["notes.md"]))          # doctest: +SKIP
->>> result = make_repairer(make_verifier("embedded"), sources=sources).run(
+>>> result = open_repairer(make_verifier("embedded"), sources=sources,
+...                        settings=RepairSettings(policy="revise")).run(
 ...     "Karl von Frisch won the Nobel Prize in 1983.")               # doctest: +SKIP
 >>> result.text, [edit.method for edit in result.edits]             # doctest: +SKIP
 ('Karl von Frisch won the Nobel Prize in 1973.', ['value_substitution@1'])
@@ -13,6 +17,7 @@ from veracity.repair.agreement import AGREEMENTS, agreement, mismatches
 from veracity.repair.delete import Deleter, DeletionPlan
 from veracity.repair.formats import render_like
 from veracity.repair.measure import attribution_report, pres_lev, preservation
+from veracity.repair.open import RepairSettings, open_repairer
 from veracity.repair.pipeline import POLICIES, Policy, Repairer, make_repairer
 from veracity.repair.questions import QuestionMaker, parse_questions, rule_questions
 from veracity.repair.research import Research, Researcher
@@ -49,6 +54,7 @@ __all__ = [
     "Preservation",
     "QuestionMaker",
     "RepairResult",
+    "RepairSettings",
     "Repairer",
     "Research",
     "Researcher",
@@ -57,6 +63,7 @@ __all__ = [
     "attribution_report",
     "make_repairer",
     "mismatches",
+    "open_repairer",
     "parse_edit",
     "parse_questions",
     "place",

@@ -7,8 +7,11 @@ the model work, plain synchronous library calls that return the same ``to_dict()
 CLI prints with ``--json``. The app checks outside the models' queue and runs the job in its
 turn (:mod:`veracity.server.gate`), handing it a stop that its models look at between batches
 (:mod:`veracity.server.stop`). Per-request options (``k``, ``tau``, layers, search ``mode``)
-build cheap stage objects around the loaded models and never change the loaded ones; a search
-mode other than the server's own is opened at its first request and kept.
+are the settings of the library's entry points (:func:`~veracity.generate.open.open_search`,
+:func:`~veracity.verify.open.open_answer_verifier`,
+:func:`~veracity.repair.open.open_repairer`), which build cheap stage objects around the loaded
+models and never change the loaded ones; a search mode other than the server's own is opened
+at its first request and kept.
 
 >>> service = Service(Settings(index="my-index")).load()    # doctest: +SKIP
 >>> service.search("waggle dance", k=3).run()["hits"][0]     # doctest: +SKIP
@@ -16,10 +19,10 @@ mode other than the server's own is opened at its first request and kept.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from veracity import __version__, defaults
@@ -32,18 +35,20 @@ from veracity.verify.pairs import PairChecker
 
 if TYPE_CHECKING:
     from veracity.corpus.store import ChunkStore
-    from veracity.generate.abstain import Abstainer
     from veracity.generate.ask import Asker
+    from veracity.generate.open import IndexSearch
     from veracity.llm.base import ChatModel
+    from veracity.repair.open import RepairSettings
     from veracity.rerankers.base import RelevanceScorer
-    from veracity.retrieve.base import Retriever
     from veracity.verifiers.base import PairScorer, SpanDetector
     from veracity.verify.knowledge import KnowledgeLayer
+    from veracity.verify.open import VerifySettings
     from veracity.verify.pipeline import AnswerVerifier
 
 __all__ = ["Job", "Service", "VerifyOptions", "document_payload"]
 
 T = TypeVar("T")
+S = TypeVar("S")
 
 #: The layers the service runs (consistency needs sampled answers from a chat model: use the CLI).
 SERVED_LAYERS = ("nli", "knowledge")
@@ -81,13 +86,15 @@ class Job(Generic[T]):
 
 
 @dataclass(frozen=True)
-class Checked:
+class Checked(Generic[S]):
     """An answer to verify or repair that is within its budget: its claims (made by the same
-    rules as the verifier's, so they are not made twice) and its pasted or picked passages."""
+    rules as the verifier's, so they are not made twice), its pasted or picked passages and
+    the settings of its pipeline."""
 
     claims: ClaimSet
     chunks: tuple[Chunk, ...]
     seconds: float
+    settings: S
 
 
 def document_payload(document: Document) -> dict[str, Any]:
@@ -115,7 +122,7 @@ class Service:
         self.limits: Limits = settings.limits
         self.notes: list[str] = []
         self._loaded = False
-        self._searches: dict[str, tuple[Retriever, Abstainer]] = {}
+        self._searches: dict[str, IndexSearch] = {}
 
     def load(self) -> Service:
         """Open the index and load the verifier, the retriever and the chat model (once)."""
@@ -129,9 +136,10 @@ class Service:
         self.generation = index.current().name
         self.store: ChunkStore = index.store()
         self.scorer: PairScorer = settings.models.verifier(settings.verifier).load()
-        if settings.reranker is not None:
-            self.reranker: RelevanceScorer = settings.models.reranker(settings.reranker)
-        self.retriever, self.abstainer = self._search(settings.mode)
+        self.reranker: RelevanceScorer | None = (
+            None if settings.reranker is None else settings.models.reranker(settings.reranker)
+        )
+        self._search(settings.mode)
         self.chat: ChatModel = settings.models.chat(settings.llm, settings.model, self.scorer)
         load = getattr(self.chat, "load", None)
         if callable(load):
@@ -163,7 +171,7 @@ class Service:
     def search(self, query: str, k: int, mode: str | None = None) -> Job[dict[str, Any]]:
         self._check_text("query", query, "question_chars")
         k, mode = self._k(k), self._mode(mode)
-        return Job(lambda stop: self._search(mode)[0].run(query, k=k).to_dict())
+        return Job(lambda stop: self._search(mode).retriever.run(query, k=k).to_dict())
 
     def ask(
         self, question: str, k: int, tau: float, mode: str | None = None
@@ -182,10 +190,10 @@ class Service:
         return Job(lambda stop: self._ask_events(self._asker(k, tau, mode, stop), question))
 
     def verify(self, options: VerifyOptions) -> Job[dict[str, Any]]:
-        checked = self._checked(options, "verify")
+        checked = self._checked(options, "verify", lambda: self._verify_settings(options))
 
         def work(stop: Stop) -> dict[str, Any]:
-            verifier = self._verifier(options, checked.chunks, stop)
+            verifier = self._verifier(checked, options.mode, stop)
             return verifier.verify_claims(
                 checked.claims, question=options.question, timings={"claims": checked.seconds}
             ).to_dict()
@@ -196,28 +204,26 @@ class Service:
         """``("sentence", {...})`` per sentence of the answer as soon as it is verified: its
         span, text, the verdicts of its claims and why it was skipped (or ``null``); then
         ``("report", Report dict)``, the report on the whole answer."""
-        checked = self._checked(options, "verify")
+        checked = self._checked(options, "verify", lambda: self._verify_settings(options))
         return Job(
-            lambda stop: self._verify_events(self._verifier(options, checked.chunks, stop), options)
+            lambda stop: self._verify_events(self._verifier(checked, options.mode, stop), options)
         )
 
     def repair(self, options: VerifyOptions) -> Job[dict[str, Any]]:
         """The repaired answer (a ``RepairResult``, as `veracity repair --json`), without a
         chat model: values substituted from the evidence, claims deleted, flagged or the
         answer refused, by ``options.policy``."""
-        from veracity.repair.pipeline import check_policy, make_repairer
+        from veracity.repair.open import open_repairer
 
-        checked = self._checked(options, "repair")
+        checked = self._checked(options, "repair", lambda: self._repair_settings(options))
 
         def work(stop: Stop) -> dict[str, Any]:
             retriever = None if checked.chunks else self._retriever(options.mode, stop)
-            repairer = make_repairer(
+            repairer = open_repairer(
                 StoppingScorer(self.scorer, stop),
                 retriever=retriever,
                 sources=checked.chunks,
-                policy=check_policy(options.policy),
-                k=options.k,
-                tau=options.tau,
+                settings=checked.settings,
             )
             return repairer.run(options.answer, question=options.question).to_dict()
 
@@ -269,60 +275,43 @@ class Service:
         return {"documents": rows, "count": len(rows)}
 
     # --- helpers ----------------------------------------------------------------------------
-    def _search(self, mode: str) -> tuple[Retriever, Abstainer]:
-        """The retriever of a search mode (reranked when the server reranks) and the abstention
-        that goes with it, as `veracity ask --mode` makes them; each mode is opened once."""
-        from veracity.generate.calibration import index_abstainer
-        from veracity.retrieve.open import FallbackRetriever, open_retriever
+    def _search(self, mode: str) -> IndexSearch:
+        """The index opened in a search mode (reranked when the server reranks) with the
+        abstention that goes with it, as `veracity ask --mode` opens it; each mode is opened
+        once."""
+        from veracity.generate.open import SearchSettings, open_search
 
         if mode not in self._searches:
-            notes: list[str] = []
+            own = mode == self.settings.mode
             try:
-                first = retriever = open_retriever(self.settings.index, mode=mode)
-                if mode != self.settings.mode:
-                    first.load()
+                search = open_search(
+                    self.settings.index,
+                    settings=SearchSettings(mode=mode, rerank_depth=self.settings.rerank_depth),
+                    scorer=self.scorer,
+                    reranker=self.reranker,
+                )
+                if not own:
+                    search.retriever.load()
             except IndexStoreError as exc:
-                if mode == self.settings.mode:
+                if own:
                     raise
                 raise InputError(
                     f"mode {mode!r} cannot search this server's index ({exc}); "
                     "send mode bm25, or leave mode out"
                 ) from None
-            if isinstance(first, FallbackRetriever):
-                notes.append(first.note)
-            if self.settings.reranker is not None:
-                from veracity.retrieve.rerank import RerankingRetriever
-
-                retriever = RerankingRetriever(
-                    first, self.reranker, depth=self.settings.rerank_depth
-                )
-            searched = first.name if isinstance(first, FallbackRetriever) else mode
-            # The same abstention as `veracity ask`: the index's calibration, else the default.
-            abstainer = index_abstainer(
-                Path(self.settings.index),
-                mode=searched,
-                signal=None,
-                threshold=None,
-                scorer=self.scorer,
-                notes=notes,
-            )
-            own = mode == self.settings.mode
             self.notes.extend(
-                note if own else f"requests with mode {mode}: {note}" for note in notes
+                note if own else f"requests with mode {mode}: {note}" for note in search.notes
             )
-            self._searches[mode] = (retriever.load(), abstainer)
+            search.retriever.load()
+            self._searches[mode] = search
         return self._searches[mode]
 
     def _retriever(self, mode: str | None, stop: Stop) -> StoppingRetriever:
-        return StoppingRetriever(self._search(self._mode(mode))[0], stop)
+        return StoppingRetriever(self._search(self._mode(mode)).retriever, stop)
 
     def _asker(self, k: int, tau: float, mode: str, stop: Stop) -> Asker:
-        from veracity.generate.ask import Asker
-        from veracity.generate.grounded import GroundedGenerator
-
-        abstainer = self._search(mode)[1]
-        generator = GroundedGenerator(self.chat, StoppingScorer(self.scorer, stop), tau=tau)
-        return Asker(self._retriever(mode, stop), generator, k=k, abstainer=abstainer)
+        search = dataclasses.replace(self._search(mode), retriever=self._retriever(mode, stop))
+        return search.asker(self.chat, StoppingScorer(self.scorer, stop), k=k, tau=tau)
 
     @staticmethod
     def _ask_events(asker: Asker, question: str) -> Iterator[tuple[str, Any]]:
@@ -369,26 +358,55 @@ class Service:
         yield "report", merge_reports(options.answer, streamed).to_dict()
 
     def _verifier(
-        self, options: VerifyOptions, chunks: tuple[Chunk, ...], stop: Stop
+        self, checked: Checked[VerifySettings], mode: str | None, stop: Stop
     ) -> AnswerVerifier:
         """The answer verifier of one checked request, over the loaded models."""
-        from veracity.verify.pipeline import make_answer_verifier
+        from veracity.verify.open import open_answer_verifier
 
-        return make_answer_verifier(
+        return open_answer_verifier(
             StoppingScorer(self.scorer, stop),
-            retriever=None if chunks else self._retriever(options.mode, stop),
-            sources=chunks,
-            layers=options.layers,
-            rule=options.rule,
-            k=options.k,
-            tau=options.tau,
-            knowledge=self.knowledge if "knowledge" in options.layers else None,
+            retriever=None if checked.chunks else self._retriever(mode, stop),
+            sources=checked.chunks,
+            knowledge=self.knowledge if "knowledge" in checked.settings.layers else None,
             spans=self.spans,
+            settings=checked.settings,
         )
 
-    def _checked(self, options: VerifyOptions, verb: str) -> Checked:
+    def _verify_settings(self, options: VerifyOptions) -> VerifySettings:
+        """The settings of a verify request: the layers and rules the service runs."""
+        from veracity.verify.open import VerifySettings
+
+        unknown = [name for name in options.layers if name not in SERVED_LAYERS]
+        if unknown or not options.layers:
+            raise InputError(
+                f"layers {list(options.layers)}: the service runs "
+                f"{', '.join(SERVED_LAYERS)} (the consistency layer needs "
+                "`veracity verify --llm`)"
+            )
+        if options.rule not in SERVED_RULES:
+            raise InputError(
+                f"rule {options.rule!r}: the service offers "
+                f"{', '.join(SERVED_RULES)} (logistic reads a weights file: use "
+                "`veracity verify --rule logistic --weights W.json`)"
+            )
+        return VerifySettings(
+            layers=options.layers, rule=options.rule, k=options.k, tau=options.tau
+        )
+
+    @staticmethod
+    def _repair_settings(options: VerifyOptions) -> RepairSettings:
+        """The settings of a repair request: no chat model, so no model-written questions."""
+        from veracity.repair.open import RepairSettings
+        from veracity.repair.pipeline import check_policy
+
+        return RepairSettings(policy=check_policy(options.policy), k=options.k, tau=options.tau)
+
+    def _checked(
+        self, options: VerifyOptions, verb: str, settings_of: Callable[[], S]
+    ) -> Checked[S]:
         """An answer to verify or repair, checked against the limits and the budgets: its claims
-        (``claims``) and the (passage, claim) pairs they would cost (``pairs``)."""
+        (``claims``) and the (passage, claim) pairs they would cost (``pairs``); and the
+        settings of its pipeline (``settings_of``, which checks the request's options)."""
         from veracity.verify.claims import ClaimExtractor
 
         if not options.answer.strip():
@@ -396,17 +414,12 @@ class Service:
         self._check_text("answer", options.answer, "answer_chars")
         if options.question is not None:
             self._check_text("question", options.question, "question_chars")
-        if verb == "verify":
-            self._check_verify_options(options)
-        else:
-            from veracity.repair.pipeline import check_policy
-
-            check_policy(options.policy)
+        settings = settings_of()
         chunks = self._sources(options)
         k = self._k(options.k)
         self._mode(options.mode)
         started = time.perf_counter()
-        claims = ClaimExtractor().run(options.answer)  # the rules make_answer_verifier uses
+        claims = ClaimExtractor().run(options.answer)  # the rules the answer verifier uses
         count = len(claims.claims)
         if count > self.limits.claims:
             raise ServiceError.over_limit(
@@ -421,23 +434,7 @@ class Service:
                 f"{count * each} (passage, claim) pairs to score",
                 fix="send fewer claims or a smaller k",
             )
-        return Checked(claims, chunks, time.perf_counter() - started)
-
-    @staticmethod
-    def _check_verify_options(options: VerifyOptions) -> None:
-        unknown = [name for name in options.layers if name not in SERVED_LAYERS]
-        if unknown or not options.layers:
-            raise InputError(
-                f"layers {list(options.layers)}: the service runs "
-                f"{', '.join(SERVED_LAYERS)} (the consistency layer needs "
-                "`veracity verify --llm`)"
-            )
-        if options.rule not in SERVED_RULES:
-            raise InputError(
-                f"rule {options.rule!r}: the service offers "
-                f"{', '.join(SERVED_RULES)} (logistic reads a weights file: use "
-                "`veracity verify --rule logistic --weights W.json`)"
-            )
+        return Checked(claims, chunks, time.perf_counter() - started, settings)
 
     def _sources(self, options: VerifyOptions) -> tuple[Chunk, ...]:
         """The chunks of a request's ``sources`` texts and ``doc_ids`` (none: search the index)."""

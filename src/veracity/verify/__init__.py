@@ -1,10 +1,13 @@
 """The answer pipeline: check any answer claim by claim (the pair verifiers it stands on are in
 :mod:`veracity.verifiers`; ``PairScorer`` and ``make_verifier`` are re-exported here).
 
->>> from veracity.verify import make_answer_verifier, make_verifier     # doctest: +SKIP
+:func:`open_answer_verifier` makes the pipeline as :class:`VerifySettings` say (see
+:mod:`veracity.verify.open`); :func:`make_answer_verifier` composes parts you made yourself.
+
+>>> from veracity.verify import open_answer_verifier, make_verifier     # doctest: +SKIP
 >>> from veracity.verify.gather import source_chunks, source_documents
 >>> sources = source_chunks(source_documents(["notes.md"]))          # doctest: +SKIP
->>> report = make_answer_verifier(make_verifier("embedded"), sources=sources).run(
+>>> report = open_answer_verifier(make_verifier("embedded"), sources=sources).run(
 ...     "Honey bees dance to share where food is.")                  # doctest: +SKIP
 >>> report.summary                                                    # doctest: +SKIP
 {'claims': 1, 'supported': 1, 'contradicted': 0, 'unsupported': 0, 'skipped': 0, ...}
@@ -23,6 +26,7 @@ from veracity.verify.gather import (
 )
 from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer, KnowledgeResult
 from veracity.verify.nli import AGGREGATIONS, NLILayer, NLIResult, aggregate_support
+from veracity.verify.open import VerifySettings, open_answer_verifier
 from veracity.verify.pipeline import CLAIM_METHODS, LAYERS, AnswerVerifier, make_answer_verifier
 from veracity.verify.questions import QUERY_MODES, QueryMaker, rule_question
 from veracity.verify.rules import RULES, LayerCombiner, LayerWeights, fit_layer_weights
@@ -52,12 +56,14 @@ __all__ = [
     "QueryMaker",
     "StreamVerifier",
     "StreamedSentence",
+    "VerifySettings",
     "aggregate_support",
     "check_pairs",
     "fit_layer_weights",
     "inconsistency",
     "make_answer_verifier",
     "make_verifier",
+    "open_answer_verifier",
     "rule_question",
     "source_chunks",
     "source_documents",

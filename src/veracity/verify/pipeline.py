@@ -67,7 +67,9 @@ def cited_blocks(cited: Mapping[int, Chunk] | None) -> tuple[str, ...] | None:
     return None if cited is None else tuple(chunk.text for chunk in cited.values())
 
 
-def _check_layers(layers: Sequence[str]) -> tuple[str, ...]:
+def check_layers(layers: Sequence[str]) -> tuple[str, ...]:
+    """``layers`` without repeats (a string is split at commas), else an error naming the
+    layers there are."""
     if isinstance(layers, str):
         layers = tuple(part.strip() for part in layers.split(",") if part.strip())
     chosen = tuple(dict.fromkeys(layers))
@@ -122,7 +124,7 @@ class AnswerVerifier:
             *(["consistency"] if consistency is not None else []),
         )
         self.combiner = rule or LayerCombiner(defaults.VERIFY_RULE, order=given)
-        self.layers = _check_layers(self.combiner.order or given)
+        self.layers = check_layers(self.combiner.order or given)
         missing = [name for name in self.layers if name not in given]
         if missing:
             raise OptionError(
@@ -335,7 +337,7 @@ def make_answer_verifier(
     veracity.errors.OptionError: claims='llm' is not allowed: a chat model to write the claims. \
 Give one (--llm on the command line, chat in Python), or let rules write the claims.
     """
-    chosen = _check_layers(layers)
+    chosen = check_layers(layers)
     if claims not in CLAIM_METHODS:
         raise OptionError("claims", claims, f"one of {', '.join(CLAIM_METHODS)}")
     needs = [
