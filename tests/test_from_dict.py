@@ -102,8 +102,8 @@ TEXT = (
 
 def _report(**options: Any) -> Report:
     scorer = options.pop("scorer", TablePairScorer(CLAIMS))
-    verifier = make_answer_verifier(
-        scorer, sources=source_chunks(source_documents(texts=SOURCES)), **options
+    verifier = make_answer_verifier(  # each source read on its own: the table's premises
+        scorer, sources=source_chunks(source_documents(texts=SOURCES)), window="passage", **options
     )
     return verifier.run(TEXT, question="What do bees do?")
 
