@@ -12,9 +12,10 @@ workers and loading their models (and, for Ray, starting Ray). The records of th
 are compared field by field, timings left out. The same pipeline runs twice more in one
 process: with ``--verifier lexical`` (what the shipped verifier costs over word overlap), and
 as the old path (the verifier shipped at ``--old-commit``, extracted with ``git archive``, read
-with ``--old-window``). Dense indexing embeds the passages of the same
-documents, all of the dev half's (the chunker's default 160-token passages), with the shipped
-MiniLM.
+with ``--old-window``). The old code (the whole package at ``--old-code-commit``, extracted
+the same way) runs its own ``verify-batch --workers 1`` on the same input in a subprocess.
+Dense indexing embeds the passages of the same documents, all of the dev half's (the
+chunker's default 160-token passages), with the shipped MiniLM.
 """
 
 from __future__ import annotations
@@ -140,16 +141,55 @@ def run_verify(
     }
 
 
-def old_verifier(commit: str, folder: Path) -> str:
-    """The verifier that shipped at ``commit``, extracted from git into ``folder``: the
-    ``embedded:DIR`` name that loads it."""
-    tree = "src/veracity/assets/verifier"
+def extract(commit: str, tree: str, folder: Path) -> Path:
+    """``tree`` (a path in the repository) as it was at ``commit``, extracted into ``folder``."""
     archive = subprocess.run(
         ["git", "-C", str(ROOT), "archive", commit, tree], check=True, capture_output=True
     ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(folder, filter="data")
-    return f"embedded:{folder / tree}"
+    return folder / tree
+
+
+def old_verifier(commit: str, folder: Path) -> str:
+    """The verifier that shipped at ``commit``, extracted from git into ``folder``: the
+    ``embedded:DIR`` name that loads it."""
+    return f"embedded:{extract(commit, 'src/veracity/assets/verifier', folder)}"
+
+
+def run_old_code(commit: str, source: Path, folder: Path) -> dict[str, Any]:
+    """The whole package as it was at ``commit`` (its code and shipped models), running its
+    own ``verify-batch`` on one worker over the same input, in a subprocess: wall time from
+    start to exit, model loading included as for the other runs."""
+    src = extract(commit, "src", folder)
+    out = folder / "old-code.jsonl"
+    command = [
+        sys.executable,
+        "-m",
+        "veracity.cli",
+        "verify-batch",
+        str(source),
+        "--out",
+        str(out),
+        "--sources-field",
+        "sources",
+        "--workers",
+        "1",
+    ]
+    env = dict(os.environ, PYTHONPATH=str(src))
+    start = time.perf_counter()
+    subprocess.run(command, check=True, env=env, capture_output=True, cwd=folder)
+    wall = time.perf_counter() - start
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    claims = sum(len(record.get("claims", [])) for record in records)
+    print(f"old code: {len(records)} answers, {claims} claims in {wall:.1f} s", flush=True)
+    return {
+        "commit": commit,
+        "answers": len(records),
+        "claims": claims,
+        "wall_s": round(wall, 2),
+        "claims_per_s": round(claims / wall, 3),
+    }
 
 
 def write_ceiling(path: Path, folder: Path) -> dict[str, float]:
@@ -279,6 +319,7 @@ def table(
     meta: dict[str, Any],
     lexical: dict[str, Any],
     old: dict[str, Any],
+    old_code: dict[str, Any],
 ) -> str:
     rows = [
         "| engine | workers | answers | claims | wall s | answers/s | claims/s |",
@@ -301,6 +342,13 @@ def table(
         f"{old['window']} window, on today's code): {old['claims_per_s']:.2f} claims/s in "
         f"{old['wall_s']:.1f} s; today's path runs at "
         f"{one['claims_per_s'] / old['claims_per_s']:.1f}x its rate.",
+        "",
+        f"The old code in 1 process (the whole package at commit {old_code['commit']}, its "
+        f"code and its shipped models, running its own `verify-batch --workers 1` on the same "
+        f"input): {old_code['claims_per_s']:.2f} claims/s ({old_code['claims']} claims in "
+        f"{old_code['wall_s']:.1f} s); today's path runs at "
+        f"{one['claims_per_s'] / old_code['claims_per_s']:.1f}x its rate, the local pool at "
+        f"{runs['local pool']['claims_per_s'] / old_code['claims_per_s']:.1f}x.",
     ]
     pool, ray = runs["local pool"], runs["Ray Data"]
     overhead = ray["wall_s"] / pool["wall_s"] - 1
@@ -372,6 +420,12 @@ def main() -> None:
     parser.add_argument(
         "--old-window", default="passage", choices=["passage", "claim"], help="its NLI window"
     )
+    parser.add_argument(
+        "--old-code-commit",
+        default="88658a4",
+        help="commit whose whole package is the old code's (88658a4: verify_batch's first "
+        "run, verifier 0.4.0)",
+    )
     args = parser.parse_args()
     load = os.getloadavg()[0]
     began = time.time()
@@ -396,6 +450,7 @@ def main() -> None:
             old_verifier(args.old_commit, folder / "old"),
             args.old_window,
         )
+        old_code = run_old_code(args.old_code_commit, source, folder / "old-code")
         records = [_records(Path(run["out"])) for run in runs.values()]
         identical = all(other == records[0] for other in records[1:])
         write = write_ceiling(Path(runs["local pool"]["out"]), folder)
@@ -434,6 +489,7 @@ def main() -> None:
         "verify": runs,
         "lexical": lexical,
         "old": old | {"commit": args.old_commit, "window": args.old_window},
+        "old_code": old_code,
         "index": index,
         "writer": write,
         "search": search,
@@ -443,7 +499,7 @@ def main() -> None:
     write_result(
         "verify_batch",
         figures,
-        table(runs, index, plan, meta, lexical, figures["old"]),
+        table(runs, index, plan, meta, lexical, figures["old"], old_code),
         command.strip(),
     )
 
