@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 __all__ = [
@@ -46,6 +47,7 @@ def word_tokens(text: str) -> list[str]:
     return [match.group().translate(APOSTROPHES) for match in WORD.finditer(text.lower())]
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light suffix stem, so plural and tense variants meet: studies/study, opened/opens/open.
 

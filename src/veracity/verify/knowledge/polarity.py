@@ -31,9 +31,11 @@ and the evidence's words and their span (in the premise, shifted by ``offset``).
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 
 from veracity.text.polarity import CONTRARY_QUANTIFIERS, negation_cues, opposite_stems
 from veracity.text.sentences import split_sentences
@@ -178,15 +180,7 @@ def _aligned(content: list[_Word], premise: str) -> tuple[Span, list[_Pair], lis
     """The premise sentence that states or opposes most of the claim's content words, with the
     (claim word, evidence word) pairs it shares and opposes; None below ``ALIGNED_SHARE``."""
     best: tuple[float, Span, list[_Pair], list[_Pair]] | None = None
-    for sentence in split_sentences(premise):
-        by_stem: dict[str, _Word] = {}
-        for word in _words(premise, sentence.start, sentence.end):
-            key = stem(word.low)
-            # a lower-case occurrence first: "west of Brisbane", not "South West Queensland"
-            if key not in by_stem or (
-                word.text[:1].islower() and not by_stem[key].text[:1].islower()
-            ):
-                by_stem[key] = word
+    for sentence, by_stem in _sentence_stems(premise):
         shared: list[_Pair] = []
         opposed: list[_Pair] = []
         for word in content:
@@ -207,6 +201,24 @@ def _aligned(content: list[_Word], premise: str) -> tuple[Span, list[_Pair], lis
         if len(shared) >= 2 and share >= ALIGNED_SHARE and (best is None or share > best[0]):
             best = (share, sentence, shared, opposed)
     return None if best is None else best[1:]
+
+
+@functools.lru_cache(maxsize=256)
+def _sentence_stems(premise: str) -> tuple[tuple[Span, Mapping[str, _Word]], ...]:
+    """Each sentence of ``premise`` with its words by stem (a lower-case occurrence first:
+    "west of Brisbane", not "South West Queensland"). Cached: an answer's claims share their
+    passages, and the claims of one request read the same few."""
+    found = []
+    for sentence in split_sentences(premise):
+        by_stem: dict[str, _Word] = {}
+        for word in _words(premise, sentence.start, sentence.end):
+            key = stem(word.low)
+            if key not in by_stem or (
+                word.text[:1].islower() and not by_stem[key].text[:1].islower()
+            ):
+                by_stem[key] = word
+        found.append((sentence, MappingProxyType(by_stem)))
+    return tuple(found)
 
 
 _AUXILIARY = re.compile(
