@@ -88,6 +88,9 @@ demo: $(STAMP)
 	# is flagged (revise) and then cut (delete); the diff shows [-removed-]{+added+}.
 	$(VENV)/bin/veracity repair --answer examples/answer_to_check.md --index $(DEMO_INDEX)
 	$(VENV)/bin/veracity repair --answer examples/answer_to_check.md --index $(DEMO_INDEX) --policy delete
+	# Evolve an answer (GAuGE) with no generative model, the default: sentence operators breed
+	# answers from the seeds' own sentences, so every sentence quotes and cites its seed.
+	$(VENV)/bin/veracity evolve "How do honeybees tell nestmates where food is?" --index $(DEMO_INDEX)
 	# Evolve an answer (GAuGE) with the bundled SmolLM2: 2 rewrites of the top seeds, fitness =
 	# reranker relevance + 10 x ROUGE-2, then each sentence checked against the seeds, with the
 	# lineage. A 135M rewriter rarely beats the top passage (its lineage is then the seed
