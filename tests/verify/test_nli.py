@@ -277,7 +277,9 @@ def test_a_claim_reads_one_window_across_its_passages_and_each_keeps_its_spans()
     assert [j.doc_id for j in first] == ["a.md", "c.md"]  # b.md was not read
     assert first[0].evidence == (Span(100, 104),)
     assert first[1].evidence == (Span(0, len(C.text)),)
-    assert [j.doc_id for j in result.citations[0]] == ["a.md", "c.md"]
+    # c.md ("Ants walk.") was read but cannot state the claim: a.md is its citation
+    assert first[1].cannot_state is not None
+    assert [j.doc_id for j in result.citations[0]] == ["a.md"]
     assert joined[starts[2] :] == C.text
     assert result.results[0].label == "supported"
 
@@ -319,3 +321,12 @@ def test_noisy_or_needs_a_window_per_passage() -> None:
         NLILayer(TablePairScorer({}), aggregation="noisy_or", window="claim")
     with pytest.raises(OptionError, match="window"):
         NLILayer(TablePairScorer({}), window="page")  # type: ignore[arg-type]
+
+
+def test_a_window_that_only_read_passages_unable_to_state_the_claim_still_cites_them() -> None:
+    heading = Chunk("h.md#0", "h.md", 0, "# Bees", 0, 6)
+    claim = _claim(0, "Bees dance.")
+    scorer = TablePairScorer({}, default=(0.9, 0.05, 0.05))
+    result = NLILayer(scorer, window="claim").run(_evidence((claim, (heading,))))
+    assert result.judgements[0][0].cannot_state == "heading"
+    assert [j.doc_id for j in result.citations[0]] == ["h.md"]

@@ -10,7 +10,8 @@ All pairs of an answer go to the verifier in one batched call. ``window`` says w
   and is not in the claim's evidence. One reading per claim instead of one per passage: about
   k times fewer pairs, but one passage that supports a claim and another that contradicts it
   get the same reading, so such a claim can no longer be reported with a citation and an
-  anti-citation at once.
+  anti-citation at once. Of the passages it drew on, those that can state the claim are its
+  citations (a heading the window also read is not), unless none can.
 - ``passage``: one pair per (passage, claim), each passage read on its own. A claim's support
   is then aggregated over its passages:
 
@@ -235,14 +236,12 @@ class NLILayer:
                 )
             judgements.append(judged)
             results.append(self._finding(item, judged))
-            citations.append(
-                tuple(
-                    sorted(
-                        (j for j in judged if j.error is None and j.supported >= self.tau),
-                        key=lambda j: -j.supported,
-                    )
-                )
-            )
+            cited = [j for j in judged if j.error is None and j.supported >= self.tau]
+            if self.window == "claim":
+                # one reading for every passage the window drew on: cite those that can state
+                # the claim (not a heading beside the paragraph that says it), if any can
+                cited = [j for j in cited if j.cannot_state is None] or cited
+            citations.append(tuple(sorted(cited, key=lambda j: -j.supported)))
             anti.append(
                 tuple(
                     sorted(
