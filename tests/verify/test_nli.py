@@ -330,3 +330,16 @@ def test_a_window_that_only_read_passages_unable_to_state_the_claim_still_cites_
     result = NLILayer(scorer, window="claim").run(_evidence((claim, (heading,))))
     assert result.judgements[0][0].cannot_state == "heading"
     assert [j.doc_id for j in result.citations[0]] == ["h.md"]
+
+
+def test_a_window_reading_is_attributed_to_the_passages_that_say_the_claim() -> None:
+    """One reading covers both passages the window drew on; only the one whose words are the
+    claim's is its anti-citation, not the passage about tickets beside it."""
+    claim = _claim(0, "The museum opens on Mondays.")
+    museum = Chunk("m.md#0", "m.md", 0, "The museum does not open on Mondays.", 0, 36)
+    tickets = Chunk("t.md#0", "t.md", 0, "Tickets for the museum cost ten euros.", 0, 38)
+    scorer = TablePairScorer({}, default=(0.05, 0.9, 0.05))
+    result = NLILayer(scorer, window="claim").run(_evidence((claim, (museum, tickets))))
+    assert [j.doc_id for j in result.judgements[0]] == ["m.md", "t.md"]  # both were read
+    assert [j.doc_id for j in result.anti_citations[0]] == ["m.md"]
+    assert result.results[0].label == "contradicted"

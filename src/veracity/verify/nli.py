@@ -10,8 +10,10 @@ All pairs of an answer go to the verifier in one batched call. ``window`` says w
   and is not in the claim's evidence. One reading per claim instead of one per passage: about
   k times fewer pairs, but one passage that supports a claim and another that contradicts it
   get the same reading, so such a claim can no longer be reported with a citation and an
-  anti-citation at once. Of the passages it drew on, those that can state the claim are its
-  citations (a heading the window also read is not), unless none can.
+  anti-citation at once. The reading is attributed to the passages it drew on whose read
+  sentences say the claim's words (:func:`_attributed`): those are its citations or
+  anti-citations, not an unrelated passage the window also read; of them, only those that can
+  state the claim are cited (not a heading), unless none can.
 - ``passage``: one pair per (passage, claim), each passage read on its own. A claim's support
   is then aggregated over its passages:
 
@@ -60,6 +62,7 @@ from typing import get_args
 from veracity import defaults
 from veracity.defaults import Aggregation, EvidenceWindow
 from veracity.errors import OptionError
+from veracity.text.words import STOPWORDS, stem, word_tokens
 from veracity.types import Chunk, EvidenceJudgement, LayerResult, PairScore, Span
 from veracity.verifiers.base import PairScorer
 from veracity.verifiers.scoring import score_groups
@@ -80,6 +83,9 @@ __all__ = [
 
 AGGREGATIONS: tuple[Aggregation, ...] = get_args(Aggregation)
 WINDOWS: tuple[EvidenceWindow, ...] = get_args(EvidenceWindow)
+#: A claim window's reading is attributed to each passage it drew on whose read sentences share
+#: at least this share of the best passage's count of the claim's content words.
+ATTRIBUTION_SHARE = 2 / 3
 #: Between two passages joined into one premise: a blank line, which always ends a sentence.
 PASSAGE_BREAK = "\n\n"
 
@@ -236,10 +242,12 @@ class NLILayer:
                 )
             judgements.append(judged)
             results.append(self._finding(item, judged))
-            cited = [j for j in judged if j.error is None and j.supported >= self.tau]
+            # One window's reading covers every passage it drew on: it is attributed to those
+            # whose read sentences say the claim's words (not an unrelated passage beside them)
+            # and, for citations, that can state the claim (not a heading), if any can.
+            owners = _attributed(judged, item.claim.text) if self.window == "claim" else judged
+            cited = [j for j in owners if j.error is None and j.supported >= self.tau]
             if self.window == "claim":
-                # one reading for every passage the window drew on: cite those that can state
-                # the claim (not a heading beside the paragraph that says it), if any can
                 cited = [j for j in cited if j.cannot_state is None] or cited
             citations.append(tuple(sorted(cited, key=lambda j: -j.supported)))
             anti.append(
@@ -247,7 +255,7 @@ class NLILayer:
                     sorted(
                         (
                             j
-                            for j in _against(judged)
+                            for j in _against(owners)
                             if j.contradicted >= self.contradiction and j.contradicted > j.supported
                         ),
                         key=lambda j: -j.contradicted,
@@ -336,6 +344,25 @@ def _window_judgements(
             own = dataclasses.replace(score, evidence=spans)
             judged.append(_judgement(passage, own, cited, item.query, item.claim.text))
     return tuple(judged)
+
+
+def _attributed(judged: Sequence[EvidenceJudgement], claim: str) -> list[EvidenceJudgement]:
+    """Of the passages one claim window drew on, those whose sentences the verifier read share
+    at least :data:`ATTRIBUTION_SHARE` of the best one's count of the claim's content words
+    (stems): the window's reading, for or against, is theirs. All of them when the claim has no
+    content word or none is shared."""
+    words = {stem(word) for word in word_tokens(claim) if word not in STOPWORDS}
+    counts = []
+    for judgement in judged:
+        read = " ".join(
+            judgement.text[span.start - judgement.start : span.end - judgement.start]
+            for span in judgement.evidence
+        )
+        counts.append(len(words & {stem(word) for word in word_tokens(read)}))
+    best = max(counts, default=0)
+    if best == 0:
+        return list(judged)
+    return [j for j, count in zip(judged, counts, strict=True) if count >= ATTRIBUTION_SHARE * best]
 
 
 def _against(judged: Sequence[EvidenceJudgement]) -> list[EvidenceJudgement]:
