@@ -104,3 +104,17 @@ def test_preservation_is_pres_lev_in_characters_and_words() -> None:
     swapped = preservation("Bees dance well.", "Bees sing well.")
     assert swapped.words == pytest.approx(0.75)
     assert swapped.chars == pytest.approx(1 - 4 / 16)  # dance -> sing: 4 edits
+
+
+def test_a_negation_stated_without_a_verb_is_not_substituted() -> None:
+    from veracity.repair.agreement import mismatches
+    from veracity.types import ClaimVerdict, ValueCheck
+
+    def check(text: str, found: str) -> ValueCheck:
+        return ValueCheck("negation", text, Span(0, len(text)), text, "mismatch", found)
+
+    verbal = check("does not follow", "follows")
+    noun = check("without SSL", "SSL")  # "available even SSL" would not read
+    claim = Claim(0, "It does not follow redirects without SSL.", Span(0, 41), 0)
+    verdict = ClaimVerdict(claim, "contradicted", (), values=(verbal, noun))
+    assert mismatches(verdict) == (verbal,)

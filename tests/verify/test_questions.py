@@ -56,7 +56,7 @@ def test_parse_question_reads_the_first_question_line() -> None:
 def test_query_maker_modes() -> None:
     claims = ["Bees were domesticated in 2400 BC."]
     assert QueryMaker("claim").run(claims) == tuple(claims)
-    assert QueryMaker("question").run(claims)[0] == "Bees were domesticated in how many BC?"
+    assert QueryMaker("question").run(claims)[0] == "Bees were domesticated in what year?"
     chat = ScriptedChatModel(["When were bees domesticated?"])
     maker = QueryMaker("question", chat=chat)
     assert maker.run(claims) == ("When were bees domesticated?",)
@@ -64,3 +64,14 @@ def test_query_maker_modes() -> None:
     assert QueryMaker("question").method == "question:rules"
     with pytest.raises(OptionError, match="claim, question"):
         QueryMaker("keywords")  # type: ignore[arg-type]
+
+
+def test_a_number_that_counts_nothing_is_not_asked_as_how_many() -> None:
+    # a version is no count, and an era year is a year: they read as questions
+    assert rule_question("httplib2 supports HTTP 1.1 Keep-Alive.") == (
+        "Is it true that httplib2 supports HTTP 1.1 Keep-Alive?"
+    )
+    assert rule_question("Rome was founded in 753 BCE.") == "Rome was founded in what year?"
+    assert rule_question("Wings beat 230 times per second.") == (
+        "Wings beat how many times per second?"
+    )

@@ -45,11 +45,20 @@ def agreement(verdict: ClaimVerdict) -> Agreement:
     return "missing"
 
 
+#: A negation the claim states with one of these words is not a verb phrase: swapping in the
+#: evidence's words would not read ("available even without SSL" -> "available even SSL").
+_NOUN_NEGATIONS = ("without ", "no ", "none ", "neither ", "nor ", "nothing ", "nobody ")
+
+
 def mismatches(verdict: ClaimVerdict) -> tuple[ValueCheck, ...]:
     """The knowledge layer's value checks that the evidence contradicts, with the value it
-    states instead (those a value substitution can fix)."""
+    states instead (those a value substitution can fix: not a name, nor a negation stated
+    without a verb, such as "without SSL")."""
     return tuple(
         value
         for value in verdict.values
-        if value.status == "mismatch" and value.found and value.kind != "entity"
+        if value.status == "mismatch"
+        and value.found
+        and value.kind != "entity"
+        and not (value.kind == "negation" and value.text.lower().startswith(_NOUN_NEGATIONS))
     )

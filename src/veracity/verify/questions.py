@@ -19,6 +19,8 @@ strict parser :func:`parse_question` reads the reply.
 'Karl von Frisch won the Nobel Prize in what year?'
 >>> rule_question("Under the license, each contributor grants 2 rights.")
 'Under the license, each contributor grants how many rights?'
+>>> rule_question("httplib2 supports HTTP 1.1 Keep-Alive.")
+'Is it true that httplib2 supports HTTP 1.1 Keep-Alive?'
 """
 
 from __future__ import annotations
@@ -66,10 +68,20 @@ _VALUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "what year",
         re.compile(
-            r"\b(?P<prep>in |since |by |until |from )?(?:1[0-9]|20)\d{2}s?\b", re.IGNORECASE
+            r"\b(?P<prep>in |since |by |until |from )?(?:\d{1,4}\s?(?:BCE?|AD|CE)\b"
+            r"|(?:1[0-9]|20)\d{2}s?\b)",
+            re.IGNORECASE,
         ),
     ),
-    ("how many", re.compile(rf"\b{_NUMBER}(?:\s?(?:million|billion|thousand|hundred))?\b")),
+    # a count is followed by what it counts, a plural ("230 times", "90,000 workers", "95 known
+    # moons"); "HTTP 1.1 Keep-Alive" has no count in it
+    (
+        "how many",
+        re.compile(
+            rf"\b{_NUMBER}(?:\s?(?:million|billion|thousand|hundred))?\b"
+            r"(?=\s+(?:[A-Za-z-]+\s+)?[a-z][a-z-]*s\b)"
+        ),
+    ),
 )
 _PLACEHOLDER = "\x00"
 _SPACES = re.compile(r"\s{2,}")
