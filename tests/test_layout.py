@@ -203,8 +203,8 @@ def test_generate_and_verify_do_not_import_each_other() -> None:
     assert {m: r for m, r in _imports("verify").items() if "generate" in r} == {}
 
 
-def test_the_pair_verifiers_and_answer_text_rooms_exist_with_their_modules() -> None:
-    verifiers = {p.stem for p in (PACKAGE / "verifiers").glob("*.py")}
+def test_the_pair_checkers_and_answer_text_rooms_exist_with_their_modules() -> None:
+    checkers = {p.stem for p in (PACKAGE / "checkers").glob("*.py")}
     assert {
         "base",
         "embedded",
@@ -215,7 +215,7 @@ def test_the_pair_verifiers_and_answer_text_rooms_exist_with_their_modules() -> 
         "combiner",
         "registry",
         "scoring",
-    } <= verifiers
+    } <= checkers
     text = {p.stem for p in (PACKAGE / "text").glob("*.py")}
     assert {"citations", "segment", "factual", "refusal", "sentences", "words"} <= text
     assert not (PACKAGE / "verify" / "base.py").exists()

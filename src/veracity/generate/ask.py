@@ -5,7 +5,7 @@ index's abstention; composed of its parts by hand::
 
     from veracity.generate import Abstainer, Asker, GroundedGenerator, make_chat, make_signal
     from veracity.retrieve.open import open_retriever
-    from veracity.verifiers.registry import make_verifier
+    from veracity.checkers.registry import make_verifier
 
     verifier = make_verifier("embedded")
     generator = GroundedGenerator(make_chat("extractive"), verifier)

@@ -16,9 +16,9 @@ import importlib
 from collections.abc import Callable
 from pathlib import Path
 
+from veracity.checkers.base import PairScorer
 from veracity.errors import ModelError, OptionError
 from veracity.llm.base import ChatModel
-from veracity.verifiers.base import PairScorer
 
 __all__ = ["CHAT_BACKENDS", "make_chat"]
 

@@ -59,7 +59,7 @@ from veracity.text.sentences import question_focus, split_sentences
 from veracity.types import Span
 
 if TYPE_CHECKING:  # a scorer is injected; llm/ sits below the pair verifiers
-    from veracity.verifiers.base import PairScorer
+    from veracity.checkers.base import PairScorer
 
 __all__ = [
     "OTHER_PASSAGE_SHARE",

@@ -11,7 +11,7 @@ with ``on_error="record"``, becomes a result whose ``error`` is set and whose ``
 ``"error"`` -- never a score. A chat model that raises ``GenerationError`` is handled the same
 way; any other exception propagates.
 
-Long premises are never truncated: the :class:`~veracity.verifiers.windows.EvidenceSelector`
+Long premises are never truncated: the :class:`~veracity.checkers.windows.EvidenceSelector`
 fits them into ``max_tokens`` (counted with the shipped MiniLM tokenizer, an approximation of
 the chat model's own tokens), one chat call per window, and the window with the highest support
 is kept (ties go to the higher contradiction, so a contradicting window beats a silent one).
@@ -47,12 +47,12 @@ from typing import Any, Literal
 
 from veracity import defaults
 from veracity.assets import load_tokenizer
+from veracity.checkers.base import check_pairs
+from veracity.checkers.windows import MAX_WINDOW, STRATEGIES, EvidenceSelector, Strategy, Window
 from veracity.errors import GenerationError, ModelError, OptionError
 from veracity.llm.base import ChatModel, ChatRequest
 from veracity.prompts import ChatPrompt, load_prompt
 from veracity.types import PairScore, PairScores
-from veracity.verifiers.base import check_pairs
-from veracity.verifiers.windows import MAX_WINDOW, STRATEGIES, EvidenceSelector, Strategy, Window
 
 __all__ = [
     "JUDGE_LABELS",

@@ -12,7 +12,7 @@ Two feature sets exist; a verifier's config.json names the one its weights are f
 - :data:`ALIGNED_FEATURES` (verifier 0.4): the network's supported-versus-neither log ratio
   (its contradiction head is left out: it rates close restatements of a source as contradicted,
   bench/HISTORY.md, verifier_heads), the exact signals, and the token alignment of the claim with
-  the evidence window (:func:`~veracity.verifiers.features.alignment`), which the verifier's aligner
+  the evidence window (:func:`~veracity.checkers.features.alignment`), which the verifier's aligner
   computes.
 
 With the aligned set the network's P(contradicted) is kept only where the evidence lacks one of
@@ -47,8 +47,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from veracity.checkers.features import content_word_agreement, entity_coverage, number_agreement
 from veracity.errors import InputError, ModelError
-from veracity.verifiers.features import content_word_agreement, entity_coverage, number_agreement
 
 __all__ = [
     "ALIGNED_FEATURES",

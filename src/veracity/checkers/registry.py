@@ -22,14 +22,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from veracity import defaults
+from veracity.checkers.base import PairScorer, SpanDetector
 from veracity.errors import OptionError
-from veracity.verifiers.base import PairScorer, SpanDetector
 
 __all__ = ["VERIFIERS", "make_span_detector", "make_verifier"]
 
 
 def _embedded(path: str, threads: int, combine: bool = True) -> PairScorer:
-    from veracity.verifiers.embedded import EmbeddedVerifier
+    from veracity.checkers.embedded import EmbeddedVerifier
 
     if path:
         return EmbeddedVerifier(model_dir=path, threads=threads, combine=combine)
@@ -41,19 +41,19 @@ def _embedded_raw(path: str, threads: int) -> PairScorer:
 
 
 def _lexical(path: str, threads: int) -> PairScorer:
-    from veracity.verifiers.similarity import LexicalCoverageScorer
+    from veracity.checkers.similarity import LexicalCoverageScorer
 
     return LexicalCoverageScorer()
 
 
 def _cosine(path: str, threads: int) -> PairScorer:
-    from veracity.verifiers.similarity import CosineScorer
+    from veracity.checkers.similarity import CosineScorer
 
     return CosineScorer(threads=threads)
 
 
 def _align(path: str, threads: int) -> PairScorer:
-    from veracity.verifiers.similarity import AlignmentScorer
+    from veracity.checkers.similarity import AlignmentScorer
 
     return AlignmentScorer(threads=threads)
 
@@ -83,11 +83,11 @@ def _model_name(name: str, kind: str) -> tuple[str, str] | None:
 def make_verifier(name: str, *, threads: int = defaults.ONNX_THREADS) -> PairScorer:
     """A verifier from its name (see the module docstring); raises OptionError if unknown."""
     if (hf := _model_name(name, "hf")) is not None:
-        from veracity.verifiers.hf import HFVerifier
+        from veracity.checkers.hf import HFVerifier
 
         return HFVerifier(hf[0], labels=hf[1] or "nli")
     if (code := _model_name(name, "hf-code")) is not None:
-        from veracity.verifiers.remote_code import RemoteCodeVerifier
+        from veracity.checkers.remote_code import RemoteCodeVerifier
 
         if code[1]:
             raise OptionError(
@@ -98,7 +98,7 @@ def make_verifier(name: str, *, threads: int = defaults.ONNX_THREADS) -> PairSco
             )
         return RemoteCodeVerifier(code[0], trust_remote_code=True)
     if (seq2seq := _model_name(name, "seq2seq")) is not None:
-        from veracity.verifiers.seq2seq import Seq2SeqVerifier
+        from veracity.checkers.seq2seq import Seq2SeqVerifier
 
         return Seq2SeqVerifier(seq2seq[0], preset=seq2seq[1] or "minicheck")
     name, _, path = name.partition(":")
@@ -129,6 +129,6 @@ def make_span_detector(name: str) -> SpanDetector:
             "For example hf:KRLabsOrg/lettucedect-base-modernbert-en-v1 once its "
             "weights are in the local Hugging Face cache, or hf:/path/to/model.",
         )
-    from veracity.verifiers.spans import TokenSpanDetector
+    from veracity.checkers.spans import TokenSpanDetector
 
     return TokenSpanDetector(hf[0], hallucinated=hf[1] or 1)

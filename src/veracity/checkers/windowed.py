@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from veracity.checkers.windows import EvidenceSelector, Window
 from veracity.types import PairScore
-from veracity.verifiers.windows import EvidenceSelector, Window
 
 __all__ = ["BatchScorer", "score_pairs", "score_windows"]
 

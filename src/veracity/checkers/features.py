@@ -1,6 +1,6 @@
 """Cheap exact signals between a claim and a premise: words, numbers and names it shares.
 
-They are features of the verifier's combiner, the similarity scorers (``verifiers.similarity``)
+They are features of the verifier's combiner, the similarity scorers (``checkers.similarity``)
 and the knowledge layer. All functions are pure and English-only; the word helpers themselves
 live in :mod:`veracity.text.words` (re-exported here).
 

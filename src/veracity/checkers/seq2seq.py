@@ -9,7 +9,7 @@ unless ``local_files_only=False``) through the same windowing as every veracity 
 document longer than the window is reduced to the claim's best evidence sentences, never cut.
 
 ``P(supported)`` is the supported token's share; the rest is ``neither`` (the format has no
-contradiction label), as the ``binary`` preset of :mod:`veracity.verifiers.hf` reads MiniCheck's
+contradiction label), as the ``binary`` preset of :mod:`veracity.checkers.hf` reads MiniCheck's
 classifiers.
 
 >>> verifier = Seq2SeqVerifier("lytang/MiniCheck-Flan-T5-Large")       # doctest: +SKIP
@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 
 from veracity import defaults
+from veracity.checkers.base import check_pairs, strip_control_tokens
+from veracity.checkers.hf import HFModel, length_batches
+from veracity.checkers.windowed import score_pairs
+from veracity.checkers.windows import Strategy
 from veracity.errors import ModelError, OptionError
 from veracity.types import PairScores
-from veracity.verifiers.base import check_pairs, strip_control_tokens
-from veracity.verifiers.hf import HFModel, length_batches
-from veracity.verifiers.windowed import score_pairs
-from veracity.verifiers.windows import Strategy
 
 __all__ = ["SEQ2SEQ_PRESETS", "Seq2SeqFormat", "Seq2SeqVerifier"]
 

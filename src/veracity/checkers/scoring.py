@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from veracity.checkers.base import PairScorer
 from veracity.errors import ClaimTooLongError, ModelError
 from veracity.types import PairScore, Span
-from veracity.verifiers.base import PairScorer
 
 __all__ = ["GroupScores", "score_groups"]
 

@@ -11,7 +11,7 @@ mapping that the caller declares -- never guessed from the model's name:
   supported / contradicted / neither, e.g. ``{"ENTAILMENT": "supported", ...}``.
 
 Premises longer than the model's window are never truncated: the same
-:class:`~veracity.verifiers.windows.EvidenceSelector` as the shipped verifier, on the model's own
+:class:`~veracity.checkers.windows.EvidenceSelector` as the shipped verifier, on the model's own
 tokenizer, selects evidence or slides windows, and the window with the highest support is kept.
 
 >>> verifier = HFVerifier("cross-encoder/nli-deberta-v3-small", labels="nli")  # doctest: +SKIP
@@ -30,11 +30,11 @@ import numpy as np
 
 from veracity import defaults
 from veracity._deps import require
+from veracity.checkers.base import check_pairs, strip_control_tokens
+from veracity.checkers.windowed import score_pairs
+from veracity.checkers.windows import SPECIAL_TOKENS, STRATEGIES, EvidenceSelector, Strategy
 from veracity.errors import ModelError, OptionError
 from veracity.types import PairScores
-from veracity.verifiers.base import check_pairs, strip_control_tokens
-from veracity.verifiers.windowed import score_pairs
-from veracity.verifiers.windows import SPECIAL_TOKENS, STRATEGIES, EvidenceSelector, Strategy
 
 __all__ = [
     "DEVICES",
@@ -421,7 +421,7 @@ def refuse_own_code(model_id: str) -> ModelError:
         "loading it would run that code on this machine with your permissions. veracity runs a "
         "model's code only when asked: if you trust its authors, use --verifier "
         f"hf-code:{model_id} (in Python, RemoteCodeVerifier({model_id!r}, "
-        "trust_remote_code=True) from veracity.verifiers.remote_code)"
+        "trust_remote_code=True) from veracity.checkers.remote_code)"
     )
 
 

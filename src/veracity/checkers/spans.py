@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 
 from veracity import defaults
+from veracity.checkers.base import check_pairs
+from veracity.checkers.hf import HFModel, length_batches
+from veracity.checkers.windows import Strategy
 from veracity.errors import ModelError, OptionError
 from veracity.types import ClaimSpans, Span, UnsupportedSpan
-from veracity.verifiers.base import check_pairs
-from veracity.verifiers.hf import HFModel, length_batches
-from veracity.verifiers.windows import Strategy
 
 __all__ = ["ClaimSpans", "TokenSpanDetector", "UnsupportedSpan"]
 

@@ -35,7 +35,7 @@ class SpanDetector(Protocol):
 
     ``run`` reads whole batches, keeps input order and returns one
     :class:`~veracity.types.ClaimSpans` per (premise, claim) pair, its spans indexing the claim
-    (:class:`~veracity.verifiers.spans.TokenSpanDetector`; ``OverlapSpanDetector`` in
+    (:class:`~veracity.checkers.spans.TokenSpanDetector`; ``OverlapSpanDetector`` in
     :mod:`veracity.testing` for tests).
     """
 

@@ -1,7 +1,7 @@
 """Similarity pair scorers: the two baselines any verifier must beat (word overlap and embedding
 cosine) and token alignment.
 
-All three follow the :class:`~veracity.verifiers.base.PairScorer` shape, but their ``supported``
+All three follow the :class:`~veracity.checkers.base.PairScorer` shape, but their ``supported``
 field is a **similarity score in [0, 1], not a probability**: ``contradicted`` is always 0 and
 ``neither`` is ``1 - supported``. A fixed threshold such as 0.5 means nothing for them; choose
 one on development data (``evaluate.classification.cross_threshold``).
@@ -21,13 +21,13 @@ from typing import Any, ClassVar
 import numpy as np
 
 from veracity import defaults
+from veracity.checkers.base import check_pairs
+from veracity.checkers.features import alignment, lexical_coverage
+from veracity.checkers.windows import EvidenceSelector, Window, sentence_units
 from veracity.embed import Embedder, TextEmbedder, TokenEmbedder
 from veracity.errors import OptionError
 from veracity.text.sentences import split_sentences
 from veracity.types import PairScore, PairScores, Span
-from veracity.verifiers.base import check_pairs
-from veracity.verifiers.features import alignment, lexical_coverage
-from veracity.verifiers.windows import EvidenceSelector, Window, sentence_units
 
 __all__ = [
     "AlignmentScorer",
@@ -64,7 +64,7 @@ def _similarity(
 class LexicalCoverageScorer:
     """``supported`` = share of the claim's content words found in the premise.
 
-    See :func:`veracity.verifiers.features.lexical_coverage`. The window is always the whole
+    See :func:`veracity.checkers.features.lexical_coverage`. The window is always the whole
     premise.
     """
 
@@ -204,7 +204,7 @@ class AlignmentScorer:
 
     By default the claim is aligned with the evidence the embedded verifier would read: the
     premise's sentences that share the most rare words with the claim, up to
-    ``evidence_tokens`` (see :class:`~veracity.verifiers.windows.EvidenceSelector`; a premise that
+    ``evidence_tokens`` (see :class:`~veracity.checkers.windows.EvidenceSelector`; a premise that
     fits is read whole). A word the claim shares only with some distant sentence of a long page
     then no longer counts as found, and the cost no longer grows with the premise. Each result
     records the window and the evidence spans; as for the verifier, a claim longer than 60% of

@@ -29,16 +29,16 @@ import numpy as np
 
 from veracity import defaults
 from veracity._deps import require
-from veracity.errors import ModelError, OptionError
-from veracity.types import PairScore, PairScores, Span
-from veracity.verifiers.base import check_pairs, strip_control_tokens
-from veracity.verifiers.hf import (
+from veracity.checkers.base import check_pairs, strip_control_tokens
+from veracity.checkers.hf import (
     check_hf_options,
     check_model_folder,
     load_failure,
     on_device,
     own_code,
 )
+from veracity.errors import ModelError, OptionError
+from veracity.types import PairScore, PairScores, Span
 
 __all__ = ["RemoteCodeVerifier"]
 

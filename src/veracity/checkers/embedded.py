@@ -40,20 +40,20 @@ from veracity import defaults
 from veracity._onnx import bucket_width, pad_batch, plan_batches, session
 from veracity._rowwise import open_row_independent
 from veracity.assets import VERIFIER_DIR, load_tokenizer
-from veracity.defaults import Activations
-from veracity.errors import ModelError, OptionError
-from veracity.types import PairScore, PairScores
-from veracity.verifiers.base import check_pairs, strip_control_tokens
-from veracity.verifiers.combiner import (
+from veracity.checkers.base import check_pairs, strip_control_tokens
+from veracity.checkers.combiner import (
     Combiner,
     ThreeWayCombiner,
     features,
     load_combiner,
     three_way_features,
 )
-from veracity.verifiers.features import alignment, word_pieces
-from veracity.verifiers.windowed import score_windows
-from veracity.verifiers.windows import STRATEGIES, EvidenceSelector, Strategy
+from veracity.checkers.features import alignment, word_pieces
+from veracity.checkers.windowed import score_windows
+from veracity.checkers.windows import STRATEGIES, EvidenceSelector, Strategy
+from veracity.defaults import Activations
+from veracity.errors import ModelError, OptionError
+from veracity.types import PairScore, PairScores
 
 __all__ = [
     "ACTIVATIONS",
@@ -179,7 +179,7 @@ def read_pairs(
 
 
 def claim_alignment(claim: str, read: Encoded, window: Encoded) -> float:
-    """:func:`~veracity.verifiers.features.alignment` of a claim with a window, from the
+    """:func:`~veracity.checkers.features.alignment` of a claim with a window, from the
     aligner's hidden states."""
     return alignment(
         claim,
@@ -292,9 +292,9 @@ class EmbeddedVerifier:
         self, premises: Sequence[str], claims: Sequence[str], *, three_way: bool | None = None
     ) -> tuple[list[PairScore], np.ndarray]:
         """The network's scores per pair (best window, not combined) and a combiner's feature
-        matrix: :func:`~veracity.verifiers.combiner.three_way_features` with ``three_way``
+        matrix: :func:`~veracity.checkers.combiner.three_way_features` with ``three_way``
         (by default when the loaded combiner is three-way), else
-        :func:`~veracity.verifiers.combiner.features` (with ``alignment`` when the verifier has
+        :func:`~veracity.checkers.combiner.features` (with ``alignment`` when the verifier has
         an aligner)."""
         self._loaded()  # the combiner's kind is known once loaded
         if three_way is None:
