@@ -9,7 +9,8 @@ evidence windows for long premises (``windows``, ``windowed``), the features the
 (``features``), batched scoring of groups with failures kept as data (``scoring``) and the
 registry of names (``registry``). The room uses ``types``, ``text`` and ``llm`` only; the answer
 pipeline (``verify``), ``generate``, ``train`` and ``testing`` import it, never the reverse.
-It was ``veracity.verifiers``, a name one letter from ``veracity.verify``.
+It was ``veracity.verifiers``, a name one letter from ``veracity.verify``; the old name still
+imports, with a ``DeprecationWarning``, until the next release.
 
 Words, as this package and the answer pipeline use them:
 
