@@ -100,7 +100,7 @@ def bench_chat(spec: str, scorer: Any, threads: int | None) -> Any:
         from veracity.llm.llamacpp import LlamaCppChat
 
         return LlamaCppChat(spec.partition(":")[2] or None, threads=threads or None)
-    from veracity.generate.chat import make_chat
+    from veracity.llm.registry import make_chat
 
     return make_chat(spec, scorer=scorer)
 

@@ -244,8 +244,8 @@ class Bench:
     def __init__(self, args: argparse.Namespace) -> None:
         from veracity.checkers.registry import make_verifier
         from veracity.evolve import Bonus, EvolveConfig, Fitness, RougeBonus, SupportBonus
-        from veracity.generate.chat import make_chat
         from veracity.generate.check import CitationChecker
+        from veracity.llm.registry import make_chat
         from veracity.rerankers import make_reranker
 
         self.args = args

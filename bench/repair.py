@@ -65,9 +65,9 @@ from _chat_cache import CachedChat
 from _report import REPO, write_result
 from veracity.checkers.registry import make_verifier
 from veracity.errors import GenerationError
-from veracity.generate.chat import make_chat
 from veracity.generate.grounded import GroundedGenerator
 from veracity.llm.base import ChatModel
+from veracity.llm.registry import make_chat
 from veracity.repair import RepairResult, make_repairer
 from veracity.retrieve.memory import MemoryBM25
 from veracity.text.citations import find_markers

@@ -33,7 +33,7 @@ from _report import write_result
 from veracity import defaults
 from veracity.checkers.registry import make_verifier
 from veracity.evaluate.classification import roc_auc
-from veracity.generate.chat import make_chat
+from veracity.llm.registry import make_chat
 from veracity.types import ClaimSet, Document
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.consistency import ConsistencyLayer

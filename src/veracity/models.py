@@ -2,7 +2,7 @@
 
 :class:`Models` holds four factories: ``verifier(name)`` (``--verifier``, see
 :func:`veracity.checkers.registry.make_verifier`), ``chat(spec, model, scorer)`` (``--llm`` and
-``--model``, see :func:`veracity.generate.chat.make_chat`), ``reranker(name)`` (``--reranker``,
+``--model``, see :func:`veracity.llm.registry.make_chat`), ``reranker(name)`` (``--reranker``,
 see :func:`veracity.rerankers.registry.make_reranker`) and ``spans(name)`` (``--spans``, see
 :func:`veracity.checkers.registry.make_span_detector`). The CLI (``build_app``) and the service
 (``ServerSettings.models``) take one, so tests pass fakes to both.
@@ -32,7 +32,7 @@ __all__ = ["VERIFIERS", "Models"]
 
 def _make_chat(spec: str, model: str | None, scorer: PairScorer) -> ChatModel:
     """The chat model of ``--llm``/``--model``."""
-    from veracity.generate.chat import make_chat
+    from veracity.llm.registry import make_chat
 
     return make_chat(spec, model=model, scorer=scorer)
 

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.unit
 def test_public_api_is_pinned() -> None:
     assert sorted(veracity.llm.__all__) == sorted(
         [
+            "CHAT_BACKENDS",
             "NOT_GIVEN",
             "ROLES",
             "ChatModel",
@@ -33,6 +34,7 @@ def test_public_api_is_pinned() -> None:
             "ServerUnreachableError",
             "StreamingChatModel",
             "bundled_gguf",
+            "make_chat",
         ]
     )
     for name in veracity.llm.__all__:

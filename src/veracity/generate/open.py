@@ -15,7 +15,7 @@ search mode and wraps a cheap :class:`~veracity.generate.ask.Asker` around it pe
 made (:class:`veracity.models.Models` makes them by the names users give), so that a test
 passes fakes.
 
->>> from veracity.generate.chat import make_chat                    # doctest: +SKIP
+>>> from veracity.llm.registry import make_chat                     # doctest: +SKIP
 >>> from veracity.checkers.registry import make_verifier
 >>> asker = open_asker("my-index", make_chat("extractive"), make_verifier("embedded"),
 ...                    search=SearchSettings(mode="bm25"), k=3)    # doctest: +SKIP

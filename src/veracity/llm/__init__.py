@@ -1,4 +1,5 @@
-"""Chat models: the ``ChatModel`` protocol, its request / response types and the backends.
+"""Chat models: the ``ChatModel`` protocol, its request / response types, the backends, and their
+registry.
 
 ============================  ==================================================================
 :class:`OpenAIChat`           any OpenAI-compatible ``/v1/chat/completions`` server (httpx)
@@ -7,6 +8,9 @@
 :class:`ExtractiveChat`       no LLM: replies with the context blocks' best sentences, cited
 :class:`ExtractiveAnswerer`   the same as a typed call: question + passages -> sentences, spans
 ============================  ==================================================================
+
+:func:`make_chat` (:mod:`veracity.llm.registry`, the chat registry) makes a backend by the name
+``--llm`` gives: ``extractive``, ``llamacpp[:PATH]`` or ``openai[:URL]``.
 
 Every backend is a :class:`StreamingChatModel`; tests use
 :class:`veracity.testing.ScriptedChatModel`. Backend failures raise the
@@ -31,8 +35,10 @@ from veracity.llm.extractive import (
 )
 from veracity.llm.llamacpp import LlamaCppChat, bundled_gguf
 from veracity.llm.openai import NOT_GIVEN, OpenAIChat
+from veracity.llm.registry import CHAT_BACKENDS, make_chat
 
 __all__ = [
+    "CHAT_BACKENDS",
     "NOT_GIVEN",
     "ROLES",
     "ChatModel",
@@ -51,4 +57,5 @@ __all__ = [
     "ServerUnreachableError",
     "StreamingChatModel",
     "bundled_gguf",
+    "make_chat",
 ]

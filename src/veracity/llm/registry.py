@@ -1,4 +1,4 @@
-"""Chat models by name, for the CLI and configuration files.
+"""The chat registry: chat models by name, for the CLI and configuration files.
 
 Specs (:data:`CHAT_BACKENDS`): ``extractive`` (no LLM: picks the blocks' best sentences),
 ``llamacpp`` (the bundled SmolLM2 GGUF, in-process; ``llamacpp:PATH`` for another GGUF; needs
@@ -15,10 +15,13 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from veracity.checkers.base import PairScorer
 from veracity.errors import ModelError, OptionError
 from veracity.llm.base import ChatModel
+
+if TYPE_CHECKING:  # a scorer is only handed on to a backend; llm/ sits below checkers/
+    from veracity.checkers.base import PairScorer
 
 __all__ = ["CHAT_BACKENDS", "make_chat"]
 
