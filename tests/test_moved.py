@@ -88,9 +88,24 @@ def test_every_old_verifiers_module_gives_the_checkers_objects(
     assert namespace[names[0]] is getattr(new, names[0])
 
 
+def test_the_old_chat_module_gives_the_chat_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    import veracity.generate
+    import veracity.llm.registry
+
+    _fresh(monkeypatch, "veracity.generate.chat")
+    pattern = r"veracity\.generate\.chat has moved to veracity\.llm\.registry;"
+    with pytest.warns(DeprecationWarning, match=pattern):
+        old = importlib.import_module("veracity.generate.chat")
+    assert old.__all__ == veracity.llm.registry.__all__
+    for name in old.__all__:
+        assert getattr(old, name) is getattr(veracity.llm.registry, name), name
+        assert getattr(veracity.generate, name) is getattr(veracity.llm.registry, name), name
+    assert old.make_chat("extractive").model_id == "extractive"
+
+
 #: The old names, as imports of them look; ``tests/test_moved.py`` (this file) and the old homes
 #: themselves are the only code that may still name them.
-OLD_MODULES = ("veracity.verifiers",)
+OLD_MODULES = ("veracity.verifiers", "veracity.generate.chat")
 
 
 def _imported_modules(tree: ast.AST) -> set[str]:
@@ -109,11 +124,18 @@ def _uses_an_old_module(name: str) -> bool:
 
 
 def test_no_code_of_the_repository_imports_an_old_name() -> None:
-    old_homes = {REPO / "src" / "veracity" / "verifiers"}
+    old_homes = {
+        REPO / "src" / "veracity" / "verifiers",
+        REPO / "src" / "veracity" / "generate" / "chat.py",
+    }
     users = []
     for folder in ("src", "tests", "bench"):
         for path in sorted((REPO / folder).rglob("*.py")):
-            if path == Path(__file__).resolve() or any(h in path.parents for h in old_homes):
+            if (
+                path == Path(__file__).resolve()
+                or path in old_homes
+                or old_homes & set(path.parents)
+            ):
                 continue
             tree = ast.parse(path.read_text(encoding="utf-8"))
             if any(_uses_an_old_module(name) for name in _imported_modules(tree)):

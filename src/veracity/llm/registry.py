@@ -5,7 +5,8 @@ Specs (:data:`CHAT_BACKENDS`): ``extractive`` (no LLM: picks the blocks' best se
 the ``[llm]`` extra), ``openai:URL`` (any OpenAI-compatible server, e.g.
 ``openai:http://127.0.0.1:11434/v1``; ``openai`` alone reads ``$VERACITY_LLM_BASE_URL``).
 ``model`` names the served model for ``openai`` (or ``$VERACITY_LLM_MODEL``). Backends are
-imported only when asked for.
+imported only when asked for. (Until the next release ``veracity.generate.chat``, the old home
+of these names, still gives them, with a ``DeprecationWarning``.)
 
 >>> make_chat("extractive").model_id                                   # doctest: +SKIP
 """
