@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from veracity.errors import GenerationError
+from veracity.llm.base import ChatRequest, Message
+
 pytestmark = pytest.mark.unit
 
 REPO = Path(__file__).resolve().parents[1]
@@ -103,41 +106,86 @@ def test_the_old_chat_module_gives_the_chat_registry(monkeypatch: pytest.MonkeyP
     assert old.make_chat("extractive").model_id == "extractive"
 
 
-#: The old names, as imports of them look; ``tests/test_moved.py`` (this file) and the old homes
-#: themselves are the only code that may still name them.
+@pytest.mark.parametrize("module", ["veracity.llm", "veracity.llm.extractive"])
+def test_extractive_chat_is_the_extractive_replier_under_its_old_name(module: str) -> None:
+    from veracity.llm.extractive import ExtractiveReplier
+
+    found = importlib.import_module(module)
+    pattern = rf"{module}\.ExtractiveChat has moved to {module}\.ExtractiveReplier;"
+    with pytest.warns(DeprecationWarning, match=pattern):
+        old = found.ExtractiveChat
+    assert old is ExtractiveReplier
+    namespace: dict[str, object] = {}
+    with pytest.warns(DeprecationWarning, match=pattern):
+        exec(f"from {module} import ExtractiveChat", namespace)
+    assert namespace["ExtractiveChat"] is ExtractiveReplier
+    assert "ExtractiveChat" not in found.__all__
+    with pytest.raises(AttributeError, match="ExtractiveNothing"):
+        found.ExtractiveNothing  # noqa: B018
+    # the registry name, the model id and the user-facing words are those of before
+    replier = ExtractiveReplier()
+    assert replier.model_id == "extractive"
+    with pytest.raises(GenerationError, match=r"^the extractive model answers the last user"):
+        replier.run(ChatRequest(messages=(Message("system", "Be brief."),)))
+
+
+#: The old names; only this file and the old names' own homes may still use them.
 OLD_MODULES = ("veracity.verifiers", "veracity.generate.chat")
+OLD_CLASSES = ("ExtractiveChat",)
+PACKAGE = REPO / "src" / "veracity"
+OLD_HOMES = (
+    PACKAGE / "verifiers",
+    PACKAGE / "generate" / "chat.py",
+    PACKAGE / "llm" / "__init__.py",
+    PACKAGE / "llm" / "extractive.py",
+)
 
 
-def _imported_modules(tree: ast.AST) -> set[str]:
+def _old_names_used(tree: ast.AST) -> set[str]:
+    """The old modules this code imports and the old class names it reads."""
     found: set[str] = set()
     for node in ast.walk(tree):
+        modules: list[str] = []
         if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
+            modules = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+            modules = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            found.update(alias.name for alias in node.names if alias.name in OLD_CLASSES)
+        elif isinstance(node, ast.Name | ast.Attribute):
+            name = node.id if isinstance(node, ast.Name) else node.attr
+            if name in OLD_CLASSES:
+                found.add(name)
+        found.update(
+            m for m in modules if any(m == old or m.startswith(f"{old}.") for old in OLD_MODULES)
+        )
     return found
 
 
-def _uses_an_old_module(name: str) -> bool:
-    return any(name == old or name.startswith(f"{old}.") for old in OLD_MODULES)
-
-
-def test_no_code_of_the_repository_imports_an_old_name() -> None:
-    old_homes = {
-        REPO / "src" / "veracity" / "verifiers",
-        REPO / "src" / "veracity" / "generate" / "chat.py",
+def test_the_scan_finds_old_names() -> None:
+    code = (
+        "from veracity import verifiers\nimport veracity.verifiers.base\n"
+        "from veracity.generate.chat import make_chat\n"
+        "from veracity.llm import ExtractiveChat\nveracity.llm.ExtractiveChat()\n"
+        "from veracity.generate import make_chat, chat_like\n"
+    )
+    assert _old_names_used(ast.parse(code)) == {
+        "veracity.verifiers",
+        "veracity.verifiers.base",
+        "veracity.generate.chat",
+        "veracity.generate.chat.make_chat",
+        "ExtractiveChat",
     }
-    users = []
+
+
+def test_no_code_of_the_repository_uses_an_old_name() -> None:
+    users = {}
     for folder in ("src", "tests", "bench"):
         for path in sorted((REPO / folder).rglob("*.py")):
-            if (
-                path == Path(__file__).resolve()
-                or path in old_homes
-                or old_homes & set(path.parents)
+            if path == Path(__file__).resolve() or any(
+                path == home or home in path.parents for home in OLD_HOMES
             ):
                 continue
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            if any(_uses_an_old_module(name) for name in _imported_modules(tree)):
-                users.append(str(path.relative_to(REPO)))
-    assert users == []
+            used = _old_names_used(ast.parse(path.read_text(encoding="utf-8")))
+            if used:
+                users[str(path.relative_to(REPO))] = sorted(used)
+    assert users == {}

@@ -24,7 +24,7 @@ def test_public_api_is_pinned() -> None:
             "ExtractedSentence",
             "ExtractiveAnswer",
             "ExtractiveAnswerer",
-            "ExtractiveChat",
+            "ExtractiveReplier",
             "LlamaCppChat",
             "MalformedReplyError",
             "Message",
@@ -54,7 +54,7 @@ def test_every_backend_is_a_streaming_chat_model() -> None:
     backends: list[object] = [
         veracity.llm.OpenAIChat(model="m", env={}),
         veracity.llm.LlamaCppChat(),
-        veracity.llm.ExtractiveChat(),
+        veracity.llm.ExtractiveReplier(),
         ScriptedChatModel([]),
     ]
     for backend in backends:

@@ -49,7 +49,7 @@ def _extractive(argument: str, model: str | None, scorer: PairScorer | None) -> 
             f"extractive:{argument}" if argument else "extractive",
             "plain 'extractive' (it takes no path, URL or model)",
         )
-    chat = _backend("veracity.llm.extractive", "ExtractiveChat")
+    chat = _backend("veracity.llm.extractive", "ExtractiveReplier")
     answerer = _backend("veracity.llm.extractive", "ExtractiveAnswerer")
     return chat(answerer(scorer=scorer))
 
