@@ -96,8 +96,8 @@ def signal_values(name: str, scorer: Any, results: Sequence[Any]) -> list[float]
 
 def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
+    from veracity.checkers.registry import make_verifier
     from veracity.retrieve.open import open_retriever
-    from veracity.verifiers.registry import make_verifier
 
     questions = load_clapnq()
     should = [not q.answerable for q in questions]

@@ -55,6 +55,7 @@ sys.path.insert(0, str(BENCH))
 
 from _report import REPO, write_result  # noqa: E402
 from veracity import defaults  # noqa: E402
+from veracity.checkers.scoring import score_groups  # noqa: E402
 from veracity.embed import TextEmbedder  # noqa: E402
 from veracity.evaluate.classification import roc_auc  # noqa: E402
 from veracity.generate import calibrate, make_signal  # noqa: E402
@@ -62,7 +63,6 @@ from veracity.generate.abstain import question_content  # noqa: E402
 from veracity.generate.calibration import threshold_point  # noqa: E402
 from veracity.train.data.locations import data_root  # noqa: E402
 from veracity.types import SearchResult  # noqa: E402
-from veracity.verifiers.scoring import score_groups  # noqa: E402
 
 SEED = 13
 K = 5
@@ -100,7 +100,7 @@ def bench_chat(spec: str, scorer: Any, threads: int | None) -> Any:
         from veracity.llm.llamacpp import LlamaCppChat
 
         return LlamaCppChat(spec.partition(":")[2] or None, threads=threads or None)
-    from veracity.generate.chat import make_chat
+    from veracity.llm.registry import make_chat
 
     return make_chat(spec, scorer=scorer)
 
@@ -302,8 +302,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     argv = list(sys.argv[1:] if argv is None else argv)
 
+    from veracity.checkers.registry import make_verifier
     from veracity.retrieve.open import open_retriever
-    from veracity.verifiers.registry import make_verifier
 
     everything = load_clapnq()
     index = clapnq_index(everything)

@@ -63,10 +63,10 @@ from ask_abstention import (  # noqa: E402
     load_clapnq,
 )
 from veracity import defaults  # noqa: E402
+from veracity.checkers.scoring import score_groups  # noqa: E402
 from veracity.errors import VeracityError  # noqa: E402
 from veracity.generate import Asker, GroundedGenerator  # noqa: E402
 from veracity.types import Answer, Chunk, Hit  # noqa: E402
-from veracity.verifiers.scoring import score_groups  # noqa: E402
 
 SEED = 13
 TAU = defaults.CITATION_TAU
@@ -433,8 +433,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         key, _, size = part.partition("=")
         samples[key] = int(size)
 
+    from veracity.checkers.registry import make_verifier
     from veracity.retrieve.open import open_retriever
-    from veracity.verifiers.registry import make_verifier
 
     scorer = make_verifier("embedded").load()
     sets = {name: load_set(name) for name in args.sets.split(",")}

@@ -87,8 +87,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     argv = list(sys.argv[1:] if argv is None else argv)
 
+    from veracity.checkers.registry import make_verifier
     from veracity.retrieve.open import open_retriever
-    from veracity.verifiers.registry import make_verifier
 
     questions = load_clapnq()
     rng = random.Random(SEED)

@@ -48,10 +48,10 @@ from _chat_cache import CachedChat  # noqa: E402
 from _report import write_result  # noqa: E402
 from ask_abstention import CACHE, ClapQuestion, load_clapnq  # noqa: E402
 from veracity import defaults  # noqa: E402
+from veracity.checkers.scoring import score_groups  # noqa: E402
 from veracity.errors import VeracityError  # noqa: E402
 from veracity.generate import GroundedGenerator  # noqa: E402
 from veracity.types import Answer, Chunk, Hit  # noqa: E402
-from veracity.verifiers.scoring import score_groups  # noqa: E402
 
 SEED = 13
 TAU = defaults.CITATION_TAU
@@ -196,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--name", default="ask_local")
     args = parser.parse_args(argv)
-    from veracity.verifiers import make_verifier
+    from veracity.checkers import make_verifier
 
     scorer = make_verifier("embedded")
     questions = sample(load_clapnq(), args.sample, SEED)

@@ -242,11 +242,11 @@ class Bench:
     """The models, loaded once, and one (query, method) row at a time."""
 
     def __init__(self, args: argparse.Namespace) -> None:
+        from veracity.checkers.registry import make_verifier
         from veracity.evolve import Bonus, EvolveConfig, Fitness, RougeBonus, SupportBonus
-        from veracity.generate.chat import make_chat
         from veracity.generate.check import CitationChecker
+        from veracity.llm.registry import make_chat
         from veracity.rerankers import make_reranker
-        from veracity.verifiers.registry import make_verifier
 
         self.args = args
         threads = args.threads
@@ -397,8 +397,8 @@ class Bench:
 
     def grounded(self, answer: str, seeds: Sequence[str]) -> dict[str, Any]:
         """The three-way label of each factual sentence against every seed, and the answer's."""
+        from veracity.checkers.scoring import score_groups
         from veracity.text.segment import segment_answer
-        from veracity.verifiers.scoring import score_groups
 
         claims = [sentence.claim for sentence in segment_answer(answer) if sentence.factual]
         scored = score_groups(

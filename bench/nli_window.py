@@ -36,9 +36,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
+from veracity.checkers.embedded import ACTIVATIONS, EmbeddedVerifier
 from veracity.evaluate.classification import balanced_accuracy, roc_auc
 from veracity.types import Claim, Document, Span
-from veracity.verifiers.embedded import ACTIVATIONS, EmbeddedVerifier
 from veracity.verify.gather import ClaimEvidence, EvidenceSet, source_chunks
 from veracity.verify.knowledge import KnowledgeLayer
 from veracity.verify.nli import WINDOWS, EvidenceWindow, NLILayer

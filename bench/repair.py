@@ -63,16 +63,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _chat_cache import CachedChat
 from _report import REPO, write_result
+from veracity.checkers.registry import make_verifier
 from veracity.errors import GenerationError
-from veracity.generate.chat import make_chat
 from veracity.generate.grounded import GroundedGenerator
 from veracity.llm.base import ChatModel
+from veracity.llm.registry import make_chat
 from veracity.repair import RepairResult, make_repairer
 from veracity.retrieve.memory import MemoryBM25
 from veracity.text.citations import find_markers
 from veracity.text.refusal import detect_refusal
 from veracity.types import Chunk, EvidenceJudgement, Report
-from veracity.verifiers.registry import make_verifier
 from veracity.verify.gather import source_chunks, source_documents
 from veracity.verify.pipeline import make_answer_verifier
 from verifier_data import DEFAULT_DATA

@@ -121,7 +121,7 @@ class CheckpointScorer:
         import torch
         import transformers
 
-        from veracity.verifiers.windows import EvidenceSelector
+        from veracity.checkers.windows import EvidenceSelector
 
         torch.set_num_threads(self.threads)
         self.model = transformers.AutoModelForSequenceClassification.from_pretrained(
@@ -318,8 +318,8 @@ def main() -> None:
             info,
         )
     if "verifier" in arms:
+        from veracity.checkers.embedded import EmbeddedVerifier
         from veracity.rerankers.support import SupportRelevance
-        from veracity.verifiers.embedded import EmbeddedVerifier
 
         verifier = SupportRelevance(EmbeddedVerifier(threads=args.threads)).load()
         ranked, info = rerank_all(verifier, queries, run, texts)

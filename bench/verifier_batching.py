@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
 from veracity import defaults
+from veracity.checkers.embedded import EmbeddedVerifier
 from veracity.evaluate.classification import balanced_accuracy, cross_threshold, roc_auc
-from veracity.verifiers.embedded import EmbeddedVerifier
 from verifier_data import DEFAULT_DATA, Item, load_lfqa, load_wice
 
 SETS = {"wice": load_wice, "lfqa": load_lfqa}

@@ -6,7 +6,7 @@ on held-out VitaminC / MNLI rows, speed at 512 tokens, and its combiner's inputs
         --verifier 0.4.0=embedded:OLD --verifier 0.4.0+three-way=embedded:OLD3 \\
         --verifier 0.5.0=embedded --data DATA
 
-``--verifier LABEL=NAME`` (repeatable; NAME as in veracity.verifiers.registry) names each row.
+``--verifier LABEL=NAME`` (repeatable; NAME as in veracity.checkers.registry) names each row.
 ``--data`` is the training data folder (its val.jsonl gives the VitaminC and MNLI rows, which
 no network here trained on); the minimal pairs are ``bench/data/minimal_pairs.jsonl``
 (``python -m veracity.train.data.pairs``: held-out training text, never evaluation data).
@@ -49,9 +49,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
+from veracity.checkers.base import PairScorer
 from veracity.evaluate.classification import balanced_accuracy
 from veracity.types import Chunk, Claim, Span
-from veracity.verifiers.base import PairScorer
 from verifier import make_scorer, measure, score_items
 from verifier_data import DATASETS, DEFAULT_DATA, load
 

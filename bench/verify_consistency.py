@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
 from veracity import defaults
+from veracity.checkers.registry import make_verifier
 from veracity.evaluate.classification import roc_auc
-from veracity.generate.chat import make_chat
+from veracity.llm.registry import make_chat
 from veracity.types import ClaimSet, Document
-from veracity.verifiers.registry import make_verifier
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.consistency import ConsistencyLayer
 from veracity.verify.gather import source_chunks

@@ -26,7 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
-from veracity.verifiers.embedded import ACTIVATIONS, EmbeddedVerifier
+from veracity.checkers.embedded import ACTIVATIONS, EmbeddedVerifier
 from veracity.verify.gather import source_chunks
 from veracity.verify.knowledge import KnowledgeLayer
 from veracity.verify.nli import WINDOWS

@@ -39,6 +39,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
+from veracity.checkers.base import PairScorer
+from veracity.checkers.registry import make_verifier
 from veracity.evaluate.classification import (
     average_precision,
     balanced_accuracy,
@@ -46,8 +48,6 @@ from veracity.evaluate.classification import (
     roc_auc,
 )
 from veracity.types import Document, LayerResult, PairScores, Report
-from veracity.verifiers.base import PairScorer
-from veracity.verifiers.registry import make_verifier
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.gather import EvidenceGatherer, source_chunks
 from veracity.verify.knowledge import KnowledgeLayer

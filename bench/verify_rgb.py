@@ -34,9 +34,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
+from veracity.checkers.registry import make_verifier
 from veracity.text.sentences import split_sentences
 from veracity.types import Report
-from veracity.verifiers.registry import make_verifier
 from veracity.verify.gather import source_chunks, source_documents
 from veracity.verify.knowledge import KnowledgeLayer
 from veracity.verify.pipeline import make_answer_verifier

@@ -203,8 +203,8 @@ def test_generate_and_verify_do_not_import_each_other() -> None:
     assert {m: r for m, r in _imports("verify").items() if "generate" in r} == {}
 
 
-def test_the_pair_verifiers_and_answer_text_rooms_exist_with_their_modules() -> None:
-    verifiers = {p.stem for p in (PACKAGE / "verifiers").glob("*.py")}
+def test_the_pair_checkers_and_answer_text_rooms_exist_with_their_modules() -> None:
+    checkers = {p.stem for p in (PACKAGE / "checkers").glob("*.py")}
     assert {
         "base",
         "embedded",
@@ -215,7 +215,7 @@ def test_the_pair_verifiers_and_answer_text_rooms_exist_with_their_modules() -> 
         "combiner",
         "registry",
         "scoring",
-    } <= verifiers
+    } <= checkers
     text = {p.stem for p in (PACKAGE / "text").glob("*.py")}
     assert {"citations", "segment", "factual", "refusal", "sentences", "words"} <= text
     assert not (PACKAGE / "verify" / "base.py").exists()
@@ -267,3 +267,14 @@ def test_nothing_imports_the_adapters() -> None:
     the service: they convert types and call the library, and nothing below uses them."""
     assert _importers_of("adapters") == {}
     assert _imports("adapters")  # the room exists and was read
+
+
+def test_the_old_pair_verifiers_room_only_forwards_to_the_checkers() -> None:
+    """``verifiers/`` (the checkers' old name, kept one release) holds one module per module of
+    ``checkers/`` it had, imports nothing but ``checkers/`` (and the foundation's warning), and
+    nothing imports it: new code names the new room."""
+    old = {p.stem for p in (PACKAGE / "verifiers").glob("*.py")} - {"__init__"}
+    assert old <= {p.stem for p in (PACKAGE / "checkers").glob("*.py")}
+    assert ALLOWED["verifiers"] == {"checkers"}
+    assert set().union(*_imports("verifiers").values()) <= {"checkers", "_moved"}
+    assert _importers_of("verifiers") == {}

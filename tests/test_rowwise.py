@@ -10,8 +10,8 @@ import pytest
 from veracity._onnx import session
 from veracity._rowwise import float_reference, open_row_independent, rowwise_quantization
 from veracity.assets import VERIFIER_DIR, load_tokenizer
+from veracity.checkers.embedded import read_pairs
 from veracity.errors import InputError, ModelError
-from veracity.verifiers.embedded import read_pairs
 
 helper, numpy_helper = onnx.helper, onnx.numpy_helper
 

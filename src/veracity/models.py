@@ -1,10 +1,10 @@
 """How the commands and the service make their models, by the names users give them.
 
 :class:`Models` holds four factories: ``verifier(name)`` (``--verifier``, see
-:func:`veracity.verifiers.registry.make_verifier`), ``chat(spec, model, scorer)`` (``--llm`` and
-``--model``, see :func:`veracity.generate.chat.make_chat`), ``reranker(name)`` (``--reranker``,
+:func:`veracity.checkers.registry.make_verifier`), ``chat(spec, model, scorer)`` (``--llm`` and
+``--model``, see :func:`veracity.llm.registry.make_chat`), ``reranker(name)`` (``--reranker``,
 see :func:`veracity.rerankers.registry.make_reranker`) and ``spans(name)`` (``--spans``, see
-:func:`veracity.verifiers.registry.make_span_detector`). The CLI (``build_app``) and the service
+:func:`veracity.checkers.registry.make_span_detector`). The CLI (``build_app``) and the service
 (``ServerSettings.models``) take one, so tests pass fakes to both.
 
 >>> from veracity.testing import TablePairScorer
@@ -20,26 +20,26 @@ from typing import TYPE_CHECKING
 
 # The registry of verifier names, for --verifier's help (a light import: the factories load
 # their models lazily).
-from veracity.verifiers.registry import VERIFIERS
+from veracity.checkers.registry import VERIFIERS
 
 if TYPE_CHECKING:
+    from veracity.checkers.base import PairScorer, SpanDetector
     from veracity.llm.base import ChatModel
     from veracity.rerankers.base import RelevanceScorer
-    from veracity.verifiers.base import PairScorer, SpanDetector
 
 __all__ = ["VERIFIERS", "Models"]
 
 
 def _make_chat(spec: str, model: str | None, scorer: PairScorer) -> ChatModel:
     """The chat model of ``--llm``/``--model``."""
-    from veracity.generate.chat import make_chat
+    from veracity.llm.registry import make_chat
 
     return make_chat(spec, model=model, scorer=scorer)
 
 
 def _make_verifier(name: str) -> PairScorer:
     """The verifier of ``--verifier``."""
-    from veracity.verifiers.registry import make_verifier
+    from veracity.checkers.registry import make_verifier
 
     return make_verifier(name)
 
@@ -53,7 +53,7 @@ def _make_reranker(name: str) -> RelevanceScorer:
 
 def _make_span_detector(name: str) -> SpanDetector:
     """The span detector of ``--spans``."""
-    from veracity.verifiers.registry import make_span_detector
+    from veracity.checkers.registry import make_span_detector
 
     return make_span_detector(name)
 

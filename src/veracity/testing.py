@@ -14,6 +14,7 @@ from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from veracity.checkers.base import check_pairs
 from veracity.errors import InputError
 from veracity.llm.base import ChatRequest, ChatResponse
 from veracity.text.words import content_word_spans, content_words
@@ -26,7 +27,6 @@ from veracity.types import (
     Span,
     UnsupportedSpan,
 )
-from veracity.verifiers.base import check_pairs
 
 __all__ = [
     "FailingPairScorer",

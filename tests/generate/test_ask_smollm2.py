@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from veracity.checkers.base import PairScorer
 from veracity.corpus.index_dir import IndexDir
 from veracity.corpus.indexer import Indexer
 from veracity.generate import Abstainer, Asker, GroundedGenerator, calibrate, make_signal
 from veracity.llm.base import ChatModel, ChatRequest, ChatResponse
 from veracity.retrieve import BM25Builder, open_retriever
 from veracity.types import SENTENCE_STATUSES
-from veracity.verifiers.base import PairScorer
 
 pytestmark = pytest.mark.integration
 
@@ -61,7 +61,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def verifier() -> PairScorer:
-    from veracity.verifiers.registry import make_verifier
+    from veracity.checkers.registry import make_verifier
 
     return make_verifier("embedded").load()
 

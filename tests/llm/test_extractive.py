@@ -11,7 +11,7 @@ from veracity.errors import ClaimTooLongError, GenerationError, InputError, Opti
 from veracity.llm import (
     ChatRequest,
     ExtractiveAnswerer,
-    ExtractiveChat,
+    ExtractiveReplier,
     Message,
     StreamingChatModel,
 )
@@ -293,7 +293,7 @@ def test_cite_puts_the_marker_before_the_final_punctuation(sentence: str, cited:
 
 
 def test_chat_replies_with_cited_sentences() -> None:
-    chat = ExtractiveChat(ExtractiveAnswerer(max_sentences=1))
+    chat = ExtractiveReplier(ExtractiveAnswerer(max_sentences=1))
     response = chat.run(
         ChatRequest((Message("system", "Cite [n]."), Message("user", GROUNDED)), seed=3)
     )
@@ -304,7 +304,7 @@ def test_chat_replies_with_cited_sentences() -> None:
 
 def test_chat_keeps_the_prompts_block_numbers() -> None:
     prompt = "[4] Ants march.\n[5] Bees dance at dawn.\nQuestion: When do bees dance?"
-    assert ExtractiveChat().run(ChatRequest.of(prompt)).text == "Bees dance at dawn [5]."
+    assert ExtractiveReplier().run(ChatRequest.of(prompt)).text == "Bees dance at dawn [5]."
 
 
 def test_chat_answers_a_grounded_prompt_with_source_labels() -> None:
@@ -317,18 +317,18 @@ def test_chat_answers_a_grounded_prompt_with_source_labels() -> None:
         "Answer using only the context blocks above and cite them as [n] after each "
         'sentence. If they do not contain the answer, reply exactly "I don\'t know".'
     )
-    reply = ExtractiveChat().run(ChatRequest.of(prompt)).text
+    reply = ExtractiveReplier().run(ChatRequest.of(prompt)).text
     assert reply == "Honeybee wings beat about 230 times per second [1]."
 
 
 def test_chat_refuses_when_nothing_answers() -> None:
     prompt = "[1] Ants march.\n\nQuestion: Who painted the Mona Lisa?"
-    assert ExtractiveChat().run(ChatRequest.of(prompt)).text == "I don't know"
-    assert ExtractiveChat(refusal="No idea.").run(ChatRequest.of(prompt)).text == "No idea."
+    assert ExtractiveReplier().run(ChatRequest.of(prompt)).text == "I don't know"
+    assert ExtractiveReplier(refusal="No idea.").run(ChatRequest.of(prompt)).text == "No idea."
 
 
 def test_chat_stream_joins_to_the_same_text() -> None:
-    chat = ExtractiveChat()
+    chat = ExtractiveReplier()
     request = ChatRequest.of(
         f"[1] {BEES}\n[2] {MITES}\nQuestion: What do varroa mites do to honeybee colonies?"
     )
@@ -339,9 +339,9 @@ def test_chat_stream_joins_to_the_same_text() -> None:
 
 def test_chat_raises_on_a_prompt_without_blocks() -> None:
     with pytest.raises(GenerationError, match="numbered context blocks"):
-        ExtractiveChat().run(ChatRequest.of("Summarize bees."))
+        ExtractiveReplier().run(ChatRequest.of("Summarize bees."))
     with pytest.raises(OptionError, match="refusal"):
-        ExtractiveChat(refusal=" ")
+        ExtractiveReplier(refusal=" ")
 
 
 class _ShortClaims:

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.unit
 def test_public_api_is_pinned() -> None:
     assert sorted(veracity.llm.__all__) == sorted(
         [
+            "CHAT_BACKENDS",
             "NOT_GIVEN",
             "ROLES",
             "ChatModel",
@@ -23,7 +24,7 @@ def test_public_api_is_pinned() -> None:
             "ExtractedSentence",
             "ExtractiveAnswer",
             "ExtractiveAnswerer",
-            "ExtractiveChat",
+            "ExtractiveReplier",
             "LlamaCppChat",
             "MalformedReplyError",
             "Message",
@@ -33,6 +34,7 @@ def test_public_api_is_pinned() -> None:
             "ServerUnreachableError",
             "StreamingChatModel",
             "bundled_gguf",
+            "make_chat",
         ]
     )
     for name in veracity.llm.__all__:
@@ -52,7 +54,7 @@ def test_every_backend_is_a_streaming_chat_model() -> None:
     backends: list[object] = [
         veracity.llm.OpenAIChat(model="m", env={}),
         veracity.llm.LlamaCppChat(),
-        veracity.llm.ExtractiveChat(),
+        veracity.llm.ExtractiveReplier(),
         ScriptedChatModel([]),
     ]
     for backend in backends:

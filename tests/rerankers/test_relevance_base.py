@@ -9,12 +9,12 @@ from typing import Any
 import numpy as np
 import pytest
 
+from veracity.checkers.windows import EvidenceSelector
 from veracity.errors import InputError, ModelError, OptionError
 from veracity.rerankers import RelevanceScorer, make_reranker
 from veracity.rerankers.base import batched_logits, check_passages, score_windows
 from veracity.rerankers.support import SupportRelevance
 from veracity.testing import FailingPairScorer, OverlapRelevanceScorer, TablePairScorer
-from veracity.verifiers.windows import EvidenceSelector
 
 pytestmark = pytest.mark.unit
 

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
+from veracity.checkers.base import SpanDetector
 from veracity.corpus.indexer import Indexer
 from veracity.llm.base import ChatRequest, ChatResponse
 from veracity.models import Models
@@ -19,7 +20,6 @@ from veracity.server.app import create_app
 from veracity.server.settings import Limits, Settings
 from veracity.testing import TablePairScorer
 from veracity.types import PairScores
-from veracity.verifiers.base import SpanDetector
 
 T = TypeVar("T")
 

@@ -65,7 +65,7 @@ def test_streaming_gives_the_same_verdicts(verifier: AnswerVerifier) -> None:
 
 def test_consistency_with_smollm2_scores_every_claim() -> None:
     pytest.importorskip("llama_cpp")
-    from veracity.generate.chat import make_chat
+    from veracity.llm.registry import make_chat
 
     scorer = make_verifier("embedded")
     layer = ConsistencyLayer(

@@ -20,9 +20,9 @@ from haystack import Document, component
 from veracity import defaults
 from veracity.adapters.passages import Foreign, passages
 from veracity.adapters.scorers import scorer_of
+from veracity.checkers.base import PairScorer
 from veracity.repair.pipeline import check_policy, make_repairer
 from veracity.types import Chunk
-from veracity.verifiers.base import PairScorer
 from veracity.verify.grounding import GroundingCheck, GroundingMode, check_options
 
 __all__ = ["Repairer", "Verifier"]

@@ -29,12 +29,12 @@ from pydantic import PrivateAttr
 from veracity import defaults
 from veracity.adapters.passages import Foreign, passage_metadata, passages
 from veracity.adapters.scorers import scorer_of
+from veracity.checkers.base import PairScorer
 from veracity.errors import InputError
 from veracity.repair.pipeline import check_policy, make_repairer
 from veracity.retrieve.base import Retriever
 from veracity.retrieve.open import open_retriever
 from veracity.types import Hit
-from veracity.verifiers.base import PairScorer
 from veracity.verify.grounding import GroundingCheck, GroundingMode, check_options
 
 __all__ = ["VeracityRetriever", "VerifyAnswer", "to_langchain"]

@@ -7,8 +7,8 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported lazily: the pytest plugin loads this module in every session
+    from veracity.checkers.base import PairScorer
     from veracity.rerankers.base import RelevanceScorer
-    from veracity.verifiers.base import PairScorer
 
 __all__ = ["loaded_reranker", "loaded_scorer", "reranker_of", "scorer_of"]
 
@@ -16,7 +16,7 @@ __all__ = ["loaded_reranker", "loaded_scorer", "reranker_of", "scorer_of"]
 @cache
 def loaded_scorer(name: str) -> PairScorer:
     """The pair verifier ``name`` (``embedded``, ``lexical``, ``hf:MODEL``...), loaded."""
-    from veracity.verifiers.registry import make_verifier
+    from veracity.checkers.registry import make_verifier
 
     return make_verifier(name).load()
 

@@ -27,10 +27,10 @@ from typing import Any
 from veracity import defaults
 from veracity._json import strict_json
 from veracity.batch.items import BadLine, BatchItem
+from veracity.checkers.base import PairScorer
 from veracity.defaults import EvidenceWindow
 from veracity.errors import InputError, OptionError, VeracityError
 from veracity.types import Chunk
-from veracity.verifiers.base import PairScorer
 
 __all__ = ["BatchRecord", "ItemVerifier", "VerifySettings"]
 

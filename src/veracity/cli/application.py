@@ -23,10 +23,10 @@ from veracity.errors import InputError, OptionError, VeracityError
 from veracity.models import VERIFIERS, Models
 
 if TYPE_CHECKING:
+    from veracity.checkers.base import PairScorer
     from veracity.llm.base import ChatModel
     from veracity.retrieve.base import Retriever
     from veracity.types import Chunk
-    from veracity.verifiers.base import PairScorer
 
 __all__ = [
     "EXIT_FAILED",

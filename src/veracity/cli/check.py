@@ -23,7 +23,7 @@ from veracity.cli.render import errors, show
 from veracity.errors import VeracityError
 
 if TYPE_CHECKING:
-    from veracity.verifiers.base import PairScorer
+    from veracity.checkers.base import PairScorer
     from veracity.verify.pairs import PairChecker
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from veracity.checkers.base import strip_control_tokens
 from veracity.errors import GenerationError
 from veracity.llm.base import ChatRequest
 from veracity.prompts import ChatPrompt, load_prompt
-from veracity.verifiers.base import strip_control_tokens
 
 __all__ = ["OPERATORS", "Operator", "parse_rewrite"]
 

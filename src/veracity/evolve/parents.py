@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from veracity import defaults
+from veracity.checkers.base import PairScorer
+from veracity.checkers.scoring import score_groups
 from veracity.errors import InputError, OptionError
 from veracity.text.segment import segment_answer
-from veracity.verifiers.base import PairScorer
-from veracity.verifiers.scoring import score_groups
 
 __all__ = ["ParentCheck"]
 

@@ -36,11 +36,11 @@ from veracity.generate.calibration import (
     read_calibration,
     save_calibration,
 )
-from veracity.generate.chat import CHAT_BACKENDS, make_chat
 from veracity.generate.check import CheckedAnswer, CitationChecker
 from veracity.generate.grounded import GroundedGenerator
 from veracity.generate.open import IndexSearch, SearchSettings, open_asker, open_search
 from veracity.generate.stream import StreamingAsker
+from veracity.llm.registry import CHAT_BACKENDS, make_chat
 from veracity.text.citations import Marker, find_markers, resolve_markers
 from veracity.text.factual import is_factual
 from veracity.text.refusal import detect_refusal, refusal_languages

@@ -34,12 +34,12 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from veracity import defaults
+from veracity.checkers.base import PairScorer
+from veracity.checkers.scoring import score_groups
 from veracity.defaults import Signal
 from veracity.errors import InputError, OptionError, check_choice
 from veracity.text.sentences import question_focus
 from veracity.types import AbstentionCheck, SearchResult
-from veracity.verifiers.base import PairScorer
-from veracity.verifiers.scoring import score_groups
 
 __all__ = [
     "RANK_ONLY",

@@ -3,9 +3,10 @@
 :func:`~veracity.generate.open.open_asker` makes an :class:`Asker` on an index folder, with the
 index's abstention; composed of its parts by hand::
 
-    from veracity.generate import Abstainer, Asker, GroundedGenerator, make_chat, make_signal
+    from veracity.checkers.registry import make_verifier
+    from veracity.generate import Abstainer, Asker, GroundedGenerator, make_signal
+    from veracity.llm import make_chat
     from veracity.retrieve.open import open_retriever
-    from veracity.verifiers.registry import make_verifier
 
     verifier = make_verifier("embedded")
     generator = GroundedGenerator(make_chat("extractive"), verifier)

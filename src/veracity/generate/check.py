@@ -39,6 +39,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity import defaults
+from veracity.checkers.base import PairScorer
+from veracity.checkers.scoring import score_groups
 from veracity.errors import ClaimTooLongError, InputError, OptionError
 from veracity.text.citations import resolve_markers
 from veracity.text.segment import AnswerSentence, segment_answer
@@ -51,8 +53,6 @@ from veracity.types import (
     SentenceStatus,
     Span,
 )
-from veracity.verifiers.base import PairScorer
-from veracity.verifiers.scoring import score_groups
 
 __all__ = ["CheckedAnswer", "CitationChecker", "claim_parts"]
 

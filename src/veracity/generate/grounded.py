@@ -23,6 +23,7 @@ import time
 from collections.abc import Sequence
 
 from veracity import defaults
+from veracity.checkers.base import PairScorer
 from veracity.errors import GenerationError, InputError, OptionError
 from veracity.generate.blocks import format_context
 from veracity.generate.check import CitationChecker
@@ -30,7 +31,6 @@ from veracity.llm.base import ChatModel, ChatRequest, ChatResponse
 from veracity.prompts import ChatPrompt, load_prompt
 from veracity.text.refusal import detect_refusal
 from veracity.types import Answer, GenerationProvenance, Hit, Timings
-from veracity.verifiers.base import PairScorer
 
 __all__ = ["GroundedGenerator"]
 

@@ -15,8 +15,8 @@ search mode and wraps a cheap :class:`~veracity.generate.ask.Asker` around it pe
 made (:class:`veracity.models.Models` makes them by the names users give), so that a test
 passes fakes.
 
->>> from veracity.generate.chat import make_chat                    # doctest: +SKIP
->>> from veracity.verifiers.registry import make_verifier
+>>> from veracity.llm.registry import make_chat                     # doctest: +SKIP
+>>> from veracity.checkers.registry import make_verifier
 >>> asker = open_asker("my-index", make_chat("extractive"), make_verifier("embedded"),
 ...                    search=SearchSettings(mode="bm25"), k=3)    # doctest: +SKIP
 >>> answer = asker.run("When was the hive patented?")               # doctest: +SKIP
@@ -38,9 +38,9 @@ from veracity.generate.grounded import GroundedGenerator
 from veracity.retrieve.base import Retriever
 
 if TYPE_CHECKING:
+    from veracity.checkers.base import PairScorer
     from veracity.llm.base import ChatModel
     from veracity.rerankers.base import RelevanceScorer
-    from veracity.verifiers.base import PairScorer
 
 __all__ = ["IndexSearch", "SearchSettings", "open_asker", "open_search"]
 

@@ -27,12 +27,12 @@ from __future__ import annotations
 import time
 from collections.abc import Generator, Iterator, Sequence
 
+from veracity.checkers.base import PairScorer
 from veracity.generate.ask import Asker
 from veracity.generate.check import CitationChecker
 from veracity.llm.base import ChatResponse, Streamed, StreamingChatModel
 from veracity.text.segment import segment_answer
 from veracity.types import Answer, Hit, PairScore, PairScores, SentenceCheck
-from veracity.verifiers.base import PairScorer
 
 __all__ = ["StreamingAsker"]
 

@@ -2,9 +2,12 @@
 
 :class:`ExtractiveAnswerer` picks, from ranked passages, the sentences that best answer a
 question, each with the index of its passage and its exact character span there.
-:class:`ExtractiveChat` puts it behind the ``ChatModel`` protocol: it reads the numbered context
-blocks (``[1] ...``) and the question out of a grounded-generation prompt and replies with those
-sentences, each cited ``[n]``, or with ``defaults.EXTRACTIVE_REFUSAL`` when none qualifies.
+:class:`ExtractiveReplier` puts it behind the ``ChatModel`` protocol: it reads the numbered
+context blocks (``[1] ...``) and the question out of a grounded-generation prompt and replies with
+those sentences, each cited ``[n]``, or with ``defaults.EXTRACTIVE_REFUSAL`` when none qualifies.
+It is no language model, only a stand-in with a chat model's interface (``--llm extractive``);
+its old name, ``ExtractiveChat``, still imports, with a ``DeprecationWarning``, until the next
+release.
 
 How sentences are chosen (all ties broken by passage order, then position, so runs repeat):
 
@@ -51,6 +54,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from veracity import defaults
+from veracity._moved import warn_moved
 from veracity.errors import ClaimTooLongError, GenerationError, InputError, OptionError
 from veracity.llm.base import ChatRequest, ChatResponse
 from veracity.text.citations import indexed_word
@@ -59,7 +63,7 @@ from veracity.text.sentences import question_focus, split_sentences
 from veracity.types import Span
 
 if TYPE_CHECKING:  # a scorer is injected; llm/ sits below the pair verifiers
-    from veracity.verifiers.base import PairScorer
+    from veracity.checkers.base import PairScorer
 
 __all__ = [
     "OTHER_PASSAGE_SHARE",
@@ -67,7 +71,7 @@ __all__ = [
     "ExtractedSentence",
     "ExtractiveAnswer",
     "ExtractiveAnswerer",
-    "ExtractiveChat",
+    "ExtractiveReplier",
     "PromptBlocks",
     "cite",
     "parse_prompt_blocks",
@@ -405,13 +409,15 @@ def cite(sentence: str, number: int) -> str:
     return f"{clean[:cut].rstrip()} [{number}]{clean[cut:]}"
 
 
-class ExtractiveChat:
+class ExtractiveReplier:
     """The extractive answerer as a ``StreamingChatModel`` for grounded-generation prompts.
 
-    >>> chat = ExtractiveChat()
+    It was ``ExtractiveChat``: it speaks the chat protocol but is no language model.
+
+    >>> replier = ExtractiveReplier()
     >>> prompt = ("[1] Ants march.\\n\\n[2] Bees dance at dawn.\\n\\n"
     ...           "Question: When do bees dance?")
-    >>> chat.run(ChatRequest.of(prompt)).text
+    >>> replier.run(ChatRequest.of(prompt)).text
     'Bees dance at dawn [2].'
     """
 
@@ -427,7 +433,7 @@ class ExtractiveChat:
         self.refusal = refusal
         self.model_id = self.answerer.model_id
 
-    def load(self) -> ExtractiveChat:
+    def load(self) -> ExtractiveReplier:
         self.answerer.load()
         return self
 
@@ -459,3 +465,14 @@ class ExtractiveChat:
         blocks = parse_prompt_blocks(users[-1])
         answer = self.answerer.run(blocks.question, blocks.texts)
         return [cite(s.text, blocks.numbers[s.passage]) for s in answer.sentences]
+
+
+if TYPE_CHECKING:  # the old name, for type checkers; at run time __getattr__ gives it
+    ExtractiveChat = ExtractiveReplier
+
+
+def __getattr__(name: str) -> object:
+    if name == "ExtractiveChat":  # renamed: it is no chat (language) model; kept one release
+        warn_moved(f"{__name__}.ExtractiveChat", f"{__name__}.ExtractiveReplier")
+        return ExtractiveReplier
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

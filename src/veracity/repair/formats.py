@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from veracity.verifiers.features import format_number
+from veracity.checkers.features import format_number
 from veracity.verify.knowledge.values import UNITS, Value, extract_values
 
 __all__ = ["render_like"]

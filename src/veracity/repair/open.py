@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity import defaults
+from veracity.checkers.base import PairScorer
 from veracity.defaults import Policy
 from veracity.errors import check_choice
 from veracity.llm.base import ChatModel
@@ -30,7 +31,6 @@ from veracity.repair.pipeline import Repairer, check_policy, make_repairer
 from veracity.repair.revise import EditLimits
 from veracity.retrieve.base import Retriever
 from veracity.types import Chunk
-from veracity.verifiers.base import PairScorer
 from veracity.verify.questions import QUERY_MODES, QueryMode
 
 __all__ = ["RepairSettings", "open_repairer"]

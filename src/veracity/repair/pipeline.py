@@ -45,6 +45,7 @@ from collections.abc import Mapping, Sequence
 from typing import get_args
 
 from veracity import defaults
+from veracity.checkers.base import PairScorer
 from veracity.defaults import Policy
 from veracity.errors import GenerationError, InputError, OptionError
 from veracity.llm.base import ChatModel
@@ -67,7 +68,6 @@ from veracity.repair.revise import (
 )
 from veracity.retrieve.base import Retriever
 from veracity.types import Chunk, Claim, ClaimSet, ClaimVerdict, EvidenceJudgement, Report, Span
-from veracity.verifiers.base import PairScorer
 from veracity.verify.gather import ClaimEvidence, EvidenceSet
 from veracity.verify.pipeline import AnswerVerifier, make_answer_verifier, timed
 from veracity.verify.questions import QueryMode

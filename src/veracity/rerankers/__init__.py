@@ -1,7 +1,7 @@
 """Relevance scorers (rerankers): the ``RelevanceScorer`` protocol, veracity's own int8 ONNX
 cross-encoder, Hugging Face cross-encoders, and pair verifiers read as relevance.
 
-This room sits beside ``verifiers/`` and imports only it, ``text`` and the base modules;
+This room sits above ``checkers/`` and imports only it, ``text`` and the base modules;
 ``retrieve.rerank.RerankingRetriever`` and answer evolution use it.
 
 >>> from veracity.rerankers import make_reranker

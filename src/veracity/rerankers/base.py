@@ -3,7 +3,7 @@
 A relevance scorer is a cross-encoder read as ``[CLS] query [SEP] passage [SEP]`` that gives one
 logit per passage; its sigmoid is P(relevant). Passages longer than the window are never cut:
 they are split into overlapping sentence windows (the verifier's
-:class:`~veracity.verifiers.windows.EvidenceSelector` with ``strategy="slide"``) and scored by
+:class:`~veracity.checkers.windows.EvidenceSelector` with ``strategy="slide"``) and scored by
 their best window, which each :class:`~veracity.types.RelevanceScore` records. The same protocol
 scores (query, generated answer) pairs for answer evolution.
 
@@ -20,10 +20,10 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from veracity.checkers.hf import length_batches
+from veracity.checkers.windows import EvidenceSelector, Window
 from veracity.errors import ClaimTooLongError, InputError
 from veracity.types import RelevanceScore, RelevanceScores
-from veracity.verifiers.hf import length_batches
-from veracity.verifiers.windows import EvidenceSelector, Window
 
 __all__ = ["RelevanceScorer", "batched_logits", "check_passages", "score_windows"]
 

@@ -6,7 +6,7 @@ card in ``veracity/assets/reranker/CARD.md``); inference needs only onnxruntime 
 An export with an aligner also runs all-MiniLM-L6-v2 over the passage window and the query in
 the same ONNX call, and its combiner (a logistic layer fit on held-out training pairs) scores
 the pair from three features: the cross-encoder's logit, the query's token alignment with the
-window (:func:`~veracity.verifiers.features.alignment`) and the cosine of their mean-pooled
+window (:func:`~veracity.checkers.features.alignment`) and the cosine of their mean-pooled
 embeddings. The result's logit is the combiner's.
 
 >>> reranker = EmbeddedReranker().load()
@@ -27,12 +27,12 @@ import numpy as np
 from veracity import defaults
 from veracity._onnx import pad_batch, session
 from veracity.assets import RERANKER_DIR, load_tokenizer
+from veracity.checkers.embedded import Encoded, claim_alignment, run_with_aligner
+from veracity.checkers.features import mean_pooled
+from veracity.checkers.windows import EvidenceSelector
 from veracity.errors import ModelError, OptionError
 from veracity.rerankers.base import check_passages, score_windows
 from veracity.types import RelevanceScores
-from veracity.verifiers.embedded import Encoded, claim_alignment, run_with_aligner
-from veracity.verifiers.features import mean_pooled
-from veracity.verifiers.windows import EvidenceSelector
 
 #: The combiner's features, in the order of its weights.
 RERANK_FEATURES = ("logit", "alignment", "cosine")

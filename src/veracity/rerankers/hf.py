@@ -17,10 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from veracity import defaults
+from veracity.checkers.hf import HFModel
 from veracity.errors import ModelError
 from veracity.rerankers.base import batched_logits, check_passages, score_windows
 from veracity.types import RelevanceScores
-from veracity.verifiers.hf import HFModel
 
 __all__ = ["HFReranker"]
 

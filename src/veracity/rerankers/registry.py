@@ -32,8 +32,8 @@ def make_reranker(name: str, *, threads: int = defaults.ONNX_THREADS) -> Relevan
 
         return EmbeddedReranker(threads=threads)
     if name in ("verifier", "cosine"):
+        from veracity.checkers.registry import make_verifier
         from veracity.rerankers.support import SupportRelevance
-        from veracity.verifiers.registry import make_verifier
 
         return SupportRelevance(
             make_verifier("embedded" if name == "verifier" else "cosine", threads=threads)

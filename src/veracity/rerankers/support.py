@@ -16,10 +16,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from veracity.checkers.base import PairScorer
 from veracity.errors import ModelError
 from veracity.rerankers.base import check_passages
 from veracity.types import RelevanceScore, RelevanceScores
-from veracity.verifiers.base import PairScorer
 
 __all__ = ["SupportRelevance"]
 

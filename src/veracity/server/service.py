@@ -34,13 +34,13 @@ from veracity.types import Chunk, ClaimSet, Document
 from veracity.verify.pairs import PairChecker
 
 if TYPE_CHECKING:
+    from veracity.checkers.base import PairScorer, SpanDetector
     from veracity.corpus.store import ChunkStore
     from veracity.generate.ask import Asker
     from veracity.generate.open import IndexSearch
     from veracity.llm.base import ChatModel
     from veracity.repair.open import RepairSettings
     from veracity.rerankers.base import RelevanceScorer
-    from veracity.verifiers.base import PairScorer, SpanDetector
     from veracity.verify.knowledge import KnowledgeLayer
     from veracity.verify.open import VerifySettings
     from veracity.verify.pipeline import AnswerVerifier

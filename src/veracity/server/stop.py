@@ -26,9 +26,9 @@ import time
 from collections.abc import Sequence
 
 from veracity import defaults
+from veracity.checkers.base import PairScorer
 from veracity.retrieve.base import Retriever
 from veracity.types import PairScore, PairScores, SearchResult
-from veracity.verifiers.base import PairScorer
 
 __all__ = ["SLICE", "Stop", "StoppedError", "StoppingRetriever", "StoppingScorer"]
 

@@ -1,7 +1,7 @@
 """Words that turn a sentence's meaning around: negation cues, antonyms, contrary quantifiers
 and units of duration.
 
-The contradiction rules (:mod:`veracity.verifiers.contradiction`) read a claim against its
+The contradiction rules (:mod:`veracity.verify.knowledge.polarity`) read a claim against its
 evidence with them, and the verifier's training data (:mod:`veracity.train.data.perturb`) makes
 its contradicted twins with the same lists, so that what the network is taught and what the
 rules check are the same words.

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from veracity.checkers.combiner import fit_logistic
 from veracity.errors import InputError
 from veracity.rerankers.embedded import RERANK_FEATURES, EmbeddedReranker
 from veracity.train.aligner import add_aligner
@@ -23,7 +24,6 @@ from veracity.train.export import export_checkpoint
 from veracity.train.release import data_tables, run_text, train_command
 from veracity.train.relevance import ranking_figures
 from veracity.train.trainer import Row, read_rows
-from veracity.verifiers.combiner import fit_logistic
 
 __all__ = ["MODEL_ID", "RerankerRelease", "release_reranker"]
 
@@ -162,7 +162,7 @@ def reranker_card(
         f"the fp32 model on a probe input {difference:.4f}).",
         "",
         f"Window: {config['max_tokens']} tokens. A passage that does not fit is cut into "
-        "overlapping sentence windows (`veracity.verifiers.windows.EvidenceSelector`, strategy "
+        "overlapping sentence windows (`veracity.checkers.windows.EvidenceSelector`, strategy "
         "`slide`) and scores as its best window; nothing is truncated silently.",
         "",
         *(

@@ -1,6 +1,6 @@
 """Soft targets for distilling a slower scorer into the cross-encoder.
 
-Token alignment on the selected evidence (:class:`~veracity.verifiers.similarity.AlignmentScorer`)
+Token alignment on the selected evidence (:class:`~veracity.checkers.similarity.AlignmentScorer`)
 ranks long-form answer sentences better than the cross-encoder does, but it is too slow to run
 beside it. Distillation moves what it knows into the network at no cost at inference: the
 trainer adds a term that pulls the network's P(supported) toward the teacher's calibrated
@@ -23,8 +23,8 @@ from typing import Protocol
 
 import numpy as np
 
+from veracity.checkers.combiner import fit_logistic
 from veracity.errors import InputError, VeracityError
-from veracity.verifiers.combiner import fit_logistic
 
 __all__ = ["TEACHERS", "Calibration", "TeacherScorer", "TeacherScores", "teacher_scores"]
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from veracity._deps import require
 from veracity._onnx import pad_batch
+from veracity.checkers.windows import EvidenceSelector
 from veracity.errors import InputError, OptionError
 from veracity.evaluate.classification import balanced_accuracy, roc_auc
 from veracity.train.relevance import (
@@ -44,7 +45,6 @@ from veracity.train.teacher import (
     TeacherScores,
     teacher_scores,
 )
-from veracity.verifiers.windows import EvidenceSelector
 
 __all__ = ["LABELS", "TASKS", "TrainConfig", "TrainReport", "Trainer", "base_model_dir"]
 
@@ -364,7 +364,7 @@ class Trainer:
         needed = [rows[i] for i in order[: config.steps * config.batch_size]]
         scorer = self.teacher_scorer
         if scorer is None:
-            from veracity.verifiers.similarity import AlignmentScorer
+            from veracity.checkers.similarity import AlignmentScorer
 
             scorer = AlignmentScorer(threads=config.threads).load()
         config.out_dir.mkdir(parents=True, exist_ok=True)

@@ -1,35 +1,44 @@
-"""Pair verifiers: does a premise support, contradict or say nothing of a claim?
+"""Moved to :mod:`veracity.checkers` (pair checkers); this old name goes in the next release.
 
-Every stage that checks text stands on these: the :class:`~veracity.verifiers.base.PairScorer`
-protocol (``run(premises, hypotheses) -> PairScores``), the shipped embedded verifier and its
-calibrated combiner (``embedded``, ``combiner``), any Hugging Face checker (``hf``;
-``remote_code`` for those that bring their own code), an LLM judge (``judge``), the similarity
-scorers (``similarity``: lexical coverage, cosine, token alignment),
-evidence windows for long premises (``windows``, ``windowed``), the features the combiner reads
-(``features``), batched scoring of groups with failures kept as data (``scoring``) and the
-registry of names (``registry``). The room uses ``types``, ``text`` and ``llm`` only; the answer
-pipeline (``verify``), ``generate``, ``train`` and ``testing`` import it, never the reverse.
-
-Words, as this package and the answer pipeline use them:
-
-- a *scorer* is anything with the ``PairScorer`` protocol; a *verifier* is a scorer whose scores
-  are probabilities (``EmbeddedVerifier``, ``HFVerifier``, ``LLMJudgeVerifier``), a *similarity
-  scorer* one whose are not (``LexicalCoverageScorer``, ``CosineScorer``, ``AlignmentScorer``:
-  ``scores_are_probabilities = False``);
-- labels: a pair is ``supported``, ``contradicted`` or ``neither`` (three-way NLI); the answer
-  pipeline turns a claim's pairs into ``supported``, ``contradicted`` or ``unsupported``;
-- *evidence*: within one premise, the spans a verifier read (``windows.EvidenceSelector`` picks
-  them, ``PairScore.evidence`` records them); for one claim, the passages gathered to check it
-  (``verify.gather``); ``EvidenceJudgement`` is how one such passage bears on one claim;
-- the *combiner* (``combiner``) turns the verifier network's output and features into
-  P(supported); the answer pipeline's *rules* (``verify.rules``) combine its layers' findings.
-
->>> from veracity.verifiers import make_verifier
->>> make_verifier("lexical").run(["Bees dance."], ["Bees dance."]).scores[0].supported
-1.0
+``import veracity.verifiers``, ``from veracity.verifiers import make_verifier`` and
+``from veracity.verifiers.<module> import <name>`` (every module the room had: ``base``,
+``combiner``, ``embedded``, ``features``, ``hf``, ``judge``, ``registry``, ``remote_code``,
+``scoring``, ``seq2seq``, ``similarity``, ``spans``, ``windowed``, ``windows``) still work and
+give the objects of ``veracity.checkers``, each with a ``DeprecationWarning`` that names the new
+module. Nothing in veracity imports this package (``tests/test_layout.py`` checks).
 """
 
-from veracity.verifiers.base import PairScorer, check_pairs
-from veracity.verifiers.registry import make_verifier
+import importlib
+
+import veracity.checkers as _new
+from veracity._moved import warn_moved
+from veracity.checkers import PairScorer, check_pairs, make_verifier
 
 __all__ = ["PairScorer", "check_pairs", "make_verifier"]
+
+#: The modules of the old room, each now the module of the same name in ``veracity.checkers``.
+_MODULES = (
+    "base",
+    "combiner",
+    "embedded",
+    "features",
+    "hf",
+    "judge",
+    "registry",
+    "remote_code",
+    "scoring",
+    "seq2seq",
+    "similarity",
+    "spans",
+    "windowed",
+    "windows",
+)
+
+warn_moved(__name__, _new.__name__)
+
+
+def __getattr__(name: str) -> object:
+    # ``veracity.verifiers.base`` read as an attribute, as after the old package's own imports
+    if name in _MODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    return getattr(_new, name)

@@ -1,5 +1,5 @@
 """The answer pipeline: check any answer claim by claim (the pair verifiers it stands on are in
-:mod:`veracity.verifiers`; ``PairScorer`` and ``make_verifier`` are re-exported here).
+:mod:`veracity.checkers`; ``PairScorer`` and ``make_verifier`` are re-exported here).
 
 :func:`open_answer_verifier` makes the pipeline as :class:`VerifySettings` say (see
 :mod:`veracity.verify.open`); :func:`make_answer_verifier` composes parts you made yourself.
@@ -13,8 +13,8 @@
 {'claims': 1, 'supported': 1, 'contradicted': 0, 'unsupported': 0, 'skipped': 0, ...}
 """
 
-from veracity.verifiers.base import PairScorer, check_pairs
-from veracity.verifiers.registry import make_verifier
+from veracity.checkers.base import PairScorer, check_pairs
+from veracity.checkers.registry import make_verifier
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.consistency import ConsistencyLayer, ConsistencyResult, inconsistency
 from veracity.verify.gather import (

@@ -48,12 +48,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from veracity import defaults
+from veracity.checkers.base import PairScorer
+from veracity.checkers.scoring import score_groups
 from veracity.errors import GenerationError, InputError, ModelError, OptionError
 from veracity.llm.base import ChatModel, ChatRequest
 from veracity.prompts import ChatPrompt, load_prompt
 from veracity.types import Claim, LayerResult, PairScore, VerdictLabel
-from veracity.verifiers.base import PairScorer
-from veracity.verifiers.scoring import score_groups
 
 __all__ = [
     "CONSISTENCY_MODES",

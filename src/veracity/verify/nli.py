@@ -60,12 +60,12 @@ from dataclasses import dataclass
 from typing import get_args
 
 from veracity import defaults
+from veracity.checkers.base import PairScorer
+from veracity.checkers.scoring import score_groups
 from veracity.defaults import Aggregation, EvidenceWindow
 from veracity.errors import OptionError
 from veracity.text.words import STOPWORDS, stem, word_tokens
 from veracity.types import Chunk, EvidenceJudgement, LayerResult, PairScore, Span
-from veracity.verifiers.base import PairScorer
-from veracity.verifiers.scoring import score_groups
 from veracity.verify.fragments import cannot_state
 from veracity.verify.gather import ClaimEvidence, EvidenceSet
 

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from veracity import defaults
+from veracity.checkers.base import PairScorer, SpanDetector
 from veracity.defaults import Aggregation, EvidenceWindow
 from veracity.errors import InputError, OptionError, check_choice
 from veracity.llm.base import ChatModel
 from veracity.retrieve.base import Retriever
 from veracity.types import Chunk
-from veracity.verifiers.base import PairScorer, SpanDetector
 from veracity.verify.consistency import ConsistencyLayer
 from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer
 from veracity.verify.nli import WINDOWS

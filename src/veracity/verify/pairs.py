@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from veracity.checkers.base import PairScorer, check_pairs
 from veracity.types import Chunk, Claim, ScoredPair, Span
-from veracity.verifiers.base import PairScorer, check_pairs
 from veracity.verify.knowledge.layer import KnowledgeLayer
 
 __all__ = ["PairCheck", "PairChecker"]

@@ -38,12 +38,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, TypeVar, get_args
 
 from veracity import defaults
+from veracity.checkers.base import PairScorer, SpanDetector
 from veracity.defaults import Layer
 from veracity.errors import InputError, OptionError
 from veracity.llm.base import ChatModel
 from veracity.retrieve.base import Retriever
 from veracity.types import Chunk, ClaimSet, ClaimVerdict, LayerResult, Report, UnsupportedSpan
-from veracity.verifiers.base import PairScorer, SpanDetector
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.consistency import ConsistencyLayer, ConsistencyResult
 from veracity.verify.gather import EvidenceGatherer, EvidenceSet

@@ -37,10 +37,10 @@ from typing import Any, get_args
 import numpy as np
 
 from veracity import defaults
+from veracity.checkers.combiner import fit_logistic
 from veracity.defaults import Rule
 from veracity.errors import InputError, OptionError
 from veracity.types import LayerResult, VerdictLabel
-from veracity.verifiers.combiner import fit_logistic
 
 __all__ = ["RULES", "LayerCombiner", "LayerWeights", "Rule", "fit_layer_weights", "layer_features"]
 

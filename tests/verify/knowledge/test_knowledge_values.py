@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from veracity.verifiers.features import numbers
+from veracity.checkers.features import numbers
 from veracity.verify.knowledge.values import UNITS, Value, compare, extract_values
 
 pytestmark = pytest.mark.unit

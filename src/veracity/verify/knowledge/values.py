@@ -45,8 +45,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Literal
 
+from veracity.checkers.features import format_number, parse_number
 from veracity.types import Span
-from veracity.verifiers.features import format_number, parse_number
 
 __all__ = [
     "CURRENCY_WORDS",

@@ -9,16 +9,16 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from veracity.embed import Embeddings, TokenVectors
-from veracity.errors import InputError, OptionError
-from veracity.types import Span
-from veracity.verifiers.base import PairScorer
-from veracity.verifiers.similarity import (
+from veracity.checkers.base import PairScorer
+from veracity.checkers.similarity import (
     AlignmentScorer,
     CosineScorer,
     LexicalCoverageScorer,
     sentence_windows,
 )
+from veracity.embed import Embeddings, TokenVectors
+from veracity.errors import InputError, OptionError
+from veracity.types import Span
 
 
 class BagOfWordsEmbedder:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from veracity.text.words import content_words, stem, word_tokens
-from veracity.verifiers.features import (
+from veracity.checkers.features import (
     Agreement,
     capitalised_entities,
     content_word_agreement,
@@ -14,6 +13,7 @@ from veracity.verifiers.features import (
     number_agreement,
     numbers,
 )
+from veracity.text.words import content_words, stem, word_tokens
 
 pytestmark = pytest.mark.unit
 

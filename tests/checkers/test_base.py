@@ -2,7 +2,7 @@
 
 import pytest
 
-from veracity.verifiers.base import strip_control_tokens
+from veracity.checkers.base import strip_control_tokens
 
 
 @pytest.mark.unit

@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from veracity.checkers.hf import PRESETS, HFVerifier
+from veracity.checkers.windows import EvidenceSelector
 from veracity.errors import MissingDependencyError, ModelError, OptionError
 from veracity.testing import save_tiny_classifier
-from veracity.verifiers.hf import PRESETS, HFVerifier
-from veracity.verifiers.windows import EvidenceSelector
 
 NLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 PREMISE = "The Eiffel Tower is in Paris. It was finished in 1889 and is 330 metres tall."

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
+from veracity.checkers.combiner import ALIGNED_FEATURES, FEATURES, Combiner, features, fit_combiner
 from veracity.errors import InputError, ModelError
-from veracity.verifiers.combiner import ALIGNED_FEATURES, FEATURES, Combiner, features, fit_combiner
 
 pytestmark = pytest.mark.unit
 
@@ -102,7 +102,7 @@ def test_unaligned_outputs_replace_support_and_keep_the_ratio() -> None:
 
 
 def test_three_way_features_read_both_log_ratios_and_the_alignment() -> None:
-    from veracity.verifiers.combiner import THREE_WAY_FEATURES, three_way_features
+    from veracity.checkers.combiner import THREE_WAY_FEATURES, three_way_features
 
     matrix = three_way_features(
         [(0.2, 0.7, 0.1)], ["The sky is blue."], ["The sky is blue."], [0.9]
@@ -115,7 +115,7 @@ def test_three_way_features_read_both_log_ratios_and_the_alignment() -> None:
 
 
 def test_without_an_aligner_the_three_way_features_are_the_network_and_exact_signals() -> None:
-    from veracity.verifiers.combiner import (
+    from veracity.checkers.combiner import (
         NETWORK_FEATURES,
         ThreeWayCombiner,
         fit_three_way,
@@ -141,8 +141,8 @@ def test_without_an_aligner_the_three_way_features_are_the_network_and_exact_sig
 def test_class_shares_move_the_supported_prior() -> None:
     """Supported as half the weight raises P(supported) where the inputs say nothing, against
     equal thirds; shares that are not a distribution are refused."""
+    from veracity.checkers.combiner import NETWORK_FEATURES, fit_three_way
     from veracity.errors import InputError
-    from veracity.verifiers.combiner import NETWORK_FEATURES, fit_three_way
 
     labels = [0] * 30 + [1] * 30 + [2] * 30
     blank = np.zeros((90, len(NETWORK_FEATURES)))
@@ -155,7 +155,7 @@ def test_class_shares_move_the_supported_prior() -> None:
 
 
 def test_a_softmax_fit_separates_three_labels_and_round_trips() -> None:
-    from veracity.verifiers.combiner import (
+    from veracity.checkers.combiner import (
         THREE_WAY_FEATURES,
         ThreeWayCombiner,
         fit_three_way,
@@ -181,7 +181,7 @@ def test_a_softmax_fit_separates_three_labels_and_round_trips() -> None:
 
 
 def test_the_gate_lets_nothing_outvote_a_confident_contradiction() -> None:
-    from veracity.verifiers.combiner import THREE_WAY_FEATURES, ThreeWayCombiner
+    from veracity.checkers.combiner import THREE_WAY_FEATURES, ThreeWayCombiner
 
     width = len(THREE_WAY_FEATURES)
     # weights that always say "supported", whatever the network reads
@@ -195,8 +195,8 @@ def test_the_gate_lets_nothing_outvote_a_confident_contradiction() -> None:
 
 
 def test_a_softmax_fit_needs_every_label() -> None:
+    from veracity.checkers.combiner import THREE_WAY_FEATURES, fit_three_way
     from veracity.errors import InputError
-    from veracity.verifiers.combiner import THREE_WAY_FEATURES, fit_three_way
 
     with pytest.raises(InputError, match="every class"):
         fit_three_way(np.zeros((4, len(THREE_WAY_FEATURES))), [0, 0, 1, 1], gate=0.5)

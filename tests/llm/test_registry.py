@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from veracity.errors import OptionError
-from veracity.generate.chat import CHAT_BACKENDS, make_chat
 from veracity.llm.base import ChatModel
+from veracity.llm.registry import CHAT_BACKENDS, make_chat
 from veracity.testing import TablePairScorer
 
 pytestmark = pytest.mark.unit

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from veracity.checkers.hf import HFVerifier
+from veracity.checkers.registry import make_verifier
+from veracity.checkers.remote_code import RemoteCodeVerifier
 from veracity.errors import ModelError, OptionError
 from veracity.testing import save_tiny_classifier
-from veracity.verifiers.hf import HFVerifier
-from veracity.verifiers.registry import make_verifier
-from veracity.verifiers.remote_code import RemoteCodeVerifier
 
 pytestmark = pytest.mark.unit
 

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from veracity.verifiers.windowed import score_pairs
-from veracity.verifiers.windows import EvidenceSelector
+from veracity.checkers.windowed import score_pairs
+from veracity.checkers.windows import EvidenceSelector
 
 pytestmark = pytest.mark.unit
 

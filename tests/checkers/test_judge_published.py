@@ -13,10 +13,10 @@ from typing import Any, ClassVar
 
 import pytest
 
+from veracity.checkers.judge import LLMJudgeVerifier, parse_label
 from veracity.errors import GenerationError
 from veracity.llm import OpenAIChat
 from veracity.prompts import load_prompt
-from veracity.verifiers.judge import LLMJudgeVerifier, parse_label
 
 pytestmark = pytest.mark.unit
 

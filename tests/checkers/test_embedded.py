@@ -5,8 +5,8 @@ import random
 import numpy as np
 import pytest
 
+from veracity.checkers.embedded import EmbeddedVerifier
 from veracity.errors import ClaimTooLongError, ModelError, OptionError
-from veracity.verifiers.embedded import EmbeddedVerifier
 
 pytestmark = pytest.mark.integration
 

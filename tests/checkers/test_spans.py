@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from veracity.checkers.spans import ClaimSpans, TokenSpanDetector
 from veracity.errors import ModelError, OptionError
 from veracity.testing import save_tiny_classifier
 from veracity.types import Span
-from veracity.verifiers.spans import ClaimSpans, TokenSpanDetector
 
 pytestmark = pytest.mark.unit
 

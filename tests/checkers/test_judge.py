@@ -7,19 +7,19 @@ import math
 import pytest
 
 from veracity.assets import load_tokenizer
-from veracity.errors import GenerationError, OptionError
-from veracity.prompts import available, load_prompt
-from veracity.testing import ScriptedChatModel, ScriptExhaustedError
-from veracity.types import PairScore, PairScores, Span
-from veracity.verifiers.base import PairScorer
-from veracity.verifiers.judge import (
+from veracity.checkers.base import PairScorer
+from veracity.checkers.judge import (
     JUDGE_LABELS,
     JUDGE_REPLY_TOKENS,
     Judgement,
     LLMJudgeVerifier,
     parse_judgement,
 )
-from veracity.verifiers.windows import EvidenceSelector
+from veracity.checkers.windows import EvidenceSelector
+from veracity.errors import GenerationError, OptionError
+from veracity.prompts import available, load_prompt
+from veracity.testing import ScriptedChatModel, ScriptExhaustedError
+from veracity.types import PairScore, PairScores, Span
 
 pytestmark = pytest.mark.unit
 

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from veracity.checkers.windows import EvidenceSelector
 from veracity.errors import ClaimTooLongError, OptionError
-from veracity.verifiers.windows import EvidenceSelector
 
 pytestmark = pytest.mark.unit
 

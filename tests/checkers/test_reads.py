@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from veracity.verifiers.embedded import EmbeddedVerifier
+from veracity.checkers.embedded import EmbeddedVerifier
 from veracity.verify.pairs import PairChecker
 
 pytestmark = pytest.mark.integration

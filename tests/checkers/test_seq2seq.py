@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from veracity.checkers.registry import make_verifier
+from veracity.checkers.seq2seq import SEQ2SEQ_PRESETS, Seq2SeqFormat, Seq2SeqVerifier
 from veracity.errors import ModelError, OptionError
 from veracity.testing import save_tiny_seq2seq
-from veracity.verifiers.registry import make_verifier
-from veracity.verifiers.seq2seq import SEQ2SEQ_PRESETS, Seq2SeqFormat, Seq2SeqVerifier
 
 pytestmark = pytest.mark.unit
 
