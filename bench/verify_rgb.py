@@ -34,7 +34,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
+from veracity import defaults
 from veracity.checkers.registry import make_verifier
+from veracity.defaults import EvidenceWindow
 from veracity.text.sentences import split_sentences
 from veracity.types import Report
 from veracity.verify.gather import source_chunks, source_documents
@@ -116,7 +118,12 @@ def _outcome(report: Report) -> tuple[bool, bool]:
     return flagged, contested
 
 
-def run(cases: list[Case], scorer: CachedScorer, knowledge: KnowledgeLayer) -> dict[str, Any]:
+def run(
+    cases: list[Case],
+    scorer: CachedScorer,
+    knowledge: KnowledgeLayer,
+    window: EvidenceWindow = defaults.NLI_WINDOW,
+) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for setting in ("conflict", "planted only"):
         for layer_name, layers in LAYERS.items():
@@ -132,6 +139,7 @@ def run(cases: list[Case], scorer: CachedScorer, knowledge: KnowledgeLayer) -> d
                     layers=layers,
                     k=8,
                     knowledge=knowledge if "knowledge" in layers else None,
+                    window=window,
                 )
                 for kind, text in zip(("false", "true"), answers(case), strict=True):
                     flagged, contested = _outcome(verifier.run(text))
@@ -176,7 +184,9 @@ def table_md(figures: dict[str, Any]) -> str:
         "checker faithful to its sources should flag the true control. Every verdict shows "
         "its supporting and contradicting passages, scored by the verifier whichever layers "
         "decide, so *contested* is the same for every layer setting. Verifier "
-        f"{figures['verifier']}, default thresholds, k = 8 passages per claim."
+        f"{figures['verifier']}, default thresholds, k = 8 passages per claim, NLI window "
+        f"{figures.get('window', 'passage')} (one reading per claim cannot both cite and "
+        "anti-cite, so a claim window contests nothing)."
     )
     return "\n".join([*rows, "", note])
 
@@ -185,6 +195,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--verifier", default="embedded")
+    parser.add_argument(
+        "--window",
+        default=defaults.NLI_WINDOW,
+        choices=["claim", "passage"],
+        help="what the NLI layer reads per claim (default: the library's)",
+    )
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--name", default=None)
     args = parser.parse_args(argv)
@@ -194,7 +210,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         "cases": len(cases),
         "from_passage": sum(c.from_passage for c in cases),
         "verifier": base.model_id,
-        "results": run(cases, CachedScorer(base), KnowledgeLayer().load()),
+        "window": args.window,
+        "results": run(cases, CachedScorer(base), KnowledgeLayer().load(), args.window),
     }
     markdown = table_md(figures)
     command = "python bench/verify_rgb.py " + shlex.join(sys.argv[1:] if argv is None else argv)
