@@ -354,11 +354,13 @@ def test_noisy_or_reads_each_passage_on_its_own_by_default() -> None:
         )
 
 
-def test_by_default_each_claim_is_one_verifier_pair() -> None:
+def test_a_claim_window_makes_each_claim_one_verifier_pair() -> None:
     answer = "Honey bees perform a waggle dance. A colony can hold about 90,000 workers."
     scorer = WordScorer()
-    report = make_answer_verifier(scorer, sources=_chunks(), layers=("nli",)).run(answer)
-    assert defaults.NLI_WINDOW == "claim"
+    report = make_answer_verifier(scorer, sources=_chunks(), layers=("nli",), window="claim").run(
+        answer
+    )
+    assert defaults.NLI_WINDOW == "passage"  # the default reads each passage on its own
     assert len(report.verdicts) == 2
     assert scorer.calls == [2]  # one batched call, one (window, claim) pair per claim
     assert report.calls["verifier_pairs"] == 2

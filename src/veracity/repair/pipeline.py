@@ -628,8 +628,8 @@ revise or delete. The flag policy makes no model call: drop the chat model.
             "a chat model only with policy revise or delete",
             f"The {policy} policy makes no model call: drop the chat model.",
         )
-    # each passage read on its own: a conflict is a claim one passage supports and another
-    # contradicts, which one window per claim cannot tell from a plain miss
+    # each passage read on its own, whatever the library's default window: a conflict is a
+    # claim one passage supports and another contradicts, which one window cannot tell
     verifier = make_answer_verifier(
         scorer, retriever=retriever, sources=sources, k=k, tau=tau, window="passage"
     )
