@@ -425,25 +425,18 @@ def test_documents_with_the_same_title_are_told_apart(fresh: Any, hostile: LiveS
     assert "b/notes.md" in labels[1]
     fresh.check("#doc-pick input[value='a/notes.md']")
     fresh.check("#doc-pick input[value='b/notes.md']")
-    # one claim each (a claim's window reads the sentence that says it, whichever note has it)
-    fresh.fill(
-        "#verify-answer", "The beekeeper in Ohio keeps hives. The beekeeper in Kent keeps hives."
-    )
+    fresh.fill("#verify-answer", "The beekeeper keeps hives.")
     fresh.click("#verify-button")
     fresh.wait_for_selector("#verify-status:has-text('claims:')", timeout=30_000)
-    shown = []
-    for position in range(2):
-        fresh.locator("#claims button.claim").nth(position).click()
-        shown.append(
-            [
-                line
-                for line in fresh.inner_text("#claim-detail").splitlines()
-                if line.startswith("supports: ")
-            ]
-        )
-    assert ["a/notes.md" in line for line in shown[0]] == [True]
-    assert ["b/notes.md" in line for line in shown[1]] == [True]
-    assert all("Hive notes" in line for lines in shown for line in lines)
+    fresh.locator("#claims button.claim").first.click()
+    shown = [
+        line
+        for line in fresh.inner_text("#claim-detail").splitlines()
+        if line.startswith("supports: ")
+    ]
+    assert len(shown) == 2  # each note read on its own, each a support of its own
+    assert any("a/notes.md" in line for line in shown)
+    assert any("b/notes.md" in line for line in shown)
 
 
 @pytest.fixture(scope="module")
