@@ -1,5 +1,5 @@
-"""VerifySettings and open_answer_verifier on fakes: the settings checked once, the parts made
-from them."""
+"""AnswerVerifierSettings and open_answer_verifier on fakes: the settings checked once, the
+parts made from them."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from veracity.testing import ScriptedChatModel, TablePairScorer
 from veracity.types import Chunk, LayerResult
 from veracity.verify.gather import source_chunks, source_documents
 from veracity.verify.knowledge import KnowledgeLayer
-from veracity.verify.open import VerifySettings, open_answer_verifier
+from veracity.verify.open import AnswerVerifierSettings, open_answer_verifier
 from veracity.verify.pipeline import AnswerVerifier
 from veracity.verify.rules import fit_layer_weights
 
@@ -32,7 +32,7 @@ def scorer() -> TablePairScorer:
 
 
 def test_the_settings_reach_the_stages() -> None:
-    settings = VerifySettings(
+    settings = AnswerVerifierSettings(
         layers="knowledge, nli", rule="cascade", k=2, tau=0.8, window="claim", query="claim"
     )
     verifier = open_answer_verifier(scorer(), sources=sources(), settings=settings)
@@ -48,11 +48,11 @@ def test_the_settings_reach_the_stages() -> None:
 
 
 def test_layers_are_checked_when_the_settings_are_made() -> None:
-    assert VerifySettings(layers=["nli", "nli"]).layers == ("nli",)
+    assert AnswerVerifierSettings(layers=["nli", "nli"]).layers == ("nli",)
     with pytest.raises(OptionError, match="one or more of nli, knowledge, consistency"):
-        VerifySettings(layers="nli,vibes")
+        AnswerVerifierSettings(layers="nli,vibes")
     with pytest.raises(OptionError, match="one or more of nli, knowledge, consistency"):
-        VerifySettings(layers=())
+        AnswerVerifierSettings(layers=())
 
 
 @pytest.mark.parametrize(
@@ -69,19 +69,19 @@ def test_a_choice_outside_its_registry_is_refused_with_the_choices(
 ) -> None:
     options: dict[str, Any] = {option: value}
     with pytest.raises(OptionError, match=message):
-        VerifySettings(**options)
+        AnswerVerifierSettings(**options)
 
 
 def test_a_knowledge_base_without_the_knowledge_layer_is_refused(tmp_path: Path) -> None:
     facts = tmp_path / "facts.csv"
     with pytest.raises(InputError, match=r"--kb .*facts.csv is read by the knowledge layer"):
-        VerifySettings(layers="nli", knowledge_base=facts)
+        AnswerVerifierSettings(layers="nli", knowledge_base=facts)
 
 
 def test_a_knowledge_base_file_is_read_into_the_knowledge_layer(tmp_path: Path) -> None:
     facts = tmp_path / "facts.csv"
     facts.write_text("entity,attribute,value\nhoney bee colony,workers,60000\n", encoding="utf-8")
-    settings = VerifySettings(knowledge_base=facts)
+    settings = AnswerVerifierSettings(knowledge_base=facts)
     verifier = open_answer_verifier(scorer(), sources=sources(), settings=settings)
     assert verifier.knowledge is not None
     assert verifier.knowledge.knowledge_base is not None
@@ -98,7 +98,7 @@ def test_a_loaded_knowledge_layer_is_used_as_given() -> None:
 
 def test_the_consistency_layer_samples_as_the_settings_say() -> None:
     chat = ScriptedChatModel([])
-    settings = VerifySettings(layers=("nli", "consistency"), samples=3, temperature=0.7)
+    settings = AnswerVerifierSettings(layers=("nli", "consistency"), samples=3, temperature=0.7)
     verifier = open_answer_verifier(scorer(), sources=sources(), chat=chat, settings=settings)
     assert verifier.consistency is not None
     assert (verifier.consistency.samples, verifier.consistency.temperature) == (3, 0.7)
@@ -107,14 +107,16 @@ def test_the_consistency_layer_samples_as_the_settings_say() -> None:
 
 def test_a_chat_model_is_asked_for_where_one_is_used_and_refused_elsewhere() -> None:
     with pytest.raises(OptionError, match="a chat model for 'consistency'"):
-        open_answer_verifier(scorer(), settings=VerifySettings(layers=("nli", "consistency")))
+        open_answer_verifier(
+            scorer(), settings=AnswerVerifierSettings(layers=("nli", "consistency"))
+        )
     with pytest.raises(OptionError, match="a chat model only where one is used"):
         open_answer_verifier(scorer(), chat=ScriptedChatModel([]))
     verifier = open_answer_verifier(
         scorer(),
         sources=sources(),
         chat=ScriptedChatModel([]),
-        settings=VerifySettings(query="question"),
+        settings=AnswerVerifierSettings(query="question"),
     )
     assert verifier.gatherer.queries.chat is not None
 
@@ -134,8 +136,10 @@ def test_logistic_reads_its_weights_from_a_file(tmp_path: Path) -> None:
         findings, [True, False], layers=("nli", "knowledge"), fitted_on="test"
     )
     path = fitted.save(tmp_path / "weights.json")
-    settings = VerifySettings(rule="logistic", weights=path)
+    settings = AnswerVerifierSettings(rule="logistic", weights=path)
     verifier = open_answer_verifier(scorer(), sources=sources(), settings=settings)
     assert verifier.combiner.weights == fitted
     with pytest.raises(OptionError, match="weights is needed"):
-        open_answer_verifier(scorer(), sources=sources(), settings=VerifySettings(rule="logistic"))
+        open_answer_verifier(
+            scorer(), sources=sources(), settings=AnswerVerifierSettings(rule="logistic")
+        )

@@ -108,11 +108,11 @@ def verify_command(
     on bad options or unreadable input.
     """
     from veracity.verify.nli import WINDOWS
-    from veracity.verify.open import VerifySettings, open_answer_verifier
+    from veracity.verify.open import AnswerVerifierSettings, open_answer_verifier
     from veracity.verify.questions import QUERY_MODES
 
     try:
-        settings = VerifySettings(
+        settings = AnswerVerifierSettings(
             layers=layers,
             rule=rule,
             weights=weights,

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from veracity.repair.open import RepairSettings
     from veracity.rerankers.base import RelevanceScorer
     from veracity.verify.knowledge import KnowledgeLayer
-    from veracity.verify.open import VerifySettings
+    from veracity.verify.open import AnswerVerifierSettings
     from veracity.verify.pipeline import AnswerVerifier
 
 __all__ = ["Job", "Service", "VerifyOptions", "document_payload"]
@@ -358,7 +358,7 @@ class Service:
         yield "report", merge_reports(options.answer, streamed).to_dict()
 
     def _verifier(
-        self, checked: Checked[VerifySettings], mode: str | None, stop: Stop
+        self, checked: Checked[AnswerVerifierSettings], mode: str | None, stop: Stop
     ) -> AnswerVerifier:
         """The answer verifier of one checked request, over the loaded models."""
         from veracity.verify.open import open_answer_verifier
@@ -372,9 +372,9 @@ class Service:
             settings=checked.settings,
         )
 
-    def _verify_settings(self, options: VerifyOptions) -> VerifySettings:
+    def _verify_settings(self, options: VerifyOptions) -> AnswerVerifierSettings:
         """The settings of a verify request: the layers and rules the service runs."""
-        from veracity.verify.open import VerifySettings
+        from veracity.verify.open import AnswerVerifierSettings
 
         unknown = [name for name in options.layers if name not in SERVED_LAYERS]
         if unknown or not options.layers:
@@ -389,7 +389,7 @@ class Service:
                 f"{', '.join(SERVED_RULES)} (logistic reads a weights file: use "
                 "`veracity verify --rule logistic --weights W.json`)"
             )
-        return VerifySettings(
+        return AnswerVerifierSettings(
             layers=options.layers, rule=options.rule, k=options.k, tau=options.tau
         )
 

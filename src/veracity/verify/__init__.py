@@ -1,7 +1,7 @@
 """The answer pipeline: check any answer claim by claim (the pair verifiers it stands on are in
 :mod:`veracity.checkers`; ``PairScorer`` and ``make_verifier`` are re-exported here).
 
-:func:`open_answer_verifier` makes the pipeline as :class:`VerifySettings` say (see
+:func:`open_answer_verifier` makes the pipeline as :class:`AnswerVerifierSettings` say (see
 :mod:`veracity.verify.open`); :func:`make_answer_verifier` composes parts you made yourself.
 
 >>> from veracity.verify import open_answer_verifier, make_verifier     # doctest: +SKIP
@@ -26,7 +26,7 @@ from veracity.verify.gather import (
 )
 from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer, KnowledgeResult
 from veracity.verify.nli import AGGREGATIONS, NLILayer, NLIResult, aggregate_support
-from veracity.verify.open import VerifySettings, open_answer_verifier
+from veracity.verify.open import AnswerVerifierSettings, open_answer_verifier
 from veracity.verify.pipeline import CLAIM_METHODS, LAYERS, AnswerVerifier, make_answer_verifier
 from veracity.verify.questions import QUERY_MODES, QueryMaker, rule_question
 from veracity.verify.rules import RULES, LayerCombiner, LayerWeights, fit_layer_weights
@@ -39,6 +39,7 @@ __all__ = [
     "QUERY_MODES",
     "RULES",
     "AnswerVerifier",
+    "AnswerVerifierSettings",
     "ClaimEvidence",
     "ClaimExtractor",
     "ConsistencyLayer",
@@ -56,7 +57,6 @@ __all__ = [
     "QueryMaker",
     "StreamVerifier",
     "StreamedSentence",
-    "VerifySettings",
     "aggregate_support",
     "check_pairs",
     "fit_layer_weights",

@@ -1,9 +1,9 @@
 """Open an answer verifier: the one place where ``verify``'s settings meet its parts.
 
 :func:`open_answer_verifier` is what ``veracity verify`` and the service's ``/v1/verify`` run.
-The settings (:class:`VerifySettings`) are checked when they are made, conflicts between them
-included; the parts come in made: the verifier, the evidence (an index's retriever or source
-passages), the chat model, if any, and the span detector, if any
+The settings (:class:`AnswerVerifierSettings`) are checked when they are made, conflicts
+between them included; the parts come in made: the verifier, the evidence (an index's
+retriever or source passages), the chat model, if any, and the span detector, if any
 (:class:`veracity.models.Models` makes them by the names users give). From the settings it
 makes the layers (the knowledge layer over a knowledge base, the consistency layer over the
 chat model) and the layer rule, and :func:`~veracity.verify.pipeline.make_answer_verifier`
@@ -14,7 +14,7 @@ composes them.
 >>> source = Chunk("bees.md#0", "bees.md", 0, "Honey bees dance.", 0, 17)
 >>> scorer = TablePairScorer({("Honey bees dance.", "Honey bees dance."): (0.9, 0.0, 0.1)})
 >>> verifier = open_answer_verifier(scorer, sources=[source],
-...                                 settings=VerifySettings(layers=("nli",)))
+...                                 settings=AnswerVerifierSettings(layers=("nli",)))
 >>> verifier.run("Honey bees dance.").summary["supported"]
 1
 """
@@ -45,11 +45,11 @@ from veracity.verify.pipeline import (
 from veracity.verify.questions import QUERY_MODES, QueryMode
 from veracity.verify.rules import RULES, LayerCombiner, LayerWeights
 
-__all__ = ["VerifySettings", "open_answer_verifier"]
+__all__ = ["AnswerVerifierSettings", "open_answer_verifier"]
 
 
 @dataclass(frozen=True)
-class VerifySettings:
+class AnswerVerifierSettings:
     """How an answer is verified (the options of ``veracity verify``).
 
     ``layers``: the detection layers that decide (``nli``, ``knowledge``, ``consistency``; a
@@ -65,9 +65,9 @@ class VerifySettings:
     per claim (see :mod:`veracity.verify.nli`) and ``aggregation`` how its readings of several
     passages combine; ``samples`` answers at ``temperature`` for the consistency layer.
 
-    >>> VerifySettings(layers="nli, knowledge").layers
+    >>> AnswerVerifierSettings(layers="nli, knowledge").layers
     ('nli', 'knowledge')
-    >>> VerifySettings(layers=("nli",), knowledge_base="facts.csv")
+    >>> AnswerVerifierSettings(layers=("nli",), knowledge_base="facts.csv")
     Traceback (most recent call last):
     ...
     veracity.errors.InputError: --kb facts.csv is read by the knowledge layer: add knowledge to \
@@ -112,7 +112,7 @@ def open_answer_verifier(
     chat: ChatModel | None = None,
     knowledge: KnowledgeLayer | None = None,
     spans: SpanDetector | None = None,
-    settings: VerifySettings = VerifySettings(),
+    settings: AnswerVerifierSettings = AnswerVerifierSettings(),
 ) -> AnswerVerifier:
     """An :class:`~veracity.verify.pipeline.AnswerVerifier` as ``settings`` say.
 
