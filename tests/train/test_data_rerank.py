@@ -4,6 +4,7 @@ without the answer, a split by document, eval overlap and CPKC edits handled."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from veracity.train.data.rerank import (
     RerankBuildResult,
     build_rerank,
     contains_answer,
+    web_query,
     write_rerank,
 )
 
@@ -292,3 +294,38 @@ def test_bad_options_name_the_value(tmp_path: Path) -> None:
         RerankBuildConfig(root=tmp_path, out=tmp_path, bm25_negatives=0, random_negatives=0)
     with pytest.raises(OptionError, match="scale=0"):
         RerankBuildConfig(root=tmp_path, out=tmp_path, scale=0)
+
+
+def test_web_style_queries_and_dense_negatives(
+    tiny_root: Path, tmp_path: Path, static_model: Any
+) -> None:
+    pytest.importorskip("model2vec")
+    result = build_rerank(
+        RerankBuildConfig(
+            root=tiny_root,
+            out=tmp_path / "out",
+            val_fraction=0.4,
+            web_share=1.0,
+            dense_negatives=1,
+            dense_embedder=static_model(tmp_path / "static"),
+        )
+    )
+    rows = result.train + result.val
+    assert all(not row.query.endswith("?") and row.query == row.query.lower() for row in rows)
+    styles: Counter[str] = Counter()
+    for counter in result.card["source_stats"].values():
+        styles.update({k: v for k, v in counter.items() if k.startswith("query_style_")})
+    assert styles["query_style_keywords"]
+    assert styles["query_style_lowercase"]
+    assert not styles["query_style_question"]
+    dense = [row for row in rows if row.kind == "dense_negative"]
+    assert dense
+    assert all(row.label == "not_relevant" for row in dense)
+    for row in dense:
+        same = [r for r in rows if r.query == row.query and r.kind != "dense_negative"]
+        assert row.passage not in {r.passage for r in same}  # never the gold or a BM25 pick
+    assert result.card["negatives_per_query"]["dense"] == 1
+
+
+def test_web_query_keeps_a_question_of_stopwords_whole() -> None:
+    assert web_query("Who is he?", keywords=True) == "who is he"

@@ -111,7 +111,45 @@ def test_a_verifier_label_in_rerank_data_names_the_line(tmp_path: Path) -> None:
 def test_rerank_options_are_checked(tmp_path: Path) -> None:
     with pytest.raises(OptionError, match="task='rank'"):
         TrainConfig(data_dir=tmp_path, out_dir=tmp_path, task="rank")
-    with pytest.raises(OptionError, match=r"distill_weight=0\.5"):
+    with pytest.raises(OptionError, match=r"teacher='align'.*cosine for the rerank task"):
         TrainConfig(data_dir=tmp_path, out_dir=tmp_path, task="rerank", distill_weight=0.5)
+    with pytest.raises(OptionError, match=r"teacher='cosine'.*align for the verify task"):
+        TrainConfig(data_dir=tmp_path, out_dir=tmp_path, distill_weight=0.5, teacher="cosine")
     # a verifier run records no task, so runs started before the option resume unchanged
     assert "task" not in TrainConfig(data_dir=tmp_path, out_dir=tmp_path).to_json()
+
+
+def test_a_distilled_rerank_run_resumes_exactly_and_keeps_its_calibration(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    from dataclasses import replace
+
+    def distilled(out: Path) -> TrainConfig:
+        return replace(config(data_dir, out), distill_weight=1.0, teacher="cosine")
+
+    whole = Trainer(distilled(tmp_path / "whole")).run()
+    Trainer(distilled(tmp_path / "split")).run(stop_after=3)
+    second = Trainer(distilled(tmp_path / "split")).run()
+    a, b = weights(whole.checkpoint), weights(second.checkpoint)
+    for name in a:
+        np.testing.assert_allclose(a[name], b[name], atol=1e-6, err_msg=name)
+    plain = weights(Trainer(config(data_dir, tmp_path / "plain")).run().checkpoint)
+    assert not np.allclose(plain["classifier.weight"], a["classifier.weight"])
+    calibration = json.loads((tmp_path / "whole" / "teacher-cosine.json").read_text())
+    assert calibration["slope"] > 0  # a higher cosine means more likely relevant
+    state = json.loads((whole.checkpoint / "state.json").read_text())
+    assert state["config"]["teacher"] == "cosine"
+    assert state["teacher_calibration"]["slope"] == calibration["slope"]
+
+
+def test_the_cosine_teacher_ranks_the_passage_on_the_query_s_subject_first() -> None:
+    from veracity.train.teacher import CosineTeacher
+    from veracity.train.trainer import base_model_dir
+
+    teacher = CosineTeacher(base_model_dir())
+    cosines = teacher.run(
+        ["how do honeybees find food", "how do honeybees find food"],
+        ["Honeybees dance to tell nestmates where flowers are.", "The castle has four towers."],
+    )
+    assert cosines[0] > cosines[1] + 0.2
+    assert np.all(np.abs(cosines) <= 1.0 + 1e-6)

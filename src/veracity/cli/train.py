@@ -144,6 +144,17 @@ def train_reranker(
     threads: int = 2,
     eval_every: Annotated[int, typer.Option(help="steps between validation runs")] = 500,
     eval_rows: Annotated[int, typer.Option(help="validation pairs scored each time")] = 600,
+    distill_weight: Annotated[
+        float,
+        typer.Option(
+            help="weight of the term that pulls P(relevant) toward the teacher's calibrated "
+            "probability (0: labels only)"
+        ),
+    ] = 0.0,
+    teacher: Annotated[
+        str,
+        typer.Option(help="teacher to distil: cosine (all-MiniLM-L6-v2's query-passage cosine)"),
+    ] = "cosine",
     time_limit: Annotated[
         float | None, typer.Option(help="stop cleanly after this many seconds; run again to resume")
     ] = None,
@@ -165,6 +176,8 @@ def train_reranker(
             threads=threads,
             eval_every=eval_every,
             eval_rows=eval_rows,
+            distill_weight=distill_weight,
+            teacher=teacher,
             task="rerank",
         )
         with _training_progress(config.steps, as_json) as (_, update):

@@ -10,26 +10,43 @@ The teacher's scores are computed once per run, in training order, and kept in
 ``RUN/teacher-align.npz`` (written atomically every chunk), so a stopped run resumes without
 recomputing them. The calibration (a logistic fit of the supported label on the score) uses the
 training rows themselves: no validation or evaluation data is read.
+
+The reranker's teacher is the embedder inside it: all-MiniLM-L6-v2's cosine of the query and the
+passage window (:class:`CosineTeacher`), which ranks web queries better than the cross-encoder
+trained on question-answering pairs (bench/README.md, rerank_dl19). It is cheap next to a
+training step, so it scores each batch as it comes; its calibration is fit once on the first
+rows of the training order and kept in ``RUN/teacher-cosine.json``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from veracity.checkers.combiner import fit_logistic
 from veracity.errors import InputError, VeracityError
 
-__all__ = ["TEACHERS", "Calibration", "TeacherScorer", "TeacherScores", "teacher_scores"]
+__all__ = [
+    "TEACHERS",
+    "Calibration",
+    "CosineTeacher",
+    "TeacherScorer",
+    "TeacherScores",
+    "cosine_calibration",
+    "teacher_scores",
+]
 
-#: Teachers the trainer can distil (the name is recorded in the run's config).
-TEACHERS = ("align",)
+#: Teachers the trainer can distil, by task (the name is recorded in the run's config).
+TEACHERS = {"verify": ("align",), "rerank": ("cosine",)}
+#: Training rows the cosine teacher's calibration is fit on (the first of the training order).
+CALIBRATION_ROWS = 2_048
 #: The supported label's id in training rows (``veracity.train.trainer.LABELS`` order).
 SUPPORTED = 0
 
@@ -139,3 +156,84 @@ def teacher_scores(
         )
     weights, bias = fit_logistic(scores[known][:, None], labels[known])
     return TeacherScores(scores, Calibration(float(weights[0]), float(bias)), seconds)
+
+
+class CosineTeacher:
+    """all-MiniLM-L6-v2 as a sentence embedder (mean-pooled, L2-normalised) in torch, frozen:
+    the cosine of each (query, passage) pair. ``model_dir`` holds its weights and tokenizer."""
+
+    def __init__(self, model_dir: Path, *, max_tokens: int = 256) -> None:
+        self.model_dir = model_dir
+        self.max_tokens = max_tokens
+        self._model: Any = None
+        self._tokenizer: Any = None
+
+    def load(self) -> CosineTeacher:
+        if self._model is None:
+            from veracity._deps import require
+
+            transformers = require("transformers", extra="train", purpose="the cosine teacher")
+            path = str(self.model_dir)
+            self._tokenizer = transformers.AutoTokenizer.from_pretrained(
+                path, local_files_only=True
+            )
+            self._model = transformers.AutoModel.from_pretrained(path, local_files_only=True)
+            self._model.eval()
+            for parameter in self._model.parameters():
+                parameter.requires_grad = False
+        return self
+
+    def _embed(self, torch: Any, texts: Sequence[str]) -> Any:
+        features = self._tokenizer(
+            list(texts),
+            padding=True,
+            truncation=True,
+            max_length=self.max_tokens,
+            return_tensors="pt",
+        )
+        hidden = self._model(**features).last_hidden_state
+        mask = features["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+        pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+        return torch.nn.functional.normalize(pooled, dim=-1)
+
+    def run(self, queries: Sequence[str], passages: Sequence[str]) -> np.ndarray:
+        """One cosine per pair, in [-1, 1]."""
+        import torch
+
+        self.load()
+        with torch.no_grad():
+            similarity = (self._embed(torch, queries) * self._embed(torch, passages)).sum(-1)
+        return np.asarray(similarity.numpy(), dtype=np.float64)
+
+
+def cosine_calibration(
+    teacher: CosineTeacher,
+    pairs: Sequence[tuple[str, str]],
+    relevant: Sequence[bool],
+    cache: Path,
+) -> Calibration:
+    """P(relevant) from the cosine, fit on ``pairs`` (query, passage) and their labels; read
+    from ``cache`` when a run resumes, written there the first time."""
+    if cache.is_file():
+        saved = json.loads(cache.read_text(encoding="utf-8"))
+        return Calibration(float(saved["slope"]), float(saved["bias"]))
+    labels = np.asarray(relevant, dtype=int)
+    if len(labels) < 2 or labels.min() == labels.max():
+        raise InputError(
+            f"the cosine teacher needs relevant and not relevant rows to calibrate; the first "
+            f"{len(labels)} training rows hold one class: check the training data"
+        )
+    scores = np.concatenate(
+        [
+            teacher.run([q for q, _ in pairs[i : i + 64]], [p for _, p in pairs[i : i + 64]])
+            for i in range(0, len(pairs), 64)
+        ]
+    )
+    weights, bias = fit_logistic(scores[:, None], labels.tolist())
+    calibration = Calibration(float(weights[0]), float(bias))
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(
+        json.dumps({"slope": calibration.slope, "bias": calibration.bias, "rows": len(labels)}),
+        encoding="utf-8",
+    )
+    return calibration

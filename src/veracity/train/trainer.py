@@ -38,11 +38,14 @@ from veracity.train.relevance import (
     relevance_loss,
 )
 from veracity.train.teacher import (
+    CALIBRATION_ROWS,
     SUPPORTED,
     TEACHERS,
     Calibration,
+    CosineTeacher,
     TeacherScorer,
     TeacherScores,
+    cosine_calibration,
     teacher_scores,
 )
 
@@ -94,8 +97,10 @@ class TrainConfig:
     #: network :mod:`veracity.train.reimport` rebuilds) instead of all-MiniLM-L6-v2.
     init_from: Path | None = None
     #: Weight of the distillation term: binary cross-entropy between the network's
-    #: P(supported) and ``teacher``'s calibrated probability (0 = labels only).
+    #: P(supported) (the reranker's P(relevant)) and ``teacher``'s calibrated probability
+    #: (0 = labels only).
     distill_weight: float = 0.0
+    #: ``align`` for the verifier, ``cosine`` for the reranker (:data:`TEACHERS`).
     teacher: str = "align"
     #: Rows labelled contradicted get no distillation target: align cannot see a contradiction
     #: (a swapped name keeps every other word), so its target would teach the network to call
@@ -110,12 +115,6 @@ class TrainConfig:
     def __post_init__(self) -> None:
         if self.task not in TASKS:
             raise OptionError("task", self.task, f"one of {', '.join(TASKS)}")
-        if self.task != "verify" and self.distill_weight:
-            raise OptionError(
-                "distill_weight",
-                self.distill_weight,
-                "0 for the rerank task (the teachers score claims)",
-            )
         if self.batch_size < 1:
             raise OptionError("batch_size", self.batch_size, "1 or more")
         if self.length_groups < 0:
@@ -126,8 +125,12 @@ class TrainConfig:
             raise OptionError("max_tokens", self.max_tokens, "between 32 and 512")
         if self.distill_weight < 0:
             raise OptionError("distill_weight", self.distill_weight, "0 or more")
-        if self.teacher not in TEACHERS:
-            raise OptionError("teacher", self.teacher, f"one of {', '.join(TEACHERS)}")
+        if self.distill_weight and self.teacher not in TEACHERS[self.task]:
+            raise OptionError(
+                "teacher",
+                self.teacher,
+                f"one of {', '.join(TEACHERS[self.task])} for the {self.task} task",
+            )
         if self.init_from is not None and not (self.init_from / "config.json").is_file():
             model = {"verify": "verifier", "rerank": "reranker"}[self.task]
             raise InputError(
@@ -307,7 +310,9 @@ class Trainer:
                 seed=config.seed,
                 max_tokens=config.max_tokens,
             )
-        targets = self._teacher(train_rows, order) if config.distill_weight else None
+        distill = bool(config.distill_weight)
+        targets = self._teacher(train_rows, order) if distill and config.task == "verify" else None
+        cosine = self._cosine_teacher(train_rows, order) if distill and targets is None else None
         model, optimizer, scheduler, step, evaluations = self._restore(torch)
         started = self._started = time.monotonic()
         losses: list[float] = []
@@ -321,12 +326,23 @@ class Trainer:
             torch.manual_seed(config.seed * 1_000_003 + step)
             positions = slice(step * config.batch_size, (step + 1) * config.batch_size)
             batch = [train_rows[i] for i in order[positions]]
-            features, labels = self._encode(torch, batch)
+            pairs = self._pairs(batch)
+            features, labels = self._encode(torch, batch, pairs)
             logits = model(**features).logits
             loss = self._loss(torch, logits, labels)
             if targets is not None:
                 loss = loss + config.distill_weight * self._distill_loss(
                     torch, logits, torch.tensor(targets[positions], dtype=torch.float32)
+                )
+            elif cosine is not None:
+                teacher, calibration = cosine
+                relevant = calibration.probabilities(teacher.run(*zip(*pairs, strict=True)))
+                loss = (
+                    loss
+                    + config.distill_weight
+                    * torch.nn.functional.binary_cross_entropy_with_logits(
+                        logits[:, 0], torch.tensor(relevant, dtype=torch.float32)
+                    )
                 )
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -381,6 +397,21 @@ class Trainer:
             targets[[row.label == _LABEL_IDS["contradicted"] for row in needed]] = np.nan
         return targets
 
+    def _cosine_teacher(
+        self, rows: Sequence[Row], order: Sequence[int]
+    ) -> tuple[CosineTeacher, Calibration]:
+        """The reranker's teacher and its calibration on the first training rows."""
+        teacher = CosineTeacher(base_model_dir()).load()
+        first = [rows[i] for i in order[:CALIBRATION_ROWS]]
+        calibration = cosine_calibration(
+            teacher,
+            self._pairs(first),
+            [row.label == RELEVANCE_IDS["relevant"] for row in first],
+            self.config.out_dir / "teacher-cosine.json",
+        )
+        self.teacher_calibration = calibration
+        return teacher, calibration
+
     @staticmethod
     def _distill_loss(torch: Any, logits: Any, targets: Any) -> Any:
         """Binary cross-entropy of P(supported) toward the targets; rows without one add 0."""
@@ -405,16 +436,24 @@ class Trainer:
             epoch += 1
         return order
 
-    def _encode(self, torch: Any, rows: Sequence[Row]) -> tuple[dict[str, Any], Any]:
+    def _pairs(self, rows: Sequence[Row]) -> list[tuple[str, str]]:
+        """What the network reads of each row: the verifier (evidence window, claim), the
+        reranker (query, passage window)."""
         pairs = []
         for row in rows:
             window = self.selector.run(row.premise, row.hypothesis)[0]
-            # the verifier reads (evidence, claim); a reranker reads (query, passage)
             pairs.append(
                 (window.text, row.hypothesis)
                 if self.config.task == "verify"
                 else (row.hypothesis, window.text)
             )
+        return pairs
+
+    def _encode(
+        self, torch: Any, rows: Sequence[Row], pairs: Sequence[tuple[str, str]] | None = None
+    ) -> tuple[dict[str, Any], Any]:
+        if pairs is None:
+            pairs = self._pairs(rows)
         return encode_pairs(
             torch, self.selector.tokenizer, pairs, self.config.max_tokens
         ), torch.tensor([r.label for r in rows])

@@ -12,9 +12,16 @@ SQuAD paragraph that overlaps an evaluation set):
   reversible) is dropped;
 * HaluEval QA (HotpotQA knowledge paragraphs with their question and right answer).
 
+A share of the queries (``web_share``) is rewritten the way people type into a web search box,
+as in MS MARCO and TREC DL, the reranker's use: lowercased without the question mark ("how long
+is the life cycle of a flea"), and half of those cut to their content words ("life cycle
+flea"); the card counts each style. Negatives are mined with the form the model will read.
+
 For each query: the gold paragraph is ``relevant`` (kind ``positive``); ``not_relevant`` are the
 top BM25 paragraphs of the same collection that are not the gold one and hold no answer string
-(kind ``bm25_negative``), and random paragraphs of the collection (kind ``random_negative``).
+(kind ``bm25_negative``), the nearest paragraphs by the static embedder's cosine that BM25 did
+not already give (kind ``dense_negative``, when ``dense_negatives`` > 0: needs ``veracity
+distill-embedder``), and random paragraphs of the collection (kind ``random_negative``).
 
 The split is by document, before any mining: documents (an article, an NQ title, a passage; a
 passage shared by two sources joins their documents) go to validation by a seeded hash, and
@@ -30,6 +37,7 @@ Run ``python -m veracity.train.data.rerank --out runs/reranker/data --seed 13``.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import re
@@ -59,6 +67,7 @@ __all__ = [
     "build_rerank",
     "contains_answer",
     "load_queries",
+    "web_query",
     "write_rerank",
 ]
 
@@ -122,14 +131,22 @@ class RerankBuildConfig(BuildConfig):
 
     bm25_negatives: int = 2
     random_negatives: int = 1
-    #: BM25 hits looked at per query when picking its hard negatives.
+    #: Nearest paragraphs by the static embedder's cosine (0: none, and no embedder needed).
+    dense_negatives: int = 0
+    #: The static embedder that mines them (a ``distill-embedder`` folder; None: the package's).
+    dense_embedder: Path | None = None
+    #: BM25 hits (and dense neighbours) looked at per query when picking its hard negatives.
     bm25_depth: int = 30
+    #: Share of queries rewritten in web-search style (:func:`web_query`).
+    web_share: float = 0.0
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        for name in ("bm25_negatives", "random_negatives"):
+        for name in ("bm25_negatives", "random_negatives", "dense_negatives"):
             if getattr(self, name) < 0:
                 raise OptionError(name, getattr(self, name), "0 or more")
+        if not 0.0 <= self.web_share <= 1.0:
+            raise OptionError("web_share", self.web_share, "a share between 0 and 1")
         if self.bm25_negatives + self.random_negatives == 0:
             raise OptionError(
                 "bm25_negatives",
@@ -160,6 +177,43 @@ def contains_answer(passage: str, answers: Sequence[str]) -> bool:
     """
     low = passage.lower()
     return any(re.search(rf"(?<!\w){re.escape(a.lower())}(?!\w)", low) for a in answers if a)
+
+
+def web_query(question: str, *, keywords: bool) -> str:
+    """``question`` as typed into a web search box: lowercased, no closing punctuation, and with
+    ``keywords`` only its content words, in order (the question itself if none is left).
+
+    >>> web_query("How long is the life cycle of a flea?", keywords=False)
+    'how long is the life cycle of a flea'
+    >>> web_query("How long is the life cycle of a flea?", keywords=True)
+    'long life cycle flea'
+    """
+    from veracity.text.words import STOPWORDS, word_tokens
+
+    plain = re.sub(r"[\s?!.]+$", "", question.strip().lower())
+    if not keywords:
+        return plain
+    words = [word for word in word_tokens(plain) if word not in STOPWORDS]
+    return " ".join(words) or plain
+
+
+def _styled(
+    queries: Sequence[Query], config: RerankBuildConfig, stats: Counter[str]
+) -> list[Query]:
+    """Each query in the style a seeded draw gives it (see :data:`RerankBuildConfig.web_share`)."""
+    out = []
+    for query in queries:
+        draw = int(digest(f"{config.seed}:web-style:{query.qid}", 8), 16) / 16**8
+        if draw >= config.web_share:
+            stats["query_style_question"] += 1
+            out.append(query)
+            continue
+        keywords = draw < config.web_share / 2
+        stats["query_style_" + ("keywords" if keywords else "lowercase")] += 1
+        out.append(
+            dataclasses.replace(query, question=web_query(query.question, keywords=keywords))
+        )
+    return out
 
 
 def _words(text: str) -> set[str]:
@@ -306,8 +360,9 @@ def _mine(
 
     chunks = [Chunk(str(i), str(i), 0, text, 0, len(text)) for i, text in enumerate(collection)]
     bm25 = MemoryBM25(chunks).load()
+    neighbours = _dense_neighbours(queries, collection, config) if config.dense_negatives else None
     pairs: list[Pair] = []
-    for query in queries:
+    for position, query in enumerate(queries):
         group = f"{query.source}:{query.document}"
         pairs.append(
             Pair(
@@ -348,6 +403,26 @@ def _mine(
                 )
             )
         taken = set(picked)
+        if neighbours is not None:
+            near = [
+                collection[i]
+                for i in neighbours[position]
+                if collection[i] not in taken and usable(collection[i])
+            ][: config.dense_negatives]
+            stats["dense_negatives_short"] += config.dense_negatives - len(near)
+            for n, text in enumerate(near):
+                taken.add(text)
+                pairs.append(
+                    Pair(
+                        f"{query.qid}-dense-{n}",
+                        query.question,
+                        text,
+                        "not_relevant",
+                        query.source,
+                        "dense_negative",
+                        group,
+                    )
+                )
         for n in range(config.random_negatives):
             for _ in range(20):  # a few tries: the gold paragraph or an answer may come up
                 text = collection[rng.randrange(len(collection))]
@@ -368,6 +443,28 @@ def _mine(
             else:
                 stats["random_negatives_short"] += 1
     return pairs
+
+
+def _dense_neighbours(
+    queries: Sequence[Query], collection: Sequence[str], config: RerankBuildConfig
+) -> Any:
+    """Per query, the indices of its ``bm25_depth`` nearest paragraphs by the static embedder's
+    cosine, nearest first (a matrix, one row per query)."""
+    import numpy as np
+
+    from veracity.embed import StaticEmbedder
+
+    embedder = StaticEmbedder(config.dense_embedder).load()
+    passages = embedder.run(list(collection)).vectors
+    depth = min(config.bm25_depth, len(collection))
+    rows = []
+    for first in range(0, len(queries), 512):
+        vectors = embedder.run([q.question for q in queries[first : first + 512]]).vectors
+        similarity = vectors @ passages.T
+        top = np.argpartition(-similarity, depth - 1, axis=1)[:, :depth]
+        order = np.take_along_axis(similarity, top, axis=1).argsort(axis=1)[:, ::-1]
+        rows.append(np.take_along_axis(top, order, axis=1))
+    return np.concatenate(rows)
 
 
 def _document_paragraphs(root: Path) -> dict[str, tuple[str, ...]]:
@@ -403,7 +500,8 @@ def build_rerank(config: RerankBuildConfig) -> RerankBuildResult:
             rng = random.Random(f"{config.seed}:rerank-negatives:{split}:{source}")
             counter = stats.setdefault(source, Counter())
             counter[f"collection_paragraphs_{split}"] += len(collection)
-            splits[split].extend(_mine(mine, collection, config, rng, counter))
+            styled = _styled(mine, config, counter)
+            splits[split].extend(_mine(styled, collection, config, rng, counter))
     # Train rows shuffled; validation rows kept together per query (its ranking is measured).
     train = splits["train"]
     random.Random(f"{config.seed}:rerank-shuffle").shuffle(train)
@@ -439,8 +537,10 @@ def _card(
         "negatives_per_query": {
             "bm25": config.bm25_negatives,
             "random": config.random_negatives,
+            "dense": config.dense_negatives,
             "bm25_depth": config.bm25_depth,
         },
+        "web_share": config.web_share,
         "rows": {"total": len(rows), "train": len(train), "val": len(val)},
         "queries": {"train": len({r.query for r in train}), "val": len({r.query for r in val})},
         "labels": list(RELEVANCE_LABELS),
@@ -486,6 +586,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every quota")
     parser.add_argument(
+        "--dense-negatives",
+        type=int,
+        default=0,
+        help="nearest paragraphs by the static embedder per query (needs distill-embedder)",
+    )
+    parser.add_argument(
+        "--web-share",
+        type=float,
+        default=0.0,
+        help="share of queries rewritten in web-search style (lowercase; half keywords only)",
+    )
+    parser.add_argument(
         "--root",
         type=Path,
         default=nli_root(),
@@ -497,7 +609,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         config = RerankBuildConfig(
-            root=args.root, out=args.out, seed=args.seed, scale=args.scale, command=command
+            root=args.root,
+            out=args.out,
+            seed=args.seed,
+            scale=args.scale,
+            dense_negatives=args.dense_negatives,
+            web_share=args.web_share,
+            command=command,
         )
     except OptionError as error:
         print(f"error: {error}", file=sys.stderr)
