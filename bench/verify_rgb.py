@@ -41,6 +41,7 @@ from veracity.text.sentences import split_sentences
 from veracity.types import Report
 from veracity.verify.gather import source_chunks, source_documents
 from veracity.verify.knowledge import KnowledgeLayer
+from veracity.verify.nli import WINDOWS
 from veracity.verify.pipeline import make_answer_verifier
 from verifier_data import DEFAULT_DATA
 from verify_lfqa import CachedScorer
@@ -198,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--window",
         default=defaults.NLI_WINDOW,
-        choices=["claim", "passage"],
+        choices=list(WINDOWS),
         help="what the NLI layer reads per claim (default: the library's)",
     )
     parser.add_argument("--limit", type=int, default=None)

@@ -183,7 +183,7 @@ VERIFY_AGGREGATION: Aggregation = "max"
 #: (bench/README.md, nli_window), but one reading per claim cannot see sources that disagree: on
 #: RGB's planted false passages beside the true ones it catches 3% of the false answers against
 #: 91% passage by passage (verify_rgb, verify_rgb_passage). So ``passage`` stays the default.
-EvidenceWindow = Literal["claim", "passage"]
+EvidenceWindow = Literal["claim", "focused", "passage"]
 NLI_WINDOW: EvidenceWindow = "passage"
 #: noisy-OR: at most this many passages (best first), each corrected for the support the
 #: verifier gives unrelated passages (the background rate).

@@ -2,6 +2,7 @@ import math
 
 import pytest
 
+from veracity import defaults
 from veracity.errors import OptionError
 from veracity.testing import TablePairScorer
 from veracity.types import Chunk, Claim, PairScore, PairScores, Span
@@ -343,3 +344,66 @@ def test_a_window_reading_is_attributed_to_the_passages_that_say_the_claim() -> 
     assert [j.doc_id for j in result.judgements[0]] == ["m.md", "t.md"]  # both were read
     assert [j.doc_id for j in result.anti_citations[0]] == ["m.md"]
     assert result.results[0].label == "contradicted"
+
+
+def test_a_focused_window_reads_on_their_own_only_the_passages_that_say_the_claim() -> None:
+    """The true passage and a false one both say the claim's words: each is read on its own,
+    so the claim is cited and anti-cited; the passage about tickets is not read at all."""
+    claim = _claim(0, "The museum opens on Mondays.")
+    opens = Chunk("o.md#0", "o.md", 0, "The museum opens on Mondays at nine.", 0, 36)
+    closed = Chunk("c.md#0", "c.md", 0, "The museum does not open on Mondays.", 0, 36)
+    tickets = Chunk("t.md#0", "t.md", 0, "Tickets cost ten euros at the door.", 0, 35)
+    scorer = TablePairScorer(
+        {
+            (opens.text, claim.text): (0.9, 0.05, 0.05),
+            (closed.text, claim.text): (0.05, 0.9, 0.05),
+        },
+        default=None,
+    )
+    result = NLILayer(scorer, window="focused").run(_evidence((claim, (opens, tickets, closed))))
+    assert result.pairs == 2
+    assert [j.doc_id for j in result.judgements[0]] == ["o.md", "c.md"]
+    assert [j.doc_id for j in result.citations[0]] == ["o.md"]
+    assert [j.doc_id for j in result.anti_citations[0]] == ["c.md"]
+    assert result.results[0].label == "supported"
+    # with passage windows the same two are read, and the third besides
+    assert (
+        NLILayer(TablePairScorer({}, default=(0.1, 0.1, 0.8)), window="passage")
+        .run(_evidence((claim, (opens, tickets, closed))))
+        .pairs
+        == 3
+    )
+
+
+def test_a_focused_window_reads_a_lone_passage_and_takes_noisy_or() -> None:
+    claim = _claim(0, "Bees dance.")
+    scorer = TablePairScorer({}, default=(0.9, 0.05, 0.05))
+    layer = NLILayer(scorer, window="focused", aggregation="noisy_or")
+    result = layer.run(_evidence((claim, (B,))))
+    assert result.pairs == 1
+    assert [j.doc_id for j in result.citations[0]] == ["b.md"]
+
+
+def test_a_focused_window_chooses_with_the_selector_of_the_wrapped_scorer() -> None:
+    from veracity.checkers.windows import EvidenceSelector
+
+    class Inner(TablePairScorer):
+        selector = EvidenceSelector(max_tokens=64)
+
+    class Wrapper:
+        model_id = "wrapper"
+
+        def __init__(self, scorer: TablePairScorer) -> None:
+            self.scorer = scorer
+
+        def load(self) -> "Wrapper":
+            return self
+
+        def run(self, premises, hypotheses):  # type: ignore[no-untyped-def]
+            return self.scorer.run(premises, hypotheses)
+
+    inner = Inner({}, default=(0.9, 0.05, 0.05))
+    layer = NLILayer(Wrapper(inner), window="focused")  # type: ignore[arg-type]
+    assert layer._selector() is Inner.selector
+    default = NLILayer(TablePairScorer({}), window="focused")._selector()
+    assert default.max_tokens == defaults.VERIFIER_MAX_TOKENS

@@ -83,7 +83,8 @@ def verify_command(
         typer.Option(
             help="what the verifier reads per claim: "
             f"{choice_list(get_args(defaults.EvidenceWindow))}"
-            " (passage: each passage on its own; claim: one window of the claim's best "
+            " (passage: each passage on its own; focused: on its own each passage whose best "
+            "sentences say the claim's words, fewer pairs; claim: one window of the claim's best "
             "sentences across its passages, about k times fewer pairs, but no claim both cited "
             "and anti-cited)"
         ),

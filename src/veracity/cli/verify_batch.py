@@ -123,7 +123,8 @@ def verify_batch_command(
         typer.Option(
             help="what the verifier reads per claim: "
             f"{choice_list(get_args(defaults.EvidenceWindow))}"
-            " (passage: each passage on its own; claim: one window across its passages, about "
+            " (passage: each passage on its own; focused: on its own each passage whose best "
+            "sentences say the claim's words; claim: one window across its passages, about "
             "k times fewer pairs)"
         ),
     ] = defaults.NLI_WINDOW,

@@ -18,6 +18,12 @@ All pairs of an answer go to the verifier in one batched call. ``window`` says w
   the claim's words (:func:`_attributed`): those are its citations or anti-citations, not an
   unrelated passage the window also read; of them, only those that can state the claim are
   cited (not a heading), unless none can.
+- ``focused``: the claim window's choice without its single reading. The evidence selector
+  picks the claim's best sentences across all of its passages, as for ``claim``, but no window
+  is read: each passage it drew on whose chosen sentences say the claim's words (the same
+  attribution) is read on its own, as with ``passage``, and the others are not read. A claim
+  costs one pair per such passage instead of one per passage, and a passage for it beside one
+  against it still makes it contested, since both say its words.
 
 How support is aggregated over passages:
 
@@ -66,8 +72,9 @@ from typing import get_args
 from veracity import defaults
 from veracity.checkers.base import PairScorer
 from veracity.checkers.scoring import score_groups
+from veracity.checkers.windows import EvidenceSelector
 from veracity.defaults import Aggregation, EvidenceWindow
-from veracity.errors import OptionError
+from veracity.errors import ClaimTooLongError, OptionError
 from veracity.text.words import STOPWORDS, stem, word_tokens
 from veracity.types import Chunk, EvidenceJudgement, LayerResult, PairScore, Span
 from veracity.verify.fragments import cannot_state
@@ -218,8 +225,51 @@ class NLILayer:
         self.scorer.load()
         return self
 
+    def _selector(self) -> EvidenceSelector:
+        """The scorer's evidence selector (its window and tokenizer), looked for through the
+        wrappers around it (each keeps the scorer it wraps as ``scorer``), or the default one."""
+        scorer: object = self.scorer
+        for _ in range(8):
+            selector = getattr(scorer, "selector", None)
+            if isinstance(selector, EvidenceSelector):
+                return selector
+            scorer = getattr(scorer, "scorer", None)
+            if scorer is None:
+                break
+        return EvidenceSelector()
+
+    def _focus(self, item: ClaimEvidence, selector: EvidenceSelector) -> ClaimEvidence:
+        """``item`` with only the passages a ``focused`` window reads (see the module
+        docstring): those the claim's window would draw on that say the claim's words."""
+        if len(item.passages) < 2:
+            return item
+        text, starts = join_passages([passage.text for passage in item.passages])
+        try:
+            window = selector.run(text, item.claim.text)[0]
+        except ClaimTooLongError:  # every pair will fail the same way: read them all
+            return item
+        read = [
+            (i, passage_spans(window.spans, start, len(passage.text)))
+            for i, (passage, start) in enumerate(zip(item.passages, starts, strict=True))
+        ]
+        drawn = [(i, spans) for i, spans in read if spans]
+        texts = [
+            " ".join(item.passages[i].text[s.start : s.end] for s in spans) for i, spans in drawn
+        ]
+        kept = [drawn[k][0] for k in _sharing(texts, item.claim.text)]
+        return dataclasses.replace(
+            item,
+            passages=tuple(item.passages[i] for i in kept),
+            cited=tuple(item.cited[i] for i in kept),
+        )
+
     def run(self, evidence: EvidenceSet) -> NLIResult:
         """The finding for every claim of ``evidence``, from one batched verifier call."""
+        if self.window == "focused":
+            selector = self._selector()
+            evidence = dataclasses.replace(
+                evidence, items=tuple(self._focus(item, selector) for item in evidence.items)
+            )
         if self.window == "claim":
             joined = [
                 join_passages([passage.text for passage in item.passages])
@@ -350,23 +400,33 @@ def _window_judgements(
     return tuple(judged)
 
 
-def _attributed(judged: Sequence[EvidenceJudgement], claim: str) -> list[EvidenceJudgement]:
-    """Of the passages one claim window drew on, those whose sentences the verifier read share
-    at least :data:`ATTRIBUTION_SHARE` of the best one's count of the claim's content words
-    (stems): the window's reading, for or against, is theirs. All of them when the claim has no
-    content word or none is shared."""
+def _sharing(read: Sequence[str], claim: str) -> list[int]:
+    """The positions of the texts in ``read`` that share at least :data:`ATTRIBUTION_SHARE` of
+    the best one's count of the claim's content words (stems); all of them when the claim has
+    no content word or none is shared.
+
+    >>> _sharing(["Bees dance to show food.", "Bees fly.", "Ants march."], "Bees dance for food.")
+    [0]
+    """
     words = {stem(word) for word in word_tokens(claim) if word not in STOPWORDS}
-    counts = []
-    for judgement in judged:
-        read = " ".join(
+    counts = [len(words & {stem(word) for word in word_tokens(text)}) for text in read]
+    best = max(counts, default=0)
+    if best == 0:
+        return list(range(len(read)))
+    return [i for i, count in enumerate(counts) if count >= ATTRIBUTION_SHARE * best]
+
+
+def _attributed(judged: Sequence[EvidenceJudgement], claim: str) -> list[EvidenceJudgement]:
+    """Of the passages one claim window drew on, those whose sentences the verifier read say
+    the claim's words (:func:`_sharing`): the window's reading, for or against, is theirs."""
+    read = [
+        " ".join(
             judgement.text[span.start - judgement.start : span.end - judgement.start]
             for span in judgement.evidence
         )
-        counts.append(len(words & {stem(word) for word in word_tokens(read)}))
-    best = max(counts, default=0)
-    if best == 0:
-        return list(judged)
-    return [j for j, count in zip(judged, counts, strict=True) if count >= ATTRIBUTION_SHARE * best]
+        for judgement in judged
+    ]
+    return [judged[i] for i in _sharing(read, claim)]
 
 
 def _against(judged: Sequence[EvidenceJudgement]) -> list[EvidenceJudgement]:
