@@ -46,6 +46,13 @@ from veracity.verify.pipeline import make_answer_verifier
 from verifier_data import DEFAULT_DATA
 from verify_lfqa import CachedScorer
 
+WINDOW_NOTES = {
+    "passage": "each passage read on its own",
+    "claim": "one reading per claim cannot both cite and anti-cite, so a claim window contests "
+    "nothing",
+    "focused": "each passage whose chosen sentences say the claim's words read on its own, the "
+    "others not read",
+}
 LAYERS = {"nli": ("nli",), "knowledge": ("knowledge",), "nli+knowledge": ("nli", "knowledge")}
 
 
@@ -186,8 +193,7 @@ def table_md(figures: dict[str, Any]) -> str:
         "its supporting and contradicting passages, scored by the verifier whichever layers "
         "decide, so *contested* is the same for every layer setting. Verifier "
         f"{figures['verifier']}, default thresholds, k = 8 passages per claim, NLI window "
-        f"{figures.get('window', 'passage')} (one reading per claim cannot both cite and "
-        "anti-cite, so a claim window contests nothing)."
+        f"{figures.get('window', 'passage')} ({WINDOW_NOTES[figures.get('window', 'passage')]})."
     )
     return "\n".join([*rows, "", note])
 
