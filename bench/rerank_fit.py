@@ -32,6 +32,7 @@ import statistics
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +190,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--name", default=None, help="write bench/results/NAME.json and a section")
     parser.add_argument("--out", type=Path, default=None, help="write the all-sets combiner here")
+    parser.add_argument(
+        "--guard-into",
+        type=Path,
+        default=None,
+        help="write the shipped reranker's guard into this reranker folder's config.json",
+    )
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
     reranker = EmbeddedReranker(threads=args.threads).load()
@@ -238,6 +245,22 @@ def main() -> None:
         for s in sets
     }
     figures["held_out_beats_every_feature"] = guard
+    # The shipped reranker's guard (veracity.rerankers.guard): its figures beside each feature's,
+    # and each feature alone calibrated on all three sets, for the fallback.
+    figures["guard"] = {
+        "figures": {
+            s: {
+                "reranker": rows[s]["shipped combiner"],
+                **{f: rows[s][f"{f} alone"] for f in alone},
+            }
+            for s in sets
+        },
+        "calibration": {
+            f: [float(w[RERANK_FEATURES.index(f)]), b]
+            for f in alone
+            for w, b in [scale_fit(everything, alone[f])]
+        },
+    }
     text = "\n".join(lines) + (
         "\n\nnDCG@10 (development sets). Features: "
         + ", ".join(RERANK_FEATURES)
@@ -250,9 +273,14 @@ def main() -> None:
     print(text)
     if args.out is not None:
         args.out.write_text(json.dumps(figures["all_sets_combiner"], indent=1) + "\n")
+    command = "python bench/rerank_fit.py " + shlex.join(sys.argv[1:])
     if args.name:
-        command = "python bench/rerank_fit.py " + shlex.join(sys.argv[1:])
         write_result(args.name, figures, text, command.strip())
+    if args.guard_into is not None:
+        from veracity.train.rerank_guard import write_guard
+
+        source = f"bench rerank_fit, development sets {', '.join(sets)}, {date.today()}"
+        write_guard(args.guard_into, figures["guard"], source)
 
 
 if __name__ == "__main__":

@@ -84,3 +84,50 @@ def test_a_missing_model_file_is_named(tmp_path: Path) -> None:
     shutil.copy(RERANKER_DIR / "config.json", tmp_path / "config.json")
     with pytest.raises(ModelError, match="ONNX model file not found"):
         EmbeddedReranker(model_dir=tmp_path).load()
+
+
+def _guarded_folder(folder: Path, cosine_figure: float) -> Path:
+    """The shipped reranker's files, its config with a guard whose cosine ranks ``cosine_figure``
+    on one set (the reranker 70.0)."""
+    folder.mkdir()
+    (folder / "model.onnx").symlink_to(RERANKER_DIR / "model.onnx")
+    config = json.loads((RERANKER_DIR / "config.json").read_text())
+    config["guard"] = {
+        "figures": {
+            "dev": {"reranker": 70.0, "logit": 50.0, "alignment": 60.0, "cosine": cosine_figure}
+        },
+        "calibration": {"logit": [1.0, 0.0], "alignment": [5.0, -2.0], "cosine": [8.0, -4.0]},
+        "source": "test figures",
+    }
+    (folder / "config.json").write_text(json.dumps(config))
+    return folder
+
+
+def test_a_reranker_that_loses_to_its_cosine_ranks_by_it_and_says_so(
+    reranker: EmbeddedReranker, tmp_path: Path
+) -> None:
+    guarded = EmbeddedReranker(model_dir=_guarded_folder(tmp_path / "r", 72.0)).load()
+    assert guarded.fallback is not None
+    assert guarded.fallback.feature == "cosine"
+    assert guarded.version.endswith("+cosine")
+    scores = guarded.run(QUERY, PASSAGES)
+    assert scores.notes == guarded.notes
+    assert "ranks by its cosine feature alone" in scores.notes[0]
+    assert "72.00 for cosine alone" in scores.notes[0]
+    features = reranker.features([(QUERY, p) for p in PASSAGES])
+    assert scores.logits() == pytest.approx(list(8.0 * features[:, 2] - 4.0), abs=1e-9)
+    # the combiner stays where it wins, and when the guard is switched off
+    kept = EmbeddedReranker(model_dir=_guarded_folder(tmp_path / "k", 69.0)).load()
+    assert kept.fallback is None
+    assert kept.run(QUERY, PASSAGES).logits() == reranker.run(QUERY, PASSAGES).logits()
+    unguarded = EmbeddedReranker(model_dir=tmp_path / "r", guarded=False).load()
+    assert unguarded.run(QUERY, PASSAGES).logits() == reranker.run(QUERY, PASSAGES).logits()
+
+
+def test_an_unreadable_guard_says_how_to_write_it_again(tmp_path: Path) -> None:
+    folder = _guarded_folder(tmp_path / "r", 72.0)
+    config = json.loads((folder / "config.json").read_text())
+    del config["guard"]["figures"]["dev"]["reranker"]
+    (folder / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelError, match="rerank_guard"):
+        EmbeddedReranker(model_dir=folder).load()

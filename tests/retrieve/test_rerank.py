@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
+
 import pytest
 
 from veracity.errors import InputError, OptionError
@@ -119,3 +122,17 @@ def test_the_default_depth_is_at_least_k_and_at_most_the_index() -> None:
     retriever = RerankingRetriever(MemoryBM25(_chunks()), reranker)
     assert len(retriever.run("honeybees", k=1).hits) == 1
     assert reranker.calls == [3]  # 4 chunks, 3 of them match: not the default 20
+
+
+def test_the_reranker_s_notes_reach_the_search_result() -> None:
+    class Noting(OverlapRelevanceScorer):
+        def run(self, query: str, passages: Sequence[str]) -> RelevanceScores:
+            scores = super().run(query, passages)
+            return dataclasses.replace(scores, notes=("ranks by its cosine feature alone",))
+
+    chunks = [
+        Chunk("a#0", "a", 0, "Bees dance.", 0, 11),
+        Chunk("b#0", "b", 0, "Ants march.", 0, 11),
+    ]
+    result = RerankingRetriever(MemoryBM25(chunks), Noting(), depth=2).run("bees dance", k=1)
+    assert result.notes.count("ranks by its cosine feature alone") == 1

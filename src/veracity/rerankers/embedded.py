@@ -7,7 +7,10 @@ An export with an aligner also runs all-MiniLM-L6-v2 over the passage window and
 the same ONNX call, and its combiner (a logistic layer fit on held-out training pairs) scores
 the pair from three features: the cross-encoder's logit, the query's token alignment with the
 window (:func:`~veracity.checkers.features.alignment`) and the cosine of their mean-pooled
-embeddings. The result's logit is the combiner's.
+embeddings. The result's logit is the combiner's, unless the folder's guard
+(:mod:`veracity.rerankers.guard`) records that the combination ranks worse than one of its
+features alone on a development set: then it ranks by the best feature, calibrated, and every
+result says so in its ``notes`` (``guarded=False`` keeps the combiner).
 
 >>> reranker = EmbeddedReranker().load()
 >>> scores = reranker.run("why do bees dance", ["Bees dance to show food.", "Ants march."])
@@ -32,6 +35,7 @@ from veracity.checkers.features import mean_pooled
 from veracity.checkers.windows import EvidenceSelector
 from veracity.errors import ModelError, OptionError
 from veracity.rerankers.base import check_passages, score_windows
+from veracity.rerankers.guard import Fallback, RerankGuard
 from veracity.types import RelevanceScores
 
 #: The combiner's features, in the order of its weights.
@@ -50,6 +54,7 @@ class EmbeddedReranker:
         batch_size: int = defaults.RERANK_BATCH,
         threads: int = defaults.ONNX_THREADS,
         combine: bool = True,
+        guarded: bool = True,
     ) -> None:
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise OptionError("batch_size", batch_size, "1 or more")
@@ -57,6 +62,10 @@ class EmbeddedReranker:
         self.batch_size = batch_size
         self.threads = threads
         self.combine = combine
+        self.guarded = guarded
+        #: Why it ranks by one feature alone (empty while it uses its combiner).
+        self.notes: tuple[str, ...] = ()
+        self.fallback: Fallback | None = None
         self.model_id = "veracity-reranker"
         self.version = "unloaded"
         self._session: Any = None
@@ -97,8 +106,29 @@ class EmbeddedReranker:
             self._weights = np.asarray(combiner["weights"], dtype=np.float64)
             self._bias = float(combiner["bias"])
             self.version += "+combined"
+            if self.guarded and config.get("guard"):
+                self._guard(RerankGuard.from_config(config["guard"], where=str(config_file)))
         self._session = session(self.model_dir / "model.onnx", threads=self.threads)
         return self
+
+    def _guard(self, guard: RerankGuard) -> None:
+        fallback = guard.fallback()
+        if fallback is None:
+            return
+        if fallback.feature not in RERANK_FEATURES:
+            raise ModelError(
+                f"{self.model_dir / 'config.json'}: the guard falls back to {fallback.feature!r}, "
+                f"not one of {list(RERANK_FEATURES)}; write it again"
+            )
+        weights = np.zeros(len(RERANK_FEATURES))
+        weights[RERANK_FEATURES.index(fallback.feature)] = fallback.slope
+        self._weights, self._bias = weights, fallback.bias
+        self.fallback = fallback
+        self.version = self.version.replace("+combined", f"+{fallback.feature}")
+        self.notes = (
+            f"the reranker {self.model_id} ranks by its {fallback.feature} feature alone: "
+            f"{fallback.reason}",
+        )
 
     @property
     def max_tokens(self) -> int:
@@ -113,7 +143,7 @@ class EmbeddedReranker:
         """One score per passage, in input order, from its best window."""
         query, texts = check_passages(query, passages)
         scores = score_windows(self._loaded(), query, texts, self._logits)
-        return RelevanceScores(query, scores, self.model_id, self.version)
+        return RelevanceScores(query, scores, self.model_id, self.version, self.notes)
 
     def features(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """Per (query, window text) pair: the network's logit, and with an aligner the query's

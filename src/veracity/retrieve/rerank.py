@@ -134,6 +134,7 @@ class RerankingRetriever:
             )
             for rank, i in enumerate(order[:k], start=1)
         )
+        notes.extend(note for note in scored.notes if note not in notes)
         if scored.windowed:
             notes.append(
                 f"{scored.windowed} of {len(first.hits)} candidates were longer than "

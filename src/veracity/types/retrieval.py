@@ -128,12 +128,14 @@ class RelevanceScore:
 
 @dataclass(frozen=True)
 class RelevanceScores:
-    """Relevance of a batch of passages to one query, in input order, with provenance."""
+    """Relevance of a batch of passages to one query, in input order, with provenance and the
+    reranker's notes (e.g. that it ranks by one of its features alone)."""
 
     query: str
     scores: tuple[RelevanceScore, ...]
     model_id: str
     model_version: str
+    notes: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.scores)
@@ -152,6 +154,7 @@ class RelevanceScores:
             "model_id": self.model_id,
             "model_version": self.model_version,
             "windowed": self.windowed,
+            "notes": list(self.notes),
             "scores": [score.to_dict() for score in self.scores],
         }
 

@@ -1,0 +1,95 @@
+"""The reranker's guard: where it loses to a feature, what it falls back to, and how it is
+written into a reranker folder from the bench's figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from veracity.errors import InputError, ModelError
+from veracity.rerankers.guard import RerankGuard
+from veracity.train.rerank_guard import main, write_guard
+
+pytestmark = pytest.mark.unit
+
+CALIBRATION = {"logit": (1.0, 0.0), "alignment": (5.0, -3.0), "cosine": (6.0, -4.0)}
+
+
+def test_a_reranker_that_beats_every_feature_everywhere_keeps_its_combiner() -> None:
+    guard = RerankGuard(
+        {"a": {"reranker": 70.0, "logit": 60.0, "alignment": 65.0, "cosine": 69.9}},
+        CALIBRATION,
+        "test",
+    )
+    assert guard.losses() == []
+    assert guard.fallback() is None
+
+
+def test_a_tie_is_a_loss_and_the_fallback_is_the_best_feature_on_average() -> None:
+    guard = RerankGuard(
+        {
+            "a": {"reranker": 70.0, "logit": 70.0, "alignment": 65.0, "cosine": 60.0},
+            "b": {"reranker": 80.0, "logit": 60.0, "alignment": 79.0, "cosine": 78.0},
+        },
+        CALIBRATION,
+        "bench x",
+    )
+    assert guard.losses() == [("a", "logit")]
+    fallback = guard.fallback()
+    assert fallback is not None
+    assert fallback.feature == "alignment"  # mean 72.0, against logit 65.0 and cosine 69.0
+    assert (fallback.slope, fallback.bias) == (5.0, -3.0)
+    assert (
+        fallback.reason
+        == "on a the reranker reached nDCG@10 70.00 against 70.00 for logit alone (bench x)"
+    )
+
+
+def test_the_guard_reads_back_what_it_writes_and_names_a_bad_block() -> None:
+    guard = RerankGuard({"a": {"reranker": 1.0, "cosine": 2.0}}, {"cosine": (1.0, 0.0)}, "s")
+    assert RerankGuard.from_config(guard.to_config(), where="c.json") == guard
+    with pytest.raises(ModelError, match=r"c\.json: the reranker's guard block cannot be read"):
+        RerankGuard.from_config({"figures": {}}, where="c.json")
+    with pytest.raises(ModelError, match="the guard needs the reranker's figure"):
+        RerankGuard.from_config(
+            {"figures": {"a": {"cosine": 2.0}}, "calibration": {}, "source": "s"}, where="c.json"
+        )
+
+
+def test_the_guard_is_written_from_the_bench_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "reranker"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({"model_id": "r", "labels": ["relevant"]}))
+    block = {
+        "figures": {"dl19": {"reranker": 61.9, "logit": 52.3, "alignment": 62.6, "cosine": 63.5}},
+        "calibration": {f: list(pair) for f, pair in CALIBRATION.items()},
+    }
+    bench = tmp_path / "rerank_fit.json"
+    bench.write_text(
+        json.dumps(
+            {
+                "name": "rerank_fit",
+                "commit": "abc1234",
+                "date": "2026-12-03T20:00:00+00:00",
+                "figures": {"guard": block},
+            }
+        )
+    )
+    assert main(["--bench", str(bench), "--model-dir", str(model)]) == 0
+    assert "falls back to cosine" in capsys.readouterr().out
+    config = json.loads((model / "config.json").read_text())
+    assert config["model_id"] == "r"  # the rest of the config is kept
+    assert (
+        config["guard"]["source"]
+        == "bench rerank_fit at abc1234, development sets dl19, 2026-12-03"
+    )
+    assert config["guard"]["figures"]["dl19"]["cosine"] == 63.5
+    bench.write_text(json.dumps({"name": "rerank_fit", "figures": {}}))
+    assert main(["--bench", str(bench), "--model-dir", str(model)]) == 2
+    assert "rerun bench/rerank_fit.py" in capsys.readouterr().err
+    with pytest.raises(InputError, match=r"config\.json missing"):
+        write_guard(tmp_path / "nowhere", block, "s")
