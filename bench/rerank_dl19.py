@@ -230,7 +230,7 @@ def per_query(
     return {"better": better, "worse": worse, "same": len(run) - better - worse}
 
 
-ARMS = ("reranker", "network", "verifier", "dense", "hybrid")
+ARMS = ("reranker", "combined", "network", "verifier", "dense", "hybrid")
 
 
 def main() -> None:
@@ -297,13 +297,32 @@ def main() -> None:
         ).load()
         ranked, info = rerank_all(reranker, queries, run, texts)
         info |= {"version": reranker.version, "max_tokens": reranker.max_tokens}
+        if reranker.fallback is not None:
+            info |= {"fallback": reranker.fallback.feature, "note": reranker.notes[0]}
+        guard = (
+            f"; its guard ranks by {reranker.fallback.feature} alone"
+            if reranker.fallback is not None
+            else ""
+        )
         record(
             "reranker",
             f"reranked by veracity's reranker ({reranker.model_id} "
-            f"{reranker.version}, int8 ONNX, {reranker.max_tokens}-token window)",
+            f"{reranker.version}, int8 ONNX, {reranker.max_tokens}-token window{guard})",
             ranked,
             info,
             f"ms-marco-MiniLM-L-6-v2: {PUBLISHED_MINILM}",
+        )
+    if "combined" in arms:  # the reranker's combiner whatever its guard says
+        from veracity.rerankers.embedded import EmbeddedReranker
+
+        folder = {} if args.reranker_dir is None else {"model_dir": args.reranker_dir}
+        combined = EmbeddedReranker(threads=args.threads, guarded=False, **folder).load()
+        ranked, info = rerank_all(combined, queries, run, texts)
+        record(
+            "combined",
+            f"reranked by its combiner with the guard off ({combined.version})",
+            ranked,
+            info,
         )
     if "network" in arms:  # the shipped reranker's cross-encoder alone, without its combiner
         from veracity.rerankers.embedded import EmbeddedReranker
