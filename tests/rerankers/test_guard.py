@@ -64,6 +64,7 @@ def test_the_guard_is_written_from_the_bench_results(
     model = tmp_path / "reranker"
     model.mkdir()
     (model / "config.json").write_text(json.dumps({"model_id": "r", "labels": ["relevant"]}))
+    (model / "CARD.md").write_text("# r\n\nTrained.\n")
     block = {
         "figures": {"dl19": {"reranker": 61.9, "logit": 52.3, "alignment": 62.6, "cosine": 63.5}},
         "calibration": {f: list(pair) for f, pair in CALIBRATION.items()},
@@ -88,6 +89,12 @@ def test_the_guard_is_written_from_the_bench_results(
         == "bench rerank_fit at abc1234, development sets dl19, 2026-12-03"
     )
     assert config["guard"]["figures"]["dl19"]["cosine"] == 63.5
+    card = (model / "CARD.md").read_text()
+    assert card.startswith("# r\n\nTrained.\n\n<!-- guard -->\n## Guard")
+    assert "| dl19 | 61.90 | 52.30 | 62.60 | 63.50 |" in card
+    assert "so it ranks by cosine alone" in card
+    main(["--bench", str(bench), "--model-dir", str(model)])  # written again: replaced
+    assert (model / "CARD.md").read_text() == card
     bench.write_text(json.dumps({"name": "rerank_fit", "figures": {}}))
     assert main(["--bench", str(bench), "--model-dir", str(model)]) == 2
     assert "rerun bench/rerank_fit.py" in capsys.readouterr().err

@@ -21,12 +21,15 @@ from typing import Any
 from veracity.errors import InputError, VeracityError
 from veracity.rerankers.guard import RerankGuard
 
-__all__ = ["main", "write_guard"]
+__all__ = ["guard_section", "main", "with_guard_section", "write_guard"]
+
+GUARD_START, GUARD_END = "<!-- guard -->", "<!-- /guard -->"
 
 
 def write_guard(model_dir: Path, block: Mapping[str, Any], source: str) -> RerankGuard:
     """Check ``block`` (figures and calibration) and write it, with ``source``, into
-    ``model_dir/config.json``; returns the guard as the reranker will read it."""
+    ``model_dir/config.json`` (and its section into ``CARD.md`` if the folder has one); returns
+    the guard as the reranker will read it."""
     config_file = model_dir / "config.json"
     if not config_file.is_file():
         raise InputError(f"no reranker at {model_dir} (config.json missing): pass --model-dir")
@@ -36,7 +39,49 @@ def write_guard(model_dir: Path, block: Mapping[str, Any], source: str) -> Reran
     temporary = config_file.with_name("config.json.tmp")
     temporary.write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
     temporary.replace(config_file)
+    card = model_dir / "CARD.md"
+    if card.is_file():
+        card.write_text(
+            with_guard_section(card.read_text(encoding="utf-8"), guard), encoding="utf-8"
+        )
     return guard
+
+
+def guard_section(guard: RerankGuard) -> str:
+    """The card's section on the guard: the figures it holds and what the reranker ranks by."""
+    features = list(guard.calibration)
+    lines = [
+        "## Guard",
+        "",
+        f"nDCG@10 on the development sets ({guard.source}):",
+        "",
+        "| set | reranker | " + " | ".join(f"{f} alone" for f in features) + " |",
+        "| --- | ---: | " + " | ".join("---:" for _ in features) + " |",
+    ]
+    for name, row in guard.figures.items():
+        cells = " | ".join(f"{row[f]:.2f}" if f in row else "—" for f in features)
+        lines.append(f"| {name} | {row['reranker']:.2f} | {cells} |")
+    fallback = guard.fallback()
+    lines += [
+        "",
+        (
+            f"It does not beat every feature on every set, so it ranks by {fallback.feature} "
+            f"alone (the best mean over the sets), as sigmoid({fallback.slope:.3f} x + "
+            f"{fallback.bias:.3f}), and says so in every result's notes: {fallback.reason}."
+            if fallback is not None
+            else "It beats every feature alone on every set: it ranks with its combiner."
+        ),
+    ]
+    return "\n".join(lines)
+
+
+def with_guard_section(card: str, guard: RerankGuard) -> str:
+    """``card`` with its guard section (between ``<!-- guard -->`` markers) replaced or added."""
+    section = f"{GUARD_START}\n{guard_section(guard)}\n{GUARD_END}"
+    if GUARD_START in card and GUARD_END in card:
+        before, rest = card.split(GUARD_START, 1)
+        return before + section + rest.split(GUARD_END, 1)[1]
+    return card.rstrip("\n") + "\n\n" + section + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
