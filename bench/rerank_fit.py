@@ -43,7 +43,7 @@ sys.path.insert(0, str(BENCH))
 
 import rerank_dl19  # noqa: E402
 import retrieval_noveleval  # noqa: E402
-from _report import write_result  # noqa: E402
+from _report import git_commit, write_result  # noqa: E402
 from veracity.evaluate.retrieval import ndcg_at_k  # noqa: E402
 from veracity.rerankers.embedded import RERANK_FEATURES, EmbeddedReranker  # noqa: E402
 from veracity.train.data.locations import data_root  # noqa: E402
@@ -279,7 +279,10 @@ def main() -> None:
     if args.guard_into is not None:
         from veracity.train.rerank_guard import write_guard
 
-        source = f"bench rerank_fit, development sets {', '.join(sets)}, {date.today()}"
+        source = (
+            f"bench rerank_fit at {git_commit()}, development sets {', '.join(sets)}, "
+            f"{date.today()}"
+        )
         write_guard(args.guard_into, figures["guard"], source)
 
 

@@ -66,8 +66,9 @@ def guard_section(guard: RerankGuard) -> str:
         "",
         (
             f"It does not beat every feature on every set, so it ranks by {fallback.feature} "
-            f"alone (the best mean over the sets), as sigmoid({fallback.slope:.3f} x + "
-            f"{fallback.bias:.3f}), and says so in every result's notes: {fallback.reason}."
+            f"alone (the best mean over the sets), as sigmoid({fallback.slope:.3f} x "
+            f"{'-' if fallback.bias < 0 else '+'} {abs(fallback.bias):.3f}), and says so in "
+            f"every result's notes: {fallback.reason}."
             if fallback is not None
             else "It beats every feature alone on every set: it ranks with its combiner."
         ),
