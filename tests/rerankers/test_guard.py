@@ -43,7 +43,8 @@ def test_a_tie_is_a_loss_and_the_fallback_is_the_best_feature_on_average() -> No
     assert (fallback.slope, fallback.bias) == (5.0, -3.0)
     assert (
         fallback.reason
-        == "on a the reranker reached nDCG@10 70.00 against 70.00 for logit alone (bench x)"
+        == "its combined nDCG@10 was at or below a feature's alone on a 70.00 against logit "
+        "70.00 (bench x)"
     )
 
 

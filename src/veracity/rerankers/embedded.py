@@ -126,8 +126,9 @@ class EmbeddedReranker:
         self.fallback = fallback
         self.version = self.version.replace("+combined", f"+{fallback.feature}")
         self.notes = (
-            f"the reranker {self.model_id} ranks by its {fallback.feature} feature alone: "
-            f"{fallback.reason}",
+            f"the reranker {self.model_id} ranks by its {fallback.feature} feature alone, its "
+            f"best over the development sets: "
+            f"{fallback.reason}; `--reranker` names another",
         )
 
     @property

@@ -20,8 +20,8 @@ names the feature with the best mean nDCG@10 over the sets, and the reranker ran
 >>> fallback = guard.fallback()
 >>> fallback.feature, fallback.slope
 ('cosine', 6.0)
->>> fallback.reason.split(" against ")[1]
-'62.60 for alignment alone and 63.50 for cosine alone (bench rerank_fit at abc1234)'
+>>> fallback.reason.split(" on ", 1)[1]
+'dl19 61.90 against alignment 62.60, cosine 63.50 (bench rerank_fit at abc1234)'
 """
 
 from __future__ import annotations
@@ -77,17 +77,14 @@ class RerankGuard:
             self.calibration,
             key=lambda f: statistics.fmean(row[f] for row in self.figures.values()),
         )
-        parts = []
-        for name in dict.fromkeys(name for name, _ in losses):
-            row = self.figures[name]
-            beaten = " and ".join(
-                f"{row[f]:.2f} for {f} alone" for f in self.calibration if (name, f) in losses
-            )
-            parts.append(
-                f"on {name} the reranker reached nDCG@10 {row[RERANKER]:.2f} against {beaten}"
-            )
+        lost = "; ".join(
+            f"{name} {self.figures[name][RERANKER]:.2f} against "
+            + ", ".join(f"{f} {self.figures[name][f]:.2f}" for s, f in losses if s == name)
+            for name in dict.fromkeys(name for name, _ in losses)
+        )
         slope, bias = self.calibration[feature]
-        return Fallback(feature, slope, bias, "; ".join(parts) + f" ({self.source})")
+        reason = f"its combined nDCG@10 was at or below a feature's alone on {lost}"
+        return Fallback(feature, slope, bias, f"{reason} ({self.source})")
 
     def to_config(self) -> dict[str, Any]:
         return {
