@@ -2,6 +2,7 @@
 turn: nDCG@10 of each of its features alone, of the shipped combiner, and of the refit one.
 
     nice -n 5 .venv/bin/python bench/rerank_fit.py [--name rerank_fit] [--out COMBINER.json]
+        [--model-dir DIR] [--guard-into DIR | --ship-into DIR --version V]
 
 Development sets (``VERACITY_DATA``; they are development data, and reported as such):
 
@@ -21,6 +22,12 @@ intercept. Its scale is then set by a pointwise logistic fit of the combined sco
 relevance (grade >= 1 on MS MARCO and NovelEval, >= 2 on DL19, TREC's binary cut), so the score
 stays a log-odds that ``rerank_abstention`` can threshold. *Held out*: fit on the other two
 sets, measured on the third. *All*: fit on all three (the combiner ``--out`` writes).
+
+``--ship-into DIR`` makes the all-sets refit the combiner of the reranker in DIR and writes its
+guard from the held-out figures (each set's reranker figure is the refit on the other two: what
+it reaches on a set it was not fit on). *Standardized* weights are each weight times its
+feature's standard deviation over the candidates' best windows: a feature's share of the
+decision, whatever its scale.
 """
 
 from __future__ import annotations
@@ -196,9 +203,23 @@ def main() -> None:
         default=None,
         help="write the shipped reranker's guard into this reranker folder's config.json",
     )
+    parser.add_argument(
+        "--ship-into",
+        type=Path,
+        default=None,
+        help="make the all-sets refit this reranker folder's combiner, guarded by its held-out "
+        "figures (needs --version)",
+    )
+    parser.add_argument("--version", default=None, help="the version --ship-into records")
+    parser.add_argument(
+        "--model-dir", type=Path, default=None, help="the reranker to measure (default: shipped)"
+    )
     parser.add_argument("--threads", type=int, default=2)
     args = parser.parse_args()
-    reranker = EmbeddedReranker(threads=args.threads).load()
+    if args.ship_into is not None and (args.version is None or args.guard_into is not None):
+        parser.error("--ship-into needs --version and replaces --guard-into")
+    folder = {} if args.model_dir is None else {"model_dir": args.model_dir}
+    reranker = EmbeddedReranker(threads=args.threads, guarded=False, **folder).load()
     config = json.loads((reranker.model_dir / "config.json").read_text(encoding="utf-8"))
     shipped = np.asarray(config["combiner"]["weights"], dtype=np.float64)
     loaders = {"dl19": dl19, "msmarco": msmarco, "noveleval": noveleval}
@@ -222,7 +243,9 @@ def main() -> None:
     final, bias = scale_fit(everything, pairwise_fit(everything, shipped))
     for held, queries in sets.items():
         rows[held]["refit on all three (in-sample)"] = mean_ndcg(queries, final)
+    spread = np.std(np.concatenate([q.best_rows(final) for q in everything]), axis=0)
     figures: dict[str, Any] = {
+        "reranker": {"model_id": reranker.model_id, "version": reranker.version},
         "queries": {name: len(queries) for name, queries in sets.items()},
         "ndcg_at_10": rows,
         "held_out_weights": fits,
@@ -230,6 +253,7 @@ def main() -> None:
             "features": list(RERANK_FEATURES),
             "weights": final.tolist(),
             "bias": bias,
+            "standardized_weights": (final * spread).tolist(),
         },
         "shipped_combiner": config["combiner"],
     }
@@ -265,7 +289,9 @@ def main() -> None:
         "\n\nnDCG@10 (development sets). Features: "
         + ", ".join(RERANK_FEATURES)
         + f". Shipped combiner weights {np.round(shipped, 3).tolist()}; refit on all three: "
-        f"{np.round(final, 3).tolist()}, bias {bias:.3f}. The refit held out beats every "
+        f"{np.round(final, 3).tolist()}, bias {bias:.3f} (standardized: "
+        f"{np.round(final * spread, 3).tolist()}). Reranker {reranker.model_id} "
+        f"{reranker.version}. The refit held out beats every "
         "feature alone on: "
         + ", ".join(f"{s} {'yes' if ok else 'NO'}" for s, ok in guard.items())
         + "."
@@ -276,14 +302,35 @@ def main() -> None:
     command = "python bench/rerank_fit.py " + shlex.join(sys.argv[1:])
     if args.name:
         write_result(args.name, figures, text, command.strip())
+    source = (
+        f"bench rerank_fit at {git_commit()}, development sets {', '.join(sets)}, {date.today()}"
+    )
     if args.guard_into is not None:
         from veracity.train.rerank_guard import write_guard
 
-        source = (
-            f"bench rerank_fit at {git_commit()}, development sets {', '.join(sets)}, "
-            f"{date.today()}"
-        )
         write_guard(args.guard_into, figures["guard"], source)
+    if args.ship_into is not None:
+        from veracity.train.rerank_guard import write_combiner, write_guard
+
+        write_combiner(
+            args.ship_into,
+            {
+                **figures["all_sets_combiner"],
+                "fit_rows": "pairwise (RankNet-style) on the graded candidates of the "
+                "development sets " + ", ".join(sets) + ", scaled to a relevance log-odds",
+            },
+            version=args.version,
+            source=source,
+        )
+        held = {
+            s: {**row, "reranker": rows[s]["refit, this set held out"]}
+            for s, row in figures["guard"]["figures"].items()
+        }
+        write_guard(
+            args.ship_into,
+            {**figures["guard"], "figures": held},
+            f"{source}; on each set, the combiner refit on the other two",
+        )
 
 
 if __name__ == "__main__":

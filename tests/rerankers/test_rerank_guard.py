@@ -10,7 +10,7 @@ import pytest
 
 from veracity.errors import InputError, ModelError
 from veracity.rerankers.guard import RerankGuard
-from veracity.train.rerank_guard import main, write_guard
+from veracity.train.rerank_guard import main, write_combiner, write_guard
 
 pytestmark = pytest.mark.unit
 
@@ -46,6 +46,21 @@ def test_a_tie_is_a_loss_and_the_fallback_is_the_best_feature_on_average() -> No
         == "its combined nDCG@10 was at or below a feature's alone on a 70.00 against logit "
         "70.00 (bench x)"
     )
+
+
+def test_a_tie_at_a_perfect_ranking_is_no_loss() -> None:
+    guard = RerankGuard(
+        {
+            "easy": {"reranker": 100.0, "logit": 93.0, "alignment": 99.3, "cosine": 100.0},
+            "hard": {"reranker": 65.0, "logit": 52.0, "alignment": 62.6, "cosine": 63.5},
+        },
+        CALIBRATION,
+        "bench x",
+    )
+    assert guard.losses() == []
+    assert guard.fallback() is None
+    below = RerankGuard({"easy": {"reranker": 99.0, "cosine": 100.0}}, CALIBRATION, "bench x")
+    assert below.losses() == [("easy", "cosine")]
 
 
 def test_the_guard_reads_back_what_it_writes_and_names_a_bad_block() -> None:
@@ -101,3 +116,38 @@ def test_the_guard_is_written_from_the_bench_results(
     assert "rerun bench/rerank_fit.py" in capsys.readouterr().err
     with pytest.raises(InputError, match=r"config\.json missing"):
         write_guard(tmp_path / "nowhere", block, "s")
+
+
+def test_a_combiner_fit_on_the_development_sets_replaces_the_shipped_one(tmp_path: Path) -> None:
+    model = tmp_path / "reranker"
+    model.mkdir()
+    features = ["logit", "alignment", "cosine"]
+    old = {"features": features, "weights": [0.7, 2.4, 4.1], "bias": -1.8, "fit_rows": "val"}
+    (model / "config.json").write_text(
+        json.dumps({"model_id": "r", "version": "0.1.0", "combiner": old})
+    )
+    (model / "CARD.md").write_text("# r 0.1.0\n\nTrained.\n")
+    fit = {
+        "features": features,
+        "weights": [0.07, 6.7, 4.6],
+        "bias": -8.6,
+        "fit_rows": "pairwise on dev sets",
+        "standardized_weights": [0.2, 0.9, 0.8],
+    }
+    write_combiner(model, fit, version="0.1.1", source="bench rerank_fit at abc1234")
+    config = json.loads((model / "config.json").read_text())
+    assert config["version"] == "0.1.1"
+    assert config["combiner"] == {
+        "features": features,
+        "weights": [0.07, 6.7, 4.6],
+        "bias": -8.6,
+        "fit_rows": "pairwise on dev sets",
+        "source": "bench rerank_fit at abc1234",
+    }
+    card = (model / "CARD.md").read_text()
+    assert card.startswith("# r 0.1.1\n\nTrained.\n\n<!-- combiner -->\n## Combiner")
+    assert "logit +0.070, alignment +6.700, cosine +4.600, bias -8.600" in card
+    with pytest.raises(InputError, match="are not this reranker's"):
+        write_combiner(
+            model, {**fit, "features": ["logit"]}, version="0.1.2", source="bench rerank_fit"
+        )

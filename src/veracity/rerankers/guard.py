@@ -9,7 +9,8 @@ the development sets (nDCG@10 of the reranker and of each feature alone) and a c
 each feature alone (a logistic fit of relevance on it, on the same sets, so its sigmoid stays a
 P(relevant)); ``python -m veracity.train.rerank_guard`` writes it into the reranker's
 ``config.json``. When the reranker does not beat every feature on every set, :meth:`fallback`
-names the feature with the best mean nDCG@10 over the sets, and the reranker ranks by it.
+names the feature with the best mean nDCG@10 over the sets, and the reranker ranks by it. A
+feature that ties the reranker at a perfect ranking (nDCG@10 100 on an easy set) is no loss.
 
 >>> guard = RerankGuard(
 ...     {"dl19": {"reranker": 61.9, "logit": 52.3, "alignment": 62.6, "cosine": 63.5},
@@ -33,10 +34,12 @@ from typing import Any
 
 from veracity.errors import ModelError
 
-__all__ = ["RERANKER", "Fallback", "RerankGuard"]
+__all__ = ["CEILING", "RERANKER", "Fallback", "RerankGuard"]
 
 #: The key of the combined reranker's figure in each set's row.
 RERANKER = "reranker"
+#: A perfect nDCG@10: a feature that ties the reranker there is not a loss.
+CEILING = 100.0
 
 
 @dataclass(frozen=True)
@@ -59,13 +62,16 @@ class RerankGuard:
     source: str
 
     def losses(self, features: Sequence[str] | None = None) -> list[tuple[str, str]]:
-        """(set, feature) wherever the feature alone ranks at least as well as the reranker."""
+        """(set, feature) wherever the feature alone ranks at least as well as the reranker,
+        except where both rank perfectly (:data:`CEILING`): nothing can beat that."""
         names = list(self.calibration) if features is None else list(features)
         return [
             (name, feature)
             for name, row in self.figures.items()
             for feature in names
-            if feature in row and row[feature] >= row[RERANKER]
+            if feature in row
+            and row[feature] >= row[RERANKER]
+            and not row[feature] == row[RERANKER] >= CEILING
         ]
 
     def fallback(self) -> Fallback | None:

@@ -1,4 +1,5 @@
-"""Write a reranker's guard (:mod:`veracity.rerankers.guard`) into its ``config.json``.
+"""Write a reranker's guard (:mod:`veracity.rerankers.guard`), and a combiner fit on the
+development sets, into its ``config.json`` and card.
 
 The figures come from ``bench/rerank_fit.py`` (its results JSON holds them under ``guard``), so
 what the guard says is what that benchmark measured on the development sets:
@@ -6,7 +7,9 @@ what the guard says is what that benchmark measured on the development sets:
     python -m veracity.train.rerank_guard --bench bench/results/rerank_fit.json \\
         --model-dir src/veracity/assets/reranker
 
-(``bench/rerank_fit.py --guard-into DIR`` does the same right after measuring.)
+(``bench/rerank_fit.py --guard-into DIR`` does the same right after measuring;
+``bench/rerank_fit.py --ship-into DIR --version V`` ships its combiner refit on all the
+development sets, with a guard whose reranker figures are that refit's, each set held out.)
 """
 
 from __future__ import annotations
@@ -21,30 +24,97 @@ from typing import Any
 from veracity.errors import InputError, VeracityError
 from veracity.rerankers.guard import RerankGuard
 
-__all__ = ["guard_section", "main", "with_guard_section", "write_guard"]
+__all__ = [
+    "combiner_section",
+    "guard_section",
+    "main",
+    "with_guard_section",
+    "with_section",
+    "write_combiner",
+    "write_guard",
+]
 
 GUARD_START, GUARD_END = "<!-- guard -->", "<!-- /guard -->"
+COMBINER_START, COMBINER_END = "<!-- combiner -->", "<!-- /combiner -->"
+
+
+def _write_config(config_file: Path, config: Mapping[str, Any]) -> None:
+    temporary = config_file.with_name("config.json.tmp")
+    temporary.write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
+    temporary.replace(config_file)
+
+
+def _read_config(model_dir: Path) -> tuple[Path, dict[str, Any]]:
+    config_file = model_dir / "config.json"
+    if not config_file.is_file():
+        raise InputError(f"no reranker at {model_dir} (config.json missing): pass --model-dir")
+    return config_file, json.loads(config_file.read_text(encoding="utf-8"))
 
 
 def write_guard(model_dir: Path, block: Mapping[str, Any], source: str) -> RerankGuard:
     """Check ``block`` (figures and calibration) and write it, with ``source``, into
     ``model_dir/config.json`` (and its section into ``CARD.md`` if the folder has one); returns
     the guard as the reranker will read it."""
-    config_file = model_dir / "config.json"
-    if not config_file.is_file():
-        raise InputError(f"no reranker at {model_dir} (config.json missing): pass --model-dir")
+    config_file, config = _read_config(model_dir)
     guard = RerankGuard.from_config({**block, "source": source}, where=str(config_file))
-    config = json.loads(config_file.read_text(encoding="utf-8"))
     config["guard"] = guard.to_config()
-    temporary = config_file.with_name("config.json.tmp")
-    temporary.write_text(json.dumps(config, indent=1) + "\n", encoding="utf-8")
-    temporary.replace(config_file)
+    _write_config(config_file, config)
     card = model_dir / "CARD.md"
     if card.is_file():
         card.write_text(
             with_guard_section(card.read_text(encoding="utf-8"), guard), encoding="utf-8"
         )
     return guard
+
+
+def write_combiner(
+    model_dir: Path, combiner: Mapping[str, Any], *, version: str, source: str
+) -> None:
+    """Make ``combiner`` (``features``, ``weights``, ``bias``, ``fit_rows``: how it was fit)
+    the combiner of the reranker in ``model_dir``, at ``version``; its card's title and combiner
+    section follow. ``source`` says where the fit comes from."""
+    config_file, config = _read_config(model_dir)
+    old = config.get("combiner")
+    if not old or list(combiner["features"]) != list(old["features"]):
+        raise InputError(
+            f"{config_file}: the combiner's features {combiner['features']} are not this "
+            f"reranker's ({old['features'] if old else 'none'}); export it with its aligner"
+        )
+    config["combiner"] = {
+        "features": list(combiner["features"]),
+        "weights": [float(w) for w in combiner["weights"]],
+        "bias": float(combiner["bias"]),
+        "fit_rows": str(combiner["fit_rows"]),
+        "source": source,
+    }
+    config["version"] = version
+    _write_config(config_file, config)
+    card = model_dir / "CARD.md"
+    if card.is_file():
+        text = card.read_text(encoding="utf-8")
+        title, rest = text.split("\n", 1)
+        if title.startswith("# "):
+            text = f"# {config['model_id']} {version}\n{rest}"
+        card.write_text(
+            with_section(text, COMBINER_START, COMBINER_END, combiner_section(config["combiner"])),
+            encoding="utf-8",
+        )
+
+
+def combiner_section(combiner: Mapping[str, Any]) -> str:
+    """The card's section on the combiner: its weights and what they were fit on."""
+    terms = ", ".join(
+        f"{f} {w:+.3f}" for f, w in zip(combiner["features"], combiner["weights"], strict=True)
+    )
+    return "\n".join(
+        [
+            "## Combiner",
+            "",
+            f"The reranker's logit is {terms}, bias {combiner['bias']:+.3f}: "
+            f"{combiner['fit_rows']} ({combiner['source']}). It replaces the combiner described "
+            "above.",
+        ]
+    )
 
 
 def guard_section(guard: RerankGuard) -> str:
@@ -78,10 +148,16 @@ def guard_section(guard: RerankGuard) -> str:
 
 def with_guard_section(card: str, guard: RerankGuard) -> str:
     """``card`` with its guard section (between ``<!-- guard -->`` markers) replaced or added."""
-    section = f"{GUARD_START}\n{guard_section(guard)}\n{GUARD_END}"
-    if GUARD_START in card and GUARD_END in card:
-        before, rest = card.split(GUARD_START, 1)
-        return before + section + rest.split(GUARD_END, 1)[1]
+    return with_section(card, GUARD_START, GUARD_END, guard_section(guard))
+
+
+def with_section(card: str, start: str, end: str, text: str) -> str:
+    """``card`` with the section between the ``start`` and ``end`` markers replaced by ``text``,
+    or added at its end."""
+    section = f"{start}\n{text}\n{end}"
+    if start in card and end in card:
+        before, rest = card.split(start, 1)
+        return before + section + rest.split(end, 1)[1]
     return card.rstrip("\n") + "\n\n" + section + "\n"
 
 
