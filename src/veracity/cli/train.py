@@ -155,6 +155,13 @@ def train_reranker(
         str,
         typer.Option(help="teacher to distil: cosine (all-MiniLM-L6-v2's query-passage cosine)"),
     ] = "cosine",
+    init_from: Annotated[
+        Path | None,
+        typer.Option(
+            help="start from this RUN/checkpoint folder, or an exported reranker folder (e.g. "
+            "the shipped reranker), instead of all-MiniLM-L6-v2"
+        ),
+    ] = None,
     time_limit: Annotated[
         float | None, typer.Option(help="stop cleanly after this many seconds; run again to resume")
     ] = None,
@@ -178,6 +185,7 @@ def train_reranker(
             eval_rows=eval_rows,
             distill_weight=distill_weight,
             teacher=teacher,
+            init_from=init_from,
             task="rerank",
         )
         with _training_progress(config.steps, as_json) as (_, update):
