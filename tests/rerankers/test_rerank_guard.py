@@ -10,7 +10,7 @@ import pytest
 
 from veracity.errors import InputError, ModelError
 from veracity.rerankers.guard import RerankGuard
-from veracity.train.rerank_guard import main, write_combiner, write_guard
+from veracity.train.rerank_guard import guard_section, main, write_combiner, write_guard
 
 pytestmark = pytest.mark.unit
 
@@ -59,6 +59,8 @@ def test_a_tie_at_a_perfect_ranking_is_no_loss() -> None:
     )
     assert guard.losses() == []
     assert guard.fallback() is None
+    assert guard.ceiling_ties() == ["easy"]
+    assert "on every set (on easy it and a feature both rank perfectly)" in guard_section(guard)
     below = RerankGuard({"easy": {"reranker": 99.0, "cosine": 100.0}}, CALIBRATION, "bench x")
     assert below.losses() == [("easy", "cosine")]
 
@@ -143,10 +145,12 @@ def test_a_combiner_fit_on_the_development_sets_replaces_the_shipped_one(tmp_pat
         "bias": -8.6,
         "fit_rows": "pairwise on dev sets",
         "source": "bench rerank_fit at abc1234",
+        "standardized_weights": [0.2, 0.9, 0.8],
     }
     card = (model / "CARD.md").read_text()
     assert card.startswith("# r 0.1.1\n\nTrained.\n\n<!-- combiner -->\n## Combiner")
     assert "logit +0.070, alignment +6.700, cosine +4.600, bias -8.600" in card
+    assert "shares of its decision are logit 11%, alignment 47%, cosine 42%." in card
     with pytest.raises(InputError, match="are not this reranker's"):
         write_combiner(
             model, {**fit, "features": ["logit"]}, version="0.1.2", source="bench rerank_fit"

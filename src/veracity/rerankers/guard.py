@@ -74,6 +74,15 @@ class RerankGuard:
             and not row[feature] == row[RERANKER] >= CEILING
         ]
 
+    def ceiling_ties(self) -> list[str]:
+        """The sets where the reranker and a feature alone both rank perfectly."""
+        return [
+            name
+            for name, row in self.figures.items()
+            if row[RERANKER] >= CEILING
+            and any(row.get(f, 0.0) >= CEILING for f in self.calibration)
+        ]
+
     def fallback(self) -> Fallback | None:
         """The feature to rank by, or None when the reranker beats every feature everywhere."""
         losses = self.losses()

@@ -87,6 +87,10 @@ def write_combiner(
         "fit_rows": str(combiner["fit_rows"]),
         "source": source,
     }
+    if "standardized_weights" in combiner:
+        config["combiner"]["standardized_weights"] = [
+            float(w) for w in combiner["standardized_weights"]
+        ]
     config["version"] = version
     _write_config(config_file, config)
     card = model_dir / "CARD.md"
@@ -112,7 +116,19 @@ def combiner_section(combiner: Mapping[str, Any]) -> str:
             "",
             f"The reranker's logit is {terms}, bias {combiner['bias']:+.3f}: "
             f"{combiner['fit_rows']} ({combiner['source']}). It replaces the combiner described "
-            "above.",
+            "above."
+            + (
+                " Standardized (each weight times its feature's spread on those candidates), "
+                "the features' shares of its decision are "
+                + ", ".join(
+                    f"{f} {100 * abs(w) / total:.0f}%"
+                    for f, w in zip(combiner["features"], standardized, strict=True)
+                )
+                + "."
+                if (standardized := combiner.get("standardized_weights"))
+                and (total := sum(abs(w) for w in standardized))
+                else ""
+            ),
         ]
     )
 
@@ -140,7 +156,13 @@ def guard_section(guard: RerankGuard) -> str:
             f"{'-' if fallback.bias < 0 else '+'} {abs(fallback.bias):.3f}), and says so in "
             f"every result's notes: {fallback.reason}."
             if fallback is not None
-            else "It beats every feature alone on every set: it ranks with its combiner."
+            else "It beats every feature alone on every set"
+            + (
+                f" (on {', '.join(ties)} it and a feature both rank perfectly)"
+                if (ties := guard.ceiling_ties())
+                else ""
+            )
+            + ": it ranks with its combiner."
         ),
     ]
     return "\n".join(lines)
