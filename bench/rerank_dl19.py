@@ -297,6 +297,9 @@ def main() -> None:
         ).load()
         ranked, info = rerank_all(reranker, queries, run, texts)
         info |= {"version": reranker.version, "max_tokens": reranker.max_tokens}
+        combiner = json.loads((reranker.model_dir / "config.json").read_text()).get("combiner")
+        if reranker.fallback is None and combiner and "source" in combiner:
+            info |= {"combiner_source": combiner["source"]}
         if reranker.fallback is not None:
             info |= {"fallback": reranker.fallback.feature, "note": reranker.notes[0]}
         guard = (
@@ -392,6 +395,13 @@ def main() -> None:
             table += (
                 "\n\nPassages longer than the scorer's window (scored by their best "
                 "window, never cut): " + "; ".join(windows) + "."
+            )
+        fitted = figures["arms"].get("reranker", {}).get("combiner_source", "")
+        if "dl19" in fitted:
+            table += (
+                f"\n\nThe reranker's combiner was fit on development sets that include DL19 "
+                f"({fitted}), so its figure here is in-sample; bench rerank_fit gives it with "
+                "DL19 held out."
             )
         write_result(args.name, figures, table, command)
 
