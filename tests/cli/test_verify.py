@@ -187,7 +187,7 @@ def test_verify_against_an_index(sources: list[Path], tmp_path: Path) -> None:
         ),
         (
             ["--answer", "Bees dance.", "--sources", "SOURCE", "--window", "page"],
-            "one of claim, passage",
+            "one of claim, focused, passage",
         ),
         (
             ["--answer", "Bees dance.", "--sources", "SOURCE", "--query", "page"],

@@ -125,7 +125,10 @@ class TrainConfig:
             raise OptionError("max_tokens", self.max_tokens, "between 32 and 512")
         if self.distill_weight < 0:
             raise OptionError("distill_weight", self.distill_weight, "0 or more")
-        if self.distill_weight and self.teacher not in TEACHERS[self.task]:
+        known = {name for names in TEACHERS.values() for name in names}
+        if self.teacher not in TEACHERS[self.task] and (
+            self.distill_weight or self.teacher not in known
+        ):
             raise OptionError(
                 "teacher",
                 self.teacher,
