@@ -8,6 +8,7 @@ data (``../shared/data``) is never read here: bench/rerank_dl19.py measures the 
 from __future__ import annotations
 
 import json
+import re
 import time
 import zlib
 from dataclasses import dataclass
@@ -142,6 +143,36 @@ def release_reranker(
     return RerankerRelease(out_dir, model_bytes, exported.max_abs_difference, validation)
 
 
+def rebuild_lines(state: dict[str, Any], data_card: dict[str, Any], command: str) -> list[str]:
+    """The commands that rebuild the reranker: for a run continued from an exported reranker
+    (``--init-from``), that reranker's own commands first (from its card, its export written
+    to RERANKER0), then this run's, on DATA1 and RUN1."""
+    data = str(data_card.get("command", "python -m veracity.train.data.rerank"))
+    train = train_command(state["config"])
+    source = state["config"].get("init_from")
+    if not source:
+        return [data, train, command]
+    card = Path(source) / "CARD.md"
+    found = re.search(
+        r"## Rebuild\s+```sh\n(.*?)\n```",
+        card.read_text(encoding="utf-8") if card.is_file() else "",
+        re.DOTALL,
+    )
+    if not found:
+        raise InputError(
+            f"{card} has no Rebuild section: the new card could not say how to rebuild the "
+            "reranker this run continued from; train from all-MiniLM-L6-v2 instead"
+        )
+    before = found.group(1).splitlines()
+    if before and before[-1].startswith("veracity export-reranker") and "--out" not in before[-1]:
+        before[-1] += " --out RERANKER0"
+    train = re.sub(r" --init-from \S+", " --init-from RERANKER0", train)
+    ours = [re.sub(r"--out \S+", "--out DATA", data), train, command]
+    return before + [
+        re.sub(r"\bDATA\b", "DATA1", re.sub(r"\bRUN\b", "RUN1", line)) for line in ours
+    ]
+
+
 def reranker_card(
     config: dict[str, Any],
     state: dict[str, Any],
@@ -188,9 +219,7 @@ def reranker_card(
         "## Rebuild",
         "",
         "```sh",
-        str(data_card.get("command", "python -m veracity.train.data.rerank")),
-        train_command(state["config"]),
-        command,
+        *rebuild_lines(state, data_card, command),
         "```",
         "",
         run_text(state),
@@ -204,7 +233,20 @@ def reranker_card(
         f"held-out validation pairs ({data_card['queries']['train']:,} and "
         f"{data_card['queries']['val']:,} questions) from the question-answering sets staged in "
         "`shared/nlidata`: each question's own passage is relevant; BM25 hard negatives from the "
-        "same collection and random negatives are not. No evaluation data was read.",
+        "same collection"
+        + (
+            ", the paragraphs nearest the question by the static embedder"
+            if data_card.get("negatives_per_query", {}).get("dense")
+            else ""
+        )
+        + " and random negatives are not."
+        + (
+            f" A share of {data_card['web_share']:g} of the questions is rewritten as people "
+            "type into a web search box (lowercase, half of those keywords only)."
+            if data_card.get("web_share")
+            else ""
+        )
+        + " No evaluation data was read.",
         "",
         *data_tables(data_card),
         "",

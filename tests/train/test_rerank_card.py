@@ -1,0 +1,61 @@
+"""The reranker card's rebuild commands, for a run from all-MiniLM-L6-v2 and for one continued
+from an exported reranker."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from veracity.errors import InputError
+from veracity.train.rerank_release import rebuild_lines
+
+pytestmark = pytest.mark.unit
+
+TRAIN = {
+    "seed": 13,
+    "examples": 32000,
+    "max_tokens": 192,
+    "batch_size": 16,
+    "learning_rate": 3e-05,
+    "threads": 1,
+    "eval_every": 250,
+    "eval_rows": 600,
+    "task": "rerank",
+}
+DATA = {"command": "python -m veracity.train.data.rerank --out /tmp/d --seed 13 --web-share 0.5"}
+EXPORT = "veracity export-reranker --checkpoint RUN/checkpoint --data DATA --version 0.2.0"
+
+
+def test_a_first_run_rebuilds_with_its_own_three_commands() -> None:
+    lines = rebuild_lines({"config": TRAIN}, DATA, EXPORT)
+    assert lines[0] == DATA["command"]
+    assert lines[1].startswith("veracity train-reranker --data DATA --out RUN --seed 13")
+    assert lines[2] == EXPORT
+
+
+def test_a_continued_run_rebuilds_the_reranker_it_started_from_first(tmp_path: Path) -> None:
+    before = tmp_path / "reranker"
+    before.mkdir()
+    (before / "CARD.md").write_text(
+        "# r 0.1.0\n\n## Rebuild\n\n```sh\npython -m veracity.train.data.rerank --out d\n"
+        "veracity train-reranker --data DATA --out RUN --seed 13\n"
+        "veracity export-reranker --checkpoint RUN/checkpoint --data DATA --version 0.1.0\n```\n"
+    )
+    state = {"config": {**TRAIN, "init_from": str(before)}}
+    lines = rebuild_lines(state, DATA, EXPORT)
+    assert lines[:3] == [
+        "python -m veracity.train.data.rerank --out d",
+        "veracity train-reranker --data DATA --out RUN --seed 13",
+        "veracity export-reranker --checkpoint RUN/checkpoint --data DATA --version 0.1.0 "
+        "--out RERANKER0",
+    ]
+    assert lines[3] == "python -m veracity.train.data.rerank --out DATA1 --seed 13 --web-share 0.5"
+    assert lines[4].startswith("veracity train-reranker --data DATA1 --out RUN1 --seed 13")
+    assert lines[4].endswith("--init-from RERANKER0 --threads 1 --eval-every 250 --eval-rows 600")
+    assert lines[5] == (
+        "veracity export-reranker --checkpoint RUN1/checkpoint --data DATA1 --version 0.2.0"
+    )
+    (before / "CARD.md").write_text("# r\n")
+    with pytest.raises(InputError, match="has no Rebuild section"):
+        rebuild_lines(state, DATA, EXPORT)
