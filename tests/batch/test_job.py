@@ -150,7 +150,10 @@ def test_a_verifier_that_breaks_gives_error_records_not_a_stop(tmp_path: Path) -
             "chat model",
         ),
         (lambda: VerifySettings(partial(TablePairScorer, {}), rule="majority"), "any"),
-        (lambda: VerifySettings(partial(TablePairScorer, {}), window="page"), "claim, passage"),
+        (
+            lambda: VerifySettings(partial(TablePairScorer, {}), window="page"),
+            "claim, focused, passage",
+        ),
         (lambda: VerifyBatch(SETTINGS, sources_field=None), "sources_field"),
         (lambda: LocalPool(workers=0), "workers=0"),
     ],

@@ -61,7 +61,7 @@ def test_layers_are_checked_when_the_settings_are_made() -> None:
         ("rule", "majority", "rule='majority' is not allowed: one of any, all, cascade, logistic"),
         ("claims", "magic", "claims='magic' is not allowed: one of rules, llm"),
         ("query", "page", "query='page' is not allowed: one of claim, question"),
-        ("window", "page", "window='page' is not allowed: one of claim, passage"),
+        ("window", "page", "window='page' is not allowed: one of claim, focused, passage"),
     ],
 )
 def test_a_choice_outside_its_registry_is_refused_with_the_choices(
