@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from veracity.errors import InputError
+from veracity.train.release import run_text
 from veracity.train.rerank_release import rebuild_lines
 
 pytestmark = pytest.mark.unit
@@ -59,3 +60,11 @@ def test_a_continued_run_rebuilds_the_reranker_it_started_from_first(tmp_path: P
     (before / "CARD.md").write_text("# r\n")
     with pytest.raises(InputError, match="has no Rebuild section"):
         rebuild_lines(state, DATA, EXPORT)
+
+
+def test_a_run_stopped_before_its_planned_steps_says_where() -> None:
+    full = {"step": 2000, "config": {**TRAIN, "freeze_embeddings": True}}
+    assert "stopped" not in run_text(full)
+    text = run_text({**full, "step": 1500})
+    assert "1500 steps of batch 16 (24,000 examples) (stopped there, of the 2000" in text
+    assert "so stop it at step 1500 to rebuild this model" in text

@@ -417,11 +417,18 @@ def run_text(state: dict[str, Any]) -> str:
             f"Exported as {reimported['model_id']} {reimported['version']}, whose int8 "
             f"network the next run continued from (dequantized). {start}"
         )
+    planned = int(train["examples"]) // int(train["batch_size"])
+    stopped = (
+        f" (stopped there, of the {planned} the command plans: the command's run goes on to "
+        f"step {planned}, so stop it at step {state['step']} to rebuild this model)"
+        if state["step"] < planned
+        else ""
+    )
     text = (
         f"{start}: seed {train['seed']}; {state['step']} steps of batch "
-        f"{train['batch_size']} ({state['step'] * train['batch_size']:,} examples); learning "
-        f"rate {train['learning_rate']} with warm-up and cosine decay; embeddings frozen: "
-        f"{train['freeze_embeddings']}."
+        f"{train['batch_size']} ({state['step'] * train['batch_size']:,} examples){stopped}; "
+        f"learning rate {train['learning_rate']} with warm-up and cosine decay; embeddings "
+        f"frozen: {train['freeze_embeddings']}."
     )
     if train.get("distill_weight"):
         calibration = state.get("teacher_calibration", {})
