@@ -118,6 +118,8 @@ def test_the_guard_is_written_from_the_bench_results(
     assert "rerun bench/rerank_fit.py" in capsys.readouterr().err
     with pytest.raises(InputError, match=r"config\.json missing"):
         write_guard(tmp_path / "nowhere", block, "s")
+    assert main(["--bench", str(tmp_path / "none.json"), "--model-dir", str(model)]) == 2
+    assert "no bench results at" in capsys.readouterr().err
 
 
 def test_a_combiner_fit_on_the_development_sets_replaces_the_shipped_one(tmp_path: Path) -> None:

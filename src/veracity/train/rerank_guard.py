@@ -189,6 +189,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bench", type=Path, required=True, help="bench/results/rerank_fit.json")
     parser.add_argument("--model-dir", type=Path, required=True, help="the reranker folder")
     args = parser.parse_args(argv)
+    if not args.bench.is_file():
+        print(
+            f"error: no bench results at {args.bench}: run bench/rerank_fit.py --name rerank_fit "
+            "first, or pass its results with --bench",
+            file=sys.stderr,
+        )
+        return 2
     try:
         result = json.loads(args.bench.read_text(encoding="utf-8"))
         if "guard" not in result.get("figures", {}):
