@@ -53,7 +53,7 @@ import retrieval_noveleval  # noqa: E402
 from _report import git_commit, write_result  # noqa: E402
 from veracity.evaluate.retrieval import ndcg_at_k  # noqa: E402
 from veracity.rerankers.embedded import RERANK_FEATURES, EmbeddedReranker  # noqa: E402
-from veracity.rerankers.guard import CEILING  # noqa: E402
+from veracity.rerankers.guard import RerankGuard  # noqa: E402
 from veracity.train.data.locations import data_root  # noqa: E402
 
 K = 10
@@ -265,14 +265,15 @@ def main() -> None:
     ]
     for name in names:
         lines.append(f"| {name} | " + " | ".join(f"{rows[s][name]:.2f}" for s in sets) + " |")
-    held_out = {s: rows[s]["refit, this set held out"] for s in sets}
-    guard = {  # as the guard judges: a tie at a perfect ranking is no loss
-        s: all(
-            held_out[s] > rows[s][f"{f} alone"] or held_out[s] == rows[s][f"{f} alone"] >= CEILING
-            for f in alone
-        )
+    # The held-out refit beside each feature alone, judged as the guard judges (a tie at a
+    # perfect ranking is no loss); --ship-into writes these figures as the guard's.
+    held = {
+        s: {"reranker": rows[s]["refit, this set held out"]}
+        | {f: rows[s][f"{f} alone"] for f in alone}
         for s in sets
     }
+    lost = {s for s, _ in RerankGuard(held, {f: (1.0, 0.0) for f in alone}, "").losses()}
+    guard = {s: s not in lost for s in sets}
     figures["held_out_beats_every_feature"] = guard
     # The shipped reranker's guard (veracity.rerankers.guard): its figures beside each feature's,
     # and each feature alone calibrated on all three sets, for the fallback.
@@ -327,10 +328,6 @@ def main() -> None:
             version=args.version,
             source=source,
         )
-        held = {
-            s: {**row, "reranker": rows[s]["refit, this set held out"]}
-            for s, row in figures["guard"]["figures"].items()
-        }
         write_guard(
             args.ship_into,
             {**figures["guard"], "figures": held},

@@ -222,17 +222,22 @@ def _copy_network(source: Path, out_dir: Path, version: str) -> tuple[dict[str, 
     return state, ExportReport(out_dir, size, difference)
 
 
+def card_rebuild(card: str) -> list[str] | None:
+    """The commands of a model card's Rebuild section, or None if it has none."""
+    found = re.search(r"## Rebuild\s+```sh\n(.*?)\n```", card, re.DOTALL)
+    return found.group(1).splitlines() if found else None
+
+
 def _source_rebuild(source: Path, card: str, *, aligned: bool = False) -> list[str]:
     """The commands that rebuilt ``source``, from its ``card``, its last export writing into
     VERIFIER, the folder ``--from-verifier`` then reads (exported without an aligner, as it was
     made, unless ``aligned``: then the aligner is kept and only the combiner is fit anew)."""
-    found = re.search(r"## Rebuild\s+```sh\n(.*?)\n```", card, re.DOTALL)
-    if not found:
+    lines = card_rebuild(card)
+    if lines is None:
         raise InputError(
             f"{source}/CARD.md has no Rebuild section: the new card could not say "
             "how to rebuild the network; export the verifier from its checkpoint"
         )
-    lines = found.group(1).splitlines()
     if aligned:  # earlier lines may write VERIFIER too: rename every folder they name
         lines = [line.replace("VERIFIER", "NETWORK") for line in lines]
     if lines and lines[-1].startswith("veracity export-verifier") and "--out" not in lines[-1]:

@@ -22,7 +22,7 @@ from veracity.errors import InputError
 from veracity.rerankers.embedded import RERANK_FEATURES, EmbeddedReranker
 from veracity.train.aligner import add_aligner
 from veracity.train.export import export_checkpoint
-from veracity.train.release import data_tables, run_text, train_command
+from veracity.train.release import card_rebuild, data_tables, run_text, train_command
 from veracity.train.relevance import ranking_figures
 from veracity.train.trainer import Row, read_rows
 
@@ -153,17 +153,12 @@ def rebuild_lines(state: dict[str, Any], data_card: dict[str, Any], command: str
     if not source:
         return [data, train, command]
     card = Path(source) / "CARD.md"
-    found = re.search(
-        r"## Rebuild\s+```sh\n(.*?)\n```",
-        card.read_text(encoding="utf-8") if card.is_file() else "",
-        re.DOTALL,
-    )
-    if not found:
+    before = card_rebuild(card.read_text(encoding="utf-8") if card.is_file() else "")
+    if before is None:
         raise InputError(
             f"{card} has no Rebuild section: the new card could not say how to rebuild the "
             "reranker this run continued from; train from all-MiniLM-L6-v2 instead"
         )
-    before = found.group(1).splitlines()
     if before and before[-1].startswith("veracity export-reranker") and "--out" not in before[-1]:
         before[-1] += " --out RERANKER0"
     train = re.sub(r" --init-from \S+", " --init-from RERANKER0", train)
