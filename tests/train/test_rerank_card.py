@@ -68,3 +68,11 @@ def test_a_run_stopped_before_its_planned_steps_says_where() -> None:
     text = run_text({**full, "step": 1500})
     assert "1500 steps of batch 16 (24,000 examples) (stopped there, of the 2000" in text
     assert "so stop it at step 1500 to rebuild this model" in text
+
+
+def test_a_listwise_run_names_its_weight_in_the_command_and_the_text() -> None:
+    state = {"step": 2000, "config": {**TRAIN, "freeze_embeddings": True, "listwise_weight": 1.0}}
+    lines = rebuild_lines(state, DATA, EXPORT)
+    assert "--listwise-weight 1.0" in lines[1]
+    assert "softmax cross-entropy over each query's candidates" in run_text(state)
+    assert "--listwise-weight" not in rebuild_lines({"config": TRAIN}, DATA, EXPORT)[1]

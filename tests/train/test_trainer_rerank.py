@@ -142,6 +142,30 @@ def test_a_distilled_rerank_run_resumes_exactly_and_keeps_its_calibration(
     assert state["teacher_calibration"]["slope"] == calibration["slope"]
 
 
+def test_a_listwise_rerank_run_resumes_exactly_and_records_its_weight(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    from dataclasses import replace
+
+    def listwise(out: Path) -> TrainConfig:
+        return replace(config(data_dir, out), listwise_weight=1.0)
+
+    whole = Trainer(listwise(tmp_path / "whole")).run()
+    Trainer(listwise(tmp_path / "split")).run(stop_after=3)
+    second = Trainer(listwise(tmp_path / "split")).run()
+    a, b = weights(whole.checkpoint), weights(second.checkpoint)
+    for name in a:
+        np.testing.assert_allclose(a[name], b[name], atol=1e-6, err_msg=name)
+    plain = weights(Trainer(config(data_dir, tmp_path / "plain")).run().checkpoint)
+    assert not np.allclose(plain["classifier.weight"], a["classifier.weight"])
+    state = json.loads((whole.checkpoint / "state.json").read_text())
+    assert state["config"]["listwise_weight"] == 1.0
+    # pointwise runs record no listwise weight, so runs started before the option resume
+    assert "listwise_weight" not in config(data_dir, tmp_path).to_json()
+    with pytest.raises(OptionError, match="listwise_weight=0.5"):
+        TrainConfig(data_dir=tmp_path, out_dir=tmp_path, listwise_weight=0.5)  # verify task
+
+
 def test_the_cosine_teacher_ranks_the_passage_on_the_query_s_subject_first() -> None:
     from veracity.train.teacher import CosineTeacher
     from veracity.train.trainer import base_model_dir

@@ -155,6 +155,13 @@ def train_reranker(
         str,
         typer.Option(help="teacher to distil: cosine (all-MiniLM-L6-v2's query-passage cosine)"),
     ] = "cosine",
+    listwise_weight: Annotated[
+        float,
+        typer.Option(
+            help="weight of a softmax cross-entropy over each query's candidates, added to the "
+            "pointwise loss; batches then hold whole queries (0: pointwise only)"
+        ),
+    ] = 0.0,
     init_from: Annotated[
         Path | None,
         typer.Option(
@@ -186,6 +193,7 @@ def train_reranker(
             distill_weight=distill_weight,
             teacher=teacher,
             init_from=init_from,
+            listwise_weight=listwise_weight,
             task="rerank",
         )
         with _training_progress(config.steps, as_json) as (_, update):

@@ -397,6 +397,8 @@ def train_command(
         options.append(f"--distill-weight {train['distill_weight']} --teacher {train['teacher']}")
         if train.get("distill_skip_contradicted"):
             options.append("--distill-skip-contradicted")
+    if train.get("listwise_weight"):
+        options.append(f"--listwise-weight {train['listwise_weight']}")
     if train.get("task") == "rerank":
         options += [
             f"--{k.replace('_', '-')} {train[k]}"
@@ -449,6 +451,12 @@ def run_text(state: dict[str, Any]) -> str:
                 if train.get("distill_skip_contradicted")
                 else "."
             )
+        )
+    if train.get("listwise_weight"):
+        text += (
+            f" Batches held whole queries, and the loss adds {train['listwise_weight']} × a "
+            "softmax cross-entropy over each query's candidates (its relevant passage against "
+            "its own negatives)."
         )
     return text + "\n"
 

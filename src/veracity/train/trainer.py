@@ -34,6 +34,8 @@ from veracity.evaluate.classification import balanced_accuracy, roc_auc
 from veracity.train.relevance import (
     RELEVANCE_IDS,
     RERANK_LABELS,
+    listwise_loss,
+    query_batches,
     ranking_figures,
     relevance_loss,
 )
@@ -111,6 +113,9 @@ class TrainConfig:
     #: it into batches (batch order shuffled again), so that short pairs are padded to short
     #: batches rather than to the longest pair of a random batch. 0 = off.
     length_groups: int = 0
+    #: Rerank only: weight of a softmax cross-entropy over each query's candidates, added to the
+    #: pointwise loss; batches then hold whole queries (:func:`.relevance.query_batches`).
+    listwise_weight: float = 0.0
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -125,6 +130,18 @@ class TrainConfig:
             raise OptionError("max_tokens", self.max_tokens, "between 32 and 512")
         if self.distill_weight < 0:
             raise OptionError("distill_weight", self.distill_weight, "0 or more")
+        if self.listwise_weight < 0 or (self.listwise_weight and self.task != "rerank"):
+            raise OptionError(
+                "listwise_weight",
+                self.listwise_weight,
+                "0 or more, and 0 unless the task is rerank",
+            )
+        if self.listwise_weight and self.length_groups:
+            raise OptionError(
+                "length_groups",
+                self.length_groups,
+                "0 when listwise_weight is set (batches hold whole queries)",
+            )
         known = {name for names in TEACHERS.values() for name in names}
         if self.teacher not in TEACHERS[self.task] and (
             self.distill_weight or self.teacher not in known
@@ -167,6 +184,8 @@ class TrainConfig:
             del values["task"]
         if not self.length_groups:
             del values["length_groups"]
+        if not self.listwise_weight:
+            del values["listwise_weight"]
         return values
 
     @property
@@ -303,7 +322,17 @@ class Trainer:
             self.selector, read_rows(config.data_dir / "val.jsonl", task=config.task)
         )
         val_rows = val_rows[: config.eval_rows]
-        order = self._order(len(train_rows))
+        batches = None
+        if config.listwise_weight:
+            batches = query_batches(
+                [row.hypothesis for row in train_rows],
+                batch_size=config.batch_size,
+                steps=config.steps,
+                seed=config.seed,
+            )
+            order = [i for batch in batches for i in batch]
+        else:
+            order = self._order(len(train_rows))
         if config.length_groups:
             order = length_grouped(
                 order,
@@ -328,11 +357,17 @@ class Trainer:
                 break
             torch.manual_seed(config.seed * 1_000_003 + step)
             positions = slice(step * config.batch_size, (step + 1) * config.batch_size)
-            batch = [train_rows[i] for i in order[positions]]
+            batch = [
+                train_rows[i] for i in (order[positions] if batches is None else batches[step])
+            ]
             pairs = self._pairs(batch)
             features, labels = self._encode(torch, batch, pairs)
             logits = model(**features).logits
             loss = self._loss(torch, logits, labels)
+            if config.listwise_weight:
+                loss = loss + config.listwise_weight * listwise_loss(
+                    torch, logits, labels, [row.hypothesis for row in batch]
+                )
             if targets is not None:
                 loss = loss + config.distill_weight * self._distill_loss(
                     torch, logits, torch.tensor(targets[positions], dtype=torch.float32)
