@@ -162,8 +162,35 @@ def test_a_listwise_rerank_run_resumes_exactly_and_records_its_weight(
     assert state["config"]["listwise_weight"] == 1.0
     # pointwise runs record no listwise weight, so runs started before the option resume
     assert "listwise_weight" not in config(data_dir, tmp_path).to_json()
-    with pytest.raises(OptionError, match="listwise_weight=0.5"):
+    with pytest.raises(OptionError, match=r"listwise_weight=0\.5"):
         TrainConfig(data_dir=tmp_path, out_dir=tmp_path, listwise_weight=0.5)  # verify task
+
+
+def test_a_residual_run_learns_on_top_of_the_teacher_and_resumes_exactly(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    from dataclasses import replace
+
+    def residual(out: Path) -> TrainConfig:
+        return replace(config(data_dir, out), residual=True, teacher="cosine", listwise_weight=1.0)
+
+    whole = Trainer(residual(tmp_path / "whole")).run()
+    Trainer(residual(tmp_path / "split")).run(stop_after=3)
+    second = Trainer(residual(tmp_path / "split")).run()
+    a, b = weights(whole.checkpoint), weights(second.checkpoint)
+    for name in a:
+        np.testing.assert_allclose(a[name], b[name], atol=1e-6, err_msg=name)
+    listwise = replace(config(data_dir, tmp_path / "listwise"), listwise_weight=1.0)
+    plain = weights(Trainer(listwise).run().checkpoint)
+    assert not np.allclose(plain["classifier.weight"], a["classifier.weight"])
+    state = json.loads((whole.checkpoint / "state.json").read_text())
+    assert state["config"]["residual"] is True
+    assert state["teacher_calibration"]["slope"] > 0
+    assert "residual" not in config(data_dir, tmp_path).to_json()
+    with pytest.raises(OptionError, match="residual=True"):
+        replace(config(data_dir, tmp_path), residual=True, distill_weight=1.0, teacher="cosine")
+    with pytest.raises(OptionError, match="residual=True"):
+        TrainConfig(data_dir=tmp_path, out_dir=tmp_path, residual=True)  # verify task
 
 
 def test_the_cosine_teacher_ranks_the_passage_on_the_query_s_subject_first() -> None:

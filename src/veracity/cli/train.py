@@ -155,6 +155,13 @@ def train_reranker(
         str,
         typer.Option(help="teacher to distil: cosine (all-MiniLM-L6-v2's query-passage cosine)"),
     ] = "cosine",
+    residual: Annotated[
+        bool,
+        typer.Option(
+            help="train the network on what the teacher gets wrong: the teacher's calibrated "
+            "log-odds are added to the network's logit in the loss (not with --distill-weight)"
+        ),
+    ] = False,
     listwise_weight: Annotated[
         float,
         typer.Option(
@@ -194,6 +201,7 @@ def train_reranker(
             teacher=teacher,
             init_from=init_from,
             listwise_weight=listwise_weight,
+            residual=residual,
             task="rerank",
         )
         with _training_progress(config.steps, as_json) as (_, update):

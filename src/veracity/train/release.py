@@ -256,7 +256,7 @@ def model_card(
 ) -> str:
     """The shipped model's card: what it is, what it was trained on, how to rebuild it."""
     train = state["config"]
-    chain = _run_chain(state)
+    chain = run_chain(state)
     hours = (
         sum(
             float(s.get("train_seconds", 0.0)) + float(s.get("teacher_seconds", 0.0)) for s in chain
@@ -355,7 +355,7 @@ def data_tables(data_card: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _run_chain(state: dict[str, Any]) -> list[dict[str, Any]]:
+def run_chain(state: dict[str, Any]) -> list[dict[str, Any]]:
     """The states of the runs that led to ``state``, first run first (``--init-from`` links; a
     run started from an exported model links to the training record in its config.json)."""
     chain = [state]
@@ -399,6 +399,8 @@ def train_command(
             options.append("--distill-skip-contradicted")
     if train.get("listwise_weight"):
         options.append(f"--listwise-weight {train['listwise_weight']}")
+    if train.get("residual"):
+        options.append(f"--residual --teacher {train['teacher']}")
     if train.get("task") == "rerank":
         options += [
             f"--{k.replace('_', '-')} {train[k]}"
@@ -441,7 +443,8 @@ def run_text(state: dict[str, Any]) -> str:
         calibration = state.get("teacher_calibration", {})
         text += (
             f" Distilled from the `{train['teacher']}` scorer: the loss adds "
-            f"{train['distill_weight']} × the binary cross-entropy between P(supported) and "
+            f"{train['distill_weight']} × the binary cross-entropy between "
+            f"{'P(relevant)' if train.get('task') == 'rerank' else 'P(supported)'} and "
             "the teacher's probability, sigmoid("
             f"{calibration.get('slope', float('nan')):.3f} × score "
             f"{calibration.get('bias', float('nan')):+.3f}), a logistic fit on the training "
@@ -451,6 +454,15 @@ def run_text(state: dict[str, Any]) -> str:
                 if train.get("distill_skip_contradicted")
                 else "."
             )
+        )
+    if train.get("residual"):
+        calibration = state.get("teacher_calibration", {})
+        text += (
+            f" Trained on what the `{train['teacher']}` scorer gets wrong: its log-odds, "
+            f"{calibration.get('slope', float('nan')):.3f} × score "
+            f"{calibration.get('bias', float('nan')):+.3f} (a logistic fit on the training rows), "
+            "were added to the network's logit before the losses, so the network complements "
+            "that feature instead of imitating it."
         )
     if train.get("listwise_weight"):
         text += (

@@ -22,7 +22,7 @@ from veracity.errors import InputError
 from veracity.rerankers.embedded import RERANK_FEATURES, EmbeddedReranker
 from veracity.train.aligner import add_aligner
 from veracity.train.export import export_checkpoint
-from veracity.train.release import card_rebuild, data_tables, run_text, train_command
+from veracity.train.release import card_rebuild, data_tables, run_chain, run_text, train_command
 from veracity.train.relevance import ranking_figures
 from veracity.train.trainer import Row, read_rows
 
@@ -144,28 +144,71 @@ def release_reranker(
 
 
 def rebuild_lines(state: dict[str, Any], data_card: dict[str, Any], command: str) -> list[str]:
-    """The commands that rebuild the reranker: for a run continued from an exported reranker
-    (``--init-from``), that reranker's own commands first (from its card, its export written
-    to RERANKER0), then this run's, on DATA1 and RUN1."""
-    data = str(data_card.get("command", "python -m veracity.train.data.rerank"))
-    train = train_command(state["config"])
-    source = state["config"].get("init_from")
-    if not source:
-        return [data, train, command]
-    card = Path(source) / "CARD.md"
-    before = card_rebuild(card.read_text(encoding="utf-8") if card.is_file() else "")
-    if before is None:
-        raise InputError(
-            f"{card} has no Rebuild section: the new card could not say how to rebuild the "
-            "reranker this run continued from; train from all-MiniLM-L6-v2 instead"
+    """The commands that rebuild the reranker. A run continued (``--init-from``) from earlier
+    runs lists theirs first (RUN1, RUN2, ...), and a chain that starts from an exported reranker
+    first rebuilds that one from its card, its export written to RERANKER0. Each distinct data
+    folder of the chain is built once (DATA, or DATA1, DATA2, ...); ``data_card`` describes the
+    last run's, and the others' are read from their card.json."""
+    chain = run_chain(state)
+    before: list[str] = []
+    if "reimported_from" in chain[0]:
+        source = Path(chain[0]["reimported_from"]["directory"])
+        found = card_rebuild(
+            (source / "CARD.md").read_text(encoding="utf-8")
+            if (source / "CARD.md").is_file()
+            else ""
         )
-    if before and before[-1].startswith("veracity export-reranker") and "--out" not in before[-1]:
-        before[-1] += " --out RERANKER0"
-    train = re.sub(r" --init-from \S+", " --init-from RERANKER0", train)
-    ours = [re.sub(r"--out \S+", "--out DATA", data), train, command]
-    return before + [
-        re.sub(r"\bDATA\b", "DATA1", re.sub(r"\bRUN\b", "RUN1", line)) for line in ours
-    ]
+        if found is None:
+            raise InputError(
+                f"{source / 'CARD.md'} has no Rebuild section: the new card could not say how "
+                "to rebuild the reranker this run continued from; train from all-MiniLM-L6-v2 "
+                "instead"
+            )
+        before = found
+        if (
+            before
+            and before[-1].startswith("veracity export-reranker")
+            and "--out" not in before[-1]
+        ):
+            before[-1] += " --out RERANKER0"
+        chain = chain[1:]
+    numbered = bool(before) or len(chain) > 1
+    folders = list(dict.fromkeys(str(s["config"]["data_dir"]) for s in chain))
+    last_data = str(chain[-1]["config"]["data_dir"])
+    data_names = {
+        folder: f"DATA{i + 1}" if before or len(folders) > 1 else "DATA"
+        for i, folder in enumerate(folders)
+    }
+    lines = list(before)
+    for folder, name in data_names.items():
+        card = data_card if folder == last_data else _data_card(Path(folder))
+        built = str(card.get("command", "python -m veracity.train.data.rerank"))
+        lines.append(re.sub(r"--out \S+", f"--out {name}", built) if numbered else built)
+    for i, run in enumerate(chain):
+        name = f"RUN{i + 1}" if numbered else "RUN"
+        line = train_command(run["config"])
+        line = line.replace("--data DATA ", f"--data {data_names[str(run['config']['data_dir'])]} ")
+        line = line.replace("--out RUN ", f"--out {name} ")
+        start = "RERANKER0" if i == 0 else f"RUN{i}/checkpoint"
+        lines.append(re.sub(r" --init-from \S+", f" --init-from {start}", line))
+    last = f"RUN{len(chain)}" if numbered else "RUN"
+    lines.append(
+        command.replace("RUN/", f"{last}/").replace(
+            "--data DATA", f"--data {data_names[last_data]}"
+        )
+    )
+    return lines
+
+
+def _data_card(folder: Path) -> dict[str, Any]:
+    """The card.json of an earlier run's data folder (needed to say how it was built)."""
+    card = folder / "card.json"
+    if not card.is_file():
+        raise InputError(
+            f"{card} is gone: an earlier run of this chain trained on {folder}, and the card "
+            "needs its card.json to say how that data was built"
+        )
+    return dict(json.loads(card.read_text(encoding="utf-8")))
 
 
 def reranker_card(
@@ -177,7 +220,8 @@ def reranker_card(
     difference: float,
 ) -> str:
     """The shipped reranker's card: what it is, what it was trained on, how to rebuild it."""
-    hours = float(state.get("train_seconds", 0.0)) / 3600
+    chain = run_chain(state)
+    hours = sum(float(s.get("train_seconds", 0.0)) for s in chain) / 3600
     lines = [
         f"# {config['model_id']} {config['version']}",
         "",
@@ -217,8 +261,8 @@ def reranker_card(
         *rebuild_lines(state, data_card, command),
         "```",
         "",
-        run_text(state),
-        f"{hours:.2f} CPU-hours of training on "
+        *(run_text(s) for s in chain),
+        f"{hours:.2f} CPU-hours of training{' in all' if len(chain) > 1 else ''} on "
         f"{state['config'].get('threads', 2)} thread(s) (wall clock while the machine was "
         "shared).",
         "",

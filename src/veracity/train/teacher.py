@@ -79,8 +79,12 @@ class Calibration:
     slope: float
     bias: float
 
+    def logits(self, scores: np.ndarray) -> np.ndarray:
+        """The teacher's log-odds, ``slope * score + bias``."""
+        return np.asarray(self.slope * scores + self.bias, dtype=np.float64)
+
     def probabilities(self, scores: np.ndarray) -> np.ndarray:
-        return 1.0 / (1.0 + np.exp(-(self.slope * scores + self.bias)))
+        return np.asarray(1.0 / (1.0 + np.exp(-self.logits(scores))), dtype=np.float64)
 
 
 @dataclass(frozen=True)

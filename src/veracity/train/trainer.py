@@ -116,6 +116,10 @@ class TrainConfig:
     #: Rerank only: weight of a softmax cross-entropy over each query's candidates, added to the
     #: pointwise loss; batches then hold whole queries (:func:`.relevance.query_batches`).
     listwise_weight: float = 0.0
+    #: Rerank only: the network learns what the teacher gets wrong. The teacher's calibrated
+    #: log-odds are added to the network's logit before the losses (boosting), so the network is
+    #: trained to complement the teacher's feature rather than to imitate it.
+    residual: bool = False
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -135,6 +139,13 @@ class TrainConfig:
                 "listwise_weight",
                 self.listwise_weight,
                 "0 or more, and 0 unless the task is rerank",
+            )
+        if self.residual and (self.task != "rerank" or self.distill_weight):
+            raise OptionError(
+                "residual",
+                self.residual,
+                "False unless the task is rerank, and never with distill_weight (the network "
+                "cannot both imitate the teacher and complement it)",
             )
         if self.listwise_weight and self.length_groups:
             raise OptionError(
@@ -186,6 +197,8 @@ class TrainConfig:
             del values["length_groups"]
         if not self.listwise_weight:
             del values["listwise_weight"]
+        if not self.residual:
+            del values["residual"]
         return values
 
     @property
@@ -344,7 +357,11 @@ class Trainer:
             )
         distill = bool(config.distill_weight)
         targets = self._teacher(train_rows, order) if distill and config.task == "verify" else None
-        cosine = self._cosine_teacher(train_rows, order) if distill and targets is None else None
+        cosine = (
+            self._cosine_teacher(train_rows, order)
+            if (distill or config.residual) and targets is None
+            else None
+        )
         model, optimizer, scheduler, step, evaluations = self._restore(torch)
         started = self._started = time.monotonic()
         losses: list[float] = []
@@ -363,6 +380,13 @@ class Trainer:
             pairs = self._pairs(batch)
             features, labels = self._encode(torch, batch, pairs)
             logits = model(**features).logits
+            scores = None
+            if cosine is not None:
+                teacher, calibration = cosine
+                scores = teacher.run(*zip(*pairs, strict=True))
+            if config.residual and scores is not None:
+                offset = torch.tensor(calibration.logits(scores), dtype=torch.float32)
+                logits = logits + offset.unsqueeze(1)
             loss = self._loss(torch, logits, labels)
             if config.listwise_weight:
                 loss = loss + config.listwise_weight * listwise_loss(
@@ -372,9 +396,8 @@ class Trainer:
                 loss = loss + config.distill_weight * self._distill_loss(
                     torch, logits, torch.tensor(targets[positions], dtype=torch.float32)
                 )
-            elif cosine is not None:
-                teacher, calibration = cosine
-                relevant = calibration.probabilities(teacher.run(*zip(*pairs, strict=True)))
+            elif scores is not None and config.distill_weight:
+                relevant = calibration.probabilities(scores)
                 loss = (
                     loss
                     + config.distill_weight
