@@ -185,6 +185,7 @@ def test_a_residual_run_learns_on_top_of_the_teacher_and_resumes_exactly(
     assert not np.allclose(plain["classifier.weight"], a["classifier.weight"])
     state = json.loads((whole.checkpoint / "state.json").read_text())
     assert state["config"]["residual"] is True
+    assert state["config"]["teacher"] == "cosine"  # the card's command names it
     assert state["teacher_calibration"]["slope"] > 0
     assert "residual" not in config(data_dir, tmp_path).to_json()
     with pytest.raises(OptionError, match="residual=True"):

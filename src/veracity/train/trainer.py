@@ -188,7 +188,9 @@ class TrainConfig:
         else:
             values["init_from"] = str(self.init_from)
         if not self.distill_weight:
-            del values["distill_weight"], values["teacher"]
+            del values["distill_weight"]
+            if not self.residual:
+                del values["teacher"]
         if not self.distill_weight or not self.distill_skip_contradicted:
             del values["distill_skip_contradicted"]
         if self.task == "verify":
