@@ -3,6 +3,7 @@
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +67,17 @@ def weights(checkpoint: Path) -> dict[str, np.ndarray]:
     return load_file(str(checkpoint / "model.safetensors"))
 
 
+def resumes_exactly(make: Callable[[Path], TrainConfig], tmp_path: Path) -> dict[str, np.ndarray]:
+    """Weights of a run made whole, after checking that one stopped and resumed ends the same."""
+    whole = Trainer(make(tmp_path / "whole")).run()
+    Trainer(make(tmp_path / "split")).run(stop_after=3)
+    second = Trainer(make(tmp_path / "split")).run()
+    a, b = weights(whole.checkpoint), weights(second.checkpoint)
+    for name in a:
+        np.testing.assert_allclose(a[name], b[name], atol=1e-6, err_msg=name)
+    return a
+
+
 def test_a_resumed_rerank_run_equals_an_uninterrupted_one(data_dir: Path, tmp_path: Path) -> None:
     whole = Trainer(config(data_dir, tmp_path / "whole")).run()
     assert whole.finished
@@ -127,17 +139,12 @@ def test_a_distilled_rerank_run_resumes_exactly_and_keeps_its_calibration(
     def distilled(out: Path) -> TrainConfig:
         return replace(config(data_dir, out), distill_weight=1.0, teacher="cosine")
 
-    whole = Trainer(distilled(tmp_path / "whole")).run()
-    Trainer(distilled(tmp_path / "split")).run(stop_after=3)
-    second = Trainer(distilled(tmp_path / "split")).run()
-    a, b = weights(whole.checkpoint), weights(second.checkpoint)
-    for name in a:
-        np.testing.assert_allclose(a[name], b[name], atol=1e-6, err_msg=name)
+    a = resumes_exactly(distilled, tmp_path)
     plain = weights(Trainer(config(data_dir, tmp_path / "plain")).run().checkpoint)
     assert not np.allclose(plain["classifier.weight"], a["classifier.weight"])
     calibration = json.loads((tmp_path / "whole" / "teacher-cosine.json").read_text())
     assert calibration["slope"] > 0  # a higher cosine means more likely relevant
-    state = json.loads((whole.checkpoint / "state.json").read_text())
+    state = json.loads((tmp_path / "whole" / "checkpoint" / "state.json").read_text())
     assert state["config"]["teacher"] == "cosine"
     assert state["teacher_calibration"]["slope"] == calibration["slope"]
 
@@ -150,15 +157,10 @@ def test_a_listwise_rerank_run_resumes_exactly_and_records_its_weight(
     def listwise(out: Path) -> TrainConfig:
         return replace(config(data_dir, out), listwise_weight=1.0)
 
-    whole = Trainer(listwise(tmp_path / "whole")).run()
-    Trainer(listwise(tmp_path / "split")).run(stop_after=3)
-    second = Trainer(listwise(tmp_path / "split")).run()
-    a, b = weights(whole.checkpoint), weights(second.checkpoint)
-    for name in a:
-        np.testing.assert_allclose(a[name], b[name], atol=1e-6, err_msg=name)
+    a = resumes_exactly(listwise, tmp_path)
     plain = weights(Trainer(config(data_dir, tmp_path / "plain")).run().checkpoint)
     assert not np.allclose(plain["classifier.weight"], a["classifier.weight"])
-    state = json.loads((whole.checkpoint / "state.json").read_text())
+    state = json.loads((tmp_path / "whole" / "checkpoint" / "state.json").read_text())
     assert state["config"]["listwise_weight"] == 1.0
     # pointwise runs record no listwise weight, so runs started before the option resume
     assert "listwise_weight" not in config(data_dir, tmp_path).to_json()
@@ -174,16 +176,11 @@ def test_a_residual_run_learns_on_top_of_the_teacher_and_resumes_exactly(
     def residual(out: Path) -> TrainConfig:
         return replace(config(data_dir, out), residual=True, teacher="cosine", listwise_weight=1.0)
 
-    whole = Trainer(residual(tmp_path / "whole")).run()
-    Trainer(residual(tmp_path / "split")).run(stop_after=3)
-    second = Trainer(residual(tmp_path / "split")).run()
-    a, b = weights(whole.checkpoint), weights(second.checkpoint)
-    for name in a:
-        np.testing.assert_allclose(a[name], b[name], atol=1e-6, err_msg=name)
+    a = resumes_exactly(residual, tmp_path)
     listwise = replace(config(data_dir, tmp_path / "listwise"), listwise_weight=1.0)
     plain = weights(Trainer(listwise).run().checkpoint)
     assert not np.allclose(plain["classifier.weight"], a["classifier.weight"])
-    state = json.loads((whole.checkpoint / "state.json").read_text())
+    state = json.loads((tmp_path / "whole" / "checkpoint" / "state.json").read_text())
     assert state["config"]["residual"] is True
     assert state["config"]["teacher"] == "cosine"  # the card's command names it
     assert state["teacher_calibration"]["slope"] > 0

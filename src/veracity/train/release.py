@@ -440,15 +440,12 @@ def run_text(state: dict[str, Any]) -> str:
         f"frozen: {train['freeze_embeddings']}."
     )
     if train.get("distill_weight"):
-        calibration = state.get("teacher_calibration", {})
         text += (
             f" Distilled from the `{train['teacher']}` scorer: the loss adds "
             f"{train['distill_weight']} × the binary cross-entropy between "
             f"{'P(relevant)' if train.get('task') == 'rerank' else 'P(supported)'} and "
-            "the teacher's probability, sigmoid("
-            f"{calibration.get('slope', float('nan')):.3f} × score "
-            f"{calibration.get('bias', float('nan')):+.3f}), a logistic fit on the training "
-            "rows themselves"
+            f"the teacher's probability, sigmoid({_teacher_log_odds(state)}), a logistic fit on "
+            "the training rows themselves"
             + (
                 "; rows labelled contradicted had no distillation target."
                 if train.get("distill_skip_contradicted")
@@ -456,11 +453,9 @@ def run_text(state: dict[str, Any]) -> str:
             )
         )
     if train.get("residual"):
-        calibration = state.get("teacher_calibration", {})
         text += (
             f" Trained on what the `{train['teacher']}` scorer gets wrong: its log-odds, "
-            f"{calibration.get('slope', float('nan')):.3f} × score "
-            f"{calibration.get('bias', float('nan')):+.3f} (a logistic fit on the training rows), "
+            f"{_teacher_log_odds(state)} (a logistic fit on the training rows), "
             "were added to the network's logit before the losses, so the network complements "
             "that feature instead of imitating it."
         )
@@ -471,6 +466,15 @@ def run_text(state: dict[str, Any]) -> str:
             "its own negatives)."
         )
     return text + "\n"
+
+
+def _teacher_log_odds(state: dict[str, Any]) -> str:
+    """The teacher's calibrated log-odds as the card writes them: ``7.335 × score -3.203``."""
+    calibration = state.get("teacher_calibration", {})
+    return (
+        f"{calibration.get('slope', float('nan')):.3f} × score "
+        f"{calibration.get('bias', float('nan')):+.3f}"
+    )
 
 
 def _shares_text(shares: dict[str, float] | None) -> str:
