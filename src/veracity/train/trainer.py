@@ -134,18 +134,17 @@ class TrainConfig:
             raise OptionError("max_tokens", self.max_tokens, "between 32 and 512")
         if self.distill_weight < 0:
             raise OptionError("distill_weight", self.distill_weight, "0 or more")
-        if self.listwise_weight < 0 or (self.listwise_weight and self.task != "rerank"):
-            raise OptionError(
-                "listwise_weight",
-                self.listwise_weight,
-                "0 or more, and 0 unless the task is rerank",
-            )
-        if self.residual and (self.task != "rerank" or self.distill_weight):
+        if self.listwise_weight < 0:
+            raise OptionError("listwise_weight", self.listwise_weight, "0 (off) or more")
+        if self.task != "rerank" and (self.listwise_weight or self.residual):
+            name = "listwise_weight" if self.listwise_weight else "residual"
+            raise OptionError(name, getattr(self, name), "for the reranker only (train-reranker)")
+        if self.residual and self.distill_weight:
             raise OptionError(
                 "residual",
                 self.residual,
-                "False unless the task is rerank, and never with distill_weight (the network "
-                "cannot both imitate the teacher and complement it)",
+                "not together with a distillation weight: leave out --distill-weight (the "
+                "network cannot both imitate the teacher and complement it)",
             )
         if self.listwise_weight and self.length_groups:
             raise OptionError(
