@@ -185,12 +185,10 @@ def rebuild_lines(state: dict[str, Any], data_card: dict[str, Any], command: str
         built = str(card.get("command", "python -m veracity.train.data.rerank"))
         lines.append(re.sub(r"--out \S+", f"--out {name}", built) if numbered else built)
     for i, run in enumerate(chain):
-        name = f"RUN{i + 1}" if numbered else "RUN"
-        line = train_command(run["config"])
+        # numbered: RUN1, RUN2, ..., each started from the one before (the first from RERANKER0)
+        line = train_command(run["config"], i, 2 if numbered else 1)
         line = line.replace("--data DATA ", f"--data {data_names[str(run['config']['data_dir'])]} ")
-        line = line.replace("--out RUN ", f"--out {name} ")
-        start = "RERANKER0" if i == 0 else f"RUN{i}/checkpoint"
-        lines.append(re.sub(r" --init-from \S+", f" --init-from {start}", line))
+        lines.append(line.replace(" --init-from RUN0/checkpoint", " --init-from RERANKER0"))
     last = f"RUN{len(chain)}" if numbered else "RUN"
     lines.append(
         command.replace("RUN/", f"{last}/").replace(

@@ -336,7 +336,6 @@ class Trainer:
             self.selector, read_rows(config.data_dir / "val.jsonl", task=config.task)
         )
         val_rows = val_rows[: config.eval_rows]
-        batches = None
         if config.listwise_weight:
             batches = query_batches(
                 [row.hypothesis for row in train_rows],
@@ -347,15 +346,17 @@ class Trainer:
             order = [i for batch in batches for i in batch]
         else:
             order = self._order(len(train_rows))
-        if config.length_groups:
-            order = length_grouped(
-                order,
-                train_rows,
-                batch_size=config.batch_size,
-                groups=config.length_groups,
-                seed=config.seed,
-                max_tokens=config.max_tokens,
-            )
+            if config.length_groups:
+                order = length_grouped(
+                    order,
+                    train_rows,
+                    batch_size=config.batch_size,
+                    groups=config.length_groups,
+                    seed=config.seed,
+                    max_tokens=config.max_tokens,
+                )
+            size = config.batch_size
+            batches = [order[k * size : (k + 1) * size] for k in range(config.steps)]
         distill = bool(config.distill_weight)
         targets = self._teacher(train_rows, order) if distill and config.task == "verify" else None
         cosine = (
@@ -375,9 +376,7 @@ class Trainer:
                 break
             torch.manual_seed(config.seed * 1_000_003 + step)
             positions = slice(step * config.batch_size, (step + 1) * config.batch_size)
-            batch = [
-                train_rows[i] for i in (order[positions] if batches is None else batches[step])
-            ]
+            batch = [train_rows[i] for i in batches[step]]
             pairs = self._pairs(batch)
             features, labels = self._encode(torch, batch, pairs)
             logits = model(**features).logits
