@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from veracity.errors import InputError
-from veracity.train.release import run_text
+from veracity.train.release import run_chain, run_text
 from veracity.train.rerank_release import rebuild_lines
 
 pytestmark = pytest.mark.unit
@@ -137,3 +137,41 @@ def test_a_residual_run_names_its_teacher_in_the_command_and_the_text() -> None:
     assert "--residual --teacher cosine" in rebuild_lines(state, DATA, EXPORT)[1]
     text = run_text(state)
     assert "what the `cosine` scorer gets wrong: its log-odds, 7.000 × score -3.000" in text
+
+
+def test_a_run_continued_from_a_chained_export_stops_at_the_export(tmp_path: Path) -> None:
+    # the export of a chain of runs: its config links to a run folder that is gone here (or
+    # that now holds a later model), its card rebuilds the whole chain and sums its hours
+    before = tmp_path / "reranker"
+    before.mkdir()
+    (before / "model.onnx").write_bytes(b"")
+    gone = {**TRAIN, "init_from": str(tmp_path / "gone" / "checkpoint")}
+    (before / "config.json").write_text(
+        json.dumps(
+            {
+                "model_id": "r",
+                "version": "0.2.0",
+                "training": {"config": gone, "step": 2000, "train_seconds": 3600.0},
+            }
+        )
+    )
+    (before / "CARD.md").write_text(
+        "# r 0.2.0\n\n## Rebuild\n\n```sh\npython -m veracity.train.data.rerank --out d\n"
+        "python -m veracity.train.data.rerank --out DATA1\n"
+        "veracity train-reranker --data DATA1 --out RUN1 --seed 13\n"
+        "veracity train-reranker --data DATA1 --out RUN2 --init-from RUN1/checkpoint\n"
+        "veracity export-reranker --checkpoint RUN2/checkpoint --data DATA1 --version 0.2.0\n"
+        "```\n\n6.50 CPU-hours of training in all on 1 thread(s).\n"
+    )
+    state = {"config": {**TRAIN, "init_from": str(before)}}
+    chain = run_chain(state)
+    assert len(chain) == 2
+    assert chain[0]["train_seconds"] == pytest.approx(6.5 * 3600)
+    lines = rebuild_lines(state, DATA, EXPORT)
+    assert lines[4].endswith("--version 0.2.0 --out RERANKER0")
+    assert lines[5] == "python -m veracity.train.data.rerank --out DATA2 --seed 13 --web-share 0.5"
+    assert lines[6].startswith("veracity train-reranker --data DATA2 --out RUN3 --seed 13")
+    assert " --init-from RERANKER0 " in lines[6]
+    assert lines[7] == (
+        "veracity export-reranker --checkpoint RUN3/checkpoint --data DATA2 --version 0.2.0"
+    )

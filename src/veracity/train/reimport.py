@@ -177,9 +177,13 @@ def exported_training(exported: dict[str, Any], model_dir: Path) -> dict[str, An
             f"{model_dir}/config.json records no training run; a model exported "
             "by export-verifier carries one"
         )
-    if not training.get("train_seconds"):
-        card = model_dir / "CARD.md"
-        hours = re.search(r"([0-9.]+) CPU-hours", card.read_text()) if card.is_file() else None
+    card = model_dir / "CARD.md"
+    text = card.read_text() if card.is_file() else ""
+    total = re.search(r"([0-9.]+) CPU-hours of training in all", text)
+    if total:  # the export of a chain of runs: its card sums them all, its config the last one
+        training["train_seconds"] = float(total.group(1)) * 3600
+    elif not training.get("train_seconds"):
+        hours = re.search(r"([0-9.]+) CPU-hours", text)
         training["train_seconds"] = float(hours.group(1)) * 3600 if hours else 0.0
     return training | {
         "reimported_from": {

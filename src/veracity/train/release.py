@@ -357,9 +357,12 @@ def data_tables(data_card: dict[str, Any]) -> list[str]:
 
 def run_chain(state: dict[str, Any]) -> list[dict[str, Any]]:
     """The states of the runs that led to ``state``, first run first (``--init-from`` links; a
-    run started from an exported model links to the training record in its config.json)."""
+    run started from an exported model links to the training record in its config.json). An
+    exported model ends the walk: its card already records the runs before it, whose folders
+    need not exist where it is continued (and the folder it was exported into may since hold a
+    later model, which would link back)."""
     chain = [state]
-    while chain[0]["config"].get("init_from"):
+    while chain[0]["config"].get("init_from") and "reimported_from" not in chain[0]:
         folder = Path(chain[0]["config"]["init_from"])
         parent = folder / "state.json"
         if not parent.is_file() and (folder / "model.onnx").is_file():

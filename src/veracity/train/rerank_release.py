@@ -146,9 +146,10 @@ def release_reranker(
 def rebuild_lines(state: dict[str, Any], data_card: dict[str, Any], command: str) -> list[str]:
     """The commands that rebuild the reranker. A run continued (``--init-from``) from earlier
     runs lists theirs first (RUN1, RUN2, ...), and a chain that starts from an exported reranker
-    first rebuilds that one from its card, its export written to RERANKER0. Each distinct data
-    folder of the chain is built once (DATA, or DATA1, DATA2, ...); ``data_card`` describes the
-    last run's, and the others' are read from their card.json."""
+    first rebuilds that one from its card, its export written to RERANKER0 (the names that card
+    numbers are not used again). Each distinct data folder of the chain is built once (DATA, or
+    DATA1, DATA2, ...); ``data_card`` describes the last run's, and the others' are read from
+    their card.json."""
     chain = run_chain(state)
     before: list[str] = []
     if "reimported_from" in chain[0]:
@@ -173,10 +174,11 @@ def rebuild_lines(state: dict[str, Any], data_card: dict[str, Any], command: str
             before[-1] += " --out RERANKER0"
         chain = chain[1:]
     numbered = bool(before) or len(chain) > 1
+    runs_before, data_before = (_last_number(before, name) for name in ("RUN", "DATA"))
     folders = list(dict.fromkeys(str(s["config"]["data_dir"]) for s in chain))
     last_data = str(chain[-1]["config"]["data_dir"])
     data_names = {
-        folder: f"DATA{i + 1}" if before or len(folders) > 1 else "DATA"
+        folder: f"DATA{data_before + i + 1}" if before or len(folders) > 1 else "DATA"
         for i, folder in enumerate(folders)
     }
     lines = list(before)
@@ -186,16 +188,23 @@ def rebuild_lines(state: dict[str, Any], data_card: dict[str, Any], command: str
         lines.append(re.sub(r"--out \S+", f"--out {name}", built) if numbered else built)
     for i, run in enumerate(chain):
         # numbered: RUN1, RUN2, ..., each started from the one before (the first from RERANKER0)
-        line = train_command(run["config"], i, 2 if numbered else 1)
+        line = train_command(run["config"], runs_before + i, 2 if numbered else 1)
         line = line.replace("--data DATA ", f"--data {data_names[str(run['config']['data_dir'])]} ")
-        lines.append(line.replace(" --init-from RUN0/checkpoint", " --init-from RERANKER0"))
-    last = f"RUN{len(chain)}" if numbered else "RUN"
+        lines.append(
+            line.replace(f" --init-from RUN{runs_before}/checkpoint", " --init-from RERANKER0")
+        )
+    last = f"RUN{runs_before + len(chain)}" if numbered else "RUN"
     lines.append(
         command.replace("RUN/", f"{last}/").replace(
             "--data DATA", f"--data {data_names[last_data]}"
         )
     )
     return lines
+
+
+def _last_number(lines: list[str], name: str) -> int:
+    """The highest N of the names ``{name}N`` (RUN3, DATA1) that ``lines`` use, or 0."""
+    return max((int(n) for n in re.findall(rf"\b{name}(\d+)\b", " ".join(lines))), default=0)
 
 
 def _data_card(folder: Path) -> dict[str, Any]:
