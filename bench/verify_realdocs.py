@@ -212,26 +212,25 @@ def _layer(claim: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
     return next((layer for layer in claim.get("layers", ()) if layer["layer"] == name), None)
 
 
+def _round(value: Any) -> Any:
+    return round(value, 4) if isinstance(value, float) else value
+
+
 def _passage(item: Mapping[str, Any]) -> dict[str, Any]:
+    """One passage read for a claim: its chunk, the network's three probabilities (supported,
+    contradicted, neither), and why it cannot state the claim, if it cannot."""
     return {
-        key: item.get(key)
-        for key in (
-            "doc_id",
-            "chunk_id",
-            "start",
-            "end",
-            "supported",
-            "contradicted",
-            "neither",
-            "cannot_state",
-            "error",
-        )
+        "chunk": item.get("chunk_id"),
+        "p": [_round(item.get(key)) for key in ("supported", "contradicted", "neither")],
+        "cannot_state": item.get("cannot_state"),
+        "error": item.get("error"),
     }
 
 
 def claim_inputs(claim: Mapping[str, Any]) -> dict[str, Any]:
     """What the report says about one claim: each layer's reading, the values, the passages."""
     evidence = claim.get("evidence", ())
+    readable = [e for e in evidence if not e.get("cannot_state")]
     return {
         "index": claim.get("index"),
         "text": claim.get("text"),
@@ -239,21 +238,53 @@ def claim_inputs(claim: Mapping[str, Any]) -> dict[str, Any]:
         "label": claim.get("label"),
         "contested": claim.get("contested"),
         "layers": [
-            {k: layer.get(k) for k in ("layer", "label", "flagged", "score", "detail", "error")}
+            {k: _round(layer.get(k)) for k in ("layer", "label", "score", "detail", "error")}
             for layer in claim.get("layers", ())
         ],
         "values": [
-            {k: value.get(k) for k in ("kind", "text", "value", "status", "found", "doc_id")}
+            {k: value.get(k) for k in ("kind", "text", "status", "found", "doc_id")}
             for value in claim.get("values", ())
         ],
-        "max_supported": max((e.get("supported") or 0.0 for e in evidence), default=None),
-        "max_contradicted": max(
-            (e.get("contradicted") or 0.0 for e in evidence if not e.get("cannot_state")),
-            default=None,
+        "max_supported": _round(max((e.get("supported") or 0.0 for e in evidence), default=None)),
+        "max_contradicted": _round(
+            max((e.get("contradicted") or 0.0 for e in readable), default=None)
         ),
         "citations": [item.get("chunk_id") for item in claim.get("citations", ())],
         "anti_citations": [item.get("chunk_id") for item in claim.get("anti_citations", ())],
         "evidence": [_passage(item) for item in evidence],
+    }
+
+
+def rule_finding(
+    answer: Answer, claim: Mapping[str, Any], on: Sequence[Sentence]
+) -> dict[str, Any]:
+    """One contradiction of the knowledge layer, beside the gold: the mismatched values and
+    where their evidence came from. ``same_document`` is true when the claim lies on a planted
+    sentence other than an addition and every mismatch was found in the document that states
+    the true version (whether it is the same slot is for the reader: see ``mismatches``)."""
+    planted = next((s for s in on if s.label == "planted"), None)
+    mismatches = [
+        {
+            "kind": v.get("kind"),
+            "claim": v.get("text"),
+            "evidence": v.get("found"),
+            "doc": v.get("doc_id"),
+        }
+        for v in claim.get("values", ())
+        if v.get("status") == "mismatch"
+    ]
+    same = (
+        planted is not None
+        and planted.kind != "unsupported_addition"
+        and bool(mismatches)
+        and all(m["doc"] == planted.doc for m in mismatches)
+    )
+    return {
+        "id": answer.id,
+        "gold": planted.kind if planted is not None else "true",
+        "claim": claim.get("text"),
+        "mismatches": mismatches,
+        "same_document": same,
     }
 
 
@@ -269,9 +300,7 @@ def score(answers: Sequence[Answer], records: Mapping[str, Any]) -> dict[str, An
     flagged_by = {"planted": Counter[str](), "true": Counter[str]()}
     claim_labels = Counter[str]()
     uncovered = {"planted": 0, "true": 0}
-    rule_contradicted = rule_on_planted = 0
-    rule_kinds = Counter[str]()
-    rule_false: list[dict[str, Any]] = []
+    findings: list[dict[str, Any]] = []
     failed_answers: list[str] = []
     answers_flagged = {"with error": [0, 0], "correct": [0, 0]}
     sentences_out: list[dict[str, Any]] = []
@@ -327,20 +356,14 @@ def score(answers: Sequence[Answer], records: Mapping[str, Any]) -> dict[str, An
             gold = [s.kind or "true" for _, s in on_sentences]
             knowledge = _layer(claim, "knowledge")
             if knowledge is not None and knowledge["label"] == "contradicted":
-                rule_contradicted += 1
-                kinds = [s.kind for _, s in on_sentences if s.label == "planted"]
-                if kinds:
-                    rule_on_planted += 1
-                    rule_kinds[str(kinds[0])] += 1
-                else:
-                    rule_false.append(
-                        {"id": answer.id, "claim": claim.get("text"), "detail": knowledge["detail"]}
-                    )
+                findings.append(rule_finding(answer, claim, [s for _, s in on_sentences]))
             claims_out.append(
                 {"id": answer.id, "sentences": [n for n, _ in on_sentences], "gold": gold}
                 | claim_inputs(claim)
             )
     n_planted, n_caught = sum(planted.values()), sum(caught.values())
+    on_planted = sum(f["gold"] != "true" for f in findings)
+    same_document = sum(f["same_document"] for f in findings)
     n_true = sum(c[0] for c in true_counts.values())
     n_false = sum(c[1] for c in true_counts.values())
     return {
@@ -377,15 +400,23 @@ def score(answers: Sequence[Answer], records: Mapping[str, Any]) -> dict[str, An
             for key, c in answers_flagged.items()
         },
         "knowledge_rules": {
-            "contradicted_claims": rule_contradicted,
-            "on_planted": rule_on_planted,
-            "precision": _share(rule_on_planted, rule_contradicted),
-            "by_kind": dict(rule_kinds),
-            "on_true_sentences": rule_false,
+            "contradicted_claims": len(findings),
+            "on_planted": on_planted,
+            "precision": _share(on_planted, len(findings)),
+            "same_document": same_document,
+            "precision_same_document": _share(same_document, len(findings)),
+            "by_kind": dict(Counter(f["gold"] for f in findings)),
+            "findings": findings,
         },
         "sentences": sentences_out,
         "claims": claims_out,
     }
+
+
+def _cell(value: Any) -> str:
+    """A table cell: one line, no pipe, in backticks."""
+    text = " ".join(str(value).split()).replace("|", "\\|").replace("`", "'")
+    return f"`{text}`"
 
 
 def _pct(value: float | None) -> str:
@@ -411,12 +442,14 @@ def table_md(figures: Mapping[str, Any]) -> str:
         "| --- | ---: | ---: | ---: |",
     ]
     for key, row in t["by_negation"].items():
-        rows.append(
-            f"| with {key} word | {row['sentences']} | {row['flagged']} | {_pct(row['rate'])} |"
-            if key == "negation"
-            else f"| without a negation word | {row['sentences']} | {row['flagged']} | "
-            f"{_pct(row['rate'])} |"
-        )
+        name = "with a negation word" if key == "negation" else "without a negation word"
+        rows.append(f"| {name} | {row['sentences']} | {row['flagged']} | {_pct(row['rate'])} |")
+    rows.append(
+        f"| with {key} word | {row['sentences']} | {row['flagged']} | {_pct(row['rate'])} |"
+        if key == "negation"
+        else f"| without a negation word | {row['sentences']} | {row['flagged']} | "
+        f"{_pct(row['rate'])} |"
+    )
     rows.append(
         f"| **all** | {t['sentences']} | {t['flagged']} | **{_pct(t['false_alarm_rate'])}** |"
     )
@@ -448,7 +481,22 @@ def table_md(figures: Mapping[str, Any]) -> str:
         f"{k['contradicted_claims']} claims contradicted, {k['on_planted']} of them on a "
         f"planted sentence (precision **{_pct(k['precision'])}**"
         + (f"; {kinds}" if kinds else "")
-        + ").",
+        + f"), {k['same_document']} of them on a planted sentence other than an addition with "
+        "every mismatch found in the document that states the true version (precision "
+        f"**{_pct(k['precision_same_document'])}**; whether it is the same slot is in the "
+        "table). Each finding:",
+        "",
+        "| answer | gold sentence | claim value | evidence value | evidence document | same "
+        "document |",
+        "| --- | --- | --- | --- | --- | --- |",
+        *(
+            f"| {f['id']} | {f['gold'].replace('_', ' ')} | "
+            f"{'; '.join(_cell(m['claim']) for m in f['mismatches'])} | "
+            f"{'; '.join(_cell(m['evidence']) for m in f['mismatches'])} | "
+            f"{'; '.join(sorted({_cell(m['doc']) for m in f['mismatches']}))} | "
+            f"{'yes' if f['same_document'] else 'no'} |"
+            for f in k["findings"]
+        ),
         "",
         f"{s['answers']} hand-written answers about {figures['documents']} third-party "
         "documents that ship on this machine (bench/data/realdocs/SOURCE.md), "
