@@ -497,8 +497,10 @@ def table_md(figures: Mapping[str, Any]) -> str:
         f"{p['sentences']} with one planted error, {s['answers'] - p['sentences']} correct; "
         f"{p['sentences'] + t['sentences']} sentences. The command itself with its defaults: "
         "`veracity index` of the documents, then `veracity verify-batch --index` "
-        f"(verifier {figures['verifier']}, layers {', '.join(figures['layers'])}, rule "
-        f"{figures['rule']}). A sentence is flagged when a claim overlapping it is "
+        + (f"`--verifier {option}` " if (option := figures["verifier_option"]) else "")
+        + f"(verifier {figures['verifier']} {figures['verifier_version']}, layers "
+        f"{', '.join(figures['layers'])}, rule {figures['rule']}). A sentence is flagged when "
+        "a claim overlapping it is "
         "contradicted or unsupported; a negation word is one of not, no, never, none, nor, "
         "neither, without, cannot, n't. Development data: nothing is tuned to it. Per-claim "
         "inputs (layer readings, value checks, passages) are in the result file.",
@@ -542,6 +544,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     records = list(ran["records"].values())
     figures = {
         "documents": len(list(docs.iterdir())),
+        "verifier_option": args.verifier,
         "verifier": _first(records, "verifier"),
         "verifier_version": _first(records, "verifier_version"),
         "layers": _first(records, "layers") or [],
