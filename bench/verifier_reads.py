@@ -126,7 +126,9 @@ def minimal_pairs(
     """Flip shares per edit kind, the verifier alone and with the rules' contradictions
     (``rules``: per pair, whether the rules contradict the original and the twin)."""
     originals = _score(scorer, [p["premise"] for p in pairs], [p["claim"] for p in pairs])
-    twins = _score(scorer, [p["premise"] for p in pairs], [p["twin"] for p in pairs])
+    twins = _score(
+        scorer, [p.get("twin_premise", p["premise"]) for p in pairs], [p["twin"] for p in pairs]
+    )
     kinds: dict[str, Any] = {}
     for kind in dict.fromkeys(p["kind"] for p in pairs):
         index = np.array([p["kind"] == kind for p in pairs])
@@ -160,14 +162,19 @@ def rule_flags(pairs: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
 
     layer = KnowledgeLayer(entities=False).load()
 
-    def contradicted(claims: list[str]) -> np.ndarray:
+    def contradicted(claims: list[str], premises: list[str]) -> np.ndarray:
         found = layer.run(
             [Claim(0, c, Span(0, len(c)), 0) for c in claims],
-            [[Chunk("p#0", "p", 0, p["premise"], 0, len(p["premise"]))] for p in pairs],
+            [[Chunk("p#0", "p", 0, premise, 0, len(premise))] for premise in premises],
         ).results
         return np.array([r.label == "contradicted" for r in found])
 
-    return contradicted([p["claim"] for p in pairs]), contradicted([p["twin"] for p in pairs])
+    return (
+        contradicted([p["claim"] for p in pairs], [p["premise"] for p in pairs]),
+        contradicted(
+            [p["twin"] for p in pairs], [p.get("twin_premise", p["premise"]) for p in pairs]
+        ),
+    )
 
 
 def rule_pairs(pairs: list[dict[str, Any]], flags: tuple[np.ndarray, np.ndarray]) -> dict[str, Any]:

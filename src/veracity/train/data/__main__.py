@@ -30,12 +30,29 @@ def main(argv: list[str] | None = None) -> int:
         default=nli_root(),
         help="the nlidata folder (default: $VERACITY_DATA/../nlidata)",
     )
+    parser.add_argument(
+        "--no-parsed",
+        action="store_true",
+        help="skip the twins that need spaCy's parse (swapped roles, co-hyponyms)",
+    )
+    parser.add_argument(
+        "--wordnet",
+        type=Path,
+        default=None,
+        help="WordNet 3.0 database folder (default: /usr/share/wordnet, Debian's wordnet-base)",
+    )
     parser.add_argument("--json", action="store_true", help="print the card as JSON")
     args = parser.parse_args(argv)
     command = "python -m veracity.train.data " + shlex.join(sys.argv[1:] if argv is None else argv)
     try:
         config = BuildConfig(
-            root=args.root, out=args.out, seed=args.seed, scale=args.scale, command=command
+            root=args.root,
+            out=args.out,
+            seed=args.seed,
+            scale=args.scale,
+            command=command,
+            parsed=not args.no_parsed,
+            wordnet=args.wordnet,
         )
     except OptionError as error:
         print(f"error: {error}", file=sys.stderr)

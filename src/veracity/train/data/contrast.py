@@ -60,6 +60,7 @@ __all__ = [
     "twin_id",
     "twin_rows",
     "weaken_obligation",
+    "widen_scope",
 ]
 
 _WORD = re.compile(r"(?<![\w'’-])[a-z]+(?:-[a-z]+)?(?![\w'’-])")
@@ -247,6 +248,30 @@ def swap_roles(sentence: str) -> str | None:
     return None
 
 
+_SCOPE_QUANTIFIER = re.compile(
+    r"\b(Some|some|Several|several|Many|many|Most|most)( of the)? (?=[a-z]+s\b)"
+)
+_SCOPE_ADVERB = re.compile(
+    r"\b(sometimes|often|usually|frequently|occasionally|generally|typically|mostly|normally)\b"
+)
+
+
+def widen_scope(sentence: str) -> str | None:
+    """ "most users" -> "all users", "usually" -> "always": a claim wider than its source says
+    (not supported: the source leaves the rest open or implies exceptions)."""
+    match = _SCOPE_QUANTIFIER.search(sentence)
+    if match is not None:
+        before = sentence[: match.start()].lower()
+        if re.search(r"\b(the|for|in|at|of|than|how)\s+$", before):
+            return None
+        new = _same_case(match.group(1), "all") + (" the" if match.group(2) else "")
+        return sentence[: match.start()] + new + " " + sentence[match.end() :]
+    match = _SCOPE_ADVERB.search(sentence)
+    if match is not None:
+        return _replace(sentence, match.start(), match.end(), "always")
+    return None
+
+
 _MONTH_SPOT = re.compile(r"\b(" + "|".join(MONTHS) + r")\b(?= \d)")
 
 
@@ -325,6 +350,7 @@ EDITS: dict[str, tuple[DataLabel, Edit]] = {
     "month_change": ("contradicted", change_month),
     "antonym_negated": ("supported", lambda s, rng: negate_antonym(s)),
     "hedged_number": ("supported", hedge_number),
+    "scope": ("neither", lambda s, rng: widen_scope(s)),
 }
 
 
@@ -357,13 +383,20 @@ def twin_id(original: str, edit: str) -> str:
     return f"{original}~{edit}"
 
 
-def twin_rows(rows: list[Row], *, quota: int, seed: int, stats: Counter[str]) -> list[Row]:
+def twin_rows(
+    rows: list[Row],
+    *,
+    quota: int,
+    seed: int,
+    stats: Counter[str],
+    extra: dict[str, tuple[DataLabel, Edit]] | None = None,
+) -> list[Row]:
     """Twins of supported one-sentence claims: each claim gets at most one, by an edit drawn at
     random among those that apply, until every edit has ``quota`` rows. A twin keeps its
     original's premise, source and group (so both land in the same split); its kind is
-    ``twin_<edit>``."""
+    ``twin_<edit>``. ``extra`` adds edits (the parsed ones of :mod:`.parsed`)."""
     rng = random.Random(f"{seed}:twins")
-    edits = twin_edits()
+    edits = {**twin_edits(), **(extra or {})}
     counts: Counter[str] = Counter()
     candidates = [
         row

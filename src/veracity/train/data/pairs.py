@@ -9,9 +9,17 @@ that :func:`~veracity.train.data.contrast.twin_edits` can make of it, at most ``
 per edit, chosen at random (seeded). Nothing comes from evaluation data. VitaminC rows are left
 out: its copy asks not to be published, and the suite is committed.
 
+Besides those twins: the parsed ones of :mod:`~veracity.train.data.parsed` (swapped roles,
+co-hyponyms, WordNet antonyms; when spaCy is installed), and the premise-side pairs of
+:mod:`~veracity.train.data.balance`: ``negated_both`` (the claim's sentence negated in the premise
+and the claim negated too: a true negated claim, expected supported), ``premise_negated`` (the
+same premise against the original claim: contradicted) and ``verbatim_number`` (a sentence of
+the premise with a number or date, lightly edited: supported).
+
 Each line: ``premise``, ``claim`` (the original), ``twin``, ``kind`` (the edit), ``expected``
-(the twin's label: ``contradicted`` for most edits, ``neither`` for a strengthened modal,
-``supported`` for the meaning-keeping ones), ``source`` and ``id`` (the original row's).
+(the twin's label: ``contradicted`` for most edits, ``neither`` for a strengthened modal or an
+unstated swap, ``supported`` for the meaning-keeping ones), ``source`` and ``id`` (the original
+row's), and ``twin_premise`` where the twin is read against another premise than the original.
 """
 
 from __future__ import annotations
@@ -24,7 +32,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from veracity.train.data.contrast import suite_half, twin_edits
+from veracity.train.data.balance import aligned_sentence, verbatim_twin
+from veracity.train.data.contrast import Edit, suite_half, twin_edits
+from veracity.train.data.perturb import negate
+from veracity.train.data.schema import DataLabel
 from veracity.train.data.text import sentences, word_count
 
 __all__ = ["suite_pairs"]
@@ -34,9 +45,35 @@ _UNPUBLISHED = ("vitaminc_bigbench",)
 _MAX_WORDS = 45
 
 
-def suite_pairs(rows: list[dict[str, Any]], *, per_kind: int, seed: int) -> list[dict[str, Any]]:
+def _premise_twins(
+    premise: str, claim: str, rng: random.Random
+) -> dict[str, tuple[DataLabel, str, str]]:
+    """Twins that change the premise: kind -> (expected label, twin premise, twin claim)."""
+    out: dict[str, tuple[DataLabel, str, str]] = {}
+    span = aligned_sentence(premise, claim)
+    if span is not None:
+        negated = negate(premise[span[0] : span[1]], rng)
+        negated_claim = negate(claim, rng)
+        if negated and negated_claim:
+            twin_premise = premise[: span[0]] + negated + premise[span[1] :]
+            out["negated_both"] = ("supported", twin_premise, negated_claim)
+            out["premise_negated"] = ("contradicted", twin_premise, claim)
+    verbatim = verbatim_twin(premise, rng)
+    if verbatim is not None:
+        out["verbatim_number"] = ("supported", premise, verbatim)
+    return out
+
+
+def suite_pairs(
+    rows: list[dict[str, Any]],
+    *,
+    per_kind: int,
+    seed: int,
+    extra: dict[str, tuple[DataLabel, Edit]] | None = None,
+) -> list[dict[str, Any]]:
     """The suite's pairs from validation ``rows`` (as read from val.jsonl), kinds in
-    :func:`twin_edits` order, at most ``per_kind`` of each."""
+    :func:`twin_edits` order, then ``extra`` edits, then the premise-side pairs, at most
+    ``per_kind`` of each."""
     rng = random.Random(f"{seed}:suite")
     originals = [
         row
@@ -52,7 +89,7 @@ def suite_pairs(rows: list[dict[str, Any]], *, per_kind: int, seed: int) -> list
     rng.shuffle(originals)
     pairs: list[dict[str, Any]] = []
     counts: Counter[str] = Counter()
-    for name, (label, edit) in twin_edits().items():
+    for name, (label, edit) in {**twin_edits(), **(extra or {})}.items():
         for row in originals:
             if counts[name] >= per_kind:
                 break
@@ -71,6 +108,26 @@ def suite_pairs(rows: list[dict[str, Any]], *, per_kind: int, seed: int) -> list
                     "twin": twin,
                 }
             )
+    for row in originals:
+        rng = random.Random(f"{seed}:{row['id']}:premise")
+        for name, (label, twin_premise, twin) in _premise_twins(
+            row["premise"], row["hypothesis"], rng
+        ).items():
+            if counts[name] >= per_kind:
+                continue
+            counts[name] += 1
+            pair = {
+                "id": row["id"],
+                "kind": name,
+                "expected": label,
+                "source": row["source"],
+                "premise": row["premise"],
+                "claim": row["hypothesis"],
+                "twin": twin,
+            }
+            if twin_premise != row["premise"]:
+                pair["twin_premise"] = twin_premise
+            pairs.append(pair)
     return pairs
 
 
@@ -85,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, required=True, help="the JSONL file to write")
     parser.add_argument("--per-kind", type=int, default=60, help="pairs per edit at most")
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument(
+        "--no-parsed", action="store_true", help="skip the twins that need spaCy's parse"
+    )
     args = parser.parse_args(argv)
     val = args.data / "val.jsonl"
     if not val.is_file():
@@ -95,7 +155,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     rows = [json.loads(line) for line in val.read_text(encoding="utf-8").splitlines() if line]
-    pairs = suite_pairs(rows, per_kind=args.per_kind, seed=args.seed)
+    extra = None
+    if not args.no_parsed:
+        from veracity.train.data.parsed import ParsedEdits, parsed_edits
+        from veracity.train.data.wordnet import WordNet
+
+        extra = parsed_edits(ParsedEdits.load(WordNet.find()))
+    pairs = suite_pairs(rows, per_kind=args.per_kind, seed=args.seed, extra=extra)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(
         "".join(json.dumps(pair, ensure_ascii=False) + "\n" for pair in pairs), encoding="utf-8"
