@@ -14,6 +14,8 @@ RERANKER_DIR = ASSETS / "reranker"
 EMBEDDER_DIR = ASSETS / "embedder"
 #: Where ``veracity distill-embedder`` writes the static embedder by default (not in git).
 STATIC_EMBEDDER_DIR = ASSETS / "static-embedder"
+#: The one decision's fitted weights (:mod:`veracity.decision`), written by bench/decision_fit.py.
+DECISION_FILE = ASSETS / "decision.json"
 #: How a verdict looks (colours of claims and sentences), shared by every HTML page.
 VERDICTS_CSS = ASSETS / "verdicts.css"
 

@@ -196,8 +196,11 @@ VERIFY_CONTRADICTION = 0.5
 #: Layers run by default, and the combination rule.
 Layer = Literal["nli", "knowledge", "consistency"]
 VERIFY_LAYERS: tuple[Layer, ...] = ("nli", "knowledge")
-Rule = Literal["any", "all", "cascade", "logistic"]
-VERIFY_RULE: Rule = "any"
+#: ``decision`` (default): the one fitted decision over every signal (:mod:`veracity.decision`);
+#: ``any`` / ``all`` / ``cascade`` / ``logistic`` combine the layers' labels (measured beside it
+#: in bench/README.md, decision_fit).
+Rule = Literal["decision", "any", "all", "cascade", "logistic"]
+VERIFY_RULE: Rule = "decision"
 #: The longest answer verified at once, in characters (about 30,000 words: some 2,000 sentences,
 #: minutes on a CPU). Longer text is refused with the fix (verify it in parts): spaCy reads at
 #: most 1,000,000 characters at a time, and a 5 MB answer would take hours.

@@ -156,16 +156,24 @@ def print_check(pair: ScoredPair, model_id: str, model_version: str) -> None:
             out=console,
             indent=2,
         )
-    if pair.rules and score.error is None and pair.verifier_label != "contradicted":
-        verifier = pair.verifier_label or "a similarity"
+    decided = pair.decision
+    if decided is not None:
         show(
-            styled(
-                f"contradicted by the rule; the verifier alone says {verifier}: read the premise",
-                "yellow",
-            ),
+            f"decision {decided.version}: supported {decided.supported:.3f}  contradicted "
+            f"{decided.contradicted:.3f}  unsupported {decided.unsupported:.3f}",
             out=console,
             indent=2,
         )
+        if pair.label != pair.verifier_label:
+            show(
+                styled(
+                    f"the decision says {pair.label}, reading the rules and coverage beside "
+                    f"the verifier, which alone says {pair.verifier_label}: read the premise",
+                    "yellow",
+                ),
+                out=console,
+                indent=2,
+            )
 
 
 _MARKS = {

@@ -5,14 +5,15 @@ For each sentence (see :mod:`veracity.text.segment`):
 - valid ``[n]`` markers become :class:`~veracity.types.Citation` s of block ``n``'s chunk (its
   document, section, page and exact character span); numbers that name no block become
   :class:`~veracity.types.InvalidCitation` s;
-- a factual sentence with valid citations is verified against each cited passage: it is
-  ``supported`` when its best citation reaches ``tau``, else ``contradicted`` when a cited
-  passage contradicts it (P(contradicted) reaches ``contradiction`` and beats its support),
-  else ``unsupported``;
-- a factual sentence without a valid citation is scored against every block, and when the best
-  block reaches ``tau`` that block is attached (``Citation.attached``): ``citation_attached``,
-  or ``invalid_citation`` when it cited only blocks that do not exist; otherwise ``uncited`` (or
-  ``invalid_citation``);
+- a factual sentence with valid citations is verified against each cited passage, and the one
+  fitted decision (:mod:`veracity.decision`, as ``veracity verify`` decides a claim) reads the
+  verifier's readings of its cited passages and its word coverage: ``supported`` when its
+  P(supported) reaches ``tau``, else ``contradicted`` when P(contradicted | not supported)
+  reaches ``contradiction``, else ``unsupported``;
+- a factual sentence without a valid citation is scored against every block, and when the
+  decision over them finds it supported the best block is attached (``Citation.attached``):
+  ``citation_attached``, or ``invalid_citation`` when it cited only blocks that do not exist;
+  otherwise ``uncited`` (or ``invalid_citation``);
 - non-factual sentences (refusals, questions, greetings, code, Markdown headings) are
   ``not_factual``.
 
@@ -41,14 +42,18 @@ from dataclasses import dataclass
 from veracity import defaults
 from veracity.checkers.base import PairScorer
 from veracity.checkers.scoring import score_groups
+from veracity.decision import Decision, coverage
 from veracity.errors import ClaimTooLongError, InputError, OptionError
 from veracity.text.citations import resolve_markers
 from veracity.text.segment import AnswerSentence, segment_answer
 from veracity.types import (
     Citation,
+    ClaimSignals,
+    DecisionResult,
     Hit,
     InvalidCitation,
     PairScore,
+    Reading,
     SentenceCheck,
     SentenceStatus,
     Span,
@@ -101,6 +106,7 @@ class CitationChecker:
         tau: float = defaults.CITATION_TAU,
         attach: bool = True,
         contradiction: float = defaults.VERIFY_CONTRADICTION,
+        decision: Decision | None = None,
     ) -> None:
         if not isinstance(scorer, PairScorer):
             raise InputError(
@@ -125,6 +131,7 @@ class CitationChecker:
         self.tau = float(tau)
         self.attach = attach
         self.contradiction = float(contradiction)
+        self._decision = decision
         self._loaded = False
 
     def load(self) -> CitationChecker:
@@ -249,24 +256,12 @@ class CitationChecker:
         citations = tuple(_citation(n, span, hits[n - 1], scores.get(n)) for n, span in plan.cited)
         status: SentenceStatus
         support = _best(scores)
+        decided = None if support is None else self._decide(claim, scores, hits, support[0])
         if not plan.factual:
             status = "not_factual"
         elif plan.cited:
-            if support is None:
-                status = "error"
-            elif support[1] >= self.tau:
-                status = "supported"
-            elif any(
-                c.contradicted is not None
-                and c.support is not None
-                and c.contradicted >= self.contradiction
-                and c.contradicted > c.support
-                for c in citations
-            ):
-                status = "contradicted"
-            else:
-                status = "unsupported"
-        elif support is not None and support[1] >= self.tau:
+            status = "error" if decided is None else decided.label
+        elif support is not None and decided is not None and decided.label == "supported":
             number = support[0]
             citations = (_citation(number, None, hits[number - 1], scores[number]),)
             status = "invalid_citation" if plan.invalid else "citation_attached"
@@ -283,7 +278,23 @@ class CitationChecker:
             support=None if support is None else support[1],
             failure=failure,
             note=note,
+            decision=decided if plan.factual else None,
         )
+
+    def _decide(
+        self, claim: str, scores: dict[int, PairScore], hits: Sequence[Hit], best: int
+    ) -> DecisionResult:
+        """The one decision over the readings of ``scores`` (failed ones left out) and the
+        claim's coverage by its best block. Generation runs no knowledge rules: the decision
+        reads them as absent."""
+        decision = self._decision or Decision.shipped()
+        readings = tuple(
+            Reading(score.supported, score.contradicted, score.neither)
+            for score in scores.values()
+            if score.error is None
+        )
+        signals = ClaimSignals(readings, (), coverage(claim, hits[best - 1].chunk.text))
+        return decision.run(signals, tau=self.tau, contradiction=self.contradiction)
 
 
 def claim_parts(claim: str, pieces: int) -> list[str]:

@@ -53,7 +53,7 @@ S = TypeVar("S")
 #: The layers the service runs (consistency needs sampled answers from a chat model: use the CLI).
 SERVED_LAYERS = ("nli", "knowledge")
 #: Combination rules the service offers (``logistic`` reads a weights file: use the CLI).
-SERVED_RULES = ("any", "all", "cascade")
+SERVED_RULES = ("decision", "any", "all", "cascade")
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from veracity.types.answers import (
     Timings,
 )
 from veracity.types.corpus import Chunk, Document, MetadataValue, Page, Section
+from veracity.types.decision import ClaimSignals, DecisionResult, Reading
 from veracity.types.pairs import Label, PairScore, PairScores, ScoredPair
 from veracity.types.retrieval import (
     Confidence,
@@ -65,9 +66,11 @@ __all__ = [
     "Citation",
     "Claim",
     "ClaimSet",
+    "ClaimSignals",
     "ClaimSpans",
     "ClaimVerdict",
     "Confidence",
+    "DecisionResult",
     "Document",
     "EvidenceJudgement",
     "GenerationProvenance",
@@ -79,6 +82,7 @@ __all__ = [
     "Page",
     "PairScore",
     "PairScores",
+    "Reading",
     "Refusal",
     "RelevanceScore",
     "RelevanceScores",

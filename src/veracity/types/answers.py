@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from veracity._json import Fields
+from veracity.types.decision import DecisionResult, decision_from
 from veracity.types.retrieval import Hit, _hit
 from veracity.types.spans import Span, _optional_span, _pair, _span, _spans
 
@@ -140,7 +141,8 @@ class SentenceCheck:
     - ``error``: its written citations could not be scored (see ``failure``).
 
     ``note`` says how it was read when that was out of the ordinary (a sentence too long for the
-    verifier, read in parts).
+    verifier, read in parts). ``decision`` is the one fitted decision that set the status
+    (:mod:`veracity.decision`): its probabilities and each input's contribution.
     """
 
     index: int
@@ -153,6 +155,7 @@ class SentenceCheck:
     support: float | None = None
     failure: str | None = None
     note: str | None = None
+    decision: DecisionResult | None = None
 
     @property
     def flagged(self) -> bool:
@@ -177,6 +180,7 @@ class SentenceCheck:
             "note": self.note,
             "citations": [c.to_dict() for c in self.citations],
             "invalid": [item.to_dict() for item in self.invalid],
+            "decision": None if self.decision is None else self.decision.to_dict(),
         }
 
 
@@ -421,6 +425,9 @@ def _sentence(fields: Fields) -> SentenceCheck:
         support=fields.optional_number("support"),
         failure=fields.optional_text("failure"),
         note=fields.optional_text("note"),
+        decision=decision_from(fields.child("decision"))
+        if fields.has("decision") and fields.value("decision") is not None
+        else None,
     )
 
 

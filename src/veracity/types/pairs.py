@@ -8,6 +8,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from veracity.types.decision import DecisionResult
 from veracity.types.spans import Span, _pair
 from veracity.types.verification import ValueCheck
 
@@ -100,8 +101,10 @@ class ScoredPair:
     in :meth:`to_dict`) as there is no threshold to read one off. The premise is held to quote
     the evidence spans; it is not repeated in the output. ``rules`` are the mismatches the
     knowledge rules found (:class:`veracity.verify.pairs.PairChecker`): a negation, antonym,
-    quantifier, value or duration of the claim that the premise states otherwise; any of them
-    makes ``label`` ``contradicted`` (``verifier_label`` keeps the verifier's own).
+    quantifier, value or duration of the claim that the premise states otherwise. ``decision``
+    is the one fitted decision over the verifier's reading and the rules' findings
+    (:mod:`veracity.decision`); where it is given it sets ``label`` (its ``unsupported`` is the
+    pair's ``neither``), and ``verifier_label`` keeps the verifier's own.
 
     >>> pair = ScoredPair("Bees dance.", "Bees dance.", PairScore(0.9, 0.05, 0.05, Span(0, 11),
     ...                   evidence=(Span(0, 4),)))
@@ -114,6 +117,7 @@ class ScoredPair:
     score: PairScore
     probabilities: bool = True
     rules: tuple[ValueCheck, ...] = ()
+    decision: DecisionResult | None = None
 
     @property
     def verifier_label(self) -> Label | None:
@@ -123,11 +127,11 @@ class ScoredPair:
 
     @property
     def label(self) -> Label | None:
-        """The decision, as ``veracity verify``'s default rule (``any``) makes it: a rule's
-        mismatch makes the pair ``contradicted`` whatever the verifier says (its scores are
-        kept as they are); otherwise the verifier's label."""
-        if self.rules and self.score.error is None:
-            return "contradicted"
+        """The decision's label where it was made (its ``unsupported`` read as ``neither``),
+        otherwise the verifier's own; ``error`` when the pair could not be scored."""
+        if self.decision is not None and self.score.error is None:
+            label = self.decision.label
+            return "neither" if label == "unsupported" else label  # type: ignore[return-value]
         return self.verifier_label
 
     def to_dict(self) -> dict[str, Any]:
@@ -158,6 +162,7 @@ class ScoredPair:
                 }
                 for rule in self.rules
             ],
+            "decision": None if self.decision is None else self.decision.to_dict(),
         }
 
 

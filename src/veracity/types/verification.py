@@ -16,6 +16,7 @@ from typing import Any, Literal, get_args
 
 from veracity._json import Fields
 from veracity.errors import InputError
+from veracity.types.decision import DecisionResult, decision_from
 from veracity.types.spans import Span, _optional_span, _pair, _span, _spans
 
 __all__ = [
@@ -288,7 +289,8 @@ class ClaimVerdict:
     contradict it, best first; ``values`` the knowledge layer's exact comparisons.
     ``unsupported_spans`` are the characters of the answer (not of the rewritten claim) that a
     span detector found unsupported by the claim's evidence: ``None`` when no detector ran (and
-    then ``to_dict`` leaves the field out), ``()`` when it found none.
+    then ``to_dict`` leaves the field out), ``()`` when it found none. ``decision`` is the one
+    fitted decision's probabilities and each input's contribution (:mod:`veracity.decision`).
     """
 
     claim: Claim
@@ -299,6 +301,7 @@ class ClaimVerdict:
     evidence: tuple[EvidenceJudgement, ...] = ()
     values: tuple[ValueCheck, ...] = ()
     unsupported_spans: tuple[UnsupportedSpan, ...] | None = None
+    decision: DecisionResult | None = None
 
     @property
     def flagged(self) -> bool:
@@ -319,11 +322,13 @@ class ClaimVerdict:
     def to_dict(self) -> dict[str, Any]:
         """The claim's fields, then its verdict, each layer's finding and the evidence, and
         ``unsupported_spans`` when a span detector ran."""
-        found = (
+        found: dict[str, Any] = (
             {}
             if self.unsupported_spans is None
             else {"unsupported_spans": [span.to_dict() for span in self.unsupported_spans]}
         )
+        if self.decision is not None:
+            found["decision"] = self.decision.to_dict()
         return (
             self.claim.to_dict()
             | {
@@ -530,6 +535,7 @@ def _verdict(fields: Fields) -> ClaimVerdict:
         evidence=tuple(_judgement(item) for item in fields.children("evidence")),
         values=tuple(_value_check(item) for item in fields.children("values")),
         unsupported_spans=spans,
+        decision=decision_from(fields.child("decision")) if fields.has("decision") else None,
     )
 
 

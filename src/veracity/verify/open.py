@@ -150,6 +150,7 @@ def open_answer_verifier(
     combiner = LayerCombiner(
         settings.rule,
         order=layers,
+        tau=settings.tau,
         weights=LayerWeights.load(weights) if isinstance(weights, str | Path) else weights,
     )
     return make_answer_verifier(

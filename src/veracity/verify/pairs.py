@@ -6,15 +6,16 @@ verifier's probabilities and the rules that need no network.
    names) read each claim against its premise: every mismatch is reported with the claim's
    words and the premise's, and both spans.
 
-The pair's label is decided as ``veracity verify``'s default rule (``any``) decides: a rule's
-mismatch makes it ``contradicted``. The rules never change the verifier's scores; where the two
-disagree, both are shown (``verifier_label`` is the verifier's own).
+3. The one decision (:mod:`veracity.decision`, as ``veracity verify`` decides a claim) reads
+   the verifier's reading, the rules' findings and the claim's word coverage, and gives the
+   label. The rules never change the verifier's scores; where the two disagree, both are shown
+   (``verifier_label`` is the verifier's own).
 
 >>> from veracity.testing import TablePairScorer
 >>> scorer = TablePairScorer({("Bees do not sleep.", "Bees sleep."): (0.7, 0.1, 0.2)})
 >>> pair = PairChecker(scorer).run(["Bees do not sleep."], ["Bees sleep."]).pairs[0]
->>> pair.label, pair.verifier_label, [(rule.kind, rule.found) for rule in pair.rules]
-('contradicted', 'supported', [('negation', 'do not sleep')])
+>>> pair.verifier_label, [(rule.kind, rule.found) for rule in pair.rules]
+('supported', [('negation', 'do not sleep')])
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity.checkers.base import PairScorer, check_pairs
-from veracity.types import Chunk, Claim, ScoredPair, Span
+from veracity.decision import Decision, coverage
+from veracity.types import Chunk, Claim, ClaimSignals, Reading, ScoredPair, Span
 from veracity.verify.knowledge.layer import KnowledgeLayer
 
 __all__ = ["PairCheck", "PairChecker"]
@@ -42,9 +44,10 @@ class PairCheck:
 class PairChecker:
     """A verifier and the knowledge rules over (premise, claim) pairs (see the module notes)."""
 
-    def __init__(self, scorer: PairScorer) -> None:
+    def __init__(self, scorer: PairScorer, *, decision: Decision | None = None) -> None:
         self.scorer = scorer
         self.rules = KnowledgeLayer(entities=False)
+        self._decision = decision
 
     def load(self) -> PairChecker:
         self.scorer.load()
@@ -62,6 +65,7 @@ class PairChecker:
             ],
         ).values
         probabilities = bool(getattr(self.scorer, "scores_are_probabilities", True))
+        decision = self._decision or Decision.shipped()
         pairs = tuple(
             ScoredPair(
                 premise,
@@ -69,6 +73,15 @@ class PairChecker:
                 score,
                 probabilities,
                 rules=tuple(v for v in values if v.status == "mismatch"),
+                decision=decision.run(
+                    ClaimSignals(
+                        (Reading(score.supported, score.contradicted, score.neither),),
+                        tuple(values),
+                        coverage(claim, premise),
+                    )
+                )
+                if probabilities and score.error is None
+                else None,
             )
             for premise, claim, score, values in zip(
                 premises, claims, result.scores, found, strict=True

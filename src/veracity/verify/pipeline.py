@@ -51,6 +51,7 @@ from veracity.verify.knowledge import KnowledgeLayer, KnowledgeResult
 from veracity.verify.nli import Aggregation, EvidenceWindow, NLILayer, NLIResult
 from veracity.verify.questions import QueryMaker, QueryMode
 from veracity.verify.rules import LayerCombiner
+from veracity.verify.signals import claim_signals
 
 __all__ = ["CLAIM_METHODS", "LAYERS", "AnswerVerifier", "cited_blocks", "make_answer_verifier"]
 
@@ -234,16 +235,19 @@ class AnswerVerifier:
                 findings.append(knowledge.results[i])
             if consistency is not None:
                 findings.append(consistency.results[i])
+            values = () if knowledge is None else knowledge.values[i]
+            decided = self.combiner.decide(claim_signals(claim.text, nli.judgements[i], values))
             verdicts.append(
                 ClaimVerdict(
                     claim=claim,
-                    label=self.combiner.run(findings),
+                    label=self.combiner.run(findings, decided),
                     layers=tuple(findings),
                     citations=nli.citations[i],
                     anti_citations=nli.anti_citations[i],
                     evidence=nli.judgements[i],
-                    values=() if knowledge is None else knowledge.values[i],
+                    values=values,
                     unsupported_spans=None if unsupported is None else unsupported[i],
+                    decision=decided,
                 )
             )
         return Report(
@@ -398,7 +402,9 @@ Give one (--llm on the command line, chat in Python), or let rules write the cla
         k=k,
         queries=QueryMaker(query, chat=chat if query == "question" else None),
     )
-    combiner = rule if isinstance(rule, LayerCombiner) else LayerCombiner(rule, order=chosen)
+    combiner = (
+        rule if isinstance(rule, LayerCombiner) else LayerCombiner(rule, order=chosen, tau=tau)
+    )
     return AnswerVerifier(
         NLILayer(scorer, aggregation=aggregation, tau=tau, window=window or _window(aggregation)),
         gatherer,

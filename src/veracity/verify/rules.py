@@ -1,5 +1,12 @@
 """How the layers' findings on a claim become one verdict, by a declared rule.
 
+- ``decision`` (default): the one fitted decision (:mod:`veracity.decision`) reads every signal
+  about the claim (the network's reading of each passage, the knowledge rules' findings by kind,
+  coverage, passages for and against) and gives the label; the layers' own labels are kept in
+  the report but decide nothing. A claim whose every NLI pair failed is ``error``.
+
+The other rules combine the layers' labels:
+
 Every layer's :class:`~veracity.types.LayerResult` is kept in the report; the rule only decides
 the combined label. A layer *abstains* on a claim when it has nothing to judge (the knowledge
 layer on a claim without values: label ``unchecked``, no score, not flagged) and *fails* when its
@@ -38,9 +45,10 @@ import numpy as np
 
 from veracity import defaults
 from veracity.checkers.combiner import fit_logistic
+from veracity.decision import Decision
 from veracity.defaults import Rule
 from veracity.errors import InputError, OptionError
-from veracity.types import LayerResult, VerdictLabel
+from veracity.types import ClaimSignals, DecisionResult, LayerResult, VerdictLabel
 
 __all__ = ["RULES", "LayerCombiner", "LayerWeights", "Rule", "fit_layer_weights", "layer_features"]
 
@@ -173,7 +181,9 @@ class LayerCombiner:
     """Combines the findings of the layers on one claim by ``rule`` (see the module docstring).
 
     ``order`` gives the cascade's layer order (default: the order the findings come in);
-    ``weights`` are required for ``logistic``.
+    ``weights`` are required for ``logistic``; ``decision`` is the fitted decision (default: the
+    shipped one), which labels a claim supported when its P(supported) reaches ``tau`` and
+    contradicted when P(contradicted | not supported) reaches ``contradiction``.
     """
 
     def __init__(
@@ -183,6 +193,9 @@ class LayerCombiner:
         order: Sequence[str] = (),
         band: tuple[float, float] = defaults.CASCADE_BAND,
         weights: LayerWeights | None = None,
+        decision: Decision | None = None,
+        tau: float = defaults.VERIFY_TAU,
+        contradiction: float = defaults.VERIFY_CONTRADICTION,
     ) -> None:
         if rule not in RULES:
             raise OptionError("rule", rule, f"one of {', '.join(RULES)}")
@@ -201,17 +214,47 @@ class LayerCombiner:
         self.order = tuple(order)
         self.band = (low, high)
         self.weights = weights
+        self._decision = decision
+        self.tau = tau
+        self.contradiction = contradiction
+
+    @property
+    def decision(self) -> Decision:
+        """The decision this combiner reports (the shipped one unless given), read on first
+        use."""
+        if self._decision is None:
+            self._decision = Decision.shipped()
+        return self._decision
 
     @property
     def description(self) -> str:
+        if self.rule == "decision":
+            return f"decision {self.decision.version}"
         if self.rule == "cascade":
             return f"cascade {self.band[0]:g}-{self.band[1]:g}"
         if self.rule == "logistic" and self.weights is not None:
             return f"logistic ({self.weights.fitted_on or 'fitted weights'})"
         return self.rule
 
-    def run(self, results: Sequence[LayerResult]) -> VerdictLabel:
-        """The combined label of one claim's findings."""
+    def decide(self, signals: ClaimSignals) -> DecisionResult:
+        """The fitted decision on one claim's signals (whatever the rule: reports carry it)."""
+        return self.decision.run(signals, tau=self.tau, contradiction=self.contradiction)
+
+    def run(
+        self, results: Sequence[LayerResult], decided: DecisionResult | None = None
+    ) -> VerdictLabel:
+        """The combined label of one claim's findings (``decided``: the decision's result,
+        required by the ``decision`` rule)."""
+        if self.rule == "decision":
+            nli = [r for r in results if r.layer == "nli"]
+            if nli and all(r.error is not None for r in nli):
+                return "error"
+            if decided is None:
+                raise InputError(
+                    "the decision rule needs the claim's decision: pass "
+                    "combiner.decide(signals) as decided="
+                )
+            return decided.label
         judged = _judged(results)
         if not judged:  # nothing checked the claim: say so, never "supported"
             return "error" if any(r.error is not None for r in results) else "unchecked"

@@ -1,0 +1,92 @@
+"""The decision's inputs as named numbers.
+
+>>> from veracity.types import ClaimSignals, Reading
+>>> row = features(ClaimSignals((Reading(0.9, 0.05, 0.05),), coverage=1.0))
+>>> dict(zip(FEATURES, row.round(2).tolist()))["support_logit"]
+2.2
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from veracity.text.words import content_words
+from veracity.types import ClaimSignals
+
+__all__ = ["FEATURES", "RULE_KINDS", "coverage", "features"]
+
+#: Value kinds of the knowledge rules, grouped: a number, date or version of the claim against
+#: its evidence; a name; a polarity (negation, antonym, quantifier).
+RULE_KINDS: dict[str, frozenset[str]] = {
+    "value": frozenset({"number", "percent", "money", "quantity", "date", "year", "code"}),
+    "entity": frozenset({"entity"}),
+    "polarity": frozenset({"negation", "antonym", "quantifier"}),
+}
+
+#: The decision's inputs, in column order.
+FEATURES: tuple[str, ...] = (
+    "support_logit",
+    "contradiction_logit",
+    "passages_for",
+    "passages_against",
+    "coverage",
+    "no_reading",
+    "value_mismatch",
+    "value_absent",
+    "value_match",
+    "entity_absent",
+    "polarity_mismatch",
+)
+
+_EPSILON = 1e-4
+
+
+def coverage(claim: str, passage: str) -> float:
+    """The share of the claim's content words (stemmed) that the passage holds; 1.0 for a claim
+    without content words."""
+    words = set(content_words(claim))
+    if not words:
+        return 1.0
+    return len(words & set(content_words(passage))) / len(words)
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, _EPSILON), 1 - _EPSILON)
+    return math.log(p / (1 - p))
+
+
+def features(signals: ClaimSignals) -> np.ndarray:
+    """One row of :data:`FEATURES` for ``signals``.
+
+    With no reading, the network's columns hold a neutral low support (logit of 0.01) and
+    ``no_reading`` is 1; a failed reading (``nan``) counts as none.
+    """
+    readings = [
+        r
+        for r in signals.readings
+        if not any(math.isnan(p) for p in (r.supported, r.contradicted, r.neither))
+    ]
+    stating = [r for r in readings if r.can_state]
+    support = max((r.supported for r in readings), default=0.01)
+    contradiction = max((r.contradicted for r in stating), default=0.01)
+    status = {
+        group: {c.status for c in signals.checks if c.kind in kinds}
+        for group, kinds in RULE_KINDS.items()
+    }
+    values = status["value"]
+    row = [
+        _logit(support),
+        _logit(contradiction),
+        math.log1p(sum(r.supported >= 0.5 for r in readings)),
+        math.log1p(sum(r.contradicted >= 0.5 for r in stating)),
+        0.0 if signals.coverage is None else signals.coverage - 0.5,
+        float(not readings),
+        float("mismatch" in values),
+        float("absent" in values),
+        float("match" in values and "mismatch" not in values),
+        float("absent" in status["entity"]),
+        float("mismatch" in status["polarity"]),
+    ]
+    return np.asarray(row, dtype=np.float64)
