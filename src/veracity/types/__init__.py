@@ -40,6 +40,7 @@ from veracity.types.retrieval import (
 )
 from veracity.types.spans import Span
 from veracity.types.verification import (
+    NOT_CHECKABLE,
     VERDICT_LABELS,
     Claim,
     ClaimSet,
@@ -58,6 +59,7 @@ from veracity.types.verification import (
 
 __all__ = [
     "SENTENCE_STATUSES",
+    "NOT_CHECKABLE",
     "VERDICT_LABELS",
     "AbstentionCheck",
     "Answer",

@@ -13,6 +13,7 @@ from veracity.errors import GenerationError, InputError, OptionError
 from veracity.testing import ScriptedChatModel
 from veracity.types import ClaimSet, Span
 from veracity.verify.claims import ClaimExtractor
+from veracity.verify.claims.grammar import finish
 
 pytestmark = pytest.mark.unit
 
@@ -409,11 +410,16 @@ def test_an_answer_longer_than_the_limit_is_refused_before_any_work() -> None:
     assert ClaimExtractor().run("Bees dance. " + "y" * (limit - 12)).sentences == 2
 
 
-def test_a_chinese_sentence_keeps_its_own_full_stop() -> None:
-    # Harden-2 #14: the claim read "…230次。." with a stray full stop
-    claims = ClaimExtractor().run("蜜蜂的翅膀每秒振动约230次。工蜂寿命约六周！Bees dance!")
-    assert [c.text for c in claims.claims] == [
-        "蜜蜂的翅膀每秒振动约230次。",
-        "工蜂寿命约六周。",
-        "Bees dance.",
+def test_chinese_sentences_are_not_checkable_and_keep_their_own_full_stop() -> None:
+    # Harden-2 #14: the claim read "…230次。." with a stray full stop. Issue 43: the shipped
+    # models read English, so a sentence in another script is reported, not judged.
+    answer = "蜜蜂的翅膀每秒振动约230次。工蜂寿命约六周！Bees dance!"
+    claims = ClaimExtractor().run(answer)
+    assert [c.text for c in claims.claims] == ["Bees dance."]
+    assert [(s.text, s.reason) for s in claims.skipped] == [
+        ("蜜蜂的翅膀每秒振动约230次。", "unreadable"),
+        ("工蜂寿命约六周！", "unreadable"),
     ]
+    assert finish("工蜂寿命约六周！") == "工蜂寿命约六周。"
+
+
