@@ -58,8 +58,8 @@ from veracity.types.verification import (
 )
 
 __all__ = [
-    "SENTENCE_STATUSES",
     "NOT_CHECKABLE",
+    "SENTENCE_STATUSES",
     "VERDICT_LABELS",
     "AbstentionCheck",
     "Answer",

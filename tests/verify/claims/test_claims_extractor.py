@@ -91,7 +91,9 @@ def test_markers_stay_attached_to_every_claim_of_their_sentence(result: ClaimSet
     ]
 
 
-def test_spans_are_parts_when_verbatim_and_sentences_when_rewritten(result: ClaimSet) -> None:
+def test_spans_are_parts_when_verbatim_or_decontextualized_and_sentences_when_rewritten(
+    result: ClaimSet,
+) -> None:
     claims = result.claims
     # a whole sentence, markers included
     assert claims[0].span.of(ANSWER) == "Karl von Frisch was an Austrian ethologist [1]."
@@ -100,9 +102,11 @@ def test_spans_are_parts_when_verbatim_and_sentences_when_rewritten(result: Clai
     assert claims[6].span.of(ANSWER) == "the queen lays up to 2,000 eggs a day"
     assert claims[5].edits == ("decomposed",)
     assert claims[6].edits == ("decomposed", "capitalised: 'the' -> 'The'")
+    # a part whose reference was replaced keeps its span; the edit records the replacement
+    assert claims[1].span.of(ANSWER) == "He was born in Vienna in 1886"
+    assert claims[1].edits == ("decomposed", "decontextualized: 'He' -> 'Karl von Frisch'")
     # rewritten claims point at their whole sentence
     sentence = "He was born in Vienna in 1886 and died in Munich in 1982 [1, 2]."
-    assert claims[1].span.of(ANSWER) == sentence
     assert claims[2].span.of(ANSWER) == sentence
     assert claims[2].edits == (
         "decomposed",
@@ -421,5 +425,3 @@ def test_chinese_sentences_are_not_checkable_and_keep_their_own_full_stop() -> N
         ("工蜂寿命约六周！", "unreadable"),
     ]
     assert finish("工蜂寿命约六周！") == "工蜂寿命约六周。"
-
-
