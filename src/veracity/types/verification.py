@@ -85,11 +85,13 @@ class Claim:
     """One atomic, self-contained claim taken from an answer.
 
     ``text`` is what the verifier checks (decomposed and decontextualized); ``span`` the
-    characters of the answer it came from (the whole sentence when the claim was rewritten, a
-    part of it when it was cut out verbatim); ``sentence`` the 0-based index of that sentence.
-    ``markers`` are the citation numbers written on that sentence; ``edits`` record every
-    rewrite, e.g. ``("decomposed", "decontextualized: 'He' -> 'Karl von Frisch'")``; without
-    one, ``text`` is the span's words as written (``veracity.verify.claims.draft.written``).
+    characters of the answer it came from (a part of the sentence when it was cut out verbatim,
+    also when the rules then replaced a reference in it; the whole sentence when the claim was
+    rewritten otherwise); ``sentence`` the 0-based index of that sentence. ``markers`` are the
+    citation numbers written on that sentence; ``edits`` record every rewrite, e.g.
+    ``("decomposed", "decontextualized: 'He' -> 'Karl von Frisch'")``; without one, ``text`` is
+    the span's words as written (``veracity.verify.claims.draft.written``: no character changes
+    but citation markers, a list bullet, bold marks, whitespace runs and the end mark).
     """
 
     index: int

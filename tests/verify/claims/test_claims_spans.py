@@ -10,6 +10,7 @@ written apart from the code under test.
 
 from __future__ import annotations
 
+import ast
 import re
 
 import pytest
@@ -23,9 +24,10 @@ from veracity.verify.claims import ClaimExtractor, split_answer
 pytestmark = pytest.mark.unit
 
 _CAPITALISED = re.compile(r"capitalised: '([^']+)' -> '([^']+)'$")
-_REPLACED = re.compile(r"decontextualized: '([^']+)' -> '([^']+)'$")
+#: The rules write both sides with repr(): "'It'", or '"PayPal's"' when it holds a "'".
+_REPLACED = re.compile(r"decontextualized: ('[^']+'|\"[^\"]+\") -> ('[^']+'|\"[^\"]+\")$")
 #: Edits after which the span and the edits alone give the text.
-_SPAN_KEEPING = re.compile(r"decomposed$|capitalised: |decontextualized: '")
+_SPAN_KEEPING = re.compile(r"decomposed$|capitalised: |decontextualized: ['\"]")
 _WORD = re.compile(r"\w+")
 
 
@@ -69,7 +71,7 @@ def expected(answer: str, span_text: str, edits: tuple[str, ...]) -> str:
             assert text.startswith(before), (edit, text)
             text = after + text[len(before) :]
         elif (found := _REPLACED.match(edit)) is not None:
-            original, replacement = found.groups()
+            original, replacement = map(ast.literal_eval, found.groups())
             at = re.search(rf"(?<!\w){re.escape(original)}(?!\w)", text)
             assert at is not None, (edit, text)
             text = text[: at.start()] + replacement + text[at.end() :]
@@ -228,6 +230,14 @@ def test_the_issues_sentences_keep_every_character(answer: str, texts: list[str]
     result = ClaimExtractor().run(answer)
     assert [claim.text for claim in result.claims] == texts
     check(result)
+
+
+def test_a_replacement_written_with_an_apostrophe_is_read_too() -> None:
+    answer = "PayPal is a payment service. Its fees are low [1]."
+    claim = ClaimExtractor().run(answer).claims[1]
+    assert claim.text == "PayPal's fees are low."
+    assert claim.edits == ("decontextualized: 'Its' -> \"PayPal's\"",)
+    check(ClaimExtractor().run(answer))
 
 
 def test_a_replaced_reference_keeps_the_span_of_its_words() -> None:
