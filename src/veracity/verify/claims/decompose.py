@@ -184,10 +184,10 @@ def _clause(tokens: tuple[Token, ...], body: str) -> Clause | None:
 
 def _noun_phrase(clause: Clause) -> bool:
     """Whether ``clause`` may be a noun phrase read as a clause: a verb guessed from an ``-s``
-    ending with nothing after it ("the YAML and Python communities": not "Python communities"
-    doing something)."""
-    rest = clause.tokens[clause.verb + 1 :]
-    return clause.form.weak and not any(token.is_word for token in rest)
+    or ``-ed`` ending with no word right after it ("the YAML and Python communities": not
+    "Python communities" doing something; "the rate and the amount deposited, meaning ...")."""
+    following = clause.tokens[clause.verb + 1 : clause.verb + 2]
+    return clause.form.weak and not any(token.is_word for token in following)
 
 
 def _depths(tokens: tuple[Token, ...]) -> list[int]:
