@@ -9,6 +9,8 @@ Runs the rule-based claim extractor (``ClaimExtractor()``, the default of ``veri
   sentences that become *not checkable* (every sentence the splitter makes of them skipped
   for a reason of ``veracity.types.NOT_CHECKABLE``), by annotators' label, and the claims whose
   span does not slice exactly the text the verifier reads;
+- twenty hand-made answers with code, paths, URLs, versions, lists and man-page whitespace
+  (the issue's three splitting failures first): the claims whose span is not exact;
 - a hand-made table of non-claims ("docs.", "The system works as documented.", other
   scripts, runs of one letter, bare list numbers, headings) and of real factual sentences
   copied from documentation that ships on Debian: how many of each are judged as claims.
@@ -123,6 +125,31 @@ REAL_CLAIMS = [
     "tar will not overwrite existing files by default.",
 ]
 
+#: Answers with code, paths, URLs, versions, lists and man-page whitespace (the issue's three
+#: failures first): each claim's span must slice exactly what the verifier reads.
+SPAN_ANSWERS = [
+    "Run the ./.bootstrap script before building [1].",
+    "The //! syntax marks inner doc comments in Rust.",
+    "PyYAML is maintained by the YAML and Python communities.",
+    "The $? variable holds the exit status of the last command.",
+    "The ? wildcard matches exactly one character.",
+    "Edit ~/.bashrc, then run source ~/.bashrc [2].",
+    "The __init__.py file marks a package, and __main__.py runs it.",
+    "Python 3.11.7 was released on 2023-12-04 (see https://www.python.org/downloads/).",
+    "GNU tar 1.34 reads .tar.gz, .tar.xz and .tar.zst archives.",
+    "Use `ls -la` to list hidden files . It also shows permissions.",
+    "ls  -l\n       lists files in the long format [3].",
+    "The default is 4 KiB , e.g. on x86 and ARM.",
+    "- **apt-get** installs packages [1].\n- **apt-cache** queries them [2].",
+    "1. dpkg installs .deb files.\n2. apt resolves their dependencies.",
+    "The file /etc/default/grub sets GRUB_TIMEOUT=5 by default.",
+    "It was written by J. R. Hacker et al. in 1999 and is maintained by Debian.",
+    "See man(1) and ls(1) for details; both ship with the man-db package.",
+    "The C:\\Users folder holds each user's profile on Windows.",
+    "Options such as --no-preserve-root and -rf are dangerous.",
+    "The U.S. mirror at http://ftp.us.debian.org/debian/ is the default.",
+]
+
 _CAPITALISED = re.compile(r"capitalised: '([^']+)' -> '([^']+)'$")
 #: The rules write both sides with repr(): "'It'", or '"PayPal's"' when it holds a "'".
 _REPLACED = re.compile(r"decontextualized: ('[^']+'|\"[^\"]+\") -> ('[^']+'|\"[^\"]+\")$")
@@ -227,7 +254,22 @@ def measure(data: Path) -> dict[str, Any]:
             spans[kind] += 1
             if kind.startswith("not exact") and len(examples["not exact"]) < 20:
                 examples["not exact"].append(f"{claim.span.of(answer)!r} -> {claim.text!r}")
-    hand: dict[str, int] = {}
+    span_claims = [
+        (answer, claim) for answer in SPAN_ANSWERS for claim in extractor.run(answer).claims
+    ]
+    span_kinds = Counter(
+        span_kind(answer, claim.text, claim.span.of(answer), claim.edits)
+        for answer, claim in span_claims
+    )
+    for answer, claim in span_claims:
+        kind = span_kind(answer, claim.text, claim.span.of(answer), claim.edits)
+        if kind.startswith("not exact") and len(examples["not exact"]) < 20:
+            examples["not exact"].insert(0, f"{claim.span.of(answer)!r} -> {claim.text!r}")
+    hand: dict[str, Any] = {
+        "span_answers": len(SPAN_ANSWERS),
+        "span_claims": len(span_claims),
+        "span_kinds": dict(span_kinds),
+    }
     for name, table in (("non_claims", NON_CLAIMS), ("real_claims", REAL_CLAIMS)):
         judged = [bool(extractor.run(text).claims) for text in table]
         hand[name] = len(table)
@@ -266,7 +308,12 @@ def table(before: dict[str, Any] | None, after: dict[str, Any], ref: str | None)
     def cell(figures: dict[str, Any] | None, key: str, total: str) -> str:
         if figures is None:
             return "–"
-        value = figures[key] if key in figures else figures["lfqa_spans"].get(key, 0)
+        if key == "span_exact":
+            value = figures["span_kinds"].get("exact", 0)
+        elif key in figures:
+            value = figures[key]
+        else:
+            value = figures["lfqa_spans"].get(key, 0)
         return f"{value:,} of {figures[total]:,}"
 
     columns = [(f"before ({ref})", before), ("after", after)] if before else [("now", after)]
@@ -297,6 +344,8 @@ def table(before: dict[str, Any] | None, after: dict[str, Any], ref: str | None)
             "rewritten",
             "lfqa_claims",
         ),
+        ("hand-made answers with code, paths and URLs: claims", "span_claims", "span_claims"),
+        ("… whose span slices exactly what the verifier reads", "span_exact", "span_claims"),
         ("hand-made non-claims judged as claims", "non_claims_judged", "non_claims"),
         (
             "real factual sentences from documentation judged as claims",
@@ -330,8 +379,8 @@ def table(before: dict[str, Any] | None, after: dict[str, Any], ref: str | None)
     if before and before["examples"]["not exact"]:
         notes += [
             "",
-            "Spans that were not exact before, first of them: "
-            + "; ".join(f"`{example}`" for example in before["examples"]["not exact"][:6])
+            "Spans that were not exact before (hand-made answers first): "
+            + "; ".join(f"`{example}`" for example in before["examples"]["not exact"][:12])
             + ".",
         ]
     return "\n".join(lines + notes)
