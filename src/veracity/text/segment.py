@@ -76,8 +76,9 @@ def claim_text(text: str, markers: Sequence[Marker], *, offset: int = 0) -> str:
 
     >>> claim_text("- Bees **dance** [1].", find_markers("- Bees **dance** [1]."))
     'Bees dance.'
-    >>> claim_text("Run the ./.bootstrap script [2].", find_markers("the ./.bootstrap [2]."))
-    'Run the ./.bootstrap script [2].'
+    >>> text = "Run the ./.bootstrap script [2]."
+    >>> claim_text(text, find_markers(text))
+    'Run the ./.bootstrap script.'
     """
     parts = []
     position = 0
