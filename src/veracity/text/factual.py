@@ -17,8 +17,8 @@ Three more name a sentence that reads as if it said something but is *not checka
 (``veracity.types.NOT_CHECKABLE``): no source could support it, so it is never judged:
 
 - ``unreadable``: most of its letters are of a script other than Latin (Hebrew, Chinese,
-  Cyrillic, ...: the shipped models read English), or most of its characters are runs of one
-  repeated character ("aaaa...");
+  Cyrillic, ...: the shipped models read English), or most of its letters and digits are runs
+  of one repeated character ("aaaa...");
 - ``fragment``: a single word or number ("docs.", "Yes.", a list's bare "2.");
 - ``vague``: every content word is generic and nothing names a thing, a number or a value
   ("The system works as documented.", "It works as expected.", "This is described in the
@@ -142,8 +142,9 @@ earlier later previously here there see refer
 """.split()
 )
 _CODE_LIKE = re.compile(r"[\w][./_\\:@#-][\w]|`|\d")
-#: A run of one character repeated ten times or more ("aaaaaaaaaa", "----------").
-_RUN = re.compile(r"(.)\1{9,}", re.DOTALL)
+#: A run of one letter or digit repeated ten times or more ("aaaaaaaaaa"); a rule of "-" or
+#: "=" under a heading is not one.
+_RUN = re.compile(r"(\w)\1{9,}")
 
 
 def _unreadable(text: str) -> bool:
@@ -152,9 +153,9 @@ def _unreadable(text: str) -> bool:
         foreign = sum(not unicodedata.name(char, "").startswith("LATIN") for char in letters)
         if foreign * 2 > len(letters):
             return True
-    visible = "".join(text.split())
-    repeated = sum(len(match.group()) for match in _RUN.finditer(visible))
-    return repeated * 2 > len(visible)
+    word = "".join(re.findall(r"\w", text))
+    repeated = sum(len(match.group()) for match in _RUN.finditer(word))
+    return repeated * 2 > len(word)
 
 
 def _vague(text: str) -> bool:

@@ -5,7 +5,8 @@ Markers are blanked out before the sentence splitter runs (so ``dance.[1] They``
 before it when it stands between two sentences: in ``Bees dance. [1] They fly.`` the ``[1]``
 cites "Bees dance." and the first sentence's span is widened to cover it. Markers before the
 first sentence belong to the first. Sentences are also cut after 。！？, which the English
-splitter does not know, and a list item's number ("2.") stays with its item.
+splitter does not know, and after the underline of a setext heading ("Usage\n-----"), and a
+list item's number ("2.") stays with its item.
 
 >>> [(s.span.of(t), s.claim) for t in ["Bees dance. [1] They fly [2]."]
 ...  for s in segment_answer(t)]
@@ -27,6 +28,12 @@ __all__ = ["AnswerSentence", "claim_text", "segment_answer"]
 
 _CJK_END = re.compile(r"(?<=[。！？])")
 _SPACE = re.compile(r"\s+")
+# The line of "=" or "-" under a setext heading ends it: "Usage\n-----\nRun it." is two.
+_UNDERLINE = re.compile(r"^[ \t]*(?:={3,}|-{3,})[ \t]*(?=\n)", re.MULTILINE)
+# ... unless the line above ends a sentence: then the line is a rule, cut off on its own.
+_RULE_AFTER_SENTENCE = re.compile(
+    r"(?<=[.!?。！？])[ \t]*\n(?=[ \t]*(?:={3,}|-{3,})[ \t]*(?:\n|$))"
+)
 _BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 _HEADING = re.compile(r"#{1,6}\s")
 _ENUMERATOR = re.compile(r"(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]|[-*•+]")
@@ -105,7 +112,9 @@ def _sentence_spans(text: str) -> list[Span]:
     for span in split_sentences(text):
         piece = span.of(text)
         start = 0
-        for cut in [m.start() for m in _CJK_END.finditer(piece) if 0 < m.start() < len(piece)]:
+        cuts = [m.end() for pattern in (_CJK_END, _UNDERLINE) for m in pattern.finditer(piece)]
+        cuts = sorted(cuts + [m.start() for m in _RULE_AFTER_SENTENCE.finditer(piece)])
+        for cut in [cut for cut in cuts if 0 < cut < len(piece)]:
             if piece[start:cut].strip():
                 spans.append(_trimmed(text, span.start + start, span.start + cut))
             start = cut

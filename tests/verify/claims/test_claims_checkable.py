@@ -130,3 +130,28 @@ def test_the_page_names_the_same_not_checkable_reasons() -> None:
         row for row in script.read_text(encoding="utf-8").splitlines() if "NOT_CHECKABLE =" in row
     )
     assert line == f"const NOT_CHECKABLE = {list(NOT_CHECKABLE)!r};".replace("'", '"')
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("Usage\n=====\n\nRun it daily.", [("Usage =====", "heading"), ("Run it daily.", None)]),
+        (
+            "Before reporting a bug, please\n------------------------------\nrun reportbug.",
+            [("Before reporting a bug, please ---", "heading"), ("run reportbug.", None)],
+        ),
+        # a rule under a sentence is a rule, not a heading: the sentence stays a claim
+        ("Bees dance.\n---\nWasps sting.", [("Bees dance.", None), ("---", "empty")]),
+        # a run of "-" or "=" is not a run of one letter
+        ("Bees dance ----------------------------------------.", [("Bees dance -", None)]),
+    ],
+)
+def test_setext_headings_are_headings_and_rules_are_not_unreadable(
+    answer: str, expected: list[tuple[str, str | None]]
+) -> None:
+    from veracity.verify.claims import split_answer
+
+    found = [(sentence.text, sentence.skip) for sentence in split_answer(answer)]
+    for (text, skip), (prefix, reason) in zip(found, expected, strict=False):
+        assert text.startswith(prefix), found
+        assert skip == reason, found

@@ -2,12 +2,13 @@
 reasons of :func:`veracity.text.factual.skip_reason` (question, greeting, meta, opinion,
 refusal, empty, and the not-checkable fragment, vague and unreadable).
 
-A heading is a Markdown ``#`` heading, a line that is bold and nothing else (``**Key facts**``),
-or a short title line: alone on its line, no bullet, no end mark, at most
-``TITLE_MAX_WORDS`` words and no verb ("Key Facts", "Waggle dance"). A *fragment* is, besides
-the single words of ``skip_reason``, at most ``FRAGMENT_MAX_WORDS`` words of which none can be
-a verb ("The default value.", "In 2019.", "Version 2.0."): not checkable. A word that may be a
-verb ("Bees dance.", "Debian packages.") keeps the sentence a claim.
+A heading is a Markdown ``#`` heading, a line without an end mark underlined with ``===`` or
+``---`` (a setext heading), a line that is bold and nothing else (``**Key facts**``), or a short
+title line: alone on its line, no bullet, no end mark, at most ``TITLE_MAX_WORDS`` words and no
+verb ("Key Facts", "Waggle dance"). A *fragment* is, besides the single words of
+``skip_reason``, at most ``FRAGMENT_MAX_WORDS`` words of which none can be a verb ("The default
+value.", "In 2019.", "Version 2.0."): not checkable. A word that may be a verb ("Bees dance.",
+"Debian packages.") keeps the sentence a claim.
 
 >>> sentence_skip_reason("**Key facts**", "Key facts")
 'heading'
@@ -23,7 +24,7 @@ import re
 
 from veracity.text.factual import skip_reason
 from veracity.types import SkipReason
-from veracity.verify.claims.grammar import read_clause, tokenize, verb_form
+from veracity.verify.claims.grammar import Token, read_clause, tokenize, verb_form
 
 __all__ = ["FRAGMENT_MAX_WORDS", "TITLE_MAX_WORDS", "sentence_skip_reason"]
 
@@ -33,6 +34,8 @@ TITLE_MAX_WORDS = 6
 FRAGMENT_MAX_WORDS = 3
 
 _HEADING = re.compile(r"#{1,6}\s")
+#: A setext heading: a line, then a line of "=" or "-" under it ("Usage\n=====").
+_UNDERLINED = re.compile(r"\A[^\n]*[^\s.!?。！？]\n[ \t]*(?:={3,}|-{3,})[ \t]*\Z")
 _BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1\s*:?")
 _BULLET = re.compile(r"(?:[-*•+]|\d{1,3}[.)]|[a-zA-Z][.)])\s")
 _END_MARK = re.compile(r"[.!?…。！？:;)\]]$")
@@ -52,6 +55,8 @@ def sentence_skip_reason(
         return "code"
     if heading or _HEADING.match(written) or _BOLD_LINE.fullmatch(written):
         return "heading"
+    if _UNDERLINED.search(written):
+        return "heading"
     if own_line and _is_title(written, claim):
         return "heading"
     reason = skip_reason(claim)
@@ -67,7 +72,8 @@ def _is_fragment(claim: str) -> bool:
         return False
     for previous, token in zip((None, *words), words, strict=False):
         lower = token.text.lower()
-        if verb_form(token, previous) is not None or verb_form(token) is not None:
+        lowered = Token(lower, token.start, token.end)  # "Run it daily.": an imperative
+        if verb_form(token, previous) is not None or verb_form(lowered) is not None:
             return False
         if lower.isalpha() and len(lower) >= 3 and lower.endswith(("s", "ed")):
             return False  # "Debian packages.", "Prices dropped.": may be a verb
