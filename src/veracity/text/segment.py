@@ -78,8 +78,8 @@ def claim_text(text: str, markers: Sequence[Marker], *, offset: int = 0) -> str:
     a list bullet and bold marks, with each run of whitespace made one space: what the verifier
     should check. Nothing else changes: a marker takes the whitespace before it with it (a space
     stays only between two characters it separated, unless the second closes what goes before
-    it: ``.,;:!?)``), so "dance [1]." reads "dance." while "the
-    ./.bootstrap script" and "a .gz file" keep every space.
+    it: ``.,;:!?)``), so "dance [1]." reads "dance." while "the ./.bootstrap script" and "a .gz
+    file" keep every space.
 
     >>> claim_text("- Bees **dance** [1].", find_markers("- Bees **dance** [1]."))
     'Bees dance.'

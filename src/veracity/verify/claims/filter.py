@@ -34,7 +34,7 @@ TITLE_MAX_WORDS = 6
 FRAGMENT_MAX_WORDS = 3
 
 _HEADING = re.compile(r"#{1,6}\s")
-#: A setext heading: a line, then a line of "=" or "-" under it ("Usage\n=====").
+#: A setext heading: a line without an end mark, then "===" or "---" under it ("Usage\n=====").
 _UNDERLINED = re.compile(r"\A[^\n]*[^\s.!?。！？]\n[ \t]*(?:={3,}|-{3,})[ \t]*\Z")
 _BOLD_LINE = re.compile(r"(\*\*|__)[^*_\n]+\1\s*:?")
 _BULLET = re.compile(r"(?:[-*•+]|\d{1,3}[.)]|[a-zA-Z][.)])\s")
