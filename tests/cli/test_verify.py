@@ -481,3 +481,18 @@ def test_llm_feeds_the_consistency_layer_alone(sources: list[Path]) -> None:
     assert [r["layer"] for r in payload["claims"][0]["layers"]] == ["nli", "consistency"]
     assert len(chat.requests) == 3
     assert {request.temperature for request in chat.requests} == {1.0}
+
+
+def test_verify_prints_a_sentence_with_nothing_checkable_as_not_checkable(
+    sources: list[Path],
+) -> None:
+    answer = "Honey bees perform a waggle dance. docs. The system works as documented."
+    code, out, _ = _run("--answer", answer, "--sources", str(sources[0]))
+    assert code == 0
+    text = " ".join(out.split())
+    assert "not checkable (fragment): docs." in text
+    assert "not checkable (vague): The system works as documented." in text
+    code, out, _ = _run("--answer", answer, "--sources", str(sources[0]), "--json")
+    payload = json.loads(out)
+    assert [claim["text"] for claim in payload["claims"]] == ["Honey bees perform a waggle dance."]
+    assert [s["reason"] for s in payload["skipped"]] == ["fragment", "vague"]

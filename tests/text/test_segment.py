@@ -57,11 +57,16 @@ def test_claims_drop_bullets_and_bold_and_list_items_split():
     ("text", "claim"),
     [
         ("Files end in a .gz extension [1].", "Files end in a .gz extension."),
-        ("It targets .NET and the .5 release [1] .", "It targets .NET and the .5 release."),
-        ("Bees dance , fly ; and sing [1] !", "Bees dance, fly; and sing!"),
+        ("It targets .NET and the .5 release [1].", "It targets .NET and the .5 release."),
+        ("It targets .NET and the .5 release [1] .", "It targets .NET and the .5 release ."),
+        ("Run the ./.bootstrap script [1].", "Run the ./.bootstrap script."),
+        ("The ? wildcard matches one character [1].", "The ? wildcard matches one character."),
+        ("Bees dance [1], fly [2]; and sing [3]!", "Bees dance, fly; and sing!"),
+        ("Bees dance , fly ; and sing [1] !", "Bees dance , fly ; and sing !"),
+        ("See __init__.py and __main__ [1].", "See __init__.py and __main__."),
     ],
 )
-def test_a_space_goes_before_punctuation_but_not_before_a_dot_led_token(text, claim):
+def test_only_a_markers_own_space_goes_and_no_other_character(text, claim):
     assert parts(text)[0][2] == claim
 
 

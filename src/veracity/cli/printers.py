@@ -444,7 +444,8 @@ def print_report(report: Report) -> None:
                     indent=6,
                 )
     for skipped in report.skipped:
-        line(styled(f"· skipped ({skipped.reason}): {skipped.text}", "dim"), indent=2)
+        why = "skipped" if skipped.checkable else "not checkable"
+        line(styled(f"· {why} ({skipped.reason}): {skipped.text}", "dim"), indent=2)
     summary = report.summary
     console.print()
     line(

@@ -13,6 +13,21 @@ returns ``None`` when it states something to check. The reasons:
 - ``opinion``: a pure opinion with nothing to check ("I think this is fascinating.", "This is a
   great question.", "It is interesting to note.").
 
+Three more name a sentence that reads as if it said something but is *not checkable*
+(``veracity.types.NOT_CHECKABLE``): no source could support it, so it is never judged:
+
+- ``unreadable``: most of its letters are of a script other than Latin (Hebrew, Chinese,
+  Cyrillic, ...: the shipped models read English), or most of its letters and digits are runs
+  of one repeated character ("aaaa...");
+- ``fragment``: a single word or number ("docs.", "Yes.", a list's bare "2.");
+- ``vague``: every content word is generic and nothing names a thing, a number or a value
+  ("The system works as documented.", "It works as expected.", "This is described in the
+  docs.").
+
+These are kept narrow on purpose: a short sentence that names anything ("gzip compresses
+files.", "Bees dance.") stays a claim. :mod:`veracity.verify.claims.filter` adds a fragment
+rule that needs its clause reader (a few words without a verb).
+
 The rules match whole sentences only, so a sentence that states a fact with an opinion or a
 meta phrase attached ("Interestingly, bees dance.", "Based on the documents, bees dance.") is
 still verified. :func:`is_factual` is ``skip_reason(sentence) is None``.
@@ -23,13 +38,17 @@ True
 ('refusal', 'opinion')
 >>> is_factual("Worker bees develop in 21 days."), is_factual("Here is a summary.")
 (True, False)
+>>> skip_reason("docs."), skip_reason("The system works as documented."), skip_reason("שלום.")
+('fragment', 'vague', 'unreadable')
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from veracity.text.refusal import detect_refusal
+from veracity.text.words import STOPWORDS, stem, word_tokens
 from veracity.types import SkipReason
 
 __all__ = ["is_factual", "skip_reason"]
@@ -103,6 +122,54 @@ _OPINION = re.compile(
 )
 
 
+#: Generic words: a sentence made of these alone (and stop words) states nothing checkable.
+_GENERIC = frozenset(
+    stem(word)
+    for word in """
+system systems tool tools program programs software application applications app apps product
+products package packages code project projects thing things everything something anything
+nothing feature features way ways case cases purpose job result results stuff process part parts
+work works worked working function functions functioned functioning operate operates operated
+run runs ran running behave behaves behaved do does did done go goes went happen happens happened
+document documents documented documentation doc docs manual manuals readme guide describe
+describes described explain explains explained specify specifies specified state states stated
+say says said mention mentions mentioned show shows shown note noted indicate indicated suggest
+suggested claim claimed promise promised advertise advertised expect expects expected intend
+intended design designed
+properly correctly fine well normally usually generally basically exactly really actually also
+good great ok okay correct right true fact indeed usual normal expected intended above below
+earlier later previously here there see refer
+""".split()
+)
+_CODE_LIKE = re.compile(r"[\w][./_\\:@#-][\w]|`|\d")
+#: A run of one letter or digit repeated ten times or more ("aaaaaaaaaa"); a rule of "-" or
+#: "=" under a heading is not one.
+_RUN = re.compile(r"(\w)\1{9,}")
+
+
+def _unreadable(text: str) -> bool:
+    letters = [char for char in text if char.isalpha()]
+    if letters:
+        foreign = sum(not unicodedata.name(char, "").startswith("LATIN") for char in letters)
+        if foreign * 2 > len(letters):
+            return True
+    word = "".join(re.findall(r"\w", text))
+    repeated = sum(len(match.group()) for match in _RUN.finditer(word))
+    return repeated * 2 > len(word)
+
+
+def _vague(text: str) -> bool:
+    if _CODE_LIKE.search(text):
+        return False
+    words = re.findall(r"[^\W_]+(?:['’][^\W_]+)*", text)
+    if any(word[:1].isupper() for word in words[1:]):
+        return False  # a name ("The system works as Debian documents.")
+    return all(
+        word in STOPWORDS or stem(word) in _GENERIC
+        for word in (word.lower().replace("’", "'") for word in words)
+    )
+
+
 def skip_reason(sentence: str) -> SkipReason | None:
     """Why ``sentence`` (without citation markers) needs no verification, or ``None``."""
     text = sentence.strip()
@@ -118,6 +185,12 @@ def skip_reason(sentence: str) -> SkipReason | None:
         return "meta"
     if _OPINION.match(text):
         return "opinion"
+    if _unreadable(text):
+        return "unreadable"
+    if len(word_tokens(text)) == 1:
+        return "fragment"
+    if _vague(text):
+        return "vague"
     return None
 
 

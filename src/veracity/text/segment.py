@@ -5,7 +5,8 @@ Markers are blanked out before the sentence splitter runs (so ``dance.[1] They``
 before it when it stands between two sentences: in ``Bees dance. [1] They fly.`` the ``[1]``
 cites "Bees dance." and the first sentence's span is widened to cover it. Markers before the
 first sentence belong to the first. Sentences are also cut after 。！？, which the English
-splitter does not know, and a list item's number ("2.") stays with its item.
+splitter does not know, and after the underline of a setext heading ("Usage\n-----"), and a
+list item's number ("2.") stays with its item.
 
 >>> [(s.span.of(t), s.claim) for t in ["Bees dance. [1] They fly [2]."]
 ...  for s in segment_answer(t)]
@@ -27,12 +28,28 @@ __all__ = ["AnswerSentence", "claim_text", "segment_answer"]
 
 _CJK_END = re.compile(r"(?<=[。！？])")
 _SPACE = re.compile(r"\s+")
-# A space before a dot that starts a token (".gz", ".NET", ".5") is a word boundary: keep it.
-_SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+(?=[,;:!?。，；：！？)\]]|\.(?!\w))")
+# The line of "=" or "-" under a setext heading ends it: "Usage\n-----\nRun it." is two.
+_UNDERLINE = re.compile(r"^[ \t]*(?:={3,}|-{3,})[ \t]*(?=\n)", re.MULTILINE)
+# ... unless the line above ends a sentence: then the line is a rule, cut off on its own.
+_RULE_AFTER_SENTENCE = re.compile(
+    r"(?<=[.!?。！？])[ \t]*\n(?=[ \t]*(?:={3,}|-{3,})[ \t]*(?:\n|$))"
+)
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
 _HEADING = re.compile(r"#{1,6}\s")
 _ENUMERATOR = re.compile(r"(?:\d{1,3}|[a-zA-Z]|[ivxIVX]{1,4})[.)]|[-*•+]")
 _BULLET = re.compile(r"^(?:[-*•+]|\d+[.)]|#+)\s+")
-_EMPHASIS = re.compile(r"\*\*|__")
+# Bold marks: "**" anywhere; "__" only in pairs around words with a space between them
+# ("__bold text__"), so that "__init__.py" and "__main__" keep their underscores.
+_STARS = re.compile(r"\*\*")
+_UNDERSCORES = re.compile(r"(?<!\w)__(\S[^_\n]*\s[^_\n]*\S)__(?!\w)")
+# "//!", "$?" or a lone "?" is a token, not a sentence's end: the splitter's cut after it is
+# undone when the next piece goes on in lower case ("The //! syntax marks ...").
+_GLUED_END = re.compile(r"(?:^|[^\w)\]}\"'’”])[!?]$")
+# A citation marker stands in for "\0" while its whitespace is tidied (see claim_text).
+_MARKER = "\0"
+_MARKERS = re.compile(r"\s*\0(?:\s*\0)*")
+# Punctuation that closes what goes before it: no space goes before it where a marker stood.
+_CLOSING = frozenset(".,;:!?)]}…。，；：！？）」』")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,22 +75,36 @@ class AnswerSentence:
 
 def claim_text(text: str, markers: Sequence[Marker], *, offset: int = 0) -> str:
     """``text`` without ``markers`` (whose spans start ``offset`` characters before ``text``),
-    list bullets and bold marks, with whitespace tidied: what the verifier should check.
+    a list bullet and bold marks, with each run of whitespace made one space: what the verifier
+    should check. Nothing else changes: a marker takes the whitespace before it with it (a space
+    stays only between two characters it separated, unless the second closes what goes before
+    it: ``.,;:!?)``), so "dance [1]." reads "dance." while "the ./.bootstrap script" and "a .gz
+    file" keep every space.
 
     >>> claim_text("- Bees **dance** [1].", find_markers("- Bees **dance** [1]."))
     'Bees dance.'
+    >>> text = "Run the ./.bootstrap script [2]."
+    >>> claim_text(text, find_markers(text))
+    'Run the ./.bootstrap script.'
     """
     parts = []
     position = 0
     for marker in sorted(markers, key=lambda m: m.span.start):
         parts.append(text[position : marker.span.start - offset])
-        parts.append(" ")
+        parts.append(_MARKER)
         position = marker.span.end - offset
     parts.append(text[position:])
-    bare = _SPACE.sub(" ", "".join(parts)).strip()
-    bare = _SPACE_BEFORE_PUNCTUATION.sub("", bare)
-    bare = _EMPHASIS.sub("", _BULLET.sub("", bare))
+    bare = _MARKERS.sub(_marker_gap, "".join(parts))
+    bare = _SPACE.sub(" ", bare).strip()
+    bare = _UNDERSCORES.sub(r"\1", _STARS.sub("", _BULLET.sub("", bare)))
     return bare.strip()
+
+
+def _marker_gap(match: re.Match[str]) -> str:
+    before = match.string[match.start() - 1 : match.start()]
+    after = match.string[match.end() : match.end() + 1]
+    joins = before.strip() and after.strip() and after not in _CLOSING
+    return " " if joins else ""
 
 
 def _sentence_spans(text: str) -> list[Span]:
@@ -81,20 +112,32 @@ def _sentence_spans(text: str) -> list[Span]:
     for span in split_sentences(text):
         piece = span.of(text)
         start = 0
-        for cut in [m.start() for m in _CJK_END.finditer(piece) if 0 < m.start() < len(piece)]:
+        cuts = [m.end() for pattern in (_CJK_END, _UNDERLINE) for m in pattern.finditer(piece)]
+        cuts = sorted(cuts + [m.start() for m in _RULE_AFTER_SENTENCE.finditer(piece)])
+        for cut in [cut for cut in cuts if 0 < cut < len(piece)]:
             if piece[start:cut].strip():
                 spans.append(_trimmed(text, span.start + start, span.start + cut))
             start = cut
         if piece[start:].strip():
             spans.append(_trimmed(text, span.start + start, span.end))
-    # The splitter cuts a list item's "2." off as a sentence of its own: join it to its item.
+    # The splitter cuts a list item's "2." off as a sentence of its own, and cuts after the "!"
+    # of "//!": join each to what follows it on its paragraph.
     joined: list[Span] = []
     for span in spans:
-        if joined and _ENUMERATOR.fullmatch(joined[-1].of(text)):
-            joined[-1] = Span(joined[-1].start, span.end)
+        last = joined[-1] if joined else None
+        if last is not None and _continued(text, last, span):
+            joined[-1] = Span(last.start, span.end)
         else:
             joined.append(span)
     return joined
+
+
+def _continued(text: str, last: Span, span: Span) -> bool:
+    if _BLANK_LINE.search(text, last.end, span.start):
+        return False
+    if _ENUMERATOR.fullmatch(last.of(text)):
+        return True
+    return bool(_GLUED_END.search(last.of(text))) and span.of(text)[:1].islower()
 
 
 def _trimmed(text: str, start: int, end: int) -> Span:

@@ -41,6 +41,7 @@ from veracity.types.retrieval import (
 )
 from veracity.types.spans import Span
 from veracity.types.verification import (
+    NOT_CHECKABLE,
     VERDICT_LABELS,
     Claim,
     ClaimSet,
@@ -58,6 +59,7 @@ from veracity.types.verification import (
 )
 
 __all__ = [
+    "NOT_CHECKABLE",
     "SENTENCE_STATUSES",
     "VERDICT_LABELS",
     "AbstentionCheck",

@@ -20,6 +20,7 @@ from veracity.types.decision import DecisionResult, decision_from
 from veracity.types.spans import Span, _optional_span, _pair, _span, _spans
 
 __all__ = [
+    "NOT_CHECKABLE",
     "VERDICT_LABELS",
     "Claim",
     "ClaimSet",
@@ -52,10 +53,28 @@ VERDICT_LABELS: tuple[VerdictLabel, ...] = (
 )
 
 
-#: Why a sentence of an answer was not verified (see :class:`SkippedSentence`).
+#: Why a sentence of an answer was not verified (see :class:`SkippedSentence`): it needs no
+#: verification (``question`` ... ``empty``), or it cannot be verified (:data:`NOT_CHECKABLE`).
 SkipReason = Literal[
-    "question", "greeting", "meta", "opinion", "refusal", "code", "heading", "empty"
+    "question",
+    "greeting",
+    "meta",
+    "opinion",
+    "refusal",
+    "code",
+    "heading",
+    "empty",
+    "fragment",
+    "vague",
+    "unreadable",
 ]
+
+#: The reasons of a sentence that reads as if it said something but states nothing a source
+#: could support: ``fragment`` (one word, a list number, a few words without a verb: "docs.",
+#: "2."), ``vague`` (only generic words: "The system works as documented."), ``unreadable``
+#: (mostly letters of a script other than Latin, which the shipped models cannot read, or a
+#: run of one repeated character). Reported as *not checkable*, never judged, never supported.
+NOT_CHECKABLE: tuple[SkipReason, ...] = ("fragment", "vague", "unreadable")
 
 
 #: How the value of a claim compares with the evidence (see :class:`ValueCheck`).
@@ -67,11 +86,13 @@ class Claim:
     """One atomic, self-contained claim taken from an answer.
 
     ``text`` is what the verifier checks (decomposed and decontextualized); ``span`` the
-    characters of the answer it came from (the whole sentence when the claim was rewritten, a
-    part of it when it was cut out verbatim); ``sentence`` the 0-based index of that sentence.
-    ``markers`` are the citation numbers written on that sentence; ``edits`` record every
-    rewrite, e.g. ``("decomposed", "decontextualized: 'He' -> 'Karl von Frisch'")``; without
-    one, ``text`` is the span's words as written (``veracity.verify.claims.draft.written``).
+    characters of the answer it came from (a part of the sentence when it was cut out verbatim,
+    also when the rules then replaced a reference in it; the whole sentence when the claim was
+    rewritten otherwise); ``sentence`` the 0-based index of that sentence. ``markers`` are the
+    citation numbers written on that sentence; ``edits`` record every rewrite, e.g.
+    ``("decomposed", "decontextualized: 'He' -> 'Karl von Frisch'")``; without one, ``text`` is
+    the span's words as written (``veracity.verify.claims.draft.written``: no character changes
+    but citation markers, a list bullet, bold marks, whitespace runs and the end mark).
     """
 
     index: int
@@ -94,12 +115,19 @@ class Claim:
 
 @dataclass(frozen=True, slots=True)
 class SkippedSentence:
-    """A sentence of the answer that needs no verification, and why (``reason``)."""
+    """A sentence of the answer that was not verified, and why (``reason``): it needs no
+    verification, or it is not checkable (``reason in NOT_CHECKABLE``)."""
 
     sentence: int
     span: Span
     text: str
     reason: SkipReason
+
+    @property
+    def checkable(self) -> bool:
+        """Whether the sentence could have been checked had it needed it: ``False`` for a
+        reason of :data:`NOT_CHECKABLE` ("docs.", "The system works as documented.")."""
+        return self.reason not in NOT_CHECKABLE
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -27,16 +27,24 @@ _FUNCTION = frozenset("the a an he she it they his her its their this that these
 
 def as_written(span_text: str) -> str:
     """The oracle, written out apart from the code under test: the span less its citation
-    markers, list bullet and bold marks, whitespace runs made one space (a space goes only
-    before punctuation that ends a token), trailing punctuation made one period."""
-    parts, position = [], 0
+    markers (each with the whitespace before it; a space stays between two characters it
+    separated unless the second is closing punctuation), list bullet and bold marks, whitespace
+    runs made one space, trailing punctuation made one period. No other space is dropped."""
+    text, position, pending = "", 0, False
+    pieces: list[str | None] = []
     for marker in find_markers(span_text):
-        parts += [span_text[position : marker.span.start], " "]
+        pieces += [span_text[position : marker.span.start], None]
         position = marker.span.end
-    text = "".join([*parts, span_text[position:]])
+    for piece in [*pieces, span_text[position:]]:
+        if piece is None:
+            text, pending = text.rstrip(), True
+            continue
+        if pending and piece and text and not piece[0].isspace() and piece[0] not in ".,;:!?)]":
+            text += " "
+        pending = pending and not piece
+        text += piece
     text = re.sub(r"\s+", " ", text).strip()
-    text = re.sub(r"\s+(?=[,;:!?)\]]|\.(?!\w))", "", text)
-    text = re.sub(r"^(?:[-*•+]|\d+[.)]|#+)\s+", "", text).replace("**", "").replace("__", "")
+    text = re.sub(r"^(?:[-*•+]|\d+[.)]|#+)\s+", "", text).replace("**", "")
     body = text.strip().rstrip(",;:.!… ")
     return body + "." if body else ""
 

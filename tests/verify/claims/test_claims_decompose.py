@@ -108,3 +108,25 @@ def test_the_decomposer_is_pure() -> None:
     decomposer = RuleDecomposer().load()
     sentence = "Bees dance; wasps sting."
     assert decomposer.run(sentence) == decomposer.run(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # issue 43: a list of subjects or objects is one claim, not "Python communities."
+        "PyYAML is maintained by the YAML and Python communities.",
+        "Packages are built by Debian and Ubuntu developers.",
+        # LFQA dev: "the amount deposited, meaning ..." was cut off as a clause of its own
+        "The interest earned depends on the interest rate and the amount deposited, meaning "
+        "banks earn more from larger deposits.",
+    ],
+)
+def test_a_list_of_noun_phrases_joined_by_and_stays_one_claim(sentence: str) -> None:
+    assert parts(sentence) == [sentence]
+
+
+def test_a_second_clause_with_a_known_verb_is_still_cut() -> None:
+    assert parts("PyYAML is maintained by the YAML team and Python supports it.") == [
+        "PyYAML is maintained by the YAML team.",
+        "Python supports it.",
+    ]

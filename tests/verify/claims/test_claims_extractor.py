@@ -13,6 +13,7 @@ from veracity.errors import GenerationError, InputError, OptionError
 from veracity.testing import ScriptedChatModel
 from veracity.types import ClaimSet, Span
 from veracity.verify.claims import ClaimExtractor
+from veracity.verify.claims.grammar import finish
 
 pytestmark = pytest.mark.unit
 
@@ -90,7 +91,9 @@ def test_markers_stay_attached_to_every_claim_of_their_sentence(result: ClaimSet
     ]
 
 
-def test_spans_are_parts_when_verbatim_and_sentences_when_rewritten(result: ClaimSet) -> None:
+def test_spans_are_parts_when_verbatim_or_decontextualized_and_sentences_when_rewritten(
+    result: ClaimSet,
+) -> None:
     claims = result.claims
     # a whole sentence, markers included
     assert claims[0].span.of(ANSWER) == "Karl von Frisch was an Austrian ethologist [1]."
@@ -99,9 +102,11 @@ def test_spans_are_parts_when_verbatim_and_sentences_when_rewritten(result: Clai
     assert claims[6].span.of(ANSWER) == "the queen lays up to 2,000 eggs a day"
     assert claims[5].edits == ("decomposed",)
     assert claims[6].edits == ("decomposed", "capitalised: 'the' -> 'The'")
+    # a part whose reference was replaced keeps its span; the edit records the replacement
+    assert claims[1].span.of(ANSWER) == "He was born in Vienna in 1886"
+    assert claims[1].edits == ("decomposed", "decontextualized: 'He' -> 'Karl von Frisch'")
     # rewritten claims point at their whole sentence
     sentence = "He was born in Vienna in 1886 and died in Munich in 1982 [1, 2]."
-    assert claims[1].span.of(ANSWER) == sentence
     assert claims[2].span.of(ANSWER) == sentence
     assert claims[2].edits == (
         "decomposed",
@@ -409,11 +414,14 @@ def test_an_answer_longer_than_the_limit_is_refused_before_any_work() -> None:
     assert ClaimExtractor().run("Bees dance. " + "y" * (limit - 12)).sentences == 2
 
 
-def test_a_chinese_sentence_keeps_its_own_full_stop() -> None:
-    # Harden-2 #14: the claim read "…230次。." with a stray full stop
-    claims = ClaimExtractor().run("蜜蜂的翅膀每秒振动约230次。工蜂寿命约六周！Bees dance!")
-    assert [c.text for c in claims.claims] == [
-        "蜜蜂的翅膀每秒振动约230次。",
-        "工蜂寿命约六周。",
-        "Bees dance.",
+def test_chinese_sentences_are_not_checkable_and_keep_their_own_full_stop() -> None:
+    # Harden-2 #14: the claim read "…230次。." with a stray full stop. Issue 43: the shipped
+    # models read English, so a sentence in another script is reported, not judged.
+    answer = "蜜蜂的翅膀每秒振动约230次。工蜂寿命约六周！Bees dance!"
+    claims = ClaimExtractor().run(answer)
+    assert [c.text for c in claims.claims] == ["Bees dance."]
+    assert [(s.text, s.reason) for s in claims.skipped] == [
+        ("蜜蜂的翅膀每秒振动约230次。", "unreadable"),
+        ("工蜂寿命约六周！", "unreadable"),
     ]
+    assert finish("工蜂寿命约六周！") == "工蜂寿命约六周。"

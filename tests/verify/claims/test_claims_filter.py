@@ -65,8 +65,10 @@ def test_skip_reason_names_why_or_returns_none(sentence: str, reason: str | None
         ("**Key facts**", "Key facts", {}, "heading"),
         ("__Key facts__:", "Key facts:", {}, "heading"),
         ("Waggle Dance", "Waggle Dance", {"own_line": True}, "heading"),
-        # a title line needs its own line, no bullet, no end mark and no verb
+        # a title line needs its own line, no bullet, no end mark and no verb; elsewhere a few
+        # words of which none can be a verb are a fragment ("Dance" can be one)
         ("Waggle Dance", "Waggle Dance", {"own_line": False}, None),
+        ("The default value", "The default value", {"own_line": False}, "fragment"),
         ("- Queens and drones", "Queens and drones", {"own_line": True}, None),
         ("Bees dance", "Bees dance", {"own_line": True}, None),
         ("Bees dance [1].", "Bees dance.", {"own_line": True}, None),

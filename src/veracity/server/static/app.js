@@ -270,9 +270,16 @@ function unsupportedParts(s) {
   return joined;
 }
 
+const NOT_CHECKABLE = ["fragment", "vague", "unreadable"];
+
 function verifiedSentence(s, pasted) {
   const worst = s.claims.map((c) => c.label).sort((a, b) => ORDER.indexOf(a) - ORDER.indexOf(b))[0];
   const node = el("span", { class: "sentence" + (worst ? " verdict-" + worst : "") });
+  if (s.skipped) {
+    // fragment, vague, unreadable: veracity.types.NOT_CHECKABLE
+    const why = NOT_CHECKABLE.includes(s.skipped.reason) ? "not checkable" : "skipped";
+    node.title = why + " (" + s.skipped.reason + ")";
+  }
   let at = 0;
   for (const [a, b] of unsupportedParts(s)) {
     node.append(document.createTextNode(cut(s.text, at, a)),

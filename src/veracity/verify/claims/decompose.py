@@ -9,7 +9,8 @@ a finite verb on both sides:
 3. predicates that share a subject, when the second verb agrees with the first: "Bees dance and
    sing." -> "Bees dance.", "Bees sing." (the second claim gets the subject copied).
 
-Left alone: lists of noun phrases ("Bees, wasps and ants are insects."), anything after a
+Left alone: lists of noun phrases ("Bees, wasps and ants are insects.", "maintained by the YAML
+and Python communities"), anything after a
 subordinator or relative pronoun ("Studies show that bees dance and sing."), sentences that open
 with one ("If ..., ..."), negated or modal predicates ("Bees do not hibernate and die."), a
 passive followed by an ambiguous participle ("was built in 1887 and opened in 1889"), and
@@ -126,6 +127,8 @@ class RuleDecomposer:
         after = _clause(tokens[right:], body)
         if left is None or after is None:
             return None
+        if token.lower in _BARE_JOINERS and _noun_phrase(after):
+            return None
         if _subordinate_between(left.tokens, left.verb, len(left.tokens)):
             return None
         return position, right
@@ -177,6 +180,14 @@ class RuleDecomposer:
 
 def _clause(tokens: tuple[Token, ...], body: str) -> Clause | None:
     return read_clause(tokens, body) if tokens else None
+
+
+def _noun_phrase(clause: Clause) -> bool:
+    """Whether ``clause`` may be a noun phrase read as a clause: a verb guessed from an ``-s``
+    or ``-ed`` ending with no word right after it ("the YAML and Python communities": not
+    "Python communities" doing something; "the rate and the amount deposited, meaning ...")."""
+    following = clause.tokens[clause.verb + 1 : clause.verb + 2]
+    return clause.form.weak and not any(token.is_word for token in following)
 
 
 def _depths(tokens: tuple[Token, ...]) -> list[int]:

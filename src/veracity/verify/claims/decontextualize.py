@@ -17,8 +17,9 @@ by :mod:`.grammar`. A claim's *clause-initial* reference is replaced when it fit
 
 Anything else is left unchanged: object pronouns, a reference inside the clause, an antecedent
 that is not the previous subject, a subject the reader cannot find. Each replacement is
-recorded as ``decontextualized: 'He' -> 'Karl von Frisch'`` and makes the claim rewritten (its
-span becomes the whole sentence). A Markdown heading between two claims starts afresh.
+recorded as ``decontextualized: 'He' -> 'Karl von Frisch'``; the claim keeps its span (the words
+it was cut from, "he died in 1982"), so the span and the edit together give its text. A Markdown
+heading between two claims starts afresh.
 
 >>> from veracity.types import Span
 >>> drafts = [Draft(0, text, Span(0, 1), Span(0, 1)) for text in
@@ -155,7 +156,7 @@ def _resolve(draft: Draft, entity: _Entity | None) -> Draft:
         replacement = replacement[0].lower() + replacement[1:]
     original = text[first.start : tokens[end - 1].end]
     rewritten = finish(text[: first.start] + replacement + text[tokens[end - 1].end :])
-    return draft.rewritten(rewritten, f"decontextualized: {original!r} -> {replacement!r}")
+    return draft.substituted(rewritten, f"decontextualized: {original!r} -> {replacement!r}")
 
 
 def _reference(clause: Clause, entity: _Entity) -> tuple[int, str] | None:

@@ -1,7 +1,8 @@
 """A claim in the making, as it passes from the decomposer to the decontextualizer.
 
 A :class:`Draft` knows the sentence it came from and its span in the answer: the characters of
-a part cut out verbatim, or the whole sentence once the text was rewritten. :func:`locate`
+a part cut out verbatim (also after a reference in it was replaced by the rules, an edit that
+records both), or the whole sentence once the text was rewritten otherwise. :func:`locate`
 finds a part's words in the answer, skipping citation markers, bullets and emphasis;
 :func:`written` is the claim a span states as written. A claim's text differs from
 ``written(answer, span)`` only through an edit it records.
@@ -45,6 +46,13 @@ class Draft:
     def rewritten(self, text: str, edit: str) -> Draft:
         """This draft with new ``text``: no longer verbatim, so its span is the sentence's."""
         return replace(self, text=text, span=self.source, verbatim=False, edits=(*self.edits, edit))
+
+    def substituted(self, text: str, edit: str) -> Draft:
+        """This draft with one reference in ``text`` replaced, as ``edit`` records ("'he' ->
+        'Karl von Frisch'"): a verbatim draft keeps its span, so the span still slices the
+        words the claim is made of and the edit is the only difference; a rewritten one keeps
+        the sentence's."""
+        return replace(self, text=text, verbatim=False, edits=(*self.edits, edit))
 
     def recased(self, text: str, edit: str) -> Draft:
         """This draft with ``text`` that differs from its own only in letter case: span and

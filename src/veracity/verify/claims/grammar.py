@@ -78,7 +78,8 @@ def tokenize(text: str) -> tuple[Token, ...]:
 
 def finish(text: str) -> str:
     """``text`` as a claim: trimmed, trailing ``,;:`` and end marks dropped, one final period
-    (the ideographic ``。`` after Chinese or Japanese). No letter changes case: "gzip", "iPhone"
+    (the ideographic ``。`` after Chinese or Japanese); a "!" that ends a token ("//!") stays
+    before it. No letter changes case: "gzip", "iPhone"
     and "x86" stay as written (see :func:`capitalised_opening` for the one recorded exception).
 
     >>> finish("gzip writes a .gz file;"), finish("蜜蜂的翅膀每秒振动约230次。")
@@ -87,6 +88,9 @@ def finish(text: str) -> str:
     body = text.strip().rstrip(",;:.!… \t\n，；：、。！")
     if not body:
         return ""
+    rest = text.strip()[len(body) :]
+    if rest.startswith("!") and not (body[-1].isalnum() or body[-1] in ")]}\"'’”"):
+        body += "!"  # "//!" is a token: its "!" stays
     return body + (
         "。" if _IDEOGRAPHIC.match(body[-1]) or text.rstrip().endswith(("。", "！")) else "."
     )
