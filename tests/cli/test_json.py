@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from veracity import cli
+from veracity.decision import FEATURES
 from veracity.testing import ScriptedChatModel
 from veracity.types import PairScore, PairScores, Span
 
@@ -26,6 +27,16 @@ PHRASES = {"63 degrees": "62 to 64", "21 days": "21 days"}
 CONTRARY = {"90 degrees": "62 to 64"}
 #: Objects whose keys are data (signal, builder, stage or model names), not fields.
 DATA_KEYED = {"hits[].scores", "sources[].scores", "builders", "timings", "calls"}
+DECISION = [
+    "label",
+    "supported",
+    "contradicted",
+    "unsupported",
+    "inputs",
+    "support",
+    "contradiction",
+    "version",
+]
 
 
 def shapes(
@@ -154,6 +165,8 @@ PAIR = [
     "evidence",
     "error",
     "rules",
+    "decision",
+    "not_checkable",
 ]
 CITATION = [
     "marker",
@@ -173,6 +186,16 @@ CITATION = [
     "evidence",
 ]
 INVALID = ["marker", "span", "reason"]
+
+
+def decision_at(path: str) -> dict[str, list[str]]:
+    """The shapes of a decision at ``path``: its fields and its inputs by name, twice more for
+    their contributions."""
+    return {path: DECISION} | {
+        f"{path}.{part}": list(FEATURES) for part in ("inputs", "support", "contradiction")
+    }
+
+
 JUDGEMENT = [
     "chunk_id",
     "doc_id",
@@ -260,9 +283,11 @@ def test_check(fakes: Fakes, scorer: Scorer) -> None:
         "Wax melts at 63 degrees.",
         "--json",
     )
+    decided = {} if isinstance(scorer, Similarity) else decision_at("decision")
     assert shapes(payload) == {
         "": [*PAIR, "model", "version"],
         "evidence[]": ["start", "end", "text"],
+        **decided,
     }
     assert payload["probabilities"] is not isinstance(scorer, Similarity)
 
@@ -279,8 +304,8 @@ def test_check_batch(fakes: Fakes) -> None:
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert [shapes(row) for row in rows] == [
-        {"": ["id", *PAIR], "evidence[]": ["start", "end", "text"]},
-        {"": PAIR, "evidence[]": ["start", "end", "text"]},
+        {"": ["id", *PAIR], "evidence[]": ["start", "end", "text"], **decision_at("decision")},
+        {"": PAIR, "evidence[]": ["start", "end", "text"], **decision_at("decision")},
     ]
 
 
@@ -347,7 +372,9 @@ def test_ask(fakes: Fakes) -> None:
             "note",
             "citations",
             "invalid",
+            "decision",
         ],
+        **decision_at("sentences[].decision"),
         "sentences[].citations[]": CITATION,
         "sentences[].invalid[]": INVALID,
         "citations[]": CITATION,
@@ -474,7 +501,9 @@ def test_verify(fakes: Fakes) -> None:
             "anti_citations",
             "values",
             "evidence",
+            "decision",
         ],
+        **decision_at("claims[].decision"),
         "claims[].layers[]": ["layer", "label", "flagged", "score", "detail", "error"],
         "claims[].citations[]": JUDGEMENT,
         "claims[].anti_citations[]": JUDGEMENT,

@@ -58,7 +58,11 @@ def test_layers_are_checked_when_the_settings_are_made() -> None:
 @pytest.mark.parametrize(
     ("option", "value", "message"),
     [
-        ("rule", "majority", "rule='majority' is not allowed: one of any, all, cascade, logistic"),
+        (
+            "rule",
+            "majority",
+            "rule='majority' is not allowed: one of decision, any, all, cascade, logistic",
+        ),
         ("claims", "magic", "claims='magic' is not allowed: one of rules, llm"),
         ("query", "page", "query='page' is not allowed: one of claim, question"),
         ("window", "page", "window='page' is not allowed: one of claim, focused, passage"),

@@ -125,6 +125,14 @@ def print_search(result: SearchResult) -> None:
 def print_check(pair: ScoredPair, model_id: str, model_version: str) -> None:
     """One scored pair: its label and probabilities (or its similarity), and the evidence."""
     score = pair.score
+    if pair.not_checkable is not None:
+        show(
+            styled("not checkable", "bold yellow"),
+            f"  ({pair.not_checkable}: the claim states nothing a source could support; "
+            "write a claim with a subject and what it says of it)",
+            out=console,
+        )
+        return
     if score.error is not None:
         show(
             styled("not scored", "bold red"),
@@ -164,7 +172,7 @@ def print_check(pair: ScoredPair, model_id: str, model_version: str) -> None:
             out=console,
             indent=2,
         )
-        if pair.label != pair.verifier_label:
+        if pair.label != pair.verifier_label and pair.verifier_label != "error":
             show(
                 styled(
                     f"the decision says {pair.label}, reading the rules and coverage beside "

@@ -293,7 +293,10 @@ class CitationChecker:
             for score in scores.values()
             if score.error is None
         )
-        signals = ClaimSignals(readings, (), coverage(claim, hits[best - 1].chunk.text))
+        read = "\n\n".join(hits[n - 1].chunk.text for n, s in scores.items() if s.error is None)
+        signals = ClaimSignals(
+            readings, (), coverage(claim, hits[best - 1].chunk.text), coverage(claim, read)
+        )
         return decision.run(signals, tau=self.tau, contradiction=self.contradiction)
 
 

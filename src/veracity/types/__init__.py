@@ -31,7 +31,7 @@ from veracity.types.answers import (
 )
 from veracity.types.corpus import Chunk, Document, MetadataValue, Page, Section
 from veracity.types.decision import ClaimSignals, DecisionResult, Reading
-from veracity.types.pairs import Label, PairScore, PairScores, ScoredPair
+from veracity.types.pairs import Label, PairLabel, PairScore, PairScores, ScoredPair
 from veracity.types.retrieval import (
     Confidence,
     Hit,
@@ -79,6 +79,7 @@ __all__ = [
     "Hit",
     "InvalidCitation",
     "Label",
+    "PairLabel",
     "LayerResult",
     "MetadataValue",
     "Page",

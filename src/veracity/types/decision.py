@@ -42,12 +42,13 @@ class ClaimSignals:
     """Every input the decision reads about one claim.
 
     ``coverage`` is the share of the claim's content words found in the passage that supports
-    it best (None: not measured).
+    it best, ``coverage_all`` in all the passages read together (None: not measured).
     """
 
     readings: tuple[Reading, ...] = ()
     checks: tuple[ValueCheck, ...] = ()
     coverage: float | None = None
+    coverage_all: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,9 @@ __all__ = ["Label", "PairScore", "PairScores", "ScoredPair"]
 
 #: ``"error"`` marks a pair whose scoring failed (see :attr:`PairScore.error`); it is never a score.
 Label = Literal["supported", "contradicted", "neither", "error"]
+#: A checked pair's label: the verifier's labels, or ``not_checkable`` for a claim with nothing
+#: a source could support ("docs.", a fragment in a script the models cannot read).
+PairLabel = Literal["supported", "contradicted", "neither", "not_checkable", "error"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +121,8 @@ class ScoredPair:
     probabilities: bool = True
     rules: tuple[ValueCheck, ...] = ()
     decision: DecisionResult | None = None
+    #: Why the claim is not checkable (a reason of ``veracity.types.NOT_CHECKABLE``), or None.
+    not_checkable: str | None = None
 
     @property
     def verifier_label(self) -> Label | None:
@@ -126,9 +131,12 @@ class ScoredPair:
         return score.label if self.probabilities or score.error is not None else None
 
     @property
-    def label(self) -> Label | None:
-        """The decision's label where it was made (its ``unsupported`` read as ``neither``),
-        otherwise the verifier's own; ``error`` when the pair could not be scored."""
+    def label(self) -> PairLabel | None:
+        """``not_checkable`` for a claim with nothing to check; else the decision's label where
+        it was made (its ``unsupported`` read as ``neither``), otherwise the verifier's own;
+        ``error`` when the pair could not be scored."""
+        if self.not_checkable is not None:
+            return "not_checkable"
         if self.decision is not None and self.score.error is None:
             label = self.decision.label
             return "neither" if label == "unsupported" else label  # type: ignore[return-value]
@@ -163,6 +171,7 @@ class ScoredPair:
                 for rule in self.rules
             ],
             "decision": None if self.decision is None else self.decision.to_dict(),
+            "not_checkable": self.not_checkable,
         }
 
 

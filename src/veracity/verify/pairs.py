@@ -6,7 +6,9 @@ verifier's probabilities and the rules that need no network.
    names) read each claim against its premise: every mismatch is reported with the claim's
    words and the premise's, and both spans.
 
-3. The one decision (:mod:`veracity.decision`, as ``veracity verify`` decides a claim) reads
+3. A claim with nothing to check ("docs.", a fragment in a script the models cannot read:
+   :func:`veracity.text.factual.skip_reason`) is ``not_checkable``, never a score's label.
+4. The one decision (:mod:`veracity.decision`, as ``veracity verify`` decides a claim) reads
    the verifier's reading, the rules' findings and the claim's word coverage, and gives the
    label. The rules never change the verifier's scores; where the two disagree, both are shown
    (``verifier_label`` is the verifier's own).
@@ -25,7 +27,8 @@ from dataclasses import dataclass
 
 from veracity.checkers.base import PairScorer, check_pairs
 from veracity.decision import Decision, coverage
-from veracity.types import Chunk, Claim, ClaimSignals, Reading, ScoredPair, Span
+from veracity.text.factual import skip_reason
+from veracity.types import NOT_CHECKABLE, Chunk, Claim, ClaimSignals, Reading, ScoredPair, Span
 from veracity.verify.knowledge.layer import KnowledgeLayer
 
 __all__ = ["PairCheck", "PairChecker"]
@@ -66,6 +69,8 @@ class PairChecker:
         ).values
         probabilities = bool(getattr(self.scorer, "scores_are_probabilities", True))
         decision = self._decision or Decision.shipped()
+        reasons = [skip_reason(claim) for claim in claims]
+        unchecked = [r if r in NOT_CHECKABLE else None for r in reasons]
         pairs = tuple(
             ScoredPair(
                 premise,
@@ -78,13 +83,15 @@ class PairChecker:
                         (Reading(score.supported, score.contradicted, score.neither),),
                         tuple(values),
                         coverage(claim, premise),
+                        coverage(claim, premise),
                     )
                 )
-                if probabilities and score.error is None
+                if probabilities and score.error is None and reason is None
                 else None,
+                not_checkable=reason,
             )
-            for premise, claim, score, values in zip(
-                premises, claims, result.scores, found, strict=True
+            for premise, claim, score, values, reason in zip(
+                premises, claims, result.scores, found, unchecked, strict=True
             )
         )
         return PairCheck(pairs, result.model_id, result.model_version, result.failures)

@@ -245,6 +245,9 @@ class LayerCombiner:
     ) -> VerdictLabel:
         """The combined label of one claim's findings (``decided``: the decision's result,
         required by the ``decision`` rule)."""
+        judged = _judged(results)
+        if not judged:  # nothing checked the claim: say so, never "supported"
+            return "error" if any(r.error is not None for r in results) else "unchecked"
         if self.rule == "decision":
             nli = [r for r in results if r.layer == "nli"]
             if nli and all(r.error is not None for r in nli):
@@ -255,9 +258,6 @@ class LayerCombiner:
                     "combiner.decide(signals) as decided="
                 )
             return decided.label
-        judged = _judged(results)
-        if not judged:  # nothing checked the claim: say so, never "supported"
-            return "error" if any(r.error is not None for r in results) else "unchecked"
         if self.rule == "any":
             flagging = [r for r in judged if r.flagged]
             return _flag_label(flagging) if flagging else "supported"

@@ -21,7 +21,8 @@ def claim_signals(
     claim: str, judged: Sequence[EvidenceJudgement], checks: Sequence[ValueCheck]
 ) -> ClaimSignals:
     """The decision's inputs for ``claim``: one reading per passage read (failed ones left
-    out), the rules' ``checks``, and the coverage of the passage that supports it best."""
+    out), the rules' ``checks``, the coverage of the passage that supports it best and of all
+    the passages read."""
     read = [j for j in judged if j.error is None]
     best = max(read, key=lambda j: j.supported, default=None)
     return ClaimSignals(
@@ -31,4 +32,5 @@ def claim_signals(
         ),
         checks=tuple(checks),
         coverage=None if best is None else coverage(claim, best.text),
+        coverage_all=None if not read else coverage(claim, "\n\n".join(j.text for j in read)),
     )
