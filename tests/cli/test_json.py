@@ -305,7 +305,7 @@ def test_check_batch(fakes: Fakes) -> None:
     rows = [json.loads(line) for line in result.stdout.splitlines()]
     assert [shapes(row) for row in rows] == [
         {"": ["id", *PAIR], "evidence[]": ["start", "end", "text"], **decision_at("decision")},
-        {"": PAIR, "evidence[]": ["start", "end", "text"], **decision_at("decision")},
+        {"": PAIR, "evidence[]": ["start", "end", "text"]},  # "y" is not checkable
     ]
 
 

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 import pytest
 
 from veracity import defaults
+from veracity.decision import FEATURES, Decision
 from veracity.errors import ClaimTooLongError, InputError, OptionError
-from veracity.testing import ScriptedChatModel
+from veracity.testing import ScriptedChatModel, TablePairScorer
 from veracity.types import Chunk, PairScore, PairScores, Span
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.gather import EvidenceGatherer, source_chunks, source_documents
@@ -364,3 +365,38 @@ def test_a_claim_window_makes_each_claim_one_verifier_pair() -> None:
     assert len(report.verdicts) == 2
     assert scorer.calls == [2]  # one batched call, one (window, claim) pair per claim
     assert report.calls["verifier_pairs"] == 2
+
+
+def test_every_verdict_is_the_decision_s_and_carries_its_inputs() -> None:
+    """With the default rule, a claim's label is the one decision's, whatever the layers' own
+    labels say; with rule="any" the layers decide and the decision is still reported."""
+    # a decision that reads only the network's best support: supported above 0.5
+    decision = Decision(
+        tuple(4.0 if f == "support_logit" else 0.0 for f in FEATURES),
+        0.0,
+        tuple(1.0 if f == "value_mismatch" else 0.0 for f in FEATURES),
+        -0.5,
+        "test",
+    )
+    answer = "A colony can hold about 90,000 workers."
+    source = ("A colony can hold about 60,000 workers.",)
+    table = {(source[0], answer): (0.9, 0.05, 0.05)}
+    decided = make_answer_verifier(
+        TablePairScorer(table),
+        sources=source_chunks(source_documents(texts=source)),
+        rule=LayerCombiner("decision", order=("nli", "knowledge"), decision=decision),
+    ).run(answer)
+    layered = make_answer_verifier(
+        TablePairScorer(table),
+        sources=source_chunks(source_documents(texts=source)),
+        rule=LayerCombiner("any", order=("nli", "knowledge"), decision=decision),
+    ).run(answer)
+    verdict = decided.verdicts[0]
+    assert verdict.layer("knowledge") is not None
+    assert verdict.layer("knowledge").label == "contradicted"  # type: ignore[union-attr]
+    assert verdict.decision is not None
+    assert verdict.decision.inputs["value_mismatch"] == 1.0
+    assert verdict.label == verdict.decision.label == "supported"  # the network's weight wins
+    assert decided.rule == "decision test"
+    assert layered.verdicts[0].label == "contradicted"  # any: the rule's finding overrules
+    assert layered.verdicts[0].decision == verdict.decision
