@@ -10,7 +10,8 @@ a sentence is flagged when any of its claims is flagged (a skipped sentence is n
 Positive class: *not supported* (fewer than 2 of 3 annotators said ``supported``; ``partially``
 counts as not supported).
 
-Configurations: the NLI layer, the knowledge layer and both (rule ``any``), each with the
+Configurations: the NLI layer, the knowledge layer and both (rule ``any``; both also with the
+one fitted decision, the default ``decision`` rule, whose risk is 1 - P(supported)), each with the
 rule-based decomposition and decontextualization on and off; the NLI layer also with
 question-style retrieval queries and with noisy-OR aggregation. Precision, recall, F1 and
 balanced accuracy are those of the pipeline's own decisions (default thresholds, nothing tuned
@@ -135,14 +136,18 @@ def sentence_starts(sentences: Sequence[str]) -> tuple[str, list[int]]:
 
 
 def sentence_predictions(
-    report: Report, starts: list[int], count: int
+    report: Report, starts: list[int], count: int, *, decided: bool = False
 ) -> tuple[list[int], list[float]]:
-    """Per sentence: flagged (any claim flagged) and the highest risk score of its claims."""
+    """Per sentence: flagged (any claim flagged) and the highest risk score of its claims (the
+    layers' risk scores, or with ``decided`` the decision's 1 - P(supported))."""
     flagged, risk = [0] * count, [0.0] * count
     for verdict in report.verdicts:
         index = max(i for i, start in enumerate(starts) if start <= verdict.claim.span.start)
         flagged[index] |= int(verdict.flagged)
-        scores = [r.score for r in verdict.layers if r.score is not None and r.error is None]
+        if decided and verdict.decision is not None:
+            scores = [1.0 - verdict.decision.supported]
+        else:
+            scores = [r.score for r in verdict.layers if r.score is not None and r.error is None]
         risk[index] = max([risk[index], *scores])
     return flagged, risk
 
@@ -159,6 +164,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "decontextualize": False,
     },
     "nli+knowledge": {"layers": ("nli", "knowledge")},
+    "nli+knowledge (decision, the default)": {"layers": ("nli", "knowledge"), "rule": "decision"},
     "nli+knowledge (no decomposition)": {
         "layers": ("nli", "knowledge"),
         "decompose": False,
@@ -202,10 +208,12 @@ def run_config(
             ),
             claims=extractor,
             knowledge=knowledge if "knowledge" in layers else None,
-            rule=LayerCombiner("any", order=layers),
+            rule=LayerCombiner(options.get("rule", "any"), order=layers),
         )
         report = verifier.run(text)
-        predicted, scores = sentence_predictions(report, starts, len(answer.sentences))
+        predicted, scores = sentence_predictions(
+            report, starts, len(answer.sentences), decided=options.get("rule") == "decision"
+        )
         for verdict in report.verdicts:
             sentence = len(labels) + max(
                 i for i, start in enumerate(starts) if start <= verdict.claim.span.start
