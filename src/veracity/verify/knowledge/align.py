@@ -38,8 +38,10 @@ __all__ = [
     "PRONOUN_OPENING",
     "JoinedText",
     "aligned_sentences",
+    "claim_clause",
     "content_stems",
     "join_hyphenated",
+    "passage_sentences",
     "word_key",
 ]
 
@@ -105,6 +107,33 @@ def join_hyphenated(text: str) -> JoinedText:
     return JoinedText(text, "".join(pieces), tuple(cuts))
 
 
+#: A "sentence" longer than this that spans lines is read line by line: scraped pages and lists
+#: run headings, items and bylines together without a full stop.
+LONG_SENTENCE = 300
+
+
+@functools.lru_cache(maxsize=256)
+def passage_sentences(text: str) -> tuple[Span, ...]:
+    """The sentences of ``text`` (:func:`veracity.text.sentences.split_sentences`), a long one
+    that spans lines cut at its line breaks (see ``LONG_SENTENCE``); the whole text when it
+    has none."""
+    found: list[Span] = []
+    for sentence in split_sentences(text) or [Span(0, len(text))]:
+        if sentence.end - sentence.start <= LONG_SENTENCE or "\n" not in sentence.of(text):
+            found.append(sentence)
+            continue
+        start = sentence.start
+        for line in [*re.finditer(r"\n", text[sentence.start : sentence.end]), None]:
+            end = sentence.end if line is None else sentence.start + line.start()
+            piece = text[start:end]
+            if piece.strip():
+                lead = len(piece) - len(piece.lstrip())
+                found.append(Span(start + lead, start + len(piece.rstrip())))
+            if line is not None:
+                start = sentence.start + line.end()
+    return tuple(found)
+
+
 def content_stems(text: str, start: int = 0, end: int | None = None) -> dict[str, int]:
     """The keys of the content words of ``text[start:end]`` (not stop words; a number counts
     whole, so that "release 1.11" aligns with "gzip 1.11 ..."), each with the position of its
@@ -132,33 +161,87 @@ def aligned_sentences(
     skip: Sequence[Span] = (),
     sentences: Sequence[Span] | None = None,
 ) -> tuple[Span, ...]:
-    """The sentences of ``passage`` aligned with ``claim``: those that state the most of the
-    claim's content words outside ``skip`` (the value under check), at least
-    ``ALIGNED_WORDS`` and ``ALIGNED_SHARE`` of them; several only on a tie. Empty when no
-    sentence reaches that."""
+    """The sentences of ``passage`` aligned with ``claim`` for the value at ``skip[0]``: those
+    that state the most of the content words of the value's clause (:func:`claim_clause`),
+    outside ``skip``, at least ``ALIGNED_WORDS`` and ``ALIGNED_SHARE`` of them; several only on
+    a tie. Empty when no sentence reaches that."""
+    bounds = claim_clause(claim, skip[0]) if skip else Span(0, len(claim))
     words = {
         key
-        for key, at in content_stems(claim).items()
+        for key, at in content_stems(claim, bounds.start, bounds.end).items()
         if not any(s.start <= at < s.end for s in skip)
     }
     if not words:
         return ()
     best: list[Span] = []
-    most = 0
+    most = (0, 0)
     least = min(ALIGNED_WORDS, len(words))
     previous: frozenset[str] = frozenset()
-    for sentence in sentences if sentences is not None else split_sentences(passage):
-        stems = _sentence_stems(passage, sentence.start, sentence.end)
-        if PRONOUN_OPENING.match(passage, sentence.start):
-            stems |= previous  # "It was opened in 1889." speaks of the sentence before
-        previous = stems
-        shared = len(words & stems)
-        if shared < least or shared < ALIGNED_SHARE * len(words) or shared < most:
+    for sentence in sentences if sentences is not None else passage_sentences(passage):
+        own = _sentence_stems(passage, sentence.start, sentence.end)
+        shared = len(words & own)
+        # "It was opened in 1889." speaks of what the sentence before names; its words count
+        # where the sentence states the claim's other words itself.
+        if PRONOUN_OPENING.match(passage, sentence.start) and shared >= min(
+            ALIGNED_WORDS, len(words) - 1
+        ):
+            total = len(words & (own | previous))
+        else:
+            total = shared
+        previous = own
+        rank = (total, shared)
+        if total < least or total < ALIGNED_SHARE * len(words) or rank < most:
             continue
-        if shared > most:
-            best, most = [], shared
+        if rank > most:
+            best, most = [], rank
         best.append(sentence)
     return tuple(best)
+
+
+#: Where a claim that joins two statements is cut: ";", ":" or a conjunction between clauses.
+_CLAUSE_JOIN = re.compile(r"\s*[;:]\s*|,?\s+(?:and|but|while|whereas)\s+", re.IGNORECASE)
+#: A clause needs this many content words of its own; a shorter one joins its neighbour.
+_CLAUSE_WORDS = 3
+
+
+def claim_clause(claim: str, span: Span) -> Span:
+    """The clause of ``claim`` that holds ``span``: the claim cut at ";", ":" and "and", "but",
+    "while", "whereas", with pieces of fewer than ``_CLAUSE_WORDS`` content words (besides the
+    value) joined to the next ("Brand was elected ... in 1984 and was elected Member of
+    Parliament ... in 1997": 1984's clause is the first).
+
+    >>> text = "Brand joined the council in 1984 and was elected to Parliament in 1997."
+    >>> claim_clause(text, Span(28, 32)).of(text)
+    'Brand joined the council in 1984'
+    """
+    cuts = [0]
+    for match in _CLAUSE_JOIN.finditer(claim):
+        cuts.append(match.start())
+        cuts.append(match.end())
+    cuts.append(len(claim))
+    pieces = [Span(cuts[i], cuts[i + 1]) for i in range(0, len(cuts) - 1, 2)]
+    merged: list[Span] = []
+    for piece in pieces:
+        if merged and _too_short(claim, merged[-1], span):
+            merged[-1] = Span(merged[-1].start, piece.end)
+        else:
+            merged.append(piece)
+    if len(merged) > 1 and _too_short(claim, merged[-1], span):
+        last = merged.pop()
+        merged[-1] = Span(merged[-1].start, last.end)
+    return next(
+        (p for p in merged if p.start <= span.start < max(p.end, p.start + 1)),
+        Span(0, len(claim)),
+    )
+
+
+def _too_short(claim: str, piece: Span, value: Span) -> bool:
+    words = [
+        at
+        for at in content_stems(claim, piece.start, piece.end).values()
+        if not value.start <= at < value.end
+    ]
+    return len(words) < _CLAUSE_WORDS
 
 
 @functools.lru_cache(maxsize=4096)

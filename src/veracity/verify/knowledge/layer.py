@@ -92,14 +92,15 @@ from dataclasses import dataclass
 
 from veracity import defaults
 from veracity.errors import InputError, OptionError
-from veracity.text.sentences import split_sentences
 from veracity.text.words import STOPWORDS, stem
 from veracity.types import Chunk, Claim, LayerResult, Span, ValueCheck
 from veracity.types.verification import ValueStatus
 from veracity.verify.knowledge.align import (
     JoinedText,
     aligned_sentences,
+    claim_clause,
     join_hyphenated,
+    passage_sentences,
     word_key,
 )
 from veracity.verify.knowledge.entities import Entity, EntityRecognizer, NerBackend, find_entity
@@ -329,7 +330,7 @@ class KnowledgeLayer:
             joined = join_hyphenated(chunk.text)
             text = joined.text
             values = extract_values(text)
-            sentences = split_sentences(text) or [Span(0, len(text))]
+            sentences = passage_sentences(text)
             found = []
             # Code tokens get a context like any value; only numbers and amounts are left out
             # of contexts, since a token's words ("cache_effective_user") say what it is about.
@@ -374,14 +375,15 @@ class KnowledgeLayer:
         claim_values: Sequence[Value],
         passages: Sequence[_Passage],
     ) -> ValueCheck:
-        """In order: ``match`` when a sentence aligned with the claim states the value;
-        ``mismatch`` when one states a conflicting value in the same context; ``match`` when
-        another sentence states the value; ``absent`` otherwise (naming a conflicting value
-        that stands elsewhere, if any)."""
+        """In order: ``match`` when a sentence aligned with the claim states the value, or
+        another states it in the same context; ``mismatch`` when an aligned sentence states a
+        conflicting value in the same context; ``match`` when any sentence states the value;
+        ``absent`` otherwise (naming a conflicting value that stands elsewhere, if any)."""
         claim = subject.text
         context = self._context(claim, value, claim_values, Span(0, len(claim)))
         best: tuple[tuple[bool, int, int], _Passage, _Found] | None = None
-        elsewhere: tuple[_Passage, Value] | None = None
+        # a match outside the aligned sentences, in the same context (first) or any
+        elsewhere: dict[bool, tuple[_Passage, Value]] = {}
         for passage in passages:
             bounds = _range_ends(value, passage)
             aligned = subject.aligned(value, passage)
@@ -390,18 +392,20 @@ class KnowledgeLayer:
                 if relation == "match":
                     if _within(other.value.span, aligned):
                         return _value_check(value, "match", passage, other.value, True)
-                    elsewhere = elsewhere or (passage, other.value)
+                    same = _same_context(value, context, other.context)
+                    elsewhere.setdefault(same, (passage, other.value))
                     continue
                 if relation != "conflict" or index in bounds:
                     continue  # "63" is no conflict with "62 to 64": it lies inside
+                if any(
+                    mine is not value and _relation(mine, other.value) == "match"
+                    for mine in claim_values
+                ):
+                    continue  # the claim states that value too, in another slot
                 shared = context.window.keys() & other.context.window.keys()
-                if not shared:
-                    continue
-                if (
-                    value.kind == "number"
-                    and context.heads
-                    and other.context.heads
-                    and not context.heads & other.context.heads
+                if not _same_context(value, context, other.context) and not (
+                    _within(other.value.span, aligned)
+                    and _sole(claim, value, claim_values, passage, other.value)
                 ):
                     continue  # "60,000 bees" against "60 frames": not the same thing
                 if year_like(value) != year_like(other.value):
@@ -415,10 +419,12 @@ class KnowledgeLayer:
                 )
                 if best is None or rank > best[0]:
                     best = (rank, passage, other)
+        if True in elsewhere:
+            return _value_check(value, "match", *elsewhere[True], False)
         if best is not None and best[0][0]:
             return _value_check(value, "mismatch", best[1], best[2].value, True)
-        if elsewhere is not None:
-            return _value_check(value, "match", elsewhere[0], elsewhere[1], False)
+        if False in elsewhere:
+            return _value_check(value, "match", *elsewhere[False], False)
         if best is None:
             return ValueCheck(
                 value.kind, value.text, value.span, value.value, "absent", unit=value.unit
@@ -809,6 +815,38 @@ def _anchors(text: str, tokens: Sequence[Value]) -> tuple[Value, ...]:
 
 #: The lower-case name that opens a technical claim, hyphens and dots inside ("update-passwd").
 _OPENING_NAME = re.compile(r"(?<![^\s])[a-z](?:[\w.+-]*[\w+])?")
+
+
+def _same_context(value: Value, mine: _Context, theirs: _Context) -> bool:
+    """Whether two values stand in the same context: a content word near both, and for a
+    number, the same counted thing when both name one ("60,000 bees", "60 frames")."""
+    if not mine.window.keys() & theirs.window.keys():
+        return False
+    return not (
+        value.kind == "number" and mine.heads and theirs.heads and not mine.heads & theirs.heads
+    )
+
+
+def _sole(
+    claim: str, value: Value, claim_values: Sequence[Value], passage: _Passage, other: Value
+) -> bool:
+    """Whether ``value`` and ``other`` fill the same slot by being alone: the only value of
+    their kind in the claim's clause and in the aligned sentence ("... in June 2018" against
+    "In December 2018, ..."), however far apart their words stand."""
+    clause = claim_clause(claim, value.span)
+    sentence = _sentence_of(passage.sentences, other.span.start)
+    mine = [
+        v
+        for v in claim_values
+        if clause.start <= v.span.start < clause.end and _relation(value, v) != "incomparable"
+    ]
+    theirs = [
+        f.value
+        for f in passage.values
+        if sentence.start <= f.value.span.start < sentence.end
+        and _relation(value, f.value) != "incomparable"
+    ]
+    return mine == [value] and theirs == [other]
 
 
 def _within(span: Span, sentences: Sequence[Span]) -> bool:

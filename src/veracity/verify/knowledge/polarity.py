@@ -55,10 +55,14 @@ from veracity.text.polarity import (
     negation_cues,
     opposite_stems,
 )
-from veracity.text.sentences import split_sentences
 from veracity.text.words import APOSTROPHES, STOPWORDS, WORD, stem
 from veracity.types import Chunk, Span, ValueCheck
-from veracity.verify.knowledge.align import PRONOUN_OPENING, JoinedText, join_hyphenated
+from veracity.verify.knowledge.align import (
+    PRONOUN_OPENING,
+    JoinedText,
+    join_hyphenated,
+    passage_sentences,
+)
 
 __all__ = ["ALIGNED_SHARE", "polarity_checks", "polarity_conflicts"]
 
@@ -71,6 +75,13 @@ _SCOPE_WORDS = 4
 #: A condition after a denied word turns the denial into a rule ("not ... unless", "not ...
 #: except"): the claim may state the exception.
 _CONDITION = re.compile(r"\b(?:unless|except|until|other than)\b", re.IGNORECASE)
+#: A purpose, fear or precaution before a cue in its clause: what follows is not stated as a
+#: fact ("to make it not undermine", "to make sure no write operation is happening").
+_EMBEDDING = re.compile(
+    r"\b(?:to make|make sure|makes sure|ensure\w*|so that|in order|lest|fear\w*|afraid"
+    r"|avoid\w*|prevent\w*)\b",
+    re.IGNORECASE,
+)
 #: Adverbs between a cue and the word it denies ("does not even decompress").
 _INTENSIFIERS = frozenset({"even", "ever", "really", "actually", "yet", "also", "still"})
 #: A denied word, an antonym or a quantified word must have a shared word this near (in words).
@@ -183,7 +194,10 @@ def _flips(
     opposed = [
         (c, e)
         for c, e in aligned.opposed
-        if _in_place(c, e, shared) and region.start <= e.start < region.end
+        if _in_place(c, e, shared)
+        and region.start <= e.start < region.end
+        # a claim that says both ("decreases ... and increases ...") opposes nothing
+        and not any(w.key in opposite_stems(c.low) for w in claim_words)
     ]
     # Quantifiers and some antonyms ("before" / "after") are stopwords, so not in ``content``:
     # a contrary one that governs the same word ("all bees" / "no bees").
@@ -212,16 +226,30 @@ def _flips(
     region_denied = {
         key: found for key, found in sentence_denied.items() if region.start <= found[0].start
     }
-    found: list[_Finding] = []
+    # A word that one side states both with and without a negation ("fish that live ... than
+    # fish that don't live") is no reading of polarity.
+    mixed = _mixed(claim_words, claim_denied) | _mixed(
+        _words(premise, sentence.start, sentence.end), sentence_denied
+    )
+    flips: list[tuple[_Word, _Word, bool, bool, bool]] = []
     for c, e in pairs:
+        if c.key in mixed or e.key in mixed:
+            continue
         # A cue denies the aligned word itself, not another mention of it.
         said = c.key in claim_denied and claim_denied[c.key][1].index == c.index
         denied = e.key in region_denied and region_denied[e.key][1].index == e.index
-        if said and e.key in sentence_denied:
+        if said and (e.key in sentence_denied or _cue_before(premise, e, sentence)):
             continue  # both sides carry the negation, wherever it sits in the sentence
+        if denied and _cue_before(claim, c, Span(0, len(claim))):
+            continue  # "doesn't wake" / "doesn't fully wake"
         antonym = (c.index, e.index) in opposed_keys
-        if not (said ^ denied ^ antonym):
-            continue
+        if said ^ denied ^ antonym:
+            flips.append((c, e, said, denied, antonym))
+    if any(f[2] and not f[4] for f in flips) and any(f[3] and not f[4] for f in flips):
+        # each side denies a different word ("no food" / "without water"): no clear reading
+        flips = [f for f in flips if not (f[2] or f[3])]
+    found: list[_Finding] = []
+    for c, e, said, denied, antonym in flips:
         if antonym and not (said or denied):
             kind = "quantifier" if c.low in CONTRARY_QUANTIFIERS else "antonym"
             found.append((kind, Span(c.start, c.end), Span(e.start, e.end)))
@@ -245,19 +273,19 @@ def _aligned(content: list[_Word], premise: str) -> list[_Aligned]:
     kept), with the (claim word, evidence word) pairs each shares and opposes; none below
     ``ALIGNED_SHARE`` or two shared words."""
     best: list[_Aligned] = []
-    most = 0.0
+    most = (0.0, 0)
     previous: Mapping[str, _Word] = {}
     for sentence, by_stem in _sentence_stems(premise):
         # "This does not use the store." speaks of what the sentence before names: its words
         # count towards the share, though only the sentence's own are read.
         inherited = previous if PRONOUN_OPENING.match(premise, sentence.start) else {}
-        previous = by_stem
+        previous = by_stem  # its own words: a sentence inherits from one sentence only
         shared: list[_Pair] = []
         opposed: list[_Pair] = []
         borrowed = 0
         for word in content:
             if word.key in by_stem:
-                shared.append((word, by_stem[word.key]))
+                shared.append((word, _twin(word, content, premise, sentence, by_stem)))
                 continue
             if word.key in inherited:
                 borrowed += 1
@@ -273,12 +301,40 @@ def _aligned(content: list[_Word], premise: str) -> list[_Aligned]:
             if other is not None:
                 opposed.append((word, other))
         share = (len(shared) + len(opposed) + borrowed) / len(content)
-        if len(shared) < 2 or share < ALIGNED_SHARE or share < most:
+        rank = (share, len(shared) + len(opposed))  # on a tie, the sentence's own words
+        if len(shared) < 2 or share < ALIGNED_SHARE or rank < most:
             continue
-        if share > most:
-            best, most = [], share
+        if rank > most:
+            best, most = [], rank
         best.append(_Aligned(sentence, shared, opposed))
     return best
+
+
+def _twin(
+    word: _Word,
+    content: Sequence[_Word],
+    premise: str,
+    sentence: Span,
+    by_stem: Mapping[str, _Word],
+) -> _Word:
+    """The occurrence of ``word`` in ``sentence`` that stands where the claim's does: the one
+    with most of the claim word's neighbours (content words within ``_NEIGHBOUR_WORDS``) near
+    it; on a tie, ``by_stem``'s (a lower-case occurrence first)."""
+    occurrences = [w for w in _words(premise, sentence.start, sentence.end) if w.key == word.key]
+    if len(occurrences) < 2:
+        return by_stem[word.key]
+    near = {
+        w.key for w in content if w is not word and abs(w.index - word.index) <= _NEIGHBOUR_WORDS
+    }
+    words = _all_words(premise)
+
+    def fit(occurrence: _Word) -> tuple[int, bool]:
+        window = words[
+            max(0, occurrence.index - _NEIGHBOUR_WORDS) : occurrence.index + _NEIGHBOUR_WORDS + 1
+        ]
+        return len(near & {w.key for w in window}), occurrence is by_stem[word.key]
+
+    return max(occurrences, key=fit)
 
 
 @functools.lru_cache(maxsize=256)
@@ -287,7 +343,7 @@ def _sentence_stems(premise: str) -> tuple[tuple[Span, Mapping[str, _Word]], ...
     "west of Brisbane", not "South West Queensland"). Cached: an answer's claims share their
     passages, and the claims of one request read the same few."""
     found = []
-    for sentence in split_sentences(premise):
+    for sentence in passage_sentences(premise):
         by_stem: dict[str, _Word] = {}
         for word in _words(premise, sentence.start, sentence.end):
             if word.key not in by_stem or (
@@ -317,6 +373,30 @@ def _in_place(claim_word: _Word, evidence_word: _Word, shared: Sequence[_Pair]) 
     return any(
         p is not None and abs(p[1].index - evidence_word.index) <= _NEIGHBOUR_WORDS
         for p in (before, after)
+    )
+
+
+def _mixed(words: Sequence[_Word], denied: Mapping[str, tuple[Span, _Word]]) -> set[str]:
+    """The keys that ``words`` hold both denied and, in another mention, not."""
+    return {
+        key
+        for key, (_, target) in denied.items()
+        if any(w.key == key and w.index != target.index for w in words)
+    }
+
+
+def _cue_before(text: str, word: _Word, bounds: Span) -> bool:
+    """Whether a negation cue stands within ``_SCOPE_WORDS`` words before ``word``, in its
+    clause ("nor liver issues", "doesn't fully wake")."""
+    words = _all_words(text)
+    start = words[max(0, word.index - _SCOPE_WORDS)].start
+    clause = max(
+        (m.end() for m in _CLAUSE.finditer(text, bounds.start, word.start)), default=bounds.start
+    )
+    return any(
+        max(start, clause) <= m.start() and m.end() <= word.start
+        for m in negation_cues(text[: word.start])
+        if m.start() >= max(start, clause)
     )
 
 
@@ -407,6 +487,12 @@ def _denials(
         clause = _CLAUSE.search(text, target.end, bounds.end)
         if _CONDITION.search(text, target.end, clause.start() if clause else bounds.end):
             continue  # "does not keep them unless --keep is given": a condition, no denial
+        opening = max(
+            (m.end() for m in _CLAUSE.finditer(text, bounds.start, match.start())),
+            default=bounds.start,
+        )
+        if _EMBEDDING.search(text, opening, match.start()):
+            continue  # "to make the deployment not undermine ...": a purpose, no statement
         window = words[
             max(0, target.index - _NEIGHBOUR_WORDS) : target.index + _NEIGHBOUR_WORDS + 1
         ]
