@@ -87,11 +87,11 @@ _INTENSIFIERS = frozenset({"even", "ever", "really", "actually", "yet", "also", 
 #: A denied word, an antonym or a quantified word must have a shared word this near (in words).
 _NEIGHBOUR_WORDS = 4
 #: Negation cues that do not deny the claim's predicate ("not only X but Y" states X; "no other
-#: frontend is running" says nothing against "a frontend").
+#: frontend is running" says nothing against "a frontend"; "no one" is a pronoun, not "one").
 _NOT_DENIALS = re.compile(
     r"\bnot only\b|\bnot just\b|\bnot merely\b|\bnot limited to\b|\bno doubt\b|\bnothing but\b"
     r"|\bno sooner\b|\bno other\b|\bnothing else\b|\bno more than\b|\bno less than\b"
-    r"|\bnot less than\b|\bnot more than\b|\bnot necessarily\b",
+    r"|\bnot less than\b|\bnot more than\b|\bnot necessarily\b|\bno one\b",
     re.IGNORECASE,
 )
 
