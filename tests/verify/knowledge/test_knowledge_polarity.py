@@ -71,6 +71,20 @@ pytestmark = pytest.mark.unit
             "always",
             "never",
         ),
+        (  # "need" stands between the cue and the word it denies
+            "After editing the configuration, you do not need to restart the daemon.",
+            "After editing the configuration, you need to restart the daemon.",
+            "negation",
+            "do not need to restart",
+            "restart",
+        ),
+        (  # the antonym stands where the claim's word does; the shared "faster" does not
+            "The new parser is faster than the old one, and faster than the reference parser.",
+            "The new parser is slower than the old one, but faster than the reference parser.",
+            "antonym",
+            "faster",
+            "slower",
+        ),
     ],
 )
 def test_a_reversed_claim_is_caught_with_both_spans(

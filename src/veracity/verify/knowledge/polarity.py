@@ -82,8 +82,11 @@ _EMBEDDING = re.compile(
     r"|avoid\w*|prevent\w*)\b",
     re.IGNORECASE,
 )
-#: Adverbs between a cue and the word it denies ("does not even decompress").
-_INTENSIFIERS = frozenset({"even", "ever", "really", "actually", "yet", "also", "still"})
+#: Words between a cue and the word it denies: adverbs ("does not even decompress") and "need"
+#: ("do not need to run configure" denies running it).
+_INTENSIFIERS = frozenset(
+    {"even", "ever", "really", "actually", "yet", "also", "still", "need", "needs"}
+)
 #: A denied word, an antonym or a quantified word must have a shared word this near (in words).
 _NEIGHBOUR_WORDS = 4
 #: Negation cues that do not deny the claim's predicate ("not only X but Y" states X; "no other
@@ -284,12 +287,6 @@ def _aligned(content: list[_Word], premise: str) -> list[_Aligned]:
         opposed: list[_Pair] = []
         borrowed = 0
         for word in content:
-            if word.key in by_stem:
-                shared.append((word, _twin(word, content, premise, sentence, by_stem)))
-                continue
-            if word.key in inherited:
-                borrowed += 1
-                continue
             other = next(
                 (
                     by_stem[o]
@@ -298,6 +295,18 @@ def _aligned(content: list[_Word], premise: str) -> list[_Aligned]:
                 ),
                 None,
             )
+            if word.key in by_stem:
+                twin = _twin(word, content, premise, sentence, by_stem)
+                # "faster than gzip, ... faster than bzip2" against "slower than gzip, but
+                # a lot faster than bzip2": the antonym stands where the claim word does
+                if other is None or _fit(word, content, premise, other) <= _fit(
+                    word, content, premise, twin
+                ):
+                    shared.append((word, twin))
+                    continue
+            elif word.key in inherited:
+                borrowed += 1
+                continue
             if other is not None:
                 opposed.append((word, other))
         share = (len(shared) + len(opposed) + borrowed) / len(content)
@@ -323,18 +332,23 @@ def _twin(
     occurrences = [w for w in _words(premise, sentence.start, sentence.end) if w.key == word.key]
     if len(occurrences) < 2:
         return by_stem[word.key]
+    return max(
+        occurrences,
+        key=lambda o: (_fit(word, content, premise, o), o is by_stem[word.key]),
+    )
+
+
+def _fit(word: _Word, content: Sequence[_Word], premise: str, occurrence: _Word) -> int:
+    """How many of the claim word's neighbours (content words within ``_NEIGHBOUR_WORDS``)
+    stand within ``_NEIGHBOUR_WORDS`` words of ``occurrence`` in the premise."""
     near = {
         w.key for w in content if w is not word and abs(w.index - word.index) <= _NEIGHBOUR_WORDS
     }
     words = _all_words(premise)
-
-    def fit(occurrence: _Word) -> tuple[int, bool]:
-        window = words[
-            max(0, occurrence.index - _NEIGHBOUR_WORDS) : occurrence.index + _NEIGHBOUR_WORDS + 1
-        ]
-        return len(near & {w.key for w in window}), occurrence is by_stem[word.key]
-
-    return max(occurrences, key=fit)
+    window = words[
+        max(0, occurrence.index - _NEIGHBOUR_WORDS) : occurrence.index + _NEIGHBOUR_WORDS + 1
+    ]
+    return len(near & {w.key for w in window})
 
 
 @functools.lru_cache(maxsize=256)
