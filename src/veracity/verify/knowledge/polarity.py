@@ -248,9 +248,18 @@ def _flips(
         antonym = (c.index, e.index) in opposed_keys
         if said ^ denied ^ antonym:
             flips.append((c, e, said, denied, antonym))
-    if any(f[2] and not f[4] for f in flips) and any(f[3] and not f[4] for f in flips):
-        # each side denies a different word ("no food" / "without water"): no clear reading
-        flips = [f for f in flips if not (f[2] or f[3])]
+    claim_cues = _negations(claim, Span(0, len(claim)), {c.start for c, _ in opposed})
+    sentence_cues = _negations(premise, sentence, {e.start for _, e in opposed})
+    if claim_cues and sentence_cues:
+        # Both sides carry a negation, each on its own word ("no food" / "without water", "is
+        # not an album" / "is not the fourth album"): no clear reading of a negation, unless
+        # the sentence's only says how, after the word ("overwrite it without prompting").
+        keys = {w.key for w in claim_words}
+        flips = [
+            f
+            for f in flips
+            if not (f[2] or f[3]) or (f[2] and _manner(premise, f[1], sentence_cues, keys))
+        ]
     found: list[_Finding] = []
     for c, e, said, denied, antonym in flips:
         if antonym and not (said or denied):
@@ -387,6 +396,39 @@ def _in_place(claim_word: _Word, evidence_word: _Word, shared: Sequence[_Pair]) 
     return any(
         p is not None and abs(p[1].index - evidence_word.index) <= _NEIGHBOUR_WORDS
         for p in (before, after)
+    )
+
+
+def _negations(text: str, bounds: Span, paired: set[int]) -> list[tuple[Span, _Word | None]]:
+    """The negation cues of ``bounds`` that deny something (not a contrary quantifier of a
+    pair, not "not only", "no other", ...), each with the word it denies (see
+    :func:`_target`)."""
+    skip = [m.span() for m in _NOT_DENIALS.finditer(text, bounds.start, bounds.end)]
+    return [
+        (Span(*m.span()), _target(text, m.end(), bounds.end))
+        for m in negation_cues(text[: bounds.end])
+        if m.start() >= bounds.start
+        and m.start() not in paired
+        and not any(a <= m.start() < b for a, b in skip)
+    ]
+
+
+def _manner(
+    text: str, word: _Word, cues: Sequence[tuple[Span, _Word | None]], claim: set[str]
+) -> bool:
+    """Whether every cue is a "without" right after ``word`` in its clause (within
+    ``_SCOPE_WORDS`` words) that denies a word the claim does not say ("overwrite it without
+    prompting")."""
+    clause = _CLAUSE.search(text, word.end)
+    end = clause.start() if clause else len(text)
+    near = _all_words(text)[word.index + 1 : word.index + 1 + _SCOPE_WORDS]
+    return all(
+        cue.of(text).lower() == "without"
+        and word.end <= cue.start < end
+        and any(w.start == cue.start for w in near)
+        and target is not None
+        and target.key not in claim
+        for cue, target in cues
     )
 
 
