@@ -10,10 +10,10 @@ quantifiers, no network. Each (premise, claim) pair is one claim against one pas
 *speaks* when the layer labels it contradicted (at least one ``mismatch``). Sets:
 
 - **Minimal pairs** (``bench/data/minimal_pairs.jsonl``): each original claim (supported by its
-  premise) and its twin; a finding is right on a twin whose edit makes it contradicted
-  (antonym, negation, number, month, duration unit, quantifier, obligation) and false on an
-  original or on a twin that keeps its meaning or only loses support (hedged number, antonym
-  negated, modality).
+  premise) and its twin (against ``twin_premise`` where the row has one: a negated claim against
+  a negated premise); a finding is right on a twin whose expected label is contradicted and
+  false on an original or on a twin that keeps its meaning or only loses support (expected
+  supported or neither).
 - **Issue cases** (``bench/data/rules_cases.jsonl``): the false findings issue 43 lists, as
   real-looking pairs from documents on this machine (a finding is false), and real
   contradictions of the same shapes (a finding is right).
@@ -94,7 +94,8 @@ def minimal_pairs(limit: int | None) -> list[Pair]:
         out.append(
             Pair("minimal_pairs", row["id"], "original", row["premise"], row["claim"], "kept")
         )
-        out.append(Pair("minimal_pairs", row["id"], row["kind"], row["premise"], row["twin"], twin))
+        premise = row.get("twin_premise", row["premise"])  # a twin may have its own premise
+        out.append(Pair("minimal_pairs", row["id"], row["kind"], premise, row["twin"], twin))
     return out
 
 
