@@ -31,14 +31,15 @@ __all__ = [
     "unit_dimension",
 ]
 
-#: A negation word (whole words, case-insensitive); "cannot" counts as one.
+#: A negation word (whole words, case-insensitive); "cannot" counts as one, and a contraction
+#: with a curly apostrophe ("don’t") as one with a straight one.
 NEGATION = re.compile(
-    r"\b(not|n't|never|no|none|nothing|nobody|neither|nor|without|cannot|no longer|hardly|"
+    r"\b(not|n['’]t|never|no|none|nothing|nobody|neither|nor|without|cannot|no longer|hardly|"
     r"barely|rarely|seldom|fail|failed|fails|unable|lack|lacked)\b",
     re.IGNORECASE,
 )
 #: A negation cue: a negation word or a contracted "n't" ("isn't", "doesn't").
-_CUE = re.compile(NEGATION.pattern + r"|n't\b|\blacks\b", re.IGNORECASE)
+_CUE = re.compile(NEGATION.pattern + r"|n['’]t\b|\blacks\b", re.IGNORECASE)
 
 #: Quantifiers and frequency words whose replacement makes a claim false: "all bees" / "no
 #: bees", "always" / "never", "most" / "few".

@@ -71,6 +71,27 @@ pytestmark = pytest.mark.unit
             "always",
             "never",
         ),
+        (  # a "without" that only says how ("without asking") leaves the claim's denial
+            "The cleanup job does not delete the old backups.",
+            "The cleanup job deletes the old backups without asking.",
+            "negation",
+            "does not delete",
+            "deletes",
+        ),
+        (  # "need" stands between the cue and the word it denies
+            "After editing the configuration, you do not need to restart the daemon.",
+            "After editing the configuration, you need to restart the daemon.",
+            "negation",
+            "do not need to restart",
+            "restart",
+        ),
+        (  # the antonym stands where the claim's word does; the shared "faster" does not
+            "The new parser is faster than the old one, and faster than the reference parser.",
+            "The new parser is slower than the old one, but faster than the reference parser.",
+            "antonym",
+            "faster",
+            "slower",
+        ),
     ],
 )
 def test_a_reversed_claim_is_caught_with_both_spans(
@@ -95,6 +116,14 @@ def test_a_reversed_claim_is_caught_with_both_spans(
         ),
         ("Python supports closures.", "Python does not only support closures but also generators."),
         ("The museum opens on Mondays.", "Penguins do not fly."),  # nothing aligned
+        (  # both sides carry a negation, each on its own word: no clear reading
+            "Avenged Sevenfold is not an album by a metal band.",
+            "Avenged Sevenfold is not the fourth studio album by the metal band.",
+        ),
+        (
+            "A civilian policeman was not killed in the attack.",
+            "A vehicle was not attacked, and a civilian policeman was killed in the attack.",
+        ),
         (
             "Each Apache Contributor grants a license.",
             "Each Contributor hereby grants to You a "

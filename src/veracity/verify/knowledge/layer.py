@@ -5,47 +5,57 @@ For each claim, every value (:func:`~veracity.verify.knowledge.values.extract_va
 code-like token (:func:`~veracity.verify.knowledge.tokens.extract_tokens`: paths, URLs,
 identifiers, flags, versions, marked lower-case names, quoted strings) and, with
 ``entities=True``, every named entity (:class:`~veracity.verify.knowledge.entities.
-EntityRecognizer`) is looked up in the claim's passages:
+EntityRecognizer`) is looked up in the claim's passages, read with their hyphenated line breaks
+joined ("origi-\\nnal" is "original"; spans are mapped back to the text as written).
 
-- a value is ``match`` when some passage states an equal value of a comparable kind, at the
-  precision the claim gives (see :func:`~veracity.verify.knowledge.values.compare`: "2022"
+A value is compared first with the passage sentence *aligned* with the claim
+(:func:`~veracity.verify.knowledge.align.aligned_sentences`: the sentence that states most of
+the claim's other content words), since only that sentence speaks of the same thing:
+
+- a value is ``match`` when an aligned sentence states an equal value of a comparable kind, at
+  the precision the claim gives (see :func:`~veracity.verify.knowledge.values.compare`: "2022"
   matches "20 Sept 2022", "1,200" matches "1.2 thousand");
-- ``mismatch`` when no passage matches but one states a conflicting value of the same kind
-  *in a comparable context*: the passage value's sentence has, within ``context_words``
-  content words of it, a content word that the claim has within ``context_words`` of its value
-  (numbers, units and stopwords do not count; words are stemmed). For a plain number the
-  counted thing must agree too: when both numbers are followed by content words (the first two
-  within three words), they share one ("60,000 bees" is not contradicted by "60 frames"),
-  and a number written like a year (four digits, 1000 to 2100, no comma) conflicts only with
-  another such number ("three prizes" is not contradicted by "the 1911 prize").
-  Money must be in the same currency and quantities in the same base unit to conflict at
-  all. Of several conflicting values, the one whose context shares most words is reported
-  (on a tie, the one nearest to those words);
-- ``absent`` otherwise;
-- a code token is compared the same way, with the same contexts, with the passages' tokens of
-  its class (see :func:`~veracity.verify.knowledge.tokens.compare_tokens`): ``match`` when a
-  passage has it (also as plain text: "the www-data user"), ``mismatch`` when one has another
-  token of its class in a comparable context ("/bin/bash" against "/bin/sync" near "shell").
+- ``mismatch`` when an aligned sentence states a conflicting value of the same kind *in the
+  same slot*: the passage value has, within ``context_words`` content words of it, a content
+  word that the claim has within ``context_words`` of its value (numbers, units and stopwords
+  do not count). For a plain number the counted thing must agree too: when both numbers are
+  followed by content words (the first two within three words), they share one ("60,000 bees"
+  is not contradicted by "60 frames"), and a number written like a year (four digits, 1000 to
+  2100, no comma) conflicts only with another such number ("three prizes" is not contradicted
+  by "the 1911 prize"). Money must be in the same currency and quantities in the same base
+  unit to conflict at all. Of several conflicting values, the one whose context shares most
+  words is reported (on a tie, the one nearest to those words). A passage that does not name
+  what the claim is about (its code tokens, the lower-case name that opens it: "ctags ...")
+  has no aligned sentence, so another command's page cannot contradict this command's option;
+- ``match`` when another sentence states the value;
+- ``absent`` (the value is not stated: *unsupported*, never contradicted) otherwise. A
+  conflicting value that stands outside the aligned sentence (an older entry of the same NEWS
+  file, a copyright line's year) is named in ``found``, with ``aligned`` false, for a decision
+  to weigh;
+- a code token is compared the same way with the passages' tokens of its class (see
+  :func:`~veracity.verify.knowledge.tokens.compare_tokens`): ``match`` when a passage has it
+  (also as plain text: "the www-data user"), ``mismatch`` when an aligned sentence has another
+  token of its class in the same slot ("/bin/bash" against "/bin/sync" near "shell").
   A token in prose quotes ("...", '...', a title or a term) is compared only in its *slot*.
   Unlike a number, a token the passages say nothing about is not reported (no check): code
   tokens are often paraphrased ("the login shell" for "/bin/sh");
-- a *slot* is the content word before a token or word and the function words between (at
-  most ``slot_words`` words, one clause, articles skipped): "a replacement *for* X" is
-  ``("replacement", ("for",))``. Where a passage fills the same slot, in a context sharing at
-  least two content words, with something else, the claim's token mismatches when that is a
-  token of its class (or a name for a name), and is ``absent`` when it is words of a
-  prepositional slot ("runs as an unprivileged user"); a word after a noun is no filler ("the
-  file system"), and a passage that fills the slot with the token or a phrase holding it
-  confirms it. A lower-case word of a technical claim (one with a path, URL, address, flag,
-  version, an identifier with ``_``, ``.`` or ``-``, something in backticks, or one that opens
-  with a lower-case word as "gzip is ..." does) is checked in a prepositional slot the same
-  way, against another word or name ("gzip was designed as a replacement for zip" against
-  "... a replacement for compress"), and reported only when it mismatches: ordinary words are
-  not values;
+- a *slot* is the content word before a token and the function words between (at most
+  ``slot_words`` words, one clause, articles skipped): "a replacement *for* X" is
+  ``("replacement", ("for",))``. Where an aligned sentence fills the same slot, in a context
+  sharing at least two content words, with another token of its class (or a name for a name),
+  the claim's token mismatches; a passage that fills it with words, or elsewhere, leaves it
+  ``absent``. Ordinary words are never values: a content word against another content word
+  ("'compression' contradicts 'different'") is no finding;
 - a name is ``match`` when a passage contains it as whole words (case-insensitive, "U.S." =
   "US", see :func:`~veracity.verify.knowledge.entities.entity_key`), or when a name found in
   a passage is part of it ("Karl von Frisch" vs a passage that says "Frisch"); ``absent``
-  otherwise. Names never ``mismatch``: a different name is the verifier's business.
+  otherwise. Names never ``mismatch``: a different name is the verifier's business;
+- negations, antonyms of the curated lexicon and contrary quantifiers are read against the
+  aligned sentence by :mod:`~veracity.verify.knowledge.polarity`.
+
+Every check carries its claim span (in the claim), its evidence span and sentence (in the
+document) and ``aligned``: a typed input for a decision (:attr:`~veracity.types.ValueCheck.
+finding` names its kind).
 
 With a :class:`~veracity.verify.knowledge.kb.KnowledgeBase`, each fact the claim mentions
 (its entity and attribute) is compared with the claim's value of a comparable kind nearest to
@@ -59,7 +69,8 @@ the passages do not state it.
 The claim's :class:`~veracity.types.LayerResult`:
 
 - ``contradicted`` (flagged, risk ``KNOWLEDGE_MISMATCH_RISK``) when any check mismatches;
-- else ``unsupported`` (flagged) when a value is absent (risk ``KNOWLEDGE_ABSENT_VALUE_RISK``)
+- else ``unsupported`` (flagged, "value not stated") when a value is absent (risk
+  ``KNOWLEDGE_ABSENT_VALUE_RISK``)
   or only a name is absent (the lower ``KNOWLEDGE_ABSENT_ENTITY_RISK``);
 - else ``supported`` (risk ``KNOWLEDGE_MATCH_RISK``);
 - a claim without any value or name: ``unchecked``, not flagged, risk ``None``, detail
@@ -81,9 +92,17 @@ from dataclasses import dataclass
 
 from veracity import defaults
 from veracity.errors import InputError, OptionError
-from veracity.text.sentences import split_sentences
 from veracity.text.words import STOPWORDS, stem
 from veracity.types import Chunk, Claim, LayerResult, Span, ValueCheck
+from veracity.types.verification import ValueStatus
+from veracity.verify.knowledge.align import (
+    JoinedText,
+    aligned_sentences,
+    claim_clause,
+    join_hyphenated,
+    passage_sentences,
+    word_key,
+)
 from veracity.verify.knowledge.entities import Entity, EntityRecognizer, NerBackend, find_entity
 from veracity.verify.knowledge.kb import KnowledgeBase, Mention
 from veracity.verify.knowledge.polarity import polarity_checks
@@ -103,9 +122,6 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 #: How many words after a number name the thing it counts ("60,000 worker bees").
 _HEAD_WORDS = 3
 _HEADS = 2
-#: The words that may join a slot's word to its filler ("a replacement *for* compress"); articles
-#: are skipped on both sides.
-_PREPOSITIONS = frozenset("for to of as by with from in on at into than over via like".split())
 _ARTICLES = frozenset({"a", "an", "the"})
 #: A slot's context must share this many content words (its own word among them).
 _SLOT_SHARED = 2
@@ -175,10 +191,27 @@ class _Filler:
 
 @dataclass(frozen=True)
 class _Passage:
+    """A passage read with its hyphenated line breaks joined: its values, tokens and sentences
+    index ``joined.text``; :meth:`evidence` maps a span back to the document."""
+
     chunk: Chunk
+    joined: JoinedText
     values: tuple[_Found, ...]
     numbers: tuple[Value, ...] = ()
     sentences: tuple[Span, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return self.joined.text
+
+    def evidence(self, span: Span) -> Span:
+        """``span`` of the joined text as a span of the chunk's document."""
+        source = self.joined.source_span(span)
+        return Span(self.chunk.start + source.start, self.chunk.start + source.end)
+
+    def written(self, span: Span) -> str:
+        """The characters of the chunk at ``span`` of the joined text, as written."""
+        return self.joined.source_span(span).of(self.chunk.text)
 
 
 class KnowledgeLayer:
@@ -266,21 +299,16 @@ class KnowledgeLayer:
         for claim, chunks in zip(claims, evidence, strict=True):
             found = [self._passage(chunk, passages) for chunk in chunks]
             claim_values = extract_values(claim.text)
-            mine = [
-                self._check_value(claim.text, value, claim_values, found) for value in claim_values
-            ]
             tokens = extract_tokens(claim.text, values=claim_values)
+            subject = _Subject(claim.text, _anchors(claim.text, tokens))
+            mine = [
+                self._check_value(subject, value, claim_values, found) for value in claim_values
+            ]
             for token in tokens:
                 if (
-                    token_check := self._check_token(claim.text, token, claim_values, found)
+                    token_check := self._check_token(subject, token, claim_values, found)
                 ) is not None:
                     mine.append(token_check)
-            technical = any(_technical(claim.text, token) for token in tokens) or _opens_lower(
-                claim.text, Span(0, len(claim.text))
-            )
-            mine.extend(
-                self._check_words(claim.text, claim_values, tokens, found, technical=technical)
-            )
             mine.extend(polarity_checks(claim.text, chunks))
             checks.append(mine)
         if self.entities:
@@ -299,15 +327,17 @@ class KnowledgeLayer:
 
     def _passage(self, chunk: Chunk, cache: dict[Chunk, _Passage]) -> _Passage:
         if chunk not in cache:
-            values = extract_values(chunk.text)
-            sentences = split_sentences(chunk.text) or [Span(0, len(chunk.text))]
+            joined = join_hyphenated(chunk.text)
+            text = joined.text
+            values = extract_values(text)
+            sentences = passage_sentences(text)
             found = []
             # Code tokens get a context like any value; only numbers and amounts are left out
             # of contexts, since a token's words ("cache_effective_user") say what it is about.
-            for value in (*values, *extract_tokens(chunk.text, values=values)):
+            for value in (*values, *extract_tokens(text, values=values)):
                 sentence = _sentence_of(sentences, value.span.start)
-                found.append(_Found(value, self._context(chunk.text, value, values, sentence)))
-            cache[chunk] = _Passage(chunk, tuple(found), values, tuple(sentences))
+                found.append(_Found(value, self._context(text, value, values, sentence)))
+            cache[chunk] = _Passage(chunk, joined, tuple(found), values, tuple(sentences))
         return cache[chunk]
 
     def _context(self, text: str, value: Value, values: Sequence[Value], bounds: Span) -> _Context:
@@ -327,11 +357,11 @@ class KnowledgeLayer:
             ):
                 continue
             if i < first:
-                before.append((stem(word), first - i))
+                before.append((word_key(word), first - i))
             elif i >= last:
-                after.append((stem(word), i - last + 1))
+                after.append((word_key(word), i - last + 1))
                 if i - last < _HEAD_WORDS and len(heads) < _HEADS:
-                    heads.append(stem(word))
+                    heads.append(word_key(word))
         width = self.context_words
         window: dict[str, int] = {}
         for word, distance in before[-width:] + after[:width]:
@@ -339,99 +369,98 @@ class KnowledgeLayer:
         return _Context(window, frozenset(heads))
 
     def _check_value(
-        self, claim: str, value: Value, claim_values: Sequence[Value], passages: Sequence[_Passage]
+        self,
+        subject: _Subject,
+        value: Value,
+        claim_values: Sequence[Value],
+        passages: Sequence[_Passage],
     ) -> ValueCheck:
+        """In order: ``match`` when a sentence aligned with the claim states the value, or
+        another states it in the same context; ``mismatch`` when an aligned sentence states a
+        conflicting value in the same context; ``match`` when any sentence states the value;
+        ``absent`` otherwise (naming a conflicting value that stands elsewhere, if any)."""
+        claim = subject.text
         context = self._context(claim, value, claim_values, Span(0, len(claim)))
-        best: tuple[tuple[int, int], _Passage, _Found] | None = None
+        best: tuple[tuple[bool, int, int], _Passage, _Found] | None = None
+        # a match outside the aligned sentences, in the same context (first) or any
+        elsewhere: dict[bool, tuple[_Passage, Value]] = {}
         for passage in passages:
             bounds = _range_ends(value, passage)
+            aligned = subject.aligned(value, passage)
             for index, other in enumerate(passage.values):
                 relation = _relation(value, other.value)
                 if relation == "match":
-                    return _value_check(value, "match", passage.chunk, other.value)
+                    if _within(other.value.span, aligned):
+                        return _value_check(value, "match", passage, other.value, True)
+                    same = _same_context(value, context, other.context)
+                    elsewhere.setdefault(same, (passage, other.value))
+                    continue
                 if relation != "conflict" or index in bounds:
                     continue  # "63" is no conflict with "62 to 64": it lies inside
+                if any(
+                    mine is not value and _relation(mine, other.value) == "match"
+                    for mine in claim_values
+                ):
+                    continue  # the claim states that value too, in another slot
                 shared = context.window.keys() & other.context.window.keys()
-                if not shared:
-                    continue
-                if (
-                    value.kind == "number"
-                    and context.heads
-                    and other.context.heads
-                    and not context.heads & other.context.heads
+                if not _same_context(value, context, other.context) and not (
+                    _within(other.value.span, aligned)
+                    and _sole(claim, value, claim_values, passage, other.value)
                 ):
                     continue  # "60,000 bees" against "60 frames": not the same thing
                 if year_like(value) != year_like(other.value):
                     continue  # "three prizes" against "the 1911 prize": a year, not a count
-                # Most shared words first, then the passage value closest to them.
-                rank = (len(shared), -sum(other.context.window[word] for word in shared))
+                # In the aligned sentence first, then most shared words, then the passage
+                # value closest to them.
+                rank = (
+                    _within(other.value.span, aligned),
+                    len(shared),
+                    -sum(other.context.window[word] for word in shared),
+                )
                 if best is None or rank > best[0]:
                     best = (rank, passage, other)
-        if best is not None:
-            return _value_check(value, "mismatch", best[1].chunk, best[2].value)
-        return ValueCheck(value.kind, value.text, value.span, value.value, "absent")
+        if True in elsewhere:
+            return _value_check(value, "match", *elsewhere[True], False)
+        if best is not None and best[0][0]:
+            return _value_check(value, "mismatch", best[1], best[2].value, True)
+        if False in elsewhere:
+            return _value_check(value, "match", *elsewhere[False], False)
+        if best is None:
+            return ValueCheck(
+                value.kind, value.text, value.span, value.value, "absent", unit=value.unit
+            )
+        # Only the aligned sentence can contradict; a conflicting value elsewhere is reported
+        # beside an absent value, for a decision to weigh.
+        return _value_check(value, "absent", best[1], best[2].value, False)
 
     # --- code tokens and slots ------------------------------------------------------------------
 
     def _check_token(
-        self, claim: str, token: Value, claim_values: Sequence[Value], passages: Sequence[_Passage]
+        self,
+        subject: _Subject,
+        token: Value,
+        claim_values: Sequence[Value],
+        passages: Sequence[_Passage],
     ) -> ValueCheck | None:
         """A code token: ``match`` when a passage has it (as a token or in plain text),
         ``mismatch`` when one has another token of its class in a comparable context or another
         word in its slot, ``absent`` only when a passage fills its slot with nothing comparable;
         ``None`` (no check) when the passages say nothing about it."""
+        claim = subject.text
         for passage in passages:
-            span = _find_text(token, passage.chunk.text)
+            span = _find_text(token, passage.text)
             if span is not None:
-                found = Value(
-                    token.kind, span.of(passage.chunk.text), span, token.value, token.unit
-                )
-                return _value_check(token, "match", passage.chunk, found)
+                found = Value(token.kind, span.of(passage.text), span, token.value, token.unit)
+                aligned = _within(span, subject.aligned(token, passage))
+                return _value_check(token, "match", passage, found, aligned)
         if not _in_quotes(claim, token.span):  # prose quotes: a title, a phrase, a term
-            check = self._check_value(claim, token, claim_values, passages)
-            if check.status != "absent":
-                return check
+            check = self._check_value(subject, token, claim_values, passages)
+            if check.status != "absent" or check.found is not None:
+                return check  # a match, a mismatch, or another token that stands elsewhere
         slot = self._slot(claim, token.span, Span(0, len(claim)))
         if slot is None:
             return None
-        return self._slot_check(claim, token, slot, claim_values, passages, absent=True)
-
-    def _check_words(
-        self,
-        claim: str,
-        claim_values: Sequence[Value],
-        tokens: Sequence[Value],
-        passages: Sequence[_Passage],
-        *,
-        technical: bool,
-    ) -> list[ValueCheck]:
-        """Lower-case words in a prepositional slot ("a replacement for zip") of a technical
-        claim (see :func:`_technical`): a ``mismatch`` when a passage fills the same slot, in a
-        comparable context, with another word or name, and no passage fills it with this one;
-        otherwise no check."""
-        if not technical:
-            return []
-        taken = [value.span for value in (*claim_values, *tokens)]
-        checks = []
-        for match in _WORD.finditer(claim):
-            word = match.group()
-            span = Span(match.start(), match.end())
-            if (
-                word.lower() in STOPWORDS
-                or not _LOWER_WORD.fullmatch(word)
-                or any(t.start < span.end and span.start < t.end for t in taken)
-            ):
-                continue
-            slot = self._slot(claim, span, Span(0, len(claim)))
-            if slot is None or not slot.between or not set(slot.between) <= _PREPOSITIONS:
-                continue
-            if any(0 <= t.start - span.end <= 2 for t in taken):
-                continue  # "user www-data": the word names the token that fills the slot
-            value = Value("code", word, span, word.lower(), "word")
-            check = self._slot_check(claim, value, slot, claim_values, passages, absent=False)
-            if check is not None:
-                checks.append(check)
-        return checks
+        return self._slot_check(subject, token, slot, claim_values, passages)
 
     def _slot(self, text: str, span: Span, bounds: Span) -> _Slot | None:
         """The slot that the text at ``span`` fills: the nearest content word before it, with
@@ -456,7 +485,7 @@ class KnowledgeLayer:
     def _fillers(self, passage: _Passage, slot: _Slot) -> list[_Filler]:
         """Where ``passage`` fills ``slot``: the token or lower-case word after each occurrence
         of its word and function words (capitalised words and numbers are not fillers)."""
-        text = passage.chunk.text
+        text = passage.text
         words = list(_WORD.finditer(text))
         fillers = []
         for i, match in enumerate(words):
@@ -483,7 +512,7 @@ class KnowledgeLayer:
     ) -> Value | None:
         """The token or lower-case word that follows ``words[anchor]`` and exactly the slot's
         function words (articles skipped), within ``slot_words`` words and one clause."""
-        text = passage.chunk.text
+        text = passage.text
         between: list[str] = []
         for j in range(anchor + 1, min(len(words), anchor + 1 + self.slot_words)):
             if _CLAUSE_BREAK.search(text, words[j - 1].end(), words[j].start()):
@@ -513,19 +542,22 @@ class KnowledgeLayer:
 
     def _slot_check(
         self,
-        claim: str,
+        subject: _Subject,
         value: Value,
         slot: _Slot,
         claim_values: Sequence[Value],
         passages: Sequence[_Passage],
-        *,
-        absent: bool,
     ) -> ValueCheck | None:
+        """A token in a slot: ``mismatch`` when the aligned sentence of a passage fills the
+        slot with another token of its class; ``absent`` when a passage fills it otherwise (or
+        elsewhere); ``None`` when no passage fills it."""
+        claim = subject.text
         context = self._context(claim, value, claim_values, Span(0, len(claim)))
         mine, region = _following(claim, value, Span(0, len(claim)), self.slot_words)
-        best: tuple[int, _Passage, _Filler] | None = None
+        best: tuple[tuple[bool, int], _Passage, _Filler] | None = None
         talked_about = False
         for passage in passages:
+            aligned = subject.aligned(value, passage)
             for filler in self._fillers(passage, slot):
                 shared = len(context.window.keys() & filler.context.window.keys())
                 if shared < _SLOT_SHARED:
@@ -547,12 +579,17 @@ class KnowledgeLayer:
                         value.unit in _WORDLIKE and filler.value.unit in _WORDLIKE
                     )
                 talked_about = True
-                if comparable and (best is None or shared > best[0]):
-                    best = (shared, passage, filler)
+                rank = (_within(filler.value.span, aligned), shared)
+                if comparable and (best is None or rank > best[0]):
+                    best = (rank, passage, filler)
+        if best is not None and best[0][0]:
+            return _value_check(value, "mismatch", best[1], best[2].value, True)
         if best is not None:
-            return _value_check(value, "mismatch", best[1].chunk, best[2].value)
-        if absent and talked_about:
-            return ValueCheck(value.kind, value.text, value.span, value.value, "absent")
+            return _value_check(value, "absent", best[1], best[2].value, False)
+        if talked_about:
+            return ValueCheck(
+                value.kind, value.text, value.span, value.value, "absent", unit=value.unit
+            )
         return None
 
     # --- names --------------------------------------------------------------------------------
@@ -701,7 +738,7 @@ class KnowledgeLayer:
     def _result(checks: Sequence[ValueCheck]) -> LayerResult:
         if not checks:
             return LayerResult("knowledge", "unchecked", False, None, "no values to check")
-        mismatches = [c for c in checks if c.status == "mismatch"]
+        mismatches = [c for c in checks if c.status == "mismatch" and c.aligned is not False]
         if mismatches:
             return LayerResult(
                 "knowledge",
@@ -721,7 +758,7 @@ class KnowledgeLayer:
         if values or names:
             parts = []
             if values:
-                parts.append("not stated in the evidence: " + ", ".join(map(repr, values)))
+                parts.append("value not stated in the evidence: " + ", ".join(map(repr, values)))
             if names:
                 parts.append("names not in the evidence: " + ", ".join(map(repr, names)))
             risk = (
@@ -739,6 +776,83 @@ class KnowledgeLayer:
         )
 
 
+@dataclass(frozen=True)
+class _Subject:
+    """A claim and what it is about (``anchors``): its code tokens and the lower-case name
+    that opens it ("ctags recurses ..."). A value of a passage can contradict the claim only
+    when the passage names every anchor, so that another command's page says nothing against
+    this command's option."""
+
+    text: str
+    anchors: tuple[Value, ...]
+
+    def aligned(self, value: Value, passage: _Passage) -> tuple[Span, ...]:
+        """The sentences of ``passage`` aligned with the claim for ``value`` (none when the
+        passage does not name what the claim is about)."""
+        for anchor in self.anchors:
+            overlaps = anchor.span.start < value.span.end and value.span.start < anchor.span.end
+            if not overlaps and _find_text(anchor, passage.text) is None:
+                return ()
+        return aligned_sentences(
+            self.text, passage.text, skip=(value.span,), sentences=passage.sentences
+        )
+
+
+def _anchors(text: str, tokens: Sequence[Value]) -> tuple[Value, ...]:
+    """The claim's code tokens (not flags or versions, which are the values compared) and the
+    lower-case name that opens it, if any ("gzip is ...")."""
+    found = [token for token in tokens if token.unit not in ("flag", "version", "quoted")]
+    first = _OPENING_NAME.match(text, len(text) - len(text.lstrip()))
+    if (
+        first is not None
+        and _opens_lower(text, Span(0, len(text)))
+        and not any(t.span.start <= first.start() < t.span.end for t in tokens)
+    ):
+        word = first.group()
+        found.append(Value("code", word, Span(first.start(), first.end()), word.lower(), "word"))
+    return tuple(found)
+
+
+#: The lower-case name that opens a technical claim, hyphens and dots inside ("update-passwd").
+_OPENING_NAME = re.compile(r"(?<![^\s])[a-z](?:[\w.+-]*[\w+])?")
+
+
+def _same_context(value: Value, mine: _Context, theirs: _Context) -> bool:
+    """Whether two values stand in the same context: a content word near both, and for a
+    number, the same counted thing when both name one ("60,000 bees", "60 frames")."""
+    if not mine.window.keys() & theirs.window.keys():
+        return False
+    return not (
+        value.kind == "number" and mine.heads and theirs.heads and not mine.heads & theirs.heads
+    )
+
+
+def _sole(
+    claim: str, value: Value, claim_values: Sequence[Value], passage: _Passage, other: Value
+) -> bool:
+    """Whether ``value`` and ``other`` fill the same slot by being alone: the only value of
+    their kind in the claim's clause and in the aligned sentence ("... in June 2018" against
+    "In December 2018, ..."), however far apart their words stand."""
+    clause = claim_clause(claim, value.span)
+    sentence = _sentence_of(passage.sentences, other.span.start)
+    mine = [
+        v
+        for v in claim_values
+        if clause.start <= v.span.start < clause.end and _relation(value, v) != "incomparable"
+    ]
+    theirs = [
+        f.value
+        for f in passage.values
+        if sentence.start <= f.value.span.start < sentence.end
+        and _relation(value, f.value) != "incomparable"
+    ]
+    return mine == [value] and theirs == [other]
+
+
+def _within(span: Span, sentences: Sequence[Span]) -> bool:
+    return any(s.start <= span.start and span.end <= s.end for s in sentences)
+
+
 _RANGE_LINK = re.compile(r"\s*(?:to|-|–|—|and|or)\s*", re.IGNORECASE)
 
 
@@ -747,7 +861,7 @@ def _range_ends(value: Value, passage: _Passage) -> set[int]:
     "between 5 and 9", "10–20 km") that holds ``value``."""
     if value.kind not in ("number", "percent", "money", "quantity"):
         return set()
-    text = passage.chunk.text
+    text = passage.text
     ends: set[int] = set()
     found = passage.values
     for index in range(len(found) - 1):
@@ -786,26 +900,6 @@ def _in_quotes(text: str, span: Span) -> bool:
     """Whether ``span`` is in prose quotation marks ("...", '...', “...”), not backticks."""
     before = text[: span.start].rstrip()
     return before[-1:] in ('"', "'", "“", "‘")
-
-
-def _technical(text: str, token: Value) -> bool:
-    """Whether ``token`` marks its text as technical, so that its lower-case words may be
-    names: a path, URL, address, flag, version, an identifier with an underscore or dot, or
-    anything in backticks (product names such as "iPhone" and prose quotes do not count)."""
-    if token.unit in ("path", "url", "email", "flag", "version"):
-        return True
-    if token.span.start > 0 and text[token.span.start - 1] == "`":
-        return True
-    return (
-        token.unit in ("symbol", "name")
-        and not _in_quotes(text, token.span)
-        and (
-            "_" in token.text
-            or "." in token.text
-            or "-" in token.text
-            or "=" in text[max(0, token.span.start - 1) : token.span.start]
-        )
-    )
 
 
 def _opens_lower(text: str, bounds: Span) -> bool:
@@ -847,16 +941,23 @@ def _find_text(token: Value, text: str) -> Span | None:
     return Span(found.start(), found.end()) if found else None
 
 
-def _value_check(value: Value, status: str, chunk: Chunk, other: Value) -> ValueCheck:
+def _value_check(
+    value: Value, status: ValueStatus, passage: _Passage, other: Value, aligned: bool
+) -> ValueCheck:
+    """``value`` of the claim against ``other`` of ``passage``: what the passage says (as
+    written), where, in which sentence, and whether that sentence is aligned with the claim."""
     return ValueCheck(
         value.kind,
         value.text,
         value.span,
         value.value,
-        "match" if status == "match" else "mismatch",
-        found=other.text,
-        doc_id=chunk.doc_id,
-        evidence=Span(chunk.start + other.span.start, chunk.start + other.span.end),
+        status,
+        found=passage.written(other.span),
+        doc_id=passage.chunk.doc_id,
+        evidence=passage.evidence(other.span),
+        unit=value.unit,
+        aligned=aligned,
+        sentence=passage.evidence(_sentence_of(passage.sentences, other.span.start)),
     )
 
 

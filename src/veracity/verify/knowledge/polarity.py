@@ -2,25 +2,37 @@
 evidence that says the same thing, with a "not" more or less, a word turned into its antonym,
 or a quantifier reversed.
 
-The rule reads only *aligned* evidence, never an unrelated sentence:
+The rule reads only *aligned* evidence, never an unrelated sentence, and only words in aligned
+positions:
 
-1. The evidence sentence that shares most of the claim's content words (stemmed; a claim word
-   whose antonym the sentence has counts as shared, the other way round) is the claim's
-   aligned sentence, if it shares at least ``ALIGNED_SHARE`` of them and at least two outright.
+1. The passage is read with its hyphenated line breaks joined ("origi-\\nnal" is "original").
+   The evidence sentence that shares most of the claim's content words (stemmed; a claim word
+   whose antonym the sentence has counts as shared, the other way round) is the claim's aligned
+   sentence, if it shares at least ``ALIGNED_SHARE`` of them and at least two outright.
 2. Its *region* is the clauses (cut at ``,;:`` and dashes) from the first to the last shared
    word: a "not" in another clause of the sentence says nothing of the claim.
-3. Oppositions: each claim word whose antonym (:func:`veracity.text.polarity.opposite_stems`)
-   or contrary quantifier ("all" / "no", "most" / "few") stands in the region and which the
-   region does not also contain; and the negation cues ("not", "never", "n't", "without", ...)
-   of the claim and of the region that deny an aligned word (the first content word within four
-   words after the cue is one the claim and the sentence share: "not birds" denies nothing of
-   "Bees are insects") and are not part of such a pair. An odd number of flips in all is a
-   contradiction: "opens" / "does not open" (one negation), "opens" / "closes" (one antonym), but
-   "is not closed" / "is open" (a negation and an antonym) agree.
+3. Each aligned pair of words (the claim's word and the evidence's) is read for a flip:
+
+   - an *antonym* of the curated lexicon (:func:`veracity.text.polarity.opposite_stems`), only
+     where it stands in the claim word's place: between the evidence twins of the claim's
+     shared neighbours, next to one of them;
+   - a contrary *quantifier* ("all" / "no", "always" / "never", "most" / "few") that governs
+     the same word on both sides ("all bees" / "no bees");
+   - a *negation* cue ("not", "never", "n't", "without", ...) that denies the word: the first
+     content word within four words after the cue, in its clause, is the pair's word, and a
+     shared word stands next to it ("not birds" denies nothing of "Bees are insects"; "no
+     other frontend" and "not only" deny nothing). A negation on both sides cancels, wherever
+     it sits in the sentence ("will not overwrite ... by default" / "will by default not
+     overwrite"; "not even X" / "not even X").
+
+   A pair flips when it has an odd number of these: "opens" / "does not open" (a negation),
+   "opens" / "closes" (an antonym); "is not closed" / "is open" (a negation and an antonym)
+   agree. Any flipped pair is a contradiction.
 
 Each contradiction is reported as a :class:`~veracity.types.ValueCheck` of kind ``negation``,
-``antonym`` or ``quantifier``, status ``mismatch``, with the claim's word, its span in the claim,
-and the evidence's words and their span (in the premise, shifted by ``offset``).
+``antonym`` or ``quantifier``, status ``mismatch``, ``aligned`` true, with the claim's words and
+their span in the claim, and the evidence's words, their span and their sentence (in the premise
+as written, shifted by ``offset``).
 
 >>> [(c.kind, c.text, c.found) for c in polarity_conflicts(
 ...     "The museum opens on Mondays.", "The museum does not open on Mondays.")]
@@ -37,10 +49,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from veracity.text.polarity import CONTRARY_QUANTIFIERS, negation_cues, opposite_stems
-from veracity.text.sentences import split_sentences
+from veracity.text.polarity import (
+    CONTRARY_QUANTIFIERS,
+    antonyms_of,
+    negation_cues,
+    opposite_stems,
+)
 from veracity.text.words import APOSTROPHES, STOPWORDS, WORD, stem
 from veracity.types import Chunk, Span, ValueCheck
+from veracity.verify.knowledge.align import (
+    PRONOUN_OPENING,
+    JoinedText,
+    join_hyphenated,
+    passage_sentences,
+)
 
 __all__ = ["ALIGNED_SHARE", "polarity_checks", "polarity_conflicts"]
 
@@ -50,8 +72,31 @@ ALIGNED_SHARE = 0.6
 _CLAUSE = re.compile(r"[,;:()]|\s[–—-]\s")
 #: A negation cue denies the first content word within this many words after it.
 _SCOPE_WORDS = 4
-#: Negation cues that do not deny the claim's predicate ("not only X but Y" states X).
-_NOT_DENIALS = re.compile(r"\bnot only\b|\bno doubt\b|\bnothing but\b|\bno sooner\b", re.IGNORECASE)
+#: A condition after a denied word turns the denial into a rule ("not ... unless", "not ...
+#: except"): the claim may state the exception.
+_CONDITION = re.compile(r"\b(?:unless|except|until|other than)\b", re.IGNORECASE)
+#: A purpose, fear or precaution before a cue in its clause: what follows is not stated as a
+#: fact ("to make it not undermine", "to make sure no write operation is happening").
+_EMBEDDING = re.compile(
+    r"\b(?:to make|make sure|makes sure|ensure\w*|so that|in order|lest|fear\w*|afraid"
+    r"|avoid\w*|prevent\w*)\b",
+    re.IGNORECASE,
+)
+#: Words between a cue and the word it denies: adverbs ("does not even decompress") and "need"
+#: ("do not need to run configure" denies running it).
+_INTENSIFIERS = frozenset(
+    {"even", "ever", "really", "actually", "yet", "also", "still", "need", "needs"}
+)
+#: A denied word, an antonym or a quantified word must have a shared word this near (in words).
+_NEIGHBOUR_WORDS = 4
+#: Negation cues that do not deny the claim's predicate ("not only X but Y" states X; "no other
+#: frontend is running" says nothing against "a frontend"; "no one" is a pronoun, not "one").
+_NOT_DENIALS = re.compile(
+    r"\bnot only\b|\bnot just\b|\bnot merely\b|\bnot limited to\b|\bno doubt\b|\bnothing but\b"
+    r"|\bno sooner\b|\bno other\b|\bnothing else\b|\bno more than\b|\bno less than\b"
+    r"|\bnot less than\b|\bnot more than\b|\bnot necessarily\b|\bno one\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -59,17 +104,25 @@ class _Word:
     text: str
     start: int
     end: int
+    index: int  # the position among the words of its text
 
     @property
     def low(self) -> str:
         return self.text.lower().translate(APOSTROPHES)
 
+    @property
+    def key(self) -> str:
+        return stem(self.low)
+
+
+@functools.lru_cache(maxsize=512)
+def _all_words(text: str) -> tuple[_Word, ...]:
+    return tuple(_Word(m.group(), m.start(), m.end(), i) for i, m in enumerate(WORD.finditer(text)))
+
 
 def _words(text: str, start: int = 0, end: int | None = None) -> list[_Word]:
-    return [
-        _Word(m.group(), m.start(), m.end())
-        for m in WORD.finditer(text, start, len(text) if end is None else end)
-    ]
+    stop = len(text) if end is None else end
+    return [w for w in _all_words(text) if w.start >= start and w.end <= stop]
 
 
 def polarity_checks(claim: str, passages: Sequence[Chunk]) -> list[ValueCheck]:
@@ -93,100 +146,156 @@ def polarity_conflicts(
     return _reading(claim, premise, doc_id=doc_id, offset=offset) or ()
 
 
+_Pair = tuple[_Word, _Word]
+#: A flip: its kind, the claim's words (claim span) and the evidence's (joined premise span).
+_Finding = tuple[str, Span, Span]
+
+
+@dataclass(frozen=True)
+class _Aligned:
+    """An aligned sentence with the (claim word, evidence word) pairs it shares and opposes."""
+
+    sentence: Span
+    shared: list[_Pair]
+    opposed: list[_Pair]
+
+
 def _reading(
     claim: str, premise: str, *, doc_id: str | None, offset: int
 ) -> tuple[ValueCheck, ...] | None:
     """None when no sentence of ``premise`` aligns with ``claim``; else its contradictions
-    (empty: the aligned sentence agrees)."""
+    (empty: an aligned sentence agrees)."""
     claim_words = _words(claim)
     content = [w for w in claim_words if w.low not in STOPWORDS]
     if len(content) < 2:
         return None
-    aligned = _aligned(content, premise)
-    if aligned is None:
+    joined = join_hyphenated(premise)
+    candidates = _aligned(content, joined.text)
+    if not candidates:
         return None
-    sentence, shared, opposed = aligned
-    anchors = [e for _, e in shared] + [e for _, e in opposed]
+    readings = [_flips(claim, claim_words, joined, a, doc_id, offset) for a in candidates]
+    if any(not reading for reading in readings):
+        return ()  # one aligned sentence says what the claim says
+    return readings[0]
+
+
+def _flips(
+    claim: str,
+    claim_words: list[_Word],
+    joined: JoinedText,
+    aligned: _Aligned,
+    doc_id: str | None,
+    offset: int,
+) -> tuple[ValueCheck, ...]:
+    premise = joined.text
+    sentence = aligned.sentence
+    anchors = [e for _, e in aligned.shared] + [e for _, e in aligned.opposed]
     region = _region(premise, sentence, min(w.start for w in anchors), max(w.end for w in anchors))
-    # Quantifiers are stopwords, so not in ``content``: pair them within the region.
-    region_words = _words(premise, region.start, region.end)
-    region_lows = {w.low: w for w in region_words}
-    already = {(c.start, c.end) for c, _ in opposed}
-    for word in claim_words:
-        contrary = CONTRARY_QUANTIFIERS.get(word.low)
-        if (
-            contrary in region_lows
-            and word.low not in region_lows
-            and (word.start, word.end) not in already
-        ):
-            opposed.append((word, region_lows[str(contrary)]))
-    paired_claim = {(c.start, c.end) for c, _ in opposed}
-    paired_evidence = {(e.start, e.end) for _, e in opposed}
-    claim_scope = {stem(c.low) for c, _ in shared} | {stem(c.low) for c, _ in opposed}
-    evidence_scope = {stem(e.low) for _, e in shared} | {stem(e.low) for _, e in opposed}
-    claim_cues = _cues(claim, Span(0, len(claim)), paired_claim, claim_scope)
-    evidence_cues = _cues(premise, region, paired_evidence, evidence_scope)
-    if (len(opposed) + len(claim_cues) + len(evidence_cues)) % 2 == 0:
-        return ()
-    found = [
-        _check(
-            "quantifier" if c.low in CONTRARY_QUANTIFIERS else "antonym",
-            c.text,
-            Span(c.start, c.end),
-            e.text,
-            Span(e.start, e.end),
-            doc_id,
-            offset,
-        )
-        for c, e in opposed
+    shared = aligned.shared
+    shared_keys = {c.key for c, _ in shared}
+    # Antonyms of the lexicon, only in the claim word's place.
+    opposed = [
+        (c, e)
+        for c, e in aligned.opposed
+        if _in_place(c, e, shared)
+        and region.start <= e.start < region.end
+        # a claim that says both ("decreases ... and increases ...") opposes nothing
+        and not any(w.key in opposite_stems(c.low) for w in claim_words)
     ]
-    if len(claim_cues) != len(evidence_cues):
-        cue, scoped = (evidence_cues or claim_cues)[0]
-        if evidence_cues:  # the evidence denies what the claim states
-            twin = next((c for c, e in shared + opposed if e.start == scoped.start), scoped)
+    # Quantifiers and some antonyms ("before" / "after") are stopwords, so not in ``content``:
+    # a contrary one that governs the same word ("all bees" / "no bees").
+    region_words = _words(premise, region.start, region.end)
+    taken = {c.index for c, _ in opposed}
+    for word in claim_words:
+        contraries = _function_contraries(word.low)
+        if not contraries or word.index in taken or any(w.low == word.low for w in region_words):
+            continue
+        other = next((w for w in region_words if w.low in contraries), None)
+        if other is not None and _same_governed(claim, word, premise, other, shared):
+            opposed.append((word, other))
+    pairs = shared + [(c, e) for c, e in opposed if (c, e) not in shared]
+    opposed_keys = {(c.index, e.index) for c, e in opposed}
+    # A quantifier of a pair ("no bees", "never sting") is read as a quantifier, not a negation.
+    claim_denied = _denials(
+        claim,
+        Span(0, len(claim)),
+        shared_keys,
+        {c.key for c, _ in pairs},
+        {c.start for c, _ in opposed},
+    )
+    sentence_denied = _denials(
+        premise, sentence, shared_keys, {e.key for _, e in pairs}, {e.start for _, e in opposed}
+    )
+    region_denied = {
+        key: found for key, found in sentence_denied.items() if region.start <= found[0].start
+    }
+    # A word that one side states both with and without a negation ("fish that live ... than
+    # fish that don't live") is no reading of polarity.
+    mixed = _mixed(claim_words, claim_denied) | _mixed(
+        _words(premise, sentence.start, sentence.end), sentence_denied
+    )
+    flips: list[tuple[_Word, _Word, bool, bool, bool]] = []
+    for c, e in pairs:
+        if c.key in mixed or e.key in mixed:
+            continue
+        # A cue denies the aligned word itself, not another mention of it.
+        said = c.key in claim_denied and claim_denied[c.key][1].index == c.index
+        denied = e.key in region_denied and region_denied[e.key][1].index == e.index
+        if said and (e.key in sentence_denied or _cue_before(premise, e, sentence)):
+            continue  # both sides carry the negation, wherever it sits in the sentence
+        if denied and _cue_before(claim, c, Span(0, len(claim))):
+            continue  # "doesn't wake" / "doesn't fully wake"
+        antonym = (c.index, e.index) in opposed_keys
+        if said ^ denied ^ antonym:
+            flips.append((c, e, said, denied, antonym))
+    claim_cues = _negations(claim, Span(0, len(claim)), {c.start for c, _ in opposed})
+    sentence_cues = _negations(premise, sentence, {e.start for _, e in opposed})
+    if claim_cues and sentence_cues:
+        # Both sides carry a negation, each on its own word ("no food" / "without water", "is
+        # not an album" / "is not the fourth album"): no clear reading of a negation, unless
+        # the sentence's only says how, after the word ("overwrite it without prompting").
+        keys = {w.key for w in claim_words}
+        flips = [
+            f
+            for f in flips
+            if not (f[2] or f[3]) or (f[2] and _manner(premise, f[1], sentence_cues, keys))
+        ]
+    found: list[_Finding] = []
+    for c, e, said, denied, antonym in flips:
+        if antonym and not (said or denied):
+            kind = "quantifier" if c.low in CONTRARY_QUANTIFIERS else "antonym"
+            found.append((kind, Span(c.start, c.end), Span(e.start, e.end)))
+        elif denied:
+            cue, target = region_denied[e.key]
             start = _auxiliary_start(premise, cue.start)
-            found.append(
-                _check(
-                    "negation",
-                    twin.text,
-                    Span(twin.start, twin.end),
-                    premise[start : scoped.end],
-                    Span(start, scoped.end),
-                    doc_id,
-                    offset,
-                )
-            )
-        else:  # the claim denies what the evidence states
-            twin = next((e for c, e in shared + opposed if c.start == scoped.start), scoped)
+            found.append(("negation", Span(c.start, c.end), Span(start, target.end)))
+        elif said:
+            cue, target = claim_denied[c.key]
             start = _auxiliary_start(claim, cue.start)
-            found.append(
-                _check(
-                    "negation",
-                    claim[start : scoped.end],
-                    Span(start, scoped.end),
-                    twin.text,
-                    Span(twin.start, twin.end),
-                    doc_id,
-                    offset,
-                )
-            )
-    return tuple(found)
+            found.append(("negation", Span(start, target.end), Span(e.start, e.end)))
+    unique = {(kind, span): (kind, span, words) for kind, span, words in found}
+    return tuple(
+        _check(finding, claim, joined, sentence, doc_id, offset)
+        for finding in sorted(unique.values(), key=lambda f: f[1].start)
+    )
 
 
-_Pair = tuple[_Word, _Word]
-
-
-def _aligned(content: list[_Word], premise: str) -> tuple[Span, list[_Pair], list[_Pair]] | None:
-    """The premise sentence that states or opposes most of the claim's content words, with the
-    (claim word, evidence word) pairs it shares and opposes; None below ``ALIGNED_SHARE``."""
-    best: tuple[float, Span, list[_Pair], list[_Pair]] | None = None
+def _aligned(content: list[_Word], premise: str) -> list[_Aligned]:
+    """The premise sentences that state or oppose most of the claim's content words (ties
+    kept), with the (claim word, evidence word) pairs each shares and opposes; none below
+    ``ALIGNED_SHARE`` or two shared words."""
+    best: list[_Aligned] = []
+    most = (0.0, 0)
+    previous: Mapping[str, _Word] = {}
     for sentence, by_stem in _sentence_stems(premise):
+        # "This does not use the store." speaks of what the sentence before names: its words
+        # count towards the share, though only the sentence's own are read.
+        inherited = previous if PRONOUN_OPENING.match(premise, sentence.start) else {}
+        previous = by_stem  # its own words: a sentence inherits from one sentence only
         shared: list[_Pair] = []
         opposed: list[_Pair] = []
+        borrowed = 0
         for word in content:
-            if stem(word.low) in by_stem:
-                shared.append((word, by_stem[stem(word.low)]))
-                continue
             other = next(
                 (
                     by_stem[o]
@@ -195,12 +304,60 @@ def _aligned(content: list[_Word], premise: str) -> tuple[Span, list[_Pair], lis
                 ),
                 None,
             )
+            if word.key in by_stem:
+                twin = _twin(word, content, premise, sentence, by_stem)
+                # "faster than gzip, ... faster than bzip2" against "slower than gzip, but
+                # a lot faster than bzip2": the antonym stands where the claim word does
+                if other is None or _fit(word, content, premise, other) <= _fit(
+                    word, content, premise, twin
+                ):
+                    shared.append((word, twin))
+                    continue
+            elif word.key in inherited:
+                borrowed += 1
+                continue
             if other is not None:
                 opposed.append((word, other))
-        share = (len(shared) + len(opposed)) / len(content)
-        if len(shared) >= 2 and share >= ALIGNED_SHARE and (best is None or share > best[0]):
-            best = (share, sentence, shared, opposed)
-    return None if best is None else best[1:]
+        share = (len(shared) + len(opposed) + borrowed) / len(content)
+        rank = (share, len(shared) + len(opposed))  # on a tie, the sentence's own words
+        if len(shared) < 2 or share < ALIGNED_SHARE or rank < most:
+            continue
+        if rank > most:
+            best, most = [], rank
+        best.append(_Aligned(sentence, shared, opposed))
+    return best
+
+
+def _twin(
+    word: _Word,
+    content: Sequence[_Word],
+    premise: str,
+    sentence: Span,
+    by_stem: Mapping[str, _Word],
+) -> _Word:
+    """The occurrence of ``word`` in ``sentence`` that stands where the claim's does: the one
+    with most of the claim word's neighbours (content words within ``_NEIGHBOUR_WORDS``) near
+    it; on a tie, ``by_stem``'s (a lower-case occurrence first)."""
+    occurrences = [w for w in _words(premise, sentence.start, sentence.end) if w.key == word.key]
+    if len(occurrences) < 2:
+        return by_stem[word.key]
+    return max(
+        occurrences,
+        key=lambda o: (_fit(word, content, premise, o), o is by_stem[word.key]),
+    )
+
+
+def _fit(word: _Word, content: Sequence[_Word], premise: str, occurrence: _Word) -> int:
+    """How many of the claim word's neighbours (content words within ``_NEIGHBOUR_WORDS``)
+    stand within ``_NEIGHBOUR_WORDS`` words of ``occurrence`` in the premise."""
+    near = {
+        w.key for w in content if w is not word and abs(w.index - word.index) <= _NEIGHBOUR_WORDS
+    }
+    words = _all_words(premise)
+    window = words[
+        max(0, occurrence.index - _NEIGHBOUR_WORDS) : occurrence.index + _NEIGHBOUR_WORDS + 1
+    ]
+    return len(near & {w.key for w in window})
 
 
 @functools.lru_cache(maxsize=256)
@@ -209,16 +366,133 @@ def _sentence_stems(premise: str) -> tuple[tuple[Span, Mapping[str, _Word]], ...
     "west of Brisbane", not "South West Queensland"). Cached: an answer's claims share their
     passages, and the claims of one request read the same few."""
     found = []
-    for sentence in split_sentences(premise):
+    for sentence in passage_sentences(premise):
         by_stem: dict[str, _Word] = {}
         for word in _words(premise, sentence.start, sentence.end):
-            key = stem(word.low)
-            if key not in by_stem or (
-                word.text[:1].islower() and not by_stem[key].text[:1].islower()
+            if word.key not in by_stem or (
+                word.text[:1].islower() and not by_stem[word.key].text[:1].islower()
             ):
-                by_stem[key] = word
+                by_stem[word.key] = word
         found.append((sentence, MappingProxyType(by_stem)))
     return tuple(found)
+
+
+def _in_place(claim_word: _Word, evidence_word: _Word, shared: Sequence[_Pair]) -> bool:
+    """Whether ``evidence_word`` stands where ``claim_word`` does: after the evidence twin of
+    the claim's nearest shared word before it and before that of the nearest after it, and
+    within ``_NEIGHBOUR_WORDS`` words of one of them."""
+    before = max(
+        (p for p in shared if p[0].index < claim_word.index), key=lambda p: p[0].index, default=None
+    )
+    after = min(
+        (p for p in shared if p[0].index > claim_word.index), key=lambda p: p[0].index, default=None
+    )
+    if before is None and after is None:
+        return False
+    if before is not None and before[1].index >= evidence_word.index:
+        return False
+    if after is not None and after[1].index <= evidence_word.index:
+        return False
+    return any(
+        p is not None and abs(p[1].index - evidence_word.index) <= _NEIGHBOUR_WORDS
+        for p in (before, after)
+    )
+
+
+def _negations(text: str, bounds: Span, paired: set[int]) -> list[tuple[Span, _Word | None]]:
+    """The negation cues of ``bounds`` that deny something (not a contrary quantifier of a
+    pair, not "not only", "no other", ...), each with the word it denies (see
+    :func:`_target`)."""
+    skip = [m.span() for m in _NOT_DENIALS.finditer(text, bounds.start, bounds.end)]
+    return [
+        (Span(*m.span()), _target(text, m.end(), bounds.end))
+        for m in negation_cues(text[: bounds.end])
+        if m.start() >= bounds.start
+        and m.start() not in paired
+        and not any(a <= m.start() < b for a, b in skip)
+    ]
+
+
+def _manner(
+    text: str, word: _Word, cues: Sequence[tuple[Span, _Word | None]], claim: set[str]
+) -> bool:
+    """Whether every cue is a "without" right after ``word`` in its clause (within
+    ``_SCOPE_WORDS`` words) that denies a word the claim does not say ("overwrite it without
+    prompting")."""
+    clause = _CLAUSE.search(text, word.end)
+    end = clause.start() if clause else len(text)
+    near = _all_words(text)[word.index + 1 : word.index + 1 + _SCOPE_WORDS]
+    return all(
+        cue.of(text).lower() == "without"
+        and word.end <= cue.start < end
+        and any(w.start == cue.start for w in near)
+        and target is not None
+        and target.key not in claim
+        for cue, target in cues
+    )
+
+
+def _mixed(words: Sequence[_Word], denied: Mapping[str, tuple[Span, _Word]]) -> set[str]:
+    """The keys that ``words`` hold both denied and, in another mention, not."""
+    return {
+        key
+        for key, (_, target) in denied.items()
+        if any(w.key == key and w.index != target.index for w in words)
+    }
+
+
+def _cue_before(text: str, word: _Word, bounds: Span) -> bool:
+    """Whether a negation cue stands within ``_SCOPE_WORDS`` words before ``word``, in its
+    clause ("nor liver issues", "doesn't fully wake")."""
+    words = _all_words(text)
+    start = words[max(0, word.index - _SCOPE_WORDS)].start
+    clause = max(
+        (m.end() for m in _CLAUSE.finditer(text, bounds.start, word.start)), default=bounds.start
+    )
+    return any(
+        max(start, clause) <= m.start() and m.end() <= word.start
+        for m in negation_cues(text[: word.start])
+        if m.start() >= max(start, clause)
+    )
+
+
+def _function_contraries(word: str) -> frozenset[str]:
+    """The contraries of a function word: a contrary quantifier ("all" / "no") or an antonym of
+    the lexicon that is a function word too ("before" / "after", "above" / "below")."""
+    if word not in STOPWORDS and word not in CONTRARY_QUANTIFIERS:
+        return frozenset()
+    found = {o for o in antonyms_of(word) if o in STOPWORDS}
+    if word in CONTRARY_QUANTIFIERS:
+        found.add(CONTRARY_QUANTIFIERS[word])
+    return frozenset(found)
+
+
+def _same_governed(
+    claim: str, word: _Word, premise: str, other: _Word, shared: Sequence[_Pair]
+) -> bool:
+    """Whether two quantifiers govern the same word: the first content word after each (within
+    ``_SCOPE_WORDS``) is a shared pair ("all bees" / "no bees", "always sting" / "never
+    sting")."""
+    mine = _target(claim, word.end, len(claim))
+    theirs = _target(premise, other.end, len(premise))
+    return (
+        mine is not None
+        and theirs is not None
+        and any(c.index == mine.index and e.index == theirs.index for c, e in shared)
+    )
+
+
+def _target(text: str, start: int, end: int) -> _Word | None:
+    """The first content word within ``_SCOPE_WORDS`` words after ``start``, in its clause."""
+    clause = _CLAUSE.search(text, start, end)
+    stop = clause.start() if clause else end
+    if clause is not None and clause.group() == "," and not text[start:stop].strip():
+        # "will not, unless --force is given, overwrite": the cue reaches past the aside
+        aside = text.find(",", clause.end(), end)
+        if aside != -1:
+            return _target(text, aside + 1, end)
+    after = _words(text, start, stop)[:_SCOPE_WORDS]
+    return next((w for w in after if w.low not in STOPWORDS and w.low not in _INTENSIFIERS), None)
 
 
 _AUXILIARY = re.compile(
@@ -246,38 +520,67 @@ def _region(premise: str, sentence: Span, first: int, last: int) -> Span:
     return Span(start, end)
 
 
-def _cues(
-    text: str, region: Span, paired: set[tuple[int, int]], scope: set[str]
-) -> list[tuple[Span, _Word]]:
-    """The negation cues of ``region`` that deny an aligned word: the first content word within
-    ``_SCOPE_WORDS`` words after the cue is one whose stem is in ``scope``. Each cue comes with
-    that word."""
-    skip = [m.span() for m in _NOT_DENIALS.finditer(text, region.start, region.end)]
-    found = []
-    for match in negation_cues(text[: region.end]):
+def _denials(
+    text: str, bounds: Span, shared: set[str], keys: set[str], paired: set[int]
+) -> dict[str, tuple[Span, _Word]]:
+    """The words of ``bounds`` that a negation cue denies, by stem (only stems in ``keys``):
+    the cue's target (see :func:`_target`) with another word of a ``shared`` stem within
+    ``_NEIGHBOUR_WORDS`` words of it; not a cue that starts at one of ``paired`` (a contrary
+    quantifier). Each with its cue."""
+    words = _all_words(text)
+    skip = [m.span() for m in _NOT_DENIALS.finditer(text, bounds.start, bounds.end)]
+    found: dict[str, tuple[Span, _Word]] = {}
+    for match in negation_cues(text[: bounds.end]):
         if (
-            match.start() < region.start
-            or match.span() in paired
+            match.start() < bounds.start
+            or match.start() in paired
             or any(a <= match.start() < b for a, b in skip)
         ):
             continue
-        after = _words(text, match.end(), region.end)[:_SCOPE_WORDS]
-        target = next((w for w in after if w.low not in STOPWORDS), None)
-        if target is not None and stem(target.low) in scope:
-            found.append((Span(*match.span()), target))
+        target = _target(text, match.end(), bounds.end)
+        if target is None or target.key not in keys:
+            continue
+        clause = _CLAUSE.search(text, target.end, bounds.end)
+        if _CONDITION.search(text, target.end, clause.start() if clause else bounds.end):
+            continue  # "does not keep them unless --keep is given": a condition, no denial
+        opening = max(
+            (m.end() for m in _CLAUSE.finditer(text, bounds.start, match.start())),
+            default=bounds.start,
+        )
+        if _EMBEDDING.search(text, opening, match.start()):
+            continue  # "to make the deployment not undermine ...": a purpose, no statement
+        window = words[
+            max(0, target.index - _NEIGHBOUR_WORDS) : target.index + _NEIGHBOUR_WORDS + 1
+        ]
+        near = any(w.key in shared and w.index != target.index for w in window)
+        if near and target.key not in found:
+            found[target.key] = (Span(*match.span()), target)
     return found
 
 
 def _check(
-    kind: str, text: str, span: Span, found: str, evidence: Span, doc_id: str | None, offset: int
+    finding: _Finding,
+    claim: str,
+    joined: JoinedText,
+    sentence: Span,
+    doc_id: str | None,
+    offset: int,
 ) -> ValueCheck:
+    """A finding as a check: the claim's words, and the evidence's words and sentence as
+    written in the premise, shifted by ``offset``."""
+    kind, span, words = finding
+    evidence = joined.source_span(words)
+    around = joined.source_span(sentence)
+    text = span.of(claim)
     return ValueCheck(
         kind=kind,
         text=text,
         span=span,
         value=text.lower(),
         status="mismatch",
-        found=found,
+        found=evidence.of(joined.source),
         doc_id=doc_id,
         evidence=Span(offset + evidence.start, offset + evidence.end),
+        aligned=True,
+        sentence=Span(offset + around.start, offset + around.end),
     )

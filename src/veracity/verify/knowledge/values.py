@@ -18,7 +18,8 @@ Normalised forms (``Value.value``), so that equal values compare equal as string
 - ``date``: ISO-like at the precision given: "20 Sept 2022", "September 20, 2022", "the 20th of
   September 2022" and "2022-09-20" -> ``"2022-09-20"``; "Sept. 2022" -> ``"2022-09"``; a day
   without a year ("20 September") -> ``"--09-20"``;
-- ``year``: "in 1886" -> ``"1886"``, "the 1990s" -> ``"1990s"`` (a decade). A four-digit number
+- ``year``: "in 1886" -> ``"1886"``, "the 1990s" -> ``"1990s"`` (a decade), "1962 and ’63" ->
+  ``"1962"`` and ``"1963"`` (a year cut to two digits after another). A four-digit number
   counts as a year after a cue word ("in", "since", "by", "until", "from", "during", ...) or
   "mid-"/"pre-"/"post-", before "AD"/"BC", or right after another year ("1914-1918", "between
   1914 and 1918"); otherwise it is a number (a number matches a year of the same value, see
@@ -582,7 +583,28 @@ def _number_value(text: str, match: re.Match[str], previous: Value | None) -> Va
             )
     if digits is not None and scale is None and not negative and _is_year(text, match, previous):
         return Value("year", digits, Span(match.start(), match.end()), digits)
+    if (short := _short_year(text, match, previous)) is not None:
+        return short
     return Value("number", text[start:end], Span(start, end), format_number(amount), "", step)
+
+
+def _short_year(text: str, match: re.Match[str], previous: Value | None) -> Value | None:
+    """A year cut to two digits after another ("in 1962 and ’63"), in that year's century."""
+    digits, start = match["digits"], match.start()
+    if (
+        digits is None
+        or len(digits) != 2
+        or not digits.isdigit()
+        or start == 0
+        or text[start - 1] not in "'’"
+        or previous is None
+        or previous.kind != "year"
+        or not previous.value.isdigit()
+        or not _YEAR_LINK.fullmatch(text, previous.span.end, start - 1)
+    ):
+        return None
+    year = previous.value[:2] + digits
+    return Value("year", text[start - 1 : match.end()], Span(start - 1, match.end()), year)
 
 
 def _word_number(word: str) -> int:
