@@ -21,7 +21,8 @@ from veracity.assets import DECISION_FILE
 from veracity.checkers.combiner import fit_logistic
 from veracity.decision.features import FEATURES, features
 from veracity.errors import InputError, ModelError
-from veracity.types import ClaimSignals, DecisionResult, VerdictLabel
+from veracity.types import ClaimSignals, DecisionResult
+from veracity.types.decision import DecisionLabel
 
 __all__ = ["FORMAT", "Decision", "fit_decision"]
 
@@ -85,7 +86,7 @@ class Decision:
         p_support = _sigmoid(float(support_terms.sum()) + self.support_bias)
         p_against = _sigmoid(float(contradiction_terms.sum()) + self.contradiction_bias)
         contradicted = (1 - p_support) * p_against
-        label: VerdictLabel = (
+        label: DecisionLabel = (
             "supported"
             if p_support >= tau
             else "contradicted"

@@ -12,17 +12,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from veracity._json import Fields
 
 if TYPE_CHECKING:  # verification.py imports this module
-    from veracity.types.verification import ValueCheck, VerdictLabel
+    from veracity.types.verification import ValueCheck
 
-__all__ = ["DECISION_LABELS", "ClaimSignals", "DecisionResult", "Reading", "decision_from"]
+__all__ = [
+    "DECISION_LABELS",
+    "ClaimSignals",
+    "DecisionLabel",
+    "DecisionResult",
+    "Reading",
+    "decision_from",
+]
 
 #: The labels a decision gives (``error`` and ``unchecked`` are never its).
-DECISION_LABELS = ("supported", "contradicted", "unsupported")
+DecisionLabel = Literal["supported", "contradicted", "unsupported"]
+DECISION_LABELS: tuple[DecisionLabel, ...] = ("supported", "contradicted", "unsupported")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +65,7 @@ class DecisionResult:
     (summing to 1), and each input's contribution to the log-odds of supported against not
     (``support``) and of contradicted against unsupported (``contradiction``)."""
 
-    label: VerdictLabel
+    label: DecisionLabel
     supported: float
     contradicted: float
     unsupported: float
@@ -83,7 +91,7 @@ def decision_from(fields: Fields) -> DecisionResult:
     """A :class:`DecisionResult` read back from its ``to_dict``."""
     label = fields.choice("label", DECISION_LABELS)
     return DecisionResult(
-        label=label,  # type: ignore[arg-type]
+        label=label,
         supported=fields.number("supported"),
         contradicted=fields.number("contradicted"),
         unsupported=fields.number("unsupported"),

@@ -139,7 +139,7 @@ class ScoredPair:
             return "not_checkable"
         if self.decision is not None and self.score.error is None:
             label = self.decision.label
-            return "neither" if label == "unsupported" else label  # type: ignore[return-value]
+            return "neither" if label == "unsupported" else label
         return self.verifier_label
 
     def to_dict(self) -> dict[str, Any]:
