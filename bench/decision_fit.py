@@ -516,10 +516,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         "contradiction": decision.contradiction_bias,
     }
     if args.ship:
-        DECISION_FILE.write_text(json.dumps(decision.to_json(), indent=2) + "\n")
         figures["shipped"] = args.version
     if args.limit is None:
         write_result(args.name, figures, table_md(figures), command, allow_dirty=args.allow_dirty)
+    if args.ship:  # after the figures, which name the commit that measured them
+        DECISION_FILE.write_text(json.dumps(decision.to_json(), indent=2) + "\n")
     print(table_md(figures))
 
 
