@@ -16,9 +16,21 @@ RIGHT = SOURCE
 WRONG = "Karl von Frisch won the Nobel Prize in 1983."
 
 
+#: The index's passage of frisch.md: its heading, a blank line and the source.
+PASSAGE = f"# Frisch\n\n{SOURCE}"
+
+
 @pytest.fixture
 def scorer() -> TablePairScorer:
-    return TablePairScorer({(SOURCE, WRONG): (0.05, 0.9, 0.05), (SOURCE, RIGHT): (0.95, 0.0, 0.05)})
+    """The verifier reads the wrong year as contradicted, the right one as supported, in the
+    source alone and in the index's passage."""
+    return TablePairScorer(
+        {
+            (premise, claim): probs
+            for premise in (SOURCE, PASSAGE)
+            for claim, probs in ((WRONG, (0.05, 0.9, 0.05)), (RIGHT, (0.95, 0.0, 0.05)))
+        }
+    )
 
 
 @pytest.fixture
