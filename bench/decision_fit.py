@@ -61,7 +61,6 @@ from verifier_data import DEFAULT_DATA, Item, load
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "decision"
 SETS = ("wice", "lfqa", "climate_fever")
-SUPPORT_COLUMN = FEATURES.index("support_logit")
 #: The bench reads the decision's inputs, not its label: judge with weights that decide nothing,
 #: so that a first fit needs no shipped decision.
 _UNFIT = Decision((0.0,) * len(FEATURES), 0.0, (0.0,) * len(FEATURES), 0.0, "unfit")
@@ -288,10 +287,9 @@ def flip_rates(
         for judge in ("network", "decision"):
 
             def supported(row: Row, judge: str = judge) -> bool:
-                x = np.asarray(row.features)
                 if judge == "network":
-                    return bool(x[SUPPORT_COLUMN] >= 0)
-                return decision.decide(x).label == "supported"
+                    return _network(row) >= 0.5
+                return decision.decide(np.asarray(row.features)).label == "supported"
 
             held = [i for i in index if supported(originals[i])]
             kept = [supported(twins[i]) for i in held]
@@ -304,6 +302,11 @@ def flip_rates(
                 )  # fmt: skip
         out[kind] = entry
     return out
+
+
+def _network(row: Row) -> float:
+    """The network alone: its best reading's P(supported) (0 with none)."""
+    return max((reading[0] for reading in row.signals["readings"]), default=0.0)
 
 
 def _matrix(rows: Sequence[Row]) -> np.ndarray:
@@ -338,7 +341,7 @@ def held_out(rows: list[Row], name: str, l2: float) -> dict[str, Any]:
     y = np.array([r.supported for r in test])
     decided = [decision.decide(row) for row in x]
     p = np.array([d.supported for d in decided])
-    network = 1 / (1 + np.exp(-x[:, SUPPORT_COLUMN]))
+    network = np.array([_network(r) for r in test])
     coverage = x[:, COVERAGE_COLUMN] + 0.5
     groups = [r.group for r in test]
     out: dict[str, Any] = {

@@ -2,8 +2,8 @@
 
 >>> from veracity.types import ClaimSignals, Reading
 >>> row = features(ClaimSignals((Reading(0.9, 0.05, 0.05),), coverage=1.0))
->>> dict(zip(FEATURES, row.round(2).tolist()))["support_logit"]
-2.2
+>>> dict(zip(FEATURES, row.round(2).tolist()))["support_ratio"]
+2.89
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ RULE_KINDS: dict[str, frozenset[str]] = {
 
 #: The decision's inputs, in column order.
 FEATURES: tuple[str, ...] = (
-    "support_logit",
-    "contradiction_logit",
+    "support_ratio",
+    "contradiction_ratio",
     "passages_for",
     "passages_against",
     "coverage",
@@ -41,7 +41,9 @@ FEATURES: tuple[str, ...] = (
     "polarity_mismatch",
 )
 
-_EPSILON = 1e-4
+#: Probabilities are read within [ε, 1 - ε]: a network never says 0 or 1, and a fake that does
+#: must not push the inputs beyond the range the decision was fit on.
+_EPSILON = 1e-3
 
 
 def coverage(claim: str, passage: str) -> float:
@@ -53,16 +55,24 @@ def coverage(claim: str, passage: str) -> float:
     return len(words & set(content_words(passage))) / len(words)
 
 
-def _logit(p: float) -> float:
-    p = min(max(p, _EPSILON), 1 - _EPSILON)
-    return math.log(p / (1 - p))
+def _clip(p: float) -> float:
+    return min(max(p, _EPSILON), 1 - _EPSILON)
+
+
+def _ratio(p: float, neither: float) -> float:
+    """log(p / P(neither)): how much more the reading says this than that the passage is
+    silent."""
+    return math.log(_clip(p) / _clip(neither))
 
 
 def features(signals: ClaimSignals) -> np.ndarray:
     """One row of :data:`FEATURES` for ``signals``.
 
-    With no reading, the network's columns hold a neutral low support (logit of 0.01) and
-    ``no_reading`` is 1; a failed reading (``nan``) counts as none.
+    The network's columns are log ratios against its P(neither), as the verifier's own combiner
+    reads them: ``support_ratio`` of the reading that supports the claim best,
+    ``contradiction_ratio`` of the reading of a passage that can state the claim and
+    contradicts it most. With no reading they hold log(0.01 / 0.98) and ``no_reading`` is 1; a
+    failed reading (``nan``) counts as none.
     """
     readings = [
         r
@@ -70,16 +80,20 @@ def features(signals: ClaimSignals) -> np.ndarray:
         if not any(math.isnan(p) for p in (r.supported, r.contradicted, r.neither))
     ]
     stating = [r for r in readings if r.can_state]
-    support = max((r.supported for r in readings), default=0.01)
-    contradiction = max((r.contradicted for r in stating), default=0.01)
+    best = max(readings, key=lambda r: r.supported, default=None)
+    against = max(stating, key=lambda r: r.contradicted, default=None)
+    support = _ratio(0.01, 0.98) if best is None else _ratio(best.supported, best.neither)
+    contradiction = (
+        _ratio(0.01, 0.98) if against is None else _ratio(against.contradicted, against.neither)
+    )
     status = {
         group: {c.status for c in signals.checks if c.kind in kinds}
         for group, kinds in RULE_KINDS.items()
     }
     values = status["value"]
     row = [
-        _logit(support),
-        _logit(contradiction),
+        support,
+        contradiction,
         math.log1p(sum(r.supported >= 0.5 for r in readings)),
         math.log1p(sum(r.contradicted >= 0.5 for r in stating)),
         0.0 if signals.coverage is None else signals.coverage - 0.5,
