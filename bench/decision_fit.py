@@ -322,18 +322,33 @@ def _cross(scores: np.ndarray, labels: np.ndarray, groups: list[str]) -> float |
         return None
 
 
+def balanced(rows: list[Row]) -> list[Row]:
+    """``rows`` with each set's rows repeated so that every set weighs about the same in a fit
+    (the largest set's count, rounded): 205 real-document claims count as much as 1,860 LFQA
+    sentences."""
+    counts = {s: sum(r.set == s for r in rows) for s in dict.fromkeys(r.set for r in rows)}
+    largest = max(counts.values())
+    return [r for r in rows for _ in range(max(1, round(largest / counts[r.set])))]
+
+
+def fit(rows: list[Row], l2: float, **extra: Any) -> Decision:
+    """The decision fit on ``rows``, every set weighing the same."""
+    rows = balanced(rows)
+    return fit_decision(
+        _matrix(rows), [r.supported for r in rows], [r.contradicted for r in rows], l2=l2, **extra
+    )
+
+
 def held_out(rows: list[Row], name: str, l2: float) -> dict[str, Any]:
     """The decision fit without set ``name``, measured on it, beside the baselines."""
     test = [r for r in rows if r.set == name]
     train = [r for r in rows if r.set != name]
     labelled = any(r.contradicted is not None and not r.supported for r in train)
-    whole = train if labelled else rows
-    decision = fit_decision(
-        _matrix(whole), [r.supported for r in whole], [r.contradicted for r in whole], l2=l2
-    )
+    decision = fit(train if labelled else rows, l2)
     if not labelled:
         # only this set has three-way labels: the support part is still fit without it
-        weights, bias = fit_logistic(_matrix(train), [r.supported for r in train], l2=l2)
+        part = balanced(train)
+        weights, bias = fit_logistic(_matrix(part), [r.supported for r in part], l2=l2)
         decision = dataclasses.replace(
             decision, support_weights=tuple(float(w) for w in weights), support_bias=bias
         )
@@ -416,8 +431,9 @@ def table_md(figures: dict[str, Any]) -> str:
         )
     lines += [
         "",
-        f"Fit on all {figures['rows']} claims ({figures['rows_by_set']}); the inputs' weights "
-        "and standardized contributions (|weight| × the input's standard deviation, as a share):",
+        f"Fit on all {figures['rows']} claims ({figures['rows_by_set']}), each set weighing "
+        "the same; the inputs' weights and standardized contributions (|weight| × the input's "
+        "standard deviation over the claims, as a share):",
         "",
         "| input | support weight | support share | contradiction weight | contradiction share |",
         "| --- | ---: | ---: | ---: | ---: |",
@@ -502,11 +518,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         "held_out": {name: held_out(rows, name, args.l2) for name in sets},
     }
     x = _matrix(rows)
-    decision = fit_decision(
-        x,
-        [r.supported for r in rows],
-        [r.contradicted for r in rows],
-        l2=args.l2,
+    decision = fit(
+        rows,
+        args.l2,
         version=args.version,
         provenance={"command": command, "sets": figures["rows_by_set"], "verifier": version},
     )

@@ -27,9 +27,9 @@ def test_features_read_every_signal() -> None:
         coverage=0.75,
     )
     row = dict(zip(FEATURES, features(signals).tolist(), strict=True))
-    assert row["support_ratio"] == pytest.approx(math.log(0.9 / 0.05))
+    assert row["support_logit"] == pytest.approx(math.log(0.9 / 0.1))
     # the passage that cannot state the claim does not count against it
-    assert row["contradiction_ratio"] == pytest.approx(math.log(0.8 / 0.1))
+    assert row["contradiction_logit"] == pytest.approx(math.log(0.8 / 0.2))
     assert row["passages_for"] == pytest.approx(math.log(2))
     assert row["passages_against"] == pytest.approx(math.log(2))
     assert row["coverage"] == pytest.approx(0.25)
@@ -95,4 +95,4 @@ def test_shipped_decision_reads_the_network() -> None:
     assert against.label == "contradicted"
     assert nothing.label == "unsupported"
     # the network carries real weight in the support model
-    assert abs(strong.support["support_ratio"]) > 1.0
+    assert abs(strong.support["support_logit"]) > 1.0

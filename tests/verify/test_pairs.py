@@ -47,7 +47,7 @@ def test_the_decision_labels_the_pair_and_the_verifier_s_label_stays() -> None:
     """The label is the one decision's, read off the verifier's reading and the rules'
     findings by their fitted weights; the verifier's own label and scores stay as they are."""
     decision = Decision(
-        tuple(1.0 if f == "support_ratio" else -3.0 if f == "polarity_mismatch" else 0.0
+        tuple(1.0 if f == "support_logit" else -3.0 if f == "polarity_mismatch" else 0.0
               for f in FEATURES),
         0.0,
         tuple(1.0 if f == "polarity_mismatch" else 0.0 for f in FEATURES),

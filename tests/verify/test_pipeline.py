@@ -372,7 +372,7 @@ def test_every_verdict_is_the_decision_s_and_carries_its_inputs() -> None:
     labels say; with rule="any" the layers decide and the decision is still reported."""
     # a decision that reads only the network's best support: supported above 0.5
     decision = Decision(
-        tuple(4.0 if f == "support_ratio" else 0.0 for f in FEATURES),
+        tuple(4.0 if f == "support_logit" else 0.0 for f in FEATURES),
         0.0,
         tuple(1.0 if f == "value_mismatch" else 0.0 for f in FEATURES),
         -0.5,

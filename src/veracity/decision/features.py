@@ -2,8 +2,8 @@
 
 >>> from veracity.types import ClaimSignals, Reading
 >>> row = features(ClaimSignals((Reading(0.9, 0.05, 0.05),), coverage=1.0))
->>> dict(zip(FEATURES, row.round(2).tolist()))["support_ratio"]
-2.89
+>>> dict(zip(FEATURES, row.round(2).tolist()))["support_logit"]
+2.2
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ RULE_KINDS: dict[str, frozenset[str]] = {
 
 #: The decision's inputs, in column order.
 FEATURES: tuple[str, ...] = (
-    "support_ratio",
-    "contradiction_ratio",
+    "support_logit",
+    "contradiction_logit",
     "passages_for",
     "passages_against",
     "coverage",
@@ -59,20 +59,19 @@ def _clip(p: float) -> float:
     return min(max(p, _EPSILON), 1 - _EPSILON)
 
 
-def _ratio(p: float, neither: float) -> float:
-    """log(p / P(neither)): how much more the reading says this than that the passage is
-    silent."""
-    return math.log(_clip(p) / _clip(neither))
+def _logit(p: float) -> float:
+    p = _clip(p)
+    return math.log(p / (1 - p))
 
 
 def features(signals: ClaimSignals) -> np.ndarray:
     """One row of :data:`FEATURES` for ``signals``.
 
-    The network's columns are log ratios against its P(neither), as the verifier's own combiner
-    reads them: ``support_ratio`` of the reading that supports the claim best,
-    ``contradiction_ratio`` of the reading of a passage that can state the claim and
-    contradicts it most. With no reading they hold log(0.01 / 0.98) and ``no_reading`` is 1; a
-    failed reading (``nan``) counts as none.
+    The network's columns are the log-odds of the best P(supported) over the passages read and
+    of the strongest P(contradicted) of a passage that can state the claim (log ratios against
+    P(neither) measured no better held out and read a confident "neither" as no evidence at
+    all: bench/HISTORY.md, decision inputs). With no reading they hold the log-odds of 0.01 and
+    ``no_reading`` is 1; a failed reading (``nan``) counts as none.
     """
     readings = [
         r
@@ -80,12 +79,8 @@ def features(signals: ClaimSignals) -> np.ndarray:
         if not any(math.isnan(p) for p in (r.supported, r.contradicted, r.neither))
     ]
     stating = [r for r in readings if r.can_state]
-    best = max(readings, key=lambda r: r.supported, default=None)
-    against = max(stating, key=lambda r: r.contradicted, default=None)
-    support = _ratio(0.01, 0.98) if best is None else _ratio(best.supported, best.neither)
-    contradiction = (
-        _ratio(0.01, 0.98) if against is None else _ratio(against.contradicted, against.neither)
-    )
+    support = _logit(max((r.supported for r in readings), default=0.01))
+    contradiction = _logit(max((r.contradicted for r in stating), default=0.01))
     status = {
         group: {c.status for c in signals.checks if c.kind in kinds}
         for group, kinds in RULE_KINDS.items()
