@@ -230,7 +230,6 @@ def code_digest() -> str:
         *sorted((src / "verify" / "knowledge").glob("*.py")),
         src / "verify" / "signals.py",
         src / "verify" / "nli.py",
-        src / "decision" / "features.py",
         src / "text" / "polarity.py",
     ]
     digest = hashlib.sha256()
