@@ -64,7 +64,7 @@ class PhraseScorer:
                 scores.append(PairScore.failure("the judge replied 'maybe'", window=window))
                 continue
             p = 0.9 if self.phrases.get(claim, "\0") in premise else 0.05
-            scores.append(PairScore(p, 0.0, 1.0 - p, window=window))
+            scores.append(PairScore(p, 0.02, 0.98 - p, window=window))
         return PairScores(tuple(scores), self.model_id, "1")
 
 

@@ -266,3 +266,22 @@ def test_hyphenated_words_are_read_joined_and_reported_as_written() -> None:
     )
     assert negation.sentence is not None
     assert negation.sentence.of(" " * 300 + premise) == premise
+
+
+def test_a_sentence_about_another_subject_does_not_outweigh_a_negation() -> None:
+    """ "Honey bees perform a waggle dance" states three of the claim's four words and agrees;
+    "Bumblebees do not perform a waggle dance" states all four and denies it."""
+    from veracity.types import Chunk
+    from veracity.verify.knowledge.polarity import polarity_checks
+
+    texts = [
+        "Honey bees perform a waggle dance to show other workers where food is.",
+        "Bumblebees do not perform a waggle dance.",
+    ]
+    chunks = [Chunk(f"t{i}#0", f"t{i}", 0, text, 0, len(text)) for i, text in enumerate(texts)]
+    found = polarity_checks("Bumblebees perform a waggle dance.", chunks)
+    assert [(c.kind, c.found, c.doc_id) for c in found] == [("negation", "do not perform", "t1")]
+    # a passage that restates the whole claim still outweighs another's negation
+    same = "Bumblebees perform a waggle dance."
+    chunks.append(Chunk("t2#0", "t2", 0, same, 0, len(same)))
+    assert polarity_checks("Bumblebees perform a waggle dance.", chunks) == []

@@ -130,12 +130,17 @@ def polarity_checks(claim: str, passages: Sequence[Chunk]) -> list[ValueCheck]:
     document), none when one of the passages restates the claim with the same polarity: a
     source that says it outweighs the rule's reading of another."""
     found: list[ValueCheck] = []
+    agreeing = against = 0
     for chunk in passages:
-        reading = _reading(claim, chunk.text, doc_id=chunk.doc_id, offset=chunk.start)
+        reading, rank = _ranked(claim, chunk.text, doc_id=chunk.doc_id, offset=chunk.start)
         if reading is not None and not reading:
-            return []
-        found.extend(reading or ())
-    return found
+            agreeing = max(agreeing, rank)
+        elif reading:
+            against = max(against, rank)
+            found.extend(reading)
+    # An agreeing sentence outweighs only one that states no more of the claim: "Honey bees
+    # perform a waggle dance" does not restate "Bumblebees perform a waggle dance".
+    return [] if agreeing and agreeing >= against else found
 
 
 def polarity_conflicts(
@@ -165,18 +170,27 @@ def _reading(
 ) -> tuple[ValueCheck, ...] | None:
     """None when no sentence of ``premise`` aligns with ``claim``; else its contradictions
     (empty: an aligned sentence agrees)."""
+    return _ranked(claim, premise, doc_id=doc_id, offset=offset)[0]
+
+
+def _ranked(
+    claim: str, premise: str, *, doc_id: str | None, offset: int
+) -> tuple[tuple[ValueCheck, ...] | None, int]:
+    """:func:`_reading` and how many of the claim's content words its aligned sentence states
+    or opposes."""
     claim_words = _words(claim)
     content = [w for w in claim_words if w.low not in STOPWORDS]
     if len(content) < 2:
-        return None
+        return None, 0
     joined = join_hyphenated(premise)
     candidates = _aligned(content, joined.text)
     if not candidates:
-        return None
+        return None, 0
+    rank = max(len(a.shared) + len(a.opposed) for a in candidates)
     readings = [_flips(claim, claim_words, joined, a, doc_id, offset) for a in candidates]
     if any(not reading for reading in readings):
-        return ()  # one aligned sentence says what the claim says
-    return readings[0]
+        return (), rank  # one aligned sentence says what the claim says
+    return readings[0], rank
 
 
 def _flips(
