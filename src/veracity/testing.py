@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from veracity.checkers.base import check_pairs
+from veracity.decision import FEATURES, Decision
 from veracity.errors import InputError
 from veracity.llm.base import ChatRequest, ChatResponse
 from veracity.text.words import content_word_spans, content_words
@@ -30,6 +31,7 @@ from veracity.types import (
 
 __all__ = [
     "FailingPairScorer",
+    "NetworkDecision",
     "OverlapRelevanceScorer",
     "OverlapSpanDetector",
     "ScriptExhaustedError",
@@ -38,6 +40,22 @@ __all__ = [
     "save_tiny_classifier",
     "save_tiny_seq2seq",
 ]
+
+
+def NetworkDecision() -> Decision:  # noqa: N802 - reads as the stage it makes
+    """A decision that reads the verifier's best reading alone: supported when its P(supported)
+    reaches 0.5, else contradicted when the strongest P(contradicted) does, else unsupported.
+
+    For tests of a pipeline's mechanics with a fake scorer, where the shipped decision's fitted
+    weights (word coverage, the rules) would decide instead of the fake's readings.
+    """
+    return Decision(
+        tuple(1.0 if name == "support_logit" else 0.0 for name in FEATURES),
+        0.0,
+        tuple(1.0 if name == "contradiction_logit" else 0.0 for name in FEATURES),
+        0.0,
+        "network-only",
+    )
 
 
 class TablePairScorer:

@@ -48,7 +48,7 @@ def test_models_given_to_one_app_stay_in_that_app() -> None:
             verifier=lambda name: TablePairScorer({("Bees dance.", "Bees dance."): (0.2, 0.7, 0.1)})
         )
     )
-    assert json.loads(runner.invoke(faked, PAIR).stdout)["label"] == "contradicted"
+    assert json.loads(runner.invoke(faked, PAIR).stdout)["verifier_label"] == "contradicted"
     real = runner.invoke(cli.app, [*PAIR, "--verifier", "lexical"])  # no model file needed
     assert real.exit_code == 0, real.output
     assert json.loads(real.stdout)["model"] != "table"

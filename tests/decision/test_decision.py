@@ -25,6 +25,7 @@ def test_features_read_every_signal() -> None:
         (Reading(0.9, 0.05, 0.05), Reading(0.1, 0.8, 0.1), Reading(0.2, 0.9, 0.1, can_state=False)),
         (_check("year", "mismatch"), _check("entity", "absent"), _check("negation", "mismatch")),
         coverage=0.75,
+        coverage_all=0.9,
     )
     row = dict(zip(FEATURES, features(signals).tolist(), strict=True))
     assert row["support_logit"] == pytest.approx(math.log(0.9 / 0.1))
@@ -32,7 +33,8 @@ def test_features_read_every_signal() -> None:
     assert row["contradiction_logit"] == pytest.approx(math.log(0.8 / 0.2))
     assert row["passages_for"] == pytest.approx(math.log(2))
     assert row["passages_against"] == pytest.approx(math.log(2))
-    assert row["coverage"] == pytest.approx(0.25)
+    assert "coverage" not in row  # the best passage's coverage is reported, not read
+    assert row["coverage_all"] == pytest.approx(0.4)
     assert (row["value_mismatch"], row["value_match"], row["entity_absent"]) == (1.0, 0.0, 1.0)
     assert row["polarity_mismatch"] == 1.0
     assert row["no_reading"] == 0.0
@@ -88,8 +90,8 @@ def test_round_trip_and_refusals(tmp_path: Path) -> None:
 
 def test_shipped_decision_reads_the_network() -> None:
     decision = Decision.shipped()
-    strong = decision.run(ClaimSignals((Reading(0.98, 0.01, 0.01),), coverage=1.0))
-    against = decision.run(ClaimSignals((Reading(0.02, 0.97, 0.01),), coverage=1.0))
+    strong = decision.run(ClaimSignals((Reading(0.98, 0.01, 0.01),), coverage_all=1.0))
+    against = decision.run(ClaimSignals((Reading(0.02, 0.97, 0.01),), coverage_all=1.0))
     nothing = decision.run(ClaimSignals())
     assert strong.label == "supported"
     assert against.label == "contradicted"

@@ -10,7 +10,7 @@ from veracity.generate.check import CitationChecker, claim_parts
 from veracity.generate.grounded import GroundedGenerator
 from veracity.llm.base import ChatRequest
 from veracity.prompts import load_prompt
-from veracity.testing import ScriptedChatModel, TablePairScorer
+from veracity.testing import NetworkDecision, ScriptedChatModel, TablePairScorer
 from veracity.types import SENTENCE_STATUSES, Chunk, Hit, Span
 
 pytestmark = pytest.mark.unit
@@ -354,12 +354,15 @@ def test_a_sentence_too_long_for_the_verifier_is_read_in_parts_and_says_so():
 def test_a_long_sentence_is_unsupported_when_one_part_is():
     scorer = WordBudgetScorer(budget=10)
     claim = LONG_SOURCE.replace("pollen", "propolis")
-    checked = CitationChecker(scorer).run(claim + " [1]", long_hit())
+    # the parts' readings decide here, not the shipped decision's word coverage
+    checked = CitationChecker(scorer, decision=NetworkDecision()).run(claim + " [1]", long_hit())
     [sentence] = checked.sentences
     assert sentence.status == "unsupported"
     assert sentence.support == pytest.approx(0.1)
     never = LONG_SOURCE.replace("forage for", "never forage for")
-    [contradicted] = CitationChecker(scorer).run(never + " [1]", long_hit()).sentences
+    [contradicted] = (
+        CitationChecker(scorer, decision=NetworkDecision()).run(never + " [1]", long_hit())
+    ).sentences
     assert contradicted.status == "contradicted"
 
 

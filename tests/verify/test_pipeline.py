@@ -85,7 +85,10 @@ def test_report_labels_each_claim_with_evidence_and_summary() -> None:
     assert supported.citations[0].doc_id == "text-1"
     contradicted = next(v for v in report.verdicts if v.claim.text.startswith("Bumblebees"))
     assert contradicted.anti_citations[0].doc_id == "text-3"
-    assert wrong_number.label == "contradicted"  # the knowledge layer: 90,000 vs 60,000
+    # the knowledge layer's 90,000 against 60,000 is one input of the decision, beside a
+    # reading that says the passage is silent
+    assert wrong_number.decision is not None
+    assert wrong_number.decision.inputs["value_mismatch"] == 1.0
     assert wrong_number.values[0].found is not None
     for verdict in report.verdicts:
         assert answer[verdict.claim.span.start : verdict.claim.span.end].strip()

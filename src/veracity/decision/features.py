@@ -31,7 +31,6 @@ FEATURES: tuple[str, ...] = (
     "contradiction_logit",
     "passages_for",
     "passages_against",
-    "coverage",
     "coverage_all",
     "no_reading",
     "value_mismatch",
@@ -81,6 +80,9 @@ def features(signals: ClaimSignals) -> np.ndarray:
     stating = [r for r in readings if r.can_state]
     support = _logit(max((r.supported for r in readings), default=0.01))
     contradiction = _logit(max((r.contradicted for r in stating), default=0.01))
+    # The best passage's own coverage (``signals.coverage``) is reported but not read: beside
+    # the coverage of all passages it added nothing held out, and it let word overlap overrule
+    # a confident contradiction (bench/HISTORY.md, decision inputs).
     status = {
         group: {c.status for c in signals.checks if c.kind in kinds}
         for group, kinds in RULE_KINDS.items()
@@ -91,7 +93,6 @@ def features(signals: ClaimSignals) -> np.ndarray:
         contradiction,
         math.log1p(sum(r.supported >= 0.5 for r in readings)),
         math.log1p(sum(r.contradicted >= 0.5 for r in stating)),
-        0.0 if signals.coverage is None else signals.coverage - 0.5,
         0.0 if signals.coverage_all is None else signals.coverage_all - 0.5,
         float(not readings),
         float("mismatch" in values),
