@@ -67,8 +67,10 @@ def test_verify_json_reports_each_claim_with_evidence(sources: list[Path]) -> No
     assert payload["summary"] == {
         "claims": 3,
         "supported": 1,
-        "contradicted": 2,
-        "unsupported": 0,
+        "contradicted": 1,
+        # 90,000 against 60,000: the rules' mismatch beside a reading of "neither" (the table
+        # has no pair for it) makes the decision say unsupported
+        "unsupported": 1,
         "unchecked": 0,
         "skipped": 0,
         "failed": 0,
@@ -82,6 +84,7 @@ def test_verify_json_reports_each_claim_with_evidence(sources: list[Path]) -> No
     number = payload["claims"][1]
     assert [layer["layer"] for layer in number["layers"]] == ["nli", "knowledge"]
     assert number["values"][0]["status"] == "mismatch"
+    assert number["decision"]["inputs"]["value_mismatch"] == 1.0
     assert payload["claims"][2]["anti_citations"][0]["doc_id"] == "source3.md"
 
 
