@@ -78,6 +78,32 @@ def serve(
             help="seconds to receive a request's body; a slower or shorter one gets 408",
         ),
     ] = 10.0,
+    stall_seconds: Annotated[
+        float,
+        typer.Option(
+            "--stall-time-limit",
+            help="seconds a stream waits for its client to read an event; then its work stops",
+        ),
+    ] = 10.0,
+    header_seconds: Annotated[
+        float,
+        typer.Option(
+            "--header-time-limit",
+            help="seconds to receive a request's headers; a slower connection is closed",
+        ),
+    ] = 10.0,
+    client_connections: Annotated[
+        int,
+        typer.Option(
+            "--max-connections-per-client",
+            help="connections open at once from one client address; more are answered 503 "
+            "and closed (behind a proxy, raise it: every request comes from the proxy)",
+        ),
+    ] = 32,
+    keep_alive_seconds: Annotated[
+        float,
+        typer.Option("--keep-alive", help="seconds an idle connection is kept open"),
+    ] = 5.0,
     spans: Annotated[
         str | None,
         typer.Option(
@@ -121,6 +147,10 @@ def serve(
                 claims=claims,
                 pairs=pairs,
                 body_seconds=body_seconds,
+                stall_seconds=stall_seconds,
+                header_seconds=header_seconds,
+                client_connections=client_connections,
+                keep_alive_seconds=keep_alive_seconds,
                 **({} if workers is None else {"workers": workers}),
             ),
             models=models_of(ctx),

@@ -30,6 +30,7 @@ import hmac
 import logging
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from importlib.resources import files
 from typing import Annotated, Any
@@ -41,10 +42,11 @@ from veracity.assets import VERDICTS_CSS
 from veracity.defaults import SearchMode  # a type, so the schema lists the modes
 from veracity.errors import OptionError, VeracityError
 from veracity.server.errors import ServiceError, error_body, status_of
-from veracity.server.gate import Gate
+from veracity.server.gate import CHEAP_THREADS, Gate
 from veracity.server.public import Public
 from veracity.server.service import SERVED_LAYERS, SERVED_RULES, Job, Service, VerifyOptions
 from veracity.server.settings import Settings, host_name
+from veracity.server.stop import Stop
 
 require("fastapi", extra="server", purpose="the web service (veracity serve)")
 
@@ -373,12 +375,21 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         queue=settings.limits.queue,
         seconds=settings.limits.seconds,
         workers=settings.limits.workers,
+        clock=served.clock,
+        stall=settings.limits.stall_seconds,
     )
+    #: The lane of work that needs no model (BM25 search, the documents): beside the gate's.
+    cheap = ThreadPoolExecutor(CHEAP_THREADS, thread_name_prefix="veracity-index")
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.get_running_loop().run_in_executor(None, served.load)
-        yield
+        gate.clock = served.clock  # measured as the models loaded
+        try:
+            yield
+        finally:
+            gate.executor.shutdown(wait=False, cancel_futures=True)
+            cheap.shutdown(wait=False, cancel_futures=True)
 
     app = FastAPI(
         title="veracity",
@@ -448,12 +459,25 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     async def unexpected(request: Request, exc: Exception) -> Response:
         return reply.failure(exc)
 
-    async def call(request: Request, check: Callable[[], Job[Any]]) -> Response:
+    async def call(
+        request: Request, check: Callable[[], Job[Any]], *, inline: bool = False
+    ) -> Response:
         """Checks the request outside the models' queue (a refusal never waits behind model
-        work), then runs its job in its turn while its client is there."""
+        work; ``inline``: a check of a few fields, made at once), then runs its job: in the
+        lane beside the models when it needs none, else in its turn while its client is
+        there. The body is made in the job's thread, not in the loop that serves every
+        request."""
         try:
-            job = await asyncio.to_thread(check)
-            return reply.json(await gate.call(job.run, gone=request.is_disconnected))
+            job = check() if inline else await asyncio.to_thread(check)
+
+            def work(stop: Stop) -> Response:
+                return reply.json(job.run(stop))
+
+            if not job.models:
+                return await asyncio.get_running_loop().run_in_executor(cheap, work, Stop())
+            return await gate.call(
+                work, gone=request.is_disconnected, kind=job.kind, pairs=job.pairs
+            )
         except Exception as exc:  # logged with its traceback; the client gets the message
             return reply.failure(exc)
 
@@ -465,12 +489,12 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         gone = request.is_disconnected
         try:
             job = await asyncio.to_thread(check)
-            deadline = await gate.enter(gone)
-            stop = gate.stop_at(deadline)
-            events = await gate.run(job.run, stop, deadline, gone=gone, keep=True)
+            turn = await gate.enter(gone, kind=job.kind, pairs=job.pairs)
+            stop = gate.stop_at(turn)
+            events = await gate.run(job.run, stop, turn, gone=gone, keep=True)
         except Exception as exc:
             return reply.failure(exc)
-        items = gate.stream(events, stop, deadline, gone=gone)
+        items = gate.stream(events, stop, turn, gone=gone)
 
         async def body() -> AsyncIterator[bytes]:
             try:
@@ -498,7 +522,9 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     @app.post("/v1/search", dependencies=guarded, responses=JSON_OBJECT)
     async def search(body: SearchRequest, request: Request) -> Response:
         """Search the index (a ``SearchResult``, as `veracity search --json`)."""
-        return await call(request, lambda: served.search(body.query, body.k, body.mode))
+        return await call(
+            request, lambda: served.search(body.query, body.k, body.mode), inline=True
+        )
 
     @app.post("/v1/ask", dependencies=guarded, responses=JSON_OBJECT)
     async def ask(body: AskRequest, request: Request) -> Response:
@@ -543,13 +569,17 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     @app.get("/v1/documents", dependencies=guarded, responses=JSON_OBJECT)
     async def documents() -> Response:
         """The ids, titles and lengths of the index's documents."""
-        return reply.json(await asyncio.to_thread(served.documents))
+        return await asyncio.get_running_loop().run_in_executor(
+            cheap, lambda: reply.json(served.documents())
+        )
 
     @app.get("/v1/documents/{doc_id:path}", dependencies=guarded, responses=JSON_OBJECT)
     async def document(doc_id: Annotated[str, "a document id of the index"]) -> Response:
         """A stored document by id (its text, title, sections, pages): the text that
         citations' ``start``/``end`` index. Ids are looked up in the index, never as paths."""
-        return reply.json(served.document(doc_id))
+        return await asyncio.get_running_loop().run_in_executor(
+            cheap, lambda: reply.json(served.document(doc_id))
+        )
 
     @app.get("/", include_in_schema=False)
     async def page() -> Response:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from veracity import __version__, defaults
 from veracity.errors import IndexStoreError, InputError
+from veracity.server.clock import Clock, measure_pairs
 from veracity.server.errors import ServiceError
 from veracity.server.settings import Limits, Settings
 from veracity.server.stop import Stop, StoppingRetriever, StoppingScorer
@@ -77,9 +78,15 @@ class VerifyOptions:
 
 @dataclass(frozen=True)
 class Job(Generic[T]):
-    """A request that passed its checks: its model work, ``run(stop)`` in the models' turn."""
+    """A request that passed its checks: its work, ``run(stop)``; in the models' turn when it
+    needs ``models``, admitted by the estimated time of its ``pairs`` and its ``kind``
+    (:class:`~veracity.server.clock.Clock`)."""
 
     work: Callable[[Stop], T]
+    kind: str = "job"
+    pairs: int = 0
+    #: False: it reads the index only (BM25, the store), and runs beside the model work.
+    models: bool = True
 
     def run(self, stop: Stop | None = None) -> T:
         return self.work(stop or Stop())
@@ -95,6 +102,8 @@ class Checked(Generic[S]):
     chunks: tuple[Chunk, ...]
     seconds: float
     settings: S
+    #: The (passage, claim) pairs it will have scored.
+    pairs: int
 
 
 def document_payload(document: Document) -> dict[str, Any]:
@@ -123,6 +132,9 @@ class Service:
         self.notes: list[str] = []
         self._loaded = False
         self._searches: dict[str, IndexSearch] = {}
+        self.clock = Clock(
+            1.0 if settings.limits.pair_ms is None else settings.limits.pair_ms / 1000
+        )
 
     def load(self) -> Service:
         """Open the index and load the verifier, the retriever and the chat model (once)."""
@@ -136,6 +148,8 @@ class Service:
         self.generation = index.current().name
         self.store: ChunkStore = index.store()
         self.scorer: PairScorer = settings.models.verifier(settings.verifier).load()
+        if settings.limits.pair_ms is None:  # the seconds per pair of this verifier, here
+            self.clock = Clock(measure_pairs(self.scorer))
         self.reranker: RelevanceScorer | None = (
             None if settings.reranker is None else settings.models.reranker(settings.reranker)
         )
@@ -171,14 +185,23 @@ class Service:
     def search(self, query: str, k: int, mode: str | None = None) -> Job[dict[str, Any]]:
         self._check_text("query", query, "question_chars")
         k, mode = self._k(k), self._mode(mode)
-        return Job(lambda stop: self._search(mode).retriever.run(query, k=k).to_dict())
+        models = mode != "bm25" or self.reranker is not None  # a query embedder, a reranker
+        return Job(
+            lambda stop: self._search(mode).retriever.run(query, k=k).to_dict(),
+            kind="search",
+            models=models,
+        )
 
     def ask(
         self, question: str, k: int, tau: float, mode: str | None = None
     ) -> Job[dict[str, Any]]:
         self._check_text("question", question, "question_chars")
         k, mode = self._k(k), self._mode(mode)
-        return Job(lambda stop: self._asker(k, tau, mode, stop).run(question).to_dict())
+        return Job(
+            lambda stop: self._asker(k, tau, mode, stop).run(question).to_dict(),
+            kind="ask",
+            pairs=k,
+        )
 
     def ask_stream(
         self, question: str, k: int, tau: float, mode: str | None = None
@@ -187,7 +210,11 @@ class Service:
         ``("answer", Answer dict)``."""
         self._check_text("question", question, "question_chars")
         k, mode = self._k(k), self._mode(mode)
-        return Job(lambda stop: self._ask_events(self._asker(k, tau, mode, stop), question))
+        return Job(
+            lambda stop: self._ask_events(self._asker(k, tau, mode, stop), question),
+            kind="ask",
+            pairs=k,
+        )
 
     def verify(self, options: VerifyOptions) -> Job[dict[str, Any]]:
         checked = self._checked(options, "verify", lambda: self._verify_settings(options))
@@ -198,7 +225,7 @@ class Service:
                 checked.claims, question=options.question, timings={"claims": checked.seconds}
             ).to_dict()
 
-        return Job(work)
+        return Job(work, kind="verify", pairs=checked.pairs)
 
     def verify_stream(self, options: VerifyOptions) -> Job[Iterator[tuple[str, Any]]]:
         """``("sentence", {...})`` per sentence of the answer as soon as it is verified: its
@@ -206,7 +233,9 @@ class Service:
         ``("report", Report dict)``, the report on the whole answer."""
         checked = self._checked(options, "verify", lambda: self._verify_settings(options))
         return Job(
-            lambda stop: self._verify_events(self._verifier(checked, options.mode, stop), options)
+            lambda stop: self._verify_events(self._verifier(checked, options.mode, stop), options),
+            kind="verify",
+            pairs=checked.pairs,
         )
 
     def repair(self, options: VerifyOptions) -> Job[dict[str, Any]]:
@@ -220,14 +249,14 @@ class Service:
         def work(stop: Stop) -> dict[str, Any]:
             retriever = None if checked.chunks else self._retriever(options.mode, stop)
             repairer = open_repairer(
-                StoppingScorer(self.scorer, stop),
+                self._scorer(stop),
                 retriever=retriever,
                 sources=checked.chunks,
                 settings=checked.settings,
             )
             return repairer.run(options.answer, question=options.question).to_dict()
 
-        return Job(work)
+        return Job(work, kind="repair", pairs=2 * checked.pairs)  # read again after its edits
 
     def check(self, pairs: Sequence[tuple[str, str, str | None]]) -> Job[dict[str, Any]]:
         """Score (premise, claim, id) pairs in one batch, each as ``veracity check`` prints it."""
@@ -240,7 +269,7 @@ class Service:
                 raise InputError("a pair has an empty premise or claim: give both texts")
 
         def work(stop: Stop) -> dict[str, Any]:
-            checker = PairChecker(StoppingScorer(self.scorer, stop))
+            checker = PairChecker(self._scorer(stop))
             result = checker.run([p for p, _, _ in pairs], [c for _, c, _ in pairs])
             rows = []
             for (_, _, ident), pair in zip(pairs, result.pairs, strict=True):
@@ -253,7 +282,7 @@ class Service:
                 "failed": result.failures,
             }
 
-        return Job(work)
+        return Job(work, kind="check", pairs=len(pairs))
 
     # --- the endpoints without model work ------------------------------------------------------
     def document(self, doc_id: str) -> dict[str, Any]:
@@ -306,12 +335,15 @@ class Service:
             self._searches[mode] = search
         return self._searches[mode]
 
+    def _scorer(self, stop: Stop) -> StoppingScorer:
+        return StoppingScorer(self.scorer, stop, clock=self.clock)
+
     def _retriever(self, mode: str | None, stop: Stop) -> StoppingRetriever:
         return StoppingRetriever(self._search(self._mode(mode)).retriever, stop)
 
     def _asker(self, k: int, tau: float, mode: str, stop: Stop) -> Asker:
         search = dataclasses.replace(self._search(mode), retriever=self._retriever(mode, stop))
-        return search.asker(self.chat, StoppingScorer(self.scorer, stop), k=k, tau=tau)
+        return search.asker(self.chat, self._scorer(stop), k=k, tau=tau)
 
     @staticmethod
     def _ask_events(asker: Asker, question: str) -> Iterator[tuple[str, Any]]:
@@ -364,7 +396,7 @@ class Service:
         from veracity.verify.open import open_answer_verifier
 
         return open_answer_verifier(
-            StoppingScorer(self.scorer, stop),
+            self._scorer(stop),
             retriever=None if checked.chunks else self._retriever(mode, stop),
             sources=checked.chunks,
             knowledge=self.knowledge if "knowledge" in checked.settings.layers else None,
@@ -434,7 +466,7 @@ class Service:
                 f"{count * each} (passage, claim) pairs to score",
                 fix="send fewer claims or a smaller k",
             )
-        return Checked(claims, chunks, time.perf_counter() - started, settings)
+        return Checked(claims, chunks, time.perf_counter() - started, settings, count * each)
 
     def _sources(self, options: VerifyOptions) -> tuple[Chunk, ...]:
         """The chunks of a request's ``sources`` texts and ``doc_ids`` (none: search the index)."""

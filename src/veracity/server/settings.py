@@ -46,7 +46,15 @@ class Limits:
     sends, or sends them slowly, is answered 408 instead of holding the connection open);
     ``workers``: model jobs that run at once (by default one per two cores,
     :func:`~veracity.server.gate.serve_workers`); ``queue``: requests waiting while ``workers``
-    run, beyond which the service answers 503 with ``Retry-After``.
+    run, beyond which the service answers 503 with ``Retry-After``; ``pair_ms``: the
+    milliseconds one (passage, claim) pair takes, which turn a request's pairs into its
+    estimated time (``None``: measured when the service starts, then on every slice scored);
+    ``stall_seconds``: a stream whose reader takes no event for that long is stopped.
+
+    The connections (:mod:`veracity.server.connections`): ``header_seconds``: a request's
+    headers must all arrive within that many seconds of the connection's start or of the last
+    answer on it; ``client_connections``: connections open at once from one client address;
+    ``keep_alive_seconds``: an idle connection is closed after that many seconds.
     """
 
     body_bytes: int = 1_000_000
@@ -60,10 +68,17 @@ class Limits:
     body_seconds: float = 10.0
     queue: int = 32
     workers: int = field(default_factory=serve_workers)
+    pair_ms: float | None = None
+    stall_seconds: float = 10.0
+    header_seconds: float = 10.0
+    client_connections: int = 32
+    keep_alive_seconds: float = 5.0
 
     def __post_init__(self) -> None:
         for item in fields(self):
             value = getattr(self, item.name)
+            if value is None and item.name == "pair_ms":
+                continue
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 1:
                 raise OptionError(item.name, value, "a number of 1 or more")
 
