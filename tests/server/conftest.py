@@ -183,18 +183,22 @@ class LiveServer:
 
         import uvicorn
 
+        from veracity.server.connections import uvicorn_options
+
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         self.app = create_app(settings)
+        self.port = port
         self.url = f"http://127.0.0.1:{port}"
         config = uvicorn.Config(
             self.app,
-            host="127.0.0.1",
+            host=settings.host,
             port=port,
             log_level="warning",
             access_log=False,
             lifespan="on",
+            **uvicorn_options(settings.limits),
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

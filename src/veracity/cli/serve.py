@@ -160,6 +160,7 @@ def serve(
             import uvicorn
 
             from veracity.server.app import create_app
+            from veracity.server.connections import uvicorn_options
         except ImportError as exc:
             raise MissingDependencyError(exc.name or "uvicorn", "server", "veracity serve") from exc
         from veracity.corpus.index_dir import IndexDir
@@ -170,4 +171,11 @@ def serve(
         raise fail(exc) from exc
     shown = f"[{host}]" if ":" in host else host
     show(f"veracity serves {index_dir} at http://{shown}:{port}/ (Ctrl-C stops it)", out=errors)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        **uvicorn_options(settings.limits),
+    )
