@@ -43,6 +43,7 @@ from veracity.defaults import SearchMode  # a type, so the schema lists the mode
 from veracity.errors import OptionError, VeracityError
 from veracity.server.errors import ServiceError, error_body, status_of
 from veracity.server.gate import CHEAP_THREADS, Gate
+from veracity.server.live import Generation
 from veracity.server.public import Public
 from veracity.server.service import SERVED_LAYERS, SERVED_RULES, Job, Service, VerifyOptions
 from veracity.server.settings import Settings, host_name
@@ -188,6 +189,16 @@ class CheckRequest(_Body):
 
 
 # --- responses ------------------------------------------------------------------------------
+#: The index generation a response was read from.
+GENERATION_HEADER = "X-Veracity-Generation"
+
+
+def stamped(response: Response, generation: Generation[Any]) -> Response:
+    """``response`` with the name of the generation it was read from."""
+    response.headers[GENERATION_HEADER] = generation.name
+    return response
+
+
 def json_response(
     payload: Any, status: int = 200, headers: dict[str, str] | None = None
 ) -> Response:
@@ -237,9 +248,10 @@ class Replies:
     def event(self, name: str, payload: Any) -> bytes:
         return sse(name, self.public(payload))
 
-    def failure(self, exc: Exception) -> Response:
+    def failure(self, exc: Exception, generation: Generation[Any] | None = None) -> Response:
         status, body, headers = error_of(exc)
-        return self.json(body, status, headers)
+        response = self.json(body, status, headers)
+        return response if generation is None else stamped(response, generation)
 
     def failure_event(self, exc: Exception) -> bytes:
         return self.event("error", error_of(exc)[1])
@@ -385,9 +397,11 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.get_running_loop().run_in_executor(None, served.load)
         gate.clock = served.clock  # measured as the models loaded
+        reply.public.add_views(served.live.views)
         try:
             yield
         finally:
+            served.live.close()
             gate.executor.shutdown(wait=False, cancel_futures=True)
             cheap.shutdown(wait=False, cancel_futures=True)
 
@@ -402,9 +416,9 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         "verification of any answer. JSON bodies are the shapes "
         "`veracity ... --json` prints.",
     )
+    reply = Replies(Public(settings.index))
     app.state.service = served
     app.state.gate = gate
-    reply = Replies(Public(settings.index))
 
     async def authorized(request: Request) -> None:
         """Bearer token check (constant time) when the server was started with a token."""
@@ -459,40 +473,58 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     async def unexpected(request: Request, exc: Exception) -> Response:
         return reply.failure(exc)
 
+    @asynccontextmanager
+    async def leased() -> AsyncIterator[Generation[Service]]:
+        """The index generation this request reads, held until the block ends (taken in the
+        lane without models: it opens a new generation when ``veracity index`` made one)."""
+        generation = await asyncio.get_running_loop().run_in_executor(cheap, served.live.take)
+        try:
+            yield generation
+        finally:
+            served.live.give_back(generation)
+
     async def call(
-        request: Request, check: Callable[[], Job[Any]], *, inline: bool = False
+        request: Request, check: Callable[[Service], Job[Any]], *, inline: bool = False
     ) -> Response:
         """Checks the request outside the models' queue (a refusal never waits behind model
         work; ``inline``: a check of a few fields, made at once), then runs its job: in the
         lane beside the models when it needs none, else in its turn while its client is
         there. The body is made in the job's thread, not in the loop that serves every
         request."""
+        generation = None
         try:
-            job = check() if inline else await asyncio.to_thread(check)
+            async with leased() as generation:
+                on = generation.served
+                job = check(on) if inline else await asyncio.to_thread(check, on)
 
-            def work(stop: Stop) -> Response:
-                return reply.json(job.run(stop))
+                def work(stop: Stop) -> Response:
+                    return reply.json(job.run(stop))
 
-            if not job.models:
-                return await asyncio.get_running_loop().run_in_executor(cheap, work, Stop())
-            return await gate.call(
-                work, gone=request.is_disconnected, kind=job.kind, pairs=job.pairs
-            )
+                if not job.models:
+                    response = await asyncio.get_running_loop().run_in_executor(cheap, work, Stop())
+                else:
+                    response = await gate.call(
+                        work, gone=request.is_disconnected, kind=job.kind, pairs=job.pairs
+                    )
+                return stamped(response, generation)
         except Exception as exc:  # logged with its traceback; the client gets the message
-            return reply.failure(exc)
+            return reply.failure(exc, generation)
 
     async def stream(
-        request: Request, check: Callable[[], Job[Iterator[tuple[str, Any]]]]
+        request: Request, check: Callable[[Service], Job[Iterator[tuple[str, Any]]]]
     ) -> Response:
         """Checks the request outside the queue, then starts its job in its turn (an error
-        until then is a plain HTTP error), then streams its events."""
+        until then is a plain HTTP error), then streams its events; the generation it reads
+        is held until its last event."""
         gone = request.is_disconnected
+        generation = await asyncio.get_running_loop().run_in_executor(cheap, served.live.take)
         try:
-            job = await asyncio.to_thread(check)
+            job = await asyncio.to_thread(check, generation.served)
             turn = await gate.enter(gone, kind=job.kind, pairs=job.pairs)
             stop = gate.stop_at(turn)
             events = await gate.run(job.run, stop, turn, gone=gone, keep=True)
         except Exception as exc:
+            served.live.give_back(generation)
             return reply.failure(exc)
         items = gate.stream(events, stop, turn, gone=gone)
 
@@ -502,9 +534,13 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
                     yield b": keep-alive\n\n" if item is None else reply.event(*item)
             except Exception as exc:  # the status is sent: the error is an event
                 yield reply.failure_event(exc)
+            finally:
+                served.live.give_back(generation)
 
         return StreamingResponse(
-            body(), media_type="text/event-stream", headers={"X-Accel-Buffering": "no"}
+            body(),
+            media_type="text/event-stream",
+            headers={"X-Accel-Buffering": "no", GENERATION_HEADER: generation.name},
         )
 
     @app.get("/v1/health", responses=JSON_OBJECT)
@@ -517,20 +553,19 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     @app.get("/v1/version", dependencies=guarded, responses=JSON_OBJECT)
     async def version() -> Response:
         """veracity's version, the models loaded and the index generation served."""
-        return reply.json(served.version())
+        async with leased() as generation:
+            return stamped(reply.json(generation.served.version()), generation)
 
     @app.post("/v1/search", dependencies=guarded, responses=JSON_OBJECT)
     async def search(body: SearchRequest, request: Request) -> Response:
         """Search the index (a ``SearchResult``, as `veracity search --json`)."""
-        return await call(
-            request, lambda: served.search(body.query, body.k, body.mode), inline=True
-        )
+        return await call(request, lambda on: on.search(body.query, body.k, body.mode), inline=True)
 
     @app.post("/v1/ask", dependencies=guarded, responses=JSON_OBJECT)
     async def ask(body: AskRequest, request: Request) -> Response:
         """A grounded answer with checked [n] citations (an ``Answer``, as `veracity ask
         --json`), or "I don't know"."""
-        return await call(request, lambda: served.ask(body.question, body.k, body.tau, body.mode))
+        return await call(request, lambda on: on.ask(body.question, body.k, body.tau, body.mode))
 
     @app.post("/v1/ask/stream", dependencies=guarded, responses=SSE_RESPONSE)
     async def ask_stream(body: AskRequest, request: Request) -> Response:
@@ -538,48 +573,52 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         sentence is written and checked, then ``answer`` (the ``Answer``); ``error`` if it
         fails after it began."""
         return await stream(
-            request, lambda: served.ask_stream(body.question, body.k, body.tau, body.mode)
+            request, lambda on: on.ask_stream(body.question, body.k, body.tau, body.mode)
         )
 
     @app.post("/v1/verify", dependencies=guarded, responses=JSON_OBJECT)
     async def verify(body: VerifyRequest, request: Request) -> Response:
         """Check an answer claim by claim (a ``Report``, as `veracity verify --json`)."""
-        return await call(request, lambda: served.verify(body.options()))
+        return await call(request, lambda on: on.verify(body.options()))
 
     @app.post("/v1/verify/stream", dependencies=guarded, responses=SSE_RESPONSE)
     async def verify_stream(body: VerifyRequest, request: Request) -> Response:
         """``verify`` as Server-Sent Events: ``sentence`` ({index, span, text, claims,
         skipped}) as soon as each sentence is verified, then ``report`` (the ``Report``)."""
-        return await stream(request, lambda: served.verify_stream(body.options()))
+        return await stream(request, lambda on: on.verify_stream(body.options()))
 
     @app.post("/v1/check", dependencies=guarded, responses=JSON_OBJECT)
     async def check(body: CheckRequest, request: Request) -> Response:
         """Does each premise support its claim? One batch; each pair as `veracity check
         --json` prints it."""
         pairs = [(pair.premise, pair.claim, pair.id) for pair in body.pairs]
-        return await call(request, lambda: served.check(pairs))
+        return await call(request, lambda on: on.check(pairs))
 
     @app.post("/v1/repair", dependencies=guarded, responses=JSON_OBJECT)
     async def repair(body: RepairRequest, request: Request) -> Response:
         """Repair an answer against its sources without a chat model (a ``RepairResult``, as
         `veracity repair --json`): values substituted, claims deleted or flagged, or the
         answer refused, by ``policy``."""
-        return await call(request, lambda: served.repair(body.options()))
+        return await call(request, lambda on: on.repair(body.options()))
 
     @app.get("/v1/documents", dependencies=guarded, responses=JSON_OBJECT)
     async def documents() -> Response:
         """The ids, titles and lengths of the index's documents."""
-        return await asyncio.get_running_loop().run_in_executor(
-            cheap, lambda: reply.json(served.documents())
-        )
+        async with leased() as generation:
+            response = await asyncio.get_running_loop().run_in_executor(
+                cheap, lambda: reply.json(generation.served.documents())
+            )
+            return stamped(response, generation)
 
     @app.get("/v1/documents/{doc_id:path}", dependencies=guarded, responses=JSON_OBJECT)
     async def document(doc_id: Annotated[str, "a document id of the index"]) -> Response:
         """A stored document by id (its text, title, sections, pages): the text that
         citations' ``start``/``end`` index. Ids are looked up in the index, never as paths."""
-        return await asyncio.get_running_loop().run_in_executor(
-            cheap, lambda: reply.json(served.document(doc_id))
-        )
+        async with leased() as generation:
+            response = await asyncio.get_running_loop().run_in_executor(
+                cheap, lambda: reply.json(generation.served.document(doc_id))
+            )
+            return stamped(response, generation)
 
     @app.get("/", include_in_schema=False)
     async def page() -> Response:

@@ -19,10 +19,12 @@ at its first request and kept.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from veracity import __version__, defaults
@@ -132,28 +134,27 @@ class Service:
         self.notes: list[str] = []
         self._loaded = False
         self._searches: dict[str, IndexSearch] = {}
+        self.generation = ""
+        self.store: ChunkStore
         self.clock = Clock(
             1.0 if settings.limits.pair_ms is None else settings.limits.pair_ms / 1000
         )
 
     def load(self) -> Service:
-        """Open the index and load the verifier, the retriever and the chat model (once)."""
+        """Load the verifier, the reranker and the chat model (once), and open the index's
+        live generation (:attr:`live`: each request leases the one it reads)."""
         if self._loaded:
             return self
-        from veracity.corpus.index_dir import IndexDir
+        from veracity.server.live import Live
         from veracity.verify.knowledge import KnowledgeLayer
 
         settings = self.settings
-        index = IndexDir(settings.index)
-        self.generation = index.current().name
-        self.store: ChunkStore = index.store()
         self.scorer: PairScorer = settings.models.verifier(settings.verifier).load()
         if settings.limits.pair_ms is None:  # the seconds per pair of this verifier, here
             self.clock = Clock(measure_pairs(self.scorer))
         self.reranker: RelevanceScorer | None = (
             None if settings.reranker is None else settings.models.reranker(settings.reranker)
         )
-        self._search(settings.mode)
         self.chat: ChatModel = settings.models.chat(settings.llm, settings.model, self.scorer)
         load = getattr(self.chat, "load", None)
         if callable(load):
@@ -162,8 +163,24 @@ class Service:
         self.spans: SpanDetector | None = (
             None if settings.spans is None else settings.models.spans(settings.spans).load()
         )
+        self.live: Live[Service] = Live(settings.index, self._on)
+        self.live.load()
         self._loaded = True
         return self
+
+    def _on(self, view: Path, name: str) -> Service:
+        """This service on the generation ``name`` (opened through ``view``, a folder whose
+        ``CURRENT`` names it): the loaded models shared, its own store and searches."""
+        from veracity.corpus.index_dir import IndexDir
+
+        served = copy.copy(self)
+        served.settings = dataclasses.replace(self.settings, index=view)
+        served.generation = name
+        served.notes = []
+        served._searches = {}
+        served.store = IndexDir(view).store()
+        served._search(self.settings.mode)
+        return served
 
     # --- the endpoints: checks now, a Job for the models' turn --------------------------------
     def version(self) -> dict[str, Any]:
