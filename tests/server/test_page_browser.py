@@ -471,3 +471,22 @@ def test_the_words_no_passage_supports_are_marked_inside_their_claim(
     fresh.locator("#claims button.claim", has_text="ten").click()
     assert fresh.locator("#claim-detail mark.unsupported-span").all_inner_texts() == ["ten"]
     fresh.screenshot(path=str(ARTIFACTS / "verify-unsupported-spans.png"), full_page=True)
+
+
+def test_invisible_characters_are_shown_as_marks_never_applied(
+    fresh: Any, hostile: LiveServer
+) -> None:
+    """A bidi override shows "TERCES" as "SECRET"; the page shows the override and its end as
+    marks, so the reader sees the characters the verifier read. Before, the verified answer
+    and the claims read "SECRET"."""
+    fresh.goto(hostile.url + "/")
+    hidden = "The admin password is \u202eTERCES\u202c and the file is \u202eevil.exe\u202c."
+    verify_pasted(fresh, hidden, hidden)
+    for where in ("#verified", "#claims"):  # (the claims are split at "and")
+        text = fresh.inner_text(where)
+        assert "\u202e" not in text and "\u202c" not in text, where
+        assert "⟨U+202E⟩TERCES" in text and "⟨U+202E⟩evil.exe" in text, where
+    assert "⟨U+202E⟩TERCES⟨U+202C⟩" in fresh.inner_text("#verified")
+    marks = fresh.locator("#verified .invisible")
+    assert marks.count() == 4
+    assert "U+202E" in (marks.first.get_attribute("title") or "")

@@ -33,6 +33,7 @@ from veracity.server.clock import Clock, measure_pairs
 from veracity.server.errors import ServiceError
 from veracity.server.settings import Limits, Settings
 from veracity.server.stop import Stop, StoppingRetriever, StoppingScorer
+from veracity.server.visible import flag_report
 from veracity.types import Chunk, ClaimSet, Document
 from veracity.verify.pairs import PairChecker
 
@@ -238,9 +239,11 @@ class Service:
 
         def work(stop: Stop) -> dict[str, Any]:
             verifier = self._verifier(checked, options.mode, stop)
-            return verifier.verify_claims(
-                checked.claims, question=options.question, timings={"claims": checked.seconds}
-            ).to_dict()
+            return flag_report(
+                verifier.verify_claims(
+                    checked.claims, question=options.question, timings={"claims": checked.seconds}
+                ).to_dict()
+            )
 
         return Job(work, kind="verify", pairs=checked.pairs)
 
@@ -398,13 +401,15 @@ class Service:
                         "index": sentence.index,
                         "span": [sentence.span.start, sentence.span.end],
                         "text": sentence.text,
-                        "claims": [verdict.to_dict() for verdict in sentence.verdicts],
+                        "claims": flag_report(
+                            {"claims": [verdict.to_dict() for verdict in sentence.verdicts]}
+                        )["claims"],
                         "skipped": None if sentence.skipped is None else sentence.skipped.to_dict(),
                     },
                 )
         finally:
             items.close()
-        yield "report", merge_reports(options.answer, streamed).to_dict()
+        yield "report", flag_report(merge_reports(options.answer, streamed).to_dict())
 
     def _verifier(
         self, checked: Checked[AnswerVerifierSettings], mode: str | None, stop: Stop

@@ -7,6 +7,37 @@ const $ = (id) => document.getElementById(id);
 const MARKS = { supported: "✓", contradicted: "≠", unsupported: "✗", invalid_citation: "!", citation_attached: "+",
   uncited: "?", not_factual: "·", error: "⚠" };
 
+// Characters that change what a text shows without being seen: bidi controls (U+202E shows
+// "TERCES" as "SECRET"), zero-width and other format characters, fillers. They are shown as
+// visible marks, never applied, so that the reader sees what the verifier read.
+const INVISIBLE = /[\p{Cf}\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0]/u;
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, "gu");
+
+function codePoint(ch) {
+  return "U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+}
+
+// A text as nodes: its invisible characters as marks ("⟨U+202E⟩"), the rest as text.
+function shown(text) {
+  const fragment = document.createDocumentFragment();
+  let at = 0;
+  for (const match of text.matchAll(INVISIBLE_ALL)) {
+    if (match.index > at) fragment.append(document.createTextNode(text.slice(at, match.index)));
+    const mark = document.createElement("span");
+    mark.className = "invisible";
+    mark.title = "invisible character " + codePoint(match[0]) + ", shown, not applied";
+    mark.textContent = "⟨" + codePoint(match[0]) + "⟩";
+    fragment.append(mark);
+    at = match.index + match[0].length;
+  }
+  if (at < text.length) fragment.append(document.createTextNode(text.slice(at)));
+  return fragment;
+}
+
+function showText(node, text) {
+  node.replaceChildren(shown(text));
+}
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
@@ -15,7 +46,7 @@ function el(tag, attrs = {}, ...children) {
     else node.setAttribute(key, value);
   }
   for (const child of children) {
-    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+    node.append(typeof child === "string" ? shown(child) : child);
   }
   return node;
 }
@@ -128,25 +159,25 @@ async function showDocument(where, pasted = null) {
     parts.push("document " + doc.id);  // titles may repeat; ids do not
   }
   const panel = $("document");
-  $("doc-title").textContent = title;
+  showText($("doc-title"), title);
   if (where.section && where.section.length) parts.push("section: " + where.section.join(" › "));
   if (where.page !== null && where.page !== undefined) {
     parts.push("page " + where.page + (where.page_end && where.page_end !== where.page ? "–" + where.page_end : ""));
   }
   parts.push("characters " + where.start + "–" + where.end);
-  $("doc-where").textContent = parts.join(" · ");
+  showText($("doc-where"), parts.join(" · "));
   const pre = $("doc-text");
   pre.replaceChildren();
   const passage = el("span", { id: "cited", class: "passage-in-document", tabindex: "-1" });
   let at = where.start;
   for (const [a, b] of highlights(where)) {
     if (a < at) continue;
-    passage.append(document.createTextNode(cut(text, at, a)), el("mark", {}, cut(text, a, b)));
+    passage.append(shown(cut(text, at, a)), el("mark", {}, cut(text, a, b)));
     at = b;
   }
-  passage.append(document.createTextNode(cut(text, at, where.end)));
-  pre.append(document.createTextNode(cut(text, 0, where.start)), passage,
-             document.createTextNode(cut(text, where.end)));
+  passage.append(shown(cut(text, at, where.end)));
+  pre.append(shown(cut(text, 0, where.start)), passage,
+             shown(cut(text, where.end)));
   panel.hidden = false;
   // Scroll the document's text, not the page: its title and place stay in view above it.
   panel.scrollIntoView({ block: "nearest" });
@@ -174,13 +205,13 @@ function sentenceNode(s) {
     const start = c.span[0] - base;
     const end = c.span[1] - base;
     if (start < at) continue;
-    node.append(document.createTextNode(cut(s.text, at, start)));
+    node.append(shown(cut(s.text, at, start)));
     const button = openButton(c, cut(s.text, start, end));
     button.setAttribute("aria-label", "citation " + c.marker + ": " + (c.title || c.doc_id));
     node.append(button);
     at = end;
   }
-  node.append(document.createTextNode(cut(s.text, at)));
+  node.append(shown(cut(s.text, at)));
   for (const c of s.citations.filter((c) => !c.span)) {
     const button = openButton(c, "+[" + c.marker + "]");
     button.setAttribute("aria-label", "citation attached by the verifier: " + (c.title || c.doc_id));
@@ -204,7 +235,7 @@ async function ask(event) {
       if (name === "sentence") answer.append(sentenceNode(data));
       else if (name === "answer") {
         answer.replaceChildren();
-        if (data.status !== "answered") answer.append(document.createTextNode(data.text));
+        if (data.status !== "answered") answer.append(shown(data.text));
         for (const s of data.sentences) answer.append(sentenceNode(s));
         const why = data.abstention && data.abstention.abstain ? " (abstained: " + data.abstention.reason + ")" : "";
         setStatus("ask-status", data.status + why + " in " + ((performance.now() - started) / 1000).toFixed(1) + " s");
@@ -282,12 +313,12 @@ function verifiedSentence(s, pasted) {
   }
   let at = 0;
   for (const [a, b] of unsupportedParts(s)) {
-    node.append(document.createTextNode(cut(s.text, at, a)),
+    node.append(shown(cut(s.text, at, a)),
                 el("mark", { class: "unsupported-span", title: "no passage supports these words" },
                    cut(s.text, a, b)));
     at = b;
   }
-  node.append(document.createTextNode(cut(s.text, at)));
+  node.append(shown(cut(s.text, at)));
   $("verified").append(node, document.createTextNode(" "));
   for (const claim of s.claims) {
     const button = el("button", { type: "button", class: "claim verdict-" + claim.label,
@@ -392,7 +423,7 @@ function diffNode(result) {
   let at = 0;
   for (const piece of pieces) {
     if (piece.start < at) continue;
-    node.append(document.createTextNode(cut(result.original, at, piece.start)));
+    node.append(shown(cut(result.original, at, piece.start)));
     if (piece.edit) {
       const e = piece.edit;
       if (e.before) node.append(el("del", { title: e.kind + ": " + e.reason }, e.before));
@@ -403,7 +434,7 @@ function diffNode(result) {
     }
     at = piece.end;
   }
-  node.append(document.createTextNode(cut(result.original, at)));
+  node.append(shown(cut(result.original, at)));
   return node;
 }
 
@@ -435,6 +466,7 @@ async function repair(event) {
   }
   for (const id of ["repaired", "edits", "edit-detail"]) $(id).replaceChildren();
   $("repaired-text").textContent = "";
+  repairedText = "";
   $("copy-status").textContent = "";
   $("repaired-result").hidden = true;
   setStatus("repair-status", "repairing…");
@@ -443,7 +475,8 @@ async function repair(event) {
   try {
     const result = await postJSON("/v1/repair", body);
     $("repaired").append(diffNode(result));
-    $("repaired-text").textContent = result.text;
+    repairedText = result.text;
+    showText($("repaired-text"), result.text);
     $("repaired-result").hidden = false;
     for (const c of result.claims) {
       const button = el("button", { type: "button", class: "claim action-" + c.action,
@@ -468,8 +501,10 @@ async function repair(event) {
 
 // Copy the repaired answer: the clipboard where the browser allows it, else the text selected
 // for the reader to copy.
+let repairedText = "";  // the repaired answer as written (the page shows its marks)
+
 async function copyRepaired() {
-  const text = $("repaired-text").textContent;
+  const text = repairedText;
   try {
     await navigator.clipboard.writeText(text);
     $("copy-status").textContent = "copied";
