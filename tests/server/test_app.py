@@ -637,8 +637,8 @@ def test_only_the_names_the_server_was_started_for_are_answered(index_dir: Path)
     message = found["evil.example:8000"].json()["error"]["message"]
     assert message == (
         "this server does not answer to the name 'evil.example' (the request's Host header), "
-        "only to 127.0.0.1, ::1, box.local, localhost; if clients reach it by that name, start "
-        "it with --allowed-host evil.example"
+        "only to 127.0.0.1, ::1, box.local, localhost and the address a request arrives on; "
+        "if clients reach it by that name, start it with --allowed-host evil.example"
     )
     assert found["page"].headers["content-security-policy"]  # still sent with its headers
     for name in ("127.0.0.1:8000", "localhost", "[::1]:8000", "box.local:8000"):

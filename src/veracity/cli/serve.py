@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,7 +11,52 @@ from veracity import defaults
 from veracity.cli.application import VerifierOption, choice_list, fail, models_of
 from veracity.cli.render import errors, show
 from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP
-from veracity.errors import MissingDependencyError, VeracityError
+from veracity.errors import MissingDependencyError, OptionError, VeracityError
+
+if TYPE_CHECKING:
+    from veracity.server.settings import Settings
+
+
+def free_port(host: str, port: int) -> None:
+    """Raise :class:`OptionError` (exit 2) when ``port`` cannot be listened on at ``host``."""
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            why = "another process listens on it" if exc.errno == errno.EADDRINUSE else exc.strerror
+            raise OptionError(
+                "port", port, f"a port free at {host}", f"{why}: pick another with --port"
+            ) from None
+
+
+def urls_of(settings: Settings) -> list[str]:
+    """The addresses clients can open: on a wildcard host, loopback, the machine's names and
+    its addresses (never ``http://0.0.0.0/``)."""
+    import socket
+
+    from veracity.server.settings import wildcard
+
+    def url(name: str) -> str:
+        return (
+            f"http://[{name}]:{settings.port}/"
+            if ":" in name
+            else (f"http://{name}:{settings.port}/")
+        )
+
+    if not wildcard(settings.host):
+        return [url(settings.host)]
+    found = ["127.0.0.1", *settings.machine_names]
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+        found += sorted({str(info[4][0]) for info in infos} - {"127.0.0.1", "127.0.1.1"})
+    except OSError:
+        pass
+    return [url(name) for name in dict.fromkeys(found)]
 
 
 def serve(
@@ -167,10 +212,11 @@ def serve(
 
         IndexDir(index_dir).current()  # a missing index stops here, before the server starts
         app = create_app(settings)
+        free_port(host, port)  # a port in use stops here, before anything says it serves
     except VeracityError as exc:
         raise fail(exc) from exc
-    shown = f"[{host}]" if ":" in host else host
-    show(f"veracity serves {index_dir} at http://{shown}:{port}/ (Ctrl-C stops it)", out=errors)
+    urls = " and ".join(urls_of(settings))
+    show(f"veracity serves {index_dir} at {urls} (Ctrl-C stops it)", out=errors)
     uvicorn.run(
         app,
         host=host,

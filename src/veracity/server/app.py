@@ -46,7 +46,7 @@ from veracity.server.gate import CHEAP_THREADS, Gate
 from veracity.server.live import Generation
 from veracity.server.public import Public
 from veracity.server.service import SERVED_LAYERS, SERVED_RULES, Job, Service, VerifyOptions
-from veracity.server.settings import Settings, host_name
+from veracity.server.settings import Settings, host_name, is_host_name
 from veracity.server.stop import Stop
 
 require("fastapi", extra="server", purpose="the web service (veracity serve)")
@@ -344,17 +344,25 @@ class HostCheck:
             "",
         )
         name = host_name(given)
-        if name in self.names:
+        server = scope.get("server") or ("",)
+        arrived_on = host_name(str(server[0] or ""))
+        if name in self.names or (name and name == arrived_on):
+            # the address the connection came in on names this server (no DNS involved)
             await self.app(scope, receive, send)
             return
         known = ", ".join(sorted(self.names))
         if not name:
             message = f"the request has no Host header; send one that names this server ({known})"
-        else:
+        elif is_host_name(given):
             message = (
                 f"this server does not answer to the name {name!r} (the request's Host "
-                f"header), only to {known}; if clients reach it by that name, start it "
-                f"with --allowed-host {name}"
+                f"header), only to {known} and the address a request arrives on; if clients "
+                f"reach it by that name, start it with --allowed-host {name}"
+            )
+        else:
+            message = (
+                f"the request's Host header {given[:100]!r} is not a host name; send one that "
+                f"names this server ({known})"
             )
         await _send(json_response(error_body(400, "host", message), 400), scope, receive, send)
 

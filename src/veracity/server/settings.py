@@ -13,6 +13,8 @@ Bearer T), or serve on 127.0.0.1.
 from __future__ import annotations
 
 import ipaddress
+import re
+import socket
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -21,7 +23,15 @@ from veracity.errors import OptionError
 from veracity.models import Models
 from veracity.server.gate import serve_workers
 
-__all__ = ["LOOPBACK_NAMES", "Limits", "Settings", "host_name", "is_loopback"]
+__all__ = [
+    "LOOPBACK_NAMES",
+    "Limits",
+    "Settings",
+    "host_name",
+    "is_host_name",
+    "is_loopback",
+    "wildcard",
+]
 
 #: The names of this machine a server on any address answers to.
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -111,6 +121,32 @@ def host_name(value: str) -> str:
     return value.rstrip(".")
 
 
+_NAME = re.compile(r"[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?")
+
+
+def is_host_name(value: str) -> bool:
+    """Whether ``value`` is a host name or an IP address a client could put in ``Host``.
+
+    >>> is_host_name("box.example.org"), is_host_name("192.0.2.2"), is_host_name("[::1]")
+    (True, True, True)
+    >>> is_host_name("evil@127.0.0.1"), is_host_name("http://box/"), is_host_name("")
+    (False, False, False)
+    """
+    name = host_name(value)
+    if not name or any(mark in value for mark in " /\\*@,?#"):
+        return False
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        return len(name) <= 253 and _NAME.fullmatch(name) is not None
+
+
+def wildcard(host: str) -> bool:
+    """Whether ``host`` listens on every address of the machine (``0.0.0.0``, ``::``)."""
+    return host in ("0.0.0.0", "::", "")
+
+
 @dataclass(frozen=True)
 class Settings:
     """The service's configuration (see ``veracity serve --help``).
@@ -164,11 +200,7 @@ class Settings:
         if self.mode not in defaults.SEARCH_MODES:
             raise OptionError("mode", self.mode, f"one of {', '.join(defaults.SEARCH_MODES)}")
         for name in self.allowed_hosts:
-            if (
-                not isinstance(name, str)
-                or not host_name(name)
-                or any(mark in name for mark in " /\\*@,")
-            ):
+            if not isinstance(name, str) or not is_host_name(name):
                 raise OptionError(
                     "allowed_host",
                     name,
@@ -192,5 +224,17 @@ class Settings:
         ['127.0.0.1', '::1', 'box.local', 'localhost']
         """
         return frozenset(
-            host_name(name) for name in (*LOOPBACK_NAMES, self.host, *self.allowed_hosts)
+            host_name(name)
+            for name in (*LOOPBACK_NAMES, self.host, *self.allowed_hosts, *self.machine_names)
         )
+
+    @property
+    def machine_names(self) -> tuple[str, ...]:
+        """The machine's own names (its host name and fully qualified name) when the service
+        listens on every address (with a token): clients that reach it by them are answered.
+        Its addresses are answered too, each on the connections that arrive through it
+        (:class:`~veracity.server.app.HostCheck`)."""
+        if not wildcard(self.host):
+            return ()
+        names = {socket.gethostname(), socket.getfqdn()}
+        return tuple(sorted(name for name in names if name and is_host_name(name)))
