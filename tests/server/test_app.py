@@ -1000,3 +1000,37 @@ def test_workers_default_to_one_per_two_cores() -> None:
     assert Limits().workers == serve_workers() >= 1
     with pytest.raises(OptionError, match="workers"):
         Limits(workers=0)
+
+
+def test_the_api_description_is_served_and_says_what_is_sent(index_dir: Path) -> None:
+    """Before: /docs and /openapi.json were 404, 422 was declared as FastAPI's
+    ``{detail: [...]}`` while the body is ``{"error": {...}}``, no bearer scheme, and no
+    limit or allowed value in the schema."""
+
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        return [
+            await client.get("/openapi.json"),
+            await client.get("/v1/openapi.json"),
+            await client.get("/docs"),
+            await client.post("/v1/search", json={"query": "bees", "k": "five"}),
+        ]
+
+    schema, versioned, docs, invalid = serve(settings_for(index_dir, k=7), work)
+    assert schema.status_code == versioned.status_code == docs.status_code == 200
+    assert schema.json() == versioned.json()
+    assert "/static/docs.js" in docs.text
+    spec = schema.json()
+    assert spec["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+    verify = spec["paths"]["/v1/verify"]["post"]
+    assert verify["security"] == [{"HTTPBearer": []}]
+    declared = verify["responses"]["422"]["content"]["application/json"]["schema"]
+    assert declared == {"$ref": "#/components/schemas/ErrorBody"}
+    assert "HTTPValidationError" not in spec["components"]["schemas"]
+    assert set(invalid.json()) == set(spec["components"]["schemas"]["ErrorBody"]["properties"])
+    fields = spec["components"]["schemas"]["VerifyRequest"]["properties"]
+    assert fields["k"]["maximum"] == 7  # this server's limit, not the default's
+    assert fields["answer"]["maxLength"] == 20_000
+    assert fields["rule"]["enum"] == ["decision", "any", "all", "cascade"]
+    assert fields["layers"]["items"]["enum"] == ["nli", "knowledge"]
+    policy = spec["components"]["schemas"]["RepairRequest"]["properties"]["policy"]
+    assert policy["enum"] == ["revise", "delete", "flag", "refuse"]

@@ -491,3 +491,13 @@ def test_invisible_characters_are_shown_as_marks_never_applied(
     marks = fresh.locator("#verified .invisible")
     assert marks.count() == 4
     assert "U+202E" in (marks.first.get_attribute("title") or "")
+
+
+def test_the_api_page_lists_every_endpoint_with_its_limits(fresh: Any, hostile: LiveServer) -> None:
+    """/docs reads /openapi.json with its own script (the page's CSP allows no other)."""
+    fresh.goto(hostile.url + "/docs")
+    fresh.wait_for_selector("#docs-status:has-text('endpoints')", timeout=30_000)
+    text = fresh.inner_text("#docs-endpoints")
+    assert "POST /v1/verify" in text
+    assert "one of decision, any, all, cascade" in text
+    assert "maximum 20" in text

@@ -41,19 +41,22 @@ from veracity._json import strict_json
 from veracity.assets import VERDICTS_CSS
 from veracity.defaults import SearchMode  # a type, so the schema lists the modes
 from veracity.errors import OptionError, VeracityError
+from veracity.repair.pipeline import POLICIES
 from veracity.server.errors import ServiceError, error_body, status_of
 from veracity.server.gate import CHEAP_THREADS, Gate
 from veracity.server.live import Generation
 from veracity.server.public import Public
 from veracity.server.service import SERVED_LAYERS, SERVED_RULES, Job, Service, VerifyOptions
-from veracity.server.settings import Settings, host_name, is_host_name
+from veracity.server.settings import Limits, Settings, host_name, is_host_name
 from veracity.server.stop import Stop
 
 require("fastapi", extra="server", purpose="the web service (veracity serve)")
 
-from fastapi import Depends, FastAPI, Request  # noqa: E402
+from fastapi import Depends, FastAPI, Request, Security  # noqa: E402
 from fastapi.exceptions import RequestValidationError  # noqa: E402
+from fastapi.openapi.utils import get_openapi  # noqa: E402
 from fastapi.responses import FileResponse, Response, StreamingResponse  # noqa: E402
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer  # noqa: E402
 from fastapi.sse import format_sse_event  # noqa: E402
 from pydantic import BaseModel, ConfigDict, Field  # noqa: E402
 from starlette.exceptions import HTTPException as StarletteHTTPException  # noqa: E402
@@ -81,6 +84,70 @@ SSE_RESPONSE: dict[int | str, dict[str, Any]] = {
 JSON_OBJECT: dict[int | str, dict[str, Any]] = {
     200: {"content": {"application/json": {"schema": {"type": "object"}}}}
 }
+
+
+class LimitReached(BaseModel):
+    name: str = Field(description="the limit, as `veracity serve --help` and Limits name it")
+    value: float = Field(description="its value on this server")
+
+
+class ErrorDetail(BaseModel):
+    status: int
+    type: str = Field(description="limit, invalid, unauthorized, not_found, overloaded, ...")
+    message: str = Field(description="what went wrong and what to send instead")
+    limit: LimitReached | None = Field(None, description="the limit reached, if one was")
+
+
+class ErrorBody(BaseModel):
+    """Every error response: ``{"error": {status, type, message, limit?}}``."""
+
+    error: ErrorDetail
+
+
+#: The errors any endpoint may answer, with the body they are sent with.
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorBody, "description": description}
+    for status, description in {
+        400: "bad input, or a Host this server does not answer to",
+        401: "a bearer token is needed (the server was started with --token) or is wrong",
+        404: "no such document",
+        408: "the body or the work took longer than its time limit",
+        413: "the body is over body_bytes",
+        422: "a field of the wrong type, or over a limit (the limit is named)",
+        500: "an unforeseen failure (its id is in the server's log)",
+        503: "busy (Retry-After says when to retry), or the index or a model cannot be used",
+    }.items()
+}
+
+
+def declare_limits(schema: dict[str, Any], limits: Limits) -> dict[str, Any]:
+    """``schema`` (the OpenAPI document) with this server's limits on the request fields."""
+    bounds = {
+        "query": {"maxLength": limits.question_chars},
+        "question": {"maxLength": limits.question_chars},
+        "answer": {"maxLength": limits.answer_chars},
+        "k": {"maximum": limits.k},
+        "sources": {"maxItems": limits.sources},
+        "doc_ids": {"maxItems": limits.sources},
+        "pairs": {"maxItems": limits.pairs},
+    }
+    for model in schema.get("components", {}).get("schemas", {}).values():
+        for name, field in model.get("properties", {}).items():
+            if name in bounds:
+                target = next(
+                    (option for option in field.get("anyOf", ()) if option.get("type")), field
+                )
+                target.update(bounds[name])
+    return schema
+
+
+#: The bearer scheme, declared in the API description (the token is checked by ``authorized``).
+BEARER = Security(
+    HTTPBearer(
+        auto_error=False,
+        description="the --token the server was started with (none needed without one)",
+    )
+)
 
 
 # --- requests -------------------------------------------------------------------------------
@@ -124,10 +191,12 @@ class VerifyRequest(_Body):
     layers: list[str] = Field(
         default_factory=lambda: list[str](defaults.VERIFY_LAYERS),
         description=", ".join(SERVED_LAYERS),
+        json_schema_extra={"items": {"type": "string", "enum": list(SERVED_LAYERS)}},
     )
     rule: str = Field(
         defaults.VERIFY_RULE,
         description=" or ".join((", ".join(SERVED_RULES[:-1]), SERVED_RULES[-1])),
+        json_schema_extra={"enum": list(SERVED_RULES)},
     )
     k: int = Field(defaults.VERIFY_TOP_K, ge=1, description="passages per claim")
     tau: float = Field(defaults.VERIFY_TAU, ge=0.0, le=1.0)
@@ -158,7 +227,11 @@ class RepairRequest(_Body):
     doc_ids: list[str] = Field(
         default_factory=list, description="documents of the index to repair against"
     )
-    policy: str = Field(defaults.REPAIR_POLICY, description="revise, delete, flag or refuse")
+    policy: str = Field(
+        defaults.REPAIR_POLICY,
+        description=" or ".join((", ".join(POLICIES[:-1]), POLICIES[-1])),
+        json_schema_extra={"enum": list(POLICIES)},
+    )
     k: int = Field(defaults.VERIFY_TOP_K, ge=1, description="passages per claim")
     tau: float = Field(defaults.VERIFY_TAU, ge=0.0, le=1.0)
     mode: SearchMode | None = Field(
@@ -419,7 +492,7 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
-        openapi_url="/v1/openapi.json",
+        openapi_url="/openapi.json",
         description="Grounded answers with exact-span citations, and claim "
         "verification of any answer. JSON bodies are the shapes "
         "`veracity ... --json` prints.",
@@ -428,7 +501,10 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     app.state.service = served
     app.state.gate = gate
 
-    async def authorized(request: Request) -> None:
+    async def authorized(
+        request: Request,
+        credentials: HTTPAuthorizationCredentials | None = BEARER,  # declares the scheme
+    ) -> None:
         """Bearer token check (constant time) when the server was started with a token."""
         token = settings.token
         if token is None:
@@ -455,6 +531,32 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
             )
 
     guarded = [Depends(authorized)]
+
+    def openapi() -> dict[str, Any]:
+        """The API description, with this server's limits; at /openapi.json and /v1/."""
+        if app.openapi_schema is None:
+            app.openapi_schema = declare_limits(
+                get_openapi(
+                    title=app.title,
+                    version=app.version,
+                    description=app.description,
+                    routes=app.routes,
+                ),
+                settings.limits,
+            )
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+    @app.get("/v1/openapi.json", include_in_schema=False)
+    async def openapi_v1() -> Response:
+        return json_response(openapi())
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> Response:
+        """The API description as a page: the schema, every endpoint and its fields, read
+        from /openapi.json by the page's own script (no CDN, no inline script)."""
+        return _static("docs.html")
 
     @app.exception_handler(ServiceError)
     @app.exception_handler(VeracityError)
@@ -551,31 +653,31 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
             headers={"X-Accel-Buffering": "no", GENERATION_HEADER: generation.name},
         )
 
-    @app.get("/v1/health", responses=JSON_OBJECT)
+    @app.get("/v1/health", responses=JSON_OBJECT | {400: ERRORS[400], 500: ERRORS[500]})
     async def health() -> Response:
         """Whether the service is up; ``auth`` says whether requests need a bearer token."""
         return reply.json(
             {"status": "ok", "auth": settings.token is not None, "busy": gate.pending}
         )
 
-    @app.get("/v1/version", dependencies=guarded, responses=JSON_OBJECT)
+    @app.get("/v1/version", dependencies=guarded, responses=JSON_OBJECT | ERRORS)
     async def version() -> Response:
         """veracity's version, the models loaded and the index generation served."""
         async with leased() as generation:
             return stamped(reply.json(generation.served.version()), generation)
 
-    @app.post("/v1/search", dependencies=guarded, responses=JSON_OBJECT)
+    @app.post("/v1/search", dependencies=guarded, responses=JSON_OBJECT | ERRORS)
     async def search(body: SearchRequest, request: Request) -> Response:
         """Search the index (a ``SearchResult``, as `veracity search --json`)."""
         return await call(request, lambda on: on.search(body.query, body.k, body.mode), inline=True)
 
-    @app.post("/v1/ask", dependencies=guarded, responses=JSON_OBJECT)
+    @app.post("/v1/ask", dependencies=guarded, responses=JSON_OBJECT | ERRORS)
     async def ask(body: AskRequest, request: Request) -> Response:
         """A grounded answer with checked [n] citations (an ``Answer``, as `veracity ask
         --json`), or "I don't know"."""
         return await call(request, lambda on: on.ask(body.question, body.k, body.tau, body.mode))
 
-    @app.post("/v1/ask/stream", dependencies=guarded, responses=SSE_RESPONSE)
+    @app.post("/v1/ask/stream", dependencies=guarded, responses=SSE_RESPONSE | ERRORS)
     async def ask_stream(body: AskRequest, request: Request) -> Response:
         """``ask`` as Server-Sent Events: ``sentence`` (a ``SentenceCheck``) as soon as each
         sentence is written and checked, then ``answer`` (the ``Answer``); ``error`` if it
@@ -584,32 +686,32 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
             request, lambda on: on.ask_stream(body.question, body.k, body.tau, body.mode)
         )
 
-    @app.post("/v1/verify", dependencies=guarded, responses=JSON_OBJECT)
+    @app.post("/v1/verify", dependencies=guarded, responses=JSON_OBJECT | ERRORS)
     async def verify(body: VerifyRequest, request: Request) -> Response:
         """Check an answer claim by claim (a ``Report``, as `veracity verify --json`)."""
         return await call(request, lambda on: on.verify(body.options()))
 
-    @app.post("/v1/verify/stream", dependencies=guarded, responses=SSE_RESPONSE)
+    @app.post("/v1/verify/stream", dependencies=guarded, responses=SSE_RESPONSE | ERRORS)
     async def verify_stream(body: VerifyRequest, request: Request) -> Response:
         """``verify`` as Server-Sent Events: ``sentence`` ({index, span, text, claims,
         skipped}) as soon as each sentence is verified, then ``report`` (the ``Report``)."""
         return await stream(request, lambda on: on.verify_stream(body.options()))
 
-    @app.post("/v1/check", dependencies=guarded, responses=JSON_OBJECT)
+    @app.post("/v1/check", dependencies=guarded, responses=JSON_OBJECT | ERRORS)
     async def check(body: CheckRequest, request: Request) -> Response:
         """Does each premise support its claim? One batch; each pair as `veracity check
         --json` prints it."""
         pairs = [(pair.premise, pair.claim, pair.id) for pair in body.pairs]
         return await call(request, lambda on: on.check(pairs))
 
-    @app.post("/v1/repair", dependencies=guarded, responses=JSON_OBJECT)
+    @app.post("/v1/repair", dependencies=guarded, responses=JSON_OBJECT | ERRORS)
     async def repair(body: RepairRequest, request: Request) -> Response:
         """Repair an answer against its sources without a chat model (a ``RepairResult``, as
         `veracity repair --json`): values substituted, claims deleted or flagged, or the
         answer refused, by ``policy``."""
         return await call(request, lambda on: on.repair(body.options()))
 
-    @app.get("/v1/documents", dependencies=guarded, responses=JSON_OBJECT)
+    @app.get("/v1/documents", dependencies=guarded, responses=JSON_OBJECT | ERRORS)
     async def documents() -> Response:
         """The ids, titles and lengths of the index's documents."""
         async with leased() as generation:
@@ -618,7 +720,7 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
             )
             return stamped(response, generation)
 
-    @app.get("/v1/documents/{doc_id:path}", dependencies=guarded, responses=JSON_OBJECT)
+    @app.get("/v1/documents/{doc_id:path}", dependencies=guarded, responses=JSON_OBJECT | ERRORS)
     async def document(doc_id: Annotated[str, "a document id of the index"]) -> Response:
         """A stored document by id (its text, title, sections, pages): the text that
         citations' ``start``/``end`` index. Ids are looked up in the index, never as paths."""
@@ -654,6 +756,8 @@ _ASSETS = {
     "app.js": "text/javascript; charset=utf-8",
     "app.css": "text/css; charset=utf-8",
     "icon.svg": "image/svg+xml",
+    "docs.html": "text/html; charset=utf-8",
+    "docs.js": "text/javascript; charset=utf-8",
     "verdicts.css": "text/css; charset=utf-8",
 }
 
