@@ -262,6 +262,194 @@ def freed_after_abandoning(llm: str, tries: int) -> list[dict[str, Any]]:
     return rows
 
 
+# --- lanes and slow clients (issue Serve-2), before and after ----------------------------------
+LANE_PAIRS = 500
+SLOWLORIS = 1100
+SLOW_HEAD = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX: "
+
+
+def start_tree(port: int, src: Path) -> subprocess.Popen[bytes]:
+    """``veracity serve`` from the source tree ``src`` (this checkout's or an older one's)."""
+    env = dict(os.environ, PYTHONPATH=str(src))
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "veracity.cli",
+            "serve",
+            "--index",
+            str(INDEX),
+            "--port",
+            str(port),
+            "--llm",
+            "extractive",
+        ],
+        env=env,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 300
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as client:
+        while True:
+            try:
+                if client.get("/v1/health").status_code == 200:
+                    return server
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline or server.poll() is not None:
+                server.terminate()
+                raise SystemExit("the server did not start")
+            time.sleep(0.2)
+
+
+def quantiles(seconds: list[float]) -> dict[str, float]:
+    ordered = sorted(seconds)
+    return {
+        "n": len(ordered),
+        "p50_s": round(statistics.median(ordered), 3),
+        "p95_s": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 3),
+        "max_s": round(ordered[-1], 3),
+    }
+
+
+def lanes(url: str) -> dict[str, Any]:
+    """A /v1/check of LANE_PAIRS pairs (the pairs limit) in the background; meanwhile BM25
+    searches and health checks one after another until it ends (at most 120 s)."""
+    premise = (REPO / "examples" / "sample_corpus").glob("*.md").__next__().read_text()[:1500]
+    pairs = [
+        {"premise": premise, "claim": f"Honeybee wings beat {n} times."} for n in range(LANE_PAIRS)
+    ]
+    search = {"query": QUERIES[0], "k": 5, "mode": "bm25"}
+    with httpx.Client(base_url=url, timeout=130) as client:
+        client.post("/v1/search", json=search)  # the bm25 mode opens at its first request
+        outcome: dict[str, Any] = {}
+
+        def check() -> None:
+            started = time.perf_counter()
+            response = client.post("/v1/check", json={"pairs": pairs})
+            outcome.update(
+                status=response.status_code, seconds=round(time.perf_counter() - started, 2)
+            )
+
+        import threading
+
+        runner = threading.Thread(target=check)
+        runner.start()
+        time.sleep(0.5)
+        searches: list[float] = []
+        healths: list[float] = []
+        stop_at = time.monotonic() + 120
+        while runner.is_alive() and time.monotonic() < stop_at:
+            for path, body, into in (
+                ("/v1/search", search, searches),
+                ("/v1/health", None, healths),
+            ):
+                started = time.perf_counter()
+                if body is None:
+                    client.get(path)
+                else:
+                    client.post(path, json=body)
+                into.append(time.perf_counter() - started)
+        runner.join()
+    return {"check": outcome, "search_bm25": quantiles(searches), "health": quantiles(healths)}
+
+
+def slowloris(url: str, port: int, count: int = SLOWLORIS, watch: float = 30.0) -> dict[str, Any]:
+    """``count`` sockets from 127.0.0.2 that send SLOW_HEAD and nothing more; /v1/health from
+    127.0.0.1 every 0.2 s for ``watch`` s; and when the held sockets were closed."""
+    import select
+
+    held = []
+    refused = 0
+    for _ in range(count):
+        sock = socket.socket()
+        sock.bind(("127.0.0.2", 0))
+        sock.settimeout(2)
+        try:
+            sock.connect(("127.0.0.1", port))
+            sock.sendall(SLOW_HEAD)
+        except OSError:
+            refused += 1
+            sock.close()
+            continue
+        sock.setblocking(False)
+        held.append(sock)
+    opened = time.monotonic()
+    healths: list[float] = []
+    failed = 0
+    open_socks = set(held)
+    all_closed_at = None
+    with httpx.Client(base_url=url, timeout=5) as client:
+        while time.monotonic() - opened < watch:
+            started = time.perf_counter()
+            try:
+                client.get("/v1/health").raise_for_status()
+                healths.append(time.perf_counter() - started)
+            except httpx.HTTPError:
+                failed += 1
+            readable, _, _ = (
+                select.select(list(open_socks)[:1000], [], [], 0) if open_socks else ([], [], [])
+            )
+            for sock in readable:
+                try:
+                    data = sock.recv(65536)
+                except OSError:
+                    data = b""
+                if not data:
+                    open_socks.discard(sock)
+                    sock.close()
+            if not open_socks and all_closed_at is None:
+                all_closed_at = round(time.monotonic() - opened, 1)
+            time.sleep(0.2)
+    still = len(open_socks)
+    for sock in open_socks:
+        sock.close()
+    return {
+        "sockets": count,
+        "connect_failed": refused,
+        "health": quantiles(healths) if healths else {},
+        "health_failed": failed,
+        "all_closed_after_s": all_closed_at,
+        f"still_open_after_{int(watch)}s": still,
+    }
+
+
+def serve2(argv: Sequence[str], before: Path | None) -> None:
+    """The lanes and slowloris figures for this checkout, and for the tree ``before``."""
+    if not (INDEX / "CURRENT").is_file():
+        build_index()
+    trees = {"after": REPO / "src"} | ({} if before is None else {"before": before})
+    figures: dict[str, Any] = {}
+    for name, src in trees.items():
+        port = free_port()
+        url = f"http://127.0.0.1:{port}"
+        server = start_tree(port, src)
+        try:
+            figures[name] = {"lanes": lanes(url), "slowloris": slowloris(url, port)}
+            figures[name]["rss_mib"] = rss_mib(server.pid)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    rows = [
+        "| tree | check 500 pairs | bm25 search p50 / p95 / max (s) | health p50 / p95 / max (s) "
+        "| slowloris 1,100: health p95 / max (s), failed | held sockets closed after |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, found in figures.items():
+        lane, slow = found["lanes"], found["slowloris"]
+        s, h, sh = lane["search_bm25"], lane["health"], slow["health"]
+        closed = slow["all_closed_after_s"]
+        still = slow["still_open_after_30s"]
+        shut = f"never ({still} open at 30 s)" if closed is None else f"{closed} s"
+        rows.append(
+            f"| {name} | {lane['check'].get('status')} in {lane['check'].get('seconds')} s "
+            f"| {s['p50_s']} / {s['p95_s']} / {s['max_s']} (n {s['n']}) "
+            f"| {h['p50_s']} / {h['p95_s']} / {h['max_s']} "
+            f"| {sh.get('p95_s')} / {sh.get('max_s')}, {slow['health_failed']} "
+            f"| {shut} |"
+        )
+    write_result("serve_lanes", figures, "\n".join(rows), command(argv))
+
+
 def main(argv: Sequence[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
@@ -272,7 +460,18 @@ def main(argv: Sequence[str]) -> None:
         action="store_true",
         help="also run each load level with issue Harden-2's abandoned request",
     )
+    parser.add_argument(
+        "--lanes",
+        action="store_true",
+        help="only the lanes and slowloris figures of issue Serve-2 (section serve_lanes)",
+    )
+    parser.add_argument(
+        "--before", type=Path, help="with --lanes: the src folder of the code to compare"
+    )
     args = parser.parse_args(argv)
+    if args.lanes:
+        serve2(argv, args.before)
+        return
 
     from veracity.server.service import Service, VerifyOptions
     from veracity.server.settings import Settings
