@@ -314,7 +314,8 @@ def quantiles(seconds: list[float]) -> dict[str, float]:
 def lanes(url: str) -> dict[str, Any]:
     """A /v1/check of LANE_PAIRS pairs (the pairs limit) in the background; meanwhile BM25
     searches and health checks one after another until it ends (at most 120 s)."""
-    premise = (REPO / "examples" / "sample_corpus").glob("*.md").__next__().read_text()[:1500]
+    corpus = REPO / "examples" / "sample_corpus"
+    premise = sorted(corpus.rglob("*.md"))[0].read_text(encoding="utf-8")[:1500]
     pairs = [
         {"premise": premise, "claim": f"Honeybee wings beat {n} times."} for n in range(LANE_PAIRS)
     ]
