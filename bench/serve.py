@@ -357,8 +357,6 @@ def lanes(url: str) -> dict[str, Any]:
 def slowloris(url: str, port: int, count: int = SLOWLORIS, watch: float = 30.0) -> dict[str, Any]:
     """``count`` sockets from 127.0.0.2 that send SLOW_HEAD and nothing more; /v1/health from
     127.0.0.1 every 0.2 s for ``watch`` s; and when the held sockets were closed."""
-    import select
-
     held = []
     refused = 0
     for _ in range(count):
@@ -387,12 +385,11 @@ def slowloris(url: str, port: int, count: int = SLOWLORIS, watch: float = 30.0) 
                 healths.append(time.perf_counter() - started)
             except httpx.HTTPError:
                 failed += 1
-            readable, _, _ = (
-                select.select(list(open_socks)[:1000], [], [], 0) if open_socks else ([], [], [])
-            )
-            for sock in readable:
+            for sock in list(open_socks):  # (select() takes no descriptor over 1023)
                 try:
                     data = sock.recv(65536)
+                except BlockingIOError:
+                    continue
                 except OSError:
                     data = b""
                 if not data:
