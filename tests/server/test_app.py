@@ -1012,10 +1012,12 @@ def test_the_api_description_is_served_and_says_what_is_sent(index_dir: Path) ->
             await client.get("/openapi.json"),
             await client.get("/v1/openapi.json"),
             await client.get("/docs"),
-            await client.post("/v1/search", json={"query": "bees", "k": "five"}),
+            await client.post(
+                "/v1/search", json={"query": "bees", "k": "five"}, headers=BEARER_HEADER
+            ),
         ]
 
-    schema, versioned, docs, invalid = serve(settings_for(index_dir, k=7), work)
+    schema, versioned, docs, invalid = serve(settings_for(index_dir, k=7, token=TOKEN), work)
     assert schema.status_code == versioned.status_code == docs.status_code == 200
     assert schema.json() == versioned.json()
     assert "/static/docs.js" in docs.text
@@ -1034,3 +1036,10 @@ def test_the_api_description_is_served_and_says_what_is_sent(index_dir: Path) ->
     assert fields["layers"]["items"]["enum"] == ["nli", "knowledge"]
     policy = spec["components"]["schemas"]["RepairRequest"]["properties"]["policy"]
     assert policy["enum"] == ["revise", "delete", "flag", "refuse"]
+    tokenless = create_app(settings_for(index_dir)).openapi()  # nothing to send, none declared
+    assert "securitySchemes" not in tokenless["components"]
+    assert "security" not in tokenless["paths"]["/v1/verify"]["post"]
+
+
+TOKEN = "s3cret-token"
+BEARER_HEADER = {"Authorization": f"Bearer {TOKEN}"}

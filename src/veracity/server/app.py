@@ -75,12 +75,30 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
-SSE_RESPONSE: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "Server-Sent Events (see the endpoint's description)",
-        "content": {"text/event-stream": {"schema": {"type": "string"}}},
+
+
+def sse_response(*names: str) -> dict[int | str, dict[str, Any]]:
+    """The declared answer of a stream: events named ``names`` (and ``error``), each with a
+    JSON ``data`` (comments keep the connection alive)."""
+    return {
+        200: {
+            "description": "Server-Sent Events (see the endpoint's description)",
+            "content": {
+                "text/event-stream": {
+                    "schema": {
+                        "type": "object",
+                        "properties": {
+                            "event": {"type": "string", "enum": [*names, "error"]},
+                            "data": {"type": "string", "contentMediaType": "application/json"},
+                        },
+                        "required": ["event", "data"],
+                    }
+                }
+            },
+        }
     }
-}
+
+
 JSON_OBJECT: dict[int | str, dict[str, Any]] = {
     200: {"content": {"application/json": {"schema": {"type": "object"}}}}
 }
@@ -533,7 +551,8 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
     guarded = [Depends(authorized)]
 
     def openapi() -> dict[str, Any]:
-        """The API description, with this server's limits; at /openapi.json and /v1/."""
+        """The API description, with this server's limits (and its bearer scheme when it has
+        a token); at /openapi.json and /v1/openapi.json."""
         if app.openapi_schema is None:
             app.openapi_schema = declare_limits(
                 get_openapi(
@@ -544,6 +563,12 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
                 ),
                 settings.limits,
             )
+            if settings.token is None:  # nothing to send: declare no scheme
+                app.openapi_schema.get("components", {}).pop("securitySchemes", None)
+                for path in app.openapi_schema.get("paths", {}).values():
+                    for operation in path.values():
+                        operation.pop("security", None)
+                        operation.get("responses", {}).pop("401", None)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
@@ -677,7 +702,11 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         --json`), or "I don't know"."""
         return await call(request, lambda on: on.ask(body.question, body.k, body.tau, body.mode))
 
-    @app.post("/v1/ask/stream", dependencies=guarded, responses=SSE_RESPONSE | ERRORS)
+    @app.post(
+        "/v1/ask/stream",
+        dependencies=guarded,
+        responses=sse_response("sentence", "answer") | ERRORS,
+    )
     async def ask_stream(body: AskRequest, request: Request) -> Response:
         """``ask`` as Server-Sent Events: ``sentence`` (a ``SentenceCheck``) as soon as each
         sentence is written and checked, then ``answer`` (the ``Answer``); ``error`` if it
@@ -691,7 +720,11 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
         """Check an answer claim by claim (a ``Report``, as `veracity verify --json`)."""
         return await call(request, lambda on: on.verify(body.options()))
 
-    @app.post("/v1/verify/stream", dependencies=guarded, responses=SSE_RESPONSE | ERRORS)
+    @app.post(
+        "/v1/verify/stream",
+        dependencies=guarded,
+        responses=sse_response("sentence", "report") | ERRORS,
+    )
     async def verify_stream(body: VerifyRequest, request: Request) -> Response:
         """``verify`` as Server-Sent Events: ``sentence`` ({index, span, text, claims,
         skipped}) as soon as each sentence is verified, then ``report`` (the ``Report``)."""
