@@ -268,7 +268,7 @@ SLOWLORIS = 1100
 SLOW_HEAD = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX: "
 
 
-def start_tree(port: int, src: Path) -> subprocess.Popen[bytes]:
+def start_tree(port: int, src: Path, index: Path = INDEX) -> subprocess.Popen[bytes]:
     """``veracity serve`` from the source tree ``src`` (this checkout's or an older one's)."""
     env = dict(os.environ, PYTHONPATH=str(src))
     server = subprocess.Popen(
@@ -278,7 +278,7 @@ def start_tree(port: int, src: Path) -> subprocess.Popen[bytes]:
             "veracity.cli",
             "serve",
             "--index",
-            str(INDEX),
+            str(index),
             "--port",
             str(port),
             "--llm",
@@ -411,6 +411,93 @@ def slowloris(url: str, port: int, count: int = SLOWLORIS, watch: float = 30.0) 
     }
 
 
+REINDEX_SECONDS = 20.0
+
+
+def reindex_under_load(src: Path, clients: int = 4) -> dict[str, Any]:
+    """A small BM25 index re-indexed every second with an edited file while ``clients``
+    clients search it (``mode`` bm25, which the server opens at its first request) and read the
+    file's document for ``REINDEX_SECONDS``: each answer is checked against the text of the
+    generation it names (``X-Veracity-Generation``; before, no answer named one, so the
+    generation the server opened at its start is assumed)."""
+    import tempfile
+    import threading
+
+    from veracity.corpus.index_dir import IndexDir
+    from veracity.corpus.indexer import Indexer
+    from veracity.retrieve.bm25 import BM25Builder
+
+    root = Path(tempfile.mkdtemp(prefix="bench-reindex-"))
+    corpus, index = root / "corpus", root / "idx"
+    corpus.mkdir()
+    (corpus / "other.md").write_text("Wasps build paper nests.\n", encoding="utf-8")
+    texts: dict[str, str] = {}
+
+    def write(n: int) -> None:
+        text = f"# Bees {n}\n\n" + " ".join(
+            f"The waggle dance number {n}.{m} points at flowers." for m in range(1 + n % 7)
+        )
+        (corpus / "a.md").write_text(text + "\n", encoding="utf-8")
+        Indexer(builders=[BM25Builder()]).run([corpus], index)
+        texts[IndexDir(index).current().name] = text + "\n"
+
+    write(0)
+    port = free_port()
+    server = start_tree(port, src, index)
+    write(1)  # after the server opened gen-000001 (the bm25 mode opens at its first request)
+    counts = {"answers": 0, "mixed": 0, "errors": 0, "generations_named": 0}
+    seen: set[str] = set()
+    lock = threading.Lock()
+    ends = time.monotonic() + REINDEX_SECONDS
+
+    def client_loop() -> None:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            while time.monotonic() < ends:
+                search = client.post(
+                    "/v1/search", json={"query": "waggle dance", "k": 3, "mode": "bm25"}
+                )
+                document = client.get("/v1/documents/a.md")
+                for response in (search, document):
+                    named = response.headers.get("x-veracity-generation")
+                    with lock:
+                        if response.status_code != 200:
+                            counts["errors"] += 1
+                            continue
+                        counts["answers"] += 1
+                        if named:
+                            seen.add(named)
+                        text = texts.get(named or "gen-000001", "")
+                        if response is document:
+                            good = response.json()["text"] == text
+                        else:
+                            good = all(
+                                text[hit["start"] : hit["end"]] == hit["text"]
+                                for hit in response.json()["hits"]
+                                if hit["doc_id"] == "a.md"
+                            )
+                        counts["mixed"] += 0 if good else 1
+
+    threads = [threading.Thread(target=client_loop) for _ in range(clients)]
+    try:
+        for thread in threads:
+            thread.start()
+        n = 0
+        while time.monotonic() < ends:
+            n += 1
+            write(n)
+            time.sleep(1.0)
+        for thread in threads:
+            thread.join()
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+            served = client.get("/v1/version").json()["index"]["generation"]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    counts["generations_named"] = len(seen)
+    live = IndexDir(index).current().name
+    return {"reindexes": n + 1, "clients": clients, "version_names": served, "live": live} | counts
+
+
 def serve2(argv: Sequence[str], before: Path | None) -> None:
     """The lanes and slowloris figures for this checkout, and for the tree ``before``."""
     if not (INDEX / "CURRENT").is_file():
@@ -427,6 +514,7 @@ def serve2(argv: Sequence[str], before: Path | None) -> None:
         finally:
             server.terminate()
             server.wait(timeout=30)
+        figures[name]["reindex"] = reindex_under_load(src)
     rows = [
         "| tree | check 500 pairs | bm25 search p50 / p95 / max (s) | health p50 / p95 / max (s) "
         "| slowloris 1,100: health p95 / max (s), failed | held sockets closed after |",
@@ -444,6 +532,18 @@ def serve2(argv: Sequence[str], before: Path | None) -> None:
             f"| {h['p50_s']} / {h['p95_s']} / {h['max_s']} "
             f"| {sh.get('p95_s')} / {sh.get('max_s')}, {slow['health_failed']} "
             f"| {shut} |"
+        )
+    rows += [
+        "",
+        "| tree | re-indexes in 20 s | answers | answered from another generation's text "
+        "| errors | generations named | /v1/version at the end / live |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, found in figures.items():
+        r = found["reindex"]
+        rows.append(
+            f"| {name} | {r['reindexes']} | {r['answers']} | {r['mixed']} | {r['errors']} "
+            f"| {r['generations_named']} | {r['version_names']} / {r['live']} |"
         )
     write_result("serve_lanes", figures, "\n".join(rows), command(argv))
 
