@@ -194,7 +194,8 @@ def test_documents_by_id_only(index_dir: Path) -> None:
     for response in (up, dotted, absolute):
         assert response.status_code == 404
         assert "root:" not in response.text
-    assert dotted.json()["error"]["message"].startswith("no document '../../etc/passwd'")
+    assert dotted.json()["error"]["message"].startswith("no document of this index has the id")
+    assert "passwd" not in dotted.text  # the id asked for is not echoed (see below)
     assert {row["id"] for row in listing.json()["documents"]} == {
         "biology/waggle_dance.md",
         "wings.txt",
@@ -1043,3 +1044,37 @@ def test_the_api_description_is_served_and_says_what_is_sent(index_dir: Path) ->
 
 TOKEN = "s3cret-token"
 BEARER_HEADER = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def test_smaller_defects_of_serve_2(index_dir: Path) -> None:
+    """Issue 45's point 7, as a client meets them: a body that is not JSON, or nests too
+    deep, gets a message that says so (before: "There was an error parsing the body" or
+    "0: JSON decode error"); HEAD / is answered (before: 405); and an unknown document id is
+    not echoed through the rule that rewrites the index's path (before, asking for
+    "x" + <the index path> was answered "no document 'xidx'": an oracle for the server's
+    folders)."""
+
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        json_type = {"content-type": "application/json"}
+        return [
+            await client.post("/v1/search", content=b'{"query": "x"', headers=json_type),
+            await client.post(
+                "/v1/search",
+                content=b'{"query": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+                headers=json_type,
+            ),
+            await client.head("/"),
+            await client.get(f"/v1/documents/x{index_dir}"),
+            await client.post("/v1/verify", json={"answer": "Bees fly.", "doc_ids": ["nope"]}),
+        ]
+
+    cut, deep, head, guessed, unknown = serve(settings_for(index_dir), work)
+    assert cut.status_code == 422
+    assert "the body is not JSON (Expecting ',' delimiter at character 13)" in cut.text
+    assert deep.status_code == 400
+    assert "nested deeper than a JSON reader allows" in deep.text
+    assert head.status_code == 200
+    assert guessed.status_code == 404
+    assert index_dir.name not in guessed.text
+    assert unknown.status_code == 404
+    assert "doc_ids[0] is not the id of a document" in unknown.text

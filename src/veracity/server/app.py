@@ -590,6 +590,19 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
+        broken = next((e for e in exc.errors() if e.get("type") == "json_invalid"), None)
+        if broken is not None:
+            where = broken["loc"][-1] if broken.get("loc") else "?"
+            why = str((broken.get("ctx") or {}).get("error", "")).strip()
+            return reply.json(
+                error_body(
+                    422,
+                    "invalid",
+                    f"the body is not JSON ({why or 'unreadable'} at character {where}); send "
+                    "one JSON object, as /openapi.json describes each endpoint's",
+                ),
+                422,
+            )
         problems = "; ".join(
             f"{'.'.join(str(part) for part in error['loc'][1:]) or 'body'}: {error['msg']}"
             for error in exc.errors()
@@ -598,8 +611,14 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        message = str(exc.detail)
+        if message == "There was an error parsing the body":  # FastAPI's words for any reason
+            message = (
+                "the body could not be read as JSON (not UTF-8, or nested deeper than a JSON "
+                "reader allows); send one JSON object in UTF-8, as /openapi.json describes"
+            )
         return reply.json(
-            error_body(exc.status_code, "http", str(exc.detail)),
+            error_body(exc.status_code, "http", message),
             exc.status_code,
             dict(exc.headers or {}),
         )
@@ -763,7 +782,7 @@ def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI
             )
             return stamped(response, generation)
 
-    @app.get("/", include_in_schema=False)
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def page() -> Response:
         return _static("index.html")
 

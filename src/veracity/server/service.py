@@ -313,7 +313,9 @@ class Service:
             raise ServiceError(
                 404,
                 "not_found",
-                f"no document {doc_id!r} in this index; GET /v1/documents lists the ids",
+                # the id is not echoed: a message passes through Public, which would rewrite a
+                # server path in it, telling the caller which path it guessed right
+                "no document of this index has the id asked for; GET /v1/documents lists the ids",
             ) from None
 
     def documents(self) -> dict[str, Any]:
@@ -502,14 +504,15 @@ class Service:
         chunks: tuple[Chunk, ...] = ()
         if options.sources or options.doc_ids:
             documents = list(source_documents(texts=options.sources))
-            for doc_id in options.doc_ids:
+            for place, doc_id in enumerate(options.doc_ids):
                 try:
                     documents.append(self.store.document(doc_id))
                 except KeyError:
                     raise ServiceError(
                         404,
                         "not_found",
-                        f"no document {doc_id!r} in this index; GET /v1/documents lists the ids",
+                        f"doc_ids[{place}] is not the id of a document of this index; "
+                        "GET /v1/documents lists the ids",
                     ) from None
             chunks = tuple(source_chunks(documents))
         return chunks
