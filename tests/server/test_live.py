@@ -98,3 +98,18 @@ def test_a_generation_in_use_is_not_removed_until_its_request_ends(tmp_path: Pat
     assert during
     assert not after
     assert generation == "gen-000001"
+
+
+def test_a_current_that_cannot_be_opened_keeps_the_generation_served(tmp_path: Path) -> None:
+    """CURRENT replaced by one that names no generation (a damaged index): the requests are
+    answered from the generation already open, as before the service followed CURRENT."""
+    _, index = _index(tmp_path, FIRST)
+
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        (index / "CURRENT").write_text("gen-000099\n", encoding="utf-8")
+        return [await client.get("/v1/documents/a.md"), await client.get("/v1/version")]
+
+    document, version = serve(settings_for(index), work)
+    assert document.status_code == 200
+    assert document.json()["text"] == FIRST
+    assert version.json()["index"]["generation"] == "gen-000001"

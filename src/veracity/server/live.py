@@ -9,7 +9,8 @@ its response is sent (a stream: until its last event), so its search, documents,
 calibration all come from one generation, which ``/v1/version`` and every response's
 ``X-Veracity-Generation`` header name. A generation is held (:meth:`IndexDir.hold`) while it is
 live or leased, so that a later ``veracity index`` does not remove it under a request; when its
-last request ends it is let go, and the next write removes it.
+last request ends it is let go, and the next write removes it. A ``CURRENT`` that names a
+generation which cannot be opened (a damaged index) is logged, and the one before is served.
 
 The library opens only an index folder's live generation, so each generation is opened through
 a *view*: a private folder whose ``CURRENT`` names it, with a link to it and a copy of the
@@ -18,6 +19,7 @@ index's calibration file.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -31,6 +33,8 @@ from typing import Generic, TypeVar
 from veracity import defaults
 
 __all__ = ["Generation", "Live"]
+
+log = logging.getLogger("veracity.server")
 
 S = TypeVar("S")
 
@@ -119,7 +123,17 @@ class Live(Generic[S]):
             return  # another request is opening it: this one reads the one before
         try:
             if seen != self._seen:
-                self._switch()
+                try:
+                    self._switch()
+                except Exception:
+                    if wait or self.current is None:
+                        raise
+                    # a damaged or half-written index: keep serving the generation opened
+                    log.warning(
+                        "kept %s: the index's new CURRENT cannot be opened",
+                        self.current.name,
+                        exc_info=True,
+                    )
                 self._seen = seen
         finally:
             self._opening.release()
