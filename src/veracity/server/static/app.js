@@ -130,21 +130,64 @@ function docName(title, id) {
   return title && title !== id ? title + " (" + id + ")" : id;
 }
 
-// The spans to highlight in a passage [start, end): the verifier's evidence, cut to the passage
-// and in order; the whole passage when the verifier named none.
-function highlights(where) {
+// The most characters marked for one citation: a sentence of a 48,000-character line is not
+// highlighted whole.
+const MOST_MARKED = 400;
+
+function wordsOf(text) {
+  return text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) || [];
+}
+
+// The spans to highlight in a passage [start, end) of `text`: the verifier's evidence, cut to
+// the passage and in order (the whole passage when the verifier named none); with the `claim`
+// it supports, only the sentence of that evidence that shares the most words with the claim
+// (the verifier reads a window of several), at most MOST_MARKED characters around the first of
+// them.
+function highlights(where, text = null, claim = null) {
   const spans = (where.evidence || [])
     .map(([a, b]) => [Math.max(a, where.start), Math.min(b, where.end)])
     .filter(([a, b]) => a < b)
     .sort((x, y) => x[0] - y[0]);
-  return spans.length ? spans : [[where.start, where.end]];
+  const read = spans.length ? spans : [[where.start, where.end]];
+  if (!claim || text === null) return read;
+  const words = new Set(wordsOf(claim));
+  const chars = Array.from(text);
+  let best = null;
+  for (const [a, b] of read) {
+    const piece = chars.slice(a, b).join("");
+    for (const m of piece.matchAll(/[^.!?\n]+[.!?]*/gu)) {
+      const lead = m[0].length - m[0].trimStart().length;
+      const start = a + Array.from(piece.slice(0, m.index + lead)).length;
+      const sentence = m[0].trim();
+      const score = new Set(wordsOf(sentence).filter((w) => words.has(w))).size;
+      if (sentence && (best === null || score > best.score)) {
+        best = { start, end: start + Array.from(sentence).length, score, sentence };
+      }
+    }
+  }
+  if (best === null || best.score === 0) return read;
+  if (best.end - best.start <= MOST_MARKED) return [[best.start, best.end]];
+  // the window of MOST_MARKED characters that holds the most of the claim's words
+  const letters = Array.from(best.sentence);
+  const found = [];
+  for (const m of best.sentence.toLowerCase().matchAll(/[\p{L}\p{N}]{3,}/gu)) {
+    if (words.has(m[0])) found.push([Array.from(best.sentence.slice(0, m.index)).length, m[0]]);
+  }
+  let from = 0;
+  let most = -1;
+  for (const [at] of found) {
+    const start = Math.max(0, Math.min(at - 100, letters.length - MOST_MARKED));
+    const inside = new Set(found.filter(([i]) => i >= start && i < start + MOST_MARKED).map(([, w]) => w));
+    if (inside.size > most) [from, most] = [start, inside.size];
+  }
+  return [[best.start + from, best.start + from + MOST_MARKED]];
 }
 
 // Show the passage `where` ({doc_id, title, section, page, page_end, start, end, evidence}) in
 // its document: the passage shaded (#cited), the sentences that support the claim marked.
 // `pasted` holds the texts of the request `where` comes from when it was checked against
 // pasted sources (ids text-1, ...); otherwise the document is the index's.
-async function showDocument(where, pasted = null) {
+async function showDocument(where, pasted = null, claim = null) {
   let text;
   let title;
   const parts = [];
@@ -170,7 +213,7 @@ async function showDocument(where, pasted = null) {
   pre.replaceChildren();
   const passage = el("span", { id: "cited", class: "passage-in-document", tabindex: "-1" });
   let at = where.start;
-  for (const [a, b] of highlights(where)) {
+  for (const [a, b] of highlights(where, text, claim)) {
     if (a < at) continue;
     passage.append(shown(cut(text, at, a)), el("mark", {}, cut(text, a, b)));
     at = b;
@@ -187,10 +230,10 @@ async function showDocument(where, pasted = null) {
   passage.focus({ preventScroll: true });
 }
 
-function openButton(where, label, pasted = null) {
+function openButton(where, label, pasted = null, claim = null) {
   const button = el("button", { type: "button", class: "marker" }, label);
   button.addEventListener("click", () => {
-    showDocument(where, pasted).catch((e) => { $("doc-where").textContent = e.message; });
+    showDocument(where, pasted, claim).catch((e) => { $("doc-where").textContent = e.message; });
   });
   return button;
 }
@@ -206,14 +249,14 @@ function sentenceNode(s) {
     const end = c.span[1] - base;
     if (start < at) continue;
     node.append(shown(cut(s.text, at, start)));
-    const button = openButton(c, cut(s.text, start, end));
+    const button = openButton(c, cut(s.text, start, end), null, s.text);
     button.setAttribute("aria-label", "citation " + c.marker + ": " + (c.title || c.doc_id));
     node.append(button);
     at = end;
   }
   node.append(shown(cut(s.text, at)));
   for (const c of s.citations.filter((c) => !c.span)) {
-    const button = openButton(c, "+[" + c.marker + "]");
+    const button = openButton(c, "+[" + c.marker + "]", null, s.text);
     button.setAttribute("aria-label", "citation attached by the verifier: " + (c.title || c.doc_id));
     node.append(button);
   }
@@ -249,13 +292,13 @@ async function ask(event) {
 }
 
 // --- verify ------------------------------------------------------------------------------
-function passageNode(j, against, pasted) {
+function passageNode(j, against, pasted, claim = null) {
   const box = el("div", { class: "passage" + (against ? " against" : "") });
   const score = against ? "P(contradicted) " + j.contradicted.toFixed(2) : "P(supported) " + j.supported.toFixed(2);
   const name = pasted && /^text-\d+$/.test(j.doc_id) ? "pasted source " + j.doc_id.slice(5) : docName(j.title, j.doc_id);
   box.append(el("p", {}, (against ? "contradicts: " : "supports: ") + name + " · " + score));
   box.append(el("p", {}, j.text));
-  box.append(openButton(j, "show in the document", pasted));
+  box.append(openButton(j, "show in the document", pasted, claim));
   return box;
 }
 
@@ -277,8 +320,8 @@ function showClaim(claim, pasted) {
   if (!claim.citations.length && !claim.anti_citations.length) {
     detail.append(el("p", {}, "no passage supports or contradicts it"));
   }
-  for (const j of claim.citations) detail.append(passageNode(j, false, pasted));
-  for (const j of claim.anti_citations) detail.append(passageNode(j, true, pasted));
+  for (const j of claim.citations) detail.append(passageNode(j, false, pasted, claim.text));
+  for (const j of claim.anti_citations) detail.append(passageNode(j, true, pasted, claim.text));
   detail.focus();
 }
 
@@ -446,8 +489,8 @@ function showRepairedClaim(c, pasted) {
   if (c.proposed) detail.append(el("p", {}, "proposed and not applied: " + c.proposed));
   if (c.failure) detail.append(el("p", { class: "error" }, c.failure));
   if (c.questions.length) detail.append(el("p", {}, "researched with: " + c.questions.join(" · ")));
-  for (const j of c.supporting) detail.append(passageNode(j, false, pasted));
-  for (const j of c.contradicting) detail.append(passageNode(j, true, pasted));
+  for (const j of c.supporting) detail.append(passageNode(j, false, pasted, c.claim.text));
+  for (const j of c.contradicting) detail.append(passageNode(j, true, pasted, c.claim.text));
   detail.focus();
 }
 
