@@ -107,8 +107,11 @@ def settings_for(
 ) -> Settings:
     """Settings over the test index with fake models (the CLI's factories, as build_app);
     ``spans``: the span detector of every verify request. One worker unless ``limits`` say
-    otherwise, whatever the machine's cores, so that tests of the queue hold everywhere."""
+    otherwise, whatever the machine's cores, so that tests of the queue hold everywhere; the
+    time per pair starts at 1 ms rather than measured at start-up (a fake that sleeps would make
+    every start slow)."""
     limits.setdefault("workers", 1)
+    limits.setdefault("pair_ms", 1)  # the fakes' own time is measured as they score
     made_scorer = scorer or SlowScorer()
     made_chat = chat or FixedChat()
 
@@ -119,7 +122,7 @@ def settings_for(
 
     models = Models(
         verifier=lambda name: made_scorer,
-        chat=lambda spec, model, s: made_chat,  # type: ignore[arg-type,return-value]
+        chat=lambda spec, model, s: made_chat,
         spans=made_spans,
     )
     return Settings(
@@ -180,18 +183,22 @@ class LiveServer:
 
         import uvicorn
 
+        from veracity.server.connections import uvicorn_options
+
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         self.app = create_app(settings)
+        self.port = port
         self.url = f"http://127.0.0.1:{port}"
         config = uvicorn.Config(
             self.app,
-            host="127.0.0.1",
+            host=settings.host,
             port=port,
             log_level="warning",
             access_log=False,
             lifespan="on",
+            **uvicorn_options(settings.limits),
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

@@ -194,7 +194,8 @@ def test_documents_by_id_only(index_dir: Path) -> None:
     for response in (up, dotted, absolute):
         assert response.status_code == 404
         assert "root:" not in response.text
-    assert dotted.json()["error"]["message"].startswith("no document '../../etc/passwd'")
+    assert dotted.json()["error"]["message"].startswith("no document of this index has the id")
+    assert "passwd" not in dotted.text  # the id asked for is not echoed (see below)
     assert {row["id"] for row in listing.json()["documents"]} == {
         "biology/waggle_dance.md",
         "wings.txt",
@@ -637,8 +638,8 @@ def test_only_the_names_the_server_was_started_for_are_answered(index_dir: Path)
     message = found["evil.example:8000"].json()["error"]["message"]
     assert message == (
         "this server does not answer to the name 'evil.example' (the request's Host header), "
-        "only to 127.0.0.1, ::1, box.local, localhost; if clients reach it by that name, start "
-        "it with --allowed-host evil.example"
+        "only to 127.0.0.1, ::1, box.local, localhost and the address a request arrives on; "
+        "if clients reach it by that name, start it with --allowed-host evil.example"
     )
     assert found["page"].headers["content-security-policy"]  # still sent with its headers
     for name in ("127.0.0.1:8000", "localhost", "[::1]:8000", "box.local:8000"):
@@ -1000,3 +1001,80 @@ def test_workers_default_to_one_per_two_cores() -> None:
     assert Limits().workers == serve_workers() >= 1
     with pytest.raises(OptionError, match="workers"):
         Limits(workers=0)
+
+
+def test_the_api_description_is_served_and_says_what_is_sent(index_dir: Path) -> None:
+    """Before: /docs and /openapi.json were 404, 422 was declared as FastAPI's
+    ``{detail: [...]}`` while the body is ``{"error": {...}}``, no bearer scheme, and no
+    limit or allowed value in the schema."""
+
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        return [
+            await client.get("/openapi.json"),
+            await client.get("/v1/openapi.json"),
+            await client.get("/docs"),
+            await client.post(
+                "/v1/search", json={"query": "bees", "k": "five"}, headers=BEARER_HEADER
+            ),
+        ]
+
+    schema, versioned, docs, invalid = serve(settings_for(index_dir, k=7, token=TOKEN), work)
+    assert schema.status_code == versioned.status_code == docs.status_code == 200
+    assert schema.json() == versioned.json()
+    assert "/static/docs.js" in docs.text
+    spec = schema.json()
+    assert spec["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
+    verify = spec["paths"]["/v1/verify"]["post"]
+    assert verify["security"] == [{"HTTPBearer": []}]
+    declared = verify["responses"]["422"]["content"]["application/json"]["schema"]
+    assert declared == {"$ref": "#/components/schemas/ErrorBody"}
+    assert "HTTPValidationError" not in spec["components"]["schemas"]
+    assert set(invalid.json()) == set(spec["components"]["schemas"]["ErrorBody"]["properties"])
+    fields = spec["components"]["schemas"]["VerifyRequest"]["properties"]
+    assert fields["k"]["maximum"] == 7  # this server's limit, not the default's
+    assert fields["answer"]["maxLength"] == 20_000
+    assert fields["rule"]["enum"] == ["decision", "any", "all", "cascade"]
+    assert fields["layers"]["items"]["enum"] == ["nli", "knowledge"]
+    policy = spec["components"]["schemas"]["RepairRequest"]["properties"]["policy"]
+    assert policy["enum"] == ["revise", "delete", "flag", "refuse"]
+    tokenless = create_app(settings_for(index_dir)).openapi()  # nothing to send, none declared
+    assert "securitySchemes" not in tokenless["components"]
+    assert "security" not in tokenless["paths"]["/v1/verify"]["post"]
+
+
+TOKEN = "s3cret-token"
+BEARER_HEADER = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def test_smaller_defects_of_serve_2(index_dir: Path) -> None:
+    """Issue 45's point 7, as a client meets them: a body that is not JSON, or nests too
+    deep, gets a message that says so (before: "There was an error parsing the body" or
+    "0: JSON decode error"); HEAD / is answered (before: 405); and an unknown document id is
+    not echoed through the rule that rewrites the index's path (before, asking for
+    "x" + <the index path> was answered "no document 'xidx'": an oracle for the server's
+    folders)."""
+
+    async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        json_type = {"content-type": "application/json"}
+        return [
+            await client.post("/v1/search", content=b'{"query": "x"', headers=json_type),
+            await client.post(
+                "/v1/search",
+                content=b'{"query": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+                headers=json_type,
+            ),
+            await client.head("/"),
+            await client.get(f"/v1/documents/x{index_dir}"),
+            await client.post("/v1/verify", json={"answer": "Bees fly.", "doc_ids": ["nope"]}),
+        ]
+
+    cut, deep, head, guessed, unknown = serve(settings_for(index_dir), work)
+    assert cut.status_code == 422
+    assert "the body is not JSON (Expecting ',' delimiter at character 13)" in cut.text
+    assert deep.status_code == 400
+    assert "nested deeper than a JSON reader allows" in deep.text
+    assert head.status_code == 200
+    assert guessed.status_code == 404
+    assert index_dir.name not in guessed.text
+    assert unknown.status_code == 404
+    assert "doc_ids[0] is not the id of a document" in unknown.text

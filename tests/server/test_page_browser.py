@@ -471,3 +471,104 @@ def test_the_words_no_passage_supports_are_marked_inside_their_claim(
     fresh.locator("#claims button.claim", has_text="ten").click()
     assert fresh.locator("#claim-detail mark.unsupported-span").all_inner_texts() == ["ten"]
     fresh.screenshot(path=str(ARTIFACTS / "verify-unsupported-spans.png"), full_page=True)
+
+
+def test_invisible_characters_are_shown_as_marks_never_applied(
+    fresh: Any, hostile: LiveServer
+) -> None:
+    """A bidi override shows "TERCES" as "SECRET"; the page shows the override and its end as
+    marks, so the reader sees the characters the verifier read. Before, the verified answer
+    and the claims read "SECRET"."""
+    fresh.goto(hostile.url + "/")
+    hidden = "The admin password is \u202eTERCES\u202c and the file is \u202eevil.exe\u202c."
+    verify_pasted(fresh, hidden, hidden)
+    for where in ("#verified", "#claims"):  # (the claims are split at "and")
+        text = fresh.inner_text(where)
+        assert not {"\u202e", "\u202c"} & set(text), where
+        assert "⟨U+202E⟩TERCES" in text, where
+        assert "⟨U+202E⟩evil.exe" in text, where
+    assert "⟨U+202E⟩TERCES⟨U+202C⟩" in fresh.inner_text("#verified")
+    marks = fresh.locator("#verified .invisible")
+    assert marks.count() == 4
+    assert "U+202E" in (marks.first.get_attribute("title") or "")
+
+
+def test_the_api_page_lists_every_endpoint_with_its_limits(fresh: Any, hostile: LiveServer) -> None:
+    """/docs reads /openapi.json with its own script (the page's CSP allows no other)."""
+    fresh.goto(hostile.url + "/docs")
+    fresh.wait_for_selector("#docs-status:has-text('endpoints')", timeout=30_000)
+    text = fresh.inner_text("#docs-endpoints")
+    assert "POST /v1/verify" in text
+    assert "one of decision, any, all, cascade" in text
+    assert "maximum 20" in text
+
+
+class WindowScorer(TablePairScorer):
+    """Supports every claim; its evidence is the whole premise, as the shipped verifier names
+    the window of several sentences it read."""
+
+    def __init__(self) -> None:
+        super().__init__({}, default=(0.9, 0.05, 0.05))
+
+    def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+        return PairScores(
+            tuple(
+                PairScore(0.9, 0.05, 0.05, window=Span(0, len(p)), evidence=(Span(0, len(p)),))
+                for p in premises
+            ),
+            "windows",
+            "0",
+        )
+
+
+LONG_LINE = (
+    "Moor weather notes. "
+    + "The wind came over the moor all day and the men waited by the mast " * 60
+    + "and the hangar at Cardington is 247 metres long, longer than any ship of its time, "
+    + "while the wind kept on over the moor and the men went home at dusk " * 60
+    + "\n\nThe doors were shut at night. The airship stayed inside."
+)
+
+
+@pytest.fixture(scope="module")
+def windows(tmp_path_factory: pytest.TempPathFactory, chat: FixedChat) -> Iterator[LiveServer]:
+    root = tmp_path_factory.mktemp("windows")
+    (root / "hangar.md").write_text(
+        "# Hangar\n\nThe doors were painted grey. The hangar at Cardington is 247 metres "
+        "long. It housed the R101. Its doors weigh many tonnes. The roof was mended in "
+        "1990.\n\n" + LONG_LINE + "\n",
+        encoding="utf-8",
+    )
+    index = tmp_path_factory.mktemp("windows-index") / "index"
+    Indexer(builders=[BM25Builder()]).run([root], index)
+    with LiveServer(settings_for(index, scorer=WindowScorer(), chat=chat)) as server:
+        yield server
+
+
+def test_a_citation_marks_one_sentence_of_the_window_bounded(
+    fresh: Any, windows: LiveServer, chat: FixedChat
+) -> None:
+    """The verifier reads a window of several sentences; the page marks the one that shares
+    the most words with the claim, at most 400 characters of it. Before, the whole window was
+    marked (3-7 times the sentence; a 48,000-character line whole)."""
+    chat.reply = "The hangar at Cardington is 247 metres long [1]."
+    fresh.goto(windows.url + "/")
+    ask_and_open(fresh, "How long is the hangar at Cardington?")
+    marked = fresh.locator("#doc-text mark").all_inner_texts()
+    cited = fresh.inner_text("#cited")
+    assert len(marked) == 1
+    assert len(marked[0]) <= 400
+    assert "hangar at Cardington is 247 metres" in marked[0]
+    assert len(cited) > 2 * len(marked[0])  # the rest of the passage is still shown, shaded
+
+
+def test_a_sentence_of_a_very_long_line_is_marked_at_most_400_characters(
+    fresh: Any, windows: LiveServer, chat: FixedChat
+) -> None:
+    chat.reply = "The hangar was longer than any ship of its time [1]."
+    fresh.goto(windows.url + "/")
+    ask_and_open(fresh, "Was the hangar longer than any ship of its time?")
+    marked = fresh.locator("#doc-text mark").all_inner_texts()
+    assert len(marked) == 1
+    assert len(marked[0]) == 400  # of a sentence of 8,000 characters
+    assert "longer than any ship of its time" in marked[0]

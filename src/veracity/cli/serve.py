@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,7 +11,52 @@ from veracity import defaults
 from veracity.cli.application import VerifierOption, choice_list, fail, models_of
 from veracity.cli.render import errors, show
 from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP
-from veracity.errors import MissingDependencyError, VeracityError
+from veracity.errors import MissingDependencyError, OptionError, VeracityError
+
+if TYPE_CHECKING:
+    from veracity.server.settings import Settings
+
+
+def free_port(host: str, port: int) -> None:
+    """Raise :class:`OptionError` (exit 2) when ``port`` cannot be listened on at ``host``."""
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            why = "another process listens on it" if exc.errno == errno.EADDRINUSE else exc.strerror
+            raise OptionError(
+                "port", port, f"a port free at {host}", f"{why}: pick another with --port"
+            ) from None
+
+
+def urls_of(settings: Settings) -> list[str]:
+    """The addresses clients can open: on a wildcard host, loopback, the machine's names and
+    its addresses (never ``http://0.0.0.0/``)."""
+    import socket
+
+    from veracity.server.settings import wildcard
+
+    def url(name: str) -> str:
+        return (
+            f"http://[{name}]:{settings.port}/"
+            if ":" in name
+            else (f"http://{name}:{settings.port}/")
+        )
+
+    if not wildcard(settings.host):
+        return [url(settings.host)]
+    found = ["127.0.0.1", *settings.machine_names]
+    try:
+        infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
+        found += sorted({str(info[4][0]) for info in infos} - {"127.0.0.1", "127.0.1.1"})
+    except OSError:
+        pass
+    return [url(name) for name in dict.fromkeys(found)]
 
 
 def serve(
@@ -78,6 +123,32 @@ def serve(
             help="seconds to receive a request's body; a slower or shorter one gets 408",
         ),
     ] = 10.0,
+    stall_seconds: Annotated[
+        float,
+        typer.Option(
+            "--stall-time-limit",
+            help="seconds a stream waits for its client to read an event; then its work stops",
+        ),
+    ] = 10.0,
+    header_seconds: Annotated[
+        float,
+        typer.Option(
+            "--header-time-limit",
+            help="seconds to receive a request's headers; a slower connection is closed",
+        ),
+    ] = 10.0,
+    client_connections: Annotated[
+        int,
+        typer.Option(
+            "--max-connections-per-client",
+            help="connections open at once from one client address; more are answered 503 "
+            "and closed (behind a proxy, raise it: every request comes from the proxy)",
+        ),
+    ] = 32,
+    keep_alive_seconds: Annotated[
+        float,
+        typer.Option("--keep-alive", help="seconds an idle connection is kept open"),
+    ] = 5.0,
     spans: Annotated[
         str | None,
         typer.Option(
@@ -121,6 +192,10 @@ def serve(
                 claims=claims,
                 pairs=pairs,
                 body_seconds=body_seconds,
+                stall_seconds=stall_seconds,
+                header_seconds=header_seconds,
+                client_connections=client_connections,
+                keep_alive_seconds=keep_alive_seconds,
                 **({} if workers is None else {"workers": workers}),
             ),
             models=models_of(ctx),
@@ -130,14 +205,23 @@ def serve(
             import uvicorn
 
             from veracity.server.app import create_app
+            from veracity.server.connections import uvicorn_options
         except ImportError as exc:
             raise MissingDependencyError(exc.name or "uvicorn", "server", "veracity serve") from exc
         from veracity.corpus.index_dir import IndexDir
 
         IndexDir(index_dir).current()  # a missing index stops here, before the server starts
         app = create_app(settings)
+        free_port(host, port)  # a port in use stops here, before anything says it serves
     except VeracityError as exc:
         raise fail(exc) from exc
-    shown = f"[{host}]" if ":" in host else host
-    show(f"veracity serves {index_dir} at http://{shown}:{port}/ (Ctrl-C stops it)", out=errors)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)
+    urls = " and ".join(urls_of(settings))
+    show(f"veracity serves {index_dir} at {urls} (Ctrl-C stops it)", out=errors)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        **uvicorn_options(settings.limits),
+    )

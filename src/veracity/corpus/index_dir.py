@@ -13,7 +13,9 @@ Layout::
 A new generation is written into ``gen-XXXXXX.tmp``, renamed to ``gen-XXXXXX`` when complete
 and only then made live by replacing ``CURRENT``; on any error the temporary folder is removed
 and the previous generation stays live and untouched. Generations older than the previous one
-are removed after a successful write.
+are removed after a successful write, except those a reader holds (:meth:`IndexDir.hold`: a
+shared ``flock`` on the generation's folder, as a server holds the generation its requests
+read); a later write removes them once they are let go.
 
 >>> import tempfile, pathlib
 >>> index = IndexDir(pathlib.Path(tempfile.mkdtemp()) / "index")
@@ -100,6 +102,21 @@ class NewGeneration:
         (self.path / MANIFEST).write_text(text + "\n", encoding="utf-8")
 
 
+def _held(folder: Path) -> bool:
+    """Whether a reader holds ``folder`` (:meth:`IndexDir.hold`)."""
+    try:
+        handle = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(handle)
+    return False
+
+
 class IndexDir:
     """An index folder: the live generation, its manifest, and writing a new one.
 
@@ -125,6 +142,23 @@ class IndexDir:
     def store(self) -> ChunkStore:
         """The live generation's chunk store, opened read-only."""
         return ChunkStore.open(self.current() / STORE)
+
+    @staticmethod
+    def hold(generation: Path) -> Callable[[], None]:
+        """Keep ``generation`` (a generation folder) from being removed by a later write until
+        the returned function is called (a shared ``flock`` on the folder; it also ends with
+        the process)."""
+        handle = os.open(generation, os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(handle, fcntl.LOCK_SH)
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                os.close(handle)  # closing the last descriptor drops the lock
+
+        return release
 
     @contextlib.contextmanager
     def write(self) -> Iterator[NewGeneration]:
@@ -250,7 +284,7 @@ class IndexDir:
 
     def _remove(self, which: Callable[[re.Match[str]], bool]) -> None:
         for match in self._generations():
-            if which(match):
+            if which(match) and not _held(self.path / match.group()):
                 shutil.rmtree(self.path / match.group(), ignore_errors=True)
 
     def _names_current(self, name: str) -> bool:

@@ -9,7 +9,9 @@ every streamed event the service sends, errors included:
 1. a ``source`` that is a path is cut to its file name (``/home/me/corpus/bees.md`` ->
    ``bees.md``; ``faq.jsonl:12`` keeps its line);
 2. in the service's own messages (the values of :data:`MESSAGE_KEYS`), the index folder's path
-   is cut to the folder's name (``/srv/veracity/idx/gen-2`` -> ``idx/gen-2``).
+   is cut to the folder's name (``/srv/veracity/idx/gen-2`` -> ``idx/gen-2``), and so is the
+   private view through which a generation is opened (:meth:`Public.add_views`:
+   ``/tmp/veracity-serve-x/gen-2`` -> ``idx``).
 
 Texts (a document's, an answer's, a passage's) are content and are never changed: citations'
 offsets index them.
@@ -44,6 +46,13 @@ class Public:
         folders = {str(given.absolute()), str(given.resolve())}
         self.folders = sorted(folders, key=len, reverse=True)  # the longer form first
         self.name = given.resolve().name
+        self.views: list[re.Pattern[str]] = []
+
+    def add_views(self, folder: str | Path) -> None:
+        """Name every folder within ``folder`` (a generation's view, :mod:`veracity.server.live`)
+        as the index folder."""
+        for form in sorted({str(Path(folder).absolute()), str(Path(folder).resolve())}, key=len):
+            self.views.insert(0, re.compile(re.escape(form) + r"[/\\][\w.-]+"))
 
     def __call__(self, payload: Any) -> Any:
         return self._walk(payload, message=False)
@@ -63,6 +72,8 @@ class Public:
         return self._walk(value, message=key in MESSAGE_KEYS)
 
     def _message(self, text: str) -> str:
+        for view in self.views:
+            text = view.sub(lambda _: self.name, text)
         for folder in self.folders:
             text = text.replace(folder, self.name)
         return text

@@ -19,17 +19,21 @@ at its first request and kept.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from veracity import __version__, defaults
 from veracity.errors import IndexStoreError, InputError
+from veracity.server.clock import Clock, measure_pairs
 from veracity.server.errors import ServiceError
 from veracity.server.settings import Limits, Settings
 from veracity.server.stop import Stop, StoppingRetriever, StoppingScorer
+from veracity.server.visible import flag_report
 from veracity.types import Chunk, ClaimSet, Document
 from veracity.verify.pairs import PairChecker
 
@@ -77,9 +81,15 @@ class VerifyOptions:
 
 @dataclass(frozen=True)
 class Job(Generic[T]):
-    """A request that passed its checks: its model work, ``run(stop)`` in the models' turn."""
+    """A request that passed its checks: its work, ``run(stop)``; in the models' turn when it
+    needs ``models``, admitted by the estimated time of its ``pairs`` and its ``kind``
+    (:class:`~veracity.server.clock.Clock`)."""
 
     work: Callable[[Stop], T]
+    kind: str = "job"
+    pairs: int = 0
+    #: False: it reads the index only (BM25, the store), and runs beside the model work.
+    models: bool = True
 
     def run(self, stop: Stop | None = None) -> T:
         return self.work(stop or Stop())
@@ -95,6 +105,8 @@ class Checked(Generic[S]):
     chunks: tuple[Chunk, ...]
     seconds: float
     settings: S
+    #: The (passage, claim) pairs it will have scored.
+    pairs: int
 
 
 def document_payload(document: Document) -> dict[str, Any]:
@@ -123,23 +135,27 @@ class Service:
         self.notes: list[str] = []
         self._loaded = False
         self._searches: dict[str, IndexSearch] = {}
+        self.generation = ""
+        self.store: ChunkStore
+        self.clock = Clock(
+            1.0 if settings.limits.pair_ms is None else settings.limits.pair_ms / 1000
+        )
 
     def load(self) -> Service:
-        """Open the index and load the verifier, the retriever and the chat model (once)."""
+        """Load the verifier, the reranker and the chat model (once), and open the index's
+        live generation (:attr:`live`: each request leases the one it reads)."""
         if self._loaded:
             return self
-        from veracity.corpus.index_dir import IndexDir
+        from veracity.server.live import Live
         from veracity.verify.knowledge import KnowledgeLayer
 
         settings = self.settings
-        index = IndexDir(settings.index)
-        self.generation = index.current().name
-        self.store: ChunkStore = index.store()
         self.scorer: PairScorer = settings.models.verifier(settings.verifier).load()
+        if settings.limits.pair_ms is None:  # the seconds per pair of this verifier, here
+            self.clock = Clock(measure_pairs(self.scorer))
         self.reranker: RelevanceScorer | None = (
             None if settings.reranker is None else settings.models.reranker(settings.reranker)
         )
-        self._search(settings.mode)
         self.chat: ChatModel = settings.models.chat(settings.llm, settings.model, self.scorer)
         load = getattr(self.chat, "load", None)
         if callable(load):
@@ -148,8 +164,24 @@ class Service:
         self.spans: SpanDetector | None = (
             None if settings.spans is None else settings.models.spans(settings.spans).load()
         )
+        self.live: Live[Service] = Live(settings.index, self._on)
+        self.live.load()
         self._loaded = True
         return self
+
+    def _on(self, view: Path, name: str) -> Service:
+        """This service on the generation ``name`` (opened through ``view``, a folder whose
+        ``CURRENT`` names it): the loaded models shared, its own store and searches."""
+        from veracity.corpus.index_dir import IndexDir
+
+        served = copy.copy(self)
+        served.settings = dataclasses.replace(self.settings, index=view)
+        served.generation = name
+        served.notes = []
+        served._searches = {}
+        served.store = IndexDir(view).store()
+        served._search(self.settings.mode)
+        return served
 
     # --- the endpoints: checks now, a Job for the models' turn --------------------------------
     def version(self) -> dict[str, Any]:
@@ -171,14 +203,23 @@ class Service:
     def search(self, query: str, k: int, mode: str | None = None) -> Job[dict[str, Any]]:
         self._check_text("query", query, "question_chars")
         k, mode = self._k(k), self._mode(mode)
-        return Job(lambda stop: self._search(mode).retriever.run(query, k=k).to_dict())
+        models = mode != "bm25" or self.reranker is not None  # a query embedder, a reranker
+        return Job(
+            lambda stop: self._search(mode).retriever.run(query, k=k).to_dict(),
+            kind="search",
+            models=models,
+        )
 
     def ask(
         self, question: str, k: int, tau: float, mode: str | None = None
     ) -> Job[dict[str, Any]]:
         self._check_text("question", question, "question_chars")
         k, mode = self._k(k), self._mode(mode)
-        return Job(lambda stop: self._asker(k, tau, mode, stop).run(question).to_dict())
+        return Job(
+            lambda stop: self._asker(k, tau, mode, stop).run(question).to_dict(),
+            kind="ask",
+            pairs=k,
+        )
 
     def ask_stream(
         self, question: str, k: int, tau: float, mode: str | None = None
@@ -187,18 +228,24 @@ class Service:
         ``("answer", Answer dict)``."""
         self._check_text("question", question, "question_chars")
         k, mode = self._k(k), self._mode(mode)
-        return Job(lambda stop: self._ask_events(self._asker(k, tau, mode, stop), question))
+        return Job(
+            lambda stop: self._ask_events(self._asker(k, tau, mode, stop), question),
+            kind="ask",
+            pairs=k,
+        )
 
     def verify(self, options: VerifyOptions) -> Job[dict[str, Any]]:
         checked = self._checked(options, "verify", lambda: self._verify_settings(options))
 
         def work(stop: Stop) -> dict[str, Any]:
             verifier = self._verifier(checked, options.mode, stop)
-            return verifier.verify_claims(
-                checked.claims, question=options.question, timings={"claims": checked.seconds}
-            ).to_dict()
+            return flag_report(
+                verifier.verify_claims(
+                    checked.claims, question=options.question, timings={"claims": checked.seconds}
+                ).to_dict()
+            )
 
-        return Job(work)
+        return Job(work, kind="verify", pairs=checked.pairs)
 
     def verify_stream(self, options: VerifyOptions) -> Job[Iterator[tuple[str, Any]]]:
         """``("sentence", {...})`` per sentence of the answer as soon as it is verified: its
@@ -206,7 +253,9 @@ class Service:
         ``("report", Report dict)``, the report on the whole answer."""
         checked = self._checked(options, "verify", lambda: self._verify_settings(options))
         return Job(
-            lambda stop: self._verify_events(self._verifier(checked, options.mode, stop), options)
+            lambda stop: self._verify_events(self._verifier(checked, options.mode, stop), options),
+            kind="verify",
+            pairs=checked.pairs,
         )
 
     def repair(self, options: VerifyOptions) -> Job[dict[str, Any]]:
@@ -220,14 +269,14 @@ class Service:
         def work(stop: Stop) -> dict[str, Any]:
             retriever = None if checked.chunks else self._retriever(options.mode, stop)
             repairer = open_repairer(
-                StoppingScorer(self.scorer, stop),
+                self._scorer(stop),
                 retriever=retriever,
                 sources=checked.chunks,
                 settings=checked.settings,
             )
             return repairer.run(options.answer, question=options.question).to_dict()
 
-        return Job(work)
+        return Job(work, kind="repair", pairs=2 * checked.pairs)  # read again after its edits
 
     def check(self, pairs: Sequence[tuple[str, str, str | None]]) -> Job[dict[str, Any]]:
         """Score (premise, claim, id) pairs in one batch, each as ``veracity check`` prints it."""
@@ -240,7 +289,7 @@ class Service:
                 raise InputError("a pair has an empty premise or claim: give both texts")
 
         def work(stop: Stop) -> dict[str, Any]:
-            checker = PairChecker(StoppingScorer(self.scorer, stop))
+            checker = PairChecker(self._scorer(stop))
             result = checker.run([p for p, _, _ in pairs], [c for _, c, _ in pairs])
             rows = []
             for (_, _, ident), pair in zip(pairs, result.pairs, strict=True):
@@ -253,7 +302,7 @@ class Service:
                 "failed": result.failures,
             }
 
-        return Job(work)
+        return Job(work, kind="check", pairs=len(pairs))
 
     # --- the endpoints without model work ------------------------------------------------------
     def document(self, doc_id: str) -> dict[str, Any]:
@@ -264,7 +313,9 @@ class Service:
             raise ServiceError(
                 404,
                 "not_found",
-                f"no document {doc_id!r} in this index; GET /v1/documents lists the ids",
+                # the id is not echoed: a message passes through Public, which would rewrite a
+                # server path in it, telling the caller which path it guessed right
+                "no document of this index has the id asked for; GET /v1/documents lists the ids",
             ) from None
 
     def documents(self) -> dict[str, Any]:
@@ -306,12 +357,15 @@ class Service:
             self._searches[mode] = search
         return self._searches[mode]
 
+    def _scorer(self, stop: Stop) -> StoppingScorer:
+        return StoppingScorer(self.scorer, stop, clock=self.clock)
+
     def _retriever(self, mode: str | None, stop: Stop) -> StoppingRetriever:
         return StoppingRetriever(self._search(self._mode(mode)).retriever, stop)
 
     def _asker(self, k: int, tau: float, mode: str, stop: Stop) -> Asker:
         search = dataclasses.replace(self._search(mode), retriever=self._retriever(mode, stop))
-        return search.asker(self.chat, StoppingScorer(self.scorer, stop), k=k, tau=tau)
+        return search.asker(self.chat, self._scorer(stop), k=k, tau=tau)
 
     @staticmethod
     def _ask_events(asker: Asker, question: str) -> Iterator[tuple[str, Any]]:
@@ -349,13 +403,15 @@ class Service:
                         "index": sentence.index,
                         "span": [sentence.span.start, sentence.span.end],
                         "text": sentence.text,
-                        "claims": [verdict.to_dict() for verdict in sentence.verdicts],
+                        "claims": flag_report(
+                            {"claims": [verdict.to_dict() for verdict in sentence.verdicts]}
+                        )["claims"],
                         "skipped": None if sentence.skipped is None else sentence.skipped.to_dict(),
                     },
                 )
         finally:
             items.close()
-        yield "report", merge_reports(options.answer, streamed).to_dict()
+        yield "report", flag_report(merge_reports(options.answer, streamed).to_dict())
 
     def _verifier(
         self, checked: Checked[AnswerVerifierSettings], mode: str | None, stop: Stop
@@ -364,7 +420,7 @@ class Service:
         from veracity.verify.open import open_answer_verifier
 
         return open_answer_verifier(
-            StoppingScorer(self.scorer, stop),
+            self._scorer(stop),
             retriever=None if checked.chunks else self._retriever(mode, stop),
             sources=checked.chunks,
             knowledge=self.knowledge if "knowledge" in checked.settings.layers else None,
@@ -434,7 +490,7 @@ class Service:
                 f"{count * each} (passage, claim) pairs to score",
                 fix="send fewer claims or a smaller k",
             )
-        return Checked(claims, chunks, time.perf_counter() - started, settings)
+        return Checked(claims, chunks, time.perf_counter() - started, settings, count * each)
 
     def _sources(self, options: VerifyOptions) -> tuple[Chunk, ...]:
         """The chunks of a request's ``sources`` texts and ``doc_ids`` (none: search the index)."""
@@ -448,14 +504,15 @@ class Service:
         chunks: tuple[Chunk, ...] = ()
         if options.sources or options.doc_ids:
             documents = list(source_documents(texts=options.sources))
-            for doc_id in options.doc_ids:
+            for place, doc_id in enumerate(options.doc_ids):
                 try:
                     documents.append(self.store.document(doc_id))
                 except KeyError:
                     raise ServiceError(
                         404,
                         "not_found",
-                        f"no document {doc_id!r} in this index; GET /v1/documents lists the ids",
+                        f"doc_ids[{place}] is not the id of a document of this index; "
+                        "GET /v1/documents lists the ids",
                     ) from None
             chunks = tuple(source_chunks(documents))
         return chunks

@@ -13,6 +13,8 @@ Bearer T), or serve on 127.0.0.1.
 from __future__ import annotations
 
 import ipaddress
+import re
+import socket
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -21,7 +23,15 @@ from veracity.errors import OptionError
 from veracity.models import Models
 from veracity.server.gate import serve_workers
 
-__all__ = ["LOOPBACK_NAMES", "Limits", "Settings", "host_name", "is_loopback"]
+__all__ = [
+    "LOOPBACK_NAMES",
+    "Limits",
+    "Settings",
+    "host_name",
+    "is_host_name",
+    "is_loopback",
+    "wildcard",
+]
 
 #: The names of this machine a server on any address answers to.
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -46,7 +56,15 @@ class Limits:
     sends, or sends them slowly, is answered 408 instead of holding the connection open);
     ``workers``: model jobs that run at once (by default one per two cores,
     :func:`~veracity.server.gate.serve_workers`); ``queue``: requests waiting while ``workers``
-    run, beyond which the service answers 503 with ``Retry-After``.
+    run, beyond which the service answers 503 with ``Retry-After``; ``pair_ms``: the
+    milliseconds one (passage, claim) pair takes, which turn a request's pairs into its
+    estimated time (``None``: measured when the service starts, then on every slice scored);
+    ``stall_seconds``: a stream whose reader takes no event for that long is stopped.
+
+    The connections (:mod:`veracity.server.connections`): ``header_seconds``: a request's
+    headers must all arrive within that many seconds of the connection's start or of the last
+    answer on it; ``client_connections``: connections open at once from one client address;
+    ``keep_alive_seconds``: an idle connection is closed after that many seconds.
     """
 
     body_bytes: int = 1_000_000
@@ -60,10 +78,17 @@ class Limits:
     body_seconds: float = 10.0
     queue: int = 32
     workers: int = field(default_factory=serve_workers)
+    pair_ms: float | None = None
+    stall_seconds: float = 10.0
+    header_seconds: float = 10.0
+    client_connections: int = 32
+    keep_alive_seconds: float = 5.0
 
     def __post_init__(self) -> None:
         for item in fields(self):
             value = getattr(self, item.name)
+            if value is None and item.name == "pair_ms":
+                continue
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 1:
                 raise OptionError(item.name, value, "a number of 1 or more")
 
@@ -94,6 +119,32 @@ def host_name(value: str) -> str:
     elif value.count(":") == 1:  # name:port (an IPv6 address without brackets has several)
         value = value.partition(":")[0]
     return value.rstrip(".")
+
+
+_NAME = re.compile(r"[a-z0-9_]([a-z0-9_.-]*[a-z0-9_])?")
+
+
+def is_host_name(value: str) -> bool:
+    """Whether ``value`` is a host name or an IP address a client could put in ``Host``.
+
+    >>> is_host_name("box.example.org"), is_host_name("192.0.2.2"), is_host_name("[::1]")
+    (True, True, True)
+    >>> is_host_name("evil@127.0.0.1"), is_host_name("http://box/"), is_host_name("")
+    (False, False, False)
+    """
+    name = host_name(value)
+    if not name or any(mark in value for mark in " /\\*@,?#"):
+        return False
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        return len(name) <= 253 and _NAME.fullmatch(name) is not None
+
+
+def wildcard(host: str) -> bool:
+    """Whether ``host`` listens on every address of the machine (``0.0.0.0``, ``::``)."""
+    return host in ("0.0.0.0", "::", "")
 
 
 @dataclass(frozen=True)
@@ -149,11 +200,7 @@ class Settings:
         if self.mode not in defaults.SEARCH_MODES:
             raise OptionError("mode", self.mode, f"one of {', '.join(defaults.SEARCH_MODES)}")
         for name in self.allowed_hosts:
-            if (
-                not isinstance(name, str)
-                or not host_name(name)
-                or any(mark in name for mark in " /\\*@,")
-            ):
+            if not isinstance(name, str) or not is_host_name(name):
                 raise OptionError(
                     "allowed_host",
                     name,
@@ -177,5 +224,17 @@ class Settings:
         ['127.0.0.1', '::1', 'box.local', 'localhost']
         """
         return frozenset(
-            host_name(name) for name in (*LOOPBACK_NAMES, self.host, *self.allowed_hosts)
+            host_name(name)
+            for name in (*LOOPBACK_NAMES, self.host, *self.allowed_hosts, *self.machine_names)
         )
+
+    @property
+    def machine_names(self) -> tuple[str, ...]:
+        """The machine's own names (its host name and fully qualified name) when the service
+        listens on every address (with a token): clients that reach it by them are answered.
+        Its addresses are answered too, each on the connections that arrive through it
+        (:class:`~veracity.server.app.HostCheck`)."""
+        if not wildcard(self.host):
+            return ()
+        names = {socket.gethostname(), socket.getfqdn()}
+        return tuple(sorted(name for name in names if name and is_host_name(name)))

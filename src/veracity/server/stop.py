@@ -6,6 +6,8 @@ through thin wrappers that look at the request's :class:`Stop` before every batc
 :class:`StoppingScorer` scores the (passage, claim) pairs in slices of :data:`SLICE` pairs and
 :class:`StoppingRetriever` searches one claim at a time; once the gate sets the stop, the next
 batch raises :class:`StoppedError`, which unwinds the work and frees the models within one batch.
+Each slice is timed for the gate's :class:`~veracity.server.clock.Clock` (the seconds per pair
+that admit the next requests).
 
 >>> from veracity.testing import TablePairScorer
 >>> stop = Stop()
@@ -28,6 +30,7 @@ from collections.abc import Sequence
 from veracity import defaults
 from veracity.checkers.base import PairScorer
 from veracity.retrieve.base import Retriever
+from veracity.server.clock import Clock
 from veracity.types import PairScore, PairScores, SearchResult
 
 __all__ = ["SLICE", "Stop", "StoppedError", "StoppingRetriever", "StoppingScorer"]
@@ -73,12 +76,15 @@ class Stop:
 class StoppingScorer:
     """``scorer`` in slices of ``every`` pairs, with a look at ``stop`` before each (a
     ``PairScorer``; scores do not depend on the slicing where the verifier's do not depend on
-    its batch)."""
+    its batch); each slice's time goes to ``clock``."""
 
-    def __init__(self, scorer: PairScorer, stop: Stop, *, every: int = SLICE) -> None:
+    def __init__(
+        self, scorer: PairScorer, stop: Stop, *, every: int = SLICE, clock: Clock | None = None
+    ) -> None:
         self.scorer = scorer
         self.stop = stop
         self.every = every
+        self.clock = clock
         self.model_id = scorer.model_id
 
     @property
@@ -96,17 +102,24 @@ class StoppingScorer:
     def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
         self.stop.check()
         if len(premises) <= self.every:
-            return self.scorer.run(premises, hypotheses)
+            return self._timed(premises, hypotheses)
         scores: list[PairScore] = []
         model_id, version = self.model_id, self.version
         for first in range(0, len(premises), self.every):
             self.stop.check()
-            part = self.scorer.run(
+            part = self._timed(
                 premises[first : first + self.every], hypotheses[first : first + self.every]
             )
             scores.extend(part.scores)
             model_id, version = part.model_id, part.model_version
         return PairScores(tuple(scores), model_id, version)
+
+    def _timed(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+        started = time.perf_counter()
+        scores = self.scorer.run(premises, hypotheses)
+        if self.clock is not None:
+            self.clock.record_pairs(len(premises), time.perf_counter() - started)
+        return scores
 
 
 class StoppingRetriever:

@@ -7,6 +7,37 @@ const $ = (id) => document.getElementById(id);
 const MARKS = { supported: "✓", contradicted: "≠", unsupported: "✗", invalid_citation: "!", citation_attached: "+",
   uncited: "?", not_factual: "·", error: "⚠" };
 
+// Characters that change what a text shows without being seen: bidi controls (U+202E shows
+// "TERCES" as "SECRET"), zero-width and other format characters, fillers. They are shown as
+// visible marks, never applied, so that the reader sees what the verifier read.
+const INVISIBLE = /[\p{Cf}\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0]/u;
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, "gu");
+
+function codePoint(ch) {
+  return "U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+}
+
+// A text as nodes: its invisible characters as marks ("⟨U+202E⟩"), the rest as text.
+function shown(text) {
+  const fragment = document.createDocumentFragment();
+  let at = 0;
+  for (const match of text.matchAll(INVISIBLE_ALL)) {
+    if (match.index > at) fragment.append(document.createTextNode(text.slice(at, match.index)));
+    const mark = document.createElement("span");
+    mark.className = "invisible";
+    mark.title = "invisible character " + codePoint(match[0]) + ", shown, not applied";
+    mark.textContent = "⟨" + codePoint(match[0]) + "⟩";
+    fragment.append(mark);
+    at = match.index + match[0].length;
+  }
+  if (at < text.length) fragment.append(document.createTextNode(text.slice(at)));
+  return fragment;
+}
+
+function showText(node, text) {
+  node.replaceChildren(shown(text));
+}
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
@@ -15,7 +46,7 @@ function el(tag, attrs = {}, ...children) {
     else node.setAttribute(key, value);
   }
   for (const child of children) {
-    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+    node.append(typeof child === "string" ? shown(child) : child);
   }
   return node;
 }
@@ -99,21 +130,64 @@ function docName(title, id) {
   return title && title !== id ? title + " (" + id + ")" : id;
 }
 
-// The spans to highlight in a passage [start, end): the verifier's evidence, cut to the passage
-// and in order; the whole passage when the verifier named none.
-function highlights(where) {
+// The most characters marked for one citation: a sentence of a 48,000-character line is not
+// highlighted whole.
+const MOST_MARKED = 400;
+
+function wordsOf(text) {
+  return text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) || [];
+}
+
+// The spans to highlight in a passage [start, end) of `text`: the verifier's evidence, cut to
+// the passage and in order (the whole passage when the verifier named none); with the `claim`
+// it supports, only the sentence of that evidence that shares the most words with the claim
+// (the verifier reads a window of several), at most MOST_MARKED characters around the first of
+// them.
+function highlights(where, text = null, claim = null) {
   const spans = (where.evidence || [])
     .map(([a, b]) => [Math.max(a, where.start), Math.min(b, where.end)])
     .filter(([a, b]) => a < b)
     .sort((x, y) => x[0] - y[0]);
-  return spans.length ? spans : [[where.start, where.end]];
+  const read = spans.length ? spans : [[where.start, where.end]];
+  if (!claim || text === null) return read;
+  const words = new Set(wordsOf(claim));
+  const chars = Array.from(text);
+  let best = null;
+  for (const [a, b] of read) {
+    const piece = chars.slice(a, b).join("");
+    for (const m of piece.matchAll(/[^.!?\n]+[.!?]*/gu)) {
+      const lead = m[0].length - m[0].trimStart().length;
+      const start = a + Array.from(piece.slice(0, m.index + lead)).length;
+      const sentence = m[0].trim();
+      const score = new Set(wordsOf(sentence).filter((w) => words.has(w))).size;
+      if (sentence && (best === null || score > best.score)) {
+        best = { start, end: start + Array.from(sentence).length, score, sentence };
+      }
+    }
+  }
+  if (best === null || best.score === 0) return read;
+  if (best.end - best.start <= MOST_MARKED) return [[best.start, best.end]];
+  // the window of MOST_MARKED characters that holds the most of the claim's words
+  const letters = Array.from(best.sentence);
+  const found = [];
+  for (const m of best.sentence.toLowerCase().matchAll(/[\p{L}\p{N}]{3,}/gu)) {
+    if (words.has(m[0])) found.push([Array.from(best.sentence.slice(0, m.index)).length, m[0]]);
+  }
+  let from = 0;
+  let most = -1;
+  for (const [at] of found) {
+    const start = Math.max(0, Math.min(at - 100, letters.length - MOST_MARKED));
+    const inside = new Set(found.filter(([i]) => i >= start && i < start + MOST_MARKED).map(([, w]) => w));
+    if (inside.size > most) [from, most] = [start, inside.size];
+  }
+  return [[best.start + from, best.start + from + MOST_MARKED]];
 }
 
 // Show the passage `where` ({doc_id, title, section, page, page_end, start, end, evidence}) in
 // its document: the passage shaded (#cited), the sentences that support the claim marked.
 // `pasted` holds the texts of the request `where` comes from when it was checked against
 // pasted sources (ids text-1, ...); otherwise the document is the index's.
-async function showDocument(where, pasted = null) {
+async function showDocument(where, pasted = null, claim = null) {
   let text;
   let title;
   const parts = [];
@@ -128,25 +202,25 @@ async function showDocument(where, pasted = null) {
     parts.push("document " + doc.id);  // titles may repeat; ids do not
   }
   const panel = $("document");
-  $("doc-title").textContent = title;
+  showText($("doc-title"), title);
   if (where.section && where.section.length) parts.push("section: " + where.section.join(" › "));
   if (where.page !== null && where.page !== undefined) {
     parts.push("page " + where.page + (where.page_end && where.page_end !== where.page ? "–" + where.page_end : ""));
   }
   parts.push("characters " + where.start + "–" + where.end);
-  $("doc-where").textContent = parts.join(" · ");
+  showText($("doc-where"), parts.join(" · "));
   const pre = $("doc-text");
   pre.replaceChildren();
   const passage = el("span", { id: "cited", class: "passage-in-document", tabindex: "-1" });
   let at = where.start;
-  for (const [a, b] of highlights(where)) {
+  for (const [a, b] of highlights(where, text, claim)) {
     if (a < at) continue;
-    passage.append(document.createTextNode(cut(text, at, a)), el("mark", {}, cut(text, a, b)));
+    passage.append(shown(cut(text, at, a)), el("mark", {}, cut(text, a, b)));
     at = b;
   }
-  passage.append(document.createTextNode(cut(text, at, where.end)));
-  pre.append(document.createTextNode(cut(text, 0, where.start)), passage,
-             document.createTextNode(cut(text, where.end)));
+  passage.append(shown(cut(text, at, where.end)));
+  pre.append(shown(cut(text, 0, where.start)), passage,
+             shown(cut(text, where.end)));
   panel.hidden = false;
   // Scroll the document's text, not the page: its title and place stay in view above it.
   panel.scrollIntoView({ block: "nearest" });
@@ -156,10 +230,10 @@ async function showDocument(where, pasted = null) {
   passage.focus({ preventScroll: true });
 }
 
-function openButton(where, label, pasted = null) {
+function openButton(where, label, pasted = null, claim = null) {
   const button = el("button", { type: "button", class: "marker" }, label);
   button.addEventListener("click", () => {
-    showDocument(where, pasted).catch((e) => { $("doc-where").textContent = e.message; });
+    showDocument(where, pasted, claim).catch((e) => { $("doc-where").textContent = e.message; });
   });
   return button;
 }
@@ -174,15 +248,15 @@ function sentenceNode(s) {
     const start = c.span[0] - base;
     const end = c.span[1] - base;
     if (start < at) continue;
-    node.append(document.createTextNode(cut(s.text, at, start)));
-    const button = openButton(c, cut(s.text, start, end));
+    node.append(shown(cut(s.text, at, start)));
+    const button = openButton(c, cut(s.text, start, end), null, s.text);
     button.setAttribute("aria-label", "citation " + c.marker + ": " + (c.title || c.doc_id));
     node.append(button);
     at = end;
   }
-  node.append(document.createTextNode(cut(s.text, at)));
+  node.append(shown(cut(s.text, at)));
   for (const c of s.citations.filter((c) => !c.span)) {
-    const button = openButton(c, "+[" + c.marker + "]");
+    const button = openButton(c, "+[" + c.marker + "]", null, s.text);
     button.setAttribute("aria-label", "citation attached by the verifier: " + (c.title || c.doc_id));
     node.append(button);
   }
@@ -204,7 +278,7 @@ async function ask(event) {
       if (name === "sentence") answer.append(sentenceNode(data));
       else if (name === "answer") {
         answer.replaceChildren();
-        if (data.status !== "answered") answer.append(document.createTextNode(data.text));
+        if (data.status !== "answered") answer.append(shown(data.text));
         for (const s of data.sentences) answer.append(sentenceNode(s));
         const why = data.abstention && data.abstention.abstain ? " (abstained: " + data.abstention.reason + ")" : "";
         setStatus("ask-status", data.status + why + " in " + ((performance.now() - started) / 1000).toFixed(1) + " s");
@@ -218,13 +292,13 @@ async function ask(event) {
 }
 
 // --- verify ------------------------------------------------------------------------------
-function passageNode(j, against, pasted) {
+function passageNode(j, against, pasted, claim = null) {
   const box = el("div", { class: "passage" + (against ? " against" : "") });
   const score = against ? "P(contradicted) " + j.contradicted.toFixed(2) : "P(supported) " + j.supported.toFixed(2);
   const name = pasted && /^text-\d+$/.test(j.doc_id) ? "pasted source " + j.doc_id.slice(5) : docName(j.title, j.doc_id);
   box.append(el("p", {}, (against ? "contradicts: " : "supports: ") + name + " · " + score));
   box.append(el("p", {}, j.text));
-  box.append(openButton(j, "show in the document", pasted));
+  box.append(openButton(j, "show in the document", pasted, claim));
   return box;
 }
 
@@ -246,8 +320,8 @@ function showClaim(claim, pasted) {
   if (!claim.citations.length && !claim.anti_citations.length) {
     detail.append(el("p", {}, "no passage supports or contradicts it"));
   }
-  for (const j of claim.citations) detail.append(passageNode(j, false, pasted));
-  for (const j of claim.anti_citations) detail.append(passageNode(j, true, pasted));
+  for (const j of claim.citations) detail.append(passageNode(j, false, pasted, claim.text));
+  for (const j of claim.anti_citations) detail.append(passageNode(j, true, pasted, claim.text));
   detail.focus();
 }
 
@@ -282,12 +356,12 @@ function verifiedSentence(s, pasted) {
   }
   let at = 0;
   for (const [a, b] of unsupportedParts(s)) {
-    node.append(document.createTextNode(cut(s.text, at, a)),
+    node.append(shown(cut(s.text, at, a)),
                 el("mark", { class: "unsupported-span", title: "no passage supports these words" },
                    cut(s.text, a, b)));
     at = b;
   }
-  node.append(document.createTextNode(cut(s.text, at)));
+  node.append(shown(cut(s.text, at)));
   $("verified").append(node, document.createTextNode(" "));
   for (const claim of s.claims) {
     const button = el("button", { type: "button", class: "claim verdict-" + claim.label,
@@ -392,7 +466,7 @@ function diffNode(result) {
   let at = 0;
   for (const piece of pieces) {
     if (piece.start < at) continue;
-    node.append(document.createTextNode(cut(result.original, at, piece.start)));
+    node.append(shown(cut(result.original, at, piece.start)));
     if (piece.edit) {
       const e = piece.edit;
       if (e.before) node.append(el("del", { title: e.kind + ": " + e.reason }, e.before));
@@ -403,7 +477,7 @@ function diffNode(result) {
     }
     at = piece.end;
   }
-  node.append(document.createTextNode(cut(result.original, at)));
+  node.append(shown(cut(result.original, at)));
   return node;
 }
 
@@ -415,8 +489,8 @@ function showRepairedClaim(c, pasted) {
   if (c.proposed) detail.append(el("p", {}, "proposed and not applied: " + c.proposed));
   if (c.failure) detail.append(el("p", { class: "error" }, c.failure));
   if (c.questions.length) detail.append(el("p", {}, "researched with: " + c.questions.join(" · ")));
-  for (const j of c.supporting) detail.append(passageNode(j, false, pasted));
-  for (const j of c.contradicting) detail.append(passageNode(j, true, pasted));
+  for (const j of c.supporting) detail.append(passageNode(j, false, pasted, c.claim.text));
+  for (const j of c.contradicting) detail.append(passageNode(j, true, pasted, c.claim.text));
   detail.focus();
 }
 
@@ -435,6 +509,7 @@ async function repair(event) {
   }
   for (const id of ["repaired", "edits", "edit-detail"]) $(id).replaceChildren();
   $("repaired-text").textContent = "";
+  repairedText = "";
   $("copy-status").textContent = "";
   $("repaired-result").hidden = true;
   setStatus("repair-status", "repairing…");
@@ -443,7 +518,8 @@ async function repair(event) {
   try {
     const result = await postJSON("/v1/repair", body);
     $("repaired").append(diffNode(result));
-    $("repaired-text").textContent = result.text;
+    repairedText = result.text;
+    showText($("repaired-text"), result.text);
     $("repaired-result").hidden = false;
     for (const c of result.claims) {
       const button = el("button", { type: "button", class: "claim action-" + c.action,
@@ -468,8 +544,10 @@ async function repair(event) {
 
 // Copy the repaired answer: the clipboard where the browser allows it, else the text selected
 // for the reader to copy.
+let repairedText = "";  // the repaired answer as written (the page shows its marks)
+
 async function copyRepaired() {
-  const text = $("repaired-text").textContent;
+  const text = repairedText;
   try {
     await navigator.clipboard.writeText(text);
     $("copy-status").textContent = "copied";
