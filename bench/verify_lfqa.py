@@ -164,7 +164,7 @@ CONFIGS: dict[str, dict[str, Any]] = {
         "decontextualize": False,
     },
     "nli+knowledge": {"layers": ("nli", "knowledge")},
-    "nli+knowledge (decision, the default)": {"layers": ("nli", "knowledge"), "rule": "decision"},
+    "nli+knowledge (decision)": {"layers": ("nli", "knowledge"), "rule": "decision"},
     "nli+knowledge (no decomposition)": {
         "layers": ("nli", "knowledge"),
         "decompose": False,
