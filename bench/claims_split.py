@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import os
 import re
@@ -154,36 +155,21 @@ _CAPITALISED = re.compile(r"capitalised: '([^']+)' -> '([^']+)'$")
 #: The rules write both sides with repr(): "'It'", or '"PayPal's"' when it holds a "'".
 _REPLACED = re.compile(r"decontextualized: ('[^']+'|\"[^\"]+\") -> ('[^']+'|\"[^\"]+\")$")
 _KEEPING = re.compile(r"decomposed$|capitalised: |decontextualized: ['\"]")
-_IDEOGRAPHIC = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 
 
-def as_written(span_text: str) -> str:
-    """The span as the verifier should read it (see the module docstring)."""
-    from veracity.text.citations import find_markers
+@functools.cache
+def _oracle() -> Any:
+    """``as_written`` of the property test (tests/verify/claims/test_claims_spans.py): the span
+    as the verifier should read it. One definition, so that this figure and the test agree."""
+    import importlib.util
 
-    text, position, pending = "", 0, False
-    pieces: list[str | None] = []
-    for marker in find_markers(span_text):
-        pieces += [span_text[position : marker.span.start], None]
-        position = marker.span.end
-    for piece in [*pieces, span_text[position:]]:
-        if piece is None:
-            text, pending = text.rstrip(), True
-            continue
-        if pending and piece and text and not piece[0].isspace() and piece[0] not in ".,;:!?)]":
-            text += " "
-        pending = pending and not piece
-        text += piece
-    text = " ".join(text.split())
-    text = re.sub(r"^(?:[-*•+]|\d+[.)]|#+) ", "", text).replace("**", "")
-    text = re.sub(r"(?<!\w)__(\S[^_]* [^_]*\S)__(?!\w)", r"\1", text).strip()
-    body = text.rstrip(",;:.!… ，；：、。！")
-    if not body:
-        return ""
-    if _IDEOGRAPHIC.match(body[-1]) or text.endswith(("。", "！")):
-        return body + "。"
-    glued = not re.search(r"[\w)\]}\"'’”]$", body)
-    return body + ("!" if glued and text[len(body) :].startswith("!") else "") + "."
+    path = REPO / "tests" / "verify" / "claims" / "test_claims_spans.py"
+    spec = importlib.util.spec_from_file_location("claims_spans_oracle", path)
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(f"{path} not found: run the bench from a checkout with its tests")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.as_written
 
 
 def span_kind(answer: str, text: str, span_text: str, edits: tuple[str, ...]) -> str:
@@ -192,7 +178,7 @@ def span_kind(answer: str, text: str, span_text: str, edits: tuple[str, ...]) ->
     span was kept, it was the whole sentence's) or ``not exact: characters changed``."""
     if not all(_KEEPING.match(edit) for edit in edits):
         return "rewritten"
-    expected = as_written(span_text)
+    expected = _oracle()(span_text)
     for edit in edits:
         if (found := _CAPITALISED.match(edit)) is not None and expected.startswith(found[1]):
             expected = found[2] + expected[len(found[1]) :]
