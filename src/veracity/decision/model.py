@@ -66,7 +66,10 @@ class Decision:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as error:
-            raise InputError(f"cannot read the decision file {path}: {error}") from error
+            raise InputError(
+                f"cannot read the decision file {path}: {error}. Reinstall veracity (the file "
+                "ships with it) or write one with bench/decision_fit.py --ship"
+            ) from error
         return cls.from_json(data)
 
     def run(
