@@ -10,7 +10,6 @@ from typing import Annotated, get_args
 import typer
 
 from veracity import defaults
-from veracity.cli import printers
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
@@ -20,6 +19,9 @@ from veracity.cli.application import (
     fail,
     models_of,
 )
+from veracity.cli.output.answer import print_answer
+from veracity.cli.output.calibration import print_calibration
+from veracity.cli.output.repair import print_repair
 from veracity.cli.render import console, errors, show, styled
 from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP, reranker_of
 from veracity.errors import VeracityError
@@ -134,11 +136,11 @@ def ask(
         raise typer.Exit(code)
     for note in notes:
         show(styled(note, "dim"), out=errors, wrap=True)
-    printers.print_answer(answer)
+    print_answer(answer)
     if repaired is not None:
         console.print()
         show(styled("repair", "bold"), out=console)
-        printers.print_repair(repaired)
+        print_repair(repaired)
     raise typer.Exit(code)
 
 
@@ -242,5 +244,5 @@ def calibrate_command(
         raise typer.Exit(code)
     for message in skipped + failures:
         show(styled("skipped", "yellow"), f" {message}", out=errors)
-    printers.print_calibration(stored)
+    print_calibration(stored)
     raise typer.Exit(code)

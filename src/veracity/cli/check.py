@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from veracity import defaults
-from veracity.cli import printers
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
@@ -19,6 +18,7 @@ from veracity.cli.application import (
     models_of,
     read_document_or_text,
 )
+from veracity.cli.output.pair import print_check
 from veracity.cli.render import errors, show
 from veracity.errors import VeracityError
 
@@ -66,7 +66,7 @@ def check(
     if as_json:
         emit_json(pair.to_dict() | {"model": result.model_id, "version": result.model_version})
         raise typer.Exit(EXIT_PARTIAL if pair.score.error else EXIT_OK)
-    printers.print_check(pair, result.model_id, result.model_version)
+    print_check(pair, result.model_id, result.model_version)
     if pair.score.error:
         raise typer.Exit(EXIT_PARTIAL)
 

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from veracity import defaults
-from veracity.cli import printers
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
@@ -18,6 +17,7 @@ from veracity.cli.application import (
     fail,
     models_of,
 )
+from veracity.cli.output.answer import print_answer
 from veracity.cli.render import console, show, styled
 from veracity.cli.search import RERANKER_HELP
 from veracity.errors import OptionError, VeracityError
@@ -155,7 +155,7 @@ def _print(evolved: EvolvedAnswer) -> None:
     it was evolved: fitness, why it stopped, and its lineage back to the seeds."""
     result = evolved.evolution
     best = result.best
-    printers.print_answer(evolved.answer)
+    print_answer(evolved.answer)
     if evolved.quotes:
         console.print()
         show(styled("quoted from", "bold"), out=console)

@@ -8,8 +8,8 @@ from typing import Annotated, Any
 import typer
 
 from veracity import defaults
-from veracity.cli import printers
 from veracity.cli.application import EXIT_OK, EXIT_PARTIAL, emit_json, fail
+from veracity.cli.output.index import print_index
 from veracity.cli.render import errors, show, styled
 from veracity.errors import OptionError, VeracityError
 
@@ -150,5 +150,5 @@ def index(
     if as_json:
         emit_json(report.to_dict() | {"exit_code": code})
         raise typer.Exit(code)
-    printers.print_index(report)
+    print_index(report)
     raise typer.Exit(code)

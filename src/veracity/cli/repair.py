@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated, get_args
 import typer
 
 from veracity import defaults
-from veracity.cli import printers
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
@@ -22,6 +21,7 @@ from veracity.cli.application import (
     fail,
     sources_option,
 )
+from veracity.cli.output.repair import print_repair
 from veracity.errors import VeracityError, check_choice
 
 if TYPE_CHECKING:
@@ -109,4 +109,4 @@ def repair_command(
         result = repairer.run(given.text, question=question)
     except VeracityError as exc:
         raise fail(exc) from exc
-    exit_with(result, repair_exit_code(result), printers.print_repair, as_json=as_json)
+    exit_with(result, repair_exit_code(result), print_repair, as_json=as_json)

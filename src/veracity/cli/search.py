@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from veracity import defaults
-from veracity.cli import printers
 from veracity.cli.application import choice_list, models_of, run_and_show
+from veracity.cli.output.search import print_search
 
 if TYPE_CHECKING:
     from veracity.rerankers.base import RelevanceScorer
@@ -66,4 +66,4 @@ def search(
         scorer = reranker_of(ctx, rerank=rerank, reranker=reranker, depth=rerank_depth)
         return open_search(index_dir, settings=settings, reranker=scorer).retriever.run(query, k=k)
 
-    run_and_show(work, printers.print_search, as_json=as_json)
+    run_and_show(work, print_search, as_json=as_json)

@@ -8,7 +8,6 @@ from typing import Annotated, get_args
 import typer
 
 from veracity import defaults
-from veracity.cli import printers
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
@@ -23,6 +22,7 @@ from veracity.cli.application import (
     models_of,
     sources_option,
 )
+from veracity.cli.output.report import print_report
 from veracity.errors import VeracityError, check_choice
 
 
@@ -141,4 +141,4 @@ def verify_command(
     except VeracityError as exc:
         raise fail(exc) from exc
     code = EXIT_PARTIAL if report.failures else EXIT_OK
-    exit_with(report, code, printers.print_report, as_json=as_json)
+    exit_with(report, code, print_report, as_json=as_json)
