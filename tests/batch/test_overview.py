@@ -12,7 +12,8 @@ import pytest
 
 from veracity import defaults
 from veracity.assets import VERDICTS_CSS
-from veracity.batch.overview import BatchOverview, verdict_colours
+from veracity.batch.overview import BatchOverview
+from veracity.batch.overview_page import verdict_colours
 from veracity.errors import InputError, MissingDependencyError, OptionError
 
 pytestmark = pytest.mark.unit

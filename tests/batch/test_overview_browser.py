@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from veracity.assets import VERDICTS_CSS
-from veracity.batch.overview import BatchOverview, verdict_colours
+from veracity.batch.overview import BatchOverview
+from veracity.batch.overview_page import verdict_colours
 
 from .test_overview import HOSTILE, failed, record
 
