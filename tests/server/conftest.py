@@ -84,6 +84,58 @@ class SlowScorer(TablePairScorer):
         return super().run(premises, hypotheses)
 
 
+class HeldScorer(SlowScorer):
+    """Supports everything, and holds every batch until :meth:`release`: a test knows that a
+    job holds the models (``running`` batches in the scorer, ``started`` in all) without
+    waiting a guessed time for it. A batch held past ``limit`` seconds fails the test."""
+
+    def __init__(self, *, limit: float = 30.0) -> None:
+        import threading
+
+        super().__init__()
+        self.limit = limit
+        self.running = 0
+        self.most = 0
+        self.started = 0
+        self._free = threading.Event()
+        self._lock = threading.Lock()
+
+    def release(self) -> None:
+        """Let every batch, held now or later, finish."""
+        self._free.set()
+
+    def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
+        with self._lock:
+            self.started += 1
+            self.running += 1
+            self.most = max(self.most, self.running)
+        try:
+            if not self._free.wait(self.limit):
+                raise AssertionError(f"a batch was held for {self.limit} s: release() it")
+            return super().run(premises, hypotheses)
+        finally:
+            with self._lock:
+                self.running -= 1
+
+
+async def until(condition: Callable[[], bool], what: str, *, limit: float = 30.0) -> None:
+    """Wait until ``condition()`` holds (looked at every few milliseconds), failing the test
+    after ``limit`` seconds: a test waits for a state, never for a guessed time."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f"still not {what} after {limit} s")
+        await asyncio.sleep(0.005)
+
+
+def gate_of(client: httpx.AsyncClient) -> Any:
+    """The gate of the app that ``client`` (made by :func:`serve`) talks to."""
+    transport = client._transport
+    assert isinstance(transport, httpx.ASGITransport)
+    return transport.app.state.gate  # type: ignore[attr-defined]
+
+
 @pytest.fixture(scope="session")
 def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("corpus")
@@ -93,6 +145,19 @@ def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     index = tmp_path_factory.mktemp("index") / "idx"
     Indexer(builders=[BM25Builder()]).run([root], index)
     return index
+
+
+@pytest.fixture(scope="session", autouse=True)
+def warm_service(index_dir: Path) -> None:
+    """One search and one check through the app before the first test: the first app of a
+    process takes seconds (imports, the index's first opening in a worker thread) that no test
+    should count as its own."""
+
+    async def work(client: httpx.AsyncClient) -> None:
+        await client.post("/v1/search", json={"query": "waggle dance", "k": 1})
+        await client.post("/v1/check", json={"pairs": [{"premise": "a", "claim": "b"}]})
+
+    serve(settings_for(index_dir), work)
 
 
 def settings_for(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,17 @@ from veracity.server.app import create_app
 from veracity.server.settings import Settings
 from veracity.testing import OverlapSpanDetector
 
-from .conftest import DANCE, FixedChat, SlowScorer, events, serve, settings_for
+from .conftest import (
+    DANCE,
+    FixedChat,
+    HeldScorer,
+    SlowScorer,
+    events,
+    gate_of,
+    serve,
+    settings_for,
+    until,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -289,7 +300,7 @@ def test_another_address_than_loopback_needs_a_token(index_dir: Path) -> None:
 )
 def test_every_limit_is_a_4xx_that_names_it(
     index_dir: Path,
-    limits: dict[str, int],
+    limits: dict[str, Any],
     path: str,
     body: dict[str, Any],
     status: int,
@@ -336,17 +347,19 @@ def test_a_request_over_the_time_limit_is_408(index_dir: Path) -> None:
 def test_overload_is_503_with_retry_after(index_dir: Path) -> None:
     body = {"pairs": [{"premise": "a", "claim": "b"}]}
 
+    scorer = HeldScorer()
+
     async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        gate = gate_of(client)
         first = asyncio.create_task(client.post("/v1/check", json=body))
-        await asyncio.sleep(0.3)  # the first one holds the models
+        await until(lambda: scorer.running == 1, "holding the models")
         second = asyncio.create_task(client.post("/v1/check", json=body))
-        await asyncio.sleep(0.1)  # the second one waits in the queue (queue = 1)
-        third = await client.post("/v1/check", json=body)
+        await until(lambda: gate.pending == 2, "waiting in the queue (queue = 1)")
+        third = await asyncio.wait_for(client.post("/v1/check", json=body), 30)
+        scorer.release()
         return [await first, await second, third]
 
-    first, second, third = serve(
-        settings_for(index_dir, scorer=SlowScorer(delay=1.0), queue=1), work
-    )
+    first, second, third = serve(settings_for(index_dir, scorer=scorer, queue=1), work)
     assert first.status_code == second.status_code == 200
     assert third.status_code == 503
     assert third.headers["retry-after"] == "5"
@@ -459,7 +472,7 @@ def test_a_client_that_leaves_stops_the_stream(index_dir: Path) -> None:
         await first_event.wait()
         return {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.body" and b"event: sentence" in message.get(
             "body", b""
         ):
@@ -659,7 +672,7 @@ def test_a_body_shorter_than_it_declared_is_408_not_held_open(index_dir: Path) -
     app = create_app(settings_for(index_dir, body_seconds=1))
     never = asyncio.Event()
     parts = [{"type": "http.request", "body": b'{"query":', "more_body": True}]
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
         if parts:
@@ -667,7 +680,7 @@ def test_a_body_shorter_than_it_declared_is_408_not_held_open(index_dir: Path) -
         await never.wait()  # the rest never comes, and the client does not leave
         return {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(message)
 
     scope = {
@@ -814,23 +827,23 @@ def test_a_refusal_never_waits_behind_model_work(index_dir: Path) -> None:
         ("/v1/ask/stream", {"question": "x" * 3000}, 422),
     ]
 
-    async def work(client: httpx.AsyncClient) -> tuple[list[tuple[int, float]], int]:
+    scorer = HeldScorer()
+
+    async def work(client: httpx.AsyncClient) -> tuple[list[int], bool]:
         running = asyncio.create_task(client.post("/v1/check", json=slow))
-        await asyncio.sleep(0.3)  # the check holds the models for 6 s
-        loop = asyncio.get_running_loop()
+        await until(lambda: scorer.running == 1, "holding the models")
         found = []
-        for path, body, _ in refused:
-            started = loop.time()
-            response = await client.post(path, json=body)
-            found.append((response.status_code, loop.time() - started))
-        busy = 0 if running.done() else 1
+        for path, body, _ in refused:  # a refusal that queued would wait for release()
+            response = await asyncio.wait_for(client.post(path, json=body), 30)
+            found.append(response.status_code)
+        busy = scorer.running == 1 and not running.done()
+        scorer.release()
         await running
         return found, busy
 
-    found, busy = serve(settings_for(index_dir, scorer=SlowScorer(delay=6.0)), work)
-    assert busy == 1  # the slow job was still running when all the refusals came back
-    assert [status for status, _ in found] == [status for _, _, status in refused]
-    assert max(seconds for _, seconds in found) < 3.0  # 0.4 s for 1,999 claims, unloaded
+    found, busy = serve(settings_for(index_dir, scorer=scorer), work)
+    assert busy  # the check still held the models when all the refusals came back
+    assert found == [status for _, _, status in refused]
 
 
 def _plain_request(
@@ -840,7 +853,7 @@ def _plain_request(
     returns the status sent and the seconds until the gate was free again."""
     data = json.dumps(body).encode()
     left = asyncio.Event()
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
     calls = 0
 
     async def receive() -> dict[str, Any]:
@@ -851,7 +864,7 @@ def _plain_request(
         await left.wait()
         return {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(message)
 
     scope = {
@@ -940,53 +953,40 @@ def test_the_page_takes_its_verdict_colours_from_the_shared_stylesheet(index_dir
     assert ".sentence.verdict-contradicted" in css.text
 
 
-class CountingScorer(SlowScorer):
-    """A slow scorer that records how many of its calls ran at once."""
-
-    def __init__(self, delay: float) -> None:
-        import threading
-
-        super().__init__(delay)
-        self.running = 0
-        self.most = 0
-        self._lock = threading.Lock()
-
-    def run(self, premises: Any, hypotheses: Any) -> Any:
-        with self._lock:
-            self.running += 1
-            self.most = max(self.most, self.running)
-        try:
-            return super().run(premises, hypotheses)
-        finally:
-            with self._lock:
-                self.running -= 1
-
-
 @pytest.mark.parametrize("workers", [1, 2])
 def test_workers_bound_the_model_jobs_at_once(index_dir: Path, workers: int) -> None:
+    """Three checks at once: ``workers`` of them hold the models, the rest wait their turn."""
     body = {"pairs": [{"premise": "a", "claim": "b"}]}
-    scorer = CountingScorer(delay=0.6)
+    scorer = HeldScorer()
 
     async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
-        return list(await asyncio.gather(*(client.post("/v1/check", json=body) for _ in range(3))))
+        gate = gate_of(client)
+        sent = [asyncio.create_task(client.post("/v1/check", json=body)) for _ in range(3)]
+        await until(lambda: gate.pending == 3, "three checks admitted")
+        await until(lambda: scorer.running == workers, f"{workers} checks holding the models")
+        scorer.release()
+        return list(await asyncio.gather(*sent))
 
     replies = serve(settings_for(index_dir, scorer=scorer, workers=workers), work)
     assert [reply.status_code for reply in replies] == [200, 200, 200]
-    assert scorer.most == workers
+    assert (scorer.started, scorer.most) == (3, workers)
 
 
 def test_overload_counts_the_running_workers(index_dir: Path) -> None:
     body = {"pairs": [{"premise": "a", "claim": "b"}]}
 
+    scorer = HeldScorer()
+
     async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
+        gate = gate_of(client)
         held = [asyncio.create_task(client.post("/v1/check", json=body)) for _ in range(3)]
-        await asyncio.sleep(0.4)  # two run, one waits (queue = 1)
-        extra = await client.post("/v1/check", json=body)
+        await until(lambda: scorer.running == 2, "two checks running")
+        await until(lambda: gate.pending == 3, "one check waiting (queue = 1)")
+        extra = await asyncio.wait_for(client.post("/v1/check", json=body), 30)
+        scorer.release()
         return [*(await asyncio.gather(*held)), extra]
 
-    *held, extra = serve(
-        settings_for(index_dir, scorer=SlowScorer(delay=1.0), queue=1, workers=2), work
-    )
+    *held, extra = serve(settings_for(index_dir, scorer=scorer, queue=1, workers=2), work)
     assert [reply.status_code for reply in held] == [200, 200, 200]
     assert extra.status_code == 503
     assert extra.json()["error"]["message"] == (

@@ -12,7 +12,7 @@ import pytest
 from veracity.corpus.indexer import Indexer
 from veracity.retrieve.bm25 import BM25Builder
 
-from .conftest import SlowScorer, serve, settings_for
+from .conftest import HeldScorer, serve, settings_for, until
 
 pytestmark = pytest.mark.unit
 
@@ -81,20 +81,23 @@ def test_a_generation_in_use_is_not_removed_until_its_request_ends(tmp_path: Pat
     corpus, index = _index(tmp_path, FIRST)
     first = index / "gen-000001"
 
+    scorer = HeldScorer()
+
     async def work(client: httpx.AsyncClient) -> tuple[bool, bool, str]:
         running = asyncio.create_task(
             client.post("/v1/check", json={"pairs": [{"premise": "a", "claim": "b"}]})
         )
-        await asyncio.sleep(0.5)  # it leased gen-000001 and holds the worker for 3 s
+        await until(lambda: scorer.running == 1, "holding the worker on gen-000001")
         for text in EDITS:
             await asyncio.to_thread(_reindex, corpus, index, text)
         during = first.is_dir()
+        scorer.release()
         response = await running
         await client.get("/v1/version")  # the server moves to gen-000003, lets gen-000001 go
         await asyncio.to_thread(_reindex, corpus, index, FIRST)
         return during, first.is_dir(), response.headers["X-Veracity-Generation"]
 
-    during, after, generation = serve(settings_for(index, scorer=SlowScorer(delay=3.0)), work)
+    during, after, generation = serve(settings_for(index, scorer=scorer), work)
     assert during
     assert not after
     assert generation == "gen-000001"
