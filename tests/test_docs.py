@@ -55,7 +55,9 @@ def test_the_cli_reference_has_every_command_of_the_app() -> None:
 
     from veracity.cli import app
 
-    names = {command.name for command in typer.main.get_command(app).commands.values()}
+    group = typer.main.get_command(app)
+    assert isinstance(group, typer.core.TyperGroup)
+    names = {command.name for command in group.commands.values()}
     page = _cli_hook().render()
     assert len(names) >= 10
     for name in names:

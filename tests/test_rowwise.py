@@ -2,6 +2,7 @@
 
 import json
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import onnx
@@ -52,7 +53,7 @@ def _dense_model(path: Path) -> Path:
 @pytest.mark.unit
 @pytest.mark.parametrize("codes", ["uint8", "int8"])
 def test_rows_of_a_rewritten_product_do_not_depend_on_each_other(
-    tmp_path: Path, codes: str
+    tmp_path: Path, codes: Literal["uint8", "int8"]
 ) -> None:
     model = onnx.load(str(_dense_model(tmp_path)))
     assert rowwise_quantization(model, code_type=codes) == 2

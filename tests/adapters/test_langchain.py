@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.documents import Document
@@ -31,7 +32,7 @@ def test_a_chain_s_answer_is_verified_against_its_retrieved_documents(
     index_dir: Path, scorer: TablePairScorer
 ) -> None:
     retriever = VeracityRetriever(index=str(index_dir), mode="bm25", k=1)
-    chain = RunnableLambda(
+    chain: Any = RunnableLambda(
         lambda q: {"input": q, "context": retriever.invoke(q), "answer": WRONG}
     ) | VerifyAnswer(verifier=scorer)
     out = chain.invoke("When did Frisch win the Nobel Prize?")

@@ -55,9 +55,9 @@ def test_with_an_index_a_line_needs_no_sources() -> None:
     item = parse_line('{"id": 5, "answer": "Bees dance."}', 1, sources_field=None)
     assert isinstance(item, BatchItem)
     assert item.key == "id:5"
-    assert parse_line(
-        '{"id": 5, "answer": "x", "docs": ["y"]}', 1, sources_field="docs"
-    ).sources == ("y",)
+    with_docs = parse_line('{"id": 5, "answer": "x", "docs": ["y"]}', 1, sources_field="docs")
+    assert isinstance(with_docs, BatchItem)
+    assert with_docs.sources == ("y",)
 
 
 def test_record_keys_of_reports_and_errors() -> None:

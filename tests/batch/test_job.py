@@ -29,6 +29,7 @@ SETTINGS = VerifySettings(partial(TablePairScorer, TABLE))
 def _lines(count: int) -> list[str]:
     lines = []
     for number in range(count):
+        row: dict[str, object]
         if number % 2:
             row = {
                 "id": f"q{number}",
@@ -151,7 +152,7 @@ def test_a_verifier_that_breaks_gives_error_records_not_a_stop(tmp_path: Path) -
         ),
         (lambda: VerifySettings(partial(TablePairScorer, {}), rule="majority"), "any"),
         (
-            lambda: VerifySettings(partial(TablePairScorer, {}), window="page"),
+            lambda: VerifySettings(partial(TablePairScorer, {}), window="page"),  # type: ignore[arg-type]
             "claim, focused, passage",
         ),
         (lambda: VerifyBatch(SETTINGS, sources_field=None), "sources_field"),

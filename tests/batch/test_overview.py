@@ -276,7 +276,7 @@ def test_a_record_that_is_not_one_names_its_position() -> None:
 
 def test_options_are_checked_early() -> None:
     with pytest.raises(OptionError, match="a list of field names"):
-        BatchOverview(by="model")  # type: ignore[arg-type]
+        BatchOverview(by="model")
     with pytest.raises(OptionError, match="each field once"):
         BatchOverview(by=["model", "model"])
     with pytest.raises(OptionError, match="from 1 to 200"):

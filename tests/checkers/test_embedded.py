@@ -57,7 +57,7 @@ def test_claim_longer_than_the_window_is_an_error(verifier: EmbeddedVerifier) ->
         verifier.run([PREMISE], [" ".join(["Curie won prizes"] * 40)])
 
 
-def test_missing_model_folder_says_how_to_get_one(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_missing_model_folder_says_how_to_get_one(tmp_path) -> None:
     with pytest.raises(ModelError, match="train-verifier"):
         EmbeddedVerifier(model_dir=tmp_path).load()
 

@@ -26,6 +26,7 @@ class BagOfWordsEmbedder:
 
     model_id = "bag-of-words"
     max_tokens = 256
+    dimension = 97
 
     def __init__(self) -> None:
         self.calls: list[list[str]] = []
@@ -35,10 +36,10 @@ class BagOfWordsEmbedder:
 
     def run(self, texts: Sequence[str]) -> Embeddings:
         self.calls.append(list(texts))
-        vectors = np.zeros((len(texts), 97), dtype=np.float32)
+        vectors = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for row, text in enumerate(texts):
             for word in text.lower().replace(".", " ").split():
-                vectors[row, zlib.crc32(word.encode()) % 97] += 1.0
+                vectors[row, zlib.crc32(word.encode()) % self.dimension] += 1.0
         norms = np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
         return Embeddings(vectors / norms, self.model_id)
 

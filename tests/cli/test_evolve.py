@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from veracity import cli
@@ -33,7 +34,7 @@ def index(tmp_path: Path) -> Path:
     return folder
 
 
-def app(replies: list[str]) -> tuple[object, ScriptedChatModel]:
+def app(replies: list[str]) -> tuple[typer.Typer, ScriptedChatModel]:
     chat = ScriptedChatModel(replies, model_id="scripted-llm")
     return cli.build_app(
         cli.Models(

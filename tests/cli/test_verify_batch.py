@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.unit
 SOURCE = "Honey bees perform a waggle dance to show other workers where food is."
 TABLE = {(SOURCE, "Honey bees perform a waggle dance."): (0.9, 0.02, 0.08)}
 APP = cli.build_app(cli.Models(verifier=lambda name: TablePairScorer(TABLE)))
-LINES = [
+LINES: list[dict[str, Any]] = [
     {"id": "a", "answer": "Honey bees perform a waggle dance.", "docs": [SOURCE]},
     {
         "id": "b",

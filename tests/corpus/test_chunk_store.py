@@ -11,7 +11,7 @@ from veracity.corpus.base import ChunkLookup
 from veracity.corpus.chunker import Chunker
 from veracity.corpus.store import ChunkStore, FileInfo, LineFailure
 from veracity.errors import IndexStoreError
-from veracity.types import Document, Page, Section
+from veracity.types import Chunk, Document, Page, Section
 
 pytestmark = pytest.mark.unit
 
@@ -44,7 +44,7 @@ DOCS = [
 def filled(tmp_path):
     path = tmp_path / "store.sqlite"
     chunker = Chunker(size=16, overlap=4)
-    expected = []
+    expected: list[Chunk] = []
     with ChunkStore.create(path) as store:
         for document in DOCS:
             store.add_document(document)

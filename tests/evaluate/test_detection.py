@@ -57,7 +57,10 @@ def test_precision_at_base_rates_uses_measured_tpr_and_fpr() -> None:
     expected = [0.0375 / (0.0375 + 0.2375), 0.075 / (0.075 + 0.225), 0.15 / (0.15 + 0.2)]
     assert [p.precision for p in report.at_base_rates] == pytest.approx(expected)
     one = detector_report(SCORES, LABELS, threshold=0.5, base_rates=(0.1,))
-    assert one.at_base_rates == (BaseRatePrecision(0.1, pytest.approx(0.25)),)
+    [at_tenth] = one.at_base_rates
+    assert isinstance(at_tenth, BaseRatePrecision)
+    assert at_tenth.base_rate == 0.1
+    assert at_tenth.precision == pytest.approx(0.25)
 
 
 def test_threshold_is_inclusive() -> None:
@@ -108,7 +111,10 @@ def test_per_type_precision_where_types_partition_the_items() -> None:
     tasks = ["qa"] * 4 + ["sum"] * 4
     result = per_type_prf([1, 1, 1, 1, 0, 0, 0, 0], LABELS, tasks)
     # qa: labels 1 1 0 1, all flagged; sum: labels 0 1 0 0, none flagged
-    assert result["qa"] == TypeScores(4, 3, 3, 1, 1.0, pytest.approx(0.75), pytest.approx(6 / 7))
+    qa = result["qa"]
+    assert (qa.items, qa.positives, qa.caught, qa.false_positives, qa.recall) == (4, 3, 3, 1, 1.0)
+    assert qa.precision == pytest.approx(0.75)
+    assert qa.f1 == pytest.approx(6 / 7)
     assert result["sum"] == TypeScores(4, 1, 0, 0, 0.0, 0.0, 0.0)
 
 

@@ -6,6 +6,7 @@ import json
 import random
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -76,7 +77,7 @@ def rouge_fitness(weight: float = 10.0) -> Fitness:
     return Fitness(OverlapRelevanceScorer(), RougeBonus(n=2, top=2), weight=weight)
 
 
-def evolve(seed: int = 0, fitness: Fitness | None = None, **config: int) -> tuple:
+def evolve(seed: int = 0, fitness: Fitness | None = None, **config: int) -> tuple[Any, ...]:
     chat = VaryingChat()
     settings = {"offspring": 6, "max_iterations": 8, "max_calls": 60, **config}
     result = Evolver(chat, fitness or rouge_fitness(), EvolveConfig(seed=seed, **settings)).run(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import pytest
-from failing_scorers import FailingScorer
 
 from veracity import defaults
 from veracity.errors import InputError, OptionError
@@ -23,6 +22,8 @@ from veracity.generate.grounded import GroundedGenerator
 from veracity.retrieve.base import Retriever
 from veracity.testing import ScriptedChatModel, TablePairScorer
 from veracity.types import Confidence, Hit, SearchResult
+
+from .failing_scorers import FailingScorer
 
 pytestmark = pytest.mark.unit
 
@@ -199,7 +200,7 @@ def test_a_confident_question_is_answered_and_verified(hits):
     assert not answer.abstention.abstain
     assert [s.status for s in answer.sentences] == ["supported"]
     assert answer.sources == hits[:2]
-    assert ask.retriever.queries == [(QUESTION, 2)]  # type: ignore[attr-defined]
+    assert ask.retriever.queries == [(QUESTION, 2)]
     assert len(chat.requests) == 1
     assert all(
         value >= 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import pytest
 
@@ -171,6 +172,7 @@ def test_a_floor_on_answered_questions_gives_the_best_f1_that_keeps_it():
     assert (floored.answered, floored.abstained) == (2, 1)
     assert floored.f1 == pytest.approx(2 / 3)
     assert calibrate(values, should, signal="s", min_answered=0.5).threshold == pytest.approx(0.6)
+    bad: Any
     for bad in (-0.1, 1.5, True, "0.9"):
         with pytest.raises(InputError, match="min_answered"):
             calibrate(values, should, signal="s", min_answered=bad)

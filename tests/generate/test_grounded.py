@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from failing_scorers import FailingScorer, ShortWindowScorer, WordBudgetScorer
 
 from veracity.errors import GenerationError, InputError, OptionError
 from veracity.generate.check import CitationChecker, claim_parts
@@ -12,6 +11,8 @@ from veracity.llm.base import ChatRequest
 from veracity.prompts import load_prompt
 from veracity.testing import NetworkDecision, ScriptedChatModel, TablePairScorer
 from veracity.types import SENTENCE_STATUSES, Chunk, Hit, Span
+
+from .failing_scorers import FailingScorer, ShortWindowScorer, WordBudgetScorer
 
 pytestmark = pytest.mark.unit
 

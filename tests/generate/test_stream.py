@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator
 
 import pytest
 
@@ -43,9 +43,14 @@ class _Watched(ScriptedChatModel):
         self.written = 0
         self.closed = False
 
-    def stream(self, request: ChatRequest) -> Iterator[str]:
+    def stream(self, request: ChatRequest) -> Generator[str, None, str]:
+        pieces = super().stream(request)
         try:
-            for piece in super().stream(request):
+            while True:
+                try:
+                    piece = next(pieces)
+                except StopIteration as end:
+                    return end.value
                 self.written += 1
                 yield piece
         finally:

@@ -53,7 +53,7 @@ def test_ties_keep_the_first_stage_order() -> None:
         def load(self) -> Constant:
             return self
 
-        def run(self, query: str, passages: list[str]) -> RelevanceScores:
+        def run(self, query: str, passages: Sequence[str]) -> RelevanceScores:
             return RelevanceScores(
                 query,
                 tuple(RelevanceScore(0.0, Span(0, len(p))) for p in passages),
@@ -69,7 +69,7 @@ def test_ties_keep_the_first_stage_order() -> None:
 
 def test_windowed_candidates_are_named_in_a_note() -> None:
     class Windowed(OverlapRelevanceScorer):
-        def run(self, query: str, passages: list[str]) -> RelevanceScores:  # type: ignore[override]
+        def run(self, query: str, passages: Sequence[str]) -> RelevanceScores:
             scores = super().run(query, passages)
             return RelevanceScores(
                 query, tuple(RelevanceScore(s.logit, s.window, 3) for s in scores.scores), "w", "0"

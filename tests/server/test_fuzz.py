@@ -37,7 +37,7 @@ def test_no_request_makes_the_server_fail(index_dir: Path) -> None:
             database=None,
             suppress_health_check=list(HealthCheck),
         )
-        def fuzz(case) -> None:  # type: ignore[no-untyped-def]
+        def fuzz(case) -> None:
             nonlocal tried
             tried += 1
             response = case.call(timeout=30)
@@ -90,7 +90,7 @@ def test_every_answer_is_one_the_api_description_declares(index_dir: Path) -> No
                 database=None,
                 suppress_health_check=list(HealthCheck),
             )
-            def fuzz(case) -> None:  # type: ignore[no-untyped-def]
+            def fuzz(case) -> None:
                 nonlocal tried
                 tried += 1
                 response = case.call(timeout=30)

@@ -22,7 +22,7 @@ from veracity.train.data.contrast import (
     twin_rows,
     weaken_obligation,
 )
-from veracity.train.data.schema import Row
+from veracity.train.data.schema import DataLabel, Row
 
 pytestmark = pytest.mark.unit
 
@@ -133,14 +133,14 @@ def test_an_adjective_is_negated_through_its_antonym() -> None:
     assert negate_antonym("All gates are open.") is None
 
 
-def _row(i: int, claim: str, label: str = "supported") -> Row:
+def _row(i: int, claim: str, label: DataLabel = "supported") -> Row:
     return Row(
         f"src-{i}",
         f"Premise {i}. {claim}",
         claim,
         label,
         "src",
-        "public",  # type: ignore[arg-type]
+        "public",
         f"g{i}",
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from veracity.train.data.text import detokenize
 pytestmark = pytest.mark.unit
 
 
-def _write(path: Path, rows: list[dict[str, object]]) -> None:
+def _write(path: Path, rows: Sequence[Mapping[str, object]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 

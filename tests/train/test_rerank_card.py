@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -98,7 +99,7 @@ def test_a_chain_of_runs_lists_every_run_and_each_data_folder_once(tmp_path: Pat
         "config": {**TRAIN, "data_dir": str(first_data), "freeze_embeddings": True},
     }
     (first / "checkpoint" / "state.json").write_text(json.dumps(first_state))
-    second = {
+    second: dict[str, Any] = {
         "step": 200,
         "train_seconds": 1800.0,
         "config": {**TRAIN, "init_from": str(first / "checkpoint"), "freeze_embeddings": True},

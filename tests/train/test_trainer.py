@@ -2,7 +2,9 @@
 
 import json
 import random
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -332,18 +334,22 @@ def test_excluded_kinds_leave_training_but_not_the_recorded_config(tmp_path: Pat
 class LastNumberTeacher:
     """A fake teacher for distillation: a claim's score is its last number / 100."""
 
-    def run(self, premises: list[str], claims: list[str]) -> object:
-        class Result:
-            def supported(self) -> list[float]:
-                return [
-                    float(c.rstrip(".").split()[-1]) / 100 if c.split()[-1][:1].isdigit() else 0.5
-                    for c in claims
-                ]
-
-        return Result()
+    def run(self, premises: Sequence[str], claims: Sequence[str]) -> "_LastNumbers":
+        return _LastNumbers(claims)
 
 
-def distilled(data_dir: Path, out: Path, **changes: object) -> TrainConfig:
+class _LastNumbers:
+    def __init__(self, claims: Sequence[str]) -> None:
+        self.claims = claims
+
+    def supported(self) -> list[float]:
+        return [
+            float(c.rstrip(".").split()[-1]) / 100 if c.split()[-1][:1].isdigit() else 0.5
+            for c in self.claims
+        ]
+
+
+def distilled(data_dir: Path, out: Path, **changes: Any) -> TrainConfig:
     from dataclasses import replace
 
     return replace(config(data_dir, out), distill_weight=2.0, **changes)

@@ -127,7 +127,7 @@ def test_a_heading_above_a_statement_names_its_subject_but_is_no_statement() -> 
 def test_claim_words_are_the_subjects_and_the_rests_content_words(
     claim: str, subject: set[str], rest: set[str]
 ) -> None:
-    assert claim_words(claim) == (subject, rest)
+    assert claim_words(claim) == (frozenset(subject), frozenset(rest))
 
 
 def test_a_verbless_passage_is_a_fragment_only_while_short() -> None:

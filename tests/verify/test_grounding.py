@@ -63,9 +63,7 @@ def test_a_verifier_failure_fails_the_check_in_either_mode() -> None:
             layers=("nli",),
             mode=mode,
             threshold=0.5,
-        ).run(  # type: ignore[arg-type]
-            "The museum opens on Mondays.", [SOURCE]
-        )
+        ).run("The museum opens on Mondays.", [SOURCE])
         assert not grounding.passed
         assert grounding.failing[0].label == "error"
         assert "failed: " in grounding.explain()
@@ -94,7 +92,7 @@ def test_bad_options_are_refused_by_name(options: dict[str, object], named: str)
 
 def test_one_source_not_in_a_list_is_refused_with_the_fix() -> None:
     with pytest.raises(InputError, match=r"wrap the one source as \[source\]"):
-        check().run("The museum is closed on Mondays.", SOURCE)  # type: ignore[arg-type]
+        check().run("The museum is closed on Mondays.", SOURCE)
 
 
 def test_no_sources_is_refused() -> None:

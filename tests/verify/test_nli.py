@@ -3,6 +3,7 @@ import math
 import pytest
 
 from veracity import defaults
+from veracity.defaults import EvidenceWindow
 from veracity.errors import OptionError
 from veracity.testing import TablePairScorer
 from veracity.types import Chunk, Claim, PairScore, PairScores, Span
@@ -12,7 +13,7 @@ from veracity.verify.nli import NLILayer, aggregate_support, join_passages
 pytestmark = pytest.mark.unit
 
 #: The tests written before one window per claim: each passage read on its own.
-PASSAGE = "passage"
+PASSAGE: EvidenceWindow = "passage"
 
 A = Chunk("a.md#0", "a.md", 0, "Bees dance.", 100, 111, title="A", section=("Bees",), page=2)
 B = Chunk("b.md#0", "b.md", 0, "Bees never dance.", 0, 17)
@@ -59,7 +60,7 @@ def test_labels_citations_and_anti_citations_from_one_batched_call() -> None:
 
 def test_evidence_spans_are_shifted_into_document_coordinates() -> None:
     class WithEvidence(TablePairScorer):
-        def run(self, premises, hypotheses):  # type: ignore[no-untyped-def]
+        def run(self, premises, hypotheses):
             return PairScores(
                 tuple(
                     PairScore(0.9, 0.0, 0.1, Span(0, len(p)), evidence=(Span(0, 4),))
@@ -89,7 +90,7 @@ def test_contradicted_needs_the_contradiction_to_beat_support() -> None:
 
 def test_no_passage_is_unsupported_and_failed_pairs_are_errors_not_scores() -> None:
     class Failing(TablePairScorer):
-        def run(self, premises, hypotheses):  # type: ignore[no-untyped-def]
+        def run(self, premises, hypotheses):
             return PairScores(
                 tuple(PairScore.failure("reply unreadable", window=Span(0, 1)) for _ in premises),
                 "failing",
@@ -254,7 +255,7 @@ def test_a_claim_reads_one_window_across_its_passages_and_each_keeps_its_spans()
     class Selecting(TablePairScorer):
         """Reads the first and last passage of a premise of three, as a selector would."""
 
-        def run(self, premises, hypotheses):  # type: ignore[no-untyped-def]
+        def run(self, premises, hypotheses):
             self.calls.append(len(premises))
             scores = []
             for premise in premises:
@@ -302,7 +303,7 @@ def test_a_claim_window_premise_is_its_passages_joined_by_blank_lines() -> None:
 
 def test_a_failed_window_fails_every_passage_of_its_claim() -> None:
     class Failing(TablePairScorer):
-        def run(self, premises, hypotheses):  # type: ignore[no-untyped-def]
+        def run(self, premises, hypotheses):
             return PairScores(
                 tuple(PairScore.failure("bad reply", window=Span(0, len(p))) for p in premises),
                 "failing",
@@ -399,11 +400,11 @@ def test_a_focused_window_chooses_with_the_selector_of_the_wrapped_scorer() -> N
         def load(self) -> "Wrapper":
             return self
 
-        def run(self, premises, hypotheses):  # type: ignore[no-untyped-def]
+        def run(self, premises, hypotheses):
             return self.scorer.run(premises, hypotheses)
 
     inner = Inner({}, default=(0.9, 0.05, 0.05))
-    layer = NLILayer(Wrapper(inner), window="focused")  # type: ignore[arg-type]
+    layer = NLILayer(Wrapper(inner), window="focused")
     assert layer._selector() is Inner.selector
     default = NLILayer(TablePairScorer({}), window="focused")._selector()
     assert default.max_tokens == defaults.VERIFIER_MAX_TOKENS

@@ -170,7 +170,7 @@ def test_stream_verifies_each_sentence_once_it_is_complete() -> None:
     pieces = ["Honey bees perform a wag", "gle dance. Bumblebees perform", " a waggle dance."]
     seen: list[tuple[int, str]] = []
 
-    def deltas():  # type: ignore[no-untyped-def]
+    def deltas():
         for piece in pieces:
             yield piece
             seen.append((len(streamed), piece))

@@ -4,6 +4,7 @@ answer, from a tiny token classifier built in the test and from the overlap fake
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,11 +20,11 @@ SOURCE = "The museum opens at nine and is closed on Mondays."
 ANSWER = "The museum is closed on Mondays. It opens at ten on Sundays."
 
 
-def _verify(answer: str, **options: object) -> Report:
+def _verify(answer: str, **options: Any) -> Report:
     chunks = source_chunks(source_documents(texts=[SOURCE]))
     verifier = make_answer_verifier(
         TablePairScorer({}), sources=chunks, layers=("nli",), decontextualize=False, **options
-    )  # type: ignore[arg-type]
+    )
     return verifier.run(answer)
 
 

@@ -93,14 +93,14 @@ def check(result: ClaimSet) -> None:
     assert "".join(lost).strip() == "", (answer, lost)
     spans = {sentence.index: sentence.span for sentence in sentences}
     for claim in result.claims:
-        sentence = spans[claim.sentence]
-        assert sentence.start <= claim.span.start <= claim.span.end <= sentence.end
+        read = spans[claim.sentence]
+        assert read.start <= claim.span.start <= claim.span.end <= read.end
         written = claim.span.of(answer)
         if all(_SPAN_KEEPING.match(edit) for edit in claim.edits):
             assert claim.text == expected(answer, written, claim.edits), (claim, written)
         else:  # rewritten: the sentence's span, and only its words (or the function words)
-            assert claim.span == sentence, claim
-            words = set(_WORD.findall(sentence.of(answer).lower()))
+            assert claim.span == read, claim
+            words = set(_WORD.findall(read.of(answer).lower()))
             assert set(_WORD.findall(claim.text.lower())) <= words | {"the"}, (claim, answer)
 
 

@@ -612,8 +612,8 @@ def test_knowledge_base_dates_and_names() -> None:
     kb = [(c.text, c.status, c.found) for c in checks if c.source == "knowledge_base"]
     assert kb == [("Munich", "mismatch", "Vienna"), ("1887", "mismatch", "1886-11-20")]
     _, _, checks = check("Karl von Frisch was born in Vienna in 1886.", [], layer=layer)
-    kb = [(c.text, c.status) for c in checks if c.source == "knowledge_base"]
-    assert kb == [("Vienna", "match"), ("1886", "match")]
+    matched = [(c.text, c.status) for c in checks if c.source == "knowledge_base"]
+    assert matched == [("Vienna", "match"), ("1886", "match")]
 
 
 @pytest.mark.unit

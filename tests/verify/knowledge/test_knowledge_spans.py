@@ -38,8 +38,9 @@ def test_every_span_lies_inside_its_own_text(claim: str, premise: str, offset: i
         if check.evidence is not None:
             assert offset <= check.evidence.start <= check.evidence.end <= len(document)
             assert check.evidence.of(document) == check.found
-        if getattr(check, "sentence", None) is not None:
-            assert offset <= check.sentence.start <= check.sentence.end <= len(document)
+        sentence = getattr(check, "sentence", None)
+        if sentence is not None:
+            assert offset <= sentence.start <= sentence.end <= len(document)
             assert check.evidence is not None
-            assert check.sentence.start <= check.evidence.start
-            assert check.evidence.end <= check.sentence.end
+            assert sentence.start <= check.evidence.start
+            assert check.evidence.end <= sentence.end
