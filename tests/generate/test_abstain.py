@@ -224,7 +224,8 @@ def test_without_an_abstainer_every_question_reaches_the_model(hits):
 
 def test_load_is_idempotent(hits):
     ask, _ = asker(hits, Confidence(top_bm25=9.0), [])
-    assert ask.load() is ask.load()
+    assert ask.load() is ask  # (before: load() is load(), which None is None also passes)
+    assert ask.load() is ask
 
 
 def test_asker_inputs_are_validated(hits):

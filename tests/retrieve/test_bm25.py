@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import bm25s
@@ -216,7 +217,10 @@ def test_other_format_version_raises(chunks_of, generation):
 def test_init_does_no_io_and_load_is_idempotent(chunks_of, tmp_path):
     retriever = BM25Retriever(chunks_of(CORPUS), tmp_path / "nowhere")  # no error yet
     BM25Builder().build(chunks_of(CORPUS), tmp_path / "nowhere", None)
-    assert retriever.load() is retriever.load()
+    assert retriever.load() is retriever
+    shutil.rmtree(tmp_path / "nowhere")  # a second load reads nothing again
+    assert retriever.load() is retriever
+    assert retriever.run("honeybees wings", k=1).hits
     assert isinstance(retriever, Retriever)
 
 
