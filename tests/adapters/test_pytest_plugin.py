@@ -1,5 +1,6 @@
 """The pytest plugin: assert_grounded in a user's test suite, run by pytest in a subprocess
-(pytester; in-process runs unload numpy between runs, which it does not survive)."""
+(pytester; in-process runs unload numpy between runs, which it does not survive). A fresh
+Python that imports veracity and runs a suite takes seconds: those are integration tests."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.unit
 pytest_plugins = ("pytester",)
 
 PLUGIN = "veracity.adapters.pytest_plugin"
@@ -38,6 +38,7 @@ def user_suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> py
     return pytester
 
 
+@pytest.mark.integration
 def test_a_user_suite_passes_and_fails_with_a_report_per_claim(user_suite: pytest.Pytester) -> None:
     user_suite.makeini("[pytest]\nveracity_verifier = lexical\n")  # the ini option picks it
     result = user_suite.runpytest_subprocess("-p", PLUGIN, "-p", "no:cacheprovider")
@@ -53,6 +54,7 @@ def test_a_user_suite_passes_and_fails_with_a_report_per_claim(user_suite: pytes
     )
 
 
+@pytest.mark.integration
 def test_an_unknown_verifier_is_an_error_naming_it(user_suite: pytest.Pytester) -> None:
     result = user_suite.runpytest_subprocess(
         "-p", PLUGIN, "--veracity-verifier", "bogus", "-p", "no:cacheprovider"
@@ -61,6 +63,7 @@ def test_an_unknown_verifier_is_an_error_naming_it(user_suite: pytest.Pytester) 
     result.stdout.fnmatch_lines(["*verifier='bogus' is not allowed*"])
 
 
+@pytest.mark.unit
 def test_the_plugin_is_declared_as_a_pytest11_entry_point() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["entry-points"]["pytest11"] == {"veracity": PLUGIN}

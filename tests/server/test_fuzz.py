@@ -1,5 +1,8 @@
 """Fuzz the API from its own OpenAPI schema (schemathesis), a bounded run on fake models:
-no request makes the server fail (5xx) or hang past the time limit."""
+no request makes the server fail (5xx) or hang past the time limit.
+
+Integration tests: each run sends some two hundred generated requests (seconds), far past a
+unit test's time; the unit tests of tests/server cover each limit and error on its own."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.unit
+pytestmark = pytest.mark.integration
 
 schemathesis = pytest.importorskip("schemathesis", reason="install the [dev] extra")
 from hypothesis import HealthCheck, given, settings  # noqa: E402

@@ -1,4 +1,7 @@
-"""End to end on a tiny fixture tree: determinism, split disjointness, eval-overlap dropping."""
+"""End to end on a tiny fixture tree: determinism, split disjointness, eval-overlap dropping.
+
+A build reads the real WordNet database and loads the real spaCy model (about 7 s on 2 cores):
+those tests are integration tests, and share one build where they can."""
 
 from __future__ import annotations
 
@@ -12,8 +15,6 @@ from veracity.errors import OptionError
 from veracity.train.data.build import BuildConfig, build, dedupe, split_rows, write
 from veracity.train.data.schema import Row
 from veracity.train.data.sources import PUBLIC_SOURCES
-
-pytestmark = pytest.mark.unit
 
 WIKI = [
     {
@@ -165,8 +166,15 @@ def _config(root: Path, seed: int = 13) -> BuildConfig:
     return BuildConfig(root=root, out=root / "out", seed=seed, scale=1.0, val_fraction=0.3)
 
 
-def test_same_seed_same_output(tiny_root: Path, tmp_path: Path) -> None:
-    first = build(_config(tiny_root))
+@pytest.fixture(scope="module")
+def built(tiny_root: Path) -> Any:
+    """One build of the tiny tree with seed 13."""
+    return build(_config(tiny_root))
+
+
+@pytest.mark.integration
+def test_same_seed_same_output(tiny_root: Path, built: Any, tmp_path: Path) -> None:
+    first = built
     second = build(_config(tiny_root))
     assert [r.to_json() for r in first.train] == [r.to_json() for r in second.train]
     assert [r.to_json() for r in first.val] == [r.to_json() for r in second.val]
@@ -178,8 +186,9 @@ def test_same_seed_same_output(tiny_root: Path, tmp_path: Path) -> None:
     assert [r.id for r in other.train + other.val] != [r.id for r in first.train + first.val]
 
 
-def test_rows_are_well_formed_and_eval_overlap_is_dropped(tiny_root: Path) -> None:
-    result = build(_config(tiny_root))
+@pytest.mark.integration
+def test_rows_are_well_formed_and_eval_overlap_is_dropped(built: Any) -> None:
+    result = built
     rows = result.train + result.val
     kinds = {r.kind for r in rows}
     assert {"public", "qa_statement", "qa_counterfactual", "multi_sentence"} <= kinds
@@ -197,8 +206,9 @@ def test_rows_are_well_formed_and_eval_overlap_is_dropped(tiny_root: Path) -> No
     )
 
 
-def test_train_and_val_share_no_premise_text(tiny_root: Path) -> None:
-    result = build(_config(tiny_root))
+@pytest.mark.integration
+def test_train_and_val_share_no_premise_text(built: Any) -> None:
+    result = built
     assert result.val
     assert result.train
     train_premises = {r.premise for r in result.train}
@@ -208,8 +218,9 @@ def test_train_and_val_share_no_premise_text(tiny_root: Path) -> None:
         assert row.group not in train_groups
 
 
-def test_card_lists_licenses_and_counts(tiny_root: Path) -> None:
-    card = build(_config(tiny_root)).card
+@pytest.mark.integration
+def test_card_lists_licenses_and_counts(built: Any) -> None:
+    card = built.card
     assert card["licenses"]["fm2"] == "License of fm2"
     assert card["licenses"]["nli_misc_felipessalvatore/mnli"] == (
         "License of nli_misc_felipessalvatore/rte"
@@ -222,6 +233,7 @@ def _row(i: int, premise: str, group: str, label: str = "supported") -> Row:
     return Row(f"r{i}", premise, f"claim {i}", label, "s", "k", group)  # type: ignore[arg-type]
 
 
+@pytest.mark.unit
 def test_split_keeps_shared_premises_together() -> None:
     rows = [_row(i, f"premise {i % 7}", f"g{i % 11}") for i in range(200)]
     train, val = split_rows(rows, seed=1, val_fraction=0.3)
@@ -229,6 +241,7 @@ def test_split_keeps_shared_premises_together() -> None:
     assert not {r.premise for r in train} & {r.premise for r in val}
 
 
+@pytest.mark.unit
 def test_dedupe_drops_repeats_and_conflicts() -> None:
     from collections import Counter
 
@@ -244,6 +257,7 @@ def test_dedupe_drops_repeats_and_conflicts() -> None:
     assert stats["dropped_conflicting_pair"] == 1
 
 
+@pytest.mark.unit
 def test_bad_scale_is_refused(tiny_root: Path) -> None:
     with pytest.raises(OptionError, match="scale"):
         BuildConfig(root=tiny_root, out=tiny_root, scale=0)
