@@ -11,6 +11,7 @@ Every import is read from the source (those inside functions too), except import
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +122,7 @@ def _files(room: str) -> list[Path]:
     return [PACKAGE / f"{room}.py"]
 
 
+@functools.cache  # read once per run: several tests ask for every room
 def _imports(room: str) -> dict[str, set[str]]:
     """Every module of ``room`` and the other veracity rooms it imports at run time."""
     found = {}

@@ -36,6 +36,13 @@ class Tags(HTMLParser):
         self.attributes.extend((name, value or "") for name, value in attrs)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def plots_imported() -> None:
+    """matplotlib's first plot in a process takes seconds that no one test should count."""
+    if find_spec("matplotlib") is not None:
+        BatchOverview().run([record("warm", 1, ["supported"])])
+
+
 def record(
     item_id: str,
     line: int,

@@ -22,8 +22,10 @@ DOCS = {
 REWRITE = "Honeybees dance to tell nestmates where the flowers are."
 
 
-@pytest.fixture
-def index(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The index of DOCS, made once: the commands only read it."""
+    tmp_path = tmp_path_factory.mktemp("evolve")
     docs = tmp_path / "docs"
     docs.mkdir()
     for name, text in DOCS.items():
