@@ -7,9 +7,9 @@ import itertools
 
 import pytest
 
-import veracity.verify.knowledge.tokens as tokens_module
+import veracity.rules.tokens as tokens_module
+from veracity.rules import TOKEN_CLASSES, compare_tokens, extract_tokens
 from veracity.types import Span
-from veracity.verify.knowledge import TOKEN_CLASSES, compare_tokens, extract_tokens
 
 
 def tokens(text: str) -> list[tuple[str, str, str]]:

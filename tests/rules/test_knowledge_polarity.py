@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from veracity.rules.layer import KnowledgeLayer
+from veracity.rules.polarity import polarity_checks, polarity_conflicts
 from veracity.types import Chunk, Claim, Span
-from veracity.verify.knowledge.layer import KnowledgeLayer
-from veracity.verify.knowledge.polarity import polarity_checks, polarity_conflicts
 
 pytestmark = pytest.mark.unit
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from veracity.text.polarity import antonyms_of, negation_cues, unit_dimension
+from veracity.rules.polarity import antonyms_of, negation_cues, unit_dimension
 
 pytestmark = pytest.mark.unit
 

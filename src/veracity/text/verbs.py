@@ -1,7 +1,13 @@
-"""Just enough English verb morphology to turn "did X win" into "X won".
+"""Just enough English verb morphology to turn "did X win" into "X won": the irregular verbs,
+common base forms, past tense and third person.
+
+The claim reader (:mod:`veracity.text.grammar`) finds verbs with these forms, and the training
+data (``veracity.train.data``) writes statements with them.
 
 >>> past("win"), past("marry"), past("stop"), third_person("go")
 ('won', 'married', 'stopped', 'goes')
+>>> regular_past("win")
+'winned'
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ __all__ = [
     "is_base_verb",
     "is_participle",
     "past",
+    "regular_past",
     "third_person",
 ]
 
@@ -115,9 +122,14 @@ def is_participle(word: str) -> bool:
 def past(verb: str) -> str:
     """Simple past of a base-form verb."""
     low = verb.lower()
-    if low in IRREGULAR_PAST:
-        out = IRREGULAR_PAST[low]
-    elif low.endswith("e"):
+    out = IRREGULAR_PAST[low] if low in IRREGULAR_PAST else regular_past(low)
+    return out if verb.islower() else verb[:1] + out[1:]
+
+
+def regular_past(verb: str) -> str:
+    """The "-ed" past of a lower-case base-form verb, irregular or not ("stop" -> "stopped")."""
+    low = verb
+    if low.endswith("e"):
         out = low + "d"
     elif low.endswith("y") and len(low) > 2 and low[-2] not in _VOWELS:
         out = low[:-1] + "ied"
@@ -131,7 +143,7 @@ def past(verb: str) -> str:
         out = low + low[-1] + "ed"  # stop -> stopped (one-syllable CVC words)
     else:
         out = low + "ed"
-    return out if verb.islower() else verb[:1] + out[1:]
+    return out
 
 
 def third_person(verb: str) -> str:

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from veracity.rules.layer import KnowledgeLayer
+from veracity.rules.polarity import polarity_conflicts
 from veracity.types import Chunk, Claim, Span
-from veracity.verify.knowledge.layer import KnowledgeLayer
-from veracity.verify.knowledge.polarity import polarity_conflicts
 
 pytestmark = pytest.mark.unit
 

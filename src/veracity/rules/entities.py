@@ -7,7 +7,7 @@ Backends (``ner``):
   organisations, places, facilities, works, events, laws, products and languages). Dates,
   amounts and numbers are left to :mod:`.values`; nationalities and groups (``NORP``:
   "Austrian") are left out, since a passage rarely repeats the adjective ("Austria").
-- ``rules``: runs of capitalised words (:func:`veracity.checkers.features.capitalised_entities`),
+- ``rules``: runs of capitalised words (:func:`veracity.text.numbers.capitalised_entities`),
   without month and weekday names, and without a lone capitalised word that opens a sentence:
   the rules cannot tell "Paris is ..." from "Bees make ...", so such a word is not taken as a
   name. Lower recall than spaCy (a sentence-initial one-word name is missed) and no types.
@@ -37,11 +37,11 @@ from typing import Any, Literal, get_args
 
 from veracity import defaults
 from veracity._deps import require
-from veracity.checkers.features import capitalised_entities
 from veracity.defaults import NerBackend
 from veracity.errors import MissingDependencyError, ModelError, OptionError
+from veracity.rules.values import MONTHS
+from veracity.text.words import capitalised_entities
 from veracity.types import Span
-from veracity.verify.knowledge.values import MONTHS
 
 __all__ = [
     "NER_BACKENDS",

@@ -5,9 +5,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from veracity.rules.units import UNITS
 
-from veracity.checkers.features import numbers
-from veracity.verify.knowledge.values import UNITS, Value, compare, extract_values
+from veracity.rules.values import Value, compare, extract_values
+from veracity.text.numbers import numbers
 
 pytestmark = pytest.mark.unit
 

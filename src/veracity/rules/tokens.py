@@ -1,6 +1,6 @@
 """Code-like tokens of a text: paths, URLs, identifiers, flags, versions, quoted strings.
 
-Each token is a :class:`~veracity.verify.knowledge.values.Value` of kind ``code``; its ``unit``
+Each token is a :class:`~veracity.rules.values.Value` of kind ``code``; its ``unit``
 is its class, and tokens compare only within a class (see :func:`compare_tokens`):
 
 - ``path``: ``/bin/bash``, ``~/.bashrc``, ``./configure``, ``C:\\Windows``, ``src/main.py`` (a
@@ -25,7 +25,7 @@ is its class, and tokens compare only within a class (see :func:`compare_tokens`
 
 Text in backticks or quotes takes the class of its content when that is one token (``\\`/bin/sh\\```
 is a ``path``). Spans never overlap: the first rule in the order above wins, and a token never cuts
-through a value of :func:`~veracity.verify.knowledge.values.extract_values` (``3.11`` stays a
+through a value of :func:`~veracity.rules.values.extract_values` (``3.11`` stays a
 number; ``--level=9`` is a flag holding the number 9).
 
 >>> [(t.unit, t.value) for t in extract_tokens("Run `gzip -9` as user www-data, see /etc/gzip.")]
@@ -39,8 +39,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from veracity.rules.values import Relation, Value, extract_values
 from veracity.types import Span
-from veracity.verify.knowledge.values import Relation, Value, extract_values
 
 __all__ = ["CUE_NOUNS", "TOKEN_CLASSES", "compare_tokens", "extract_tokens"]
 
@@ -129,7 +129,7 @@ _END_PUNCTUATION = ".,;:!?)]}>'\""
 def extract_tokens(text: str, *, values: Sequence[Value] | None = None) -> tuple[Value, ...]:
     """Every code-like token of ``text``, in order of position (see the module docstring).
 
-    ``values`` are the text's :func:`~veracity.verify.knowledge.values.extract_values`, when
+    ``values`` are the text's :func:`~veracity.rules.values.extract_values`, when
     the caller has them already.
 
     >>> [(t.unit, t.text) for t in extract_tokens("Set cache_effective_user=proxy in squid.conf")]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from veracity.errors import DocumentError, InputError
-from veracity.verify.knowledge.kb import Fact, KnowledgeBase
+from veracity.rules.kb import Fact, KnowledgeBase
 
 pytestmark = pytest.mark.unit
 

@@ -1,6 +1,17 @@
-"""Contradictions a reader can see without a network: a claim against the one sentence of the
-evidence that says the same thing, with a "not" more or less, a word turned into its antonym,
-or a quantifier reversed.
+"""Polarity: the words that turn a sentence's meaning around, and the contradictions a reader
+can see with them without a network: a claim against the one sentence of the evidence that says
+the same thing, with a "not" more or less, a word turned into its antonym, or a quantifier
+reversed.
+
+The lexicon (negation cues, the antonyms of ``antonyms.txt``, contrary quantifiers, units of
+duration) is read by these checks and by the verifier's training data, which makes its
+contradicted twins with the same lists, so that what the network is taught and what the rules
+check are the same words.
+
+>>> sorted(antonyms_of("opens"))
+['closes']
+>>> [m.group(0) for m in negation_cues("The museum does not open and never closes.")]
+['not', 'never']
 
 The rule reads only *aligned* evidence, never an unrelated sentence, and only words in aligned
 positions:
@@ -13,7 +24,7 @@ positions:
    word: a "not" in another clause of the sentence says nothing of the claim.
 3. Each aligned pair of words (the claim's word and the evidence's) is read for a flip:
 
-   - an *antonym* of the curated lexicon (:func:`veracity.text.polarity.opposite_stems`), only
+   - an *antonym* of the curated lexicon (:func:`veracity.rules.polarity.opposite_stems`), only
      where it stands in the claim word's place: between the evidence twins of the claim's
      shared neighbours, next to one of them;
    - a contrary *quantifier* ("all" / "no", "always" / "never", "most" / "few") that governs
@@ -43,28 +54,132 @@ as written, shifted by ``offset``).
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from types import MappingProxyType
+from collections.abc import Iterator, Mapping, Sequence
+from functools import lru_cache
+from importlib import resources
 
-from veracity.text.polarity import (
-    CONTRARY_QUANTIFIERS,
-    antonyms_of,
-    negation_cues,
-    opposite_stems,
+from veracity.rules.align import JoinedText, join_hyphenated
+from veracity.rules.word_pairs import (
+    NEIGHBOUR_WORDS,
+    PairedSentence,
+    Word,
+    WordPair,
+    all_words,
+    in_place,
+    paired_sentences,
+    words_in,
 )
-from veracity.text.words import APOSTROPHES, STOPWORDS, WORD, stem
+from veracity.text.words import STOPWORDS, stem
 from veracity.types import Chunk, Span, ValueCheck
-from veracity.verify.knowledge.align import (
-    PRONOUN_OPENING,
-    JoinedText,
-    join_hyphenated,
-    passage_sentences,
-)
 
-__all__ = ["ALIGNED_SHARE", "polarity_checks", "polarity_conflicts"]
+__all__ = [
+    "ALIGNED_SHARE",
+    "CONTRARY_QUANTIFIERS",
+    "DURATION_UNITS",
+    "NEGATION",
+    "antonyms_of",
+    "negation_cues",
+    "opposite_stems",
+    "polarity_checks",
+    "polarity_conflicts",
+    "unit_dimension",
+]
+
+# --- the lexicon: words that turn a sentence's meaning around ---------------------------------
+
+#: A negation word (whole words, case-insensitive); "cannot" counts as one, and a contraction
+#: with a curly apostrophe ("don’t") as one with a straight one.
+NEGATION = re.compile(
+    r"\b(not|n['’]t|never|no|none|nothing|nobody|neither|nor|without|cannot|no longer|hardly|"
+    r"barely|rarely|seldom|fail|failed|fails|unable|lack|lacked)\b",
+    re.IGNORECASE,
+)
+#: A negation cue: a negation word or a contracted "n't" ("isn't", "doesn't").
+_CUE = re.compile(NEGATION.pattern + r"|n['’]t\b|\blacks\b", re.IGNORECASE)
+
+#: Quantifiers and frequency words whose replacement makes a claim false: "all bees" / "no
+#: bees", "always" / "never", "most" / "few".
+CONTRARY_QUANTIFIERS: dict[str, str] = {
+    "all": "no",
+    "always": "never",
+    "never": "always",
+    "everyone": "no one",
+    "everything": "nothing",
+    "nothing": "everything",
+    "most": "few",
+    "many": "few",
+    "few": "many",
+    "none": "all",
+}
+
+#: Units of one dimension each, singular and plural: "ten minutes" against "ten hours" is a
+#: mismatch of the same dimension.
+DURATION_UNITS: dict[str, str] = {
+    **dict.fromkeys(("second", "seconds", "sec", "secs"), "second"),
+    **dict.fromkeys(("minute", "minutes", "min", "mins"), "minute"),
+    **dict.fromkeys(("hour", "hours", "hr", "hrs"), "hour"),
+    **dict.fromkeys(("day", "days"), "day"),
+    **dict.fromkeys(("week", "weeks"), "week"),
+    **dict.fromkeys(("month", "months"), "month"),
+    **dict.fromkeys(("year", "years"), "year"),
+    **dict.fromkeys(("decade", "decades"), "decade"),
+    **dict.fromkeys(("century", "centuries"), "century"),
+}
+
+
+def unit_dimension(word: str) -> str | None:
+    """The duration unit a word names ("hours" -> "hour"), or None."""
+    return DURATION_UNITS.get(word.lower())
+
+
+def negation_cues(text: str) -> Iterator[re.Match[str]]:
+    """Every negation cue of ``text``, in order."""
+    return _CUE.finditer(text)
+
+
+@lru_cache(maxsize=1)
+def _antonyms() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    text = resources.files("veracity.rules").joinpath("antonyms.txt").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) != 2 or line.startswith("#"):
+            continue
+        a, b = (w.lower() for w in words)
+        table.setdefault(a, set()).add(b)
+        table.setdefault(b, set()).add(a)
+    return {word: frozenset(others) for word, others in table.items()}
+
+
+def antonyms_of(word: str) -> frozenset[str]:
+    """The words of the shipped lexicon (``antonyms.txt``) that contradict ``word``."""
+    return _antonyms().get(word.lower(), frozenset())
+
+
+@lru_cache(maxsize=1)
+def _stem_opposites() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for word, others in _antonyms().items():
+        table.setdefault(stem(word), set()).update(stem(other) for other in others)
+    for word, contrary in CONTRARY_QUANTIFIERS.items():
+        table.setdefault(word, set()).add(contrary)
+    return {key: frozenset(values) for key, values in table.items()}
+
+
+def opposite_stems(word: str) -> frozenset[str]:
+    """The stems (:func:`veracity.text.words.stem`) of the words that contradict any inflection
+    of ``word`` in the lexicon or the contrary quantifiers: "opens" gives the stems of "closes"
+    and "closed".
+
+    >>> sorted(opposite_stems("opens"))
+    ['clos', 'close']
+    """
+    return _stem_opposites().get(stem(word.lower()), frozenset())
+
+
+# --- the checks: a claim read against its aligned evidence ------------------------------------
+
 
 #: The share of the claim's content words an evidence sentence must state (or oppose) to be read
 #: against the claim at all.
@@ -87,8 +202,6 @@ _EMBEDDING = re.compile(
 _INTENSIFIERS = frozenset(
     {"even", "ever", "really", "actually", "yet", "also", "still", "need", "needs"}
 )
-#: A denied word, an antonym or a quantified word must have a shared word this near (in words).
-_NEIGHBOUR_WORDS = 4
 #: Negation cues that do not deny the claim's predicate ("not only X but Y" states X; "no other
 #: frontend is running" says nothing against "a frontend"; "no one" is a pronoun, not "one").
 _NOT_DENIALS = re.compile(
@@ -97,32 +210,6 @@ _NOT_DENIALS = re.compile(
     r"|\bnot less than\b|\bnot more than\b|\bnot necessarily\b|\bno one\b",
     re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True)
-class _Word:
-    text: str
-    start: int
-    end: int
-    index: int  # the position among the words of its text
-
-    @property
-    def low(self) -> str:
-        return self.text.lower().translate(APOSTROPHES)
-
-    @property
-    def key(self) -> str:
-        return stem(self.low)
-
-
-@functools.lru_cache(maxsize=512)
-def _all_words(text: str) -> tuple[_Word, ...]:
-    return tuple(_Word(m.group(), m.start(), m.end(), i) for i, m in enumerate(WORD.finditer(text)))
-
-
-def _words(text: str, start: int = 0, end: int | None = None) -> list[_Word]:
-    stop = len(text) if end is None else end
-    return [w for w in _all_words(text) if w.start >= start and w.end <= stop]
 
 
 def polarity_checks(claim: str, passages: Sequence[Chunk]) -> list[ValueCheck]:
@@ -151,18 +238,8 @@ def polarity_conflicts(
     return _reading(claim, premise, doc_id=doc_id, offset=offset) or ()
 
 
-_Pair = tuple[_Word, _Word]
 #: A flip: its kind, the claim's words (claim span) and the evidence's (joined premise span).
 _Finding = tuple[str, Span, Span]
-
-
-@dataclass(frozen=True)
-class _Aligned:
-    """An aligned sentence with the (claim word, evidence word) pairs it shares and opposes."""
-
-    sentence: Span
-    shared: list[_Pair]
-    opposed: list[_Pair]
 
 
 def _reading(
@@ -178,12 +255,14 @@ def _ranked(
 ) -> tuple[tuple[ValueCheck, ...] | None, int]:
     """:func:`_reading` and how many of the claim's content words its aligned sentence states
     or opposes."""
-    claim_words = _words(claim)
+    claim_words = words_in(claim)
     content = [w for w in claim_words if w.low not in STOPWORDS]
     if len(content) < 2:
         return None, 0
     joined = join_hyphenated(premise)
-    candidates = _aligned(content, joined.text)
+    candidates = paired_sentences(
+        content, joined.text, share=ALIGNED_SHARE, opposites=opposite_stems
+    )
     if not candidates:
         return None, 0
     rank = max(len(a.shared) + len(a.opposed) for a in candidates)
@@ -195,9 +274,9 @@ def _ranked(
 
 def _flips(
     claim: str,
-    claim_words: list[_Word],
+    claim_words: list[Word],
     joined: JoinedText,
-    aligned: _Aligned,
+    aligned: PairedSentence,
     doc_id: str | None,
     offset: int,
 ) -> tuple[ValueCheck, ...]:
@@ -211,14 +290,14 @@ def _flips(
     opposed = [
         (c, e)
         for c, e in aligned.opposed
-        if _in_place(c, e, shared)
+        if in_place(c, e, shared)
         and region.start <= e.start < region.end
         # a claim that says both ("decreases ... and increases ...") opposes nothing
         and not any(w.key in opposite_stems(c.low) for w in claim_words)
     ]
     # Quantifiers and some antonyms ("before" / "after") are stopwords, so not in ``content``:
     # a contrary one that governs the same word ("all bees" / "no bees").
-    region_words = _words(premise, region.start, region.end)
+    region_words = words_in(premise, region.start, region.end)
     taken = {c.index for c, _ in opposed}
     for word in claim_words:
         contraries = _function_contraries(word.low)
@@ -246,9 +325,9 @@ def _flips(
     # A word that one side states both with and without a negation ("fish that live ... than
     # fish that don't live") is no reading of polarity.
     mixed = _mixed(claim_words, claim_denied) | _mixed(
-        _words(premise, sentence.start, sentence.end), sentence_denied
+        words_in(premise, sentence.start, sentence.end), sentence_denied
     )
-    flips: list[tuple[_Word, _Word, bool, bool, bool]] = []
+    flips: list[tuple[Word, Word, bool, bool, bool]] = []
     for c, e in pairs:
         if c.key in mixed or e.key in mixed:
             continue
@@ -294,126 +373,7 @@ def _flips(
     )
 
 
-def _aligned(content: list[_Word], premise: str) -> list[_Aligned]:
-    """The premise sentences that state or oppose most of the claim's content words (ties
-    kept), with the (claim word, evidence word) pairs each shares and opposes; none below
-    ``ALIGNED_SHARE`` or two shared words."""
-    best: list[_Aligned] = []
-    most = (0.0, 0)
-    previous: Mapping[str, _Word] = {}
-    for sentence, by_stem in _sentence_stems(premise):
-        # "This does not use the store." speaks of what the sentence before names: its words
-        # count towards the share, though only the sentence's own are read.
-        inherited = previous if PRONOUN_OPENING.match(premise, sentence.start) else {}
-        previous = by_stem  # its own words: a sentence inherits from one sentence only
-        shared: list[_Pair] = []
-        opposed: list[_Pair] = []
-        borrowed = 0
-        for word in content:
-            other = next(
-                (
-                    by_stem[o]
-                    for o in sorted(opposite_stems(word.low))
-                    if o in by_stem and by_stem[o].text[:1].islower()
-                ),
-                None,
-            )
-            if word.key in by_stem:
-                twin = _twin(word, content, premise, sentence, by_stem)
-                # "faster than gzip, ... faster than bzip2" against "slower than gzip, but
-                # a lot faster than bzip2": the antonym stands where the claim word does
-                if other is None or _fit(word, content, premise, other) <= _fit(
-                    word, content, premise, twin
-                ):
-                    shared.append((word, twin))
-                    continue
-            elif word.key in inherited:
-                borrowed += 1
-                continue
-            if other is not None:
-                opposed.append((word, other))
-        share = (len(shared) + len(opposed) + borrowed) / len(content)
-        rank = (share, len(shared) + len(opposed))  # on a tie, the sentence's own words
-        if len(shared) < 2 or share < ALIGNED_SHARE or rank < most:
-            continue
-        if rank > most:
-            best, most = [], rank
-        best.append(_Aligned(sentence, shared, opposed))
-    return best
-
-
-def _twin(
-    word: _Word,
-    content: Sequence[_Word],
-    premise: str,
-    sentence: Span,
-    by_stem: Mapping[str, _Word],
-) -> _Word:
-    """The occurrence of ``word`` in ``sentence`` that stands where the claim's does: the one
-    with most of the claim word's neighbours (content words within ``_NEIGHBOUR_WORDS``) near
-    it; on a tie, ``by_stem``'s (a lower-case occurrence first)."""
-    occurrences = [w for w in _words(premise, sentence.start, sentence.end) if w.key == word.key]
-    if len(occurrences) < 2:
-        return by_stem[word.key]
-    return max(
-        occurrences,
-        key=lambda o: (_fit(word, content, premise, o), o is by_stem[word.key]),
-    )
-
-
-def _fit(word: _Word, content: Sequence[_Word], premise: str, occurrence: _Word) -> int:
-    """How many of the claim word's neighbours (content words within ``_NEIGHBOUR_WORDS``)
-    stand within ``_NEIGHBOUR_WORDS`` words of ``occurrence`` in the premise."""
-    near = {
-        w.key for w in content if w is not word and abs(w.index - word.index) <= _NEIGHBOUR_WORDS
-    }
-    words = _all_words(premise)
-    window = words[
-        max(0, occurrence.index - _NEIGHBOUR_WORDS) : occurrence.index + _NEIGHBOUR_WORDS + 1
-    ]
-    return len(near & {w.key for w in window})
-
-
-@functools.lru_cache(maxsize=256)
-def _sentence_stems(premise: str) -> tuple[tuple[Span, Mapping[str, _Word]], ...]:
-    """Each sentence of ``premise`` with its words by stem (a lower-case occurrence first:
-    "west of Brisbane", not "South West Queensland"). Cached: an answer's claims share their
-    passages, and the claims of one request read the same few."""
-    found = []
-    for sentence in passage_sentences(premise):
-        by_stem: dict[str, _Word] = {}
-        for word in _words(premise, sentence.start, sentence.end):
-            if word.key not in by_stem or (
-                word.text[:1].islower() and not by_stem[word.key].text[:1].islower()
-            ):
-                by_stem[word.key] = word
-        found.append((sentence, MappingProxyType(by_stem)))
-    return tuple(found)
-
-
-def _in_place(claim_word: _Word, evidence_word: _Word, shared: Sequence[_Pair]) -> bool:
-    """Whether ``evidence_word`` stands where ``claim_word`` does: after the evidence twin of
-    the claim's nearest shared word before it and before that of the nearest after it, and
-    within ``_NEIGHBOUR_WORDS`` words of one of them."""
-    before = max(
-        (p for p in shared if p[0].index < claim_word.index), key=lambda p: p[0].index, default=None
-    )
-    after = min(
-        (p for p in shared if p[0].index > claim_word.index), key=lambda p: p[0].index, default=None
-    )
-    if before is None and after is None:
-        return False
-    if before is not None and before[1].index >= evidence_word.index:
-        return False
-    if after is not None and after[1].index <= evidence_word.index:
-        return False
-    return any(
-        p is not None and abs(p[1].index - evidence_word.index) <= _NEIGHBOUR_WORDS
-        for p in (before, after)
-    )
-
-
-def _negations(text: str, bounds: Span, paired: set[int]) -> list[tuple[Span, _Word | None]]:
+def _negations(text: str, bounds: Span, paired: set[int]) -> list[tuple[Span, Word | None]]:
     """The negation cues of ``bounds`` that deny something (not a contrary quantifier of a
     pair, not "not only", "no other", ...), each with the word it denies (see
     :func:`_target`)."""
@@ -428,14 +388,14 @@ def _negations(text: str, bounds: Span, paired: set[int]) -> list[tuple[Span, _W
 
 
 def _manner(
-    text: str, word: _Word, cues: Sequence[tuple[Span, _Word | None]], claim: set[str]
+    text: str, word: Word, cues: Sequence[tuple[Span, Word | None]], claim: set[str]
 ) -> bool:
     """Whether every cue is a "without" right after ``word`` in its clause (within
     ``_SCOPE_WORDS`` words) that denies a word the claim does not say ("overwrite it without
     prompting")."""
     clause = _CLAUSE.search(text, word.end)
     end = clause.start() if clause else len(text)
-    near = _all_words(text)[word.index + 1 : word.index + 1 + _SCOPE_WORDS]
+    near = all_words(text)[word.index + 1 : word.index + 1 + _SCOPE_WORDS]
     return all(
         cue.of(text).lower() == "without"
         and word.end <= cue.start < end
@@ -446,7 +406,7 @@ def _manner(
     )
 
 
-def _mixed(words: Sequence[_Word], denied: Mapping[str, tuple[Span, _Word]]) -> set[str]:
+def _mixed(words: Sequence[Word], denied: Mapping[str, tuple[Span, Word]]) -> set[str]:
     """The keys that ``words`` hold both denied and, in another mention, not."""
     return {
         key
@@ -455,10 +415,10 @@ def _mixed(words: Sequence[_Word], denied: Mapping[str, tuple[Span, _Word]]) -> 
     }
 
 
-def _cue_before(text: str, word: _Word, bounds: Span) -> bool:
+def _cue_before(text: str, word: Word, bounds: Span) -> bool:
     """Whether a negation cue stands within ``_SCOPE_WORDS`` words before ``word``, in its
     clause ("nor liver issues", "doesn't fully wake")."""
-    words = _all_words(text)
+    words = all_words(text)
     start = words[max(0, word.index - _SCOPE_WORDS)].start
     clause = max(
         (m.end() for m in _CLAUSE.finditer(text, bounds.start, word.start)), default=bounds.start
@@ -482,7 +442,7 @@ def _function_contraries(word: str) -> frozenset[str]:
 
 
 def _same_governed(
-    claim: str, word: _Word, premise: str, other: _Word, shared: Sequence[_Pair]
+    claim: str, word: Word, premise: str, other: Word, shared: Sequence[WordPair]
 ) -> bool:
     """Whether two quantifiers govern the same word: the first content word after each (within
     ``_SCOPE_WORDS``) is a shared pair ("all bees" / "no bees", "always sting" / "never
@@ -496,7 +456,7 @@ def _same_governed(
     )
 
 
-def _target(text: str, start: int, end: int) -> _Word | None:
+def _target(text: str, start: int, end: int) -> Word | None:
     """The first content word within ``_SCOPE_WORDS`` words after ``start``, in its clause."""
     clause = _CLAUSE.search(text, start, end)
     stop = clause.start() if clause else end
@@ -505,7 +465,7 @@ def _target(text: str, start: int, end: int) -> _Word | None:
         aside = text.find(",", clause.end(), end)
         if aside != -1:
             return _target(text, aside + 1, end)
-    after = _words(text, start, stop)[:_SCOPE_WORDS]
+    after = words_in(text, start, stop)[:_SCOPE_WORDS]
     return next((w for w in after if w.low not in STOPWORDS and w.low not in _INTENSIFIERS), None)
 
 
@@ -536,14 +496,14 @@ def _region(premise: str, sentence: Span, first: int, last: int) -> Span:
 
 def _denials(
     text: str, bounds: Span, shared: set[str], keys: set[str], paired: set[int]
-) -> dict[str, tuple[Span, _Word]]:
+) -> dict[str, tuple[Span, Word]]:
     """The words of ``bounds`` that a negation cue denies, by stem (only stems in ``keys``):
     the cue's target (see :func:`_target`) with another word of a ``shared`` stem within
-    ``_NEIGHBOUR_WORDS`` words of it; not a cue that starts at one of ``paired`` (a contrary
+    ``NEIGHBOUR_WORDS`` words of it; not a cue that starts at one of ``paired`` (a contrary
     quantifier). Each with its cue."""
-    words = _all_words(text)
+    words = all_words(text)
     skip = [m.span() for m in _NOT_DENIALS.finditer(text, bounds.start, bounds.end)]
-    found: dict[str, tuple[Span, _Word]] = {}
+    found: dict[str, tuple[Span, Word]] = {}
     for match in negation_cues(text[: bounds.end]):
         if (
             match.start() < bounds.start
@@ -563,9 +523,7 @@ def _denials(
         )
         if _EMBEDDING.search(text, opening, match.start()):
             continue  # "to make the deployment not undermine ...": a purpose, no statement
-        window = words[
-            max(0, target.index - _NEIGHBOUR_WORDS) : target.index + _NEIGHBOUR_WORDS + 1
-        ]
+        window = words[max(0, target.index - NEIGHBOUR_WORDS) : target.index + NEIGHBOUR_WORDS + 1]
         near = any(w.key in shared and w.index != target.index for w in window)
         if near and target.key not in found:
             found[target.key] = (Span(*match.span()), target)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from veracity.rules.layer import KnowledgeLayer
 from veracity.types import Chunk, Claim, Span, ValueCheck
-from veracity.verify.knowledge.layer import KnowledgeLayer
 
 pytestmark = pytest.mark.unit
 
@@ -271,8 +271,8 @@ def test_hyphenated_words_are_read_joined_and_reported_as_written() -> None:
 def test_a_sentence_about_another_subject_does_not_outweigh_a_negation() -> None:
     """ "Honey bees perform a waggle dance" states three of the claim's four words and agrees;
     "Bumblebees do not perform a waggle dance" states all four and denies it."""
+    from veracity.rules.polarity import polarity_checks
     from veracity.types import Chunk
-    from veracity.verify.knowledge.polarity import polarity_checks
 
     texts = [
         "Honey bees perform a waggle dance to show other workers where food is.",

@@ -6,17 +6,17 @@ import sys
 
 import pytest
 
-import veracity.verify.knowledge as knowledge
+import veracity.rules as knowledge
 from veracity import defaults
 from veracity.errors import InputError, OptionError
-from veracity.types import Chunk, Claim, Span, ValueCheck
-from veracity.verify.knowledge import (
+from veracity.rules import (
     Fact,
     KnowledgeBase,
     KnowledgeLayer,
     KnowledgeResult,
     spacy_available,
 )
+from veracity.types import Chunk, Claim, Span, ValueCheck
 
 FRISCH = (
     "Karl von Frisch (20 November 1886 – 12 June 1982) was an Austrian ethologist. He received "
@@ -680,8 +680,8 @@ def test_public_api() -> None:
 
 @pytest.mark.unit
 def test_a_value_inside_a_stated_range_is_no_conflict() -> None:
+    from veracity.rules.layer import KnowledgeLayer
     from veracity.types import Chunk, Claim, Span
-    from veracity.verify.knowledge.layer import KnowledgeLayer
 
     layer = KnowledgeLayer(entities=False)
     for passage, claim, label in (

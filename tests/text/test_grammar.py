@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from veracity.verify.claims.grammar import (
+from veracity.text.grammar import (
     capitalised_opening,
     finish,
     read_clause,

@@ -5,7 +5,8 @@ appositive "Karl von Frisch, an Austrian ethologist," set aside) and the first f
 from closed word lists, a lexicon of common verbs and their inflections, the ``-ed`` ending, and
 an ``-s`` word after a short singular subject ("Python supports", "The language emphasizes").
 It answers "is there a subject and a verb here?" and "where does the subject end?"; when it is
-unsure it answers ``None``, and the callers then leave the text alone.
+unsure it answers ``None``, and the callers then leave the text alone. Verb morphology (past,
+third person, irregular verbs) is :mod:`veracity.text.verbs`'s, which training data uses too.
 
 >>> clause = read_clause(tokenize("In 1973, Karl von Frisch won the Nobel Prize"))
 >>> clause.subject_text, clause.form.tense
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from veracity import defaults
+from veracity.text.verbs import regular_past, third_person
 
 __all__ = [
     "Clause",
@@ -250,24 +252,8 @@ def capitalised_opening(text: str) -> tuple[str, str] | None:
     return upper + text[len(word) :], f"capitalised: {word!r} -> {upper!r}"
 
 
-def _third_person(verb: str) -> str:
-    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if verb.endswith("y") and verb[-2] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
-def _past(verb: str) -> str:
-    if verb.endswith("e"):
-        return verb + "d"
-    if verb.endswith("y") and verb[-2] not in "aeiou":
-        return verb[:-1] + "ied"
-    return verb + "ed"
-
-
-_PRES3 = frozenset(_third_person(verb) for verb in _VERBS)
-_PAST = frozenset(_past(verb) for verb in _VERBS)
+_PRES3 = frozenset(third_person(verb) for verb in _VERBS)
+_PAST = frozenset(regular_past(verb) for verb in _VERBS)
 # Words in -ed that are rarely a finite verb.
 _NOT_VERBS = frozenset(
     "related based called named associated interested limited advanced detailed married united "

@@ -8,14 +8,14 @@ import pytest
 
 from veracity import defaults
 from veracity.errors import MissingDependencyError, OptionError
-from veracity.types import Span
-from veracity.verify.knowledge.entities import (
+from veracity.rules.entities import (
     EntityRecognizer,
     entity_key,
     find_entity,
     match_key,
     spacy_available,
 )
+from veracity.types import Span
 
 SPACY_MISSING = "needs the [nlp] extra: pip install 'veracity[nlp]'"
 

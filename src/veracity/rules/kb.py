@@ -15,7 +15,7 @@ File formats (UTF-8):
       {"Paris": {"population": 2102650, "capital of": "France"}}
 
 A text *mentions* a fact when it names the entity (whole words, see
-:func:`~veracity.verify.knowledge.entities.match_key`: "Karl von Frisch", not "Frisch") and
+:func:`~veracity.rules.entities.match_key`: "Karl von Frisch", not "Frisch") and
 the attribute: one of the attribute's words, stemmed, or a synonym from
 :data:`ATTRIBUTE_SYNONYMS` ("born" for ``birth_date``, "inhabitants" for ``population``).
 Generic attribute words ("date", "year", "number", "place", ...) are not needed in the text,
@@ -39,9 +39,9 @@ from typing import Any
 
 from veracity import defaults
 from veracity.errors import DocumentError, InputError
+from veracity.rules.entities import find_entity, match_key
 from veracity.text.words import STOPWORDS, content_words, stem
 from veracity.types import Span
-from veracity.verify.knowledge.entities import find_entity, match_key
 
 __all__ = ["ATTRIBUTE_SYNONYMS", "COLUMNS", "Fact", "KnowledgeBase", "Mention"]
 

@@ -7,14 +7,14 @@ import json
 
 import pytest
 
-from veracity.types import Chunk, Claim, ClaimVerdict, LayerResult, Report, Span, ValueCheck
-from veracity.verify.knowledge.align import (
+from veracity.rules.align import (
     aligned_sentences,
     claim_clause,
     join_hyphenated,
     passage_sentences,
 )
-from veracity.verify.knowledge.layer import KnowledgeLayer
+from veracity.rules.layer import KnowledgeLayer
+from veracity.types import Chunk, Claim, ClaimVerdict, LayerResult, Report, Span, ValueCheck
 
 pytestmark = pytest.mark.unit
 

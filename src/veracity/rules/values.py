@@ -11,7 +11,7 @@ Normalised forms (``Value.value``), so that equal values compare equal as string
   dollars; a currency word that names several currencies keeps the word ("7.8 million francs"
   -> ``"franc 7800000"``), and "pounds" alone is a weight (``lb``). Scale abbreviations (m, bn,
   k) are read only next to a currency ("5m" is 5 metres, "$5m" five million dollars);
-- ``quantity``: amount in the base unit of a small unit table (``UNITS``): metric prefixes are
+- ``quantity``: amount in the base unit of a unit table (``rules.units``): metric prefixes are
   converted exactly ("10 km" -> ``"10000 m"``, "500 g" -> ``"0.5 kg"``, "2 h" -> ``"7200 s"``);
   other units keep their own symbol and are never converted (miles, feet, pounds, days, years,
   °C/°F, GB, km/h). A number followed by a noun that is not a unit ("60,000 bees") is a number;
@@ -46,16 +46,22 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Literal
 
-from veracity.checkers.features import format_number, parse_number
+from veracity.rules.units import (
+    CURRENCY_AFTER,
+    CURRENCY_BEFORE,
+    CURRENCY_SYMBOLS,
+    UNIT_AFTER,
+    UNIT_WORDS,
+    currency_after,
+    lookup_unit,
+)
+from veracity.text.numbers import format_number, parse_number
 from veracity.types import Span
 
 __all__ = [
-    "CURRENCY_WORDS",
     "MONTHS",
-    "UNITS",
     "VALUE_KINDS",
     "Relation",
-    "Unit",
     "Value",
     "ValueKind",
     "compare",
@@ -64,7 +70,7 @@ __all__ = [
     "year_like",
 ]
 
-#: ``code`` is the kind of the tokens of :func:`~veracity.verify.knowledge.tokens.extract_tokens`.
+#: ``code`` is the kind of the tokens of :func:`~veracity.rules.tokens.extract_tokens`.
 ValueKind = Literal["number", "percent", "money", "quantity", "date", "year", "code"]
 VALUE_KINDS: tuple[ValueKind, ...] = (
     "number",
@@ -96,229 +102,6 @@ class Value:
     unit: str = ""
     step: Decimal = Decimal(0)
 
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """A unit: its symbol, the base unit it converts to, and the factor (``1`` when none)."""
-
-    symbol: str
-    base: str
-    factor: Decimal
-
-
-def _unit(
-    symbol: str, base: str, factor: str, symbols: tuple[str, ...], words: tuple[str, ...]
-) -> tuple[Unit, tuple[str, ...], tuple[str, ...]]:
-    return Unit(symbol, base, Decimal(factor)), symbols, words
-
-
-# (unit, case-sensitive symbols, case-insensitive words). Bare "s", "t", "K", "B" and "in" are
-# left out on purpose: they are far more often a word, a decade or a scale than a unit.
-_UNIT_TABLE = (
-    _unit("mm", "m", "0.001", ("mm",), ("millimetre", "millimetres", "millimeter", "millimeters")),
-    _unit("cm", "m", "0.01", ("cm",), ("centimetre", "centimetres", "centimeter", "centimeters")),
-    _unit("m", "m", "1", ("m",), ("metre", "metres", "meter", "meters")),
-    _unit("km", "m", "1000", ("km",), ("kilometre", "kilometres", "kilometer", "kilometers")),
-    _unit("mi", "mi", "1", ("mi",), ("mile", "miles")),
-    _unit("ft", "ft", "1", ("ft",), ("foot", "feet")),
-    _unit("in", "in", "1", (), ("inch", "inches")),
-    _unit("yd", "yd", "1", ("yd",), ("yard", "yards")),
-    _unit("mg", "kg", "0.000001", ("mg",), ("milligram", "milligrams")),
-    _unit("g", "kg", "0.001", ("g",), ("gram", "grams", "gramme", "grammes")),
-    _unit(
-        "kg",
-        "kg",
-        "1",
-        ("kg",),
-        ("kilogram", "kilograms", "kilogramme", "kilogrammes", "kilo", "kilos"),
-    ),
-    _unit("t", "kg", "1000", (), ("tonne", "tonnes", "metric ton", "metric tons")),
-    _unit("ton", "ton", "1", (), ("ton", "tons")),
-    _unit("lb", "lb", "1", ("lb", "lbs"), ("pound", "pounds")),
-    _unit("oz", "oz", "1", ("oz",), ("ounce", "ounces")),
-    _unit(
-        "ml", "l", "0.001", ("ml", "mL"), ("millilitre", "millilitres", "milliliter", "milliliters")
-    ),
-    _unit("l", "l", "1", ("l", "L"), ("litre", "litres", "liter", "liters")),
-    _unit("gal", "gal", "1", ("gal",), ("gallon", "gallons")),
-    _unit(
-        "m3",
-        "m3",
-        "1",
-        ("m3", "m³"),
-        ("cubic metre", "cubic metres", "cubic meter", "cubic meters"),
-    ),
-    _unit(
-        "km3",
-        "m3",
-        "1000000000",
-        ("km3", "km³"),
-        ("cubic kilometre", "cubic kilometres", "cubic kilometer", "cubic kilometers"),
-    ),
-    _unit("ms", "s", "0.001", ("ms",), ("millisecond", "milliseconds")),
-    _unit("s", "s", "1", ("sec", "secs"), ("second", "seconds")),
-    _unit("min", "s", "60", ("min", "mins"), ("minute", "minutes")),
-    _unit("h", "s", "3600", ("h", "hr", "hrs"), ("hour", "hours")),
-    _unit("day", "s", "86400", (), ("day", "days")),
-    _unit("week", "s", "604800", (), ("week", "weeks")),
-    _unit("month", "month", "1", (), ("month", "months")),
-    _unit("year", "year", "1", ("yr", "yrs"), ("year", "years")),
-    _unit(
-        "°c", "°c", "1", ("°C", "° C", "ºC"), ("degrees celsius", "degrees centigrade", "celsius")
-    ),
-    _unit("°f", "°f", "1", ("°F", "° F", "ºF"), ("degrees fahrenheit", "fahrenheit")),
-    _unit(
-        "km/h", "km/h", "1", ("km/h", "kph", "kmh"), ("kilometres per hour", "kilometers per hour")
-    ),
-    _unit("mph", "mph", "1", ("mph",), ("miles per hour",)),
-    _unit("m/s", "m/s", "1", ("m/s",), ("metres per second", "meters per second")),
-    _unit(
-        "m2",
-        "m2",
-        "1",
-        ("m2", "m²", "sq m"),
-        ("square metre", "square metres", "square meter", "square meters"),
-    ),
-    _unit(
-        "km2",
-        "m2",
-        "1000000",
-        ("km2", "km²", "sq km"),
-        ("square kilometre", "square kilometres", "square kilometer", "square kilometers"),
-    ),
-    _unit("ha", "m2", "10000", ("ha",), ("hectare", "hectares")),
-    _unit("acre", "acre", "1", (), ("acre", "acres")),
-    _unit("mi2", "mi2", "1", ("sq mi",), ("square mile", "square miles")),
-    _unit("W", "W", "1", ("W",), ("watt", "watts")),
-    _unit("kW", "W", "1000", ("kW",), ("kilowatt", "kilowatts")),
-    _unit("MW", "W", "1000000", ("MW",), ("megawatt", "megawatts")),
-    _unit("GW", "W", "1000000000", ("GW",), ("gigawatt", "gigawatts")),
-    _unit("Wh", "Wh", "1", ("Wh",), ("watt-hour", "watt-hours")),
-    _unit("kWh", "Wh", "1000", ("kWh",), ("kilowatt-hour", "kilowatt-hours")),
-    _unit("MWh", "Wh", "1000000", ("MWh",), ("megawatt-hour", "megawatt-hours")),
-    _unit("GWh", "Wh", "1000000000", ("GWh",), ("gigawatt-hour", "gigawatt-hours")),
-    _unit("TWh", "Wh", "1000000000000", ("TWh",), ("terawatt-hour", "terawatt-hours")),
-    _unit("Hz", "Hz", "1", ("Hz",), ("hertz",)),
-    _unit("kHz", "Hz", "1000", ("kHz",), ("kilohertz",)),
-    _unit("MHz", "Hz", "1000000", ("MHz",), ("megahertz",)),
-    _unit("GHz", "Hz", "1000000000", ("GHz",), ("gigahertz",)),
-    _unit("V", "V", "1", ("V",), ("volt", "volts")),
-    _unit("kV", "V", "1000", ("kV",), ("kilovolt", "kilovolts")),
-    _unit("KB", "KB", "1", ("KB", "kB"), ("kilobyte", "kilobytes")),
-    _unit("MB", "MB", "1", ("MB",), ("megabyte", "megabytes")),
-    _unit("GB", "GB", "1", ("GB",), ("gigabyte", "gigabytes")),
-    _unit("TB", "TB", "1", ("TB",), ("terabyte", "terabytes")),
-)
-_UNIT_SYMBOLS = {alias: unit for unit, symbols, _ in _UNIT_TABLE for alias in symbols}
-_UNIT_WORDS = {alias: unit for unit, _, words in _UNIT_TABLE for alias in words}
-#: Every unit by symbol or word (words lowercased), for readers of this table.
-UNITS: dict[str, Unit] = {**_UNIT_WORDS, **_UNIT_SYMBOLS}
-
-
-def _alternation(symbols: list[str], words: list[str]) -> str:
-    items = [(alias, False) for alias in symbols] + [(alias, True) for alias in words]
-    items.sort(key=lambda item: -len(item[0]))  # longest first: "km/h" before "km"
-    parts = []
-    for alias, word in items:
-        escaped = re.escape(alias)
-        # A space inside a word unit is any whitespace; inside a symbol ("° C") it is optional.
-        parts.append(
-            "(?i:" + escaped.replace(r"\ ", r"\s+") + ")"
-            if word
-            else escaped.replace(r"\ ", r"\s*")
-        )
-    return "|".join(parts)
-
-
-_UNIT_AFTER = re.compile(
-    r"\s*(?P<unit>" + _alternation(list(_UNIT_SYMBOLS), list(_UNIT_WORDS)) + r")(?![^\W_])"
-)
-
-#: Currency words (lowercase) and the ISO code they stand for.
-CURRENCY_WORDS: dict[str, str] = {
-    "dollar": "usd",
-    "dollars": "usd",
-    "euro": "eur",
-    "euros": "eur",
-    "sterling": "gbp",
-    "pounds sterling": "gbp",
-    "yen": "jpy",
-    "yuan": "cny",
-    "renminbi": "cny",
-    "rupee": "inr",
-    "rupees": "inr",
-    "swiss francs": "chf",
-    "francs": "franc",
-    "franc": "franc",
-    "won": "krw",
-}
-_DOLLAR_QUALIFIERS = {
-    "us": "usd",
-    "u.s.": "usd",
-    "american": "usd",
-    "canadian": "cad",
-    "australian": "aud",
-    "new zealand": "nzd",
-    "hong kong": "hkd",
-    "singapore": "sgd",
-}
-_CURRENCY_SYMBOLS = {
-    "US$": "usd",
-    "U.S.$": "usd",
-    "A$": "aud",
-    "AU$": "aud",
-    "C$": "cad",
-    "CA$": "cad",
-    "NZ$": "nzd",
-    "HK$": "hkd",
-    "S$": "sgd",
-    "R$": "brl",
-    "$": "usd",
-    "€": "eur",
-    "£": "gbp",
-    "¥": "jpy",
-    "₹": "inr",
-    "₩": "krw",
-    "₽": "rub",
-    "CHF": "chf",
-}
-_CURRENCY_CODES = (
-    "USD",
-    "EUR",
-    "GBP",
-    "JPY",
-    "CNY",
-    "INR",
-    "AUD",
-    "CAD",
-    "CHF",
-    "NZD",
-    "HKD",
-    "SGD",
-    "BRL",
-    "KRW",
-    "RUB",
-    "SEK",
-    "NOK",
-    "DKK",
-    "MXN",
-    "ZAR",
-)
-_CURRENCY_BEFORE = re.compile(
-    r"(?<![^\W\d_])(?P<cur>"
-    + "|".join(
-        re.escape(s) for s in sorted([*_CURRENCY_SYMBOLS, *_CURRENCY_CODES], key=len, reverse=True)
-    )
-    + r")\s?\Z"
-)
-_CURRENCY_AFTER = re.compile(
-    r"\s*(?:(?P<qual>(?i:u\.s\.|us|american|canadian|australian|new\s+zealand|hong\s+kong|"
-    r"singapore))\s+(?P<dollars>(?i:dollars?))"
-    r"|(?P<word>(?i:pounds\s+sterling|swiss\s+francs|"
-    + "|".join(sorted((w for w in CURRENCY_WORDS if " " not in w), key=len, reverse=True))
-    + r"))"
-    r"|(?P<code>" + "|".join(_CURRENCY_CODES) + r"))(?![^\W_])"
-)
 
 _SCALE_AFTER = re.compile(r"\s*(?P<scale>(?i:thousand|million|billion|trillion))\b")
 # Abbreviations: "bn" and "tn" anywhere; "m", "mn", "k", "b" only next to a currency.
@@ -437,7 +220,7 @@ def extract_values(text: str) -> tuple[Value, ...]:
     for match in _ONE_UNIT.finditer(text):
         if _RATE_BEFORE.search(text, max(0, match.start() - 12), match.start()):
             continue
-        unit = _UNIT_WORDS[match["unit"].lower()]
+        unit = UNIT_WORDS[match["unit"].lower()]
         found.append(
             Value(
                 "quantity",
@@ -531,8 +314,8 @@ def _number_value(text: str, match: re.Match[str], previous: Value | None) -> Va
         return None  # "5s", "3's": not a value
 
     currency: str | None = None
-    if digits is not None and (before := _CURRENCY_BEFORE.search(text, max(0, start - 8), start)):
-        currency = _CURRENCY_SYMBOLS.get(before["cur"]) or before["cur"].lower()
+    if digits is not None and (before := CURRENCY_BEFORE.search(text, max(0, start - 8), start)):
+        currency = CURRENCY_SYMBOLS.get(before["cur"]) or before["cur"].lower()
         start = before.start()
         negative = False
     scale: str | None = None
@@ -553,8 +336,8 @@ def _number_value(text: str, match: re.Match[str], previous: Value | None) -> Va
         Decimal(1).scaleb(-decimals) * parse_number("1", scale) if scale is not None else Decimal(0)
     )
 
-    if currency is None and (after := _CURRENCY_AFTER.match(text, end)):
-        currency, end = _currency_after(after), after.end()
+    if currency is None and (after := CURRENCY_AFTER.match(text, end)):
+        currency, end = currency_after(after), after.end()
     if currency is not None:
         return Value(
             "money",
@@ -569,8 +352,8 @@ def _number_value(text: str, match: re.Match[str], previous: Value | None) -> Va
         return Value(
             "percent", text[start:end], Span(start, end), f"{format_number(amount)}%", "", step
         )
-    if unit_match := _UNIT_AFTER.match(text, end):
-        unit = _lookup_unit(unit_match["unit"])
+    if unit_match := UNIT_AFTER.match(text, end):
+        unit = lookup_unit(unit_match["unit"])
         if unit is not None:
             end = unit_match.end()
             return Value(
@@ -612,21 +395,6 @@ def _word_number(word: str) -> int:
     if parts[0] == "one":
         return 1
     return _NUMBER_WORDS[parts[0]] + (_DIGITS_WORDS[parts[1]] if len(parts) > 1 else 0)
-
-
-def _currency_after(match: re.Match[str]) -> str:
-    if match["code"]:
-        return match["code"].lower()
-    if match["qual"]:
-        return _DOLLAR_QUALIFIERS[" ".join(match["qual"].lower().split())]
-    return CURRENCY_WORDS[" ".join(match["word"].lower().split())]
-
-
-def _lookup_unit(alias: str) -> Unit | None:
-    alias = " ".join(alias.split())
-    if alias in _UNIT_SYMBOLS:
-        return _UNIT_SYMBOLS[alias]
-    return _UNIT_WORDS.get(alias.lower())
 
 
 def _is_year(text: str, match: re.Match[str], previous: Value | None) -> bool:
