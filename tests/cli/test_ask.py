@@ -94,6 +94,11 @@ def dev(tmp_path: Path) -> Path:
     return path
 
 
+#: A chat spec for the scripted model: any real chat backend's name (the fake factory ignores
+#: it); ``--llm extractive``, the default, is no chat model.
+FAKE_LLM = "openai:http://127.0.0.1:9/v1"
+
+
 class Fakes:
     """A scripted chat model and a phrase scorer, and the app whose commands use them.
 
@@ -104,9 +109,7 @@ class Fakes:
         self.chat = ScriptedChatModel([])
         self.scorer = PhraseScorer(PHRASES)
         self.app = cli.build_app(
-            cli.Models(
-                verifier=lambda name: self.scorer, chat=lambda spec, model, scorer: self.chat
-            )
+            cli.Models(verifier=lambda name: self.scorer, chat=lambda spec, model: self.chat)
         )
 
     def __call__(
@@ -132,6 +135,7 @@ class Fakes:
                 "bm25",
                 "-k",
                 "3",
+                *([] if "--llm" in args else ["--llm", FAKE_LLM]),
                 *args,
                 *([] if abstain else ["--no-abstain"]),
             ],
@@ -476,7 +480,7 @@ def test_ask_rerank_gives_the_model_the_reranked_passages(index: Path) -> None:
     app = cli.build_app(
         cli.Models(
             verifier=lambda name: PhraseScorer(PHRASES),
-            chat=lambda spec, model, scorer: chat,
+            chat=lambda spec, model: chat,
             reranker=lambda name: reranker,
         )
     )

@@ -2,12 +2,10 @@
 
 :class:`ExtractiveAnswerer` picks, from ranked passages, the sentences that best answer a
 question, each with the index of its passage and its exact character span there.
-:class:`ExtractiveReplier` puts it behind the ``ChatModel`` protocol: it reads the numbered
-context blocks (``[1] ...``) and the question out of a grounded-generation prompt and replies with
-those sentences, each cited ``[n]``, or with ``defaults.EXTRACTIVE_REFUSAL`` when none qualifies.
-It is no language model, only a stand-in with a chat model's interface (``--llm extractive``);
-its old name, ``ExtractiveChat``, still imports, with a ``DeprecationWarning``, until the next
-release.
+:class:`ExtractiveGenerator` answers from retrieved hits with it, in the place of a chat model
+(``--llm extractive``): the sentences, each cited ``[n]`` with its hit's number, or
+``defaults.EXTRACTIVE_REFUSAL`` when none qualifies, then checked as a model's answer is. No
+prompt is written, so none is parsed back.
 
 How sentences are chosen (all ties broken by passage order, then position, so runs repeat):
 
@@ -48,22 +46,23 @@ from __future__ import annotations
 import functools
 import math
 import re
+import time
 from collections import Counter
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from veracity import defaults
-from veracity._moved import warn_moved
-from veracity.errors import ClaimTooLongError, GenerationError, InputError, OptionError
-from veracity.llm.base import ChatRequest, ChatResponse
+from veracity.errors import ClaimTooLongError, InputError, OptionError
+from veracity.generate.check import CitationChecker
 from veracity.text.citations import indexed_word
 from veracity.text.prose import prose_spans
+from veracity.text.refusal import detect_refusal
 from veracity.text.sentences import question_focus, split_sentences
-from veracity.types import Span
+from veracity.types import Answer, GenerationProvenance, Hit, Span, Timings
 
-if TYPE_CHECKING:  # a scorer is injected; llm/ sits below the pair verifiers
-    from veracity.checkers.base import PairScorer
+if TYPE_CHECKING:
+    from veracity.models.pairs.base import PairScorer
 
 __all__ = [
     "OTHER_PASSAGE_SHARE",
@@ -71,10 +70,8 @@ __all__ = [
     "ExtractedSentence",
     "ExtractiveAnswer",
     "ExtractiveAnswerer",
-    "ExtractiveReplier",
-    "PromptBlocks",
+    "ExtractiveGenerator",
     "cite",
-    "parse_prompt_blocks",
 ]
 
 #: Sentence selection (see the module docstring, step 4): how much each place down the passage
@@ -300,96 +297,14 @@ def _idf(terms: set[str], pool: list[_Candidate]) -> dict[str, float]:
     return {t: math.log(1 + (len(pool) + 1) / (frequency[t] + 1)) for t in terms}
 
 
-# --- the ChatModel adapter -------------------------------------------------------------------
+# --- citing: the answer as the text a grounded generator would write -------------------------
 
-_BLOCK = re.compile(r"^[ \t]*\[(\d+)\][ \t]*", re.MULTILINE)
-_LABEL = re.compile(r"^[ \t]*(?:question|query|q)[ \t]*:[ \t]*", re.MULTILINE | re.IGNORECASE)
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
-#: "(title — section, page 3)" right after a block's number; one level of nested parentheses.
-_SOURCE_LABEL = re.compile(r"\(((?:[^()\n]|\([^()\n]*\))*)\)[ \t]*")
 #: Citation-like markers inside source text, e.g. Wikipedia's "[3]"; removed from the reply so
 #: they are never read as citations of context blocks. Brackets attached to a word stay: they may
 #: be the source's own words (``heap[0]``, ``argv[1]``), and the citation checker reads a word
 #: with brackets copied from its block as text.
 _SOURCE_MARKER = re.compile(r"\s*(\[\d+(?:\s*[,;–-]\s*\d+)*\])")
 _TAIL = re.compile(r"[.!?…]*[\"'”’)\]]*$")
-
-
-@dataclass(frozen=True, slots=True)
-class PromptBlocks:
-    """The numbered context blocks of a prompt and its question: ``numbers[i]`` labels
-    ``texts[i]``, whose source label (``""`` when it has none) is ``sources[i]``."""
-
-    numbers: tuple[int, ...]
-    texts: tuple[str, ...]
-    question: str
-    sources: tuple[str, ...] = ()
-
-
-def parse_prompt_blocks(text: str) -> PromptBlocks:
-    """Read numbered blocks and the question out of a grounded-generation user message.
-
-    A block starts with ``[n]`` at the start of a line, numbered one more than the block before
-    it (so a passage's own ``[3]`` footnote line stays in its block), and runs to the next block
-    or to the question label. A parenthesised source label right after the number, as in
-    ``[2] (Bees — Dance, page 3) text``, goes to ``sources``, not into the text. The question is
-    the rest of the line labelled ``Question:`` (or ``Query:``, ``Q:``) after the blocks (the
-    last such label) or before them; without a label, the text before the first block, or else
-    the last paragraph of the message. Raises :class:`GenerationError` when the message has no
-    numbered block or no question.
-
-    >>> blocks = parse_prompt_blocks("[1] (Bees) Bees dance.\\n[2] Ants march.\\nQ: Who dances?")
-    >>> blocks.numbers, blocks.texts, blocks.sources, blocks.question
-    ((1, 2), ('Bees dance.', 'Ants march.'), ('Bees', ''), 'Who dances?')
-    """
-    markers: list[re.Match[str]] = []
-    for marker in _BLOCK.finditer(text):
-        if not markers or int(marker.group(1)) == int(markers[-1].group(1)) + 1:
-            markers.append(marker)
-    if not markers:
-        raise GenerationError(
-            "the extractive model needs numbered context blocks (lines starting [1], [2], ...) "
-            f"in the last user message, and found none in {text[:120]!r}; use it only with "
-            "grounded-generation prompts"
-        )
-    labels = list(_LABEL.finditer(text))
-    # A label between two blocks belongs to a block (an FAQ passage, say): take the last label
-    # after the last block's marker, else the first one before the first block.
-    after = [m for m in labels if m.start() > markers[-1].start()]
-    before = [m for m in labels if m.end() <= markers[0].start()]
-    label = after[-1] if after else (before[0] if before else None)
-    end_of_blocks = len(text)
-    if label is not None:
-        line_end = text.find("\n", label.end())
-        question = text[label.end() : len(text) if line_end < 0 else line_end].strip()
-        if label.start() > markers[-1].start():
-            end_of_blocks = label.start()
-    elif text[: markers[0].start()].strip():
-        question = text[: markers[0].start()].strip()
-    else:
-        breaks = [m for m in _PARAGRAPH_BREAK.finditer(text) if m.start() > markers[-1].end()]
-        question = text[breaks[-1].end() :].strip() if breaks else ""
-        if breaks:
-            end_of_blocks = breaks[-1].start()
-    if not question:
-        raise GenerationError(
-            "the extractive model found numbered blocks but no question: "
-            "label it 'Question: ...' in the user message"
-        )
-    texts: list[str] = []
-    sources: list[str] = []
-    for i, marker in enumerate(markers):
-        stop = markers[i + 1].start() if i + 1 < len(markers) else end_of_blocks
-        body = text[marker.end() : max(stop, marker.end())].strip()
-        source = _SOURCE_LABEL.match(body)
-        if source is not None and body[source.end() :].strip():
-            sources.append(source.group(1).strip())
-            body = body[source.end() :].strip()
-        else:
-            sources.append("")
-        texts.append(body)
-    numbers = tuple(int(marker.group(1)) for marker in markers)
-    return PromptBlocks(numbers, tuple(texts), question, tuple(sources))
 
 
 def cite(sentence: str, number: int) -> str:
@@ -409,70 +324,112 @@ def cite(sentence: str, number: int) -> str:
     return f"{clean[:cut].rstrip()} [{number}]{clean[cut:]}"
 
 
-class ExtractiveReplier:
-    """The extractive answerer as a ``StreamingChatModel`` for grounded-generation prompts.
+class ExtractiveGenerator:
+    """Answers from given hits with no chat model: :class:`ExtractiveAnswerer` picks the best
+    sentences, each cited ``[n]`` with its hit's number (hits are numbered from 1, as the
+    grounded prompt numbers its blocks), and the citation checker checks them as it checks a
+    model's answer. With no sentence to give, the answer is ``refusal``.
 
-    It was ``ExtractiveChat``: it speaks the chat protocol but is no language model.
+    It takes the place of :class:`~veracity.generate.grounded.GroundedGenerator` for ``--llm
+    extractive``: no prompt is written or read, so the answer's provenance names no prompt,
+    temperature or seed.
 
-    >>> replier = ExtractiveReplier()
-    >>> prompt = ("[1] Ants march.\\n\\n[2] Bees dance at dawn.\\n\\n"
-    ...           "Question: When do bees dance?")
-    >>> replier.run(ChatRequest.of(prompt)).text
+    >>> from veracity.testing import TablePairScorer
+    >>> from veracity.types import Chunk, Hit
+    >>> hits = [Hit(Chunk(f"d#{i}", "d", i, t, 0, len(t)), 1.0, i + 1, "bm25")
+    ...         for i, t in enumerate(["Ants march.", "Bees dance at dawn."])]
+    >>> scorer = TablePairScorer({("Bees dance at dawn.", "Bees dance at dawn."): (0.9, 0.0, 0.1)})
+    >>> ExtractiveGenerator(ExtractiveAnswerer(), scorer).run("When do bees dance?", hits).text
     'Bees dance at dawn [2].'
     """
 
     def __init__(
         self,
-        answerer: ExtractiveAnswerer | None = None,
+        answerer: ExtractiveAnswerer,
+        scorer: PairScorer,
         *,
+        tau: float = defaults.CITATION_TAU,
+        attach: bool = True,
         refusal: str = defaults.EXTRACTIVE_REFUSAL,
     ) -> None:
+        if not isinstance(answerer, ExtractiveAnswerer):
+            raise InputError(
+                f"answerer must be an ExtractiveAnswerer, got {type(answerer).__name__}"
+            )
         if not isinstance(refusal, str) or not refusal.strip():
             raise OptionError("refusal", refusal, "a non-empty reply for unanswerable questions")
-        self.answerer = ExtractiveAnswerer() if answerer is None else answerer
+        self.answerer = answerer
+        self.checker = CitationChecker(scorer, tau=tau, attach=attach)
         self.refusal = refusal
-        self.model_id = self.answerer.model_id
+        self.model_id = answerer.model_id
 
-    def load(self) -> ExtractiveReplier:
+    @property
+    def tau(self) -> float:
+        return self.checker.tau
+
+    def load(self) -> ExtractiveGenerator:
+        """Load the answerer's scorer and the verifier (once)."""
         self.answerer.load()
+        self.checker.load()
         return self
 
-    def run(self, request: ChatRequest) -> ChatResponse:
-        """Reply to the last user message of ``request`` (see :func:`parse_prompt_blocks`)."""
-        pieces = self._pieces(request)
-        text = " ".join(pieces) if pieces else self.refusal
-        return ChatResponse(
+    def write(self, question: str, hits: Sequence[Hit]) -> str:
+        """The answer's text: the chosen sentences, each cited ``[n]``, or ``refusal``."""
+        if not isinstance(question, str) or not question.strip():
+            raise InputError(f"the question {question!r} is empty; ask something")
+        if not hits:
+            raise InputError(
+                "no hits were given, so there is nothing to answer from: "
+                "retrieve first, or abstain (Asker does) when retrieval finds nothing"
+            )
+        passages = [hit.chunk.text.strip() for hit in hits]
+        answer = self.answerer.run(question.strip(), passages)
+        pieces = [cite(s.text, s.passage + 1) for s in answer.sentences]
+        return " ".join(pieces) if pieces else self.refusal
+
+    def run(self, question: str, hits: Sequence[Hit]) -> Answer:
+        """Choose, then check: at most one batched verifier call for the choice and one for
+        the citations."""
+        self.load()
+        sources = tuple(hits)
+        started = time.perf_counter()
+        text = self.write(question, sources)
+        generated = time.perf_counter() - started
+        refusal = detect_refusal(text)
+        if refusal is not None:
+            return Answer(
+                question=question,
+                text=text,
+                sources=sources,
+                refused=True,
+                refusal=refusal,
+                provenance=self._provenance("", ""),
+                timings=Timings(generate=generated),
+            )
+        started = time.perf_counter()
+        checked = self.checker.run(text, sources)
+        verified = time.perf_counter() - started
+        return Answer(
+            question=question,
             text=text,
-            model=self.model_id,
-            finish_reason="stop",
-            temperature=request.temperature,
-            seed=request.seed,
+            sentences=checked.sentences,
+            citations=checked.citations,
+            invalid_citations=checked.invalid,
+            sources=sources,
+            provenance=self._provenance(checked.verifier, checked.verifier_version),
+            timings=Timings(generate=generated, verify=verified),
         )
 
-    def stream(self, request: ChatRequest) -> Generator[str, None, str]:
-        """The same reply as :meth:`run`, one cited sentence at a time."""
-        pieces = self._pieces(request) or [self.refusal]
-        for i, piece in enumerate(pieces):
-            yield piece if i == 0 else " " + piece
-        return "stop"
-
-    def _pieces(self, request: ChatRequest) -> list[str]:
-        users = [m.content for m in request.messages if m.role == "user"]
-        if not users:
-            raise GenerationError(
-                "the extractive model answers the last user message, and the request has none"
-            )
-        blocks = parse_prompt_blocks(users[-1])
-        answer = self.answerer.run(blocks.question, blocks.texts)
-        return [cite(s.text, blocks.numbers[s.passage]) for s in answer.sentences]
-
-
-if TYPE_CHECKING:  # the old name, for type checkers; at run time __getattr__ gives it
-    ExtractiveChat = ExtractiveReplier
-
-
-def __getattr__(name: str) -> object:
-    if name == "ExtractiveChat":  # renamed: it is no chat (language) model; kept one release
-        warn_moved(f"{__name__}.ExtractiveChat", f"{__name__}.ExtractiveReplier")
-        return ExtractiveReplier
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def _provenance(self, verifier: str, version: str) -> GenerationProvenance:
+        return GenerationProvenance(
+            model=self.model_id,
+            prompt_id="",
+            prompt_version=0,
+            temperature=0.0,
+            seed=None,
+            max_tokens=None,
+            finish_reason="stop",
+            verifier=verifier or self.checker.scorer.model_id,
+            verifier_version=version,
+            tau=self.tau,
+        )

@@ -1,23 +1,25 @@
-"""The extractive answerer, its prompt parser and its ChatModel adapter."""
+"""The extractive answerer, the generator that answers with it, and ``--llm extractive``."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 
 import pytest
 
-from veracity.errors import ClaimTooLongError, GenerationError, InputError, OptionError
-from veracity.llm import (
-    ChatRequest,
+from veracity.errors import InputError, OptionError
+from veracity.generate.ask import Asker
+from veracity.generate.extractive import (
     ExtractiveAnswerer,
-    ExtractiveReplier,
-    Message,
-    StreamingChatModel,
+    ExtractiveGenerator,
+    cite,
+    content_terms,
 )
-from veracity.llm.extractive import cite, content_terms, parse_prompt_blocks
-from veracity.testing import TablePairScorer
-from veracity.types import PairScore, PairScores, Span
+from veracity.generate.grounded import GroundedGenerator
+from veracity.generate.stream import StreamingAsker
+from veracity.generate.writers import WRITERS, make_generator, make_writer
+from veracity.retrieve.memory import MemoryBM25
+from veracity.testing import ScriptedChatModel, TablePairScorer
+from veracity.types import Answer, Chunk, Hit
 
 pytestmark = pytest.mark.unit
 
@@ -208,69 +210,6 @@ def test_content_terms_drop_stop_words_and_stem() -> None:
     assert content_terms("What treatments control the mites?") == ["treatment", "control", "mite"]
 
 
-# --- the prompt parser --------------------------------------------------------------------
-
-GROUNDED = (
-    "Context blocks:\n\n[1] Honeybees live in colonies.\n\n[2] Honeybee wings beat about 230 "
-    "times per second.\nThey hum.\n\n[3] Varroa mites weaken colonies.\n\n"
-    "Question: How fast do honeybee wings beat?\n\n"
-    "Answer using only the context blocks above and cite them as [n] after each sentence."
-)
-
-
-def test_parses_the_grounded_prompt() -> None:
-    blocks = parse_prompt_blocks(GROUNDED)
-    assert blocks.numbers == (1, 2, 3)
-    assert blocks.texts[1] == "Honeybee wings beat about 230 times per second.\nThey hum."
-    assert blocks.texts[2] == "Varroa mites weaken colonies."
-    assert blocks.question == "How fast do honeybee wings beat?"
-
-
-def test_question_before_the_blocks_and_unlabelled_questions() -> None:
-    first = parse_prompt_blocks("Q: Who dances?\n[1] Bees dance.\n[2] Ants march.")
-    assert first.question == "Who dances?"
-    assert first.texts == ("Bees dance.", "Ants march.")
-    leading = parse_prompt_blocks("Who dances?\n\n[1] Bees dance.")
-    assert leading.question == "Who dances?"
-    assert leading.texts == ("Bees dance.",)
-    trailing = parse_prompt_blocks("[1] Bees dance.\n\n[2] Ants march.\n\nWho dances?")
-    assert trailing.question == "Who dances?"
-    assert trailing.texts[1] == "Ants march."
-
-
-def test_source_labels_are_split_off_and_out_of_order_numbers_stay_in_their_block() -> None:
-    prompt = (
-        "[1] (Bees (insects) — Dance, page 3) Bees dance.\nSee:\n[3] Smith 2001.\n\n"
-        "[2] (Ants) Ants march.\n\n[3] (Note) Nothing here.\n\n[5] (x) y\n\n"
-        "Question: Who dances?"
-    )
-    blocks = parse_prompt_blocks(prompt)
-    assert blocks.numbers == (1, 2, 3)
-    assert blocks.sources == ("Bees (insects) — Dance, page 3", "Ants", "Note")
-    assert blocks.texts[0] == "Bees dance.\nSee:\n[3] Smith 2001."
-    assert blocks.texts[2] == "Nothing here.\n\n[5] (x) y"
-    assert parse_prompt_blocks("[1] (only a label)\nQ: q").texts == ("(only a label)",)
-
-
-def test_a_label_inside_a_block_belongs_to_the_block() -> None:
-    faq = "[1] Q: Do bees sleep?\nA: Yes.\n[2] Bees dance.\n\nQuestion: Do bees sleep?"
-    blocks = parse_prompt_blocks(faq)
-    assert blocks.texts[0] == "Q: Do bees sleep?\nA: Yes."
-    assert blocks.question == "Do bees sleep?"
-
-
-@pytest.mark.parametrize(
-    ("prompt", "needle"),
-    [
-        ("Is the sky blue?", "numbered context blocks"),
-        ("[1] Bees dance.", "no question"),
-    ],
-)
-def test_unusable_prompts_raise(prompt: str, needle: str) -> None:
-    with pytest.raises(GenerationError, match=needle):
-        parse_prompt_blocks(prompt)
-
-
 @pytest.mark.parametrize(
     ("sentence", "cited"),
     [
@@ -289,123 +228,113 @@ def test_cite_puts_the_marker_before_the_final_punctuation(sentence: str, cited:
     assert cite(sentence, 2) == cited
 
 
-# --- the ChatModel adapter ------------------------------------------------------------------
+# --- the generator: answers from hits, no chat model ------------------------------------------
 
 
-def test_chat_replies_with_cited_sentences() -> None:
-    chat = ExtractiveReplier(ExtractiveAnswerer(max_sentences=1))
-    response = chat.run(
-        ChatRequest((Message("system", "Cite [n]."), Message("user", GROUNDED)), seed=3)
-    )
-    assert response.text == "Honeybee wings beat about 230 times per second [2]."
-    assert (response.model, response.seed, response.temperature) == ("extractive", 3, 0.0)
-    assert isinstance(chat, StreamingChatModel)
-
-
-def test_chat_keeps_the_prompts_block_numbers() -> None:
-    prompt = "[4] Ants march.\n[5] Bees dance at dawn.\nQuestion: When do bees dance?"
-    assert ExtractiveReplier().run(ChatRequest.of(prompt)).text == "Bees dance at dawn [5]."
-
-
-def test_chat_answers_a_grounded_prompt_with_source_labels() -> None:
-    # The shape of generate's grounded prompt: labelled blocks, a question, then instructions.
-    prompt = (
-        "Context blocks:\n\n"
-        "[1] (Bees — Anatomy) Honeybee wings beat about 230 times per second.\n\n"
-        "[2] (Mites, page 2) Varroa mites weaken colonies.\n\n"
-        "Question: How fast do honeybee wings beat?\n\n"
-        "Answer using only the context blocks above and cite them as [n] after each "
-        'sentence. If they do not contain the answer, reply exactly "I don\'t know".'
-    )
-    reply = ExtractiveReplier().run(ChatRequest.of(prompt)).text
-    assert reply == "Honeybee wings beat about 230 times per second [1]."
-
-
-def test_chat_refuses_when_nothing_answers() -> None:
-    prompt = "[1] Ants march.\n\nQuestion: Who painted the Mona Lisa?"
-    assert ExtractiveReplier().run(ChatRequest.of(prompt)).text == "I don't know"
-    assert ExtractiveReplier(refusal="No idea.").run(ChatRequest.of(prompt)).text == "No idea."
-
-
-def test_chat_stream_joins_to_the_same_text() -> None:
-    chat = ExtractiveReplier()
-    request = ChatRequest.of(
-        f"[1] {BEES}\n[2] {MITES}\nQuestion: What do varroa mites do to honeybee colonies?"
-    )
-    pieces = list(chat.stream(request))
-    assert len(pieces) >= 2
-    assert "".join(pieces) == chat.run(request).text
-
-
-def test_chat_raises_on_a_prompt_without_blocks() -> None:
-    with pytest.raises(GenerationError, match="numbered context blocks"):
-        ExtractiveReplier().run(ChatRequest.of("Summarize bees."))
-    with pytest.raises(OptionError, match="refusal"):
-        ExtractiveReplier(refusal=" ")
-
-
-class _ShortClaims:
-    """A scorer that reads claims of at most ``limit`` words, like a verifier's claim budget."""
-
-    model_id = "short-claims"
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.claims: list[str] = []
-
-    def load(self) -> _ShortClaims:
-        return self
-
-    def run(self, premises: Sequence[str], hypotheses: Sequence[str]) -> PairScores:
-        self.claims += hypotheses
-        longest = max(len(claim.split()) for claim in hypotheses)
-        if longest > self.limit:
-            raise ClaimTooLongError(
-                f"the claim has {longest} tokens", tokens=longest, budget=self.limit
-            )
-        return PairScores(
-            tuple(PairScore(0.9, 0.0, 0.1, window=Span(0, len(p))) for p in premises),
-            self.model_id,
-            "1",
-        )
-
-
-STORY = " ".join(["I have kept bees in my garden for three years and the wings look odd."] * 6)
-
-
-def test_a_long_question_is_compared_by_its_asking_sentence() -> None:
-    scorer = _ShortClaims(limit=20)
-    question = f"{STORY} Which mite damages honeybee colonies most?"
-    answer = ExtractiveAnswerer(scorer=scorer).run(
-        question, ["Varroa mites damage honeybee colonies most of all."]
-    )
-    assert answer.text == "Varroa mites damage honeybee colonies most of all."
-    assert set(scorer.claims) == {"Which mite damages honeybee colonies most?"}
-
-
-def test_a_question_too_long_to_compare_says_the_question_is_the_problem() -> None:
-    question = "Which mite " + " ".join(["really"] * 80) + " damages honeybee colonies?"
-    with pytest.raises(InputError, match="the question is too long") as caught:
-        ExtractiveAnswerer(scorer=_ShortClaims(limit=20)).run(
-            question, ["Varroa mites damage honeybee colonies."]
-        )
-    assert "claims" not in str(caught.value)
-    assert "fewer words" in str(caught.value)
-
-
-def test_navigation_headings_tables_and_code_are_never_chosen() -> None:
-    passage = (
-        "Next: Thread Safety, Previous: The Closure API, Up: Using libffi [Index]\n\n"
-        "## Closure API\n\n| closure | ffi_closure_alloc |\n| free | ffi_closure_free |\n\n"
-        "```c\nffi_closure *closure = ffi_closure_alloc(sizeof(ffi_closure), &code);\n"
-        "```\n\nA closure is allocated with ffi_closure_alloc and freed with "
-        "ffi_closure_free."
-    )
-    answer = ExtractiveAnswerer(max_sentences=3).run(
-        "How is a closure allocated and freed?", [passage]
-    )
-    assert [s.text for s in answer.sentences] == [
-        "A closure is allocated with ffi_closure_alloc and freed with ffi_closure_free."
+def _hits(*texts: str) -> list[Hit]:
+    return [
+        Hit(Chunk(f"d#{i}", f"doc{i}", i, text, 0, len(text)), 1.0, i + 1, "bm25")
+        for i, text in enumerate(texts)
     ]
-    [sentence] = answer.sentences
-    assert sentence.span.of(passage) == sentence.text
+
+
+#: Supports the one sentence the tests expect; every other pair is "neither".
+SUPPORTS = {
+    (premise, claim): (0.9, 0.0, 0.1)
+    for premise, claim in [
+        (
+            "Honeybee wings beat about 230 times per second.",
+            "Honeybee wings beat about 230 times per second.",
+        ),
+        ("Ants march.\n[2] Bees dance at dawn.", "Bees dance at dawn."),
+        ("Bees dance at dawn. Ants march.", "Bees dance at dawn."),
+    ]
+}
+
+
+def _generator(
+    answerer: ExtractiveAnswerer | None = None, *, refusal: str = "I don't know"
+) -> ExtractiveGenerator:
+    scorer = TablePairScorer(SUPPORTS)
+    return ExtractiveGenerator(answerer or ExtractiveAnswerer(), scorer, refusal=refusal)
+
+
+def test_the_generator_cites_each_sentence_with_its_hits_number() -> None:
+    generator = _generator(ExtractiveAnswerer(max_sentences=1))
+    hits = _hits("Honeybees live in colonies.", "Honeybee wings beat about 230 times per second.")
+    answer = generator.run("How fast do honeybee wings beat?", hits)
+    assert answer.text == "Honeybee wings beat about 230 times per second [2]."
+    assert [c.doc_id for c in answer.citations] == ["doc1"]
+    assert answer.sentences[0].status == "supported"
+    provenance = answer.provenance
+    assert provenance is not None
+    # no prompt was written: none is named
+    assert (provenance.model, provenance.prompt_id, provenance.seed) == ("extractive", "", None)
+    assert provenance.verifier == "table"
+
+
+def test_the_generator_reads_the_passages_as_they_are_not_a_prompt() -> None:
+    # a passage whose own lines look like context blocks stays one passage
+    hits = _hits("Ants march.\n[2] Bees dance at dawn.")
+    assert _generator().write("When do bees dance?", hits) == "Bees dance at dawn [1]."
+
+
+def test_the_generator_refuses_when_nothing_answers() -> None:
+    hits = _hits("Ants march.")
+    answer = _generator().run("Who painted the Mona Lisa?", hits)
+    assert (answer.text, answer.refused) == ("I don't know", True)
+    assert _generator(refusal="No idea.").write("Who painted the Mona Lisa?", hits) == "No idea."
+
+
+def test_the_generator_checks_its_options_and_input() -> None:
+    with pytest.raises(OptionError, match="refusal"):
+        _generator(refusal=" ")
+    with pytest.raises(InputError, match="ExtractiveAnswerer"):
+        ExtractiveGenerator(object(), TablePairScorer({}))  # type: ignore[arg-type]
+    with pytest.raises(InputError, match="no hits"):
+        _generator().write("Who dances?", [])
+    with pytest.raises(InputError, match="empty"):
+        _generator().write(" ", _hits("Bees dance."))
+
+
+def test_an_asker_streams_the_generators_sentences_then_the_answer() -> None:
+    retriever = MemoryBM25([Chunk("d#0", "d", 0, "Bees dance at dawn. Ants march.", 0, 31)])
+    asker = Asker(retriever, _generator(), k=1)
+    items = list(StreamingAsker(asker).run("When do bees dance?"))
+    assert isinstance(items[-1], Answer)
+    assert items[-1].text == "Bees dance at dawn [1]."
+    assert [i.status for i in items] == ["supported", "answered"]
+
+
+# --- the writer of --llm ----------------------------------------------------------------------
+
+
+def test_extractive_names_the_answerer_and_uses_the_verifier_it_is_given() -> None:
+    writer = make_writer("extractive", scorer=TablePairScorer({}))
+    assert isinstance(writer, ExtractiveAnswerer)
+    assert writer.model_id == "extractive+table"
+    assert make_writer("extractive").model_id == "extractive"
+    assert isinstance(make_generator(writer, TablePairScorer({})), ExtractiveGenerator)
+
+
+@pytest.mark.parametrize(("spec", "model"), [("extractive:x", None), ("extractive", "m")])
+def test_extractive_takes_no_argument(spec: str, model: str | None) -> None:
+    with pytest.raises(OptionError, match=r"^llm="):
+        make_writer(spec, model=model)
+
+
+def test_other_specs_are_chat_models_made_by_the_factory_given() -> None:
+    made: list[tuple[str, str | None]] = []
+
+    def factory(spec: str, model: str | None) -> ScriptedChatModel:
+        made.append((spec, model))
+        return ScriptedChatModel(["Bees dance [1]."])
+
+    writer = make_writer("openai:http://127.0.0.1:9/v1", model="m", chat=factory)
+    assert made == [("openai:http://127.0.0.1:9/v1", "m")]
+    assert isinstance(make_generator(writer, TablePairScorer({})), GroundedGenerator)
+    assert WRITERS == ("extractive", "llamacpp", "openai")
+    with pytest.raises(OptionError, match="one of extractive, llamacpp, openai") as caught:
+        make_writer("gpt", chat=factory)
+    assert "--llm openai:http://" in str(caught.value)
+    assert made == [("openai:http://127.0.0.1:9/v1", "m")]
