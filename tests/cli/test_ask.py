@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from veracity import cli
 from veracity.corpus.index_dir import IndexDir
+from veracity.repair.questions import rule_questions
 from veracity.testing import ScriptedChatModel
 from veracity.types import PairScore, PairScores, Span
 
@@ -452,10 +453,18 @@ def test_ask_in_the_default_mode_on_an_index_without_vectors_says_it_used_bm25(i
 
 
 REPAIRABLE = "Beeswax is made by workers [2]. Beeswax melts when heated."
+#: The scripted model's research questions for each claim of REPAIRABLE: the rule-based ones.
+QUESTIONS = [
+    "\n".join(rule_questions(claim))
+    for claim in ("Beeswax is made by workers.", "Beeswax melts when heated.")
+]
 
 
 def test_ask_repair_deletes_what_the_index_does_not_support(index, fakes):
-    fakes([REPAIRABLE], scorer=PhraseScorer({"Beeswax melts when heated.": "melts at about"}))
+    fakes(
+        [REPAIRABLE, *QUESTIONS],
+        scorer=PhraseScorer({"Beeswax melts when heated.": "melts at about"}),
+    )
     result = fakes.ask(index, "--repair", "--policy", "delete", "--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
@@ -466,7 +475,10 @@ def test_ask_repair_deletes_what_the_index_does_not_support(index, fakes):
 
 
 def test_ask_repair_shows_the_diff(index, fakes):
-    fakes([REPAIRABLE], scorer=PhraseScorer({"Beeswax melts when heated.": "melts at about"}))
+    fakes(
+        [REPAIRABLE, *QUESTIONS],
+        scorer=PhraseScorer({"Beeswax melts when heated.": "melts at about"}),
+    )
     result = fakes.ask(index, "--repair", "--policy", "delete")
     assert result.exit_code == 0, result.output
     assert "[-Beeswax is made by workers [2]. -]Beeswax melts when heated." in flat(result.output)
