@@ -1,7 +1,7 @@
 """Every network veracity runs, and its runtime: the room of the models.
 
 ==========================  ====================================================================
-:mod:`.pairs`               pair checkers: does a premise support, contradict or say nothing of
+:mod:`.pairs`               pair scorers: does a premise support, contradict or say nothing of
                             a claim (``PairScorer``; the shipped verifier, Hugging Face and
                             seq2seq checkers, the LLM judge, similarity scorers, windows)
 :mod:`.relevance`           relevance scorers (rerankers): how well a passage answers a query

@@ -1,20 +1,18 @@
-"""Pair checkers: does a premise support, contradict or say nothing of a claim?
+"""Pair scorers: does a premise support, contradict or say nothing of a claim?
 
 Every stage that checks text stands on these: the :class:`~veracity.models.pairs.base.PairScorer`
-protocol (``run(premises, hypotheses) -> PairScores``), the shipped embedded verifier and its
-calibrated combiner (``embedded``, ``combiner``), any Hugging Face checker (``hf``;
-``remote_code`` for those that bring their own code), an LLM judge (``judge``), the similarity
-scorers (``similarity``: lexical coverage, cosine, token alignment),
-evidence windows for long premises (``windows``, ``windowed``), the features the combiner reads
-(``features``), batched scoring of groups with failures kept as data (``scoring``) and the
-registry of names (``registry``). The room uses ``types``, ``text`` and ``llm`` only; the answer
-pipeline (``verify``), ``generate``, ``train`` and ``testing`` import it, never the reverse.
-It was ``veracity.verifiers``, a name one letter from ``veracity.verify``; the old name still
-imports, with a ``DeprecationWarning``, until the next release.
+protocol (``run(premises, hypotheses) -> PairScores``), the shipped verifier and its calibrated
+combiner (``shipped``, ``combiner``), any Hugging Face checkpoint (``hf``; ``remote_code`` for
+those that bring their own code), an LLM judge (``judge``), the similarity scorers
+(``similarity``: lexical coverage, cosine, token alignment), evidence windows for long premises
+(``windows``, ``windowed``), the features the combiner reads (``features``), batched scoring of
+groups with failures kept as data (``scoring``), token-span detectors (``spans``) and the
+registry of names (``registry``). Within ``veracity.models`` it uses the chat models (the
+judge) and the ONNX runtime; outside, ``types``, ``text`` and ``prompts`` only.
 
 Words, as this package and the answer pipeline use them:
 
-- a *pair checker* (this room's name) or *scorer* is anything with the ``PairScorer`` protocol;
+- a *pair scorer* or *scorer* is anything with the ``PairScorer`` protocol;
   a *verifier* is a scorer whose scores are probabilities (``EmbeddedVerifier``, ``HFVerifier``,
   ``LLMJudgeVerifier``), a *similarity scorer* one whose are not (``LexicalCoverageScorer``,
   ``CosineScorer``, ``AlignmentScorer``: ``scores_are_probabilities = False``);

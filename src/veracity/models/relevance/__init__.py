@@ -1,8 +1,8 @@
 """Relevance scorers (rerankers): the ``RelevanceScorer`` protocol, veracity's own int8 ONNX
 cross-encoder, Hugging Face cross-encoders, and pair verifiers read as relevance.
 
-This room sits above ``checkers/`` and imports only it, ``text`` and the base modules;
-``retrieve.rerank.RerankingRetriever`` and answer evolution use it.
+They read long passages in the pair scorers' windows (``veracity.models.pairs``);
+``retrieve.rerank.RerankingRetriever`` and answer evolution use them.
 
 >>> from veracity.models.relevance import make_reranker
 >>> make_reranker("hf:cross-encoder/ms-marco-MiniLM-L-6-v2").model_id
