@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from veracity.errors import GenerationError
-from veracity.llm.base import ChatModel, ChatRequest, ChatResponse
+from veracity.models.chat.base import ChatModel, ChatRequest, ChatResponse
 
 __all__ = ["CachedChat"]
 

@@ -96,7 +96,7 @@ def signal_values(name: str, scorer: Any, results: Sequence[Any]) -> list[float]
 
 def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
-    from veracity.checkers.registry import make_verifier
+    from veracity.models.pairs.registry import make_verifier
     from veracity.retrieve.open import open_retriever
 
     questions = load_clapnq()

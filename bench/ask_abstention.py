@@ -55,12 +55,12 @@ sys.path.insert(0, str(BENCH))
 
 from _report import REPO, write_result  # noqa: E402
 from veracity import defaults  # noqa: E402
-from veracity.checkers.scoring import score_groups  # noqa: E402
-from veracity.embed import TextEmbedder  # noqa: E402
 from veracity.evaluate.classification import roc_auc  # noqa: E402
 from veracity.generate import calibrate, make_signal  # noqa: E402
 from veracity.generate.abstain import question_content  # noqa: E402
 from veracity.generate.calibration import threshold_point  # noqa: E402
+from veracity.models.embedding import TextEmbedder  # noqa: E402
+from veracity.models.pairs.scoring import score_groups  # noqa: E402
 from veracity.train.data.locations import data_root  # noqa: E402
 from veracity.types import SearchResult  # noqa: E402
 
@@ -95,14 +95,15 @@ def data_dir(name: str) -> Path:
 
 
 def bench_chat(spec: str, scorer: Any, threads: int | None) -> Any:
-    """The chat model of ``--llm`` spec; llama.cpp with ``threads`` (None: its default)."""
+    """The writer of ``--llm`` spec (a chat model, or the extractive answerer with ``scorer``);
+    llama.cpp with ``threads`` (None: its default)."""
     if spec.startswith("llamacpp"):
-        from veracity.llm.llamacpp import LlamaCppChat
+        from veracity.models.chat.llamacpp import LlamaCppChat
 
         return LlamaCppChat(spec.partition(":")[2] or None, threads=threads or None)
-    from veracity.llm.registry import make_chat
+    from veracity.generate.writers import make_writer
 
-    return make_chat(spec, scorer=scorer)
+    return make_writer(spec, scorer=scorer)
 
 
 def load_clapnq(folder: Path | None = None) -> list[ClapQuestion]:
@@ -200,7 +201,7 @@ def hit_supports(scorer: Any, results: Sequence[SearchResult], hits: int) -> lis
 
 def answer_supports(scorer: Any, results: Sequence[SearchResult]) -> list[float]:
     """The extractive answerer's best P(supported) (question against one sentence) per result."""
-    from veracity.llm.extractive import ExtractiveAnswerer
+    from veracity.generate.extractive import ExtractiveAnswerer
 
     # every candidate sentence is kept (no score floor, no passage rule, as many sentences as
     # candidates), so the best support can be read whatever the combined score ranked first
@@ -302,7 +303,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     argv = list(sys.argv[1:] if argv is None else argv)
 
-    from veracity.checkers.registry import make_verifier
+    from veracity.models.pairs.registry import make_verifier
     from veracity.retrieve.open import open_retriever
 
     everything = load_clapnq()

@@ -6,11 +6,12 @@ Command (from the repository root)::
 
 Sets: the 300 answerable ClapNQ dev questions, each asked through ``Asker`` over the 600-passage
 index of ``ask_abstention.py`` (hybrid search, k=5, no abstention), and the 265 QuoteSum dev
-questions, each answered by ``GroundedGenerator`` over its own 2-6 source passages as blocks.
-Generators: the extractive answerer (``make_chat("extractive", scorer=verifier)``, as ``veracity
-ask`` builds it) and the bundled SmolLM2-135M (``make_chat("llamacpp")``, temperature 0, seed 0).
+questions, each answered over its own 2-6 source passages as blocks. Generators: the extractive
+answerer (``make_writer("extractive", scorer=verifier)``, as ``veracity ask`` builds it, run by
+``ExtractiveGenerator``) and the bundled SmolLM2-135M (``make_chat("llamacpp")``, temperature 0,
+seed 0, through ``GroundedGenerator``).
 
-Each answer is checked by the library (``CitationChecker`` inside ``GroundedGenerator``; tau
+Each answer is checked by the library (``CitationChecker`` inside the generator; tau
 0.5); the figures are then read from the ``Answer`` and the same verifier (``make_verifier
 ("embedded")``) judges what the checker does not compute:
 
@@ -63,9 +64,9 @@ from ask_abstention import (  # noqa: E402
     load_clapnq,
 )
 from veracity import defaults  # noqa: E402
-from veracity.checkers.scoring import score_groups  # noqa: E402
 from veracity.errors import VeracityError  # noqa: E402
-from veracity.generate import Asker, GroundedGenerator  # noqa: E402
+from veracity.generate import AnswerGenerator, Asker, make_generator  # noqa: E402
+from veracity.models.pairs.scoring import score_groups  # noqa: E402
 from veracity.types import Answer, Chunk, Hit  # noqa: E402
 
 SEED = 13
@@ -142,7 +143,7 @@ def command(argv: Sequence[str]) -> str:
 def answer_all(
     set_name: str,
     items: Sequence[Item],
-    generator: GroundedGenerator,
+    generator: AnswerGenerator,
     asker: Asker | None,
     label: str,
 ) -> list[Outcome]:
@@ -433,7 +434,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         key, _, size = part.partition("=")
         samples[key] = int(size)
 
-    from veracity.checkers.registry import make_verifier
+    from veracity.models.pairs.registry import make_verifier
     from veracity.retrieve.open import open_retriever
 
     scorer = make_verifier("embedded").load()
@@ -446,7 +447,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     details.mkdir(parents=True, exist_ok=True)
     for spec in args.llm.split(","):
         chat = bench_chat(spec, scorer, args.threads)
-        generator = GroundedGenerator(chat, scorer).load()
+        generator = make_generator(chat, scorer).load()
         asker = None if retriever is None else Asker(retriever, generator, k=K).load()
         for set_name, items in sets.items():
             size = samples.get(f"{spec}:{set_name}", 0)

@@ -39,8 +39,8 @@ from veracity import defaults  # noqa: E402
 from veracity.generate import (  # noqa: E402
     Abstainer,
     Asker,
-    GroundedGenerator,
     calibrate,
+    make_generator,
     make_signal,
 )
 
@@ -87,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     argv = list(sys.argv[1:] if argv is None else argv)
 
-    from veracity.checkers.registry import make_verifier
+    from veracity.models.pairs.registry import make_verifier
     from veracity.retrieve.open import open_retriever
 
     questions = load_clapnq()
@@ -117,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     rows: dict[str, Any] = {}
     for spec in args.llm.split(","):
         chat = bench_chat(spec, scorer, args.threads)
-        asker = Asker(retriever, GroundedGenerator(chat, scorer), k=K, abstainer=abstainer).load()
+        asker = Asker(retriever, make_generator(chat, scorer), k=K, abstainer=abstainer).load()
         chat.load()
         asker.run(questions[rest[0]].question)  # warm-up, untimed
         load_before = load_average()

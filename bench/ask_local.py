@@ -16,7 +16,7 @@ Settings compared (``--configs``):
 - ``rules-only``: the stop rules without the repetition penalty (the penalty alone, which lets
   a loop run to the token limit, was not run: it costs the most CPU time);
 - ``guarded``: the defaults: ``defaults.LLAMA_REPEAT_PENALTY`` and the stop rules of
-  ``veracity.llm.guard`` (a repeated sentence, a run of characters or a prompt echo ends the
+  ``veracity.models.chat.stops`` (a repeated sentence, a run of characters or a prompt echo ends the
   reply);
 - ``guarded-fewshot``: the same with the ``grounded_fewshot_v1`` prompt, when it ships.
 
@@ -48,9 +48,9 @@ from _chat_cache import CachedChat  # noqa: E402
 from _report import write_result  # noqa: E402
 from ask_abstention import CACHE, ClapQuestion, load_clapnq  # noqa: E402
 from veracity import defaults  # noqa: E402
-from veracity.checkers.scoring import score_groups  # noqa: E402
 from veracity.errors import VeracityError  # noqa: E402
 from veracity.generate import GroundedGenerator  # noqa: E402
+from veracity.models.pairs.scoring import score_groups  # noqa: E402
 from veracity.types import Answer, Chunk, Hit  # noqa: E402
 
 SEED = 13
@@ -92,7 +92,7 @@ def gold_hit(question: ClapQuestion) -> Hit:
 def run_config(
     name: str, questions: Sequence[ClapQuestion], scorer: Any, threads: int, max_tokens: int
 ) -> dict[str, Any]:
-    from veracity.llm.llamacpp import LlamaCppChat
+    from veracity.models.chat.llamacpp import LlamaCppChat
 
     penalty, guard, prompt = CONFIGS[name]
     chat = CachedChat(
@@ -196,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--name", default="ask_local")
     args = parser.parse_args(argv)
-    from veracity.checkers import make_verifier
+    from veracity.models.pairs import make_verifier
 
     scorer = make_verifier("embedded")
     questions = sample(load_clapnq(), args.sample, SEED)

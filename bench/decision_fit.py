@@ -45,12 +45,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import add_allow_dirty, write_result
 from veracity import defaults
 from veracity.assets import DECISION_FILE
-from veracity.checkers.combiner import fit_logistic
-from veracity.checkers.registry import make_verifier
 from veracity.corpus.chunker import Chunker
 from veracity.decision import FEATURES, Decision, features, fit_decision
 from veracity.errors import InputError
 from veracity.evaluate.classification import balanced_accuracy, cross_threshold, roc_auc
+from veracity.models.pairs.combiner import fit_logistic
+from veracity.models.pairs.registry import make_verifier
 from veracity.types import Claim, ClaimSet, ClaimSignals, Document, Reading, Span, ValueCheck
 from veracity.verify.gather import ClaimEvidence, EvidenceSet
 from veracity.verify.pipeline import make_answer_verifier

@@ -36,7 +36,7 @@ from _report import write_result  # noqa: E402
 from retrieval_speed import nli_dir, passages, source_texts  # noqa: E402
 from veracity import defaults  # noqa: E402
 from veracity.corpus.base import InMemoryChunks  # noqa: E402
-from veracity.embed import Embedder, TextEmbedder  # noqa: E402
+from veracity.models.embedding import Embedder, TextEmbedder  # noqa: E402
 from veracity.retrieve.dense import DENSE_VECTORS, DenseBuilder  # noqa: E402
 from veracity.types import Chunk  # noqa: E402
 

@@ -58,7 +58,7 @@ sys.path.insert(0, str(BENCH))
 
 from _report import REPO, write_result  # noqa: E402
 from veracity.errors import GenerationError, VeracityError  # noqa: E402
-from veracity.llm.base import ChatModel, ChatRequest, ChatResponse  # noqa: E402
+from veracity.models.chat.base import ChatModel, ChatRequest, ChatResponse  # noqa: E402
 from veracity.train.data.locations import data_root  # noqa: E402
 from veracity.types import Chunk, Hit  # noqa: E402
 
@@ -242,11 +242,11 @@ class Bench:
     """The models, loaded once, and one (query, method) row at a time."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from veracity.checkers.registry import make_verifier
         from veracity.evolve import Bonus, EvolveConfig, Fitness, RougeBonus, SupportBonus
         from veracity.generate.check import CitationChecker
-        from veracity.llm.registry import make_chat
-        from veracity.rerankers import make_reranker
+        from veracity.models.chat.registry import make_chat
+        from veracity.models.pairs.registry import make_verifier
+        from veracity.models.relevance import make_reranker
 
         self.args = args
         threads = args.threads
@@ -260,11 +260,15 @@ class Bench:
         self.verifier = make_verifier("embedded", threads=threads).load()
         self.checker = CitationChecker(self.verifier).load()
         if args.llm == "llamacpp":  # the bundled SmolLM2, on a fixed number of threads
-            from veracity.llm.llamacpp import LlamaCppChat
+            from veracity.models.chat.llamacpp import LlamaCppChat
 
             chat: ChatModel = LlamaCppChat(threads=threads)
+        elif self.offline:  # no model is asked (see row()); the cache only counts calls
+            from veracity.testing import ScriptedChatModel
+
+            chat = ScriptedChatModel([], model_id="extractive")
         else:
-            chat = make_chat(args.llm, scorer=self.verifier)
+            chat = make_chat(args.llm)
         load = getattr(chat, "load", None)
         if callable(load):
             load()
@@ -378,7 +382,7 @@ class Bench:
         """One-shot RAG without a model: ``veracity ask``'s extractive answerer (the shipped
         verifier as its scorer) over the seeds, scored by the Gen²IR fitness."""
         from veracity.evolve import Member
-        from veracity.llm.extractive import ExtractiveAnswerer
+        from veracity.generate.extractive import ExtractiveAnswerer
 
         answer = ExtractiveAnswerer(scorer=self.verifier).run(query, texts)
         text = answer.text or "I don't know"
@@ -397,7 +401,7 @@ class Bench:
 
     def grounded(self, answer: str, seeds: Sequence[str]) -> dict[str, Any]:
         """The three-way label of each factual sentence against every seed, and the answer's."""
-        from veracity.checkers.scoring import score_groups
+        from veracity.models.pairs.scoring import score_groups
         from veracity.text.segment import segment_answer
 
         claims = [sentence.claim for sentence in segment_answer(answer) if sentence.factual]
@@ -831,7 +835,7 @@ def main() -> None:
     # Only queries with every method finished, so the methods compare on the same queries.
     complete = {(d, q) for d, q in planned if all((d, q, m) in done for m in METHODS)}
     rows = [row for row in rows if (row["dataset"], row["qid"]) in complete]
-    from veracity.verify.knowledge import KnowledgeLayer
+    from veracity.rules import KnowledgeLayer
 
     layer = KnowledgeLayer(ner="rules")
     texts = {(d, q): dict(candidates) for d, q, _, candidates in todo}

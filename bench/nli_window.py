@@ -36,11 +36,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
-from veracity.checkers.embedded import ACTIVATIONS, EmbeddedVerifier
 from veracity.evaluate.classification import balanced_accuracy, roc_auc
+from veracity.models.pairs.shipped import ACTIVATIONS, EmbeddedVerifier
+from veracity.rules import KnowledgeLayer
 from veracity.types import Claim, Document, Span
 from veracity.verify.gather import ClaimEvidence, EvidenceSet, source_chunks
-from veracity.verify.knowledge import KnowledgeLayer
 from veracity.verify.nli import WINDOWS, EvidenceWindow, NLILayer
 from verifier_data import DEFAULT_DATA, load_wice
 from verify_lfqa import CachedScorer, load_answers, run_config

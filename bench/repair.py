@@ -63,11 +63,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _chat_cache import CachedChat
 from _report import REPO, write_result
-from veracity.checkers.registry import make_verifier
 from veracity.errors import GenerationError
 from veracity.generate.grounded import GroundedGenerator
-from veracity.llm.base import ChatModel
-from veracity.llm.registry import make_chat
+from veracity.models.chat.base import ChatModel
+from veracity.models.chat.registry import make_chat
+from veracity.models.pairs.registry import make_verifier
 from veracity.repair import RepairResult, make_repairer
 from veracity.retrieve.memory import MemoryBM25
 from veracity.text.citations import find_markers
@@ -579,17 +579,17 @@ def per_system(answers_: Sequence[Answer], count: int, limit: int = 0) -> list[A
     return chosen[: limit or None]
 
 
-def open_chat(spec: str, model: str | None, scorer: CachedScorer) -> CachedChat:
+def open_chat(spec: str, model: str | None) -> CachedChat:
     """The chat model of ``spec`` (the bundled SmolLM2 on 1 thread for ``llamacpp``: on a
     shared 2-core machine two threads wait on each other), with
     its calls cached in ``.cache/bench/repair-chat-<spec>.jsonl``."""
     chat: ChatModel
     if spec.split(":", 1)[0] == "llamacpp":
-        from veracity.llm.llamacpp import LlamaCppChat
+        from veracity.models.chat.llamacpp import LlamaCppChat
 
         chat = LlamaCppChat(spec.partition(":")[2] or None, threads=1).load()
     else:
-        chat = make_chat(spec, model=model, scorer=scorer)
+        chat = make_chat(spec, model=model)
     slug = "".join(c if c.isalnum() else "-" for c in f"{spec}-{model or ''}").strip("-")
     return CachedChat(chat, REPO / ".cache" / "bench" / f"repair-chat-{slug}.jsonl")
 
@@ -614,7 +614,7 @@ def main_llm(args: argparse.Namespace, command: str) -> None:
     for item in args.llm:
         spec, _, count = item.partition("=")
         n = int(count) if count else args.per_system
-        chat = open_chat(spec, args.model if spec.startswith("openai") else None, scorer)
+        chat = open_chat(spec, args.model if spec.startswith("openai") else None)
         label = chat.model_id if spec.startswith("llamacpp") else f"{chat.model_id} via {spec}"
         runs = run_repairs(
             per_system(found, n, args.limit), chunks, scorer, args.k, CHAT_RUNS, chat

@@ -42,7 +42,7 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=20)
     parser.add_argument("--name", help="write bench/results/NAME.json and its README section")
     args = parser.parse_args()
-    from veracity.rerankers import make_reranker
+    from veracity.models.relevance import make_reranker
     from veracity.retrieve.open import open_retriever
     from veracity.retrieve.rerank import RerankingRetriever
 

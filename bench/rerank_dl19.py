@@ -15,7 +15,8 @@ The data folder is ``$VERACITY_DATA/trec_dl19`` (``VERACITY_DATA`` defaults to `
 beside the repository): 43 judged queries, graded qrels (0-3), and ``runs/bm25_top100.tsv``
 (Pyserini BM25 over the full MS MARCO collection) with every candidate's text. Every reranker
 reads passages in its own window: a (query, passage) pair longer than the window is cut into
-overlapping sentence windows (``veracity.rerankers.base.score_windows``, the library's code) and
+overlapping sentence windows (``veracity.models.relevance.base.score_windows``, the library's code)
+and
 the passage scores as its best window, so nothing is truncated. Ties keep BM25's order.
 
 Without ``--name`` the figures are printed only (for checking a run's intermediate checkpoints);
@@ -41,8 +42,8 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from _report import write_result  # noqa: E402
-from veracity.embed import Embedder, TextEmbedder  # noqa: E402
 from veracity.evaluate.retrieval import ndcg_at_k  # noqa: E402
+from veracity.models.embedding import Embedder, TextEmbedder  # noqa: E402
 from veracity.train.data.locations import data_root  # noqa: E402
 from veracity.types import RelevanceScores  # noqa: E402
 
@@ -121,7 +122,7 @@ class CheckpointScorer:
         import torch
         import transformers
 
-        from veracity.checkers.windows import EvidenceSelector
+        from veracity.models.pairs.windows import EvidenceSelector
 
         torch.set_num_threads(self.threads)
         self.model = transformers.AutoModelForSequenceClassification.from_pretrained(
@@ -131,13 +132,13 @@ class CheckpointScorer:
         return self
 
     def run(self, query: str, passages: Sequence[str]) -> RelevanceScores:
-        from veracity.rerankers.base import score_windows
+        from veracity.models.relevance.base import score_windows
 
         scores = score_windows(self.selector, query, passages, self._logits)
         return RelevanceScores(query, scores, self.model_id, "fp32")
 
     def _logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        from veracity.rerankers.base import batched_logits
+        from veracity.models.relevance.base import batched_logits
 
         encodings = self.selector.tokenizer.encode_batch(pairs)
         return batched_logits(encodings, self.batch_size, self._batch)
@@ -145,7 +146,7 @@ class CheckpointScorer:
     def _batch(self, encodings: list[Any]) -> np.ndarray:
         import torch
 
-        from veracity._onnx import pad_batch
+        from veracity.models.onnx.runtime import pad_batch
 
         feeds = pad_batch([e.ids for e in encodings], [e.type_ids for e in encodings])
         with torch.no_grad():
@@ -288,7 +289,7 @@ def main() -> None:
         print(arm, json.dumps(figures["arms"][arm]), flush=True)
 
     if "reranker" in arms:
-        from veracity.rerankers.embedded import EmbeddedReranker
+        from veracity.models.relevance.shipped import EmbeddedReranker
 
         reranker = (
             EmbeddedReranker(threads=args.threads)
@@ -316,7 +317,7 @@ def main() -> None:
             f"ms-marco-MiniLM-L-6-v2: {PUBLISHED_MINILM}",
         )
     if "combined" in arms:  # the reranker's combiner whatever its guard says
-        from veracity.rerankers.embedded import EmbeddedReranker
+        from veracity.models.relevance.shipped import EmbeddedReranker
 
         folder = {} if args.reranker_dir is None else {"model_dir": args.reranker_dir}
         combined = EmbeddedReranker(threads=args.threads, guarded=False, **folder).load()
@@ -328,7 +329,7 @@ def main() -> None:
             info,
         )
     if "network" in arms:  # the shipped reranker's cross-encoder alone, without its combiner
-        from veracity.rerankers.embedded import EmbeddedReranker
+        from veracity.models.relevance.shipped import EmbeddedReranker
 
         folder = {} if args.reranker_dir is None else {"model_dir": args.reranker_dir}
         network = EmbeddedReranker(threads=args.threads, combine=False, **folder).load()
@@ -340,8 +341,8 @@ def main() -> None:
             info,
         )
     if "verifier" in arms:
-        from veracity.checkers.embedded import EmbeddedVerifier
-        from veracity.rerankers.support import SupportRelevance
+        from veracity.models.pairs.shipped import EmbeddedVerifier
+        from veracity.models.relevance.support import SupportRelevance
 
         verifier = SupportRelevance(EmbeddedVerifier(threads=args.threads)).load()
         ranked, info = rerank_all(verifier, queries, run, texts)

@@ -14,7 +14,7 @@ Development sets (``VERACITY_DATA``; they are development data, and reported as 
 Every (query, candidate) is cut into the reranker's windows as the library does
 (``EvidenceSelector``); a candidate scores as its best window under each scoring. The features
 are the shipped reranker's (the cross-encoder's logit, the query's alignment with the window and
-their cosine, :data:`veracity.rerankers.embedded.RERANK_FEATURES`).
+their cosine, :data:`veracity.models.relevance.shipped.RERANK_FEATURES`).
 
 The refit combiner is pairwise logistic (RankNet-style): for each query, every pair of
 candidates with different grades gives the feature difference, the better one first; no
@@ -52,8 +52,8 @@ import rerank_dl19  # noqa: E402
 import retrieval_noveleval  # noqa: E402
 from _report import git_commit, write_result  # noqa: E402
 from veracity.evaluate.retrieval import ndcg_at_k  # noqa: E402
-from veracity.rerankers.embedded import RERANK_FEATURES, EmbeddedReranker  # noqa: E402
-from veracity.rerankers.guard import RerankGuard  # noqa: E402
+from veracity.models.relevance.guard import RerankGuard  # noqa: E402
+from veracity.models.relevance.shipped import RERANK_FEATURES, EmbeddedReranker  # noqa: E402
 from veracity.train.data.locations import data_root  # noqa: E402
 
 K = 10
@@ -275,7 +275,8 @@ def main() -> None:
     lost = {s for s, _ in RerankGuard(held, {f: (1.0, 0.0) for f in alone}, "").losses()}
     guard = {s: s not in lost for s in sets}
     figures["held_out_beats_every_feature"] = guard
-    # The shipped reranker's guard (veracity.rerankers.guard): its figures beside each feature's,
+    # The shipped reranker's guard (veracity.models.relevance.guard): its figures beside each
+    # feature's,
     # and each feature alone calibrated on all three sets, for the fallback.
     figures["guard"] = {
         "figures": {

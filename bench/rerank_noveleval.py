@@ -33,7 +33,7 @@ from _report import write_result  # noqa: E402
 from retrieval_noveleval import data_dir, load, passages  # noqa: E402
 from veracity.corpus.indexer import Indexer  # noqa: E402
 from veracity.evaluate.retrieval import ndcg_at_k  # noqa: E402
-from veracity.rerankers import make_reranker  # noqa: E402
+from veracity.models.relevance import make_reranker  # noqa: E402
 from veracity.retrieve import BM25Builder, DenseBuilder, Embedder, open_retriever  # noqa: E402
 from veracity.retrieve.rerank import RerankingRetriever  # noqa: E402
 

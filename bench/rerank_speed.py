@@ -68,7 +68,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--name", help="write bench/results/NAME.json and its README section")
     args = parser.parse_args()
-    from veracity.rerankers.embedded import EmbeddedReranker
+    from veracity.models.relevance.shipped import EmbeddedReranker
     from veracity.retrieve.open import open_retriever
     from veracity.retrieve.rerank import RerankingRetriever
 

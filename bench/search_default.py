@@ -43,7 +43,7 @@ from _report import write_result  # noqa: E402
 from veracity import defaults  # noqa: E402
 from veracity.corpus.indexer import Indexer  # noqa: E402
 from veracity.evaluate.retrieval import ndcg_at_k  # noqa: E402
-from veracity.rerankers.embedded import EmbeddedReranker  # noqa: E402
+from veracity.models.relevance.shipped import EmbeddedReranker  # noqa: E402
 from veracity.retrieve import BM25Builder, DenseBuilder, make_embedder, open_retriever  # noqa: E402
 from veracity.retrieve.rerank import RerankingRetriever  # noqa: E402
 from veracity.train.data.locations import data_root  # noqa: E402

@@ -12,9 +12,9 @@ claim's word coverage (the lexical baseline's own score), which shows whether a 
 more than which words the premise contains.
 
 Scorers: ``lexical`` and ``cosine`` (the baselines), ``align`` (token alignment; all three in
-veracity.checkers.similarity, similarities rather than probabilities), ``embedded`` (veracity's
+veracity.models.pairs.similarity, similarities rather than probabilities), ``embedded`` (veracity's
 shipped verifier, skipped with a note until it is importable and its model is present), and
-``hf:<model id or path>[@preset]`` (``veracity.checkers.registry.make_verifier``).
+``hf:<model id or path>[@preset]`` (``veracity.models.pairs.registry.make_verifier``).
 Aggregate figures go to bench/results/verifier.json and the ``verifier`` section of
 bench/README.md; per-item scores are not kept. A ``--limit`` run writes nothing unless given a
 ``--name``, so that a quick check never replaces the full-run figures.
@@ -38,8 +38,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
-from veracity.checkers.base import PairScorer
-from veracity.checkers.features import lexical_coverage
 from veracity.errors import VeracityError
 from veracity.evaluate.classification import (
     average_precision,
@@ -47,6 +45,8 @@ from veracity.evaluate.classification import (
     cross_threshold,
     roc_auc,
 )
+from veracity.models.pairs.base import PairScorer
+from veracity.models.pairs.features import lexical_coverage
 from verifier_data import DATASETS, DEFAULT_DATA, Item, load
 
 BENCH = Path(__file__).resolve().parent
@@ -63,8 +63,8 @@ class UnavailableError(Exception):
 
 
 def make_scorer(name: str, threads: int) -> PairScorer:
-    """A loaded scorer for ``name`` (see veracity.checkers.registry), or UnavailableError."""
-    from veracity.checkers.registry import make_verifier
+    """A loaded scorer for ``name`` (see veracity.models.pairs.registry), or UnavailableError."""
+    from veracity.models.pairs.registry import make_verifier
 
     if name.startswith("hf:"):
         try:

@@ -7,7 +7,8 @@ activations and many pairs per pass (the new one), in the same run.
 - **old**: ``EmbeddedVerifier(activations="per_tensor")``, the verifier's ``model.onnx`` as
   ``quantize_dynamic`` wrote it (one activation scale per tensor, so a pair is read alone:
   batch 1, padded to its own length).
-- **new**: ``activations="per_row"``, the same file rewritten row by row (``veracity._rowwise``,
+- **new**: ``activations="per_row"``, the same file rewritten row by row
+(``veracity.models.onnx.rowwise``,
   in memory at load), ``defaults.EMBEDDED_ROW_BATCH`` pairs per pass, each row padded to its
   16-token length bucket.
 
@@ -41,8 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
 from veracity import defaults
-from veracity.checkers.embedded import EmbeddedVerifier
 from veracity.evaluate.classification import balanced_accuracy, cross_threshold, roc_auc
+from veracity.models.pairs.shipped import EmbeddedVerifier
 from verifier_data import DEFAULT_DATA, Item, load_lfqa, load_wice
 
 SETS = {"wice": load_wice, "lfqa": load_lfqa}

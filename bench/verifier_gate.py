@@ -32,9 +32,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
-from veracity.checkers.combiner import SUPPORT_BALANCED, THREE_WAY_FEATURES, fit_three_way
-from veracity.checkers.embedded import EmbeddedVerifier
 from veracity.evaluate.classification import balanced_accuracy
+from veracity.models.pairs.combiner import SUPPORT_BALANCED, THREE_WAY_FEATURES, fit_three_way
+from veracity.models.pairs.shipped import EmbeddedVerifier
 from veracity.train.release import combiner_fit_mask
 from veracity.train.trainer import fitting_rows, read_rows
 from verifier_data import DATASETS, DEFAULT_DATA, load

@@ -6,7 +6,7 @@ on held-out VitaminC / MNLI rows, speed at 512 tokens, and its combiner's inputs
         --verifier 0.4.0=embedded:OLD --verifier 0.4.0+three-way=embedded:OLD3 \\
         --verifier 0.5.0=embedded --data DATA
 
-``--verifier LABEL=NAME`` (repeatable; NAME as in veracity.checkers.registry) names each row.
+``--verifier LABEL=NAME`` (repeatable; NAME as in veracity.models.pairs.registry) names each row.
 ``--data`` is the training data folder (its val.jsonl gives the VitaminC and MNLI rows, which
 no network here trained on); the minimal pairs are ``bench/data/minimal_pairs.jsonl``
 (``python -m veracity.train.data.pairs``: held-out training text, never evaluation data).
@@ -25,7 +25,7 @@ Per verifier:
 - **With rules**: the decision ``check`` and ``verify`` label (a claim the rules contradict is
   contradicted whatever the verifier says): flip and contradicted as above, of the originals
   that decision calls supported. The rules' antonym and quantifier lists are the lexicon the
-  suite's twins were made with (``veracity.text.polarity``), so for those edits this is an
+  suite's twins were made with (``veracity.rules.polarity``), so for those edits this is an
   upper bound: an antonym outside the lexicon is the network's alone.
 - **Probes**: the four pairs of the issue, label and P(contradicted).
 - **Three-way**: accuracy of the argmax label on validation rows of VitaminC and MNLI.
@@ -49,8 +49,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
-from veracity.checkers.base import PairScorer
 from veracity.evaluate.classification import balanced_accuracy
+from veracity.models.pairs.base import PairScorer
 from veracity.types import Chunk, Claim, Span
 from verifier import make_scorer, measure, score_items
 from verifier_data import DATASETS, DEFAULT_DATA, load
@@ -158,7 +158,7 @@ def minimal_pairs(
 def rule_flags(pairs: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
     """Per pair, whether the knowledge layer (no names, no network) contradicts the original
     and the twin."""
-    from veracity.verify.knowledge.layer import KnowledgeLayer
+    from veracity.rules.layer import KnowledgeLayer
 
     layer = KnowledgeLayer(entities=False).load()
 

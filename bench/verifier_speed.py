@@ -156,7 +156,7 @@ def _scorer(name: str, threads: int) -> Any:
     if not mode:
         return make_scorer(name, threads)
     from veracity.assets import VERIFIER_DIR
-    from veracity.checkers.embedded import EmbeddedVerifier
+    from veracity.models.pairs.shipped import EmbeddedVerifier
 
     activations, _, batch = mode.partition("/")
     path = name.partition(":")[2]

@@ -31,9 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
 from veracity import defaults
-from veracity.checkers.registry import make_verifier
 from veracity.evaluate.classification import roc_auc
-from veracity.llm.registry import make_chat
+from veracity.models.chat.registry import make_chat
+from veracity.models.pairs.registry import make_verifier
 from veracity.types import ClaimSet, Document
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.consistency import ConsistencyLayer
@@ -80,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     scorer = make_verifier(args.verifier)
-    chat = make_chat("llamacpp", scorer=scorer)
+    chat = make_chat("llamacpp")
     extractor = ClaimExtractor()
     samples_layer = ConsistencyLayer(
         chat, scorer, samples=args.samples, temperature=args.temperature

@@ -26,9 +26,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
-from veracity.checkers.embedded import ACTIVATIONS, EmbeddedVerifier
+from veracity.models.pairs.shipped import ACTIVATIONS, EmbeddedVerifier
+from veracity.rules import KnowledgeLayer
 from veracity.verify.gather import source_chunks
-from veracity.verify.knowledge import KnowledgeLayer
 from veracity.verify.nli import WINDOWS
 from veracity.verify.pipeline import make_answer_verifier
 from verifier_data import DEFAULT_DATA

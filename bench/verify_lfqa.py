@@ -40,18 +40,18 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
-from veracity.checkers.base import PairScorer
-from veracity.checkers.registry import make_verifier
 from veracity.evaluate.classification import (
     average_precision,
     balanced_accuracy,
     precision_recall_f1,
     roc_auc,
 )
+from veracity.models.pairs.base import PairScorer
+from veracity.models.pairs.registry import make_verifier
+from veracity.rules import KnowledgeLayer
 from veracity.types import Document, LayerResult, PairScores, Report
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.gather import EvidenceGatherer, source_chunks
-from veracity.verify.knowledge import KnowledgeLayer
 from veracity.verify.nli import NLILayer
 from veracity.verify.pipeline import AnswerVerifier
 from veracity.verify.questions import QueryMaker

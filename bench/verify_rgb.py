@@ -35,12 +35,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
 from veracity import defaults
-from veracity.checkers.registry import make_verifier
 from veracity.defaults import EvidenceWindow
+from veracity.models.pairs.registry import make_verifier
+from veracity.rules import KnowledgeLayer
 from veracity.text.sentences import split_sentences
 from veracity.types import Report
 from veracity.verify.gather import source_chunks, source_documents
-from veracity.verify.knowledge import KnowledgeLayer
 from veracity.verify.nli import WINDOWS
 from veracity.verify.pipeline import make_answer_verifier
 from verifier_data import DEFAULT_DATA

@@ -163,8 +163,8 @@ def _finding(check: Any) -> str:
 def read(pairs: Sequence[Pair]) -> list[dict[str, Any]]:
     """Per pair: whether the rules contradict the claim, the kinds of their findings, and how
     many findings have a span outside its own text."""
+    from veracity.rules.layer import KnowledgeLayer
     from veracity.types import Chunk, Claim, Span
-    from veracity.verify.knowledge.layer import KnowledgeLayer
 
     layer = KnowledgeLayer(entities=False).load()
     chunks: dict[str, Any] = {}

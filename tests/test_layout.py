@@ -36,7 +36,7 @@ class Row:
 
 
 def _room_name(written: str) -> str:
-    """``text/`` -> ``text``, ``embed.py`` -> ``embed``; checks the kind against the package."""
+    """``text/`` -> ``text``, ``errors.py`` -> ``errors``; checks the kind against the package."""
     if written.endswith("/"):
         name = written[:-1]
         assert (PACKAGE / name / "__init__.py").is_file(), f"{written}: no such package"
@@ -205,21 +205,39 @@ def test_generate_and_verify_do_not_import_each_other() -> None:
     assert {m: r for m, r in _imports("verify").items() if "generate" in r} == {}
 
 
-def test_the_pair_checkers_and_answer_text_rooms_exist_with_their_modules() -> None:
-    checkers = {p.stem for p in (PACKAGE / "checkers").glob("*.py")}
+def test_the_models_rules_and_answer_text_rooms_exist_with_their_modules() -> None:
+    """Every network sits in ``models/`` by what it is, the knowledge checks in ``rules/``,
+    and the answer-text helpers in ``text/``; the shims of earlier moves are gone."""
+    models = {
+        p.relative_to(PACKAGE / "models").as_posix() for p in (PACKAGE / "models").rglob("*.py")
+    }
     assert {
-        "base",
-        "embedded",
-        "hf",
-        "judge",
-        "similarity",
-        "windows",
-        "combiner",
-        "registry",
-        "scoring",
-    } <= checkers
+        "factories.py",
+        "embedding.py",
+        "pairs/base.py",
+        "pairs/shipped.py",
+        "pairs/hf.py",
+        "pairs/judge.py",
+        "pairs/similarity.py",
+        "pairs/windows.py",
+        "pairs/combiner.py",
+        "pairs/registry.py",
+        "pairs/scoring.py",
+        "relevance/base.py",
+        "relevance/shipped.py",
+        "relevance/registry.py",
+        "chat/base.py",
+        "chat/registry.py",
+        "onnx/runtime.py",
+        "onnx/rowwise.py",
+    } <= models
+    rules = {p.stem for p in (PACKAGE / "rules").glob("*.py")}
+    assert {"layer", "values", "tokens", "entities", "kb", "polarity"} <= rules
     text = {p.stem for p in (PACKAGE / "text").glob("*.py")}
-    assert {"citations", "segment", "factual", "refusal", "sentences", "words"} <= text
+    assert {"citations", "segment", "factual", "refusal", "sentences", "words", "grammar"} <= text
+    gone = ("verifiers", "checkers", "rerankers", "llm", "embed.py", "_moved.py", "_onnx.py")
+    assert [name for name in gone if (PACKAGE / name).exists()] == []
+    assert not (PACKAGE / "verify" / "knowledge").exists()
     assert not (PACKAGE / "verify" / "base.py").exists()
 
 
@@ -269,14 +287,3 @@ def test_nothing_imports_the_adapters() -> None:
     the service: they convert types and call the library, and nothing below uses them."""
     assert _importers_of("adapters") == {}
     assert _imports("adapters")  # the room exists and was read
-
-
-def test_the_old_pair_verifiers_room_only_forwards_to_the_checkers() -> None:
-    """``verifiers/`` (the checkers' old name, kept one release) holds one module per module of
-    ``checkers/`` it had, imports nothing but ``checkers/`` (and the foundation's warning), and
-    nothing imports it: new code names the new room."""
-    old = {p.stem for p in (PACKAGE / "verifiers").glob("*.py")} - {"__init__"}
-    assert old <= {p.stem for p in (PACKAGE / "checkers").glob("*.py")}
-    assert ALLOWED["verifiers"] == {"checkers"}
-    assert set().union(*_imports("verifiers").values()) <= {"checkers", "_moved"}
-    assert _importers_of("verifiers") == {}

@@ -3,8 +3,10 @@
     .venv/bin/python bench/verifier_sweep/prep.py --window 192 --pool 56000 --out .devsweep
 
 The device machine has torch and transformers but not veracity's own dependencies, so the
-evidence selection (``veracity.checkers.windows.EvidenceSelector``, the code training and inference
-use), the tokenizer and the combiner's exact signals (``veracity.checkers.combiner.features``) run
+evidence selection (``veracity.models.pairs.windows.EvidenceSelector``, the code training and
+inference
+use), the tokenizer and the combiner's exact signals (``veracity.models.pairs.combiner.features``)
+run
 here. Writes, for the training pool (a seeded sample of the training data), the validation rows
 and the WiCE and LFQA development sets: ``NAME_WINDOW.npz`` with the concatenated token ids, each
 pair's length and where the claim starts, labels, kinds and features. Also copies the base model
@@ -27,9 +29,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from veracity.assets import load_tokenizer
-from veracity.checkers.combiner import features
-from veracity.checkers.windows import EvidenceSelector
 from veracity.errors import VeracityError
+from veracity.models.pairs.combiner import features
+from veracity.models.pairs.windows import EvidenceSelector
 from veracity.train.trainer import LABELS, NOT_SUPPORTED, base_model_dir
 from verifier_data import DEFAULT_DATA, load
 

@@ -29,8 +29,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _report import write_result
-from veracity.checkers.combiner import fit_combiner
 from veracity.evaluate.classification import cross_threshold, roc_auc
+from veracity.models.pairs.combiner import fit_combiner
 
 #: The kinds verifier 0.1.1-0.4.0's combiner was not fit on (public NLI rows and contradiction
 #: perturbations), as veracity.train.release defined them when this sweep ran.

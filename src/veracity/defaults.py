@@ -64,7 +64,7 @@ VERIFIER = "embedded"
 VERIFIER_MAX_TOKENS = 256
 VERIFIER_WINDOW_STRIDE_TOKENS = 64
 VERIFIER_BATCH = 16
-#: How the shipped verifier's int8 activations are quantized (veracity.checkers.embedded):
+#: How the shipped verifier's int8 activations are quantized (veracity.models.pairs.shipped):
 #: "per_tensor", the model as exported, one scale for the whole input, so it reads one pair per
 #: forward pass (in a batch a score would move with its batch-mates, by up to 0.06 measured);
 #: or "per_row", rewritten at load to scale each row on its own, so it batches and a score is

@@ -14,10 +14,10 @@ from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from veracity.checkers.base import check_pairs
 from veracity.decision import FEATURES, Decision
 from veracity.errors import InputError
-from veracity.llm.base import ChatRequest, ChatResponse
+from veracity.models.chat.base import ChatRequest, ChatResponse
+from veracity.models.pairs.base import check_pairs
 from veracity.text.words import content_word_spans, content_words
 from veracity.types import (
     ClaimSpans,
@@ -216,7 +216,7 @@ class OverlapRelevanceScorer:
         return self
 
     def run(self, query: str, passages: Sequence[str]) -> RelevanceScores:
-        from veracity.rerankers.base import check_passages
+        from veracity.models.relevance.base import check_passages
 
         query, texts = check_passages(query, passages)
         self.calls.append(len(texts))

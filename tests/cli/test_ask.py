@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from veracity import cli
 from veracity.corpus.index_dir import IndexDir
+from veracity.repair.questions import rule_questions
 from veracity.testing import ScriptedChatModel
 from veracity.types import PairScore, PairScores, Span
 
@@ -94,6 +95,11 @@ def dev(tmp_path: Path) -> Path:
     return path
 
 
+#: A chat spec for the scripted model: any real chat backend's name (the fake factory ignores
+#: it); ``--llm extractive``, the default, is no chat model.
+FAKE_LLM = "openai:http://127.0.0.1:9/v1"
+
+
 class Fakes:
     """A scripted chat model and a phrase scorer, and the app whose commands use them.
 
@@ -104,9 +110,7 @@ class Fakes:
         self.chat = ScriptedChatModel([])
         self.scorer = PhraseScorer(PHRASES)
         self.app = cli.build_app(
-            cli.Models(
-                verifier=lambda name: self.scorer, chat=lambda spec, model, scorer: self.chat
-            )
+            cli.Models(verifier=lambda name: self.scorer, chat=lambda spec, model: self.chat)
         )
 
     def __call__(
@@ -132,6 +136,7 @@ class Fakes:
                 "bm25",
                 "-k",
                 "3",
+                *([] if "--llm" in args else ["--llm", FAKE_LLM]),
                 *args,
                 *([] if abstain else ["--no-abstain"]),
             ],
@@ -448,10 +453,18 @@ def test_ask_in_the_default_mode_on_an_index_without_vectors_says_it_used_bm25(i
 
 
 REPAIRABLE = "Beeswax is made by workers [2]. Beeswax melts when heated."
+#: The scripted model's research questions for each claim of REPAIRABLE: the rule-based ones.
+QUESTIONS = [
+    "\n".join(rule_questions(claim))
+    for claim in ("Beeswax is made by workers.", "Beeswax melts when heated.")
+]
 
 
 def test_ask_repair_deletes_what_the_index_does_not_support(index, fakes):
-    fakes([REPAIRABLE], scorer=PhraseScorer({"Beeswax melts when heated.": "melts at about"}))
+    fakes(
+        [REPAIRABLE, *QUESTIONS],
+        scorer=PhraseScorer({"Beeswax melts when heated.": "melts at about"}),
+    )
     result = fakes.ask(index, "--repair", "--policy", "delete", "--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
@@ -462,7 +475,10 @@ def test_ask_repair_deletes_what_the_index_does_not_support(index, fakes):
 
 
 def test_ask_repair_shows_the_diff(index, fakes):
-    fakes([REPAIRABLE], scorer=PhraseScorer({"Beeswax melts when heated.": "melts at about"}))
+    fakes(
+        [REPAIRABLE, *QUESTIONS],
+        scorer=PhraseScorer({"Beeswax melts when heated.": "melts at about"}),
+    )
     result = fakes.ask(index, "--repair", "--policy", "delete")
     assert result.exit_code == 0, result.output
     assert "[-Beeswax is made by workers [2]. -]Beeswax melts when heated." in flat(result.output)
@@ -476,7 +492,7 @@ def test_ask_rerank_gives_the_model_the_reranked_passages(index: Path) -> None:
     app = cli.build_app(
         cli.Models(
             verifier=lambda name: PhraseScorer(PHRASES),
-            chat=lambda spec, model, scorer: chat,
+            chat=lambda spec, model: chat,
             reranker=lambda name: reranker,
         )
     )

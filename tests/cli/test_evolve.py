@@ -41,7 +41,7 @@ def app(replies: list[str]) -> tuple[typer.Typer, ScriptedChatModel]:
     return cli.build_app(
         cli.Models(
             verifier=lambda name: TablePairScorer({}),
-            chat=lambda spec, model, scorer: chat,
+            chat=lambda spec, model: chat,
             reranker=lambda name: OverlapRelevanceScorer(),
         )
     ), chat
@@ -139,7 +139,7 @@ def test_evolve_with_no_model_answers_from_the_seeds_sentences(index: Path) -> N
         cli.Models(
             verifier=lambda name: verifier,
             reranker=lambda name: OverlapRelevanceScorer(),
-            chat=lambda spec, model, scorer: pytest.fail("no chat model is needed"),
+            chat=lambda spec, model: pytest.fail("no chat model is needed"),
         )
     )
     args = ["evolve", QUERY, "--index", str(index), "--mode", "bm25"]
@@ -167,7 +167,7 @@ def test_evolve_checks_each_sentence_against_the_seeds(index: Path) -> None:
     built = cli.build_app(
         cli.Models(
             verifier=lambda name: verifier,
-            chat=lambda spec, model, scorer: chat,
+            chat=lambda spec, model: chat,
             reranker=lambda name: OverlapRelevanceScorer(),
         )
     )

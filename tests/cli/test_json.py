@@ -104,9 +104,7 @@ class Fakes:
         self.scorer: Scorer = Scorer()
         self.chat = ScriptedChatModel([])
         self.app = cli.build_app(
-            cli.Models(
-                verifier=lambda name: self.scorer, chat=lambda spec, model, scorer: self.chat
-            )
+            cli.Models(verifier=lambda name: self.scorer, chat=lambda spec, model: self.chat)
         )
         self.docs = tmp_path / "docs"
         self.docs.mkdir()
@@ -352,6 +350,8 @@ def test_ask(fakes: Fakes) -> None:
         str(fakes.index),
         "--mode",
         "bm25",
+        "--llm",
+        "openai:http://127.0.0.1:9/v1",  # the scripted model (extractive is no chat model)
         "--json",
     ]
     fakes.chat = ScriptedChatModel(

@@ -61,7 +61,7 @@ def test_a_model_reply_that_cannot_be_read_exits_1_and_keeps_the_sentence(source
     app = cli.build_app(
         cli.Models(
             verifier=lambda name: TablePairScorer(table),
-            chat=lambda spec, model, scorer: ScriptedChatModel(["?!"]),
+            chat=lambda spec, model: ScriptedChatModel(["?!"]),
         )
     )
     code, out, _ = _run(
@@ -88,7 +88,7 @@ def test_bad_input_exits_2_with_a_clear_error(source: Path, args: list[str], mes
     app = cli.build_app(
         cli.Models(
             verifier=lambda name: TablePairScorer(TABLE),
-            chat=lambda spec, model, scorer: ScriptedChatModel([]),
+            chat=lambda spec, model: ScriptedChatModel([]),
         )
     )
     code, _, err = _run(*args, app=app)

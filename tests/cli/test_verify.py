@@ -460,7 +460,7 @@ def test_llm_feeds_the_consistency_layer_alone(sources: list[Path]) -> None:
     # the command made the layer over the chat model and handed the model on as well
     chat = ScriptedChatModel(["Honey bees perform a waggle dance."] * 3)
     app = cli.build_app(
-        cli.Models(verifier=lambda name: TablePairScorer(TABLE), chat=lambda s, m, c: chat)
+        cli.Models(verifier=lambda name: TablePairScorer(TABLE), chat=lambda s, m: chat)
     )
     code, out, err = _run(
         "--answer",

@@ -491,7 +491,7 @@ class _OnesEmbedder:
     def run(self, texts):
         import numpy as np
 
-        from veracity.embed import Embeddings
+        from veracity.models.embedding import Embeddings
 
         return Embeddings(np.full((len(texts), 4), 0.5, dtype=np.float32), self.model_id, ())
 

@@ -27,7 +27,7 @@ from veracity.evolve import (
     SupportBonus,
     parse_rewrite,
 )
-from veracity.llm.base import ChatRequest, ChatResponse
+from veracity.models.chat.base import ChatRequest, ChatResponse
 from veracity.testing import OverlapRelevanceScorer, ScriptedChatModel, TablePairScorer
 from veracity.text.segment import segment_answer
 from veracity.types import PairScore, PairScores, Span

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from veracity.checkers.base import PairScorer
 from veracity.corpus.index_dir import IndexDir
 from veracity.corpus.indexer import Indexer
 from veracity.generate import Abstainer, Asker, GroundedGenerator, calibrate, make_signal
-from veracity.llm.base import ChatModel, ChatRequest, ChatResponse
+from veracity.models.chat.base import ChatModel, ChatRequest, ChatResponse
+from veracity.models.pairs.base import PairScorer
 from veracity.retrieve import BM25Builder, open_retriever
 from veracity.types import SENTENCE_STATUSES
 
@@ -61,7 +61,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def verifier() -> PairScorer:
-    from veracity.checkers.registry import make_verifier
+    from veracity.models.pairs.registry import make_verifier
 
     return make_verifier("embedded").load()
 
@@ -69,7 +69,7 @@ def verifier() -> PairScorer:
 @pytest.fixture(scope="module")
 def smollm2() -> CountingChat:
     pytest.importorskip("llama_cpp", reason="needs the [llm] extra: pip install 'veracity[llm]'")
-    from veracity.llm.llamacpp import LlamaCppChat
+    from veracity.models.chat.llamacpp import LlamaCppChat
 
     return CountingChat(LlamaCppChat(threads=2).load())
 

@@ -7,7 +7,7 @@ import pytest
 from veracity.errors import GenerationError, InputError, OptionError
 from veracity.generate.check import CitationChecker, claim_parts
 from veracity.generate.grounded import GroundedGenerator
-from veracity.llm.base import ChatRequest
+from veracity.models.chat.base import ChatRequest
 from veracity.prompts import load_prompt
 from veracity.testing import NetworkDecision, ScriptedChatModel, TablePairScorer
 from veracity.types import SENTENCE_STATUSES, Chunk, Hit, Span
@@ -310,13 +310,13 @@ def test_the_checker_reads_any_answer(hits):
 
 def test_the_source_s_own_index_survives_ask() -> None:
     # Harden-2 #8: the extractive reply and the checker ate "[0]" of the source's heap[0]
-    from veracity.llm.extractive import ExtractiveReplier
+    from veracity.generate.extractive import ExtractiveAnswerer, ExtractiveGenerator
     from veracity.types import Chunk, Hit
 
     source = "The smallest item of a min-heap is always heap[0]."
     hit = Hit(Chunk("heap.txt#0", "heap.txt", 0, source, 0, len(source)), 1.0, 1, "bm25")
-    prompt = f"[1] {source}\n\nQuestion: Which item of a min-heap is the smallest?"
-    reply = ExtractiveReplier().run(ChatRequest.of(prompt)).text
+    generator = ExtractiveGenerator(ExtractiveAnswerer(), TablePairScorer({}))
+    reply = generator.write("Which item of a min-heap is the smallest?", [hit])
     assert reply == "The smallest item of a min-heap is always heap[0] [1]."
     checked = CitationChecker(TablePairScorer({(source, source): (0.9, 0.0, 0.1)})).run(
         reply, [hit]

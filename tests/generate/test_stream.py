@@ -9,7 +9,7 @@ import pytest
 from veracity.generate.ask import Asker
 from veracity.generate.grounded import GroundedGenerator
 from veracity.generate.stream import StreamingAsker
-from veracity.llm.base import ChatRequest, ChatResponse
+from veracity.models.chat.base import ChatRequest, ChatResponse
 from veracity.retrieve.memory import MemoryBM25
 from veracity.testing import ScriptedChatModel, TablePairScorer
 from veracity.types import Answer, Chunk, SentenceCheck

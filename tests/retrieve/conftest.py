@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from veracity.corpus.base import InMemoryChunks
-from veracity.embed import Embedder, Embeddings
+from veracity.models.embedding import Embedder, Embeddings
 from veracity.types import Chunk
 
 

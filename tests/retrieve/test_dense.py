@@ -245,7 +245,7 @@ def exported(tmp_path_factory) -> Path:
 def test_the_exported_embedder_runs_on_integer_kernels_and_matches_the_default(exported):
     onnx = pytest.importorskip("onnx")
     from veracity import defaults
-    from veracity.embed import Embedder
+    from veracity.models.embedding import Embedder
 
     assert "MatMulInteger" in {node.op_type for node in onnx.load(str(exported)).graph.node}
     texts = ["Honeybees communicate with a waggle dance.", "The vote was postponed."]
@@ -263,8 +263,9 @@ def test_the_exported_embedder_runs_on_integer_kernels_and_matches_the_default(e
 def test_an_index_is_searched_with_the_embedder_it_was_built_with(
     chunks_of, generation, exported, tmp_path, monkeypatch
 ):
-    from veracity import defaults, embed
-    from veracity.embed import Embedder
+    from veracity import defaults
+    from veracity.models import embedding as embed
+    from veracity.models.embedding import Embedder
 
     texts = [
         "Honeybees communicate the location of flowers with a waggle dance.",

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from veracity import defaults
-from veracity.embed import EMBEDDER_NAMES, Embedder, StaticEmbedder, make_embedder
 from veracity.errors import IndexStoreError, ModelError, OptionError
+from veracity.models.embedding import EMBEDDER_NAMES, Embedder, StaticEmbedder, make_embedder
 from veracity.retrieve.dense import DENSE_META, DenseBuilder, DenseRetriever
 
 

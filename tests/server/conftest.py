@@ -11,10 +11,10 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
-from veracity.checkers.base import SpanDetector
 from veracity.corpus.indexer import Indexer
-from veracity.llm.base import ChatRequest, ChatResponse
 from veracity.models import Models
+from veracity.models.chat.base import ChatRequest, ChatResponse
+from veracity.models.pairs.base import SpanDetector
 from veracity.retrieve.bm25 import BM25Builder
 from veracity.server.app import create_app
 from veracity.server.settings import Limits, Settings
@@ -187,7 +187,7 @@ def settings_for(
 
     models = Models(
         verifier=lambda name: made_scorer,
-        chat=lambda spec, model, s: made_chat,
+        chat=lambda spec, model: made_chat,
         spans=made_spans,
     )
     return Settings(
@@ -195,6 +195,7 @@ def settings_for(
         mode="bm25",
         limits=Limits(**limits),
         models=models,
+        llm="openai:http://127.0.0.1:9/v1",  # the fake chat (extractive is no chat model)
         token=token,
         allowed_hosts=allowed_hosts,
         spans=None if spans is None else "hf:fake",

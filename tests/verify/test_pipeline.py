@@ -10,11 +10,11 @@ import pytest
 from veracity import defaults
 from veracity.decision import FEATURES, Decision
 from veracity.errors import ClaimTooLongError, InputError, OptionError
+from veracity.rules import KnowledgeLayer
 from veracity.testing import ScriptedChatModel, TablePairScorer
 from veracity.types import Chunk, PairScore, PairScores, Span
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.gather import EvidenceGatherer, source_chunks, source_documents
-from veracity.verify.knowledge import KnowledgeLayer
 from veracity.verify.nli import NLILayer
 from veracity.verify.pipeline import AnswerVerifier, make_answer_verifier
 from veracity.verify.rules import LayerCombiner

@@ -48,7 +48,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_token_model_s_spans_index_the_answer_not_the_claim(folder: Path) -> None:
-    from veracity.checkers.spans import TokenSpanDetector
+    from veracity.models.pairs.spans import TokenSpanDetector
 
     detector = TokenSpanDetector(folder, threshold=0.3).load()
     report = _verify(ANSWER, spans=detector)

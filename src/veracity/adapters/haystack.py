@@ -20,7 +20,7 @@ from haystack import Document, component
 from veracity import defaults
 from veracity.adapters.passages import Foreign, passages
 from veracity.adapters.scorers import scorer_of
-from veracity.checkers.base import PairScorer
+from veracity.models.pairs.base import PairScorer
 from veracity.repair.pipeline import check_policy, make_repairer
 from veracity.types import Chunk
 from veracity.verify.grounding import GroundingCheck, GroundingMode, check_options

@@ -29,8 +29,8 @@ from pydantic import PrivateAttr
 from veracity import defaults
 from veracity.adapters.passages import Foreign, passage_metadata, passages
 from veracity.adapters.scorers import scorer_of
-from veracity.checkers.base import PairScorer
 from veracity.errors import InputError
+from veracity.models.pairs.base import PairScorer
 from veracity.repair.pipeline import check_policy, make_repairer
 from veracity.retrieve.base import Retriever
 from veracity.retrieve.open import open_retriever

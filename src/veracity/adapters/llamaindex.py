@@ -26,8 +26,8 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from veracity import defaults
 from veracity.adapters.passages import Foreign, passages
 from veracity.adapters.scorers import reranker_of, scorer_of
-from veracity.checkers.base import PairScorer
 from veracity.errors import InputError
+from veracity.models.pairs.base import PairScorer
 from veracity.verify.grounding import GroundingCheck, GroundingMode, check_options
 
 __all__ = ["VeracityEvaluator", "VeracityReranker"]

@@ -30,7 +30,7 @@ from veracity import defaults
 from veracity.adapters.scorers import loaded_scorer
 
 if TYPE_CHECKING:
-    from veracity.checkers.base import PairScorer
+    from veracity.models.pairs.base import PairScorer
     from veracity.verify.grounding import Grounding, GroundingMode, Source
 
 __all__ = ["GroundedAssertion", "NotGroundedError", "assert_grounded"]

@@ -7,8 +7,8 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported lazily: the pytest plugin loads this module in every session
-    from veracity.checkers.base import PairScorer
-    from veracity.rerankers.base import RelevanceScorer
+    from veracity.models.pairs.base import PairScorer
+    from veracity.models.relevance.base import RelevanceScorer
 
 __all__ = ["loaded_reranker", "loaded_scorer", "reranker_of", "scorer_of"]
 
@@ -16,7 +16,7 @@ __all__ = ["loaded_reranker", "loaded_scorer", "reranker_of", "scorer_of"]
 @cache
 def loaded_scorer(name: str) -> PairScorer:
     """The pair verifier ``name`` (``embedded``, ``lexical``, ``hf:MODEL``...), loaded."""
-    from veracity.checkers.registry import make_verifier
+    from veracity.models.pairs.registry import make_verifier
 
     return make_verifier(name).load()
 
@@ -24,7 +24,7 @@ def loaded_scorer(name: str) -> PairScorer:
 @cache
 def loaded_reranker(name: str) -> RelevanceScorer:
     """The reranker ``name`` (``embedded``, ``cosine``, ``hf:MODEL``...), loaded."""
-    from veracity.rerankers.registry import make_reranker
+    from veracity.models.relevance.registry import make_reranker
 
     return make_reranker(name).load()
 

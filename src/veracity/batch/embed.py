@@ -1,6 +1,6 @@
 """Dense embedding of a large corpus on several workers (``veracity index --workers/--ray``).
 
-:class:`ParallelEmbedder` is a :class:`~veracity.embed.TextEmbedder`: hand it to
+:class:`ParallelEmbedder` is a :class:`~veracity.models.embedding.TextEmbedder`: hand it to
 :class:`~veracity.retrieve.dense.DenseBuilder` with a large ``block``, and each call is cut
 into tasks of ``DENSE_BLOCK`` texts, each embedded by one worker's own embedder exactly as the
 single-process builder embeds that block, so the vectors are the same.
@@ -21,8 +21,8 @@ import numpy as np
 
 from veracity import defaults
 from veracity.batch.engines import Engine
-from veracity.embed import Embedder, Embeddings, TextEmbedder
 from veracity.errors import InputError
+from veracity.models.embedding import Embedder, Embeddings, TextEmbedder
 
 __all__ = ["ParallelEmbedder"]
 

@@ -27,9 +27,9 @@ from typing import Any
 from veracity import defaults
 from veracity._json import strict_json
 from veracity.batch.items import BadLine, BatchItem
-from veracity.checkers.base import PairScorer
 from veracity.defaults import EvidenceWindow
 from veracity.errors import InputError, OptionError, VeracityError
+from veracity.models.pairs.base import PairScorer
 from veracity.types import Chunk
 
 __all__ = ["BatchRecord", "ItemVerifier", "VerifySettings"]
@@ -178,7 +178,7 @@ class _Parts:
 
     @classmethod
     def make(cls, settings: VerifySettings) -> _Parts:
-        from veracity.verify.knowledge import KnowledgeLayer
+        from veracity.rules import KnowledgeLayer
 
         scorer = settings.verifier()
         scorer.load()

@@ -23,8 +23,8 @@ from veracity.errors import InputError, OptionError, VeracityError
 from veracity.models import VERIFIERS, Models
 
 if TYPE_CHECKING:
-    from veracity.checkers.base import PairScorer
-    from veracity.llm.base import ChatModel
+    from veracity.models.chat.base import ChatModel
+    from veracity.models.pairs.base import PairScorer
     from veracity.retrieve.base import Retriever
     from veracity.types import Chunk
 
@@ -354,7 +354,7 @@ def answer_inputs(
     retriever, chunks = evidence_sources(sources, index_dir, mode=mode, command=command)
     text = read_text_or_file(answer, "--answer")
     scorer = models_of(ctx).verifier(verifier)
-    chat = None if llm is None else models_of(ctx).chat(llm, model, scorer)
+    chat = None if llm is None else models_of(ctx).chat(llm, model)
     return AnswerInputs(text, retriever, chunks, scorer, chat)
 
 

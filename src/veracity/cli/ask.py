@@ -86,7 +86,9 @@ def ask(
     sentence (or a repair edit's model reply could not be read); 2 on bad options or a missing
     index.
     """
+    from veracity.generate.grounded import GroundedGenerator
     from veracity.generate.open import SearchSettings, open_asker
+    from veracity.generate.writers import make_writer
 
     notes: list[str] = []
     try:
@@ -101,7 +103,7 @@ def ask(
         scorer = models.verifier(verifier)
         asker = open_asker(
             index_dir,
-            models.chat(llm, model, scorer),
+            make_writer(llm, model=model, scorer=scorer, chat=models.chat),
             scorer,
             search=search,
             k=k,
@@ -116,8 +118,13 @@ def ask(
             from veracity.repair.pipeline import check_policy
 
             settings = RepairSettings(policy=check_policy(policy), k=k)
-            # The extractive backend copies passages: it cannot write questions or edits.
-            chat = asker.generator.chat if settings.uses_chat and llm != "extractive" else None
+            # The extractive answerer copies passages: it cannot write questions or edits.
+            generator = asker.generator
+            chat = (
+                generator.chat
+                if settings.uses_chat and isinstance(generator, GroundedGenerator)
+                else None
+            )
             repairer = open_repairer(
                 scorer, retriever=asker.retriever, chat=chat, settings=settings
             )

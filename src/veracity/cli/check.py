@@ -23,7 +23,7 @@ from veracity.cli.render import errors, show
 from veracity.errors import VeracityError
 
 if TYPE_CHECKING:
-    from veracity.checkers.base import PairScorer
+    from veracity.models.pairs.base import PairScorer
     from veracity.verify.pairs import PairChecker
 
 

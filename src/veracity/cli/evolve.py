@@ -109,6 +109,8 @@ def evolve(
         ParentCheck,
     )
     from veracity.generate.check import CitationChecker
+    from veracity.generate.extractive import ExtractiveAnswerer
+    from veracity.generate.writers import make_writer
     from veracity.retrieve.open import open_retriever
     from veracity.retrieve.rerank import RerankingRetriever
 
@@ -124,11 +126,13 @@ def evolve(
         retriever = RerankingRetriever(open_retriever(index_dir, mode=mode), scorer.relevance)
         hits = retriever.run(query, k=seeds).hits
         checker = models_of(ctx).verifier(verifier)
-        if llm == "extractive":  # it copies sentences: the sentence operators do that better
+        writer = make_writer(llm, model=model, scorer=checker, chat=models_of(ctx).chat)
+        if isinstance(writer, ExtractiveAnswerer):
+            # it copies sentences: the sentence operators do that better
             breeder = Evolver(None, scorer, config)
         else:
             breeder = Evolver(
-                models_of(ctx).chat(llm, model, checker),
+                writer,
                 scorer,
                 config,
                 operators=(*SENTENCE_OPERATORS, *OPERATORS),

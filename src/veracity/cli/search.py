@@ -12,7 +12,7 @@ from veracity.cli.application import choice_list, models_of, run_and_show
 from veracity.cli.output.search import print_search
 
 if TYPE_CHECKING:
-    from veracity.rerankers.base import RelevanceScorer
+    from veracity.models.relevance.base import RelevanceScorer
     from veracity.types import SearchResult
 
 #: The help of the options ``search`` and ``ask`` share.

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from veracity.assets import DECISION_FILE
-from veracity.checkers.combiner import fit_logistic
 from veracity.decision.features import FEATURES, features
 from veracity.errors import InputError, ModelError
+from veracity.models.pairs.combiner import fit_logistic
 from veracity.types import ClaimSignals, DecisionResult
 from veracity.types.decision import DecisionLabel
 

@@ -17,7 +17,7 @@ from veracity.evolve.fitness import Fitness
 from veracity.evolve.loop import _check
 from veracity.evolve.members import Member
 from veracity.evolve.operators import parse_rewrite
-from veracity.llm.base import ChatModel, ChatRequest
+from veracity.models.chat.base import ChatModel, ChatRequest
 from veracity.prompts import load_prompt
 
 __all__ = ["OneShotRAG"]

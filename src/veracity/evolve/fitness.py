@@ -23,11 +23,11 @@ from typing import Any, Protocol
 
 from veracity import defaults
 from veracity._deps import require
-from veracity.checkers.base import PairScorer
-from veracity.checkers.scoring import score_groups
 from veracity.errors import GenerationError, OptionError, VeracityError
 from veracity.evolve.members import FitnessScore
-from veracity.rerankers.base import RelevanceScorer
+from veracity.models.pairs.base import PairScorer
+from veracity.models.pairs.scoring import score_groups
+from veracity.models.relevance.base import RelevanceScorer
 from veracity.text.segment import segment_answer
 
 __all__ = ["Bonus", "Fitness", "RougeBonus", "SupportBonus"]

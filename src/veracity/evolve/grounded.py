@@ -36,7 +36,7 @@ from veracity.errors import InputError
 from veracity.evolve.loop import Evolver
 from veracity.evolve.members import EvolutionResult, Member
 from veracity.generate.check import CitationChecker
-from veracity.llm.extractive import cite
+from veracity.generate.extractive import cite
 from veracity.types import Answer, GenerationProvenance, Hit, Timings
 
 __all__ = ["EvolvedAnswer", "GroundedEvolver", "Quote", "check_member", "cited_text", "quotes"]

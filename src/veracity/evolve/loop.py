@@ -46,7 +46,7 @@ from veracity.evolve.sentences import (
     build_pool,
     render,
 )
-from veracity.llm.base import ChatModel
+from veracity.models.chat.base import ChatModel
 
 __all__ = ["EvolveConfig", "Evolver"]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from veracity.checkers.base import strip_control_tokens
 from veracity.errors import GenerationError
-from veracity.llm.base import ChatRequest
+from veracity.models.chat.base import ChatRequest
+from veracity.models.pairs.base import strip_control_tokens
 from veracity.prompts import ChatPrompt, load_prompt
 
 __all__ = ["OPERATORS", "Operator", "parse_rewrite"]

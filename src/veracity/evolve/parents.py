@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from veracity import defaults
-from veracity.checkers.base import PairScorer
-from veracity.checkers.scoring import score_groups
 from veracity.errors import InputError, OptionError
+from veracity.models.pairs.base import PairScorer
+from veracity.models.pairs.scoring import score_groups
 from veracity.text.segment import segment_answer
 
 __all__ = ["ParentCheck"]

@@ -41,8 +41,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from veracity.errors import InputError, OptionError
-from veracity.llm.extractive import content_terms
-from veracity.rerankers.base import RelevanceScorer
+from veracity.generate.extractive import content_terms
+from veracity.models.relevance.base import RelevanceScorer
 from veracity.text.prose import MIN_WORDS, prose_spans
 from veracity.text.sentences import split_sentences
 from veracity.types import Span

@@ -37,20 +37,22 @@ from veracity.generate.calibration import (
     save_calibration,
 )
 from veracity.generate.check import CheckedAnswer, CitationChecker
+from veracity.generate.extractive import ExtractiveAnswerer, ExtractiveGenerator
 from veracity.generate.grounded import GroundedGenerator
 from veracity.generate.open import IndexSearch, SearchSettings, open_asker, open_search
 from veracity.generate.stream import StreamingAsker
-from veracity.llm.registry import CHAT_BACKENDS, make_chat
+from veracity.generate.writers import WRITERS, AnswerGenerator, Writer, make_generator, make_writer
 from veracity.text.citations import Marker, find_markers, resolve_markers
 from veracity.text.factual import is_factual
 from veracity.text.refusal import detect_refusal, refusal_languages
 from veracity.text.segment import AnswerSentence, segment_answer
 
 __all__ = [
-    "CHAT_BACKENDS",
     "RANK_ONLY",
     "SIGNALS",
+    "WRITERS",
     "Abstainer",
+    "AnswerGenerator",
     "AnswerSentence",
     "Asker",
     "Calibration",
@@ -58,6 +60,8 @@ __all__ = [
     "CitationChecker",
     "ConfidenceSignal",
     "DefaultThreshold",
+    "ExtractiveAnswerer",
+    "ExtractiveGenerator",
     "GroundedGenerator",
     "IndexSearch",
     "Marker",
@@ -67,6 +71,7 @@ __all__ = [
     "StoredCalibration",
     "StreamingAsker",
     "ThresholdPoint",
+    "Writer",
     "calibrate",
     "default_threshold",
     "detect_refusal",
@@ -74,8 +79,9 @@ __all__ = [
     "format_context",
     "is_factual",
     "load_calibration",
-    "make_chat",
+    "make_generator",
     "make_signal",
+    "make_writer",
     "open_asker",
     "open_search",
     "question_content",

@@ -34,10 +34,10 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from veracity import defaults
-from veracity.checkers.base import PairScorer
-from veracity.checkers.scoring import score_groups
 from veracity.defaults import Signal
 from veracity.errors import InputError, OptionError, check_choice
+from veracity.models.pairs.base import PairScorer
+from veracity.models.pairs.scoring import score_groups
 from veracity.text.sentences import question_focus
 from veracity.types import AbstentionCheck, SearchResult
 

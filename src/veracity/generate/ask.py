@@ -3,13 +3,13 @@
 :func:`~veracity.generate.open.open_asker` makes an :class:`Asker` on an index folder, with the
 index's abstention; composed of its parts by hand::
 
-    from veracity.checkers.registry import make_verifier
-    from veracity.generate import Abstainer, Asker, GroundedGenerator, make_signal
-    from veracity.llm import make_chat
+    from veracity.generate import Abstainer, Asker, ExtractiveGenerator, make_signal
+    from veracity.generate.extractive import ExtractiveAnswerer
+    from veracity.models.pairs.registry import make_verifier
     from veracity.retrieve.open import open_retriever
 
     verifier = make_verifier("embedded")
-    generator = GroundedGenerator(make_chat("extractive"), verifier)
+    generator = ExtractiveGenerator(ExtractiveAnswerer(scorer=verifier), verifier)
     asker = Asker(open_retriever("my-index"), generator, k=5,
                   abstainer=Abstainer(make_signal("top_cosine"), 0.35))
     answer = asker.run("When was the hive invented?")
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from veracity import defaults
 from veracity.errors import InputError
 from veracity.generate.abstain import Abstainer
-from veracity.generate.grounded import GroundedGenerator
+from veracity.generate.writers import AnswerGenerator
 from veracity.retrieve.base import Retriever, check_k
 from veracity.types import AbstentionCheck, Answer, Hit, Timings
 
@@ -54,18 +54,18 @@ class Retrieved:
 class Asker:
     """Retrieves ``k`` passages, abstains when they are weak, else generates and verifies.
 
-    With an ``abstainer``, a question whose retrieval confidence is below its threshold gets
-    "I don't know" without any model call (``Answer.abstained``); a question for which nothing
-    at all is retrieved always does. The chat model and the verifier come in through the
-    ``generator``. ``notes`` are what opening the index had to say (a hybrid search that fell
-    back to BM25, a calibration made for another search mode), for the caller to show beside
+    With an ``abstainer``, a question whose retrieval confidence is below its threshold gets "I
+    don't know" without any model call (``Answer.abstained``); a question for which nothing at all
+    is retrieved always does. The chat model (or the extractive answerer) and the verifier come in
+    through the ``generator``. ``notes`` are what opening the index had to say (a hybrid search that
+    fell back to BM25, a calibration made for another search mode), for the caller to show beside
     the answers (:func:`~veracity.generate.open.open_asker` fills them).
     """
 
     def __init__(
         self,
         retriever: Retriever,
-        generator: GroundedGenerator,
+        generator: AnswerGenerator,
         *,
         k: int = defaults.TOP_K,
         abstainer: Abstainer | None = None,
@@ -76,9 +76,10 @@ class Asker:
                 f"retriever must be a Retriever (see open_retriever), got "
                 f"{type(retriever).__name__}"
             )
-        if not isinstance(generator, GroundedGenerator):
+        if not isinstance(generator, AnswerGenerator):
             raise InputError(
-                f"generator must be a GroundedGenerator, got {type(generator).__name__}"
+                "generator must be a GroundedGenerator or an ExtractiveGenerator (see "
+                f"make_generator), got {type(generator).__name__}"
             )
         if abstainer is not None and not isinstance(abstainer, Abstainer):
             raise InputError(

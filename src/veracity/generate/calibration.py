@@ -44,8 +44,8 @@ from veracity import defaults
 from veracity.errors import IndexStoreError, InputError, VeracityError
 
 if TYPE_CHECKING:
-    from veracity.checkers.base import PairScorer
     from veracity.generate.abstain import Abstainer
+    from veracity.models.pairs.base import PairScorer
 
 __all__ = [
     "CALIBRATION_FORMAT",

@@ -40,10 +40,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity import defaults
-from veracity.checkers.base import PairScorer
-from veracity.checkers.scoring import score_groups
 from veracity.decision import Decision, coverage
 from veracity.errors import ClaimTooLongError, InputError, OptionError
+from veracity.models.pairs.base import PairScorer
+from veracity.models.pairs.scoring import score_groups
 from veracity.text.citations import resolve_markers
 from veracity.text.segment import AnswerSentence, segment_answer
 from veracity.types import (

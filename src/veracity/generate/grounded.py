@@ -23,11 +23,11 @@ import time
 from collections.abc import Sequence
 
 from veracity import defaults
-from veracity.checkers.base import PairScorer
 from veracity.errors import GenerationError, InputError, OptionError
 from veracity.generate.blocks import format_context
 from veracity.generate.check import CitationChecker
-from veracity.llm.base import ChatModel, ChatRequest, ChatResponse
+from veracity.models.chat.base import ChatModel, ChatRequest, ChatResponse
+from veracity.models.pairs.base import PairScorer
 from veracity.prompts import ChatPrompt, load_prompt
 from veracity.text.refusal import detect_refusal
 from veracity.types import Answer, GenerationProvenance, Hit, Timings

@@ -6,8 +6,9 @@
    vectors falls back to BM25 and says so), reranked when a reranker is given;
 2. abstention: a threshold given in the settings, else the index's calibration, else the
    shipped default, which the answer names (:func:`~veracity.generate.calibration.index_abstainer`);
-3. generation: the chat model writes, the verifier checks each ``[n]``
-   (:class:`~veracity.generate.grounded.GroundedGenerator`).
+3. generation: the chat model writes (or, for ``--llm extractive``, the extractive answerer
+   picks the passages' sentences), the verifier checks each ``[n]``
+   (:func:`~veracity.generate.writers.make_generator`).
 
 :func:`open_search` does steps 1 and 2 alone: the service keeps one :class:`IndexSearch` per
 search mode and wraps a cheap :class:`~veracity.generate.ask.Asker` around it per request
@@ -15,9 +16,10 @@ search mode and wraps a cheap :class:`~veracity.generate.ask.Asker` around it pe
 made (:class:`veracity.models.Models` makes them by the names users give), so that a test
 passes fakes.
 
->>> from veracity.llm.registry import make_chat                     # doctest: +SKIP
->>> from veracity.checkers.registry import make_verifier
->>> asker = open_asker("my-index", make_chat("extractive"), make_verifier("embedded"),
+>>> from veracity.generate.writers import make_writer
+>>> from veracity.models.pairs.registry import make_verifier
+>>> verifier = make_verifier("embedded")                           # doctest: +SKIP
+>>> asker = open_asker("my-index", make_writer("extractive", scorer=verifier), verifier,
 ...                    search=SearchSettings(mode="bm25"), k=3)    # doctest: +SKIP
 >>> answer = asker.run("When was the hive patented?")               # doctest: +SKIP
 >>> asker.notes, answer.status                                      # doctest: +SKIP
@@ -34,13 +36,12 @@ from veracity import defaults
 from veracity.errors import OptionError
 from veracity.generate.abstain import Abstainer
 from veracity.generate.ask import Asker
-from veracity.generate.grounded import GroundedGenerator
+from veracity.generate.writers import Writer, make_generator
 from veracity.retrieve.base import Retriever
 
 if TYPE_CHECKING:
-    from veracity.checkers.base import PairScorer
-    from veracity.llm.base import ChatModel
-    from veracity.rerankers.base import RelevanceScorer
+    from veracity.models.pairs.base import PairScorer
+    from veracity.models.relevance.base import RelevanceScorer
 
 __all__ = ["IndexSearch", "SearchSettings", "open_asker", "open_search"]
 
@@ -87,15 +88,17 @@ class IndexSearch:
 
     def asker(
         self,
-        chat: ChatModel,
+        writer: Writer,
         scorer: PairScorer,
         *,
         k: int = defaults.TOP_K,
         tau: float = defaults.CITATION_TAU,
     ) -> Asker:
         """An :class:`~veracity.generate.ask.Asker` over this search: ``k`` passages to
-        ``chat``, each ``[n]`` checked by ``scorer`` against P(supported) ``tau``."""
-        generator = GroundedGenerator(chat, scorer, tau=tau)
+        ``writer`` (a chat model or the extractive answerer, see
+        :func:`~veracity.generate.writers.make_writer`), each ``[n]`` checked by ``scorer``
+        against P(supported) ``tau``."""
+        generator = make_generator(writer, scorer, tau=tau)
         return Asker(self.retriever, generator, k=k, abstainer=self.abstainer, notes=self.notes)
 
 
@@ -153,7 +156,7 @@ def open_search(
 
 def open_asker(
     index: str | Path,
-    chat: ChatModel,
+    writer: Writer,
     scorer: PairScorer,
     *,
     search: SearchSettings = SearchSettings(),
@@ -163,7 +166,7 @@ def open_asker(
 ) -> Asker:
     """An :class:`~veracity.generate.ask.Asker` on the index at ``index`` (see the module
     docstring): searched as ``search`` says (reranked by ``reranker``), ``k`` passages given to
-    ``chat``, each ``[n]`` checked by ``scorer`` against P(supported) ``tau``. Its ``notes``
-    say what opening the index had to say."""
+    ``writer`` (a chat model or the extractive answerer), each ``[n]`` checked by ``scorer``
+    against P(supported) ``tau``. Its ``notes`` say what opening the index had to say."""
     opened = open_search(index, settings=search, scorer=scorer, reranker=reranker)
-    return opened.asker(chat, scorer, k=k, tau=tau)
+    return opened.asker(writer, scorer, k=k, tau=tau)

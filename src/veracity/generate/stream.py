@@ -1,13 +1,14 @@
 """Answer while the model is still writing: each sentence checked as soon as it is complete.
 
 :class:`StreamingAsker` runs an :class:`~veracity.generate.ask.Asker`'s retrieval and abstention,
-then reads the chat model's reply piece by piece (``chat.stream``). A sentence is complete once
-the next one has begun (so markers written after its full stop, ``Bees dance. [1]``, are still
-its own); its citations are then checked and its :class:`~veracity.types.SentenceCheck` yielded.
-The last item is always the :class:`~veracity.types.Answer`, the same answer
-:meth:`Asker.run` gives for the same reply: every pair is scored once, and the final check reads
-the scores already made. A chat model that cannot stream is asked once and its sentences are
-yielded after the whole reply. Closing the iterator (a client that went away) stops the model.
+then reads the chat model's reply piece by piece (``chat.stream``). A sentence is complete once the
+next one has begun (so markers written after its full stop, ``Bees dance. [1]``, are still its own);
+its citations are then checked and its :class:`~veracity.types.SentenceCheck` yielded. The last item
+is always the :class:`~veracity.types.Answer`, the same answer :meth:`Asker.run` gives for the same
+reply: every pair is scored once, and the final check reads the scores already made. A chat model
+that cannot stream is asked once, and the extractive answerer (no model) chooses once; their
+sentences are yielded after the whole answer. Closing the iterator (a client that went away) stops
+the model.
 
 >>> from veracity.generate.grounded import GroundedGenerator
 >>> from veracity.generate.ask import Asker
@@ -27,10 +28,11 @@ from __future__ import annotations
 import time
 from collections.abc import Generator, Iterator, Sequence
 
-from veracity.checkers.base import PairScorer
 from veracity.generate.ask import Asker
 from veracity.generate.check import CitationChecker
-from veracity.llm.base import ChatResponse, Streamed, StreamingChatModel
+from veracity.generate.grounded import GroundedGenerator
+from veracity.models.chat.base import ChatResponse, Streamed, StreamingChatModel
+from veracity.models.pairs.base import PairScorer
 from veracity.text.segment import segment_answer
 from veracity.types import Answer, Hit, PairScore, PairScores, SentenceCheck
 
@@ -59,12 +61,14 @@ class StreamingAsker:
 
     def _generate(self, question: str, hits: Sequence[Hit]) -> Iterator[SentenceCheck | Answer]:
         generator = self.asker.generator
-        chat = generator.chat
-        if not isinstance(chat, StreamingChatModel):
+        if not isinstance(generator, GroundedGenerator) or not isinstance(
+            generator.chat, StreamingChatModel
+        ):
             answer = generator.run(question, hits)
             yield from answer.sentences
             yield answer
             return
+        chat = generator.chat
         request = generator.request(question, hits)
         checker = CitationChecker(
             _Remembering(generator.checker.scorer),

@@ -38,7 +38,7 @@ class ChatPrompt:
     reply_format: str
     labels: tuple[str, ...] = ()
     #: For a published judge's own labels: what each means, as (label, target) pairs with
-    #: targets ``supported``, ``contradicted`` or ``neither`` (see veracity.checkers.judge).
+    #: targets ``supported``, ``contradicted`` or ``neither`` (see veracity.models.pairs.judge).
     targets: tuple[tuple[str, str], ...] = ()
 
     @property

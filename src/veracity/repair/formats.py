@@ -22,8 +22,9 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 
-from veracity.checkers.features import format_number
-from veracity.verify.knowledge.values import UNITS, Value, extract_values
+from veracity.rules.units import UNITS
+from veracity.rules.values import Value, extract_values
+from veracity.text.numbers import format_number
 
 __all__ = ["render_like"]
 

@@ -23,10 +23,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity import defaults
-from veracity.checkers.base import PairScorer
 from veracity.defaults import Policy
 from veracity.errors import check_choice
-from veracity.llm.base import ChatModel
+from veracity.models.chat.base import ChatModel
+from veracity.models.pairs.base import PairScorer
 from veracity.repair.pipeline import Repairer, check_policy, make_repairer
 from veracity.repair.revise import EditLimits
 from veracity.retrieve.base import Retriever

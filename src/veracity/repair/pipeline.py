@@ -45,10 +45,10 @@ from collections.abc import Mapping, Sequence
 from typing import get_args
 
 from veracity import defaults
-from veracity.checkers.base import PairScorer
 from veracity.defaults import Policy
 from veracity.errors import GenerationError, InputError, OptionError
-from veracity.llm.base import ChatModel
+from veracity.models.chat.base import ChatModel
+from veracity.models.pairs.base import PairScorer
 from veracity.repair.agreement import agreement, mismatches
 from veracity.repair.delete import Deleter
 from veracity.repair.measure import attribution_report, preservation

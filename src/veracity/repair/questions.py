@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from veracity import defaults
 from veracity.errors import GenerationError, OptionError
-from veracity.llm.base import ChatModel, ChatRequest
+from veracity.models.chat.base import ChatModel, ChatRequest
 from veracity.prompts import ChatPrompt, load_prompt
 from veracity.text.words import content_words
 from veracity.verify.questions import rule_question
@@ -130,7 +130,7 @@ class QuestionMaker:
                 "chat",
                 chat,
                 "a ChatModel or None",
-                "Use veracity.generate.make_chat(), or None for rule questions.",
+                "Use veracity.models.chat.make_chat(), or None for rule questions.",
             )
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise OptionError("questions", limit, "1 or more questions per claim")

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from veracity import defaults
 from veracity.errors import OptionError
-from veracity.llm.base import ChatModel
+from veracity.models.chat.base import ChatModel
 from veracity.repair.questions import QuestionMaker
 from veracity.retrieve.base import Retriever
 from veracity.types import Chunk, Claim

@@ -39,7 +39,7 @@ from rapidfuzz.distance import Levenshtein
 
 from veracity import defaults
 from veracity.errors import GenerationError, OptionError
-from veracity.llm.base import ChatModel, ChatRequest
+from veracity.models.chat.base import ChatModel, ChatRequest
 from veracity.prompts import ChatPrompt, load_prompt
 from veracity.repair.formats import render_like
 from veracity.text.prose import prose_span
@@ -173,7 +173,7 @@ class LLMEditor:
         reply_tokens: int = defaults.REPAIR_REPLY_TOKENS,
     ) -> None:
         if not isinstance(chat, ChatModel):
-            raise OptionError("chat", chat, "a ChatModel", "Use veracity.generate.make_chat().")
+            raise OptionError("chat", chat, "a ChatModel", "Use veracity.models.chat.make_chat().")
         self.chat = chat
         self.prompt_id = prompt
         self.temperature = temperature

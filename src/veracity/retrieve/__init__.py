@@ -5,7 +5,13 @@ fusion, their builders, and reranking of any of them by a cross-encoder.
 >>> open_retriever("my-index", mode="bm25").run("eclipse", k=3).hits  # doctest: +SKIP
 """
 
-from veracity.embed import EMBEDDER_NAMES, Embedder, Embeddings, StaticEmbedder, make_embedder
+from veracity.models.embedding import (
+    EMBEDDER_NAMES,
+    Embedder,
+    Embeddings,
+    StaticEmbedder,
+    make_embedder,
+)
 from veracity.retrieve.base import Retriever
 from veracity.retrieve.bm25 import BM25Builder, BM25Retriever
 from veracity.retrieve.dense import DenseBuilder, DenseRetriever

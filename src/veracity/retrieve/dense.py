@@ -24,8 +24,8 @@ import numpy as np
 
 from veracity import defaults
 from veracity.corpus.base import BuildProgress, ChunkLookup
-from veracity.embed import Embedder, TextEmbedder, make_embedder
 from veracity.errors import IndexStoreError, InputError, OptionError, VeracityError
+from veracity.models.embedding import Embedder, TextEmbedder, make_embedder
 from veracity.retrieve.base import (
     check_k,
     check_lookup,

@@ -2,7 +2,7 @@
 
 ``RerankingRetriever(retriever, reranker, depth=20)`` takes the ``depth`` best chunks of
 ``retriever`` (by default 20, or ``k`` if more, and never more than the index holds), scores
-each against the query with a :class:`~veracity.rerankers.RelevanceScorer`, and returns the
+each against the query with a :class:`~veracity.models.relevance.RelevanceScorer`, and returns the
 ``k`` best by its logit (ties keep the first stage's order). Each hit keeps its first-stage
 signals and adds ``rerank`` (P(relevant)), ``first_stage`` (its first-stage score) and
 ``first_stage_rank``; the confidence adds ``top_rerank``; a note says how many candidates were
@@ -25,7 +25,7 @@ from typing import Any
 
 from veracity import defaults
 from veracity.errors import InputError, OptionError
-from veracity.rerankers.base import RelevanceScorer
+from veracity.models.relevance.base import RelevanceScorer
 from veracity.retrieve.base import Retriever, check_k, check_query
 from veracity.types import Hit, SearchResult
 

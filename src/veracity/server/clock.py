@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from veracity.checkers.base import PairScorer
+from veracity.models.pairs.base import PairScorer
 
 __all__ = ["Clock", "measure_pairs"]
 

@@ -38,14 +38,14 @@ from veracity.types import Chunk, ClaimSet, Document
 from veracity.verify.pairs import PairChecker
 
 if TYPE_CHECKING:
-    from veracity.checkers.base import PairScorer, SpanDetector
     from veracity.corpus.store import ChunkStore
     from veracity.generate.ask import Asker
     from veracity.generate.open import IndexSearch
-    from veracity.llm.base import ChatModel
+    from veracity.generate.writers import Writer
+    from veracity.models.pairs.base import PairScorer, SpanDetector
+    from veracity.models.relevance.base import RelevanceScorer
     from veracity.repair.open import RepairSettings
-    from veracity.rerankers.base import RelevanceScorer
-    from veracity.verify.knowledge import KnowledgeLayer
+    from veracity.rules import KnowledgeLayer
     from veracity.verify.open import AnswerVerifierSettings
     from veracity.verify.pipeline import AnswerVerifier
 
@@ -142,12 +142,13 @@ class Service:
         )
 
     def load(self) -> Service:
-        """Load the verifier, the reranker and the chat model (once), and open the index's
-        live generation (:attr:`live`: each request leases the one it reads)."""
+        """Load the verifier, the reranker and the writer (the chat model, once), and open the
+        index's live generation (:attr:`live`: each request leases the one it reads)."""
         if self._loaded:
             return self
+        from veracity.generate.writers import make_writer
+        from veracity.rules import KnowledgeLayer
         from veracity.server.live import Live
-        from veracity.verify.knowledge import KnowledgeLayer
 
         settings = self.settings
         self.scorer: PairScorer = settings.models.verifier(settings.verifier).load()
@@ -156,8 +157,10 @@ class Service:
         self.reranker: RelevanceScorer | None = (
             None if settings.reranker is None else settings.models.reranker(settings.reranker)
         )
-        self.chat: ChatModel = settings.models.chat(settings.llm, settings.model, self.scorer)
-        load = getattr(self.chat, "load", None)
+        self.writer: Writer = make_writer(
+            settings.llm, model=settings.model, scorer=self.scorer, chat=settings.models.chat
+        )
+        load = getattr(self.writer, "load", None)
         if callable(load):
             load()
         self.knowledge: KnowledgeLayer = KnowledgeLayer().load()
@@ -192,7 +195,7 @@ class Service:
                 "model": self.scorer.model_id,
                 "version": str(getattr(self.scorer, "version", "")),
             },
-            "chat": self.chat.model_id,
+            "chat": self.writer.model_id,
             "search_mode": self.settings.mode,
             "reranker": self.settings.reranker,
             "span_detector": None if self.spans is None else self.spans.model_id,
@@ -365,7 +368,7 @@ class Service:
 
     def _asker(self, k: int, tau: float, mode: str, stop: Stop) -> Asker:
         search = dataclasses.replace(self._search(mode), retriever=self._retriever(mode, stop))
-        return search.asker(self.chat, self._scorer(stop), k=k, tau=tau)
+        return search.asker(self.writer, self._scorer(stop), k=k, tau=tau)
 
     @staticmethod
     def _ask_events(asker: Asker, question: str) -> Iterator[tuple[str, Any]]:

@@ -28,7 +28,7 @@ import time
 from collections.abc import Sequence
 
 from veracity import defaults
-from veracity.checkers.base import PairScorer
+from veracity.models.pairs.base import PairScorer
 from veracity.retrieve.base import Retriever
 from veracity.server.clock import Clock
 from veracity.types import PairScore, PairScores, SearchResult

@@ -13,6 +13,7 @@ __all__ = [
     "APOSTROPHES",
     "STOPWORDS",
     "WORD",
+    "capitalised_entities",
     "content_word_spans",
     "content_words",
     "stem",
@@ -92,3 +93,58 @@ def content_word_spans(text: str) -> list[tuple[int, int]]:
         for match in WORD.finditer(text)
         if match.group().lower().translate(APOSTROPHES) not in STOPWORDS
     ]
+
+
+# --- capitalised names ------------------------------------------------------------------------
+
+_CONNECTORS = frozenset({"of", "the", "de", "del", "da", "du", "van", "von", "der", "la", "le"})
+_OPENERS = frozenset('.!?:;\n"“(')
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    before = start - 1
+    while before >= 0 and text[before] in " \t":
+        before -= 1
+    return before < 0 or text[before] in _OPENERS
+
+
+def capitalised_entities(text: str) -> list[str]:
+    """Runs of capitalised words, lowercased: a cheap stand-in for named entities.
+
+    A run may hold inner connectors ("Bank of England") and "&" or "-" ("AT&T"); a capitalised
+    stopword that opens a sentence ("The", "In", "He") is not part of a name. Single capitalised
+    words that open a sentence are kept, so "Paris is ..." still yields "paris".
+
+    >>> capitalised_entities("The Bank of England raised rates. In March, Andrew Bailey spoke.")
+    ['bank of england', 'march', 'andrew bailey']
+    """
+    entities: list[str] = []
+    run: list[re.Match[str]] = []
+
+    def close() -> None:
+        while run and run[-1].group().lower() in _CONNECTORS:
+            run.pop()
+        if len(run) == 1 and run[0].group().lower() in STOPWORDS:  # "I", "We" mid-sentence
+            run.clear()
+        if run:
+            name = text[run[0].start() : run[-1].end()].lower().translate(APOSTROPHES)
+            entities.append(" ".join(name.split()))
+        run.clear()
+
+    position = 0
+    for match in WORD.finditer(text):
+        word = match.group()
+        gap = text[position : match.start()]
+        position = match.end()
+        if run and gap.strip() not in ("", "&", "-"):
+            close()
+        if word[0].isupper():
+            if not run and _opens_sentence(text, match.start()) and word.lower() in STOPWORDS:
+                continue
+            run.append(match)
+        elif run and word in _CONNECTORS:
+            run.append(match)
+        else:
+            close()
+    close()
+    return entities

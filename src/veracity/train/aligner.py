@@ -2,7 +2,7 @@
 
 The combiner's strongest feature on answer sentences is token alignment (BERTScore-style
 recall of the claim's content words over the evidence window; see
-:func:`veracity.checkers.features.alignment`). It needs all-MiniLM-L6-v2's hidden states for the
+:func:`veracity.models.pairs.features.alignment`). It needs all-MiniLM-L6-v2's hidden states for the
 window and the claim. :func:`add_aligner` exports that encoder as dynamic int8 ONNX (the same
 quantization as the cross-encoder; in an ad-hoc timing on our CPUs it read a 165-token window
 in 4.4 ms against 10.5 ms for the fp32-kernel int8 file retrieval uses) and merges it into

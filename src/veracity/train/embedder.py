@@ -53,7 +53,7 @@ class EmbedderExport:
 
 def export_embedder(out_dir: Path, *, command: str) -> EmbedderExport:
     """Write ``out_dir/{model.onnx, config.json, CARD.md}``; ``command`` is recorded in the card."""
-    from veracity.embed import Embedder
+    from veracity.models.embedding import Embedder
 
     started = time.monotonic()
     with tempfile.TemporaryDirectory() as scratch:
@@ -95,7 +95,7 @@ def export_embedder(out_dir: Path, *, command: str) -> EmbedderExport:
 
 
 def _fp32_kernel_model() -> Path:
-    from veracity.embed import model_path
+    from veracity.models.embedding import model_path
 
     return model_path(defaults.EMBED_MODEL_ID)
 

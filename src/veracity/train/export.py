@@ -111,7 +111,7 @@ def _compare(torch: Any, model: Any, onnx_path: Path, *, sigmoid: bool = False) 
     (softmax probabilities; with ``sigmoid``, P(relevant) of a one-logit reranker)."""
     import numpy as np
 
-    from veracity._onnx import session
+    from veracity.models.onnx.runtime import session
 
     ids = torch.tensor([[101, 2023, 2003, 1037, 3231, 1012, 102, 2023, 2003, 1037, 3231, 102]])
     feeds = {

@@ -198,7 +198,7 @@ def _difference(torch: Any, model: Any, model_dir: Path, *, sigmoid: bool) -> fl
     """Largest probability difference between the rebuilt network and the ONNX file on the
     fixed pair that :mod:`veracity.train.export` checks (softmax probabilities; with
     ``sigmoid``, P(relevant) of a one-logit reranker)."""
-    from veracity._onnx import session
+    from veracity.models.onnx.runtime import session
 
     ids = torch.tensor([[101, 2023, 2003, 1037, 3231, 1012, 102, 2023, 2003, 1037, 3231, 102]])
     feeds = {

@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 
 from veracity import defaults
-from veracity.checkers.combiner import SUPPORT_BALANCED, fit_three_way
-from veracity.checkers.embedded import EmbeddedVerifier
 from veracity.errors import InputError, OptionError
 from veracity.evaluate.classification import balanced_accuracy, roc_auc
+from veracity.models.pairs.combiner import SUPPORT_BALANCED, fit_three_way
+from veracity.models.pairs.shipped import EmbeddedVerifier
 from veracity.train.aligner import add_aligner
 from veracity.train.data.contrast import suite_half
 from veracity.train.export import ExportReport, export_checkpoint
@@ -67,7 +67,7 @@ def fit_release_combiner(
     rows: list[Row], scores: list[PairScore], matrix: np.ndarray, *, gate: float
 ) -> tuple[dict[str, Any], dict[str, float]]:
     """Fit the three-way combiner on ``rows`` (validation rows), given the network's ``scores``
-    of them and their :func:`~veracity.checkers.combiner.three_way_features` ``matrix``: the
+    of them and their :func:`~veracity.models.pairs.combiner.three_way_features` ``matrix``: the
     combiner's JSON (with each input's contribution) and held-out figures (fit on one half of
     the fitting rows, measured on the other)."""
     premises = [r.premise for r in rows]
@@ -123,7 +123,7 @@ def release_verifier(
     gate: float = defaults.VERIFIER_GATE,
 ) -> ReleaseReport:
     """Export ``checkpoint`` into ``out_dir`` as the verifier veracity ships, with a three-way
-    combiner (:class:`~veracity.checkers.combiner.ThreeWayCombiner`) fit on the validation rows
+    combiner (:class:`~veracity.models.pairs.combiner.ThreeWayCombiner`) fit on the validation rows
     (see :func:`combiner_fit_mask`) and the network's contradiction ``gate``.
 
     ``from_verifier`` instead takes the network of a verifier exported earlier (its config.json
@@ -131,7 +131,7 @@ def release_verifier(
     aligner are kept as they are and only the combiner is fit anew. ``aligner`` merges
     all-MiniLM-L6-v2 into the model file (:mod:`veracity.train.aligner`) for the combiner's
     alignment features; without it the combiner reads the network and the exact signals
-    (:data:`~veracity.checkers.combiner.NETWORK_FEATURES`), and a pair costs one pass.
+    (:data:`~veracity.models.pairs.combiner.NETWORK_FEATURES`), and a pair costs one pass.
     """
     if checkpoint is not None and from_verifier is not None:
         raise InputError("give a training checkpoint or an exported verifier, not both")
@@ -277,14 +277,14 @@ def model_card(
                 "the cross-encoder, whose training leaves them frozen), run in the same call over "
                 "the evidence window and the claim: the combiner below uses the claim's token "
                 "alignment "
-                "with the window (`veracity.checkers.features.alignment`).",
+                "with the window (`veracity.models.pairs.features.alignment`).",
             ]
             if config.get("aligner")
             else []
         ),
         "",
         f"Window: {config['max_tokens']} tokens. Premises that do not fit are reduced to the "
-        "claim's best-matching sentences by `veracity.checkers.windows.EvidenceSelector` (the "
+        "claim's best-matching sentences by `veracity.models.pairs.windows.EvidenceSelector` (the "
         "same code in training and inference); nothing is truncated silently.",
         "",
         "## Rebuild",

@@ -1,4 +1,4 @@
-"""Write a reranker's guard (:mod:`veracity.rerankers.guard`), and a combiner fit on the
+"""Write a reranker's guard (:mod:`veracity.models.relevance.guard`), and a combiner fit on the
 development sets, into its ``config.json`` and card.
 
 The figures come from ``bench/rerank_fit.py`` (its results JSON holds them under ``guard``), so
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from veracity.errors import InputError, VeracityError
-from veracity.rerankers.guard import RerankGuard
+from veracity.models.relevance.guard import RerankGuard
 
 __all__ = [
     "combiner_section",

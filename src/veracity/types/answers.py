@@ -254,7 +254,8 @@ class GenerationProvenance:
 
     @property
     def prompt(self) -> str:
-        return f"{self.prompt_id}@{self.prompt_version}"
+        """``id@version``, or ``""`` for a text no prompt wrote (an extractive answer)."""
+        return f"{self.prompt_id}@{self.prompt_version}" if self.prompt_id else ""
 
     @property
     def truncated(self) -> bool:

@@ -1,5 +1,5 @@
 """The answer pipeline: check any answer claim by claim (the pair verifiers it stands on are in
-:mod:`veracity.checkers`; ``PairScorer`` and ``make_verifier`` are re-exported here).
+:mod:`veracity.models.pairs`; ``PairScorer`` and ``make_verifier`` are re-exported here).
 
 :func:`open_answer_verifier` makes the pipeline as :class:`AnswerVerifierSettings` say (see
 :mod:`veracity.verify.open`); :func:`make_answer_verifier` composes parts you made yourself.
@@ -13,8 +13,9 @@
 {'claims': 1, 'supported': 1, 'contradicted': 0, 'unsupported': 0, 'skipped': 0, ...}
 """
 
-from veracity.checkers.base import PairScorer, check_pairs
-from veracity.checkers.registry import make_verifier
+from veracity.models.pairs.base import PairScorer, check_pairs
+from veracity.models.pairs.registry import make_verifier
+from veracity.rules import KnowledgeBase, KnowledgeLayer, KnowledgeResult
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.consistency import ConsistencyLayer, ConsistencyResult, inconsistency
 from veracity.verify.gather import (
@@ -24,7 +25,6 @@ from veracity.verify.gather import (
     source_chunks,
     source_documents,
 )
-from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer, KnowledgeResult
 from veracity.verify.nli import AGGREGATIONS, NLILayer, NLIResult, aggregate_support
 from veracity.verify.open import AnswerVerifierSettings, open_answer_verifier
 from veracity.verify.pipeline import CLAIM_METHODS, LAYERS, AnswerVerifier, make_answer_verifier

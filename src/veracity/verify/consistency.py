@@ -48,10 +48,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from veracity import defaults
-from veracity.checkers.base import PairScorer
-from veracity.checkers.scoring import score_groups
 from veracity.errors import GenerationError, InputError, ModelError, OptionError
-from veracity.llm.base import ChatModel, ChatRequest
+from veracity.models.chat.base import ChatModel, ChatRequest
+from veracity.models.pairs.base import PairScorer
+from veracity.models.pairs.scoring import score_groups
 from veracity.prompts import ChatPrompt, load_prompt
 from veracity.types import Claim, LayerResult, PairScore, VerdictLabel
 
@@ -158,7 +158,7 @@ class ConsistencyLayer:
                 "chat",
                 chat,
                 "a ChatModel (a model_id and a run(request) method)",
-                "Pass a chat backend from veracity.llm, or ScriptedChatModel "
+                "Pass a chat backend from veracity.models.chat, or ScriptedChatModel "
                 "from veracity.testing in tests.",
             )
         if not isinstance(scorer, PairScorer):

@@ -50,7 +50,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-from veracity.verify.claims.grammar import (
+from veracity.text.grammar import (
     ADVERBS,
     DETERMINERS,
     FUNCTION_WORDS,

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from veracity import defaults
-from veracity.checkers.base import PairScorer
 from veracity.errors import InputError, OptionError
+from veracity.models.pairs.base import PairScorer
 from veracity.types import Chunk, ClaimVerdict, Document, EvidenceJudgement, Report
 from veracity.verify.gather import source_chunks, source_documents
 from veracity.verify.pipeline import AnswerVerifier, make_answer_verifier

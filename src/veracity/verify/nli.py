@@ -70,11 +70,11 @@ from dataclasses import dataclass
 from typing import get_args
 
 from veracity import defaults
-from veracity.checkers.base import PairScorer
-from veracity.checkers.scoring import score_groups
-from veracity.checkers.windows import EvidenceSelector
 from veracity.defaults import Aggregation, EvidenceWindow
 from veracity.errors import ClaimTooLongError, OptionError
+from veracity.models.pairs.base import PairScorer
+from veracity.models.pairs.scoring import score_groups
+from veracity.models.pairs.windows import EvidenceSelector
 from veracity.text.words import STOPWORDS, stem, word_tokens
 from veracity.types import Chunk, EvidenceJudgement, LayerResult, PairScore, Span
 from veracity.verify.fragments import cannot_state

@@ -26,14 +26,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from veracity import defaults
-from veracity.checkers.base import PairScorer, SpanDetector
 from veracity.defaults import Aggregation, EvidenceWindow
 from veracity.errors import InputError, OptionError, check_choice
-from veracity.llm.base import ChatModel
+from veracity.models.chat.base import ChatModel
+from veracity.models.pairs.base import PairScorer, SpanDetector
 from veracity.retrieve.base import Retriever
+from veracity.rules import KnowledgeBase, KnowledgeLayer
 from veracity.types import Chunk
 from veracity.verify.consistency import ConsistencyLayer
-from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer
 from veracity.verify.nli import WINDOWS
 from veracity.verify.pipeline import (
     CLAIM_METHODS,
@@ -57,7 +57,7 @@ class AnswerVerifierSettings:
     findings combine (``any``, ``all``, ``cascade``, ``logistic``), ``weights`` the fitted
     :class:`~veracity.verify.rules.LayerWeights` (or their file) that ``logistic`` needs;
     ``knowledge_base``: facts the knowledge layer cross-checks, a
-    :class:`~veracity.verify.knowledge.KnowledgeBase` or its CSV or JSON file (only with that
+    :class:`~veracity.rules.KnowledgeBase` or its CSV or JSON file (only with that
     layer); ``claims``: claims made by ``rules`` or by the chat model (``llm``), split into
     parts (``decompose``) and made to stand alone (``decontextualize``); ``query``: each
     claim's retrieval query is the claim or a question made from it; ``k`` passages per

@@ -25,11 +25,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from veracity.checkers.base import PairScorer, check_pairs
 from veracity.decision import Decision, coverage
+from veracity.models.pairs.base import PairScorer, check_pairs
+from veracity.rules.layer import KnowledgeLayer
 from veracity.text.factual import skip_reason
 from veracity.types import NOT_CHECKABLE, Chunk, Claim, ClaimSignals, Reading, ScoredPair, Span
-from veracity.verify.knowledge.layer import KnowledgeLayer
 
 __all__ = ["PairCheck", "PairChecker"]
 

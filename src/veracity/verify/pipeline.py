@@ -38,16 +38,16 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Literal, TypeVar, get_args
 
 from veracity import defaults
-from veracity.checkers.base import PairScorer, SpanDetector
 from veracity.defaults import Layer
 from veracity.errors import InputError, OptionError
-from veracity.llm.base import ChatModel
+from veracity.models.chat.base import ChatModel
+from veracity.models.pairs.base import PairScorer, SpanDetector
 from veracity.retrieve.base import Retriever
+from veracity.rules import KnowledgeLayer, KnowledgeResult
 from veracity.types import Chunk, ClaimSet, ClaimVerdict, LayerResult, Report, UnsupportedSpan
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.consistency import ConsistencyLayer, ConsistencyResult
 from veracity.verify.gather import EvidenceGatherer, EvidenceSet
-from veracity.verify.knowledge import KnowledgeLayer, KnowledgeResult
 from veracity.verify.nli import Aggregation, EvidenceWindow, NLILayer, NLIResult
 from veracity.verify.questions import QueryMaker, QueryMode
 from veracity.verify.rules import LayerCombiner

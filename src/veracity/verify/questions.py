@@ -32,7 +32,7 @@ from typing import get_args
 
 from veracity.defaults import QueryMode
 from veracity.errors import GenerationError, OptionError
-from veracity.llm.base import ChatModel, ChatRequest
+from veracity.models.chat.base import ChatModel, ChatRequest
 from veracity.prompts import ChatPrompt, load_prompt
 
 __all__ = ["QUERY_MODES", "QueryMaker", "QueryMode", "parse_question", "rule_question"]

@@ -44,10 +44,10 @@ from typing import Any, get_args
 import numpy as np
 
 from veracity import defaults
-from veracity.checkers.combiner import fit_logistic
 from veracity.decision import Decision
 from veracity.defaults import Rule
 from veracity.errors import InputError, OptionError
+from veracity.models.pairs.combiner import fit_logistic
 from veracity.types import ClaimSignals, DecisionResult, LayerResult, VerdictLabel
 
 __all__ = ["RULES", "LayerCombiner", "LayerWeights", "Rule", "fit_layer_weights", "layer_features"]

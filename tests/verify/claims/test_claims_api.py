@@ -21,7 +21,6 @@ MODULES = [
     "draft",
     "extractor",
     "filter",
-    "grammar",
     "llm",
     "split",
 ]

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from veracity.errors import GenerationError, InputError, OptionError
 from veracity.testing import ScriptedChatModel
+from veracity.text.grammar import finish
 from veracity.types import ClaimSet, Span
 from veracity.verify.claims import ClaimExtractor
-from veracity.verify.claims.grammar import finish
 
 pytestmark = pytest.mark.unit
 

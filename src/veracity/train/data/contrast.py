@@ -4,7 +4,7 @@ but keep its meaning (supported twins).
 The verifier learns from these pairs that one word can decide a claim: "opens" against "closes",
 "all" against "no", "ten minutes" against "ten hours", "A defeated B" against "B defeated A".
 The supported twins ("is open" → "is not closed", "230" → "about 230") keep it from calling every
-close restatement a contradiction. The word lists are :mod:`veracity.text.polarity`'s, the ones
+close restatement a contradiction. The word lists are :mod:`veracity.rules.polarity`'s, the ones
 the contradiction rules read at inference.
 
 Each function takes a sentence (and a seeded ``random.Random`` where it chooses) and returns the
@@ -26,7 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 
-from veracity.text.polarity import CONTRARY_QUANTIFIERS, DURATION_UNITS, antonyms_of
+from veracity.rules.polarity import CONTRARY_QUANTIFIERS, DURATION_UNITS, antonyms_of
 from veracity.train.data.perturb import change_number, negate
 from veracity.train.data.schema import DataLabel, Row
 from veracity.train.data.sources import digest

@@ -16,7 +16,14 @@ import random
 import re
 from collections.abc import Callable
 
-from veracity.text.polarity import NEGATION
+from veracity.rules.polarity import NEGATION
+from veracity.text.verbs import (
+    BASE_VERBS,
+    IRREGULAR_PAST,
+    is_participle,
+    past,
+    third_person,
+)
 from veracity.train.data.text import (
     DATE,
     FUNCTION_WORDS,
@@ -29,13 +36,6 @@ from veracity.train.data.text import (
     entities,
     lower_first,
     name_class,
-)
-from veracity.train.data.verbs import (
-    BASE_VERBS,
-    IRREGULAR_PAST,
-    is_participle,
-    past,
-    third_person,
 )
 
 __all__ = [

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from veracity.text.verbs import AUXILIARIES, BASE_VERBS, IRREGULAR_PAST
 from veracity.train.data.perturb import attributive
 from veracity.train.data.qa_rules import Statement, answer_fits, answer_ok, fallback, rewrite
 from veracity.train.data.schema import DataLabel, Row
@@ -43,7 +44,6 @@ from veracity.train.data.text import (
     sentences,
     word_count,
 )
-from veracity.train.data.verbs import AUXILIARIES, BASE_VERBS, IRREGULAR_PAST
 
 __all__ = [
     "QAItem",

@@ -21,15 +21,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from veracity.train.data.text import (
-    DATE,
-    FUNCTION_WORDS,
-    MONTHS,
-    YEAR,
-    capitalise_first,
-    clean,
-)
-from veracity.train.data.verbs import (
+from veracity.text.verbs import (
     AUXILIARIES,
     BASE_VERBS,
     IRREGULAR_PAST,
@@ -37,6 +29,14 @@ from veracity.train.data.verbs import (
     is_participle,
     past,
     third_person,
+)
+from veracity.train.data.text import (
+    DATE,
+    FUNCTION_WORDS,
+    MONTHS,
+    YEAR,
+    capitalise_first,
+    clean,
 )
 
 __all__ = ["Statement", "answer_fits", "fallback", "recase", "rewrite"]

@@ -452,7 +452,7 @@ def _dense_neighbours(
     cosine, nearest first (a matrix, one row per query)."""
     import numpy as np
 
-    from veracity.embed import StaticEmbedder
+    from veracity.models.embedding import StaticEmbedder
 
     embedder = StaticEmbedder(config.dense_embedder).load()
     passages = embedder.run(list(collection)).vectors

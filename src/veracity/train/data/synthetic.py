@@ -27,6 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from veracity.text.verbs import AUXILIARIES
 from veracity.train.data.perturb import (
     attributive,
     change_number,
@@ -53,7 +54,6 @@ from veracity.train.data.text import (
     sentences,
     word_count,
 )
-from veracity.train.data.verbs import AUXILIARIES
 
 __all__ = [
     "Article",

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from veracity.verify.claims.grammar import (
+from veracity.text.grammar import (
     ADVERBS,
     SUBORDINATORS,
     Clause,

@@ -34,8 +34,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from veracity.verify.claims.draft import Draft
-from veracity.verify.claims.grammar import (
+from veracity.text.grammar import (
     ADVERBS,
     BE_FORMS,
     CONJUNCTIONS,
@@ -50,6 +49,7 @@ from veracity.verify.claims.grammar import (
     read_clause,
     tokenize,
 )
+from veracity.verify.claims.draft import Draft
 
 __all__ = ["RuleDecontextualizer"]
 

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from veracity.text.citations import find_markers
+from veracity.text.grammar import finish
 from veracity.text.segment import claim_text
 from veracity.types import Span
-from veracity.verify.claims.grammar import finish
 
 __all__ = ["Draft", "locate", "written"]
 

@@ -30,12 +30,12 @@ from typing import Literal
 
 from veracity import defaults
 from veracity.errors import GenerationError, InputError, OptionError
-from veracity.llm.base import ChatModel
+from veracity.models.chat.base import ChatModel
+from veracity.text.grammar import capitalised_opening, finish
 from veracity.types import Claim, ClaimSet, SkippedSentence
 from veracity.verify.claims.decompose import Part, RuleDecomposer
 from veracity.verify.claims.decontextualize import RuleDecontextualizer
 from veracity.verify.claims.draft import Draft, locate, written
-from veracity.verify.claims.grammar import capitalised_opening, finish
 from veracity.verify.claims.llm import LLMDecomposer, LLMDecontextualizer
 from veracity.verify.claims.split import ClaimSentence, split_answer
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 
 from veracity.text.factual import skip_reason
+from veracity.text.grammar import Token, read_clause, tokenize, verb_form
 from veracity.types import SkipReason
-from veracity.verify.claims.grammar import Token, read_clause, tokenize, verb_form
 
 __all__ = ["FRAGMENT_MAX_WORDS", "TITLE_MAX_WORDS", "sentence_skip_reason"]
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from veracity import defaults
 from veracity.errors import GenerationError, ModelError, OptionError
-from veracity.llm.base import ChatModel, ChatRequest
+from veracity.models.chat.base import ChatModel, ChatRequest
 from veracity.prompts import ChatPrompt, load_prompt
 
 __all__ = [
@@ -161,7 +161,7 @@ class _LLMStep:
                 "chat",
                 chat,
                 "a ChatModel (a model_id and a run(request) method)",
-                "Pass a chat backend from veracity.llm, or ScriptedChatModel "
+                "Pass a chat backend from veracity.models.chat, or ScriptedChatModel "
                 "from veracity.testing in tests.",
             )
         if not 0.0 <= temperature <= 2.0:

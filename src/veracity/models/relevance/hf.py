@@ -1,0 +1,84 @@
+"""Any Hugging Face sequence-classification reranker (extra ``[hf]``), by hub id or local folder.
+
+The model must have one output, a relevance logit (as ``cross-encoder/ms-marco-MiniLM-L-6-v2``
+and the other MS MARCO cross-encoders do). It is loaded from local files only unless asked
+(nothing is downloaded by default), and long passages are scored by their best window on the
+model's own tokenizer.
+
+>>> reranker = HFReranker("cross-encoder/ms-marco-MiniLM-L-6-v2").load()  # doctest: +SKIP
+>>> reranker.run("bee dance", ["Bees dance to show food."]).logits()        # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from veracity import defaults
+from veracity.errors import ModelError
+from veracity.models.pairs.hf import HFModel
+from veracity.models.relevance.base import batched_logits, check_passages, score_windows
+from veracity.types import RelevanceScores
+
+__all__ = ["HFReranker"]
+
+
+class HFReranker:
+    """A ``RelevanceScorer`` backed by a one-logit Hugging Face cross-encoder.
+
+    ``max_tokens=None`` uses the model's own maximum length. ``model_version`` in results is
+    ``revision`` when given, else the hub commit the files came from, else ``"local"``.
+    """
+
+    def __init__(
+        self,
+        model: str | Path,
+        *,
+        revision: str | None = None,
+        local_files_only: bool = True,
+        device: str = "cpu",
+        batch_size: int = defaults.HF_RERANK_BATCH,
+        max_tokens: int | None = None,
+    ) -> None:
+        self.hf = HFModel(
+            model,
+            purpose="HFReranker (Hugging Face rerankers)",
+            batch_size=batch_size,
+            revision=revision,
+            local_files_only=local_files_only,
+            device=device,
+            max_tokens=max_tokens,
+            strategy="slide",
+            check=self._check_outputs,
+        )
+        self.model_id = self.hf.model_id
+
+    @property
+    def version(self) -> str:
+        return self.hf.version
+
+    def load(self) -> HFReranker:
+        """Load tokenizer and weights once."""
+        self.hf.get()
+        return self
+
+    def run(self, query: str, passages: Sequence[str]) -> RelevanceScores:
+        """One score per passage, in input order, from its best window."""
+        query, texts = check_passages(query, passages)
+        scores = score_windows(self.hf.get().selector, query, texts, self._logits)
+        return RelevanceScores(query, scores, self.model_id, self.version)
+
+    def _check_outputs(self, id2label: Mapping[int, str]) -> None:
+        if len(id2label) != 1:
+            raise ModelError(
+                f"{self.model_id} has {len(id2label)} outputs ({dict(id2label)!r}); a reranker "
+                "has one, a relevance logit. A three-way or two-way checker is a verifier: use "
+                "it as --verifier hf:<model> instead"
+            )
+
+    def _logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        classifier = self.hf.get()
+        encodings = classifier.selector.tokenizer.encode_batch(pairs)
+        return batched_logits(encodings, self.hf.batch_size, classifier.logits)

@@ -1,8 +1,0 @@
-"""Moved to :mod:`veracity.checkers.features`; this old name goes in the next release."""
-
-from veracity._moved import forward, warn_moved
-from veracity.checkers import features as _new
-from veracity.checkers.features import *  # noqa: F403
-
-warn_moved(__name__, _new.__name__)
-__getattr__ = forward(_new)

@@ -1,8 +1,0 @@
-"""Moved to :mod:`veracity.checkers.judge`; this old name goes in the next release."""
-
-from veracity._moved import forward, warn_moved
-from veracity.checkers import judge as _new
-from veracity.checkers.judge import *  # noqa: F403
-
-warn_moved(__name__, _new.__name__)
-__getattr__ = forward(_new)
