@@ -38,7 +38,7 @@ def _verifier(name: str) -> TablePairScorer:
 APP = cli.build_app(
     cli.Models(
         verifier=_verifier,
-        chat=lambda spec, model, scorer: ScriptedChatModel(["Honey bees dance [1]."] * 20),
+        chat=lambda spec, model: ScriptedChatModel(["Honey bees dance [1]."] * 20),
         reranker=lambda name: OverlapRelevanceScorer(),
     )
 )

@@ -5,8 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from veracity.rules.units import UNITS
 
+from veracity.rules.units import UNITS
 from veracity.rules.values import Value, compare, extract_values
 from veracity.text.numbers import numbers
 
