@@ -15,7 +15,8 @@ For each universal word of the claim (:data:`UNIVERSAL`: *all*, *every*, *always
   after it): a limiting word (:data:`LIMITING`: *some*, *certain*, *most*, *usually*,
   *typically*, *primarily*, *can*, *such as*, ...) stands within ``_NEAR`` words before that word
   in the sentence;
-- ``absent`` otherwise: the aligned sentence states the rest of the claim and not its reach.
+- ``absent`` otherwise: the aligned sentence states the rest of the claim and not its reach
+  (``found`` is that sentence).
 
 A claim with no aligned sentence gets no finding (what it says is not stated at all: other
 inputs say so). Findings have kind ``scope``; neither status is a contradiction by itself: a
@@ -136,7 +137,7 @@ def scope_conflicts(
                 span=Span(universal.start(), universal.end()),
                 value=universal.group().lower(),
                 status="mismatch" if status == "mismatch" else "absent",
-                found=evidence.of(premise) if status == "mismatch" else None,
+                found=evidence.of(premise),
                 doc_id=doc_id,
                 evidence=Span(offset + evidence.start, offset + evidence.end),
                 aligned=True,
