@@ -23,6 +23,8 @@ RULE_KINDS: dict[str, frozenset[str]] = {
     "value": frozenset({"number", "percent", "money", "quantity", "date", "year", "code"}),
     "entity": frozenset({"entity"}),
     "polarity": frozenset({"negation", "antonym", "quantifier"}),
+    "roles": frozenset({"roles"}),
+    "scope": frozenset({"scope"}),
 }
 
 #: The decision's inputs, in column order.
@@ -38,6 +40,9 @@ FEATURES: tuple[str, ...] = (
     "value_match",
     "entity_absent",
     "polarity_mismatch",
+    "roles_mismatch",
+    "scope_limited",
+    "scope_unstated",
 )
 
 #: Probabilities are read within [ε, 1 - ε]: a network never says 0 or 1, and a fake that does
@@ -100,5 +105,8 @@ def features(signals: ClaimSignals) -> np.ndarray:
         float("match" in values and "mismatch" not in values),
         float("absent" in status["entity"]),
         float("mismatch" in status["polarity"]),
+        float("mismatch" in status["roles"]),
+        float("mismatch" in status["scope"]),
+        float("absent" in status["scope"] and "mismatch" not in status["scope"]),
     ]
     return np.asarray(row, dtype=np.float64)

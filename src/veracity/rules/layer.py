@@ -51,7 +51,13 @@ the claim's other content words), since only that sentence speaks of the same th
   a passage is part of it ("Karl von Frisch" vs a passage that says "Frisch"); ``absent``
   otherwise. Names never ``mismatch``: a different name is the verifier's business;
 - negations, antonyms of the curated lexicon and contrary quantifiers are read against the
-  aligned sentence by :mod:`~veracity.rules.polarity`.
+  aligned sentence by :mod:`~veracity.rules.polarity`;
+- a universal word ("all", "always", "only") that the aligned sentence limits or leaves out is
+  a ``scope`` finding (:mod:`~veracity.rules.scope`): ``mismatch`` or ``absent``, never a
+  contradiction by itself;
+- two phrases of the same verb in each other's places ("str is a subclass of Markup" against
+  "Markup is a subclass of str") are a ``roles`` mismatch (:mod:`~veracity.rules.roles`; needs
+  spaCy's parser, so not with ``ner="rules"``).
 
 Every check carries its claim span (in the claim), its evidence span and sentence (in the
 document) and ``aligned``: a typed input for a decision (:attr:`~veracity.types.ValueCheck.
@@ -68,8 +74,10 @@ the passages do not state it.
 
 The claim's :class:`~veracity.types.LayerResult`:
 
-- ``contradicted`` (flagged, risk ``KNOWLEDGE_MISMATCH_RISK``) when any check mismatches;
-- else ``unsupported`` (flagged, "value not stated") when a value is absent (risk
+- ``contradicted`` (flagged, risk ``KNOWLEDGE_MISMATCH_RISK``) when any check but a scope
+  finding mismatches;
+- else ``unsupported`` (flagged, "value not stated") when a value is absent or a scope
+  finding stands (risk
   ``KNOWLEDGE_ABSENT_VALUE_RISK``)
   or only a name is absent (the lower ``KNOWLEDGE_ABSENT_ENTITY_RISK``);
 - else ``supported`` (risk ``KNOWLEDGE_MATCH_RISK``);
@@ -96,6 +104,8 @@ from veracity.rules.entities import Entity, EntityRecognizer, NerBackend
 from veracity.rules.kb import KnowledgeBase
 from veracity.rules.names import check_facts, check_names
 from veracity.rules.polarity import polarity_checks
+from veracity.rules.roles import RoleReader
+from veracity.rules.scope import scope_checks
 from veracity.rules.slots import check_token
 from veracity.rules.tokens import extract_tokens
 from veracity.rules.value_checks import check_value
@@ -183,6 +193,10 @@ class KnowledgeLayer:
         self.slot_words = slot_words
         # The recogniser validates ``ner``; it loads nothing until load().
         self.recognizer = recognizer or EntityRecognizer(ner=ner)
+        # Swapped roles need spaCy's parser: read where spaCy may run (not with ner="rules").
+        self._roles: RoleReader | None = (
+            None if self.recognizer.ner != "rules" else RoleReader(None)
+        )
 
     @property
     def _needs_names(self) -> bool:
@@ -192,6 +206,8 @@ class KnowledgeLayer:
         """Load the entity recogniser (spaCy, when it is used); repeat calls are free."""
         if self._needs_names:
             self.recognizer.load()
+        if self._roles is None:
+            self._roles = RoleReader.load(self.recognizer.model)
         return self
 
     def run(self, claims: Sequence[Claim], evidence: Sequence[Sequence[Chunk]]) -> KnowledgeResult:
@@ -229,6 +245,9 @@ class KnowledgeLayer:
                 ) is not None:
                     mine.append(token_check)
             mine.extend(polarity_checks(claim.text, chunks))
+            mine.extend(scope_checks(claim.text, chunks))
+            if self._roles is not None:
+                mine.extend(self._roles.checks(claim.text, chunks))
             checks.append(mine)
         if self.entities:
             check_names(claims, evidence, names, checks, recognizer=self.recognizer)
@@ -260,7 +279,11 @@ class KnowledgeLayer:
     def _result(checks: Sequence[ValueCheck]) -> LayerResult:
         if not checks:
             return LayerResult("knowledge", "unchecked", False, None, "no values to check")
-        mismatches = [c for c in checks if c.status == "mismatch" and c.aligned is not False]
+        mismatches = [
+            c
+            for c in checks
+            if c.status == "mismatch" and c.aligned is not False and c.kind != "scope"
+        ]
         if mismatches:
             return LayerResult(
                 "knowledge",
@@ -275,17 +298,18 @@ class KnowledgeLayer:
             for c in checks
             if c.status == "absent" and (c.span.start, c.span.end) not in confirmed
         ]
-        values = [c.text for c in absent if c.kind != "entity"]
+        values = [c.text for c in absent if c.kind not in ("entity", "scope")]
         names = [c.text for c in absent if c.kind == "entity"]
-        if values or names:
-            parts = []
+        scope = [c for c in checks if c.kind == "scope"]
+        if values or names or scope:
+            parts = [_scope(c) for c in scope]
             if values:
                 parts.append("value not stated in the evidence: " + ", ".join(map(repr, values)))
             if names:
                 parts.append("names not in the evidence: " + ", ".join(map(repr, names)))
             risk = (
                 defaults.KNOWLEDGE_ABSENT_VALUE_RISK
-                if values
+                if values or scope
                 else defaults.KNOWLEDGE_ABSENT_ENTITY_RISK
             )
             return LayerResult("knowledge", "unsupported", True, risk, "; ".join(parts))
@@ -296,6 +320,12 @@ class KnowledgeLayer:
             defaults.KNOWLEDGE_MATCH_RISK,
             f"all {len(confirmed)} values and names checked match",
         )
+
+
+def _scope(check: ValueCheck) -> str:
+    if check.status == "mismatch":
+        return f"{check.text!r} goes beyond the evidence, which says {check.found!r}"
+    return f"{check.text!r} is not stated in the evidence"
 
 
 def _contradiction(check: ValueCheck) -> str:

@@ -247,7 +247,8 @@ class ValueCheck:
         """The kind of finding, one of :data:`FINDING_KINDS`: ``number`` (a number, percent or
         amount of money), ``date`` (a date or year), ``unit`` (a quantity with its unit),
         ``version``, ``option`` (a command-line flag), ``code`` (another code token),
-        ``entity``, ``negation``, ``antonym``, ``quantifier``."""
+        ``entity``, ``negation``, ``antonym``, ``quantifier``, ``roles`` (two phrases of the
+        same verb in each other's places), ``scope`` (all, always, only beyond the evidence)."""
         if self.kind in ("number", "percent", "money"):
             return "number"
         if self.kind in ("date", "year"):
@@ -288,6 +289,8 @@ FINDING_KINDS: tuple[str, ...] = (
     "negation",
     "antonym",
     "quantifier",
+    "roles",
+    "scope",
 )
 
 
