@@ -71,7 +71,8 @@ PROBES = (
     ),
     ("Smoke calms bees for about ten minutes.", "Smoke calms bees for an hour."),
 )
-KEEPING = {"hedged_number", "antonym_negated"}
+#: Edits that keep the meaning (the suite's ``expected`` is "supported"): a flip is an error.
+KEEPING = {"hedged_number", "antonym_negated", "negated_both", "verbatim_number"}
 SETS = ("wice", "lfqa", "climate_fever")
 THREE_WAY_SOURCES = ("vitaminc_bigbench", "nli_misc_felipessalvatore/mnli")
 LABELS = ("supported", "contradicted", "neither")
@@ -414,6 +415,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--name", default="verifier_reads")
     args = parser.parse_args(argv)
     pairs = [json.loads(line) for line in PAIRS.read_text().splitlines() if line]
+    keeping = {p["kind"] for p in pairs if p.get("expected") == "supported"}
+    if keeping - KEEPING:
+        parser.error(f"edits {sorted(keeping - KEEPING)} keep the meaning: add them to KEEPING")
     flags = rule_flags(pairs)
     figures: dict[str, Any] = {
         "verifiers": {},
