@@ -13,9 +13,18 @@ Tests and other front ends give the models to :func:`build_app`:
 ``build_app(Models(verifier=lambda name: TablePairScorer(table)))``.
 """
 
+import typer
+
 from veracity.cli.application import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL, Models, build_app, main
 
 __all__ = ["EXIT_FAILED", "EXIT_OK", "EXIT_PARTIAL", "Models", "app", "build_app", "main"]
 
-#: The command with the real models (what the ``veracity`` script runs).
-app = build_app()
+
+def __getattr__(name: str) -> typer.Typer:
+    """``app``, the command with the real models (what the ``veracity`` script runs), made at
+    first use: the commands of other packages (:mod:`veracity.cli.plugins`) import this package,
+    so it cannot load them while it is itself being imported."""
+    if name == "app":
+        made = globals()["app"] = build_app()
+        return made
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

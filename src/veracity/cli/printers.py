@@ -6,7 +6,6 @@ messages are shown as written, never read as markup.
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from veracity.cli.render import Part, console, errors, show, styled
@@ -17,24 +16,16 @@ if TYPE_CHECKING:
     from veracity.corpus.indexer import IndexReport
     from veracity.generate.calibration import StoredCalibration
     from veracity.repair.result import RepairResult
-    from veracity.train.embedder import EmbedderExport
-    from veracity.train.release import ReleaseReport
-    from veracity.train.rerank_release import RerankerRelease
-    from veracity.train.static_embedder import StaticDistillation
-    from veracity.train.trainer import TrainReport
     from veracity.types import Answer, EvidenceJudgement, Report, ScoredPair, SearchResult
 
 __all__ = [
     "print_answer",
     "print_calibration",
     "print_check",
-    "print_embedder_export",
     "print_index",
     "print_repair",
     "print_report",
     "print_search",
-    "print_training",
-    "print_verifier_export",
 ]
 
 
@@ -605,46 +596,4 @@ def print_repair(result: RepairResult) -> None:
             f"{result.before.verifier} · {calls} · {timing}",
             "dim",
         )
-    )
-
-
-def print_training(report: TrainReport) -> None:
-    """Where a training run stands, and its last three evaluations."""
-    state = "finished" if report.finished else "stopped (run again to resume)"
-    show(
-        f"{state} at step {report.step}/{report.steps}; checkpoint {report.checkpoint}", out=console
-    )
-    for evaluation in report.evaluations[-3:]:
-        show(json.dumps(evaluation, ensure_ascii=False), out=console)
-
-
-def print_verifier_export(report: ReleaseReport) -> None:
-    show(f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB)", out=console)
-    for name, value in report.validation.items():
-        show(f"{name}: {value:.4f}", out=console, indent=2)
-
-
-def print_reranker_export(report: RerankerRelease) -> None:
-    figures = ", ".join(f"{name} {value:.4f}" for name, value in report.validation.items())
-    show(
-        f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB); largest P(relevant) "
-        f"difference to fp32 {report.max_abs_difference:.4f}; validation: {figures}",
-        out=console,
-        wrap=True,
-    )
-
-
-def print_embedder_export(report: EmbedderExport) -> None:
-    show(
-        f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB) in "
-        f"{report.seconds:.0f} s; lowest cosine to the old embedder {report.min_cosine:.4f}",
-        out=console,
-    )
-
-
-def print_static_distillation(report: StaticDistillation) -> None:
-    show(
-        f"wrote {report.directory} ({report.model_bytes / 1e6:.1f} MB: {report.vocabulary} word "
-        f"pieces x {report.dimension} dimensions) in {report.seconds:.0f} s",
-        out=console,
     )

@@ -2,7 +2,7 @@
 and units of duration.
 
 The contradiction rules (:mod:`veracity.verify.knowledge.polarity`) read a claim against its
-evidence with them, and the verifier's training data (:mod:`veracity.train.data.perturb`) makes
+evidence with them, and the verifier's training data (``veracity_training.data.perturb``) makes
 its contradicted twins with the same lists, so that what the network is taught and what the
 rules check are the same words.
 
