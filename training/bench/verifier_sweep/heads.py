@@ -1,6 +1,6 @@
 """How each of a checkpoint's three outputs ranks the development sets (on this machine's CPU).
 
-    .venv/bin/python bench/verifier_sweep/heads.py --prep .devsweep2 \
+    .venv/bin/python training/bench/verifier_sweep/heads.py --prep .devsweep2 \
         --checkpoint ~/.cache/veracity/verifier/r4/checkpoint
 
 The verifier's P(supported) is one of three probabilities. This asks which of them separates
@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 
 from report import load_checkpoint, load_gpu_module, unpack
 
@@ -105,7 +105,7 @@ def main() -> None:
             lines.append("| " + " | ".join(cells) + " |")
     markdown = "\n".join(lines)
     command = "python " + " ".join(
-        shlex.quote(a) for a in ["bench/verifier_sweep/heads.py", *sys.argv[1:]]
+        shlex.quote(a) for a in ["training/bench/verifier_sweep/heads.py", *sys.argv[1:]]
     )
     write_result(args.name, {"rows": rows}, markdown, command)
     print(markdown)

@@ -1,10 +1,10 @@
 """How the three-way combiner's fitting rows and gate trade negations against partial support.
 
-    nice -n 5 .venv/bin/python bench/verifier_gate.py --verifier DIR --data DATA
+    nice -n 5 .venv/bin/python training/bench/verifier_gate.py --verifier DIR --data DATA
 
 The network of the exported verifier ``DIR`` (its combiner is ignored) scores, once: the
 training data's validation rows outside the minimal-pair suite's half (the combiner's fitting
-rows, ``veracity.train.release.combiner_fit_mask``), the three development sets and the
+rows, ``veracity_training.release.combiner_fit_mask``), the three development sets and the
 minimal pairs. Then, for each choice of fitting rows, class shares and gate, a combiner is fit
 on those rows (``fit_three_way``) and measured: balanced accuracy at P(supported) >= 0.5 on WiCE
 dev, the LFQA dev half and CLIMATE-FEVER, and the negation, antonym and number pairs' flip shares
@@ -29,17 +29,18 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+# the benchmarks' shared report writer lives in bench/ (figures go to bench/results/)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 from _report import write_result
 from veracity.checkers.combiner import SUPPORT_BALANCED, THREE_WAY_FEATURES, fit_three_way
 from veracity.checkers.embedded import EmbeddedVerifier
 from veracity.evaluate.classification import balanced_accuracy
-from veracity.train.release import combiner_fit_mask
-from veracity.train.trainer import fitting_rows, read_rows
+from veracity_training.release import combiner_fit_mask
+from veracity_training.trainer import fitting_rows, read_rows
 from verifier_data import DATASETS, DEFAULT_DATA, load
 
-BENCH = Path(__file__).resolve().parent
+BENCH = Path(__file__).resolve().parents[2] / "bench"
 PAIRS = BENCH / "data" / "minimal_pairs.jsonl"
 SETS = ("wice", "lfqa", "climate_fever")
 GATES = (0.5, 1.0)
@@ -155,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "supported-half: supported half, contradicted and neither a quarter each) and gate "
         "(1.0: no gate).\n\n" + "\n".join(lines) + "\n"
     )
-    command = "python bench/verifier_gate.py " + shlex.join(
+    command = "python training/bench/verifier_gate.py " + shlex.join(
         list(sys.argv[1:] if argv is None else argv)
     )
     write_result(args.name, {"verifier": str(args.verifier), "results": results}, table, command)

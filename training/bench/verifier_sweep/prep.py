@@ -1,6 +1,6 @@
 """Step 1 of the verifier sweep (on this machine): evidence windows, token ids and exact signals.
 
-    .venv/bin/python bench/verifier_sweep/prep.py --window 192 --pool 56000 --out .devsweep
+    .venv/bin/python training/bench/verifier_sweep/prep.py --window 192 --pool 56000 --out .devsweep
 
 The device machine has torch and transformers but not veracity's own dependencies, so the
 evidence selection (``veracity.checkers.windows.EvidenceSelector``, the code training and inference
@@ -24,13 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 
 from veracity.assets import load_tokenizer
 from veracity.checkers.combiner import features
 from veracity.checkers.windows import EvidenceSelector
 from veracity.errors import VeracityError
-from veracity.train.trainer import LABELS, NOT_SUPPORTED, base_model_dir
+from veracity_training.trainer import LABELS, NOT_SUPPORTED, base_model_dir
 from verifier_data import DEFAULT_DATA, load
 
 #: Label ids as the trainer uses them (the "not supported" training label last).
@@ -97,7 +97,7 @@ def main() -> None:
         "--train-data",
         type=Path,
         default=Path.home() / ".cache/veracity/verifier/data-v2",
-        help="output of python -m veracity.train.data",
+        help="output of python -m veracity_training.data",
     )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--out", type=Path, default=Path(".devsweep"))

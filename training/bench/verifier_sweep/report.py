@@ -1,6 +1,6 @@
 """Step 3 of the verifier sweep (on this machine): figures from the device's scores.
 
-    .venv/bin/python bench/verifier_sweep/report.py --scores bench/results/verifier_sweep \
+    .venv/bin/python training/bench/verifier_sweep/report.py --scores bench/results/verifier_sweep \
         --prep .devsweep
 
 Reads the device outputs (``results.json``, ``scores.npz``) and the labels, groups and exact
@@ -26,14 +26,14 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 
 from _report import write_result
 from veracity.checkers.combiner import fit_combiner
 from veracity.evaluate.classification import cross_threshold, roc_auc
 
 #: The kinds verifier 0.1.1-0.4.0's combiner was not fit on (public NLI rows and contradiction
-#: perturbations), as veracity.train.release defined them when this sweep ran.
+#: perturbations), as veracity_training.release defined them when this sweep ran.
 COMBINER_SKIPS = (
     "public",
     "entity_swap",
@@ -130,12 +130,13 @@ def main() -> None:
     parser.add_argument(
         "--pool",
         default="a 56,000-row seeded sample of the training data "
-        "(`python -m veracity.train.data`, seed 13)",
+        "(`python -m veracity_training.data`, seed 13)",
         help="how the training pool was made, for the table's text",
     )
     parser.add_argument(
         "--prep-command",
-        default="python bench/verifier_sweep/prep.py --window 192 --pool 56000 --out .devsweep",
+        default="python training/bench/verifier_sweep/prep.py --window 192 --pool 56000 "
+        "--out .devsweep",
         help="the prep.py command, for the recorded command",
     )
     parser.add_argument(
@@ -239,7 +240,7 @@ def main() -> None:
         lines.append("| " + " | ".join(cells) + " |")
     markdown = "\n".join(lines)
     command = f"{args.prep_command}; (device) {args.device_command}; python " + " ".join(
-        shlex.quote(a) for a in ["bench/verifier_sweep/report.py", *sys.argv[1:]]
+        shlex.quote(a) for a in ["training/bench/verifier_sweep/report.py", *sys.argv[1:]]
     )
     write_result(args.name, {"baseline_lexical_cross": baseline, "runs": rows}, markdown, command)
     print(markdown)

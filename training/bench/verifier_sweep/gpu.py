@@ -4,7 +4,7 @@
 
 Needs only torch, transformers, safetensors and numpy (the device's image has them) and the
 folder written by prep.py. Each setting fine-tunes all-MiniLM-L6-v2 as veracity's trainer does
-(``veracity.train.trainer``: seeded epoch permutations, dropout reseeded per step, AdamW with
+(``veracity_training.trainer``: seeded epoch permutations, dropout reseeded per step, AdamW with
 weight decay 0.01, 6% warm-up then cosine decay, gradient clipping at 1.0, frozen embeddings,
 batch 16, the three-way loss with "not supported" rows maximising P(contradicted)+P(neither)) on
 the pre-selected windows, then writes P(supported) for the validation rows and both dev sets.

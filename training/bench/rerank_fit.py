@@ -1,8 +1,8 @@
 """The reranker's combiner fit on development data of the kind it serves, each set held out in
 turn: nDCG@10 of each of its features alone, of the shipped combiner, and of the refit one.
 
-    nice -n 5 .venv/bin/python bench/rerank_fit.py [--name rerank_fit] [--out COMBINER.json]
-        [--model-dir DIR] [--guard-into DIR | --ship-into DIR --version V]
+    nice -n 5 .venv/bin/python training/bench/rerank_fit.py [--name rerank_fit]
+        [--out COMBINER.json] [--model-dir DIR] [--guard-into DIR | --ship-into DIR --version V]
 
 Development sets (``VERACITY_DATA``; they are development data, and reported as such):
 
@@ -45,7 +45,8 @@ from typing import Any
 
 import numpy as np
 
-BENCH = Path(__file__).resolve().parent
+#: bench/: the report writer and the development sets' loaders (figures go to bench/results/)
+BENCH = Path(__file__).resolve().parents[2] / "bench"
 sys.path.insert(0, str(BENCH))
 
 import rerank_dl19  # noqa: E402
@@ -54,7 +55,7 @@ from _report import git_commit, write_result  # noqa: E402
 from veracity.evaluate.retrieval import ndcg_at_k  # noqa: E402
 from veracity.rerankers.embedded import RERANK_FEATURES, EmbeddedReranker  # noqa: E402
 from veracity.rerankers.guard import RerankGuard  # noqa: E402
-from veracity.train.data.locations import data_root  # noqa: E402
+from veracity_training.data.locations import data_root  # noqa: E402
 
 K = 10
 MSMARCO_DEPTH = 30
@@ -305,18 +306,18 @@ def main() -> None:
     print(text)
     if args.out is not None:
         args.out.write_text(json.dumps(figures["all_sets_combiner"], indent=1) + "\n")
-    command = "python bench/rerank_fit.py " + shlex.join(sys.argv[1:])
+    command = "python training/bench/rerank_fit.py " + shlex.join(sys.argv[1:])
     if args.name:
         write_result(args.name, figures, text, command.strip())
     source = (
         f"bench rerank_fit at {git_commit()}, development sets {', '.join(sets)}, {date.today()}"
     )
     if args.guard_into is not None:
-        from veracity.train.rerank_guard import write_guard
+        from veracity_training.rerank_guard import write_guard
 
         write_guard(args.guard_into, figures["guard"], source)
     if args.ship_into is not None:
-        from veracity.train.rerank_guard import write_combiner, write_guard
+        from veracity_training.rerank_guard import write_combiner, write_guard
 
         write_combiner(
             args.ship_into,
