@@ -37,7 +37,7 @@ from veracity.checkers.combiner import SUPPORT_BALANCED, THREE_WAY_FEATURES, fit
 from veracity.checkers.embedded import EmbeddedVerifier
 from veracity.evaluate.classification import balanced_accuracy
 from veracity_training.release import combiner_fit_mask
-from veracity_training.trainer import fitting_rows, read_rows
+from veracity_training.rows import fitting_rows, read_rows
 from verifier_data import DATASETS, DEFAULT_DATA, load
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from veracity_training.trainer import Row, length_grouped
+from veracity_training.rows import Row, length_grouped
 
 pytestmark = pytest.mark.unit
 

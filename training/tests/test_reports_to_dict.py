@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from veracity_training.config import TrainReport
 from veracity_training.embedder import EmbedderExport
 from veracity_training.release import ReleaseReport
-from veracity_training.trainer import TrainReport
 
 pytestmark = pytest.mark.unit
 

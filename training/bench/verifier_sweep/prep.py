@@ -30,7 +30,7 @@ from veracity.assets import load_tokenizer
 from veracity.checkers.combiner import features
 from veracity.checkers.windows import EvidenceSelector
 from veracity.errors import VeracityError
-from veracity_training.trainer import LABELS, NOT_SUPPORTED, base_model_dir
+from veracity_training.config import LABELS, NOT_SUPPORTED, base_model_dir
 from verifier_data import DEFAULT_DATA, load
 
 #: Label ids as the trainer uses them (the "not supported" training label last).

@@ -41,7 +41,7 @@ def export_aligner(out: Path) -> Path:
     torch = require("torch", purpose="exporting the aligner")
     transformers = require("transformers", purpose="exporting the aligner")
     quantization = require("onnxruntime.quantization", purpose="quantizing the aligner")
-    from veracity_training.trainer import base_model_dir
+    from veracity_training.config import base_model_dir
 
     encoder = transformers.AutoModel.from_pretrained(
         str(base_model_dir()), local_files_only=True, attn_implementation="eager"

@@ -98,7 +98,8 @@ def train_verifier(
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Fine-tune the verifier; resumes from the last checkpoint."""
-    from veracity_training.trainer import TrainConfig, Trainer, TrainReport
+    from veracity_training.config import TrainConfig, TrainReport
+    from veracity_training.trainer import Trainer
 
     def work() -> TrainReport:
         config = TrainConfig(
@@ -189,7 +190,8 @@ def train_reranker(
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Fine-tune the (query, passage) reranker; resumes from the last checkpoint."""
-    from veracity_training.trainer import TrainConfig, Trainer, TrainReport
+    from veracity_training.config import TrainConfig, TrainReport
+    from veracity_training.trainer import Trainer
 
     def work() -> TrainReport:
         config = TrainConfig(

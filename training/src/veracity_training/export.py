@@ -15,8 +15,8 @@ from typing import Any
 
 from veracity.errors import InputError
 from veracity_training._deps import require
+from veracity_training.config import LABELS
 from veracity_training.relevance import RERANK_LABELS
-from veracity_training.trainer import LABELS
 
 __all__ = ["ExportReport", "export_checkpoint"]
 

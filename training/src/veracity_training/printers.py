@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 from veracity.cli.render import console, show
 
 if TYPE_CHECKING:
+    from veracity_training.config import TrainReport
     from veracity_training.embedder import EmbedderExport
     from veracity_training.release import ReleaseReport
     from veracity_training.rerank_release import RerankerRelease
     from veracity_training.static_embedder import StaticDistillation
-    from veracity_training.trainer import TrainReport
 
 __all__ = [
     "print_embedder_export",

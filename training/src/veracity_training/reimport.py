@@ -111,7 +111,7 @@ def reimport_verifier(model_dir: Path, out_dir: Path) -> ReimportReport:
     network of the exported verifier ``model_dir``, ready for ``train-verifier --init-from``."""
     torch = require("torch", purpose="rebuilding the verifier's network")
     transformers = require("transformers", purpose="rebuilding the verifier's network")
-    from veracity_training.trainer import base_model_dir
+    from veracity_training.config import base_model_dir
 
     config_file = model_dir / "config.json"
     if not (model_dir / "model.onnx").is_file() or not config_file.is_file():

@@ -26,10 +26,11 @@ from veracity.errors import InputError, OptionError
 from veracity.evaluate.classification import balanced_accuracy, roc_auc
 from veracity.types import PairScore
 from veracity_training.aligner import add_aligner
+from veracity_training.config import LABELS, NOT_SUPPORTED
 from veracity_training.data.contrast import suite_half
 from veracity_training.export import ExportReport, export_checkpoint
 from veracity_training.reimport import exported_training
-from veracity_training.trainer import LABELS, NOT_SUPPORTED, Row, fitting_rows, read_rows
+from veracity_training.rows import Row, fitting_rows, read_rows
 
 __all__ = [
     "MODEL_ID",

@@ -24,7 +24,7 @@ from veracity_training.aligner import add_aligner
 from veracity_training.export import export_checkpoint
 from veracity_training.release import card_rebuild, data_tables, run_chain, run_text, train_command
 from veracity_training.relevance import ranking_figures
-from veracity_training.trainer import Row, read_rows
+from veracity_training.rows import Row, read_rows
 
 __all__ = ["MODEL_ID", "RerankerRelease", "release_reranker"]
 

@@ -71,7 +71,7 @@ def distill_static_embedder(
         "model2vec.distill", extra="static", purpose="distilling the static embedder"
     )
     require_training("skeletoken", purpose="distilling the static embedder")
-    from veracity_training.trainer import base_model_dir
+    from veracity_training.config import base_model_dir
 
     started = time.monotonic()
     model = distillation.distill(model_name=str(base_model_dir()), pca_dims=dims, device="cpu")

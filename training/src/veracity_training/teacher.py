@@ -47,7 +47,7 @@ __all__ = [
 TEACHERS = {"verify": ("align",), "rerank": ("cosine",)}
 #: Training rows the cosine teacher's calibration is fit on (the first of the training order).
 CALIBRATION_ROWS = 2_048
-#: The supported label's id in training rows (``veracity_training.trainer.LABELS`` order).
+#: The supported label's id in training rows (``veracity_training.config.LABELS`` order).
 SUPPORTED = 0
 
 
