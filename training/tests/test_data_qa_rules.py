@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from veracity_training.data.qa_rules import answer_ok, fallback, recase, rewrite
+from veracity_training.data.qa_answers import answer_ok, recase
+from veracity_training.data.qa_rules import fallback, rewrite
 
 pytestmark = pytest.mark.unit
 

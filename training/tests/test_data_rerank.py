@@ -16,10 +16,9 @@ from veracity_training.data.rerank import (
     RerankBuildConfig,
     RerankBuildResult,
     build_rerank,
-    contains_answer,
-    web_query,
     write_rerank,
 )
+from veracity_training.data.rerank_queries import contains_answer, web_query
 
 pytestmark = pytest.mark.unit
 

@@ -9,15 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from veracity_training.data.synthetic import (
-    Article,
-    build_wikipedia,
-    category_of,
-    fuse,
-    load_articles,
-    resolve,
-    subject_of,
-)
+from veracity_training.data.articles import Article, category_of, load_articles, subject_of
+from veracity_training.data.synthetic import build_wikipedia, fuse, resolve
 from veracity_training.data.text import novel_tokens
 
 pytestmark = pytest.mark.unit

@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from veracity.errors import OptionError
+from veracity_training.data.articles import load_articles
 from veracity_training.data.balance import negation_pair_rows, verbatim_number_rows
 from veracity_training.data.contrast import TWIN_QUOTA, twin_rows
 from veracity_training.data.qa import build_halueval, build_qa, load_cpkc, load_qed, load_squad
 from veracity_training.data.schema import LABELS, Row
 from veracity_training.data.sources import PUBLIC_SOURCES, build_public, digest, license_of
-from veracity_training.data.synthetic import build_wikipedia, load_articles
+from veracity_training.data.synthetic import build_wikipedia
 
 __all__ = [
     "QA_QUOTAS",

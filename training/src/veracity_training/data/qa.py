@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from veracity_training.data.perturb import attributive
-from veracity_training.data.qa_rules import Statement, answer_fits, answer_ok, fallback, rewrite
+from veracity_training.data.qa_answers import answer_fits, answer_ok
+from veracity_training.data.qa_rules import Statement, fallback, rewrite
 from veracity_training.data.schema import DataLabel, Row
 from veracity_training.data.sources import digest, read_jsonl
 from veracity_training.data.text import (

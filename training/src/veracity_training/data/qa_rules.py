@@ -18,13 +18,33 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections import Counter
 from dataclasses import dataclass
 
+from veracity_training.data.qa_answers import (
+    answer_fits,
+    answer_ok,
+    is_date_like,
+    place_phrase,
+    recase,
+    time_phrase,
+)
+from veracity_training.data.qa_words import (
+    BE,
+    DETERMINERS,
+    DO,
+    HAVE,
+    HOW_ADJ,
+    MODALS,
+    NUMBER_WORDS,
+    PART_NOUNS,
+    PREPOSITIONS,
+    PRONOUNS,
+    PROPERTY_NOUNS,
+    QUANTIFIERS,
+    TIME_NOUNS,
+    WHY_STARTS,
+)
 from veracity_training.data.text import (
-    DATE,
-    FUNCTION_WORDS,
-    MONTHS,
     YEAR,
     capitalise_first,
     clean,
@@ -39,7 +59,7 @@ from veracity_training.data.verbs import (
     third_person,
 )
 
-__all__ = ["Statement", "answer_fits", "fallback", "recase", "rewrite"]
+__all__ = ["Statement", "fallback", "rewrite"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,208 +81,6 @@ class Statement:
             answer = capitalise_first(answer)
         text = self.text[: self.answer_start] + answer + self.text[self.answer_end :]
         return Statement(text, self.rule, self.answer_start, self.answer_start + len(answer))
-
-
-BE = frozenset({"is", "are", "was", "were"})
-DO = frozenset({"do", "does", "did"})
-HAVE = frozenset({"has", "have", "had"})
-MODALS = frozenset({"can", "could", "will", "would", "shall", "should", "may", "might", "must"})
-PREPOSITIONS = frozenset(
-    "in on at by for with from to into onto of about over under after before during since until "
-    "between among through against within without across along around near behind toward towards "
-    "upon off out up".split()
-)
-DETERMINERS = frozenset(
-    "the a an his her its their this that these those my your our some any each every no "
-    "another".split()
-)
-_TIME_NOUNS = frozenset(
-    "year years date day month time decade century period season era age".split()
-)
-_PART_NOUNS = frozenset(
-    "percentage percent proportion share fraction portion part number amount majority".split()
-)
-#: "What colour is X" asks for a property of X: the claim is "X is <answer>".
-_PROPERTY_NOUNS = frozenset(
-    "size color colour type kind shape age height weight sort breed brand nationality genre style "
-    "religion language species length width depth material gender ethnicity status".split()
-)
-_HOW_ADJ = frozenset("old long tall far big large high deep wide heavy".split())
-_WHY_STARTS = ("because", "due to", "to ", "in order", "since ", "as a result", "so that")
-_TEMPORAL_WORDS = re.compile(
-    r"\b(\d{3,4}s?|\d+(st|nd|rd|th)|centur(y|ies)|decades?|years?|months?|weeks?|days?|"
-    r"spring|summer|autumn|fall|winter|season|era|period|age|war|reign|times?|morning|night|"
-    r"evening|dynasty|ago|now|today|present|BC|AD|BCE|CE|" + "|".join(MONTHS) + r")\b",
-    re.IGNORECASE,
-)
-_NUMBER_WORDS = re.compile(
-    r"\b(\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|"
-    r"fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|"
-    r"seventy|eighty|ninety|hundred|thousand|million|billion|dozen|several|many|few|half|none|"
-    r"single|both|once|twice|thrice)\b",
-    re.IGNORECASE,
-)
-
-
-def _is_date_like(answer: str) -> bool:
-    if re.search(r"\b\d{1,2}:\d{2}\b", answer):
-        return True
-    return bool(YEAR.search(answer) or DATE.search(answer) or _TEMPORAL_WORDS.search(answer))
-
-
-def answer_fits(question: str, answer: str) -> bool:
-    """Whether the answer has the type the question asks for (guards noisy QA annotations)."""
-    q = question.lower().strip()
-    if q.startswith("when") or re.match(
-        r"^(in |during |by |since )?(what|which) (year|date|day|"
-        r"month|decade|century)",
-        q,
-    ):
-        return _is_date_like(answer)
-    if q.startswith(("how many", "how much")):
-        return bool(_NUMBER_WORDS.search(answer))
-    if q.startswith("how old"):
-        return bool(_NUMBER_WORDS.search(answer))
-    if q.startswith("where"):
-        return not re.fullmatch(r"[\d\s,.%$]+", answer)
-    if q.startswith(("who ", "whom ")):
-        return not re.fullmatch(r"[\d\s,.%$]+", answer)
-    return True
-
-
-def recase(question: str, passage: str) -> str:
-    """Restore capitals in an all-lower-case question from the passage's spelling.
-
-    Multi-word runs take the passage's casing of the same words ("buffy the vampire slayer" ->
-    "Buffy the Vampire Slayer"); a single word is capitalised only when the passage never writes
-    it in lower case and capitalises it at least twice away from a sentence start.
-    """
-    if question != question.lower():
-        return question
-    tokens = question.split(" ")
-    low_passage = passage.lower()
-    out = list(tokens)
-    i = 0
-    while i < len(tokens):
-        best = 0
-        for j in range(len(tokens), i + 1, -1):
-            phrase = " ".join(tokens[i:j])
-            at = _find_phrase(low_passage, phrase)
-            if at >= 0:
-                original = passage[at : at + len(phrase)].split(" ")
-                if any(w[:1].isupper() for w in original[1:]) or (
-                    original[0][:1].isupper() and at > 0 and passage[at - 2 : at - 1] not in ".!?"
-                ):
-                    out[i:j] = original
-                best = j - i
-                break
-        i += max(best, 1)
-    forms: dict[str, Counter[str]] = {}
-    lower_seen: set[str] = set()
-    for sentence_start, token in _passage_tokens(passage):
-        low = token.lower()
-        if token == low:
-            lower_seen.add(low)
-        elif not sentence_start and token[:1].isupper():
-            forms.setdefault(low, Counter())[token] += 1
-    for k, token in enumerate(out):
-        core = token.strip(".,;:!?\"'()")
-        if core == "i":
-            out[k] = token.replace("i", "I", 1)
-        elif core == core.lower() and core in forms and core not in lower_seen:
-            form, count = forms[core].most_common(1)[0]
-            if count >= 2 and core not in FUNCTION_WORDS:
-                out[k] = token.replace(core, form, 1)
-    return " ".join(out)
-
-
-def _find_phrase(haystack: str, phrase: str) -> int:
-    """Start of ``phrase`` in ``haystack`` at word boundaries, or -1."""
-    if not phrase.strip():
-        return -1
-    match = re.search(rf"(?<![\w]){re.escape(phrase)}(?![\w])", haystack)
-    return match.start() if match else -1
-
-
-def _passage_tokens(passage: str) -> list[tuple[bool, str]]:
-    tokens: list[tuple[bool, str]] = []
-    start = True
-    for raw in passage.split():
-        token = raw.strip(".,;:!?\"'()[]")
-        if token:
-            tokens.append((start, token))
-        start = raw.endswith((".", "!", "?"))
-    return tokens
-
-
-_NO_PREP_TIME = frozenset(
-    "around about approximately circa this next last every each today yesterday tomorrow "
-    "recently later earlier once twice".split()
-)
-_PRONOUNS = frozenset("i we you he she it they there".split())
-_QUANTIFIERS = frozenset("many most some several all both few each every no one two".split())
-_FINITE = frozenset("is are was were has have had will would can could should do does did".split())
-
-
-def answer_ok(question: str, answer: str) -> bool:
-    """Whether the answer is a short phrase (not a clause, a verb phrase or a long span).
-
-    Extractive QA answers are sometimes a whole clause ("we need to wait a year") or start with
-    a verb ("fell in the mud"): no rule can turn those into a grammatical claim.
-    """
-    tokens = answer.split()
-    low = [t.lower() for t in tokens]
-    why = question.lower().startswith("why")
-    if not tokens or len(tokens) > (14 if why else 10) or ";" in answer:
-        return False
-    if low[0] in _PRONOUNS and len(tokens) > 1:
-        return False
-    if not why and len(tokens) >= 3 and any(t in _FINITE for t in low):
-        return False
-    first = low[0]
-    if (
-        len(tokens) > 1
-        and tokens[0].islower()
-        and (first in IRREGULAR_PAST.values() or (first.endswith("ed") and len(first) > 4))
-    ):
-        return False
-    verb_phrase = (
-        len(tokens) > 1
-        and tokens[0].islower()
-        and is_base_verb(first)
-        and low[1]
-        in DETERMINERS
-        | {"my", "your", "our", "their", "his", "her", "it", "them", "him", "us", "you", "me"}
-        | {"people", "more", "up", "out", "down"}
-    )
-    return why or not verb_phrase
-
-
-def _time_phrase(answer: str) -> str:
-    low = answer.lower()
-    if low.split(" ", 1)[0] in PREPOSITIONS | _NO_PREP_TIME or low.endswith(" ago"):
-        return answer
-    if re.fullmatch(r"\d{4}s", answer):
-        return f"in the {answer}"
-    if re.match(r"\d{1,2}(:\d{2})?\s*([ap]\.?m\.?|[A-Z]{2,4})?\b", answer) and ":" in answer:
-        return f"at {answer}"
-    ordinal = re.match(
-        r"^(the )?(\d+(st|nd|rd|th)|first|second|third|last|end|beginning|start)\b", low
-    )
-    if ordinal and re.search(r"\b(of|end|beginning|start)\b", low) and "centur" not in low:
-        return f"at {answer}"
-    full_date = DATE.fullmatch(answer)
-    if (full_date and not full_date.group("my_m")) or answer.split(" ", 1)[0] in {
-        "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"
-    }:  # fmt: skip
-        return f"on {answer}"
-    return f"in {answer}"
-
-
-def _place_phrase(answer: str) -> str:
-    if answer.lower().split(" ", 1)[0] in PREPOSITIONS | {"near", "outside", "inside"}:
-        return answer
-    return f"in {answer}"
 
 
 def _verb_form(word: str) -> bool:
@@ -483,11 +301,11 @@ def rewrite(question: str, answer: str, *, passage: str = "") -> Statement | Non
         return _prep_wh(tokens, low, a, passage)
     if first in {"when", "where", "why"} and len(tokens) > 2 and low[1] in AUXILIARIES:
         if first == "when":
-            filler = _time_phrase(a)
+            filler = time_phrase(a)
         elif first == "where":
-            filler = _place_phrase(a)
+            filler = place_phrase(a)
         else:
-            if not a.lower().startswith(_WHY_STARTS):
+            if not a.lower().startswith(WHY_STARTS):
                 return None
             filler = f" {a}"  # not the bare answer: it goes last, not in the object slot
         return _declare_object(tokens[1], tokens[2:], filler, a, passage, first)
@@ -543,8 +361,8 @@ def _prep_wh(tokens: list[str], low: list[str], a: str, passage: str) -> Stateme
     rest = tokens[i + 1 :]
     if low[i] in BE and _split_predicate(rest, low[i]) is None and len(rest) > 3:
         return None  # "at what age are you no longer a toddler": no safe place for the answer
-    if prep == "in" and noun and noun[-1] in _TIME_NOUNS:
-        filler = _time_phrase(a)
+    if prep == "in" and noun and noun[-1] in TIME_NOUNS:
+        filler = time_phrase(a)
     elif a.lower().split(" ", 1)[0] in PREPOSITIONS:
         filler = f" {a}"
     else:
@@ -568,8 +386,8 @@ def _subject_like(token: str) -> bool:
     low = token.lower()
     return (
         low in DETERMINERS
-        or low in _PRONOUNS
-        or low in _QUANTIFIERS
+        or low in PRONOUNS
+        or low in QUANTIFIERS
         or token[:1].isupper()
         or token[:1].isdigit()
         or low.endswith(("'s", "’s"))
@@ -590,7 +408,7 @@ def _how(tokens: list[str], low: list[str], a: str, passage: str) -> Statement |
         if i >= len(tokens):
             return None
         noun = " ".join(tokens[2:i])
-        bare = all(_NUMBER_WORDS.fullmatch(w) for w in a.replace("-", " ").split())
+        bare = all(NUMBER_WORDS.fullmatch(w) for w in a.replace("-", " ").split())
         quantity = f"{a} {noun}" if noun and bare else a
         verb = low[i]
         rest = tokens[i + 1 :]
@@ -622,7 +440,7 @@ def _how(tokens: list[str], low: list[str], a: str, passage: str) -> Statement |
             return _finish(head, quantity, " ".join(rest[p + 1 :]), "how_many")
         # Subject question: "How many people live in X" -> "<N> people live in X."
         return _finish("", quantity, " ".join(tokens[i:]), "how_many")
-    if low[1] in _HOW_ADJ and len(tokens) > 3 and low[2] in AUXILIARIES:
+    if low[1] in HOW_ADJ and len(tokens) > 3 and low[2] in AUXILIARIES:
         aux, rest = low[2], tokens[3:]
         if aux in DO:
             # "how long does it take for X" -> "it takes <A> for X": the amount follows the verb
@@ -641,7 +459,7 @@ def _how(tokens: list[str], low: list[str], a: str, passage: str) -> Statement |
             adjective = low[1] if low[1] in {"old", "long", "tall", "high", "deep", "wide"} else ""
             if adjective == "long" and not _LENGTH_UNIT.search(a):
                 adjective = ""  # "the warranty is about a year", not "... a year long"
-            if not _NUMBER_WORDS.search(a) or (adjective and adjective in a.lower().split()):
+            if not NUMBER_WORDS.search(a) or (adjective and adjective in a.lower().split()):
                 return None
             if a.lower().split(" ", 1)[0] in PREPOSITIONS or "-" in a:
                 return None
@@ -671,10 +489,10 @@ def _who_what(tokens: list[str], low: list[str], a: str, passage: str) -> Statem
     noun = low[1:i]
     verb = low[i]
     rest = tokens[i + 1 :]
-    temporal = bool(noun) and noun[-1] in _TIME_NOUNS
-    if temporal and not _is_date_like(a):
+    temporal = bool(noun) and noun[-1] in TIME_NOUNS
+    if temporal and not is_date_like(a):
         return None
-    part_of = bool(noun) and noun[0] in _PART_NOUNS and "of" in noun
+    part_of = bool(noun) and noun[0] in PART_NOUNS and "of" in noun
     # "What percentage of the population is Catholic" -> "20% of the population is Catholic."
     subject = _join(a, " ".join(tokens[1 + noun.index("of") : i])) if part_of else a
     if verb in DO:
@@ -687,7 +505,7 @@ def _who_what(tokens: list[str], low: list[str], a: str, passage: str) -> Statem
             and _find_base_verb(rest, passage) is None
         ):
             return _finish("", a, " ".join(tokens[i:]), "wh_subject")  # "Who does the voice"
-        filler = _time_phrase(a) if temporal else a
+        filler = time_phrase(a) if temporal else a
         return _declare_object(tokens[i], rest, filler, a, passage, "wh_object")
     if verb not in AUXILIARIES:
         if not _verb_form(verb):
@@ -715,7 +533,7 @@ def _who_what(tokens: list[str], low: list[str], a: str, passage: str) -> Statem
     if verb in HAVE | MODALS and not has_participle and verb not in MODALS:
         return _finish("", subject, " ".join(tokens[i:]), "wh_subject")  # "Who has the most X"
     if temporal:
-        return _declare_object(tokens[i], rest, _time_phrase(a), a, passage, "wh_object")
+        return _declare_object(tokens[i], rest, time_phrase(a), a, passage, "wh_object")
     if has_participle or (open_end and len(rest) > 1) or verb in MODALS:
         return _declare_object(tokens[i], rest, a, a, passage, "wh_object")
     if verb not in BE:
@@ -723,7 +541,7 @@ def _who_what(tokens: list[str], low: list[str], a: str, passage: str) -> Statem
     if noun:
         if part_of:
             return _finish("", subject, " ".join(tokens[i:]), "wh_subject")
-        if noun[0] in _PROPERTY_NOUNS or noun[-1] in _PROPERTY_NOUNS:
+        if noun[0] in PROPERTY_NOUNS or noun[-1] in PROPERTY_NOUNS:
             return _finish(_join(" ".join(rest), verb), a, "", "wh_property")
         return _finish("", a, " ".join(tokens[i:]), "wh_copula")
     return _finish(_join(" ".join(rest), verb), a, "", "wh_copula")
@@ -742,9 +560,9 @@ def _in_place(tokens: list[str], low: list[str], a: str) -> Statement | None:
                 return None  # the answer would have to be a verb phrase
             filler = a
             if low[i] == "when":
-                filler = _time_phrase(a)
+                filler = time_phrase(a)
             elif low[i] == "where":
-                filler = _place_phrase(a)
+                filler = place_phrase(a)
             at = filler.rfind(a)
             prefix = _join(" ".join(tokens[:i]), filler[:at])
             suffix = filler[at + len(a) :]
