@@ -1,10 +1,11 @@
 """The ``veracity`` command: a thin adapter over the library, one module per command.
 
 ``application`` builds the Typer app (:func:`build_app`) and holds what the commands share;
-``index``, ``search``, ``check``, ``ask`` (with ``calibrate``), ``verify`` and ``train`` (with
-``export-verifier`` and ``export-embedder``) are the commands; ``printers`` is their terminal
-output and ``render`` the one path to the terminal, which prints every text as data. ``--json``
-prints the result's ``to_dict()`` with the command's own fields (``exit_code``, ``notes``).
+``index``, ``search``, ``check``, ``ask`` (with ``calibrate``), ``verify`` and the others are
+the commands, and ``plugins`` adds those of other packages (the training package's
+``train-verifier`` and its kin); ``printers`` is their terminal output and ``render`` the one
+path to the terminal, which prints every text as data. ``--json`` prints the result's
+``to_dict()`` with the command's own fields (``exit_code``, ``notes``).
 
 Exit codes: 0 success; 1 partial success (some inputs failed, the rest was done);
 2 failure (nothing was done: bad options, missing index, unreadable input).

@@ -381,7 +381,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
-        rich_markup_mode=None,  # help text is shown as written: "[train]", "[n]" stay
+        rich_markup_mode=None,  # help text is shown as written: "[hf]", "[n]" stay
         context_settings={"obj": models or Models()},
     )
     # The command modules import this one (fail, the exit codes), so they come in here, once
