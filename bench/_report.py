@@ -16,7 +16,8 @@ date and commit of its row, or adds a row for a new section (its figure and data
 in by hand).
 
 A figure names the commit it was measured on, so it is refused while tracked files under
-``src/`` or ``bench/*.py`` have uncommitted changes: :func:`write_result` raises
+``src/``, ``bench/*.py``, ``training/src/`` or ``training/bench/`` have uncommitted changes:
+:func:`write_result` raises
 :class:`DirtyTreeError` (the figures are kept in a temporary file it names). To write it anyway,
 stamped "(with uncommitted changes)", set ``VERACITY_BENCH_DIRTY=1`` or pass
 ``allow_dirty=True``; a script that wants an ``--allow-dirty`` option adds it with
@@ -62,7 +63,7 @@ INDEX_BEGIN, INDEX_END = "<!-- bench-index -->", "<!-- /bench-index -->"
 #: Set to ``1`` to write figures measured with uncommitted changes (stamped so).
 DIRTY_ENV = "VERACITY_BENCH_DIRTY"
 #: The code a figure depends on: a change here makes the commit stamp approximate.
-_TRACKED = ("src", "bench/*.py")
+_TRACKED = ("src", "bench/*.py", "training/src", "training/bench")
 _HEADER = (
     "# Benchmarks\n\n"
     "Measured figures, written by the scripts in this folder (each section names its exact "

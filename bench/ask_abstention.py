@@ -53,6 +53,7 @@ import numpy as np
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+from _data import data_root  # noqa: E402
 from _report import REPO, write_result  # noqa: E402
 from veracity import defaults  # noqa: E402
 from veracity.evaluate.classification import roc_auc  # noqa: E402
@@ -61,7 +62,6 @@ from veracity.generate.abstain import question_content  # noqa: E402
 from veracity.generate.calibration import threshold_point  # noqa: E402
 from veracity.models.embedding import TextEmbedder  # noqa: E402
 from veracity.models.pairs.scoring import score_groups  # noqa: E402
-from veracity.train.data.locations import data_root  # noqa: E402
 from veracity.types import SearchResult  # noqa: E402
 
 SEED = 13

@@ -56,10 +56,10 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+from _data import data_root  # noqa: E402
 from _report import REPO, write_result  # noqa: E402
 from veracity.errors import GenerationError, VeracityError  # noqa: E402
 from veracity.models.chat.base import ChatModel, ChatRequest, ChatResponse  # noqa: E402
-from veracity.train.data.locations import data_root  # noqa: E402
 from veracity.types import Chunk, Hit  # noqa: E402
 
 CACHE = REPO / ".cache" / "bench"

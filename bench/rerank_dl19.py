@@ -41,10 +41,10 @@ import numpy as np
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+from _data import data_root  # noqa: E402
 from _report import write_result  # noqa: E402
 from veracity.evaluate.retrieval import ndcg_at_k  # noqa: E402
 from veracity.models.embedding import Embedder, TextEmbedder  # noqa: E402
-from veracity.train.data.locations import data_root  # noqa: E402
 from veracity.types import RelevanceScores  # noqa: E402
 
 #: ../shared/anchors/NUMBERS.md and trec_dl19/SOURCE.md: the only figures not measured here.

@@ -32,13 +32,13 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+from _data import data_root  # noqa: E402
 from _report import write_result  # noqa: E402
 from veracity import defaults  # noqa: E402
 from veracity.corpus.indexer import Indexer  # noqa: E402
 from veracity.evaluate.retrieval import ndcg_at_k, recall_at_k  # noqa: E402
 from veracity.retrieve import BM25Builder, DenseBuilder, make_embedder, open_retriever  # noqa: E402
 from veracity.retrieve.dense import TextEmbedder  # noqa: E402
-from veracity.train.data.locations import data_root  # noqa: E402
 
 #: RankGPT (Sun et al., 2023, "Is ChatGPT Good at Search?"), NovelEval BM25 nDCG@10, as given
 #: in the RankGPT README and shared/data/noveleval/SOURCE.md. The only figure not measured here.

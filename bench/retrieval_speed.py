@@ -50,6 +50,7 @@ import numpy as np
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+from _data import nli_root  # noqa: E402
 from _report import write_result  # noqa: E402
 from veracity.corpus.base import InMemoryChunks  # noqa: E402
 from veracity.corpus.index_dir import STORE, IndexDir  # noqa: E402
@@ -64,7 +65,6 @@ from veracity.retrieve import (  # noqa: E402
     open_retriever,
 )
 from veracity.retrieve.bm25 import Analyzer  # noqa: E402
-from veracity.train.data.locations import nli_root  # noqa: E402
 
 K = 10
 MAX_WORDS, STRIDE = 100, 50

@@ -39,6 +39,7 @@ sys.path.insert(0, str(BENCH))
 
 import rerank_dl19  # noqa: E402
 import retrieval_noveleval  # noqa: E402
+from _data import data_root  # noqa: E402
 from _report import write_result  # noqa: E402
 from veracity import defaults  # noqa: E402
 from veracity.corpus.indexer import Indexer  # noqa: E402
@@ -46,7 +47,6 @@ from veracity.evaluate.retrieval import ndcg_at_k  # noqa: E402
 from veracity.models.relevance.shipped import EmbeddedReranker  # noqa: E402
 from veracity.retrieve import BM25Builder, DenseBuilder, make_embedder, open_retriever  # noqa: E402
 from veracity.retrieve.rerank import RerankingRetriever  # noqa: E402
-from veracity.train.data.locations import data_root  # noqa: E402
 
 #: A set: its passages, queries and graded qrels.
 Pool = tuple[dict[str, str], dict[str, str], dict[str, dict[str, int]]]

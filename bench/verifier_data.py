@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from veracity.train.data.locations import data_root
+from _data import data_root
 
 __all__ = [
     "DATASETS",

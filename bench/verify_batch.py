@@ -40,6 +40,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _data import data_root
 from _report import write_result
 from veracity import defaults
 from veracity.batch import LocalPool, ParallelEmbedder, RayData, VerifyBatch, VerifySettings
@@ -51,7 +52,6 @@ from veracity.defaults import EvidenceWindow
 from veracity.retrieve.bm25 import BM25Builder
 from veracity.retrieve.dense import DENSE_VECTORS, DenseBuilder
 from veracity.retrieve.open import open_retriever
-from veracity.train.data.locations import data_root
 from veracity.types import Document
 from veracity.verify import make_verifier
 

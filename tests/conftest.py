@@ -13,8 +13,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
+
+from veracity.testing import save_tiny_static_model
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -37,38 +38,10 @@ def browser() -> Iterator[Any]:
         opened.close()
 
 
-#: The vocabulary of the tiny static embedders (and "[UNK]").
-STATIC_WORDS = (
-    "bees",
-    "dance",
-    "hive",
-    "honey",
-    "treaty",
-    "signed",
-    "paris",
-    "moon",
-    "earth",
-    "the",
-)
-
-
-def _write_static_model(folder: Path, seed: int = 0, dimension: int = 8) -> Path:
-    model2vec = pytest.importorskip("model2vec")
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
-
-    vocab = {"[UNK]": 0, **{word: i + 1 for i, word in enumerate(STATIC_WORDS)}}
-    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
-    tokenizer.normalizer = normalizers.Lowercase()
-    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-    vectors = np.random.default_rng(seed).normal(size=(len(vocab), dimension)).astype(np.float32)
-    config = {"model_type": "model2vec", "hidden_dim": dimension, "normalize": True}
-    model2vec.StaticModel(vectors, tokenizer, config=config, normalize=True).save_pretrained(folder)
-    return folder
-
-
 @pytest.fixture
 def static_model() -> Callable[..., Path]:
     """``static_model(folder, seed=0)`` saves a tiny model2vec static model of
-    :data:`STATIC_WORDS` with random 8-dimensional vectors into ``folder`` (skips without the
-    [static] extra)."""
-    return _write_static_model
+    :data:`veracity.testing.STATIC_WORDS` with random 8-dimensional vectors into ``folder``
+    (skips without the [static] extra)."""
+    pytest.importorskip("model2vec")
+    return save_tiny_static_model

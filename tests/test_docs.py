@@ -63,7 +63,7 @@ def test_the_cli_reference_has_every_command_of_the_app() -> None:
     for name in names:
         assert f"## `veracity {name}`" in page
         assert f"Usage: veracity {name} [OPTIONS]" in page
-    assert "### `python -m veracity.train.data`" in page
+    assert "### `python -m veracity_training.data`" in page
 
 
 @pytest.mark.integration

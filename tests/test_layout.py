@@ -287,3 +287,43 @@ def test_nothing_imports_the_adapters() -> None:
     the service: they convert types and call the library, and nothing below uses them."""
     assert _importers_of("adapters") == {}
     assert _imports("adapters")  # the room exists and was read
+
+
+def _imports_training(tree: ast.AST) -> bool:
+    """Whether ``tree`` imports ``veracity_training`` anywhere, TYPE_CHECKING blocks included."""
+    names = [
+        name
+        for node in ast.walk(tree)
+        for name in (
+            [alias.name for alias in node.names]
+            if isinstance(node, ast.Import)
+            else [node.module or ""]
+            if isinstance(node, ast.ImportFrom)
+            else []
+        )
+    ]
+    return any(name.split(".")[0] == "veracity_training" for name in names)
+
+
+def test_no_module_imports_the_training_package() -> None:
+    """Training (training/, ``veracity_training``) depends on the library, never the reverse:
+    the runtime package runs without it."""
+    importers = [
+        str(file.relative_to(PACKAGE))
+        for file in sorted(PACKAGE.rglob("*.py"))
+        if _imports_training(ast.parse(file.read_text(encoding="utf-8")))
+    ]
+    assert importers == []
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("import veracity_training.trainer\n", True),
+        ("def f():\n    from veracity_training.data import build\n", True),
+        ("if TYPE_CHECKING:\n    from veracity_training import cli\n", True),
+        ("import veracity.train_x\nfrom veracity_trainingx import y\n", False),
+    ],
+)
+def test_the_training_guard_sees_every_import_of_it(source: str, found: bool) -> None:
+    assert _imports_training(ast.parse(source)) is found

@@ -1,7 +1,7 @@
 """``to_dict()`` on the result types: plain JSON values, spans as ``[start, end]``, no CLI.
 
 The shapes of whole command outputs are pinned in tests/cli/test_json.py; these tests pin what
-the commands cannot reach cheaply (the training reports) and the choices inside a value.
+the commands cannot reach cheaply and the choices inside a value.
 """
 
 from __future__ import annotations
@@ -14,9 +14,6 @@ import pytest
 
 from veracity.corpus.indexer import Failure, IndexReport
 from veracity.generate.calibration import Calibration, StoredCalibration, ThresholdPoint
-from veracity.train.embedder import EmbedderExport
-from veracity.train.release import ReleaseReport
-from veracity.train.trainer import TrainReport
 from veracity.types import (
     Chunk,
     Claim,
@@ -153,28 +150,3 @@ def test_a_stored_calibration_gives_its_path_as_text_and_keeps_content_in_the_fi
             "answered": 2,
         }
     ]
-
-
-def test_training_reports_as_the_commands_print_them() -> None:
-    trained = TrainReport(10, 20, False, 12.345, Path("run/checkpoint"), ({"f1": 0.5},))
-    assert trained.to_dict() == {
-        "step": 10,
-        "steps": 20,
-        "finished": False,
-        "seconds": 12.3,
-        "checkpoint": str(Path("run/checkpoint")),
-        "evaluations": [{"f1": 0.5}],
-    }
-    released = ReleaseReport(Path("model"), 1000, {"accuracy": 0.9})
-    assert released.to_dict() == {
-        "directory": "model",
-        "model_bytes": 1000,
-        "validation": {"accuracy": 0.9},
-    }
-    exported = EmbedderExport(Path("emb"), 2000, 61.26, 0.9987)
-    assert exported.to_dict() == {
-        "directory": "emb",
-        "model_bytes": 2000,
-        "seconds": 61.3,
-        "min_cosine_to_legacy": 0.9987,
-    }

@@ -55,9 +55,9 @@ def render() -> str:
 
 
 #: The data builders, plain argparse modules run with ``python -m``.
-DATA_BUILDERS = (("veracity.train.data", "veracity.train.data.__main__"),
-                 ("veracity.train.data.rerank", "veracity.train.data.rerank"),
-                 ("veracity.train.data.pairs", "veracity.train.data.pairs"))
+DATA_BUILDERS = (("veracity_training.data", "veracity_training.data.__main__"),
+                 ("veracity_training.data.rerank", "veracity_training.data.rerank"),
+                 ("veracity_training.data.pairs", "veracity_training.data.pairs"))
 
 
 def _argparse_help(module_name: str) -> str:

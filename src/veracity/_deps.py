@@ -14,3 +14,8 @@ def require(module: str, *, extra: str, purpose: str) -> ModuleType:
         return importlib.import_module(module)
     except ImportError as exc:
         raise MissingDependencyError(module.split(".")[0], extra, purpose) from exc
+
+
+#: How to install the training package (``training/`` in the repository: the trainers, data
+#: builders and release tools, and the commands ``veracity train-verifier`` and its kin).
+TRAINING_INSTALL = "pip install -e training (from the repository root; `make install` does it)"

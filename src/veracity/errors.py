@@ -167,12 +167,14 @@ class ModelError(VeracityError):
 class MissingDependencyError(ModelError):
     """An optional dependency is not installed; the message names the extra to install."""
 
-    def __init__(self, package: str, extra: str, purpose: str) -> None:
+    def __init__(self, package: str, extra: str, purpose: str, *, install: str = "") -> None:
         self.package = package
         self.extra = extra
+        # ``install``: the command, where it is not pip install 'veracity[extra]' (training's).
+        command = install or f"pip install 'veracity[{extra}]'"
         super().__init__(
             f"{purpose} needs the package {package!r}, which is not installed. "
-            f"Install it with: pip install 'veracity[{extra}]'"
+            f"Install it with: {command}"
         )
 
 

@@ -14,6 +14,7 @@ from collections.abc import Generator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from veracity._deps import require
 from veracity.decision import FEATURES, Decision
 from veracity.errors import InputError
 from veracity.models.chat.base import ChatRequest, ChatResponse
@@ -30,6 +31,7 @@ from veracity.types import (
 )
 
 __all__ = [
+    "STATIC_WORDS",
     "FailingPairScorer",
     "NetworkDecision",
     "OverlapRelevanceScorer",
@@ -39,6 +41,7 @@ __all__ = [
     "TablePairScorer",
     "save_tiny_classifier",
     "save_tiny_seq2seq",
+    "save_tiny_static_model",
 ]
 
 
@@ -332,6 +335,39 @@ def save_tiny_seq2seq(folder: Path) -> Path:
     )
     model = T5ForConditionalGeneration(config)
     return _save_spread(model, tokenizer, folder, seed=7)
+
+
+#: The vocabulary of :func:`save_tiny_static_model` (and "[UNK]").
+STATIC_WORDS = (
+    "bees",
+    "dance",
+    "hive",
+    "honey",
+    "treaty",
+    "signed",
+    "paris",
+    "moon",
+    "earth",
+    "the",
+)
+
+
+def save_tiny_static_model(folder: Path, seed: int = 0, dimension: int = 8) -> Path:
+    """A tiny model2vec static model of :data:`STATIC_WORDS` with random vectors of
+    ``dimension``, saved to ``folder``: a static embedder for tests (needs the ``[static]``
+    extra)."""
+    import numpy as np
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+
+    model2vec = require("model2vec", extra="static", purpose="a tiny static embedder")
+    vocab = {"[UNK]": 0, **{word: i + 1 for i, word in enumerate(STATIC_WORDS)}}
+    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.Lowercase()
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    vectors = np.random.default_rng(seed).normal(size=(len(vocab), dimension)).astype(np.float32)
+    config = {"model_type": "model2vec", "hidden_dim": dimension, "normalize": True}
+    model2vec.StaticModel(vectors, tokenizer, config=config, normalize=True).save_pretrained(folder)
+    return folder
 
 
 def _save_spread(model: Any, tokenizer: Any, folder: Path, *, seed: int) -> Path:

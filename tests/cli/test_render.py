@@ -143,7 +143,7 @@ def test_verify_report_shows_claims_and_evidence_as_written(tmp_path: Path) -> N
     assert payload["claims"][0]["text"] == claim
 
 
-@pytest.mark.parametrize("command", [[], ["index"], ["ask"], ["verify"], ["train-verifier"]])
+@pytest.mark.parametrize("command", [[], ["index"], ["ask"], ["verify"], ["serve"]])
 def test_help_shows_brackets_as_written(command: list[str]) -> None:
     result = runner.invoke(cli.app, [*command, "--help"])
     assert result.exit_code == 0, result.output
@@ -151,7 +151,7 @@ def test_help_shows_brackets_as_written(command: list[str]) -> None:
 
 
 def test_help_keeps_the_documented_brackets() -> None:
-    assert "[train]" in runner.invoke(cli.app, ["train-verifier", "--help"]).stdout
+    assert "[hf]" in runner.invoke(cli.app, ["verify", "--help"]).stdout
     assert "[n]" in runner.invoke(cli.app, ["ask", "--help"]).stdout
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,7 +11,6 @@ from veracity.errors import (
     IndexNotFoundError,
     IndexStoreError,
     InputError,
-    ModelError,
     OptionError,
 )
 from veracity.retrieve.base import Retriever
@@ -227,63 +225,3 @@ def test_real_token_vectors_are_unit_pieces_with_offsets(minilm):
     assert minilm.token_vectors([]) == []
     with pytest.raises(InputError, match="split it"):
         minilm.token_vectors(["word " * 600])
-
-
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory) -> Path:
-    """The integer-kernel embedder, exported once (needs the [train] extra)."""
-    pytest.importorskip("torch")
-    from veracity.train.embedder import export_embedder
-
-    out = tmp_path_factory.mktemp("embedder") / "embedder"
-    report = export_embedder(out, command="veracity export-embedder --out DIR")
-    assert report.min_cosine > 0.98
-    return out / "model.onnx"
-
-
-@pytest.mark.integration
-def test_the_exported_embedder_runs_on_integer_kernels_and_matches_the_default(exported):
-    onnx = pytest.importorskip("onnx")
-    from veracity import defaults
-    from veracity.models.embedding import Embedder
-
-    assert "MatMulInteger" in {node.op_type for node in onnx.load(str(exported)).graph.node}
-    texts = ["Honeybees communicate with a waggle dance.", "The vote was postponed."]
-    new = Embedder(model_path=exported, model_id=defaults.EMBED_INTEGER_MODEL_ID).load()
-    assert {i.name for i in new._session.get_inputs()} == {"input_ids", "attention_mask"}
-    old = Embedder().load()
-    assert old.model_id == defaults.EMBED_MODEL_ID
-    cosines = (new.run(texts).vectors * old.run(texts).vectors).sum(axis=1)
-    assert cosines.min() > 0.98
-    card = (exported.parent / "CARD.md").read_text()
-    assert "veracity export-embedder --out DIR" in card
-
-
-@pytest.mark.integration
-def test_an_index_is_searched_with_the_embedder_it_was_built_with(
-    chunks_of, generation, exported, tmp_path, monkeypatch
-):
-    from veracity import defaults
-    from veracity.models import embedding as embed
-    from veracity.models.embedding import Embedder
-
-    texts = [
-        "Honeybees communicate the location of flowers with a waggle dance.",
-        "The recipe calls for two cups of flour and a pinch of salt.",
-    ]
-    chunks = chunks_of(texts)
-    integer = Embedder(model_path=exported, model_id=defaults.EMBED_INTEGER_MODEL_ID)
-    DenseBuilder(integer).build(chunks, generation, None)
-    retriever = DenseRetriever(chunks, generation, integer).load()
-    assert retriever.run("How do bees show where flowers are?", k=1).hits[0].chunk.id == "c0"
-    with pytest.raises(IndexStoreError, match="re-index with this one"):
-        DenseRetriever(chunks, generation, Embedder()).load()  # another embedder, chosen
-    # no embedder given: the index names the integer one, which this install has not exported
-    monkeypatch.setattr(embed, "EMBEDDER_DIR", tmp_path / "not-exported")
-    with pytest.raises(ModelError, match="veracity export-embedder"):
-        DenseRetriever(chunks, generation).load()
-    # ... and once it is exported, that one is used
-    monkeypatch.setattr(embed, "EMBEDDER_DIR", exported.parent)
-    found = DenseRetriever(chunks, generation).load()
-    assert found.embedder.model_id == defaults.EMBED_INTEGER_MODEL_ID
-    assert found.run("How do bees show where flowers are?", k=1).hits[0].chunk.id == "c0"

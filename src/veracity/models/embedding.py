@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from veracity import defaults
-from veracity._deps import require
+from veracity._deps import TRAINING_INSTALL, require
 from veracity.assets import EMBEDDER_DIR, MINILM_TOKENIZER, STATIC_EMBEDDER_DIR, load_tokenizer
 from veracity.errors import InputError, ModelError, OptionError
 from veracity.models.onnx.runtime import pad_batch, session
@@ -56,8 +56,8 @@ def _exported_file() -> Path:
     if not path.is_file():
         raise ModelError(
             f"the integer-kernel embedder is not exported: {path} does not exist. "
-            "Build it with `veracity export-embedder` (needs pip install "
-            "'veracity[train]'), or use the default embedder"
+            "Build it with `veracity export-embedder` (needs the training package: "
+            f"{TRAINING_INSTALL}), or use the default embedder"
         )
     return path
 
@@ -279,8 +279,8 @@ class StaticEmbedder:
             )
             raise ModelError(
                 f"no static embedder at {self.directory} ({', '.join(missing)} missing). Build it "
-                f"with `{build}` (needs pip install 'veracity[static,train]'; about a minute on "
-                "a CPU, no network), or use the default embedder"
+                f"with `{build}` (needs the training package: {TRAINING_INSTALL}; about a "
+                "minute on a CPU, no network), or use the default embedder"
             )
 
     @property

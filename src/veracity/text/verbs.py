@@ -2,7 +2,7 @@
 common base forms, past tense and third person.
 
 The claim reader (:mod:`veracity.text.grammar`) finds verbs with these forms, and the training
-data (``veracity.train.data``) writes statements with them.
+data (``veracity_training.data``) writes statements with them.
 
 >>> past("win"), past("marry"), past("stop"), third_person("go")
 ('won', 'married', 'stopped', 'goes')

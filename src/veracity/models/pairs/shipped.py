@@ -4,7 +4,7 @@ Inference needs only onnxruntime and tokenizers. Long premises are never truncat
 evidence selector fits the claim's best-matching sentences into the window (or slides windows
 over the premise), and each result records the premise spans it was taken from.
 
-A verifier exported with an aligner (0.4 and later; see :mod:`veracity.train.aligner`) also
+A verifier exported with an aligner (0.4 and later; see ``veracity_training.aligner``) also
 runs all-MiniLM-L6-v2 over the window and the claim in the same ONNX call, and its combiner uses
 the claim's token alignment with the window. The aligner reads each distinct window and claim of
 a call once, however many pairs share it.
@@ -38,6 +38,7 @@ from typing import Any, get_args
 import numpy as np
 
 from veracity import defaults
+from veracity._deps import TRAINING_INSTALL
 from veracity.assets import VERIFIER_DIR, load_tokenizer
 from veracity.defaults import Activations
 from veracity.errors import ModelError, OptionError
@@ -88,7 +89,7 @@ def run_with_aligner(
     windows: Sequence[str],
     claims: Sequence[str],
 ) -> tuple[np.ndarray, list[Encoded], list[Encoded]]:
-    """Run a model exported with the aligner (:mod:`veracity.train.aligner`) on one batch: the
+    """Run a model exported with the aligner (``veracity_training.aligner``) on one batch: the
     pair ``logits``, and all-MiniLM-L6-v2's reading of each window and each claim."""
     encoded = {
         "window": tokenizer.encode_batch(list(windows)),
@@ -237,7 +238,8 @@ class EmbeddedVerifier:
         if not config_file.is_file():
             raise ModelError(
                 f"no verifier at {self.model_dir} (config.json missing). Reinstall veracity, or "
-                "train one with `veracity train-verifier` and pass its folder as model_dir"
+                "train one with `veracity train-verifier` (the training package: "
+                f"{TRAINING_INSTALL}) and pass its folder as model_dir"
             )
         config = json.loads(config_file.read_text())
         if tuple(config["labels"]) != _LABELS:

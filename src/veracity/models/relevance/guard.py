@@ -8,7 +8,7 @@ cosine. Fit where the cross-encoder looks strong, the combination can rank worse
 those features alone where it is used. The guard holds what ``bench/rerank_fit.py`` measured on
 the development sets (nDCG@10 of the reranker and of each feature alone) and a calibration of
 each feature alone (a logistic fit of relevance on it, on the same sets, so its sigmoid stays a
-P(relevant)); ``python -m veracity.train.rerank_guard`` writes it into the reranker's
+P(relevant)); ``python -m veracity_training.rerank_guard`` writes it into the reranker's
 ``config.json``. When the reranker does not beat every feature on every set, :meth:`fallback`
 names the feature with the best mean nDCG@10 over the sets, and the reranker ranks by it. A
 feature that ties the reranker at a perfect ranking (nDCG@10 100 on an easy set) is no loss.
@@ -124,11 +124,11 @@ class RerankGuard:
         except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
             raise ModelError(
                 f"{where}: the reranker's guard block cannot be read ({error!r}); write it again "
-                "with `python -m veracity.train.rerank_guard`"
+                "with `python -m veracity_training.rerank_guard`"
             ) from error
         if not figures or any(RERANKER not in row for row in figures.values()):
             raise ModelError(
                 f"{where}: the guard needs the reranker's figure ({RERANKER!r}) on every set; "
-                "write it again with `python -m veracity.train.rerank_guard`"
+                "write it again with `python -m veracity_training.rerank_guard`"
             )
         return cls(figures, calibration, source)

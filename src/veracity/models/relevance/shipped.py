@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from veracity import defaults
+from veracity._deps import TRAINING_INSTALL
 from veracity.assets import RERANKER_DIR, load_tokenizer
 from veracity.errors import ModelError, OptionError
 from veracity.models.onnx.runtime import pad_batch, session
@@ -82,7 +83,7 @@ class EmbeddedReranker:
             raise ModelError(
                 f"no reranker at {self.model_dir} (config.json missing). Reinstall veracity, or "
                 "train one with `veracity train-reranker`, export it with `veracity "
-                "export-reranker` and pass its folder"
+                f"export-reranker` (the training package: {TRAINING_INSTALL}) and pass its folder"
             )
         config = json.loads(config_file.read_text(encoding="utf-8"))
         if list(config.get("labels", [])) != ["relevant"]:
