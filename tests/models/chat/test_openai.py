@@ -19,7 +19,7 @@ from veracity.models.chat import (
     StreamingChatModel,
 )
 from veracity.models.chat.base import Streamed
-from veracity.models.chat.openai import iter_sse_data, parse_stream_chunk, request_body
+from veracity.models.chat.wire import iter_sse_data, parse_stream_chunk, request_body
 
 pytestmark = pytest.mark.unit
 
