@@ -64,6 +64,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _chat_cache import CachedChat
 from _report import REPO, write_result
 from veracity.checkers.registry import make_verifier
+from veracity.config import VerifyConfig
 from veracity.errors import GenerationError
 from veracity.generate.grounded import GroundedGenerator
 from veracity.llm.base import ChatModel
@@ -165,7 +166,9 @@ def auto_ais(
         return 0, 0
     if not passages:
         return claims, 0
-    found = make_answer_verifier(scorer, sources=passages, k=max(k, len(passages))).run(text)
+    found = make_answer_verifier(
+        scorer, VerifyConfig().with_options(k=max(k, len(passages))), sources=passages
+    ).run(text)
     return len(found.verdicts), found.count("supported")
 
 
@@ -355,7 +358,7 @@ def _regenerate(
     for marker in reversed(markers):
         new = new[: marker.span.start] + new[marker.span.end :]
     new = " ".join(new.replace(" .", ".").replace(" ,", ",").split())
-    verifier = make_answer_verifier(scorer, sources=sources, k=k)
+    verifier = make_answer_verifier(scorer, VerifyConfig().with_options(k=k), sources=sources)
     before = verifier.run(text)
     refused = detect_refusal(new) is not None or not new.strip()
     after = None if refused else verifier.run(new)

@@ -39,6 +39,17 @@ DECISION = [
 ]
 
 
+#: The config a verify report carries (``VerifyConfig.to_dict()``).
+VERIFY_CONFIG = {
+    "config": ["format", "pipeline", "models", "evidence", "claims", "checking", "decision"],
+    "config.models": ["verifier", "llm", "model", "reranker", "spans"],
+    "config.evidence": ["index", "mode", "sources", "query", "k"],
+    "config.claims": ["method", "decompose", "decontextualize"],
+    "config.checking": ["tau", "window", "aggregation"],
+    "config.decision": ["layers", "rule", "weights", "knowledge_base", "samples", "temperature"],
+}
+
+
 def shapes(
     value: Any, path: str = "", found: dict[str, list[str]] | None = None
 ) -> dict[str, list[str]]:
@@ -475,8 +486,10 @@ def test_verify(fakes: Fakes) -> None:
             "timings",
             "calls",
             "warnings",
+            "config",
             "exit_code",
         ],
+        **VERIFY_CONFIG,
         "summary": [
             "claims",
             "supported",

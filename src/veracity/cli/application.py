@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Protocol, TypeVar
 
@@ -19,8 +19,14 @@ import typer
 from veracity import defaults
 from veracity._json import strict_json
 from veracity.cli.render import errors, show, styled
+from veracity.config import PipelineConfig
 from veracity.errors import InputError, OptionError, VeracityError
 from veracity.models import VERIFIERS, Models
+
+try:  # typer 0.2x carries its own copy of click
+    from typer._click.core import ParameterSource
+except ImportError:  # pragma: no cover - older typer
+    from click.core import ParameterSource  # type: ignore[no-redef,unused-ignore]
 
 if TYPE_CHECKING:
     from veracity.checkers.base import PairScorer
@@ -33,6 +39,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_PARTIAL",
     "AnswerInputs",
+    "ConfigOption",
     "IndexOption",
     "IndexSearchOption",
     "Models",
@@ -42,6 +49,7 @@ __all__ = [
     "build_app",
     "choice_list",
     "cli_names",
+    "command_config",
     "emit_json",
     "evidence_sources",
     "exit_with",
@@ -51,6 +59,7 @@ __all__ = [
     "models_of",
     "more_sources",
     "read_document_or_text",
+    "read_saved",
     "read_text_or_file",
     "run_and_show",
     "sources_option",
@@ -115,7 +124,7 @@ def models_of(ctx: typer.Context) -> Models:
 _LIBRARY_NAMES = {
     "index": {"size": "chunk_tokens", "address": "ray_address"},
     "calibrate": {"hits": "k"},
-    "verify": {"chat": "llm", "claims": "llm_claims"},
+    "verify": {"chat": "llm", "claims": "llm_claims", "index": "index_dir"},
     "repair": {"chat": "llm"},
     "search": {"depth": "rerank_depth"},
     "ask": {"depth": "rerank_depth"},
@@ -356,6 +365,59 @@ def answer_inputs(
     scorer = models_of(ctx).verifier(verifier)
     chat = None if llm is None else models_of(ctx).chat(llm, model, scorer)
     return AnswerInputs(text, retriever, chunks, scorer, chat)
+
+
+C = TypeVar("C", bound=PipelineConfig)
+
+#: ``--config``: a saved config, or any output that carries one, to run again.
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="run as a saved config says: a JSON config, or the --json output of an earlier run "
+        "(its top-level config); options given here override it",
+    ),
+]
+
+
+def read_saved(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path`` (a config, or an output that carries one)."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"--config {path}: cannot read it as JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise InputError(f"--config {path}: holds no JSON object; give a config or a report")
+    return data
+
+
+def command_config(
+    ctx: typer.Context, kind: type[C], saved: Mapping[str, Any] | None, options: Mapping[str, Any]
+) -> C:
+    """The config a command runs: ``saved`` (read from ``--config``: a config, or an output
+    whose top-level ``config`` is one) with the options given on the command line set over it,
+    or, without one, every option as given or defaulted. ``options`` maps each option's
+    parameter name to ``(config option name, value)``."""
+    given = dict(options)
+    base = kind()
+    if saved is not None:
+        base = kind.from_dict(saved.get("config", saved))
+        given = {
+            name: option
+            for name, option in options.items()
+            if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE
+        }
+        # the evidence is one choice: a command line's --sources replaces a saved --index
+        for group in _TOGETHER:
+            if any(name in given for name in group):
+                given |= {name: options[name] for name in group if name in options}
+    return base.with_options(**dict(given.values()))
+
+
+#: Options that a command line sets together over a saved config.
+_TOGETHER = (("sources", "index_dir"),)
 
 
 def _root() -> None:

@@ -46,6 +46,7 @@ from typing import get_args
 
 from veracity import defaults
 from veracity.checkers.base import PairScorer
+from veracity.config import VerifyConfig
 from veracity.defaults import Policy
 from veracity.errors import GenerationError, InputError, OptionError
 from veracity.llm.base import ChatModel
@@ -631,7 +632,10 @@ revise or delete. The flag policy makes no model call: drop the chat model.
     # each passage read on its own, whatever the library's default window: a conflict is a
     # claim one passage supports and another contradicts, which one window cannot tell
     verifier = make_answer_verifier(
-        scorer, retriever=retriever, sources=sources, k=k, tau=tau, window="passage"
+        scorer,
+        VerifyConfig().with_options(k=k, tau=tau, window="passage"),
+        retriever=retriever,
+        sources=sources,
     )
     researcher = None
     if policy in ("revise", "delete"):

@@ -26,7 +26,7 @@ from veracity.verify.gather import (
 )
 from veracity.verify.knowledge import KnowledgeBase, KnowledgeLayer, KnowledgeResult
 from veracity.verify.nli import AGGREGATIONS, NLILayer, NLIResult, aggregate_support
-from veracity.verify.open import AnswerVerifierSettings, open_answer_verifier
+from veracity.verify.open import open_answer_verifier
 from veracity.verify.pipeline import CLAIM_METHODS, LAYERS, AnswerVerifier, make_answer_verifier
 from veracity.verify.questions import QUERY_MODES, QueryMaker, rule_question
 from veracity.verify.rules import RULES, LayerCombiner, LayerWeights, fit_layer_weights
@@ -39,7 +39,6 @@ __all__ = [
     "QUERY_MODES",
     "RULES",
     "AnswerVerifier",
-    "AnswerVerifierSettings",
     "ClaimEvidence",
     "ClaimExtractor",
     "ConsistencyLayer",
