@@ -39,6 +39,7 @@ from veracity.verify.pairs import PairChecker
 
 if TYPE_CHECKING:
     from veracity.checkers.base import PairScorer, SpanDetector
+    from veracity.config import VerifyConfig
     from veracity.corpus.store import ChunkStore
     from veracity.generate.ask import Asker
     from veracity.generate.open import IndexSearch
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
     from veracity.repair.open import RepairSettings
     from veracity.rerankers.base import RelevanceScorer
     from veracity.verify.knowledge import KnowledgeLayer
-    from veracity.verify.open import AnswerVerifierSettings
     from veracity.verify.pipeline import AnswerVerifier
 
 __all__ = ["Job", "Service", "VerifyOptions", "document_payload"]
@@ -235,7 +235,7 @@ class Service:
         )
 
     def verify(self, options: VerifyOptions) -> Job[dict[str, Any]]:
-        checked = self._checked(options, "verify", lambda: self._verify_settings(options))
+        checked = self._checked(options, "verify", lambda: self._verify_config(options))
 
         def work(stop: Stop) -> dict[str, Any]:
             verifier = self._verifier(checked, options.mode, stop)
@@ -251,7 +251,7 @@ class Service:
         """``("sentence", {...})`` per sentence of the answer as soon as it is verified: its
         span, text, the verdicts of its claims and why it was skipped (or ``null``); then
         ``("report", Report dict)``, the report on the whole answer."""
-        checked = self._checked(options, "verify", lambda: self._verify_settings(options))
+        checked = self._checked(options, "verify", lambda: self._verify_config(options))
         return Job(
             lambda stop: self._verify_events(self._verifier(checked, options.mode, stop), options),
             kind="verify",
@@ -414,23 +414,31 @@ class Service:
         yield "report", flag_report(merge_reports(options.answer, streamed).to_dict())
 
     def _verifier(
-        self, checked: Checked[AnswerVerifierSettings], mode: str | None, stop: Stop
+        self, checked: Checked[VerifyConfig], mode: str | None, stop: Stop
     ) -> AnswerVerifier:
         """The answer verifier of one checked request, over the loaded models."""
+        from veracity.models import Models
         from veracity.verify.open import open_answer_verifier
 
+        config = checked.settings
         return open_answer_verifier(
-            self._scorer(stop),
+            config,
+            Models(verifier=lambda _name: self._scorer(stop), spans=self._loaded_spans),
             retriever=None if checked.chunks else self._retriever(mode, stop),
             sources=checked.chunks,
-            knowledge=self.knowledge if "knowledge" in checked.settings.layers else None,
-            spans=self.spans,
-            settings=checked.settings,
+            knowledge=self.knowledge if "knowledge" in config.decision.layers else None,
         )
 
-    def _verify_settings(self, options: VerifyOptions) -> AnswerVerifierSettings:
-        """The settings of a verify request: the layers and rules the service runs."""
-        from veracity.verify.open import AnswerVerifierSettings
+    def _loaded_spans(self, name: str) -> SpanDetector:
+        """The span detector the service loaded (the one its settings name)."""
+        if self.spans is None:  # the config names one only when the settings do
+            raise InputError(f"spans {name!r}: the service runs no span detector")
+        return self.spans
+
+    def _verify_config(self, options: VerifyOptions) -> VerifyConfig:
+        """The config of a verify request: the layers and rules the service runs, over its
+        models and its index (unless the request brings its passages)."""
+        from veracity.config import VerifyConfig
 
         unknown = [name for name in options.layers if name not in SERVED_LAYERS]
         if unknown or not options.layers:
@@ -445,8 +453,16 @@ class Service:
                 f"{', '.join(SERVED_RULES)} (logistic reads a weights file: use "
                 "`veracity verify --rule logistic --weights W.json`)"
             )
-        return AnswerVerifierSettings(
-            layers=options.layers, rule=options.rule, k=options.k, tau=options.tau
+        pasted = bool(options.sources or options.doc_ids)
+        return VerifyConfig().with_options(
+            verifier=self.settings.verifier,
+            spans=self.settings.spans,
+            index=None if pasted else str(self.settings.index),
+            mode=self._mode(options.mode),
+            layers=options.layers,
+            rule=options.rule,
+            k=options.k,
+            tau=options.tau,
         )
 
     @staticmethod

@@ -1,13 +1,15 @@
 """The answer pipeline: check any answer claim by claim (the pair verifiers it stands on are in
 :mod:`veracity.checkers`; ``PairScorer`` and ``make_verifier`` are re-exported here).
 
-:func:`open_answer_verifier` makes the pipeline as :class:`AnswerVerifierSettings` say (see
-:mod:`veracity.verify.open`); :func:`make_answer_verifier` composes parts you made yourself.
+:func:`open_answer_verifier` makes the pipeline as a :class:`~veracity.config.VerifyConfig`
+says (see :mod:`veracity.verify.open`); :func:`make_answer_verifier` composes parts you made
+yourself.
 
->>> from veracity.verify import open_answer_verifier, make_verifier     # doctest: +SKIP
->>> from veracity.verify.gather import source_chunks, source_documents
->>> sources = source_chunks(source_documents(["notes.md"]))          # doctest: +SKIP
->>> report = open_answer_verifier(make_verifier("embedded"), sources=sources).run(
+>>> from veracity.config import VerifyConfig
+>>> from veracity.models import Models
+>>> from veracity.verify import open_answer_verifier
+>>> config = VerifyConfig().with_options(sources=["notes.md"])
+>>> report = open_answer_verifier(config, Models()).run(
 ...     "Honey bees dance to share where food is.")                  # doctest: +SKIP
 >>> report.summary                                                    # doctest: +SKIP
 {'claims': 1, 'supported': 1, 'contradicted': 0, 'unsupported': 0, 'skipped': 0, ...}
