@@ -417,7 +417,7 @@ def command_config(
 
 
 #: Options that a command line sets together over a saved config.
-_TOGETHER = (("sources", "index_dir"),)
+_TOGETHER = (("sources", "index_dir"), ("sources_field", "index_dir"))
 
 
 def _root() -> None:

@@ -21,13 +21,22 @@ from veracity.config.parts import (
     PolicyConfig,
     check_layers,
 )
-from veracity.config.pipelines import AskConfig, RepairConfig, SearchConfig, VerifyConfig
+from veracity.config.pipelines import (
+    BATCH_LAYERS,
+    AskConfig,
+    BatchConfig,
+    RepairConfig,
+    SearchConfig,
+    VerifyConfig,
+)
 
 __all__ = [
+    "BATCH_LAYERS",
     "CLAIM_METHODS",
     "FORMAT",
     "AbstainConfig",
     "AskConfig",
+    "BatchConfig",
     "CheckingConfig",
     "ClaimMethod",
     "ClaimsConfig",

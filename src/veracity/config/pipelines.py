@@ -34,7 +34,14 @@ from veracity.config.parts import (
 )
 from veracity.errors import OptionError
 
-__all__ = ["AskConfig", "RepairConfig", "SearchConfig", "VerifyConfig"]
+__all__ = [
+    "BATCH_LAYERS",
+    "AskConfig",
+    "BatchConfig",
+    "RepairConfig",
+    "SearchConfig",
+    "VerifyConfig",
+]
 
 
 @dataclass(frozen=True)
@@ -226,4 +233,44 @@ class RepairConfig(PipelineConfig):
                 self.models.llm,
                 f"a chat model only with a policy that uses one (not {self.policy.policy})",
                 "revise and delete use one; leave --llm out with flag or refuse.",
+            )
+
+
+#: The layers a batch can run: the consistency layer needs a chat model per worker, which
+#: verify-batch does not make.
+BATCH_LAYERS = ("nli", "knowledge")
+
+
+@dataclass(frozen=True)
+class BatchConfig(PipelineConfig):
+    """How ``veracity verify-batch`` verifies every line: as ``verify`` says (no chat model,
+    no consistency layer: a worker makes none), against the index of ``verify.evidence`` or
+    the source texts in each line's field ``sources_field`` (one of them). Each line's record
+    carries ``verify`` as its ``config``."""
+
+    pipeline: ClassVar[str] = "verify-batch"
+    options: ClassVar[Mapping[str, str]] = {
+        **{name: f"verify.{where}" for name, where in VerifyConfig.options.items()},
+        "sources_field": "sources_field",
+    }
+
+    verify: VerifyConfig = field(default_factory=VerifyConfig)
+    sources_field: str | None = defaults.BATCH_SOURCES_FIELD
+
+    def __post_init__(self) -> None:
+        layers = self.verify.decision.layers
+        if any(name not in BATCH_LAYERS for name in layers) or self.verify.models.llm:
+            raise OptionError(
+                "layers",
+                ",".join(layers),
+                f"one or more of {', '.join(BATCH_LAYERS)} in a batch",
+                "The consistency layer needs a chat model; verify those answers "
+                "with `veracity verify --llm ...`.",
+            )
+        if (self.sources_field is None) == (self.verify.evidence.index is None):
+            raise OptionError(
+                "sources_field",
+                self.sources_field,
+                "a field name when there is no index, and None with one",
+                "Verify against each line's sources or against an index.",
             )
