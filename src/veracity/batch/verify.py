@@ -19,6 +19,7 @@ knowledge layer and the index retriever once; ``run(item)`` returns the item's r
 
 from __future__ import annotations
 
+import dataclasses
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -26,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 
 from veracity._json import strict_json
 from veracity.batch.items import BadLine, BatchItem
-from veracity.checkers.base import PairScorer
 from veracity.config import BatchConfig
 from veracity.errors import InputError, VeracityError
 from veracity.types import Chunk
@@ -113,10 +113,10 @@ class _Parts:
     """What a worker makes once: the scorer, the knowledge layer, the index and its store."""
 
     def __init__(
-        self, config: BatchConfig, scorer: PairScorer, knowledge: Any, retriever: Any, store: Any
+        self, config: BatchConfig, models: Models, knowledge: Any, retriever: Any, store: Any
     ) -> None:
         self.config = config.verify
-        self.scorer = scorer
+        self.models = models  # its verifier made and loaded once, for every line
         self.knowledge = knowledge
         self.retriever = retriever
         self.store = store
@@ -128,6 +128,7 @@ class _Parts:
         verify = config.verify
         scorer = models.verifier(verify.models.verifier)
         scorer.load()
+        models = dataclasses.replace(models, verifier=lambda _name: scorer)
         knowledge = KnowledgeLayer().load() if "knowledge" in verify.decision.layers else None
         retriever = store = None
         if verify.evidence.index is not None:
@@ -138,13 +139,12 @@ class _Parts:
             retriever = open_retriever(verify.evidence.index, mode=verify.evidence.mode)
             retriever.load()
             store = ChunkStore.open(IndexDir(verify.evidence.index).current() / STORE)
-        return cls(config, scorer, knowledge, retriever, store)
+        return cls(config, models, knowledge, retriever, store)
 
     def verify(self, item: BatchItem) -> Any:
-        from veracity.models import Models
         from veracity.verify.open import open_answer_verifier
 
-        made = Models(verifier=lambda _name: self.scorer)
+        made = self.models
         if self.retriever is not None:
             cited = self._cited(item, self._index_chunk)
             pipeline = open_answer_verifier(
