@@ -64,7 +64,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _chat_cache import CachedChat
 from _report import REPO, write_result
 from veracity.checkers.registry import make_verifier
-from veracity.config import VerifyConfig
+from veracity.config import RepairConfig, VerifyConfig
 from veracity.errors import GenerationError
 from veracity.generate.grounded import GroundedGenerator
 from veracity.llm.base import ChatModel
@@ -278,14 +278,17 @@ def run_repairs(
                 _regenerate(totals, answer, text, starts, sources, scorer, chat, k)
             else:
                 # "revise-noquote": revise as before issue #31, with no quotation
+                config = RepairConfig().with_options(
+                    k=k,
+                    policy=policy.removesuffix("-noquote"),
+                    query=query,
+                    quote=not policy.endswith("-noquote"),
+                )
                 repairer = make_repairer(
                     scorer,
+                    config,
                     sources=sources,
-                    k=k,
-                    policy=policy.removesuffix("-noquote"),  # type: ignore[arg-type]
-                    query=query,
                     chat=chat if policy in ("revise", "delete") else None,  # type: ignore[arg-type]
-                    quote=not policy.endswith("-noquote"),
                 )
                 result = repairer.run(text)
                 changed = _changed_sentences(result, starts, len(answer.sentences))
@@ -450,29 +453,23 @@ def run_rgb(cases: list[Case], scorer: CachedScorer) -> dict[str, Any]:
             true_only = source_chunks(source_documents(texts=[*case.original, *case.unrelated]))
             repairer = make_repairer(
                 scorer,
+                RepairConfig().with_options(k=8, policy=policy, query=query),
                 sources=both,
-                k=8,
-                policy=policy,  # type: ignore[arg-type]
-                query=query,
-            )  # type: ignore[arg-type]
+            )
             counts["cases"] += 1
             counts[_outcome(repairer.run(false), case)] += 1
             counts["control_changed"] += repairer.run(true).changed
             alone = make_repairer(
                 scorer,
+                RepairConfig().with_options(k=8, policy=policy, query=query),
                 sources=planted,
-                k=8,
-                policy=policy,  # type: ignore[arg-type]
-                query=query,
-            ).run(true)  # type: ignore[arg-type]
+            ).run(true)
             counts["planted_only_changed"] += alone.changed
             fixed = make_repairer(
                 scorer,
+                RepairConfig().with_options(k=8, policy=policy, query=query),
                 sources=true_only,
-                k=8,
-                policy=policy,  # type: ignore[arg-type]
-                query=query,
-            ).run(false)  # type: ignore[arg-type]
+            ).run(false)
             counts["true only"][_outcome(fixed, case)] += 1
             fake = case.false_answer.lower()
             counts["imports"] += fake in alone.text.lower() and fake not in true.lower()

@@ -9,7 +9,7 @@ import pytest
 import typer.main
 
 from veracity import cli, defaults
-from veracity.batch.verify import BATCH_LAYERS
+from veracity.config import BATCH_LAYERS
 from veracity.generate.abstain import SIGNALS
 from veracity.models import VERIFIERS
 from veracity.repair.pipeline import POLICIES

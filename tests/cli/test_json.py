@@ -49,6 +49,21 @@ VERIFY_CONFIG = {
     "config.decision": ["layers", "rule", "weights", "knowledge_base", "samples", "temperature"],
 }
 
+#: The config a repair result carries (``RepairConfig.to_dict()``).
+REPAIR_CONFIG = {
+    "config": ["format", "pipeline", "models", "evidence", "tau", "policy"],
+    "config.models": VERIFY_CONFIG["config.models"],
+    "config.evidence": VERIFY_CONFIG["config.evidence"],
+    "config.policy": [
+        "policy",
+        "refuse_below",
+        "questions",
+        "quote",
+        "max_edit_chars",
+        "max_edit_share",
+    ],
+}
+
 
 def shapes(
     value: Any, path: str = "", found: dict[str, list[str]] | None = None
@@ -589,8 +604,10 @@ def test_repair(fakes: Fakes) -> None:
             "notes",
             "calls",
             "timings",
+            "config",
             "exit_code",
         ],
+        **REPAIR_CONFIG,
         "summary": [
             "claims",
             "kept",

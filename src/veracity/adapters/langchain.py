@@ -30,6 +30,7 @@ from veracity import defaults
 from veracity.adapters.passages import Foreign, passage_metadata, passages
 from veracity.adapters.scorers import scorer_of
 from veracity.checkers.base import PairScorer
+from veracity.config import RepairConfig
 from veracity.errors import InputError
 from veracity.repair.pipeline import check_policy, make_repairer
 from veracity.retrieve.base import Retriever
@@ -92,9 +93,8 @@ class VerifyAnswer(Runnable[Mapping[str, Any], dict[str, Any]]):
         scorer = scorer_of(self.verifier)
         out = dict(input)
         if self.repair is not None:
-            result = make_repairer(scorer, sources=sources, policy=self.repair).run(
-                answer, question=question
-            )
+            config = RepairConfig().with_options(policy=self.repair)
+            result = make_repairer(scorer, config, sources=sources).run(answer, question=question)
             out |= {"original_answer": answer, "answer": result.text, "repair": result.to_dict()}
             answer = result.text
         grounding = GroundingCheck(scorer, mode=self.mode, threshold=self.threshold).run(

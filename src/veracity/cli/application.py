@@ -8,7 +8,6 @@ flags; :func:`emit_json`; and the reading of a value that is either text or a fi
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -29,29 +28,23 @@ except ImportError:  # pragma: no cover - older typer
     from click.core import ParameterSource  # type: ignore[no-redef,unused-ignore]
 
 if TYPE_CHECKING:
-    from veracity.checkers.base import PairScorer
-    from veracity.llm.base import ChatModel
-    from veracity.retrieve.base import Retriever
-    from veracity.types import Chunk
+    pass
 
 __all__ = [
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_PARTIAL",
-    "AnswerInputs",
     "ConfigOption",
     "IndexOption",
     "IndexSearchOption",
     "Models",
     "VerifierOption",
-    "answer_inputs",
     "answer_option",
     "build_app",
     "choice_list",
     "cli_names",
     "command_config",
     "emit_json",
-    "evidence_sources",
     "exit_with",
     "fail",
     "looks_like_path",
@@ -62,6 +55,7 @@ __all__ = [
     "read_saved",
     "read_text_or_file",
     "run_and_show",
+    "saved_answer",
     "sources_option",
     "strict_json",
 ]
@@ -125,7 +119,7 @@ _LIBRARY_NAMES = {
     "index": {"size": "chunk_tokens", "address": "ray_address"},
     "calibrate": {"hits": "k"},
     "verify": {"chat": "llm", "claims": "llm_claims", "index": "index_dir"},
-    "repair": {"chat": "llm"},
+    "repair": {"chat": "llm", "index": "index_dir"},
     "search": {"depth": "rerank_depth"},
     "ask": {"depth": "rerank_depth"},
     "serve": {"depth": "rerank_depth"},
@@ -315,58 +309,6 @@ def more_sources(
     return None if sources is None else [*sources, *map(Path, extra)]
 
 
-def evidence_sources(
-    sources: list[Path] | None, index_dir: Path | None, *, mode: str, command: str
-) -> tuple[Retriever | None, tuple[Chunk, ...]]:
-    """The retriever of ``--index`` or the passages of ``--sources`` (exactly one is given)."""
-    if bool(sources) == (index_dir is not None):
-        raise InputError(
-            f"give the sources to {command} against: --sources FILE ... or "
-            "--index DIR (one of them, not both)"
-        )
-    if index_dir is not None:
-        from veracity.retrieve.open import open_retriever
-
-        return open_retriever(index_dir, mode=mode), ()
-    from veracity.verify.gather import source_chunks, source_documents
-
-    return None, source_chunks(source_documents(sources or ()))
-
-
-@dataclasses.dataclass(frozen=True)
-class AnswerInputs:
-    """What ``verify`` and ``repair`` read from their shared options."""
-
-    text: str
-    retriever: Retriever | None
-    chunks: tuple[Chunk, ...]
-    scorer: PairScorer
-    chat: ChatModel | None
-
-
-def answer_inputs(
-    ctx: typer.Context,
-    answer: str,
-    sources: list[Path] | None,
-    index_dir: Path | None,
-    *,
-    mode: str,
-    verifier: str,
-    llm: str | None,
-    model: str | None,
-) -> AnswerInputs:
-    """The answer, its evidence (``--sources`` or ``--index``), the verifier and the chat model
-    (``--llm``, if given) of the running command, read in that order (the first bad one
-    raises)."""
-    command = ctx.command.name or "veracity"
-    sources = more_sources(sources, ctx.args, command=command)
-    retriever, chunks = evidence_sources(sources, index_dir, mode=mode, command=command)
-    text = read_text_or_file(answer, "--answer")
-    scorer = models_of(ctx).verifier(verifier)
-    chat = None if llm is None else models_of(ctx).chat(llm, model, scorer)
-    return AnswerInputs(text, retriever, chunks, scorer, chat)
-
-
 C = TypeVar("C", bound=PipelineConfig)
 
 #: ``--config``: a saved config, or any output that carries one, to run again.
@@ -418,6 +360,25 @@ def command_config(
 
 #: Options that a command line sets together over a saved config.
 _TOGETHER = (("sources", "index_dir"), ("sources_field", "index_dir"))
+
+
+def saved_answer(
+    answer: str | None, question: str | None, saved: Mapping[str, Any] | None, *, verb: str
+) -> tuple[str, str | None]:
+    """The answer and question of ``--answer`` and ``--question``, else of the output that
+    ``--config`` read (a report's ``answer``, a repair's ``original``, and its ``question``)."""
+    saved = saved or {}
+    if question is None and isinstance(saved.get("question"), str):
+        question = saved["question"]
+    if answer is not None:
+        return read_text_or_file(answer, "--answer"), question
+    for field in ("answer", "original"):
+        if isinstance(saved.get(field), str):
+            return saved[field], question
+    raise InputError(
+        f"--answer is needed: the answer to {verb} (a file, the text itself, or - for standard "
+        "input), unless --config names an earlier output, whose answer is used again"
+    )
 
 
 def _root() -> None:

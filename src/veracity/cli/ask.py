@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated, get_args
@@ -110,15 +111,19 @@ def ask(
         answer = asker.run(question)
         repaired = None
         if repair and answer.answered and answer.text.strip():
-            from veracity.repair.open import RepairSettings, open_repairer
-            from veracity.repair.pipeline import check_policy
+            from veracity.config import RepairConfig
+            from veracity.repair.open import open_repairer
 
-            settings = RepairSettings(policy=check_policy(policy), k=k)
+            config = RepairConfig().with_options(policy=policy, k=k, verifier=verifier)
             # The extractive backend copies passages: it cannot write questions or edits.
-            chat = asker.generator.chat if settings.uses_chat and llm != "extractive" else None
-            repairer = open_repairer(
-                scorer, retriever=asker.retriever, chat=chat, settings=settings
+            chat = asker.generator.chat if config.policy.uses_chat and llm != "extractive" else None
+            if chat is not None:
+                config = config.with_options(llm=llm, model=model)
+            # the models ask made already, and the index it searched
+            made = dataclasses.replace(
+                models, verifier=lambda _name: scorer, chat=lambda *_names: chat
             )
+            repairer = open_repairer(config, made, retriever=asker.retriever)
             blocks = {n: hit.chunk for n, hit in enumerate(answer.sources, start=1)}
             repaired = repairer.run(answer.text, question=question, cited=blocks)
         elif repair:

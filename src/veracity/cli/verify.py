@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, get_args
+from typing import Annotated, get_args
 
 import typer
 
@@ -25,7 +24,7 @@ from veracity.cli.application import (
     models_of,
     more_sources,
     read_saved,
-    read_text_or_file,
+    saved_answer,
     sources_option,
 )
 from veracity.errors import InputError, VeracityError
@@ -150,27 +149,9 @@ def verify_command(
                 "give the sources to verify against: --sources FILE ... or "
                 "--index DIR (one of them, not both)"
             )
-        text, question = _answer(answer, question, saved)
+        text, question = saved_answer(answer, question, saved, verb="check")
         report = open_answer_verifier(config, models_of(ctx)).run(text, question=question)
     except VeracityError as exc:
         raise fail(exc) from exc
     code = EXIT_PARTIAL if report.failures else EXIT_OK
     exit_with(report, code, printers.print_report, as_json=as_json)
-
-
-def _answer(
-    answer: str | None, question: str | None, saved: Mapping[str, Any] | None
-) -> tuple[str, str | None]:
-    """The answer and question of ``--answer`` and ``--question``, else of the report that
-    ``--config`` read (its ``answer`` and ``question``)."""
-    saved = saved or {}
-    if question is None and isinstance(saved.get("question"), str):
-        question = saved["question"]
-    if answer is not None:
-        return read_text_or_file(answer, "--answer"), question
-    if isinstance(saved.get("answer"), str):
-        return saved["answer"], question
-    raise InputError(
-        "--answer is needed: the answer to check (a file, the text itself, or - for standard "
-        "input), unless --config names a report, whose answer is checked again"
-    )

@@ -42,11 +42,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import get_args
+from typing import Any, get_args
 
 from veracity import defaults
 from veracity.checkers.base import PairScorer
-from veracity.config import VerifyConfig
+from veracity.config import RepairConfig, VerifyConfig
 from veracity.defaults import Policy
 from veracity.errors import InputError, OptionError
 from veracity.llm.base import ChatModel
@@ -66,7 +66,6 @@ from veracity.repair.revise import (
 from veracity.retrieve.base import Retriever
 from veracity.types import Chunk, ClaimSet, ClaimVerdict, Report, Span
 from veracity.verify.pipeline import AnswerVerifier, make_answer_verifier, timed
-from veracity.verify.questions import QueryMode
 
 __all__ = ["POLICIES", "Policy", "Repairer", "make_repairer"]
 
@@ -137,6 +136,9 @@ class Repairer:
         self.limits = limits or EditLimits()
         self.refuse_below = refuse_below
         self.quotation = quotation
+        #: The saved config that made this repairer (``RepairConfig.to_dict()``), which its
+        #: results carry; ``None`` for one composed by hand.
+        self.config: dict[str, Any] | None = None
         self.planner = Planner(
             policy, Proposer(editor, quotation), EditChecker(verifier, self.limits)
         )
@@ -173,14 +175,14 @@ class Repairer:
                 for v in before.verdicts
             )
             return self._result(
-                answer, answer, decisions, (), before, before, (why,), calls, timings, "none"
+                answer, answer, decisions, (), (before, before), (why,), (calls, timings), "none"
             )
         if self.policy == "flag":
             decisions = tuple(
                 self._flag(v, "the flag policy changes nothing") for v in before.verdicts
             )
             return self._result(
-                answer, answer, decisions, (), before, before, (), calls, timings, "none"
+                answer, answer, decisions, (), (before, before), (), (calls, timings), "none"
             )
         if self.policy == "refuse":
             return self._refuse(answer, before, calls, timings)
@@ -226,11 +228,9 @@ class Repairer:
             text,
             decisions,
             edits,
-            before,
-            after,
+            (before, after),
             tuple(notes),
-            calls,
-            timings,
+            (calls, timings),
             research.method,
         )
 
@@ -248,7 +248,7 @@ class Repairer:
                 for v in before.verdicts
             )
             return self._result(
-                answer, answer, decisions, (), before, before, (), calls, timings, "none"
+                answer, answer, decisions, (), (before, before), (), (calls, timings), "none"
             )
         reason = (
             f"the sources support only {supported} of the answer's {total} claims "
@@ -263,7 +263,7 @@ class Repairer:
             for v in before.verdicts
         )
         return self._result(
-            answer, text, decisions, (edit,), before, None, (), calls, timings, "none", refused=True
+            answer, text, decisions, (edit,), (before, None), (), (calls, timings), "none"
         )
 
     def _flag(self, verdict: ClaimVerdict, reason: str) -> ClaimRepair:
@@ -277,15 +277,15 @@ class Repairer:
         text: str,
         decisions: tuple[ClaimRepair, ...],
         edits: tuple[Edit, ...],
-        before: Report,
-        after: Report | None,
+        reports: tuple[Report, Report | None],
         notes: tuple[str, ...],
-        calls: dict[str, int],
-        timings: dict[str, float],
+        spent: tuple[dict[str, int], dict[str, float]],
         query_mode: str,
-        *,
-        refused: bool = False,
     ) -> RepairResult:
+        """The result: ``reports`` are the verifier's before and after (``None``: refused, or
+        nothing left), ``spent`` the model calls and the seconds per stage."""
+        before, after = reports
+        calls, timings = spent
         return RepairResult(
             original=answer,
             text=text,
@@ -296,44 +296,41 @@ class Repairer:
             after=after,
             attribution=attribution_report(after),
             preservation=preservation(answer, text),
-            refused=refused,
+            refused=any(edit.kind == "refuse" for edit in edits),
             query_mode=query_mode,
             notes=notes,
             calls=calls,
             timings=timings,
+            config=self.config,
         )
 
 
 def make_repairer(
     scorer: PairScorer,
+    config: RepairConfig | None = None,
     *,
     retriever: Retriever | None = None,
     sources: Sequence[Chunk] = (),
-    policy: Policy = defaults.REPAIR_POLICY,
     chat: ChatModel | None = None,
-    query: QueryMode = defaults.REPAIR_QUERY,
-    k: int = defaults.VERIFY_TOP_K,
-    tau: float = defaults.VERIFY_TAU,
-    limits: EditLimits | None = None,
-    refuse_below: float = defaults.REPAIR_REFUSE_BELOW,
-    questions: int = defaults.REPAIR_QUESTIONS,
-    quote: bool = True,
 ) -> Repairer:
-    """A :class:`Repairer` for the common cases: the verifier's ``nli`` and ``knowledge``
-    layers, evidence from ``retriever`` or ``sources``, and ``chat`` (when given) writing the
-    research questions and the edits (``revise``) or the questions (``delete``); ``questions``
-    is the most research questions per claim; ``quote=False`` keeps ``revise`` without a chat
-    model from quoting the sources (values are still substituted).
+    """A :class:`Repairer` as ``config`` says (default :class:`~veracity.config.RepairConfig`):
+    the verifier's ``nli`` and ``knowledge`` layers, evidence from ``retriever`` or
+    ``sources``, and ``chat`` (when given) writing the research questions and the edits
+    (``revise``) or the questions (``delete``). Its results carry the config.
+    :func:`~veracity.repair.open.open_repairer` makes the parts by name.
 
     >>> from veracity.testing import TablePairScorer, ScriptedChatModel
-    >>> make_repairer(TablePairScorer({}), policy="flag", chat=ScriptedChatModel([]))
+    >>> make_repairer(TablePairScorer({}), RepairConfig().with_options(policy="flag"),
+    ...               chat=ScriptedChatModel([]))
     Traceback (most recent call last):
     ...
     veracity.errors.OptionError: chat='scripted' is not allowed: a chat model only with policy \
 revise or delete. The flag policy makes no model call: drop the chat model.
     """
-    policy = check_policy(policy)
-    if chat is not None and policy not in ("revise", "delete"):
+    config = config or RepairConfig()
+    options, evidence = config.policy, config.evidence
+    policy = options.policy
+    if chat is not None and not options.uses_chat:
         raise OptionError(
             "chat",
             chat.model_id,
@@ -344,27 +341,29 @@ revise or delete. The flag policy makes no model call: drop the chat model.
     # claim one passage supports and another contradicts, which one window cannot tell
     verifier = make_answer_verifier(
         scorer,
-        VerifyConfig().with_options(k=k, tau=tau, window="passage"),
+        VerifyConfig().with_options(k=evidence.k, tau=config.tau, window="passage"),
         retriever=retriever,
         sources=sources,
     )
     researcher = None
-    if policy in ("revise", "delete"):
+    if options.uses_chat:
         researcher = Researcher(
             retriever=retriever,
             sources=sources,
-            k=k,
-            query=query,
-            chat=chat if query == "question" else None,
-            questions=questions,
+            k=evidence.k,
+            query=evidence.query,
+            chat=chat if evidence.query == "question" else None,
+            questions=options.questions,
         )
     editor = LLMEditor(chat) if chat is not None and policy == "revise" else None
-    return Repairer(
+    repairer = Repairer(
         verifier,
         researcher,
         policy=policy,
         editor=editor,
-        limits=limits,
-        refuse_below=refuse_below,
-        quotation=Quotation() if quote else None,
+        limits=EditLimits(options.max_edit_chars, options.max_edit_share),
+        refuse_below=options.refuse_below,
+        quotation=Quotation() if options.quote else None,
     )
+    repairer.config = config.to_dict()
+    return repairer

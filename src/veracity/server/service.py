@@ -39,12 +39,11 @@ from veracity.verify.pairs import PairChecker
 
 if TYPE_CHECKING:
     from veracity.checkers.base import PairScorer, SpanDetector
-    from veracity.config import VerifyConfig
+    from veracity.config import RepairConfig, VerifyConfig
     from veracity.corpus.store import ChunkStore
     from veracity.generate.ask import Asker
     from veracity.generate.open import IndexSearch
     from veracity.llm.base import ChatModel
-    from veracity.repair.open import RepairSettings
     from veracity.rerankers.base import RelevanceScorer
     from veracity.verify.knowledge import KnowledgeLayer
     from veracity.verify.pipeline import AnswerVerifier
@@ -262,17 +261,18 @@ class Service:
         """The repaired answer (a ``RepairResult``, as `veracity repair --json`), without a
         chat model: values substituted from the evidence, claims deleted, flagged or the
         answer refused, by ``options.policy``."""
+        from veracity.models import Models
         from veracity.repair.open import open_repairer
 
-        checked = self._checked(options, "repair", lambda: self._repair_settings(options))
+        checked = self._checked(options, "repair", lambda: self._repair_config(options))
 
         def work(stop: Stop) -> dict[str, Any]:
             retriever = None if checked.chunks else self._retriever(options.mode, stop)
             repairer = open_repairer(
-                self._scorer(stop),
+                checked.settings,
+                Models(verifier=lambda _name: self._scorer(stop)),
                 retriever=retriever,
                 sources=checked.chunks,
-                settings=checked.settings,
             )
             return repairer.run(options.answer, question=options.question).to_dict()
 
@@ -465,13 +465,19 @@ class Service:
             tau=options.tau,
         )
 
-    @staticmethod
-    def _repair_settings(options: VerifyOptions) -> RepairSettings:
-        """The settings of a repair request: no chat model, so no model-written questions."""
-        from veracity.repair.open import RepairSettings
-        from veracity.repair.pipeline import check_policy
+    def _repair_config(self, options: VerifyOptions) -> RepairConfig:
+        """The config of a repair request: no chat model, so no model-written questions."""
+        from veracity.config import RepairConfig
 
-        return RepairSettings(policy=check_policy(options.policy), k=options.k, tau=options.tau)
+        pasted = bool(options.sources or options.doc_ids)
+        return RepairConfig().with_options(
+            verifier=self.settings.verifier,
+            index=None if pasted else str(self.settings.index),
+            mode=self._mode(options.mode),
+            policy=options.policy,
+            k=options.k,
+            tau=options.tau,
+        )
 
     def _checked(
         self, options: VerifyOptions, verb: str, settings_of: Callable[[], S]
