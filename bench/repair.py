@@ -288,7 +288,7 @@ def run_repairs(
                     scorer,
                     config,
                     sources=sources,
-                    chat=chat if policy in ("revise", "delete") else None,  # type: ignore[arg-type]
+                    chat=chat if policy in ("revise", "delete") else None,
                 )
                 result = repairer.run(text)
                 changed = _changed_sentences(result, starts, len(answer.sentences))

@@ -93,8 +93,8 @@ class VerifyAnswer(Runnable[Mapping[str, Any], dict[str, Any]]):
         scorer = scorer_of(self.verifier)
         out = dict(input)
         if self.repair is not None:
-            config = RepairConfig().with_options(policy=self.repair)
-            result = make_repairer(scorer, config, sources=sources).run(answer, question=question)
+            chosen = RepairConfig().with_options(policy=self.repair)
+            result = make_repairer(scorer, chosen, sources=sources).run(answer, question=question)
             out |= {"original_answer": answer, "answer": result.text, "repair": result.to_dict()}
             answer = result.text
         grounding = GroundingCheck(scorer, mode=self.mode, threshold=self.threshold).run(

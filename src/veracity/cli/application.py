@@ -25,7 +25,7 @@ from veracity.models import VERIFIERS, Models
 try:  # typer 0.2x carries its own copy of click
     from typer._click.core import ParameterSource
 except ImportError:  # pragma: no cover - older typer
-    from click.core import ParameterSource  # type: ignore[no-redef,unused-ignore]
+    from click.core import ParameterSource  # type: ignore[assignment,no-redef,unused-ignore]
 
 if TYPE_CHECKING:
     pass

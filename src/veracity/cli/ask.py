@@ -116,13 +116,13 @@ def ask(
 
             config = RepairConfig().with_options(policy=policy, k=k, verifier=verifier)
             # The extractive backend copies passages: it cannot write questions or edits.
-            chat = asker.generator.chat if config.policy.uses_chat and llm != "extractive" else None
-            if chat is not None:
-                config = config.with_options(llm=llm, model=model)
+            writes = config.policy.uses_chat and llm != "extractive"
             # the models ask made already, and the index it searched
-            made = dataclasses.replace(
-                models, verifier=lambda _name: scorer, chat=lambda *_names: chat
-            )
+            made = dataclasses.replace(models, verifier=lambda _name: scorer)
+            if writes:
+                chat = asker.generator.chat
+                config = config.with_options(llm=llm, model=model)
+                made = dataclasses.replace(made, chat=lambda *_names: chat)
             repairer = open_repairer(config, made, retriever=asker.retriever)
             blocks = {n: hit.chunk for n, hit in enumerate(answer.sources, start=1)}
             repaired = repairer.run(answer.text, question=question, cited=blocks)

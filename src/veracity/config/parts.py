@@ -167,7 +167,8 @@ class DecisionConfig(Config):
     temperature: float = defaults.CONSISTENCY_TEMPERATURE
 
     def __post_init__(self) -> None:
-        given = self.layers if isinstance(self.layers, str) else ",".join(self.layers)
+        layers: object = self.layers  # a string from a command line, split below
+        given = layers if isinstance(layers, str) else ",".join(self.layers)
         object.__setattr__(self, "layers", check_layers(self.layers))
         check_choice("rule", self.rule, get_args(defaults.Rule))
         check_range("samples", self.samples, 1, fix="Sample one answer or more.")
