@@ -164,3 +164,29 @@ def test_an_index_in_the_answer_is_compared_not_eaten() -> None:
     verdict = verifier.run("The smallest item of a min-heap is always heap[5].").verdicts[0]
     assert verdict.claim.text == "The smallest item of a min-heap is always heap[5]."
     assert verdict.label == "contradicted"
+
+
+def test_a_saved_report_reproduces_itself_with_the_shipped_models(tmp_path: Path) -> None:
+    """`veracity verify --config report.json` on the bundled sample corpus gives the same report
+    (timings apart) with the shipped verifier."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from veracity import cli
+
+    app = cli.build_app()
+    answer = EXAMPLES / "answer_to_check.md"
+    first = CliRunner().invoke(
+        app, ["verify", "--answer", str(answer), "--sources", str(SOURCE), "-k", "3", "--json"]
+    )
+    assert first.exit_code == 0, first.stderr
+    saved = tmp_path / "report.json"
+    saved.write_text(first.stdout, encoding="utf-8")
+    again = CliRunner().invoke(app, ["verify", "--config", str(saved), "--json"])
+    assert again.exit_code == 0, again.stderr
+    before, after = json.loads(first.stdout), json.loads(again.stdout)
+    before.pop("timings")
+    after.pop("timings")
+    assert after == before
+    assert before["config"]["evidence"]["k"] == 3
