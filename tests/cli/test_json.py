@@ -350,9 +350,17 @@ ANSWER = [
     "sources",
     "provenance",
     "timings",
+    "config",
     "notes",
     "exit_code",
 ]
+#: The config an answer carries (``AskConfig.to_dict()``).
+ASK_CONFIG = {
+    "config": ["format", "pipeline", "models", "evidence", "rerank_depth", "abstain", "tau"],
+    "config.models": ["verifier", "llm", "model", "reranker", "spans"],
+    "config.evidence": ["index", "mode", "sources", "query", "k"],
+    "config.abstain": ["abstain", "signal", "threshold"],
+}
 PROVENANCE = [
     "model",
     "prompt_id",
@@ -386,6 +394,7 @@ def test_ask(fakes: Fakes) -> None:
     answered = fakes.json(*ask, "--signal", "top_bm25", "--threshold", "0")
     assert shapes(answered) == {
         "": ANSWER,
+        **ASK_CONFIG,
         "abstention": ["signal", "value", "threshold", "abstain", "source", "error", "reason"],
         "sentences[]": [
             "index",

@@ -85,12 +85,20 @@ def ask(
     sentence (or a repair edit's model reply could not be read); 2 on bad options or a missing
     index.
     """
-    from veracity.generate.open import SearchSettings, open_asker
+    from veracity.config import AskConfig
+    from veracity.generate.open import open_asker
 
     notes: list[str] = []
     try:
-        search = SearchSettings(
+        config = AskConfig().with_options(
+            index=index_dir,
             mode=mode,
+            k=k,
+            tau=tau,
+            llm=llm,
+            model=model,
+            verifier=verifier,
+            reranker=reranker_of(rerank=rerank, reranker=reranker, depth=rerank_depth),
             rerank_depth=rerank_depth,
             abstain=abstain,
             signal=signal,
@@ -98,15 +106,9 @@ def ask(
         )
         models = models_of(ctx)
         scorer = models.verifier(verifier)
-        asker = open_asker(
-            index_dir,
-            models.chat(llm, model, scorer),
-            scorer,
-            search=search,
-            k=k,
-            tau=tau,
-            reranker=reranker_of(ctx, rerank=rerank, reranker=reranker, depth=rerank_depth),
-        )
+        # the repair below reads with the same verifier
+        models = dataclasses.replace(models, verifier=lambda _name: scorer)
+        asker = open_asker(config, models)
         notes.extend(asker.notes)
         answer = asker.run(question)
         repaired = None
@@ -114,16 +116,16 @@ def ask(
             from veracity.config import RepairConfig
             from veracity.repair.open import open_repairer
 
-            config = RepairConfig().with_options(policy=policy, k=k, verifier=verifier)
+            fixing = RepairConfig().with_options(policy=policy, k=k, verifier=verifier)
             # The extractive backend copies passages: it cannot write questions or edits.
-            writes = config.policy.uses_chat and llm != "extractive"
+            writes = fixing.policy.uses_chat and llm != "extractive"
             # the models ask made already, and the index it searched
-            made = dataclasses.replace(models, verifier=lambda _name: scorer)
+            made = models
             if writes:
                 chat = asker.generator.chat
-                config = config.with_options(llm=llm, model=model)
+                fixing = fixing.with_options(llm=llm, model=model)
                 made = dataclasses.replace(made, chat=lambda *_names: chat)
-            repairer = open_repairer(config, made, retriever=asker.retriever)
+            repairer = open_repairer(fixing, made, retriever=asker.retriever)
             blocks = {n: hit.chunk for n, hit in enumerate(answer.sources, start=1)}
             repaired = repairer.run(answer.text, question=question, cited=blocks)
         elif repair:

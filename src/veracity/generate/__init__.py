@@ -38,7 +38,7 @@ from veracity.generate.calibration import (
 )
 from veracity.generate.check import CheckedAnswer, CitationChecker
 from veracity.generate.grounded import GroundedGenerator
-from veracity.generate.open import IndexSearch, SearchSettings, open_asker, open_search
+from veracity.generate.open import IndexSearch, open_asker, open_search
 from veracity.generate.stream import StreamingAsker
 from veracity.llm.registry import CHAT_BACKENDS, make_chat
 from veracity.text.citations import Marker, find_markers, resolve_markers
@@ -61,7 +61,6 @@ __all__ = [
     "GroundedGenerator",
     "IndexSearch",
     "Marker",
-    "SearchSettings",
     "SignalReading",
     "StaleCalibrationError",
     "StoredCalibration",

@@ -7,11 +7,11 @@ the model work, plain synchronous library calls that return the same ``to_dict()
 CLI prints with ``--json``. The app checks outside the models' queue and runs the job in its
 turn (:mod:`veracity.server.gate`), handing it a stop that its models look at between batches
 (:mod:`veracity.server.stop`). Per-request options (``k``, ``tau``, layers, search ``mode``)
-are the settings of the library's entry points (:func:`~veracity.generate.open.open_search`,
+fill the configs of the library's entry points (:func:`~veracity.generate.open.open_search`,
 :func:`~veracity.verify.open.open_answer_verifier`,
 :func:`~veracity.repair.open.open_repairer`), which build cheap stage objects around the loaded
-models and never change the loaded ones; a search mode other than the server's own is opened
-at its first request and kept.
+models and never change the loaded ones (every answer and report carries its config); a search
+mode other than the server's own is opened at its first request and kept.
 
 >>> service = Service(Settings(index="my-index")).load()    # doctest: +SKIP
 >>> service.search("waggle dance", k=3).run()["hits"][0]     # doctest: +SKIP
@@ -330,16 +330,16 @@ class Service:
         """The index opened in a search mode (reranked when the server reranks) with the
         abstention that goes with it, as `veracity ask --mode` opens it; each mode is opened
         once."""
-        from veracity.generate.open import SearchSettings, open_search
+        from veracity.config import SearchConfig
+        from veracity.generate.open import open_search
+        from veracity.models import Models
 
         if mode not in self._searches:
             own = mode == self.settings.mode
             try:
                 search = open_search(
-                    self.settings.index,
-                    settings=SearchSettings(mode=mode, rerank_depth=self.settings.rerank_depth),
-                    scorer=self.scorer,
-                    reranker=self.reranker,
+                    SearchConfig().with_options(**self._search_options(mode)),
+                    Models(verifier=lambda _name: self.scorer, reranker=self._loaded_reranker),
                 )
                 if not own:
                     search.retriever.load()
@@ -364,8 +364,32 @@ class Service:
         return StoppingRetriever(self._search(self._mode(mode)).retriever, stop)
 
     def _asker(self, k: int, tau: float, mode: str, stop: Stop) -> Asker:
+        from veracity.config import AskConfig
+
         search = dataclasses.replace(self._search(mode), retriever=self._retriever(mode, stop))
-        return search.asker(self.chat, self._scorer(stop), k=k, tau=tau)
+        asker = search.asker(self.chat, self._scorer(stop), k=k, tau=tau)
+        settings = self.settings
+        config = AskConfig().with_options(
+            **self._search_options(mode), k=k, tau=tau, llm=settings.llm, model=settings.model
+        )
+        asker.config = config.to_dict()  # the answers say how they were made
+        return asker
+
+    def _search_options(self, mode: str) -> dict[str, Any]:
+        """The options of a search in ``mode`` over the service's index and models."""
+        return {
+            "index": str(self.settings.index),
+            "mode": mode,
+            "verifier": self.settings.verifier,
+            "reranker": self.settings.reranker,
+            "rerank_depth": self.settings.rerank_depth,
+        }
+
+    def _loaded_reranker(self, name: str) -> RelevanceScorer:
+        """The reranker the service loaded (the one its settings name)."""
+        if self.reranker is None:  # the config names one only when the settings do
+            raise InputError(f"reranker {name!r}: the service runs no reranker")
+        return self.reranker
 
     @staticmethod
     def _ask_events(asker: Asker, question: str) -> Iterator[tuple[str, Any]]:
