@@ -75,7 +75,7 @@ def test_consistency_with_smollm2_scores_every_claim() -> None:
     sources = source_chunks(source_documents([SOURCE]))
     verifier = make_answer_verifier(
         scorer,
-        VerifyConfig().with_options(layers=("nli", "consistency")),
+        VerifyConfig().with_options(layers=("nli", "consistency"), llm="llamacpp"),
         sources=sources,
         consistency=layer,
     )
