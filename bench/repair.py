@@ -63,6 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _chat_cache import CachedChat
 from _report import REPO, write_result
+from veracity.config import RepairConfig, VerifyConfig
 from veracity.errors import GenerationError
 from veracity.generate.grounded import GroundedGenerator
 from veracity.models.chat.base import ChatModel
@@ -165,7 +166,9 @@ def auto_ais(
         return 0, 0
     if not passages:
         return claims, 0
-    found = make_answer_verifier(scorer, sources=passages, k=max(k, len(passages))).run(text)
+    found = make_answer_verifier(
+        scorer, VerifyConfig().with_options(k=max(k, len(passages))), sources=passages
+    ).run(text)
     return len(found.verdicts), found.count("supported")
 
 
@@ -275,14 +278,17 @@ def run_repairs(
                 _regenerate(totals, answer, text, starts, sources, scorer, chat, k)
             else:
                 # "revise-noquote": revise as before issue #31, with no quotation
+                config = RepairConfig().with_options(
+                    k=k,
+                    policy=policy.removesuffix("-noquote"),
+                    query=query,
+                    quote=not policy.endswith("-noquote"),
+                )
                 repairer = make_repairer(
                     scorer,
+                    config,
                     sources=sources,
-                    k=k,
-                    policy=policy.removesuffix("-noquote"),  # type: ignore[arg-type]
-                    query=query,
-                    chat=chat if policy in ("revise", "delete") else None,  # type: ignore[arg-type]
-                    quote=not policy.endswith("-noquote"),
+                    chat=chat if policy in ("revise", "delete") else None,
                 )
                 result = repairer.run(text)
                 changed = _changed_sentences(result, starts, len(answer.sentences))
@@ -355,7 +361,7 @@ def _regenerate(
     for marker in reversed(markers):
         new = new[: marker.span.start] + new[marker.span.end :]
     new = " ".join(new.replace(" .", ".").replace(" ,", ",").split())
-    verifier = make_answer_verifier(scorer, sources=sources, k=k)
+    verifier = make_answer_verifier(scorer, VerifyConfig().with_options(k=k), sources=sources)
     before = verifier.run(text)
     refused = detect_refusal(new) is not None or not new.strip()
     after = None if refused else verifier.run(new)
@@ -447,29 +453,23 @@ def run_rgb(cases: list[Case], scorer: CachedScorer) -> dict[str, Any]:
             true_only = source_chunks(source_documents(texts=[*case.original, *case.unrelated]))
             repairer = make_repairer(
                 scorer,
+                RepairConfig().with_options(k=8, policy=policy, query=query),
                 sources=both,
-                k=8,
-                policy=policy,  # type: ignore[arg-type]
-                query=query,
-            )  # type: ignore[arg-type]
+            )
             counts["cases"] += 1
             counts[_outcome(repairer.run(false), case)] += 1
             counts["control_changed"] += repairer.run(true).changed
             alone = make_repairer(
                 scorer,
+                RepairConfig().with_options(k=8, policy=policy, query=query),
                 sources=planted,
-                k=8,
-                policy=policy,  # type: ignore[arg-type]
-                query=query,
-            ).run(true)  # type: ignore[arg-type]
+            ).run(true)
             counts["planted_only_changed"] += alone.changed
             fixed = make_repairer(
                 scorer,
+                RepairConfig().with_options(k=8, policy=policy, query=query),
                 sources=true_only,
-                k=8,
-                policy=policy,  # type: ignore[arg-type]
-                query=query,
-            ).run(false)  # type: ignore[arg-type]
+            ).run(false)
             counts["true only"][_outcome(fixed, case)] += 1
             fake = case.false_answer.lower()
             counts["imports"] += fake in alone.text.lower() and fake not in true.lower()

@@ -32,7 +32,6 @@ import sys
 import tarfile
 import tempfile
 import time
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -43,17 +42,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import data_root
 from _report import write_result
 from veracity import defaults
-from veracity.batch import LocalPool, ParallelEmbedder, RayData, VerifyBatch, VerifySettings
+from veracity.batch import LocalPool, ParallelEmbedder, RayData, VerifyBatch
 from veracity.batch.engines import Engine, default_workers
 from veracity.batch.log import ResultLog
+from veracity.config import BatchConfig
 from veracity.corpus.index_dir import IndexDir
 from veracity.corpus.indexer import Indexer
 from veracity.defaults import EvidenceWindow
+from veracity.models import Models
 from veracity.retrieve.bm25 import BM25Builder
 from veracity.retrieve.dense import DENSE_VECTORS, DenseBuilder
 from veracity.retrieve.open import open_retriever
 from veracity.types import Document
-from veracity.verify import make_verifier
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = data_root() / "lfqa_verification_dev"
@@ -120,10 +120,10 @@ def run_verify(
     verifier: str = defaults.VERIFIER,
     window: EvidenceWindow = defaults.NLI_WINDOW,
 ) -> dict[str, Any]:
-    settings = VerifySettings(partial(make_verifier, verifier), window=window)
+    config = BatchConfig().with_options(verifier=verifier, window=window)
     out = folder / f"{name}.jsonl"
     start = time.perf_counter()
-    summary = VerifyBatch(settings, engine).run(source, out)
+    summary = VerifyBatch(config, Models(), engine).run(source, out)
     wall = time.perf_counter() - start
     claims = summary.counts["claims"]
     print(f"{name}: {summary.written} answers, {claims} claims in {wall:.1f} s", flush=True)

@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
 from veracity import defaults
+from veracity.config import VerifyConfig
 from veracity.evaluate.classification import roc_auc
 from veracity.models.chat.registry import make_chat
 from veracity.models.pairs.registry import make_verifier
@@ -102,7 +103,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             answers_without_claims += 1
             continue
         reference = make_answer_verifier(
-            scorer, sources=source_chunks([Document(id=qid, text=gold)]), layers=("nli",)
+            scorer,
+            VerifyConfig().with_options(layers=("nli",)),
+            sources=source_chunks([Document(id=qid, text=gold)]),
         ).verify_claims(claims)
         errors += [int(v.label != "supported") for v in reference.verdicts]
         sampled += [r.score for r in samples_layer.run(question, claims.claims).results]

@@ -26,6 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
+from veracity.config import VerifyConfig
 from veracity.models.pairs.shipped import ACTIVATIONS, EmbeddedVerifier
 from veracity.rules import KnowledgeLayer
 from veracity.verify.gather import source_chunks
@@ -82,9 +83,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         for answer in chosen:
             verifier = make_answer_verifier(
                 scorer,
+                VerifyConfig().with_options(window=window),
                 sources=source_chunks(docs[answer.question_id]),
                 knowledge=knowledge,
-                window=window,
             )
             text = " ".join(answer.sentences[:5])
             runs = []

@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _report import write_result
 from veracity import defaults
+from veracity.config import VerifyConfig
 from veracity.defaults import EvidenceWindow
 from veracity.models.pairs.registry import make_verifier
 from veracity.rules import KnowledgeLayer
@@ -143,11 +144,9 @@ def run(
                 chunks = source_chunks(source_documents(texts=texts))
                 verifier = make_answer_verifier(
                     scorer,
+                    VerifyConfig().with_options(layers=layers, k=8, window=window),
                     sources=chunks,
-                    layers=layers,
-                    k=8,
                     knowledge=knowledge if "knowledge" in layers else None,
-                    window=window,
                 )
                 for kind, text in zip(("false", "true"), answers(case), strict=True):
                     flagged, contested = _outcome(verifier.run(text))

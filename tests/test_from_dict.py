@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from veracity._json import strict_json
+from veracity.config import VerifyConfig
 from veracity.errors import InputError
 from veracity.generate.abstain import Abstainer, make_signal
 from veracity.generate.ask import Asker
@@ -102,8 +103,11 @@ TEXT = (
 
 def _report(**options: Any) -> Report:
     scorer = options.pop("scorer", TablePairScorer(CLAIMS))
-    verifier = make_answer_verifier(  # each source read on its own: the table's premises
-        scorer, sources=source_chunks(source_documents(texts=SOURCES)), window="passage", **options
+    config = VerifyConfig().with_options(  # each source read on its own: the table's premises
+        window="passage", **{name: options.pop(name) for name in ("layers",) if name in options}
+    )
+    verifier = make_answer_verifier(
+        scorer, config, sources=source_chunks(source_documents(texts=SOURCES)), **options
     )
     return verifier.run(TEXT, question="What do bees do?")
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from veracity.batch import LocalPool, VerifyBatch, VerifySettings
+from veracity.batch import LocalPool, VerifyBatch
 from veracity.batch.engines import Engine
+from veracity.config import BatchConfig
 from veracity.errors import InputError, OptionError
+from veracity.models import Models
 from veracity.testing import TablePairScorer
 
 pytestmark = pytest.mark.unit
@@ -23,7 +24,15 @@ TABLE = {
     (SOURCE, "Honey bees perform a waggle dance."): (0.9, 0.02, 0.08),
     ("Bumblebees do not dance.", "Bumblebees dance."): (0.05, 0.9, 0.05),
 }
-SETTINGS = VerifySettings(partial(TablePairScorer, TABLE))
+CONFIG = BatchConfig()
+
+
+def models(table: dict[tuple[str, str], tuple[float, float, float]] = TABLE, **kw: Any) -> Models:
+    """The verifier of every name scores by ``table``."""
+    return Models(verifier=lambda name: TablePairScorer(table, **kw))
+
+
+MODELS = models()
 
 
 def _lines(count: int) -> list[str]:
@@ -70,7 +79,7 @@ def test_every_line_gets_one_record(tmp_path: Path) -> None:
         [*_lines(6), "{oops", "", json.dumps({"id": 0, "answer": "again", "sources": []})],
     )
     progress: list[tuple[int, int, int]] = []
-    summary = VerifyBatch(SETTINGS, LocalPool(workers=1), answers_per_task=2).run(
+    summary = VerifyBatch(CONFIG, MODELS, LocalPool(workers=1), answers_per_task=2).run(
         source, tmp_path / "out.jsonl", progress=lambda *args: progress.append(args)
     )
     records = _records(tmp_path / "out.jsonl")
@@ -92,8 +101,8 @@ def test_every_line_gets_one_record(tmp_path: Path) -> None:
 
 def test_a_pool_writes_the_same_records_as_one_process(tmp_path: Path) -> None:
     source = _write(tmp_path / "in.jsonl", _lines(12))
-    VerifyBatch(SETTINGS, LocalPool(workers=1)).run(source, tmp_path / "one.jsonl")
-    summary = VerifyBatch(SETTINGS, LocalPool(workers=2), answers_per_task=1).run(
+    VerifyBatch(CONFIG, MODELS, LocalPool(workers=1)).run(source, tmp_path / "one.jsonl")
+    summary = VerifyBatch(CONFIG, MODELS, LocalPool(workers=2), answers_per_task=1).run(
         source, tmp_path / "pool.jsonl"
     )
     assert summary.workers == 2
@@ -118,26 +127,28 @@ def test_a_run_stopped_halfway_is_finished_by_the_next(tmp_path: Path) -> None:
     source = _write(tmp_path / "in.jsonl", [*_lines(10), "{oops"])
     out = tmp_path / "out.jsonl"
     with pytest.raises(KeyboardInterrupt):
-        VerifyBatch(SETTINGS, _Crashing(3), answers_per_task=2).run(source, out)
+        VerifyBatch(CONFIG, MODELS, _Crashing(3), answers_per_task=2).run(source, out)
     first = _records(out)
     assert 0 < len(first) < 11
     with out.open("a", encoding="utf-8") as handle:  # and a line torn by the kill
         handle.write('{"id": "q9", "line": 10, "summ')
-    summary = VerifyBatch(SETTINGS, LocalPool(workers=1)).run(source, out)
+    summary = VerifyBatch(CONFIG, MODELS, LocalPool(workers=1)).run(source, out)
     assert summary.done_before == len(first)
     assert summary.written == 11 - len(first)
     assert summary.cut_bytes > 0
-    VerifyBatch(SETTINGS, LocalPool(workers=1)).run(source, tmp_path / "whole.jsonl")
+    VerifyBatch(CONFIG, MODELS, LocalPool(workers=1)).run(source, tmp_path / "whole.jsonl")
     assert _records(out) == _records(tmp_path / "whole.jsonl")
-    again = VerifyBatch(SETTINGS, LocalPool(workers=1)).run(source, out)
+    again = VerifyBatch(CONFIG, MODELS, LocalPool(workers=1)).run(source, out)
     assert again.written == 0
     assert again.counts == summary.counts
 
 
 def test_a_verifier_that_breaks_gives_error_records_not_a_stop(tmp_path: Path) -> None:
     source = _write(tmp_path / "in.jsonl", _lines(3))
-    strict = VerifySettings(partial(TablePairScorer, {}, default=None), layers=("nli",))
-    summary = VerifyBatch(strict, LocalPool(workers=1)).run(source, tmp_path / "out.jsonl")
+    strict = BatchConfig().with_options(layers="nli")
+    summary = VerifyBatch(strict, models({}, default=None), LocalPool(workers=1)).run(
+        source, tmp_path / "out.jsonl"
+    )
     reasons = {r["error"]["reason"] for r in _records(tmp_path / "out.jsonl").values()}
     assert reasons == {"InputError"}
     assert summary.counts["errors"] == 3
@@ -147,15 +158,15 @@ def test_a_verifier_that_breaks_gives_error_records_not_a_stop(tmp_path: Path) -
     ("make", "message"),
     [
         (
-            lambda: VerifySettings(partial(TablePairScorer, {}), layers=("consistency",)),
+            lambda: BatchConfig().with_options(layers=("consistency",)),
             "chat model",
         ),
-        (lambda: VerifySettings(partial(TablePairScorer, {}), rule="majority"), "any"),
+        (lambda: BatchConfig().with_options(rule="majority"), "any"),
         (
-            lambda: VerifySettings(partial(TablePairScorer, {}), window="page"),  # type: ignore[arg-type]
+            lambda: BatchConfig().with_options(window="page"),
             "claim, focused, passage",
         ),
-        (lambda: VerifyBatch(SETTINGS, sources_field=None), "sources_field"),
+        (lambda: BatchConfig(sources_field=None), "sources_field"),
         (lambda: LocalPool(workers=0), "workers=0"),
     ],
 )
@@ -164,8 +175,8 @@ def test_bad_options_fail_before_anything_runs(
 ) -> None:
     def attempt() -> None:
         made = make()
-        if isinstance(made, VerifySettings):
-            VerifyBatch(made, LocalPool(workers=1)).run(
+        if isinstance(made, BatchConfig):
+            VerifyBatch(made, MODELS, LocalPool(workers=1)).run(
                 _write(tmp_path / "in.jsonl", _lines(1)), tmp_path / "out.jsonl"
             )
 
@@ -175,7 +186,7 @@ def test_bad_options_fail_before_anything_runs(
 
 
 def test_the_input_must_exist_and_differ_from_the_output(tmp_path: Path) -> None:
-    job = VerifyBatch(SETTINGS, LocalPool(workers=1))
+    job = VerifyBatch(CONFIG, MODELS, LocalPool(workers=1))
     with pytest.raises(InputError, match="not a file"):
         job.run(tmp_path / "missing.jsonl", tmp_path / "out.jsonl")
     source = _write(tmp_path / "in.jsonl", _lines(1))
@@ -214,8 +225,8 @@ def test_a_batch_reads_one_window_per_claim_when_asked(tmp_path: Path) -> None:
     source = _write(tmp_path / "in.jsonl", [json.dumps(line)])
     pairs = {}
     for window in ("passage", "claim"):
-        settings = VerifySettings(partial(TablePairScorer, TABLE), layers=("nli",), window=window)
+        config = BatchConfig().with_options(layers="nli", window=window)
         out = tmp_path / f"{window}.jsonl"
-        VerifyBatch(settings, LocalPool(workers=1)).run(source, out)
+        VerifyBatch(config, MODELS, LocalPool(workers=1)).run(source, out)
         pairs[window] = _records(out)["two@1"]["calls"]["verifier_pairs"]
     assert pairs == {"passage": 4, "claim": 2}  # two claims, two sources each

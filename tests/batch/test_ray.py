@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +13,13 @@ import numpy as np
 import pytest
 
 from veracity import defaults
-from veracity.batch import LocalPool, ParallelEmbedder, RayData, VerifyBatch, VerifySettings
+from veracity.batch import LocalPool, ParallelEmbedder, RayData, VerifyBatch
+from veracity.config import BatchConfig
 from veracity.corpus.index_dir import IndexDir
 from veracity.corpus.indexer import Indexer
+from veracity.models import Models
 from veracity.retrieve.bm25 import BM25Builder
 from veracity.retrieve.dense import DENSE_VECTORS, DenseBuilder
-from veracity.verify import make_verifier
 
 pytestmark = pytest.mark.integration
 
@@ -72,9 +72,9 @@ def test_ray_writes_the_records_of_the_local_path(local_ray: None, tmp_path: Pat
             if "[1]" in row["answer"]:
                 row["cited"] = {"1": "text-1#0"}
             handle.write(json.dumps(row) + "\n")
-    settings = VerifySettings(partial(make_verifier, "embedded"))
-    local = VerifyBatch(settings, LocalPool(workers=1)).run(source, tmp_path / "local.jsonl")
-    on_ray = VerifyBatch(settings, RayData(workers=2), answers_per_task=2).run(
+    config, models = BatchConfig(), Models()  # the shipped verifier, by its name
+    local = VerifyBatch(config, models, LocalPool(workers=1)).run(source, tmp_path / "local.jsonl")
+    on_ray = VerifyBatch(config, models, RayData(workers=2), answers_per_task=2).run(
         source, tmp_path / "ray.jsonl"
     )
     assert on_ray.engine == "ray"

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from veracity import cli, defaults
-from veracity.batch.verify import BATCH_LAYERS
+from veracity.config import BATCH_LAYERS
 from veracity.generate.abstain import SIGNALS
 from veracity.models import VERIFIERS
 from veracity.repair.pipeline import POLICIES
@@ -123,6 +123,7 @@ CHOICES = [
 OTHER_REASON = {
     ("verify", "--layers", "consistency"): "a chat model for 'consistency'",
     ("verify", "--rule", "logistic"): "--weights is needed",
+    ("verify", "--query", "question"): "a chat model to write the questions",
     ("verify --index", "--mode", "dense"): "built without dense vectors",
     ("ask", "--mode", "dense"): "built without dense vectors",
     ("search", "--mode", "dense"): "built without dense vectors",

@@ -39,6 +39,32 @@ DECISION = [
 ]
 
 
+#: The config a verify report carries (``VerifyConfig.to_dict()``).
+VERIFY_CONFIG = {
+    "config": ["format", "pipeline", "models", "evidence", "claims", "checking", "decision"],
+    "config.models": ["verifier", "llm", "model", "reranker", "spans"],
+    "config.evidence": ["index", "mode", "sources", "query", "k"],
+    "config.claims": ["method", "decompose", "decontextualize"],
+    "config.checking": ["tau", "window", "aggregation"],
+    "config.decision": ["layers", "rule", "weights", "knowledge_base", "samples", "temperature"],
+}
+
+#: The config a repair result carries (``RepairConfig.to_dict()``).
+REPAIR_CONFIG = {
+    "config": ["format", "pipeline", "models", "evidence", "tau", "policy"],
+    "config.models": VERIFY_CONFIG["config.models"],
+    "config.evidence": VERIFY_CONFIG["config.evidence"],
+    "config.policy": [
+        "policy",
+        "refuse_below",
+        "questions",
+        "quote",
+        "max_edit_chars",
+        "max_edit_share",
+    ],
+}
+
+
 def shapes(
     value: Any, path: str = "", found: dict[str, list[str]] | None = None
 ) -> dict[str, list[str]]:
@@ -322,9 +348,17 @@ ANSWER = [
     "sources",
     "provenance",
     "timings",
+    "config",
     "notes",
     "exit_code",
 ]
+#: The config an answer carries (``AskConfig.to_dict()``).
+ASK_CONFIG = {
+    "config": ["format", "pipeline", "models", "evidence", "rerank_depth", "abstain", "tau"],
+    "config.models": ["verifier", "llm", "model", "reranker", "spans"],
+    "config.evidence": ["index", "mode", "sources", "query", "k"],
+    "config.abstain": ["abstain", "signal", "threshold"],
+}
 PROVENANCE = [
     "model",
     "prompt_id",
@@ -360,6 +394,7 @@ def test_ask(fakes: Fakes) -> None:
     answered = fakes.json(*ask, "--signal", "top_bm25", "--threshold", "0")
     assert shapes(answered) == {
         "": ANSWER,
+        **ASK_CONFIG,
         "abstention": ["signal", "value", "threshold", "abstain", "source", "error", "reason"],
         "sentences[]": [
             "index",
@@ -475,8 +510,10 @@ def test_verify(fakes: Fakes) -> None:
             "timings",
             "calls",
             "warnings",
+            "config",
             "exit_code",
         ],
+        **VERIFY_CONFIG,
         "summary": [
             "claims",
             "supported",
@@ -576,8 +613,10 @@ def test_repair(fakes: Fakes) -> None:
             "notes",
             "calls",
             "timings",
+            "config",
             "exit_code",
         ],
+        **REPAIR_CONFIG,
         "summary": [
             "claims",
             "kept",

@@ -94,3 +94,21 @@ def test_bad_input_exits_2_with_a_clear_error(source: Path, args: list[str], mes
     code, _, err = _run(*args, app=app)
     assert code == 2
     assert message in err
+
+
+def test_a_repair_carries_its_config_and_reproduces_itself(source: Path, tmp_path: Path) -> None:
+    args = ["--answer", WRONG, "--sources", str(source), "--json", "-k", "2", "--tau", "0.7"]
+    code, out, _ = _run(*args)
+    assert code == 0
+    first = json.loads(out)
+    config = first["config"]
+    assert (config["pipeline"], config["evidence"]["k"], config["tau"]) == ("repair", 2, 0.7)
+    saved = tmp_path / "repair.json"
+    saved.write_text(out, encoding="utf-8")
+    code, again, _ = _run("--config", str(saved), "--json")  # the original answer, the sources
+    assert code == 0
+    second = json.loads(again)
+    assert (second["text"], second["config"]) == (first["text"], first["config"])
+    code, _, err = _run("--config", str(saved), "--policy", "mend")
+    assert code == 2
+    assert "--policy 'mend' is not allowed: one of revise, delete, flag, refuse" in err

@@ -499,3 +499,67 @@ def test_verify_prints_a_sentence_with_nothing_checkable_as_not_checkable(
     payload = json.loads(out)
     assert [claim["text"] for claim in payload["claims"]] == ["Honey bees perform a waggle dance."]
     assert [s["reason"] for s in payload["skipped"]] == ["fragment", "vague"]
+
+
+def _without_timings(payload: dict[str, object]) -> dict[str, object]:
+    return {key: value for key, value in payload.items() if key != "timings"}
+
+
+def test_a_report_carries_its_config_and_reproduces_itself(
+    sources: list[Path], tmp_path: Path
+) -> None:
+    args = ["--answer", ANSWER, "--json", "--window", "passage", "-k", "2", "--tau", "0.6"]
+    code, out, _ = _run(*args, "--layers", "nli", "--sources", *map(str, sources))
+    assert code == 0
+    first = json.loads(out)
+    config = first["config"]
+    assert (config["format"], config["pipeline"]) == (1, "verify")
+    assert (config["evidence"]["k"], config["checking"]["tau"]) == (2, 0.6)
+    assert (config["checking"]["window"], config["checking"]["aggregation"]) == ("passage", "max")
+    assert config["evidence"]["sources"] == [str(path) for path in sources]
+    saved = tmp_path / "report.json"
+    saved.write_text(out, encoding="utf-8")
+    # no answer, no sources, no options: all of them come from the report
+    code, again, _ = _run("--config", str(saved), "--json")
+    assert code == 0
+    assert _without_timings(json.loads(again)) == _without_timings(first)
+
+
+def test_options_given_with_a_config_override_it(sources: list[Path], tmp_path: Path) -> None:
+    code, out, _ = _run(
+        "--answer", ANSWER, "--json", "--layers", "nli", "--sources", str(sources[0])
+    )
+    assert code == 0
+    saved = tmp_path / "report.json"
+    saved.write_text(out, encoding="utf-8")
+    code, again, _ = _run("--config", str(saved), "-k", "3", "--sources", str(sources[1]), "--json")
+    assert code == 0
+    config = json.loads(again)["config"]
+    assert config["evidence"]["k"] == 3
+    assert config["evidence"]["sources"] == [str(sources[1])]
+    assert config["decision"]["layers"] == ["nli"]  # from the saved report
+
+
+@pytest.mark.parametrize(
+    ("saved", "message"),
+    [
+        ({"config": {"format": 99}}, "format 99 is newer than this veracity reads (1)"),
+        ({"config": {"pipeline": "repair"}}, "this is a repair config, not a verify one"),
+        ({"config": {"evidence": {"kk": 3}}}, "unknown key 'kk' in evidence; known: index"),
+        ({"config": {"evidence": {"k": 0}}}, "-k 0 is not allowed: at least 1"),
+    ],
+)
+def test_a_bad_saved_config_is_refused_with_the_fix(
+    tmp_path: Path, saved: dict[str, object], message: str
+) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(saved), encoding="utf-8")
+    code, _, err = _run("--config", str(path), "--answer", ANSWER)
+    assert code == 2
+    assert message in " ".join(err.split())
+
+
+def test_without_an_answer_or_a_report_the_answer_is_asked_for(sources: list[Path]) -> None:
+    code, _, err = _run("--sources", str(sources[0]))
+    assert code == 2
+    assert "--answer is needed" in err

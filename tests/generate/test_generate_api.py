@@ -45,7 +45,6 @@ def test_public_api_is_pinned():
             "GroundedGenerator",
             "IndexSearch",
             "Marker",
-            "SearchSettings",
             "SignalReading",
             "StaleCalibrationError",
             "StoredCalibration",

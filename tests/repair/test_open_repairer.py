@@ -1,4 +1,5 @@
-"""RepairSettings and open_repairer on fakes: the settings checked once, then handed on."""
+"""RepairConfig and open_repairer on fakes: the options checked once, in the config, the
+models made by the names it gives, the config in every result."""
 
 from __future__ import annotations
 
@@ -6,10 +7,11 @@ from typing import Any
 
 import pytest
 
+from veracity.config import RepairConfig
 from veracity.errors import OptionError
-from veracity.repair.open import RepairSettings, open_repairer
+from veracity.models import Models
+from veracity.repair.open import open_repairer
 from veracity.repair.pipeline import Repairer
-from veracity.repair.revise import EditLimits
 from veracity.testing import ScriptedChatModel, TablePairScorer
 from veracity.types import Chunk
 
@@ -24,28 +26,41 @@ def scorer() -> TablePairScorer:
     return TablePairScorer({(NOBEL, WRONG): (0.05, 0.9, 0.05), (NOBEL, NOBEL): (0.95, 0.0, 0.05)})
 
 
-def test_the_default_settings_revise_a_wrong_value() -> None:
-    repairer = open_repairer(scorer(), sources=[SOURCE])
+def models(chat: ScriptedChatModel | None = None) -> Models:
+    made = scorer()
+    return Models(
+        verifier=lambda name: made, chat=lambda spec, model: chat or ScriptedChatModel([])
+    )
+
+
+def config(**options: Any) -> RepairConfig:
+    return RepairConfig().with_options(**options)
+
+
+def test_the_default_config_revises_a_wrong_value() -> None:
+    repairer = open_repairer(RepairConfig(), models(), sources=[SOURCE])
     assert isinstance(repairer, Repairer)
     result = repairer.run(WRONG)
     assert result.text == NOBEL
     assert result.edits[0].method == "value_substitution@1"
 
 
-def test_the_settings_reach_the_repairer() -> None:
-    limits = EditLimits(max_chars=10)
-    settings = RepairSettings(policy="refuse", refuse_below=0.9, tau=0.8, k=2, limits=limits)
-    repairer = open_repairer(scorer(), sources=[SOURCE], settings=settings)
-    assert (repairer.policy, repairer.refuse_below, repairer.limits) == ("refuse", 0.9, limits)
+def test_the_config_reaches_the_repairer_and_its_result() -> None:
+    chosen = config(policy="refuse", refuse_below=0.9, tau=0.8, k=2, max_edit_chars=10)
+    repairer = open_repairer(chosen, models(), sources=[SOURCE])
+    assert (repairer.policy, repairer.refuse_below) == ("refuse", 0.9)
+    assert (repairer.limits.max_chars, repairer.limits.max_share) == (10, 0.5)
     assert repairer.verifier.nli.tau == 0.8
     assert repairer.verifier.gatherer.k == 2
-    assert repairer.run(WRONG).refused
+    result = repairer.run(WRONG)
+    assert result.refused
+    assert RepairConfig.from_dict(result.to_dict()["config"]) == chosen
 
 
 def test_without_quoting_no_quotation_is_made() -> None:
-    repairer = open_repairer(scorer(), sources=[SOURCE], settings=RepairSettings(quote=False))
+    repairer = open_repairer(config(quote=False), models(), sources=[SOURCE])
     assert repairer.quotation is None
-    assert open_repairer(scorer(), sources=[SOURCE]).quotation is not None
+    assert open_repairer(RepairConfig(), models(), sources=[SOURCE]).quotation is not None
 
 
 @pytest.mark.parametrize(
@@ -53,25 +68,24 @@ def test_without_quoting_no_quotation_is_made() -> None:
     [
         ("policy", "fix", "policy='fix' is not allowed: one of revise, delete, flag, refuse"),
         ("query", "page", "query='page' is not allowed: one of claim, question"),
+        ("refuse_below", 2, "refuse_below=2 is not allowed: from 0.0 to 1.0. A share, e.g. 0.5."),
+        ("questions", 0, "questions=0 is not allowed: at least 1"),
     ],
 )
-def test_a_choice_outside_its_registry_is_refused_when_the_settings_are_made(
-    option: str, value: str, message: str
+def test_an_option_outside_its_choices_is_refused_when_the_config_is_made(
+    option: str, value: object, message: str
 ) -> None:
-    options: dict[str, Any] = {option: value}
     with pytest.raises(OptionError, match=message):
-        RepairSettings(**options)
+        config(**{option: value})
 
 
 @pytest.mark.parametrize(
     ("policy", "uses"), [("revise", True), ("delete", True), ("flag", False), ("refuse", False)]
 )
 def test_only_revise_and_delete_use_a_chat_model(policy: str, uses: bool) -> None:
-    settings = RepairSettings(policy=policy)  # type: ignore[arg-type]
-    assert settings.uses_chat is uses
-    chat = ScriptedChatModel([])
+    assert config(policy=policy).policy.uses_chat is uses
     if uses:
-        assert open_repairer(scorer(), sources=[SOURCE], chat=chat, settings=settings)
+        assert open_repairer(config(policy=policy, llm="scripted"), models(), sources=[SOURCE])
     else:
-        with pytest.raises(OptionError, match="a chat model only with policy revise or delete"):
-            open_repairer(scorer(), sources=[SOURCE], chat=chat, settings=settings)
+        with pytest.raises(OptionError, match="a chat model only with a policy that uses one"):
+            config(policy=policy, llm="scripted")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from veracity.config import RepairConfig
 from veracity.repair import make_repairer
 from veracity.types import Chunk
 from veracity.verify import make_verifier, source_chunks, source_documents
@@ -54,7 +55,9 @@ def test_the_true_frisch_claim_is_kept(sources: tuple[Chunk, ...]) -> None:
 
 
 def test_delete_cuts_the_bumblebee_claim(sources: tuple[Chunk, ...]) -> None:
-    result = make_repairer(make_verifier("embedded"), sources=sources, policy="delete").run(ANSWER)
+    result = make_repairer(
+        make_verifier("embedded"), RepairConfig().with_options(policy="delete"), sources=sources
+    ).run(ANSWER)
     assert "bumblebees" not in result.text
     assert "Karl von Frisch." in result.text
     assert result.original == ANSWER

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from veracity.config import RepairConfig
 from veracity.errors import InputError, OptionError
-from veracity.repair import EditLimits, RepairResult, make_repairer
+from veracity.repair import RepairResult, make_repairer
 from veracity.testing import ScriptedChatModel, TablePairScorer
 from veracity.types import Chunk
 
@@ -42,9 +43,11 @@ def _repair(
     *,
     table: dict[tuple[str, str], tuple[float, float, float]] = TABLE,
     sources: list[Chunk] = SOURCES,
+    chat: ScriptedChatModel | None = None,
     **options: object,
 ) -> RepairResult:
-    return make_repairer(TablePairScorer(table), sources=sources, **options).run(answer)  # type: ignore[arg-type]
+    config = RepairConfig().with_options(**options)
+    return make_repairer(TablePairScorer(table), config, sources=sources, chat=chat).run(answer)
 
 
 def test_revise_substitutes_the_evidence_value_without_a_model() -> None:
@@ -127,7 +130,7 @@ def test_edits_over_the_limits_are_rejected_and_the_original_kept(reply: str, wh
 
 
 def test_limits_can_be_tightened() -> None:
-    result = _repair(WRONG, limits=EditLimits(max_share=0.01))  # 1 of 73 characters
+    result = _repair(WRONG, max_edit_share=0.01)  # 1 of 73 characters
     assert result.text == WRONG
     assert result.claims[0].action == "rejected"
 
@@ -240,7 +243,7 @@ def test_bad_input_is_a_clear_error() -> None:
     with pytest.raises(InputError, match="no sources"):
         make_repairer(TablePairScorer({})).run(TRUE)
     with pytest.raises(OptionError, match="revise, delete, flag, refuse"):
-        make_repairer(TablePairScorer({}), sources=SOURCES, policy="fix")  # type: ignore[arg-type]
+        RepairConfig().with_options(policy="fix")
 
 
 def test_to_dict_has_the_original_the_edits_and_both_attributions() -> None:

@@ -13,6 +13,7 @@ import pytest
 
 from veracity import defaults
 from veracity.assets import VERDICTS_CSS
+from veracity.config import VerifyConfig
 from veracity.errors import OptionError
 from veracity.retrieve.open import open_retriever
 from veracity.server.app import create_app
@@ -149,6 +150,20 @@ def test_verify_reports_a_claim_no_layer_checked_as_unchecked(index_dir: Path) -
     report = response.json()
     assert report["claims"][0]["label"] == "unchecked"
     assert (report["summary"]["supported"], report["summary"]["unchecked"]) == (0, 1)
+
+
+def test_a_verify_response_carries_the_config_that_made_it(index_dir: Path) -> None:
+    body = {"answer": WRONG, "layers": ["nli"], "k": 2, "tau": 0.7}
+
+    async def work(client: httpx.AsyncClient) -> httpx.Response:
+        return await client.post("/v1/verify", json=body)
+
+    response = serve(settings_for(index_dir), work)
+    assert response.status_code == 200, response.text
+    config = VerifyConfig.from_dict(response.json()["config"])
+    assert config.decision.layers == ("nli",)
+    assert (config.evidence.k, config.checking.tau) == (2, 0.7)
+    assert config.evidence.index is not None  # no pasted sources: the index the service reads
 
 
 def test_verify_against_documents_of_the_index_by_id(index_dir: Path) -> None:

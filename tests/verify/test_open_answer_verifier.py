@@ -1,5 +1,5 @@
-"""AnswerVerifierSettings and open_answer_verifier on fakes: the settings checked once, the
-parts made from them."""
+"""VerifyConfig and open_answer_verifier on fakes: the options checked once, in the config, the
+models made by the names it gives, the parts made from it, the config in every report."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ from typing import Any
 
 import pytest
 
+from veracity.config import VerifyConfig
 from veracity.errors import InputError, OptionError
+from veracity.models import Models
 from veracity.rules import KnowledgeLayer
 from veracity.testing import ScriptedChatModel, TablePairScorer
 from veracity.types import Chunk, LayerResult
 from veracity.verify.gather import source_chunks, source_documents
-from veracity.verify.open import AnswerVerifierSettings, open_answer_verifier
+from veracity.verify.open import open_answer_verifier
 from veracity.verify.pipeline import AnswerVerifier
 from veracity.verify.rules import fit_layer_weights
 
@@ -31,11 +33,21 @@ def scorer() -> TablePairScorer:
     return TablePairScorer({(SOURCE, CLAIM): (0.9, 0.0, 0.1)})
 
 
-def test_the_settings_reach_the_stages() -> None:
-    settings = AnswerVerifierSettings(
-        layers="knowledge, nli", rule="cascade", k=2, tau=0.8, window="claim", query="claim"
+def models(chat: ScriptedChatModel | None = None) -> Models:
+    made = scorer()
+    return Models(
+        verifier=lambda name: made,
+        chat=lambda spec, model: chat or ScriptedChatModel([]),
     )
-    verifier = open_answer_verifier(scorer(), sources=sources(), settings=settings)
+
+
+def config(**options: Any) -> VerifyConfig:
+    return VerifyConfig().with_options(**options)
+
+
+def test_the_config_reaches_the_stages_and_the_report() -> None:
+    chosen = config(layers="knowledge, nli", rule="cascade", k=2, tau=0.8, window="claim")
+    verifier = open_answer_verifier(chosen, models(), sources=sources())
     assert isinstance(verifier, AnswerVerifier)
     assert verifier.layers == ("knowledge", "nli")  # the cascade's order, as given
     assert verifier.combiner.rule == "cascade"
@@ -45,14 +57,25 @@ def test_the_settings_reach_the_stages() -> None:
     assert report.layers == ("knowledge", "nli")
     assert report.verdicts[0].label == "supported"
     assert report.rule.startswith("cascade")
+    saved = report.to_dict()["config"]
+    assert VerifyConfig.from_dict(saved) == chosen
+    assert (saved["evidence"]["k"], saved["checking"]["tau"]) == (2, 0.8)
+    assert (saved["checking"]["window"], saved["checking"]["aggregation"]) == ("claim", "max")
 
 
-def test_layers_are_checked_when_the_settings_are_made() -> None:
-    assert AnswerVerifierSettings(layers=["nli", "nli"]).layers == ("nli",)
+def test_the_source_files_a_config_names_are_read(tmp_path: Path) -> None:
+    source = tmp_path / "bees.md"
+    source.write_text(SOURCE, encoding="utf-8")
+    verifier = open_answer_verifier(config(sources=[source], layers="nli"), models())
+    assert verifier.run(CLAIM).verdicts[0].label == "supported"
+
+
+def test_layers_are_checked_when_the_config_is_made() -> None:
+    assert config(layers=["nli", "nli"]).decision.layers == ("nli",)
     with pytest.raises(OptionError, match="one or more of nli, knowledge, consistency"):
-        AnswerVerifierSettings(layers="nli,vibes")
+        config(layers="nli,vibes")
     with pytest.raises(OptionError, match="one or more of nli, knowledge, consistency"):
-        AnswerVerifierSettings(layers=())
+        config(layers=())
 
 
 @pytest.mark.parametrize(
@@ -66,44 +89,46 @@ def test_layers_are_checked_when_the_settings_are_made() -> None:
         ("claims", "magic", "claims='magic' is not allowed: one of rules, llm"),
         ("query", "page", "query='page' is not allowed: one of claim, question"),
         ("window", "page", "window='page' is not allowed: one of claim, focused, passage"),
+        ("k", 0, "k=0 is not allowed: at least 1. Ask for one passage or more."),
+        ("tau", 1.5, "tau=1.5 is not allowed: from 0.0 to 1.0"),
+        ("colour", "red", "colour='red' is not allowed: an option of verify: verifier, llm"),
     ],
 )
-def test_a_choice_outside_its_registry_is_refused_with_the_choices(
-    option: str, value: str, message: str
+def test_an_option_outside_its_choices_is_refused_with_the_choices(
+    option: str, value: object, message: str
 ) -> None:
-    options: dict[str, Any] = {option: value}
     with pytest.raises(OptionError, match=message):
-        AnswerVerifierSettings(**options)
+        config(**{option: value})
 
 
 def test_a_knowledge_base_without_the_knowledge_layer_is_refused(tmp_path: Path) -> None:
     facts = tmp_path / "facts.csv"
     with pytest.raises(InputError, match=r"--kb .*facts.csv is read by the knowledge layer"):
-        AnswerVerifierSettings(layers="nli", knowledge_base=facts)
+        config(layers="nli", knowledge_base=facts)
 
 
 def test_a_knowledge_base_file_is_read_into_the_knowledge_layer(tmp_path: Path) -> None:
     facts = tmp_path / "facts.csv"
     facts.write_text("entity,attribute,value\nhoney bee colony,workers,60000\n", encoding="utf-8")
-    settings = AnswerVerifierSettings(knowledge_base=facts)
-    verifier = open_answer_verifier(scorer(), sources=sources(), settings=settings)
+    chosen = config(knowledge_base=facts)
+    verifier = open_answer_verifier(chosen, models(), sources=sources())
     assert verifier.knowledge is not None
     assert verifier.knowledge.knowledge_base is not None
     assert [f.entity for f in verifier.knowledge.knowledge_base.facts] == ["honey bee colony"]
     with pytest.raises(OptionError, match="a knowledge layer or a knowledge base"):
-        open_answer_verifier(scorer(), knowledge=KnowledgeLayer(), settings=settings)
+        open_answer_verifier(chosen, models(), knowledge=KnowledgeLayer())
 
 
 def test_a_loaded_knowledge_layer_is_used_as_given() -> None:
     layer = KnowledgeLayer()
-    verifier = open_answer_verifier(scorer(), sources=sources(), knowledge=layer)
+    verifier = open_answer_verifier(VerifyConfig(), models(), sources=sources(), knowledge=layer)
     assert verifier.knowledge is layer
 
 
-def test_the_consistency_layer_samples_as_the_settings_say() -> None:
+def test_the_consistency_layer_samples_as_the_config_says() -> None:
     chat = ScriptedChatModel([])
-    settings = AnswerVerifierSettings(layers=("nli", "consistency"), samples=3, temperature=0.7)
-    verifier = open_answer_verifier(scorer(), sources=sources(), chat=chat, settings=settings)
+    chosen = config(layers=("nli", "consistency"), samples=3, temperature=0.7, llm="scripted")
+    verifier = open_answer_verifier(chosen, models(chat), sources=sources())
     assert verifier.consistency is not None
     assert (verifier.consistency.samples, verifier.consistency.temperature) == (3, 0.7)
     assert verifier.consistency.chat is chat
@@ -111,16 +136,13 @@ def test_the_consistency_layer_samples_as_the_settings_say() -> None:
 
 def test_a_chat_model_is_asked_for_where_one_is_used_and_refused_elsewhere() -> None:
     with pytest.raises(OptionError, match="a chat model for 'consistency'"):
-        open_answer_verifier(
-            scorer(), settings=AnswerVerifierSettings(layers=("nli", "consistency"))
-        )
+        config(layers=("nli", "consistency"))
+    with pytest.raises(OptionError, match="a chat model to write the questions"):
+        config(query="question")
     with pytest.raises(OptionError, match="a chat model only where one is used"):
-        open_answer_verifier(scorer(), chat=ScriptedChatModel([]))
+        config(llm="extractive")
     verifier = open_answer_verifier(
-        scorer(),
-        sources=sources(),
-        chat=ScriptedChatModel([]),
-        settings=AnswerVerifierSettings(query="question"),
+        config(query="question", llm="scripted"), models(), sources=sources()
     )
     assert verifier.gatherer.queries.chat is not None
 
@@ -140,10 +162,9 @@ def test_logistic_reads_its_weights_from_a_file(tmp_path: Path) -> None:
         findings, [True, False], layers=("nli", "knowledge"), fitted_on="test"
     )
     path = fitted.save(tmp_path / "weights.json")
-    settings = AnswerVerifierSettings(rule="logistic", weights=path)
-    verifier = open_answer_verifier(scorer(), sources=sources(), settings=settings)
+    verifier = open_answer_verifier(
+        config(rule="logistic", weights=path), models(), sources=sources()
+    )
     assert verifier.combiner.weights == fitted
     with pytest.raises(OptionError, match="weights is needed"):
-        open_answer_verifier(
-            scorer(), sources=sources(), settings=AnswerVerifierSettings(rule="logistic")
-        )
+        open_answer_verifier(config(rule="logistic"), models(), sources=sources())

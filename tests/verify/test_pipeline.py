@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
 from veracity import defaults
+from veracity.config import VerifyConfig
 from veracity.decision import FEATURES, Decision
 from veracity.errors import ClaimTooLongError, InputError, OptionError
 from veracity.rules import KnowledgeLayer
@@ -69,7 +71,9 @@ def test_report_labels_each_claim_with_evidence_and_summary() -> None:
         "Bumblebees perform a waggle dance. I hope this helps!"
     )
     # each passage read on its own: one passage's citation, another's anti-citation
-    report = make_answer_verifier(scorer, sources=_chunks(), window="passage").run(answer)
+    report = make_answer_verifier(
+        scorer, VerifyConfig().with_options(window="passage"), sources=_chunks()
+    ).run(answer)
     labels = {v.claim.text: v.label for v in report.verdicts}
     assert labels["Honey bees perform a waggle dance."] == "supported"
     assert labels["Bumblebees perform a waggle dance."] == "contradicted"
@@ -99,20 +103,26 @@ def test_report_labels_each_claim_with_evidence_and_summary() -> None:
 
 def test_layers_and_rules_change_the_verdict_but_keep_every_finding() -> None:
     answer = "A colony can hold about 90,000 workers."
-    nli_only = make_answer_verifier(WordScorer(), sources=_chunks(), layers=("nli",)).run(answer)
+    nli_only = make_answer_verifier(
+        WordScorer(), VerifyConfig().with_options(layers=("nli",)), sources=_chunks()
+    ).run(answer)
     assert [r.layer for r in nli_only.verdicts[0].layers] == ["nli"]
-    both_all = make_answer_verifier(WordScorer(), sources=_chunks(), rule="all").run(answer)
+    both_all = make_answer_verifier(
+        WordScorer(), VerifyConfig().with_options(rule="all"), sources=_chunks()
+    ).run(answer)
     assert [r.layer for r in both_all.verdicts[0].layers] == ["nli", "knowledge"]
     assert both_all.rule == "all"
     cascade = make_answer_verifier(
-        WordScorer(), sources=_chunks(), rule=LayerCombiner("cascade", order=("knowledge", "nli"))
+        WordScorer(),
+        VerifyConfig().with_options(rule="cascade", layers=("knowledge", "nli")),
+        sources=_chunks(),
     )
     assert cascade.run(answer).verdicts[0].flagged
 
 
 def test_cited_passages_are_the_evidence_of_citing_claims() -> None:
     bees, colony, _ = _chunks()
-    report = make_answer_verifier(WordScorer(), layers=("nli",)).run(
+    report = make_answer_verifier(WordScorer(), VerifyConfig().with_options(layers=("nli",))).run(
         "Honey bees perform a waggle dance [2].", cited={1: bees, 2: colony}
     )
     verdict = report.verdicts[0]
@@ -125,14 +135,14 @@ def test_cited_passages_are_the_evidence_of_citing_claims() -> None:
 def test_an_attached_marker_cites_over_numbered_blocks_and_is_text_without() -> None:
     # Harden-2 #8: heap[5] is text in an answer with no blocks; dance[2] cites over blocks
     bees, colony, _ = _chunks()
-    cited = make_answer_verifier(WordScorer(), layers=("nli",)).run(
+    cited = make_answer_verifier(WordScorer(), VerifyConfig().with_options(layers=("nli",))).run(
         "Honey bees perform a waggle dance[2].", cited={1: bees, 2: colony}
     )
     assert cited.verdicts[0].claim.markers == (2,)
     assert cited.verdicts[0].claim.text == "Honey bees perform a waggle dance."
-    plain = make_answer_verifier(WordScorer(), sources=_chunks(), layers=("nli",)).run(
-        "Honey bees perform a waggle dance[2]."
-    )
+    plain = make_answer_verifier(
+        WordScorer(), VerifyConfig().with_options(layers=("nli",)), sources=_chunks()
+    ).run("Honey bees perform a waggle dance[2].")
     assert plain.verdicts[0].claim.markers == ()
     assert plain.verdicts[0].claim.text == "Honey bees perform a waggle dance[2]."
 
@@ -144,15 +154,24 @@ def test_bad_input_is_refused_with_the_fix() -> None:
     with pytest.raises(InputError, match="no sources"):
         make_answer_verifier(WordScorer()).run("Bees dance.")
     with pytest.raises(OptionError, match="nli, knowledge, consistency"):
-        make_answer_verifier(WordScorer(), sources=_chunks(), layers=("vibes",))
+        make_answer_verifier(
+            WordScorer(), VerifyConfig().with_options(layers=("vibes",)), sources=_chunks()
+        )
     with pytest.raises(OptionError, match="chat model"):
-        make_answer_verifier(WordScorer(), sources=_chunks(), layers=("nli", "consistency"))
+        make_answer_verifier(
+            WordScorer(),
+            VerifyConfig().with_options(layers=("nli", "consistency")),
+            sources=_chunks(),
+        )
 
 
 def test_consistency_layer_needs_the_question_and_uses_the_chat_model() -> None:
     chat = ScriptedChatModel(["Honey bees perform a waggle dance."] * 5)
     verifier = make_answer_verifier(
-        WordScorer(), sources=_chunks(), layers=("nli", "consistency"), chat=chat
+        WordScorer(),
+        VerifyConfig().with_options(llm="scripted", layers=("nli", "consistency")),
+        sources=_chunks(),
+        chat=chat,
     )
     with pytest.raises(InputError, match="question"):
         verifier.run("Honey bees perform a waggle dance.")
@@ -165,7 +184,9 @@ def test_consistency_layer_needs_the_question_and_uses_the_chat_model() -> None:
 
 def test_stream_verifies_each_sentence_once_it_is_complete() -> None:
     verifier = make_answer_verifier(
-        WordScorer(), sources=_chunks(), layers=("nli",), window="passage"
+        WordScorer(),
+        VerifyConfig().with_options(layers=("nli",), window="passage"),
+        sources=_chunks(),
     )
     pieces = ["Honey bees perform a wag", "gle dance. Bumblebees perform", " a waggle dance."]
     seen: list[tuple[int, str]] = []
@@ -203,7 +224,9 @@ def test_a_claim_longer_than_the_window_is_a_failed_claim_not_a_score() -> None:
         "other workers where food is."
     )
     report = make_answer_verifier(
-        ShortWindow(), sources=_chunks(), layers=("nli",), window="passage"
+        ShortWindow(),
+        VerifyConfig().with_options(layers=("nli",), window="passage"),
+        sources=_chunks(),
     ).run(answer)
     assert [v.label for v in report.verdicts] == ["supported", "error"]
     failed = report.verdicts[1].layers[0]
@@ -230,7 +253,9 @@ def test_a_heading_source_never_makes_a_true_claim_contested() -> None:
         default=None,
     )
     sources = source_chunks(source_documents(texts=[heading, passage]))
-    verifier = make_answer_verifier(scorer, sources=sources, layers=("nli",), window="passage")
+    verifier = make_answer_verifier(
+        scorer, VerifyConfig().with_options(layers=("nli",), window="passage"), sources=sources
+    )
     report = verifier.run(claim)
     verdict = report.verdicts[0]
     assert (verdict.label, verdict.contested, verdict.anti_citations) == ("supported", False, ())
@@ -259,7 +284,10 @@ COMPOUND = "Honey bees and bumblebees perform a waggle dance."
 def test_chat_reaches_the_claim_extractor_when_llm_claims_are_asked_for() -> None:
     chat = ScriptedChatModel([DECOMPOSED, DECONTEXTUALIZED], model_id="tiny-chat")
     report = make_answer_verifier(
-        WordScorer(), sources=_chunks(), layers=("nli",), chat=chat, claims="llm"
+        WordScorer(),
+        VerifyConfig().with_options(llm="scripted", layers=("nli",), claims="llm"),
+        sources=_chunks(),
+        chat=chat,
     ).run(COMPOUND)
     assert len(chat.requests) == 2
     assert report.claims_method == "llm"
@@ -277,7 +305,10 @@ def test_chat_writes_the_retrieval_questions_when_the_query_is_a_question() -> N
         )
     )
     verifier = make_answer_verifier(
-        WordScorer(), sources=many, layers=("nli",), chat=chat, query="question", k=2
+        WordScorer(),
+        VerifyConfig().with_options(llm="scripted", layers=("nli",), query="question", k=2),
+        sources=many,
+        chat=chat,
     )
     report = verifier.run("A honey bee colony can hold about 60,000 workers in summer.")
     assert len(chat.requests) == 1
@@ -287,7 +318,9 @@ def test_chat_writes_the_retrieval_questions_when_the_query_is_a_question() -> N
 
 def test_decompose_off_keeps_a_compound_sentence_one_claim() -> None:
     verifier = make_answer_verifier(
-        WordScorer(), sources=_chunks(), layers=("nli",), decompose=False
+        WordScorer(),
+        VerifyConfig().with_options(layers=("nli",), decompose=False),
+        sources=_chunks(),
     )
     assert len(verifier.run(COMPOUND).verdicts) == 1
     composed = AnswerVerifier(
@@ -310,16 +343,16 @@ def test_decompose_off_keeps_a_compound_sentence_one_claim() -> None:
     ("options", "message"),
     [
         ({"chat": ScriptedChatModel([])}, "a chat model only where one is used"),
-        ({"claims": "llm"}, "a chat model to write the claims"),
-        ({"claims": "magic"}, "one of rules, llm"),
-        ({"layers": ("nli",), "knowledge": KnowledgeLayer()}, "only when layers include"),
+        ({"config": {"llm": "scripted", "claims": "llm"}}, "a chat model to write the claims"),
+        ({"knowledge": KnowledgeLayer(), "config": {"layers": "nli"}}, "only when layers include"),
     ],
 )
-def test_options_that_contradict_each_other_are_refused(
-    options: dict[str, object], message: str
+def test_parts_that_contradict_the_config_are_refused(
+    options: dict[str, Any], message: str
 ) -> None:
+    config = VerifyConfig().with_options(**options.pop("config", {}))
     with pytest.raises(OptionError, match=message):
-        make_answer_verifier(WordScorer(), sources=_chunks(), **options)  # type: ignore[arg-type]
+        make_answer_verifier(WordScorer(), config, sources=_chunks(), **options)
 
 
 def test_a_rule_and_the_layers_given_must_agree() -> None:
@@ -337,9 +370,9 @@ def test_a_rule_and_the_layers_given_must_agree() -> None:
 def test_one_window_per_claim_reads_one_pair_per_claim() -> None:
     scorer = WordScorer()
     answer = "Honey bees perform a waggle dance. Bumblebees perform a waggle dance."
-    report = make_answer_verifier(scorer, sources=_chunks(), layers=("nli",), window="claim").run(
-        answer
-    )
+    report = make_answer_verifier(
+        scorer, VerifyConfig().with_options(layers=("nli",), window="claim"), sources=_chunks()
+    ).run(answer)
     assert scorer.calls == [2]  # two claims, three passages each, one pair per claim
     first = report.verdicts[0]
     # The fake read the window whole: every passage, each judged with the window's one reading.
@@ -350,20 +383,24 @@ def test_one_window_per_claim_reads_one_pair_per_claim() -> None:
 
 
 def test_noisy_or_reads_each_passage_on_its_own_by_default() -> None:
-    verifier = make_answer_verifier(WordScorer(), sources=_chunks(), aggregation="noisy_or")
+    verifier = make_answer_verifier(
+        WordScorer(), VerifyConfig().with_options(aggregation="noisy_or"), sources=_chunks()
+    )
     assert verifier.nli.window == "passage"
     with pytest.raises(OptionError, match="window='passage'"):
         make_answer_verifier(
-            WordScorer(), sources=_chunks(), aggregation="noisy_or", window="claim"
+            WordScorer(),
+            VerifyConfig().with_options(aggregation="noisy_or", window="claim"),
+            sources=_chunks(),
         )
 
 
 def test_a_claim_window_makes_each_claim_one_verifier_pair() -> None:
     answer = "Honey bees perform a waggle dance. A colony can hold about 90,000 workers."
     scorer = WordScorer()
-    report = make_answer_verifier(scorer, sources=_chunks(), layers=("nli",), window="claim").run(
-        answer
-    )
+    report = make_answer_verifier(
+        scorer, VerifyConfig().with_options(layers=("nli",), window="claim"), sources=_chunks()
+    ).run(answer)
     assert defaults.NLI_WINDOW == "passage"  # the default reads each passage on its own
     assert len(report.verdicts) == 2
     assert scorer.calls == [2]  # one batched call, one (window, claim) pair per claim
@@ -384,14 +421,16 @@ def test_every_verdict_is_the_decision_s_and_carries_its_inputs() -> None:
     answer = "A colony can hold about 90,000 workers."
     source = ("A colony can hold about 60,000 workers.",)
     table = {(source[0], answer): (0.9, 0.05, 0.05)}
-    decided = make_answer_verifier(
-        TablePairScorer(table),
-        sources=source_chunks(source_documents(texts=source)),
+    decided = AnswerVerifier(
+        NLILayer(TablePairScorer(table)),
+        EvidenceGatherer(sources=source_chunks(source_documents(texts=source))),
+        knowledge=KnowledgeLayer(),
         rule=LayerCombiner("decision", order=("nli", "knowledge"), decision=decision),
     ).run(answer)
-    layered = make_answer_verifier(
-        TablePairScorer(table),
-        sources=source_chunks(source_documents(texts=source)),
+    layered = AnswerVerifier(
+        NLILayer(TablePairScorer(table)),
+        EvidenceGatherer(sources=source_chunks(source_documents(texts=source))),
+        knowledge=KnowledgeLayer(),
         rule=LayerCombiner("any", order=("nli", "knowledge"), decision=decision),
     ).run(answer)
     verdict = decided.verdicts[0]

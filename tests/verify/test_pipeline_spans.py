@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from veracity.config import VerifyConfig
 from veracity.testing import OverlapSpanDetector, TablePairScorer, save_tiny_classifier
 from veracity.types import Report
 from veracity.verify.gather import source_chunks, source_documents
@@ -22,9 +23,8 @@ ANSWER = "The museum is closed on Mondays. It opens at ten on Sundays."
 
 def _verify(answer: str, **options: Any) -> Report:
     chunks = source_chunks(source_documents(texts=[SOURCE]))
-    verifier = make_answer_verifier(
-        TablePairScorer({}), sources=chunks, layers=("nli",), decontextualize=False, **options
-    )
+    config = VerifyConfig().with_options(layers=("nli",), decontextualize=False)
+    verifier = make_answer_verifier(TablePairScorer({}), config, sources=chunks, **options)
     return verifier.run(answer)
 
 
@@ -97,7 +97,10 @@ def test_without_a_detector_nothing_changes() -> None:
 def test_streamed_sentences_keep_offsets_into_the_whole_answer() -> None:
     chunks = source_chunks(source_documents(texts=[SOURCE]))
     verifier = make_answer_verifier(
-        TablePairScorer({}), sources=chunks, layers=("nli",), spans=OverlapSpanDetector()
+        TablePairScorer({}),
+        VerifyConfig().with_options(layers=("nli",)),
+        sources=chunks,
+        spans=OverlapSpanDetector(),
     )
     words = ANSWER.split(" ")
     streamed = list(StreamVerifier(verifier).run(word + " " for word in words))

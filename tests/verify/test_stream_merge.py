@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from veracity.config import VerifyConfig
 from veracity.testing import TablePairScorer
 from veracity.types import Chunk
 from veracity.verify.pipeline import make_answer_verifier
@@ -25,7 +26,9 @@ def _verifier() -> object:
         (TEXT, "Karl von Frisch won the Nobel Prize in 1983."): (0.1, 0.8, 0.1),
     }
     return make_answer_verifier(
-        TablePairScorer(table), sources=[SOURCE], layers=("nli", "knowledge")
+        TablePairScorer(table),
+        VerifyConfig().with_options(layers=("nli", "knowledge")),
+        sources=[SOURCE],
     )
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from veracity.config import VerifyConfig
 from veracity.types import Chunk
 from veracity.verify import AnswerVerifier, StreamVerifier, make_answer_verifier, make_verifier
 from veracity.verify.consistency import ConsistencyLayer
@@ -73,7 +74,10 @@ def test_consistency_with_smollm2_scores_every_claim() -> None:
     )
     sources = source_chunks(source_documents([SOURCE]))
     verifier = make_answer_verifier(
-        scorer, sources=sources, layers=("nli", "consistency"), consistency=layer
+        scorer,
+        VerifyConfig().with_options(layers=("nli", "consistency"), llm="llamacpp"),
+        sources=sources,
+        consistency=layer,
     )
     report = verifier.run(
         "Karl von Frisch decoded the waggle dance.",
@@ -121,7 +125,9 @@ def test_a_heading_is_no_evidence_against_the_true_von_frisch_claim(
 ) -> None:
     claim = "The waggle dance was decoded by the Austrian zoologist Karl von Frisch."
     verifier = make_answer_verifier(
-        make_verifier("embedded"), sources=frisch_sources, layers=("nli",), k=2
+        make_verifier("embedded"),
+        VerifyConfig().with_options(layers=("nli",), k=2),
+        sources=frisch_sources,
     )
     verdict = verifier.run(claim).verdicts[0]
     heading = next(j for j in verdict.evidence if j.chunk_id.endswith("#0"))
@@ -141,7 +147,9 @@ def test_a_wrong_year_against_the_passage_is_still_contradicted(
     frisch_sources: tuple[Chunk, Chunk], claim: str
 ) -> None:
     verifier = make_answer_verifier(
-        make_verifier("embedded"), sources=frisch_sources, layers=("nli",), k=2
+        make_verifier("embedded"),
+        VerifyConfig().with_options(layers=("nli",), k=2),
+        sources=frisch_sources,
     )
     verdict = verifier.run(claim).verdicts[0]
     assert verdict.label == "contradicted"
@@ -156,3 +164,29 @@ def test_an_index_in_the_answer_is_compared_not_eaten() -> None:
     verdict = verifier.run("The smallest item of a min-heap is always heap[5].").verdicts[0]
     assert verdict.claim.text == "The smallest item of a min-heap is always heap[5]."
     assert verdict.label == "contradicted"
+
+
+def test_a_saved_report_reproduces_itself_with_the_shipped_models(tmp_path: Path) -> None:
+    """`veracity verify --config report.json` on the bundled sample corpus gives the same report
+    (timings apart) with the shipped verifier."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from veracity import cli
+
+    app = cli.build_app()
+    answer = EXAMPLES / "answer_to_check.md"
+    first = CliRunner().invoke(
+        app, ["verify", "--answer", str(answer), "--sources", str(SOURCE), "-k", "3", "--json"]
+    )
+    assert first.exit_code == 0, first.stderr
+    saved = tmp_path / "report.json"
+    saved.write_text(first.stdout, encoding="utf-8")
+    again = CliRunner().invoke(app, ["verify", "--config", str(saved), "--json"])
+    assert again.exit_code == 0, again.stderr
+    before, after = json.loads(first.stdout), json.loads(again.stdout)
+    before.pop("timings")
+    after.pop("timings")
+    assert after == before
+    assert before["config"]["evidence"]["k"] == 3

@@ -20,6 +20,7 @@ from haystack import Document, component
 from veracity import defaults
 from veracity.adapters.passages import Foreign, passages
 from veracity.adapters.scorers import scorer_of
+from veracity.config import RepairConfig
 from veracity.models.pairs.base import PairScorer
 from veracity.repair.pipeline import check_policy, make_repairer
 from veracity.types import Chunk
@@ -78,7 +79,8 @@ class Repairer:
 
     @component.output_types(answer=str, repair=dict[str, Any])
     def run(self, answer: str, documents: list[Document]) -> dict[str, Any]:
-        result = make_repairer(
-            scorer_of(self.verifier), sources=_passages(documents), policy=self.policy
-        ).run(answer)
+        config = RepairConfig().with_options(policy=self.policy)
+        result = make_repairer(scorer_of(self.verifier), config, sources=_passages(documents)).run(
+            answer
+        )
         return {"answer": result.text, "repair": result.to_dict()}

@@ -29,6 +29,7 @@ from pydantic import PrivateAttr
 from veracity import defaults
 from veracity.adapters.passages import Foreign, passage_metadata, passages
 from veracity.adapters.scorers import scorer_of
+from veracity.config import RepairConfig
 from veracity.errors import InputError
 from veracity.models.pairs.base import PairScorer
 from veracity.repair.pipeline import check_policy, make_repairer
@@ -92,9 +93,8 @@ class VerifyAnswer(Runnable[Mapping[str, Any], dict[str, Any]]):
         scorer = scorer_of(self.verifier)
         out = dict(input)
         if self.repair is not None:
-            result = make_repairer(scorer, sources=sources, policy=self.repair).run(
-                answer, question=question
-            )
+            chosen = RepairConfig().with_options(policy=self.repair)
+            result = make_repairer(scorer, chosen, sources=sources).run(answer, question=question)
             out |= {"original_answer": answer, "answer": result.text, "repair": result.to_dict()}
             answer = result.text
         grounding = GroundingCheck(scorer, mode=self.mode, threshold=self.threshold).run(

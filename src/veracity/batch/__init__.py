@@ -4,11 +4,10 @@ corpus (``veracity index --workers/--ray``) on a local pool of worker processes 
 The output of a batch is an append-only JSONL whose records are committed whole; a run killed
 at any point and run again writes every input line exactly once (:mod:`veracity.batch.log`).
 
->>> from functools import partial
->>> from veracity.batch import LocalPool, VerifyBatch, VerifySettings
->>> from veracity.verify import make_verifier
->>> job = VerifyBatch(VerifySettings(partial(make_verifier, "embedded")),
-...                   LocalPool(workers=2))                                  # doctest: +SKIP
+>>> from veracity.batch import LocalPool, VerifyBatch
+>>> from veracity.config import BatchConfig
+>>> from veracity.models import Models
+>>> job = VerifyBatch(BatchConfig(), Models(), LocalPool(workers=2))         # doctest: +SKIP
 >>> job.run("answers.jsonl", "reports.jsonl").counts                        # doctest: +SKIP
 {'answers': 1000, 'claims': 5210, 'supported': 3987, ...}
 """
@@ -18,7 +17,7 @@ from veracity.batch.engines import Engine, LocalPool, RayData, default_workers
 from veracity.batch.items import BadLine, BatchItem, parse_line, record_key
 from veracity.batch.job import BatchSummary, VerifyBatch
 from veracity.batch.log import ResultLog
-from veracity.batch.verify import BatchRecord, ItemVerifier, VerifySettings
+from veracity.batch.verify import BatchRecord, ItemVerifier, check_batch
 
 __all__ = [
     "BadLine",
@@ -32,7 +31,7 @@ __all__ = [
     "RayData",
     "ResultLog",
     "VerifyBatch",
-    "VerifySettings",
+    "check_batch",
     "default_workers",
     "parse_line",
     "record_key",

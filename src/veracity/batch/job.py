@@ -10,14 +10,15 @@
 Killed at any point and run again with the same output, it writes every input line's record
 exactly once. The output is complete when the summary's ``pending`` is 0.
 
->>> from functools import partial
 >>> import json, tempfile, pathlib
+>>> from veracity.config import BatchConfig
+>>> from veracity.models import Models
 >>> from veracity.testing import TablePairScorer
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (folder / "in.jsonl").write_text(json.dumps(
 ...     {"id": "q1", "answer": "Bees dance.", "sources": ["Bees dance."]}) + "\\n{oops\\n")
->>> job = VerifyBatch(VerifySettings(partial(TablePairScorer, {}), layers=("nli",)),
-...                   LocalPool(workers=1))
+>>> models = Models(verifier=lambda name: TablePairScorer({}))
+>>> job = VerifyBatch(BatchConfig().with_options(layers="nli"), models, LocalPool(workers=1))
 >>> summary = job.run(folder / "in.jsonl", folder / "out.jsonl")
 >>> summary.counts["answers"], summary.counts["errors"], summary.pending
 (1, 1, 0)
@@ -30,14 +31,18 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veracity import defaults
 from veracity.batch.engines import Engine, LocalPool
 from veracity.batch.items import BadLine, BatchItem, item_key, parse_line
 from veracity.batch.log import ResultLog
-from veracity.batch.verify import BatchRecord, ItemVerifier, VerifySettings
+from veracity.batch.verify import BatchRecord, ItemVerifier, check_batch
+from veracity.config import BatchConfig
 from veracity.errors import InputError, OptionError
+
+if TYPE_CHECKING:
+    from veracity.models import Models
 
 __all__ = ["BatchProgress", "BatchSummary", "VerifyBatch"]
 
@@ -81,8 +86,8 @@ class BatchSummary:
         return dict(self.__dict__) | {"counts": dict(self.counts)}
 
 
-def _make_stage(settings: VerifySettings) -> ItemVerifier:
-    return ItemVerifier(settings).load()
+def _make_stage(config: BatchConfig, models: Models) -> ItemVerifier:
+    return ItemVerifier(config, models).load()
 
 
 def _verify_task(stage: ItemVerifier, items: list[BatchItem]) -> list[BatchRecord]:
@@ -92,33 +97,27 @@ def _verify_task(stage: ItemVerifier, items: list[BatchItem]) -> list[BatchRecor
 class VerifyBatch:
     """Verifies a JSONL file of answers on an engine (see the module docstring).
 
-    ``settings`` say how each worker verifies; ``engine`` is a
-    :class:`~veracity.batch.engines.LocalPool` or :class:`~veracity.batch.engines.RayData`;
-    ``sources_field`` names the field of each line's source texts (``None`` with an index).
+    ``config`` says how each worker verifies (and where each line's sources are), ``models``
+    make its models by name; ``engine`` is a :class:`~veracity.batch.engines.LocalPool` or
+    :class:`~veracity.batch.engines.RayData`.
     """
 
     def __init__(
         self,
-        settings: VerifySettings,
+        config: BatchConfig,
+        models: Models,
         engine: Engine | None = None,
         *,
-        sources_field: str | None = defaults.BATCH_SOURCES_FIELD,
         answers_per_task: int = defaults.BATCH_ANSWERS_PER_TASK,
     ) -> None:
-        if not isinstance(settings, VerifySettings):
-            raise InputError(f"settings must be VerifySettings, got {type(settings).__name__}")
-        if (sources_field is None) == (settings.index is None):
-            raise OptionError(
-                "sources_field",
-                sources_field,
-                "a field name when there is no index, and None with one",
-                "Verify against each line's sources or against an index.",
-            )
+        if not isinstance(config, BatchConfig):
+            raise InputError(f"config must be a BatchConfig, got {type(config).__name__}")
         if answers_per_task < 1:
             raise OptionError("answers_per_task", answers_per_task, "1 or more")
-        self.settings = settings
+        self.config = config
+        self.models = models
         self.engine: Engine = engine or LocalPool()
-        self.sources_field = sources_field
+        self.sources_field = config.sources_field
         self.answers_per_task = answers_per_task
 
     def run(
@@ -133,7 +132,7 @@ class VerifyBatch:
             )
         if out.exists() and out.resolve() == source.resolve():
             raise InputError(f"--out {out} is the input file; write the reports elsewhere")
-        self.settings.check()
+        check_batch(self.config, self.models)
         log = ResultLog(out)
         state = log.open()
         done_before = len(state.keys)
@@ -153,7 +152,7 @@ class VerifyBatch:
         start = time.perf_counter()
         try:
             tasks = self._tasks(source, state.keys, commit)
-            with self.engine.start(partial(_make_stage, self.settings)) as engine:
+            with self.engine.start(partial(_make_stage, self.config, self.models)) as engine:
                 for records in engine.map(_verify_task, tasks):
                     commit(records)
                     answers += len(records)

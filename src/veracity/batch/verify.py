@@ -1,99 +1,48 @@
 """Verify one batch item in a worker: the models loaded once, the report as an output record.
 
-:class:`VerifySettings` is what every worker needs to build the same pipeline (it crosses
-process boundaries, so the verifier comes as a factory, e.g. ``functools.partial(make_verifier,
-"embedded")``). :class:`ItemVerifier` is the worker's stage: ``load()`` makes the verifier, the
+A :class:`~veracity.config.BatchConfig` and the :class:`~veracity.models.Models` that make its
+models by name are what every worker needs to build the same pipeline (they cross process
+boundaries). :class:`ItemVerifier` is the worker's stage: ``load()`` makes the verifier, the
 knowledge layer and the index retriever once; ``run(item)`` returns the item's record, the same
-``to_dict()`` as ``veracity verify --json`` with the ``id`` and ``line`` of the item in front,
-or an error record that says why the item could not be verified.
+``to_dict()`` as ``veracity verify --json`` (its ``config`` included) with the ``id`` and
+``line`` of the item in front, or an error record that says why the item could not be verified.
 
->>> from functools import partial
+>>> from veracity.config import BatchConfig
+>>> from veracity.models import Models
 >>> from veracity.testing import TablePairScorer
->>> settings = VerifySettings(partial(TablePairScorer, {}), layers=("nli",))
->>> worker = ItemVerifier(settings).load()
+>>> models = Models(verifier=lambda name: TablePairScorer({}))
+>>> worker = ItemVerifier(BatchConfig().with_options(layers="nli"), models).load()
 >>> record = worker.run(BatchItem("q1", 1, "Bees dance.", sources=("Bees dance.",)))
->>> record.key, record.data["summary"]["claims"]
-('id:q1', 1)
+>>> record.key, record.data["summary"]["claims"], record.data["config"]["pipeline"]
+('id:q1', 1, 'verify')
 """
 
 from __future__ import annotations
 
+import dataclasses
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from veracity import defaults
 from veracity._json import strict_json
 from veracity.batch.items import BadLine, BatchItem
-from veracity.defaults import EvidenceWindow
-from veracity.errors import InputError, OptionError, VeracityError
-from veracity.models.pairs.base import PairScorer
+from veracity.config import BatchConfig
+from veracity.errors import InputError, VeracityError
 from veracity.types import Chunk
 
-__all__ = ["BatchRecord", "ItemVerifier", "VerifySettings"]
+if TYPE_CHECKING:
+    from veracity.models import Models
 
-#: The layers a batch can run: the consistency layer needs a chat model per worker, which
-#: verify-batch does not make.
-BATCH_LAYERS = ("nli", "knowledge")
+__all__ = ["BatchRecord", "ItemVerifier", "check_batch"]
 
 
-@dataclass(frozen=True)
-class VerifySettings:
-    """How every worker verifies: the verifier ``factory`` (called once per worker), the
-    ``index`` to retrieve evidence from (``None``: each line brings its sources), the search
-    ``mode``, the ``layers`` and ``rule`` that decide, ``k`` and ``tau``, and the NLI layer's
-    ``window`` (``passage`` or ``claim``, see :mod:`veracity.verify.nli`)."""
+def check_batch(config: BatchConfig, models: Models) -> None:
+    """Fail now, before any worker starts, on a config no worker could run with (an index
+    that cannot be opened, a weights file that cannot be read)."""
+    from veracity.verify.open import open_answer_verifier
 
-    verifier: Callable[[], PairScorer]
-    index: Path | None = None
-    mode: str = defaults.SEARCH_MODE
-    layers: tuple[str, ...] = defaults.VERIFY_LAYERS
-    rule: str = defaults.VERIFY_RULE
-    k: int = defaults.VERIFY_TOP_K
-    tau: float = defaults.VERIFY_TAU
-    window: EvidenceWindow = defaults.NLI_WINDOW
-
-    def __post_init__(self) -> None:
-        from veracity.verify.nli import WINDOWS
-
-        if self.window not in WINDOWS:
-            raise OptionError("window", self.window, f"one of {', '.join(WINDOWS)}")
-        if not callable(self.verifier):
-            raise OptionError(
-                "verifier",
-                self.verifier,
-                "a factory that makes a PairScorer",
-                "For example functools.partial(make_verifier, 'embedded').",
-            )
-        unknown = [name for name in self.layers if name not in BATCH_LAYERS]
-        if unknown or not self.layers:
-            raise OptionError(
-                "layers",
-                ",".join(self.layers),
-                f"one or more of {', '.join(BATCH_LAYERS)} in a batch",
-                "The consistency layer needs a chat model; verify those answers "
-                "with `veracity verify --llm ...`.",
-            )
-
-    def check(self) -> None:
-        """Fail now, before any worker starts, on options no worker could run with."""
-        from veracity.verify.pipeline import make_answer_verifier
-
-        if self.index is not None:
-            from veracity.retrieve.open import open_retriever
-
-            open_retriever(self.index, mode=self.mode)
-        make_answer_verifier(
-            self.verifier(),
-            sources=(),
-            layers=self.layers,
-            rule=self.rule,
-            k=self.k,
-            tau=self.tau,
-            window=self.window,
-        )
+    open_answer_verifier(config.verify, models)
 
 
 @dataclass(frozen=True)
@@ -120,10 +69,11 @@ class BatchRecord:
 class ItemVerifier:
     """The worker's stage (see the module docstring)."""
 
-    def __init__(self, settings: VerifySettings) -> None:
-        if not isinstance(settings, VerifySettings):
-            raise InputError(f"settings must be VerifySettings, got {type(settings).__name__}")
-        self.settings = settings
+    def __init__(self, config: BatchConfig, models: Models) -> None:
+        if not isinstance(config, BatchConfig):
+            raise InputError(f"config must be a BatchConfig, got {type(config).__name__}")
+        self.config = config
+        self.models = models
         self._parts: _Parts | None = None
 
     def load(self) -> ItemVerifier:
@@ -133,7 +83,7 @@ class ItemVerifier:
 
     def _load(self) -> _Parts:
         if self._parts is None:
-            self._parts = _Parts.make(self.settings)
+            self._parts = _Parts.make(self.config, self.models)
         return self._parts
 
     def run(self, item: BatchItem) -> BatchRecord:
@@ -163,48 +113,50 @@ class _Parts:
     """What a worker makes once: the scorer, the knowledge layer, the index and its store."""
 
     def __init__(
-        self,
-        settings: VerifySettings,
-        scorer: PairScorer,
-        knowledge: Any,
-        index_verifier: Any,
-        store: Any,
+        self, config: BatchConfig, models: Models, knowledge: Any, retriever: Any, store: Any
     ) -> None:
-        self.settings = settings
-        self.scorer = scorer
+        self.config = config.verify
+        self.models = models  # its verifier made and loaded once, for every line
         self.knowledge = knowledge
-        self.index_verifier = index_verifier
+        self.retriever = retriever
         self.store = store
 
     @classmethod
-    def make(cls, settings: VerifySettings) -> _Parts:
+    def make(cls, config: BatchConfig, models: Models) -> _Parts:
         from veracity.rules import KnowledgeLayer
 
-        scorer = settings.verifier()
+        verify = config.verify
+        scorer = models.verifier(verify.models.verifier)
         scorer.load()
-        knowledge = KnowledgeLayer().load() if "knowledge" in settings.layers else None
-        index_verifier = store = None
-        if settings.index is not None:
+        models = dataclasses.replace(models, verifier=lambda _name: scorer)
+        knowledge = KnowledgeLayer().load() if "knowledge" in verify.decision.layers else None
+        retriever = store = None
+        if verify.evidence.index is not None:
             from veracity.corpus.index_dir import STORE, IndexDir
             from veracity.corpus.store import ChunkStore
             from veracity.retrieve.open import open_retriever
 
-            retriever = open_retriever(settings.index, mode=settings.mode)
+            retriever = open_retriever(verify.evidence.index, mode=verify.evidence.mode)
             retriever.load()
-            index_verifier = _pipeline(settings, scorer, knowledge, retriever=retriever)
-            store = ChunkStore.open(IndexDir(settings.index).current() / STORE)
-        return cls(settings, scorer, knowledge, index_verifier, store)
+            store = ChunkStore.open(IndexDir(verify.evidence.index).current() / STORE)
+        return cls(config, models, knowledge, retriever, store)
 
     def verify(self, item: BatchItem) -> Any:
-        if self.index_verifier is not None:
+        from veracity.verify.open import open_answer_verifier
+
+        made = self.models
+        if self.retriever is not None:
             cited = self._cited(item, self._index_chunk)
-            return self.index_verifier.run(item.answer, question=item.question, cited=cited)
+            pipeline = open_answer_verifier(
+                self.config, made, retriever=self.retriever, knowledge=self.knowledge
+            )
+            return pipeline.run(item.answer, question=item.question, cited=cited)
         from veracity.verify.gather import source_chunks, source_documents
 
         chunks = source_chunks(source_documents(texts=item.sources))
         by_id = {chunk.id: chunk for chunk in chunks}
         cited = self._cited(item, lambda chunk_id: by_id.get(chunk_id))
-        pipeline = _pipeline(self.settings, self.scorer, self.knowledge, sources=chunks)
+        pipeline = open_answer_verifier(self.config, made, sources=chunks, knowledge=self.knowledge)
         return pipeline.run(item.answer, question=item.question, cited=cited)
 
     def _index_chunk(self, chunk_id: str) -> Chunk | None:
@@ -227,26 +179,3 @@ class _Parts:
                 )
             cited[number] = chunk
         return cited
-
-
-def _pipeline(
-    settings: VerifySettings,
-    scorer: PairScorer,
-    knowledge: Any,
-    *,
-    retriever: Any = None,
-    sources: tuple[Chunk, ...] = (),
-) -> Any:
-    from veracity.verify.pipeline import make_answer_verifier
-
-    return make_answer_verifier(
-        scorer,
-        retriever=retriever,
-        sources=sources,
-        layers=settings.layers,
-        rule=settings.rule,
-        k=settings.k,
-        tau=settings.tau,
-        knowledge=knowledge,
-        window=settings.window,
-    )

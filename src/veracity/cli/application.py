@@ -8,42 +8,40 @@ flags; :func:`emit_json`; and the reading of a value that is either text or a fi
 
 from __future__ import annotations
 
-import dataclasses
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Protocol, TypeVar
+from typing import Annotated, Any, NoReturn, Protocol, TypeVar
 
 import typer
 
 from veracity import defaults
 from veracity._json import strict_json
 from veracity.cli.render import errors, show, styled
+from veracity.config import PipelineConfig
 from veracity.errors import InputError, OptionError, VeracityError
 from veracity.models import VERIFIERS, Models
 
-if TYPE_CHECKING:
-    from veracity.models.chat.base import ChatModel
-    from veracity.models.pairs.base import PairScorer
-    from veracity.retrieve.base import Retriever
-    from veracity.types import Chunk
+try:  # typer 0.2x carries its own copy of click
+    from typer._click.core import ParameterSource
+except ImportError:  # pragma: no cover - older typer
+    from click.core import ParameterSource  # type: ignore[assignment,no-redef,unused-ignore]
 
 __all__ = [
     "EXIT_FAILED",
     "EXIT_OK",
     "EXIT_PARTIAL",
-    "AnswerInputs",
+    "ConfigOption",
     "IndexOption",
     "IndexSearchOption",
     "Models",
     "VerifierOption",
-    "answer_inputs",
     "answer_option",
     "build_app",
     "choice_list",
     "cli_names",
+    "command_config",
     "emit_json",
-    "evidence_sources",
     "exit_with",
     "fail",
     "looks_like_path",
@@ -51,8 +49,10 @@ __all__ = [
     "models_of",
     "more_sources",
     "read_document_or_text",
+    "read_saved",
     "read_text_or_file",
     "run_and_show",
+    "saved_answer",
     "sources_option",
     "strict_json",
 ]
@@ -115,8 +115,8 @@ def models_of(ctx: typer.Context) -> Models:
 _LIBRARY_NAMES = {
     "index": {"size": "chunk_tokens", "address": "ray_address"},
     "calibrate": {"hits": "k"},
-    "verify": {"chat": "llm", "claims": "llm_claims"},
-    "repair": {"chat": "llm"},
+    "verify": {"chat": "llm", "claims": "llm_claims", "index": "index_dir"},
+    "repair": {"chat": "llm", "index": "index_dir"},
     "search": {"depth": "rerank_depth"},
     "ask": {"depth": "rerank_depth"},
     "serve": {"depth": "rerank_depth"},
@@ -306,56 +306,76 @@ def more_sources(
     return None if sources is None else [*sources, *map(Path, extra)]
 
 
-def evidence_sources(
-    sources: list[Path] | None, index_dir: Path | None, *, mode: str, command: str
-) -> tuple[Retriever | None, tuple[Chunk, ...]]:
-    """The retriever of ``--index`` or the passages of ``--sources`` (exactly one is given)."""
-    if bool(sources) == (index_dir is not None):
-        raise InputError(
-            f"give the sources to {command} against: --sources FILE ... or "
-            "--index DIR (one of them, not both)"
-        )
-    if index_dir is not None:
-        from veracity.retrieve.open import open_retriever
+C = TypeVar("C", bound=PipelineConfig)
 
-        return open_retriever(index_dir, mode=mode), ()
-    from veracity.verify.gather import source_chunks, source_documents
-
-    return None, source_chunks(source_documents(sources or ()))
+#: ``--config``: a saved config, or any output that carries one, to run again.
+ConfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        help="run as a saved config says: a JSON config, or the --json output of an earlier run "
+        "(its top-level config); options given here override it",
+    ),
+]
 
 
-@dataclasses.dataclass(frozen=True)
-class AnswerInputs:
-    """What ``verify`` and ``repair`` read from their shared options."""
+def read_saved(path: Path) -> dict[str, Any]:
+    """The JSON object in ``path`` (a config, or an output that carries one)."""
+    import json
 
-    text: str
-    retriever: Retriever | None
-    chunks: tuple[Chunk, ...]
-    scorer: PairScorer
-    chat: ChatModel | None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(f"--config {path}: cannot read it as JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise InputError(f"--config {path}: holds no JSON object; give a config or a report")
+    return data
 
 
-def answer_inputs(
-    ctx: typer.Context,
-    answer: str,
-    sources: list[Path] | None,
-    index_dir: Path | None,
-    *,
-    mode: str,
-    verifier: str,
-    llm: str | None,
-    model: str | None,
-) -> AnswerInputs:
-    """The answer, its evidence (``--sources`` or ``--index``), the verifier and the chat model
-    (``--llm``, if given) of the running command, read in that order (the first bad one
-    raises)."""
-    command = ctx.command.name or "veracity"
-    sources = more_sources(sources, ctx.args, command=command)
-    retriever, chunks = evidence_sources(sources, index_dir, mode=mode, command=command)
-    text = read_text_or_file(answer, "--answer")
-    scorer = models_of(ctx).verifier(verifier)
-    chat = None if llm is None else models_of(ctx).chat(llm, model)
-    return AnswerInputs(text, retriever, chunks, scorer, chat)
+def command_config(
+    ctx: typer.Context, kind: type[C], saved: Mapping[str, Any] | None, options: Mapping[str, Any]
+) -> C:
+    """The config a command runs: ``saved`` (read from ``--config``: a config, or an output
+    whose top-level ``config`` is one) with the options given on the command line set over it,
+    or, without one, every option as given or defaulted. ``options`` maps each option's
+    parameter name to ``(config option name, value)``."""
+    given = dict(options)
+    base = kind()
+    if saved is not None:
+        base = kind.from_dict(saved.get("config", saved))
+        given = {
+            name: option
+            for name, option in options.items()
+            if ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE
+        }
+        # the evidence is one choice: a command line's --sources replaces a saved --index
+        for group in _TOGETHER:
+            if any(name in given for name in group):
+                given |= {name: options[name] for name in group if name in options}
+    return base.with_options(**dict(given.values()))
+
+
+#: Options that a command line sets together over a saved config.
+_TOGETHER = (("sources", "index_dir"), ("sources_field", "index_dir"))
+
+
+def saved_answer(
+    answer: str | None, question: str | None, saved: Mapping[str, Any] | None, *, verb: str
+) -> tuple[str, str | None]:
+    """The answer and question of ``--answer`` and ``--question``, else of the output that
+    ``--config`` read (a report's ``answer``, a repair's ``original``, and its ``question``)."""
+    saved = saved or {}
+    if question is None and isinstance(saved.get("question"), str):
+        question = saved["question"]
+    if answer is not None:
+        return read_text_or_file(answer, "--answer"), question
+    for field in ("answer", "original"):
+        if isinstance(saved.get(field), str):
+            return saved[field], question
+    raise InputError(
+        f"--answer is needed: the answer to {verb} (a file, the text itself, or - for standard "
+        "input), unless --config names an earlier output, whose answer is used again"
+    )
 
 
 def _root() -> None:

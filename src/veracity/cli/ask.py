@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated, get_args
@@ -86,14 +87,21 @@ def ask(
     sentence (or a repair edit's model reply could not be read); 2 on bad options or a missing
     index.
     """
+    from veracity.config import AskConfig
     from veracity.generate.grounded import GroundedGenerator
-    from veracity.generate.open import SearchSettings, open_asker
-    from veracity.generate.writers import make_writer
+    from veracity.generate.open import open_asker
 
     notes: list[str] = []
     try:
-        search = SearchSettings(
+        config = AskConfig().with_options(
+            index=index_dir,
             mode=mode,
+            k=k,
+            tau=tau,
+            llm=llm,
+            model=model,
+            verifier=verifier,
+            reranker=reranker_of(rerank=rerank, reranker=reranker, depth=rerank_depth),
             rerank_depth=rerank_depth,
             abstain=abstain,
             signal=signal,
@@ -101,33 +109,26 @@ def ask(
         )
         models = models_of(ctx)
         scorer = models.verifier(verifier)
-        asker = open_asker(
-            index_dir,
-            make_writer(llm, model=model, scorer=scorer, chat=models.chat),
-            scorer,
-            search=search,
-            k=k,
-            tau=tau,
-            reranker=reranker_of(ctx, rerank=rerank, reranker=reranker, depth=rerank_depth),
-        )
+        # the repair below reads with the same verifier
+        models = dataclasses.replace(models, verifier=lambda _name: scorer)
+        asker = open_asker(config, models)
         notes.extend(asker.notes)
         answer = asker.run(question)
         repaired = None
         if repair and answer.answered and answer.text.strip():
-            from veracity.repair.open import RepairSettings, open_repairer
-            from veracity.repair.pipeline import check_policy
+            from veracity.config import RepairConfig
+            from veracity.repair.open import open_repairer
 
-            settings = RepairSettings(policy=check_policy(policy), k=k)
+            fixing = RepairConfig().with_options(policy=policy, k=k, verifier=verifier)
             # The extractive answerer copies passages: it cannot write questions or edits.
             generator = asker.generator
-            chat = (
-                generator.chat
-                if settings.uses_chat and isinstance(generator, GroundedGenerator)
-                else None
-            )
-            repairer = open_repairer(
-                scorer, retriever=asker.retriever, chat=chat, settings=settings
-            )
+            # the models ask made already, and the index it searched
+            made = models
+            if fixing.policy.uses_chat and isinstance(generator, GroundedGenerator):
+                chat = generator.chat
+                fixing = fixing.with_options(llm=llm, model=model)
+                made = dataclasses.replace(made, chat=lambda *_names: chat)
+            repairer = open_repairer(fixing, made, retriever=asker.retriever)
             blocks = {n: hit.chunk for n, hit in enumerate(answer.sources, start=1)}
             repaired = repairer.run(answer.text, question=question, cited=blocks)
         elif repair:

@@ -11,18 +11,23 @@ from veracity import defaults
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
+    ConfigOption,
     IndexOption,
     IndexSearchOption,
     VerifierOption,
-    answer_inputs,
     answer_option,
     choice_list,
+    command_config,
     exit_with,
     fail,
+    models_of,
+    more_sources,
+    read_saved,
+    saved_answer,
     sources_option,
 )
 from veracity.cli.output.repair import print_repair
-from veracity.errors import VeracityError, check_choice
+from veracity.errors import InputError, VeracityError
 
 if TYPE_CHECKING:
     from veracity.repair.result import RepairResult
@@ -35,7 +40,7 @@ def repair_exit_code(result: RepairResult) -> int:
 
 def repair_command(
     ctx: typer.Context,
-    answer: Annotated[str, answer_option("repair")],
+    answer: Annotated[str | None, answer_option("repair")] = None,
     sources: Annotated[list[Path] | None, sources_option("repair")] = None,
     index_dir: IndexOption = None,
     question: Annotated[str | None, typer.Option(help="the question the answer replies to")] = None,
@@ -73,6 +78,7 @@ def repair_command(
     tau: Annotated[
         float, typer.Option(help="P(supported) a claim must reach")
     ] = defaults.VERIFY_TAU,
+    config_file: ConfigOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Repair an answer so that its sources support it, changing as little as possible.
@@ -84,29 +90,36 @@ def repair_command(
     or a claim could not be judged (those claims are left as they are); 2 on bad options or
     unreadable input.
     """
-    from veracity.repair.open import RepairSettings, open_repairer
-    from veracity.repair.pipeline import check_policy
-    from veracity.verify.questions import QUERY_MODES
+    from veracity.config import RepairConfig
+    from veracity.repair.open import open_repairer
 
     try:
-        settings = RepairSettings(
-            policy=check_policy(policy),
-            query=check_choice("query", query, QUERY_MODES),
-            k=k,
-            tau=tau,
-            refuse_below=refuse_below,
+        saved = None if config_file is None else read_saved(config_file)
+        config = command_config(
+            ctx,
+            RepairConfig,
+            saved,
+            {
+                "policy": ("policy", policy),
+                "query": ("query", query),
+                "refuse_below": ("refuse_below", refuse_below),
+                "k": ("k", k),
+                "tau": ("tau", tau),
+                "verifier": ("verifier", verifier),
+                "llm": ("llm", llm),
+                "model": ("model", model),
+                "mode": ("mode", mode),
+                "sources": ("sources", more_sources(sources, ctx.args, command="repair") or []),
+                "index_dir": ("index", None if index_dir is None else str(index_dir)),
+            },
         )
-        given = answer_inputs(
-            ctx, answer, sources, index_dir, mode=mode, verifier=verifier, llm=llm, model=model
-        )
-        repairer = open_repairer(
-            given.scorer,
-            retriever=given.retriever,
-            sources=given.chunks,
-            chat=given.chat,
-            settings=settings,
-        )
-        result = repairer.run(given.text, question=question)
+        if config.evidence.index is None and not config.evidence.sources:
+            raise InputError(
+                "give the sources to repair against: --sources FILE ... or "
+                "--index DIR (one of them, not both)"
+            )
+        text, question = saved_answer(answer, question, saved, verb="repair")
+        result = open_repairer(config, models_of(ctx)).run(text, question=question)
     except VeracityError as exc:
         raise fail(exc) from exc
     exit_with(result, repair_exit_code(result), print_repair, as_json=as_json)

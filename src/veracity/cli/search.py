@@ -12,7 +12,6 @@ from veracity.cli.application import choice_list, models_of, run_and_show
 from veracity.cli.output.search import print_search
 
 if TYPE_CHECKING:
-    from veracity.models.relevance.base import RelevanceScorer
     from veracity.types import SearchResult
 
 #: The help of the options ``search`` and ``ask`` share.
@@ -24,10 +23,8 @@ DEPTH_HELP = (
 )
 
 
-def reranker_of(
-    ctx: typer.Context, *, rerank: bool, reranker: str, depth: int | None
-) -> RelevanceScorer | None:
-    """The reranker ``--reranker`` names with ``--rerank``, else ``None``.
+def reranker_of(*, rerank: bool, reranker: str, depth: int | None) -> str | None:
+    """The name of the reranker ``--reranker`` names with ``--rerank``, else ``None``.
 
     ``--reranker`` and ``--rerank-depth`` choose how to rerank, and ``--rerank`` whether to: it
     is the command's flags that disagree when either comes without it, so they are checked here.
@@ -42,7 +39,7 @@ def reranker_of(
                 f"{flag} is given, or leave {flag} out"
             )
         return None
-    return models_of(ctx).reranker(reranker)
+    return reranker
 
 
 def search(
@@ -59,11 +56,18 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Search an index; each passage shows its document, section, page and character span."""
-    from veracity.generate.open import SearchSettings, open_search
+    from veracity.config import SearchConfig
+    from veracity.generate.open import open_search
 
     def work() -> SearchResult:
-        settings = SearchSettings(mode=mode, rerank_depth=rerank_depth, abstain=False)
-        scorer = reranker_of(ctx, rerank=rerank, reranker=reranker, depth=rerank_depth)
-        return open_search(index_dir, settings=settings, reranker=scorer).retriever.run(query, k=k)
+        config = SearchConfig().with_options(
+            index=index_dir,
+            mode=mode,
+            k=k,
+            reranker=reranker_of(rerank=rerank, reranker=reranker, depth=rerank_depth),
+            rerank_depth=rerank_depth,
+            abstain=False,
+        )
+        return open_search(config, models_of(ctx)).retriever.run(query, k=k)
 
     run_and_show(work, print_search, as_json=as_json)

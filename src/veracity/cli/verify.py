@@ -11,24 +11,28 @@ from veracity import defaults
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
+    ConfigOption,
     IndexOption,
     IndexSearchOption,
     VerifierOption,
-    answer_inputs,
     answer_option,
     choice_list,
+    command_config,
     exit_with,
     fail,
     models_of,
+    more_sources,
+    read_saved,
+    saved_answer,
     sources_option,
 )
 from veracity.cli.output.report import print_report
-from veracity.errors import VeracityError, check_choice
+from veracity.errors import InputError, VeracityError
 
 
 def verify_command(
     ctx: typer.Context,
-    answer: Annotated[str, answer_option("check")],
+    answer: Annotated[str | None, answer_option("check")] = None,
     sources: Annotated[list[Path] | None, sources_option("check")] = None,
     index_dir: IndexOption = None,
     question: Annotated[
@@ -97,6 +101,7 @@ def verify_command(
             "(offsets into the answer) and listed under each claim in the terminal"
         ),
     ] = None,
+    config_file: ConfigOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Check an answer claim by claim against source files or an index.
@@ -108,36 +113,44 @@ def verify_command(
     (whatever the verdicts); 1 when some claims could not be judged because a layer failed; 2
     on bad options or unreadable input.
     """
-    from veracity.verify.nli import WINDOWS
-    from veracity.verify.open import AnswerVerifierSettings, open_answer_verifier
-    from veracity.verify.questions import QUERY_MODES
+    from veracity.config import VerifyConfig
+    from veracity.verify.open import open_answer_verifier
 
     try:
-        settings = AnswerVerifierSettings(
-            layers=layers,
-            rule=rule,
-            weights=weights,
-            knowledge_base=knowledge_base,
-            claims="llm" if llm_claims else "rules",
-            query=check_choice("query", query, QUERY_MODES),
-            k=k,
-            tau=tau,
-            window=check_choice("window", window, WINDOWS),
-            samples=samples,
-            temperature=temperature,
+        saved = None if config_file is None else read_saved(config_file)
+        evidence = more_sources(sources, ctx.args, command="verify") or []
+        config = command_config(
+            ctx,
+            VerifyConfig,
+            saved,
+            {
+                "layers": ("layers", layers),
+                "rule": ("rule", rule),
+                "weights": ("weights", weights),
+                "knowledge_base": ("knowledge_base", knowledge_base),
+                "llm_claims": ("claims", "llm" if llm_claims else "rules"),
+                "query": ("query", query),
+                "k": ("k", k),
+                "tau": ("tau", tau),
+                "window": ("window", window),
+                "samples": ("samples", samples),
+                "temperature": ("temperature", temperature),
+                "verifier": ("verifier", verifier),
+                "llm": ("llm", llm),
+                "model": ("model", model),
+                "spans": ("spans", spans),
+                "mode": ("mode", mode),
+                "sources": ("sources", evidence),
+                "index_dir": ("index", None if index_dir is None else str(index_dir)),
+            },
         )
-        given = answer_inputs(
-            ctx, answer, sources, index_dir, mode=mode, verifier=verifier, llm=llm, model=model
-        )
-        pipeline = open_answer_verifier(
-            given.scorer,
-            retriever=given.retriever,
-            sources=given.chunks,
-            chat=given.chat,
-            spans=None if spans is None else models_of(ctx).spans(spans),
-            settings=settings,
-        )
-        report = pipeline.run(given.text, question=question)
+        if config.evidence.index is None and not config.evidence.sources:
+            raise InputError(
+                "give the sources to verify against: --sources FILE ... or "
+                "--index DIR (one of them, not both)"
+            )
+        text, question = saved_answer(answer, question, saved, verb="check")
+        report = open_answer_verifier(config, models_of(ctx)).run(text, question=question)
     except VeracityError as exc:
         raise fail(exc) from exc
     code = EXIT_PARTIAL if report.failures else EXIT_OK

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, get_args
 
@@ -12,15 +11,18 @@ from veracity import defaults
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
+    ConfigOption,
     IndexSearchOption,
     VerifierOption,
     choice_list,
+    command_config,
     emit_json,
     fail,
     models_of,
+    read_saved,
 )
 from veracity.cli.render import console, errors, show, styled
-from veracity.errors import InputError, VeracityError, check_choice
+from veracity.errors import InputError, VeracityError
 
 if TYPE_CHECKING:
     from veracity.batch import BatchSummary, Engine
@@ -142,6 +144,7 @@ def verify_batch_command(
             "records (repeat for more)"
         ),
     ] = None,
+    config_file: ConfigOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print the summary as JSON")] = False,
 ) -> None:
     """Verify every answer of a JSONL file; write one report per line to --out.
@@ -156,17 +159,17 @@ def verify_batch_command(
     every line was verified and every claim judged; 1 when some lines or claims failed (the
     rest is written); 2 on bad options or unreadable input.
     """
-    from veracity.batch import VerifyBatch, VerifySettings
-    from veracity.verify.nli import WINDOWS
+    from veracity.batch import VerifyBatch
+    from veracity.config import BatchConfig
 
     try:
-        evidence_window = check_choice("window", window, WINDOWS)
         if report_by and report is None:
             raise InputError(
                 "--report-by names the fields of the overview page: give the "
                 "page's file too, e.g. --report overview.html"
             )
-        if (sources_field is None) == (index_dir is None):
+        saved = None if config_file is None else read_saved(config_file)
+        if saved is None and (sources_field is None) == (index_dir is None):
             if sources_field is None and index_dir is None:
                 sources_field = defaults.BATCH_SOURCES_FIELD
             else:
@@ -174,20 +177,23 @@ def verify_batch_command(
                     "give the evidence one way: --sources-field FIELD (each line "
                     "brings its source texts) or --index DIR, not both"
                 )
-        names = tuple(part.strip() for part in layers.split(",") if part.strip())
-        settings = VerifySettings(
-            partial(models_of(ctx).verifier, verifier),
-            index=index_dir,
-            mode=mode,
-            layers=names,
-            rule=rule,
-            k=k,
-            tau=tau,
-            window=evidence_window,
+        config = command_config(
+            ctx,
+            BatchConfig,
+            saved,
+            {
+                "sources_field": ("sources_field", sources_field),
+                "index_dir": ("index", None if index_dir is None else str(index_dir)),
+                "layers": ("layers", layers),
+                "rule": ("rule", rule),
+                "verifier": ("verifier", verifier),
+                "mode": ("mode", mode),
+                "k": ("k", k),
+                "tau": ("tau", tau),
+                "window": ("window", window),
+            },
         )
-        job = VerifyBatch(
-            settings, engine_of(workers, ray, ray_address), sources_field=sources_field
-        )
+        job = VerifyBatch(config, models_of(ctx), engine_of(workers, ray, ray_address))
         with batch_progress("answers", disable=as_json) as progress:
             task = progress.add_task(
                 f"verify ({job.engine.name}, {job.engine.workers} "

@@ -39,7 +39,7 @@ from veracity.generate.calibration import (
 from veracity.generate.check import CheckedAnswer, CitationChecker
 from veracity.generate.extractive import ExtractiveAnswerer, ExtractiveGenerator
 from veracity.generate.grounded import GroundedGenerator
-from veracity.generate.open import IndexSearch, SearchSettings, open_asker, open_search
+from veracity.generate.open import IndexSearch, open_asker, open_search
 from veracity.generate.stream import StreamingAsker
 from veracity.generate.writers import WRITERS, AnswerGenerator, Writer, make_generator, make_writer
 from veracity.text.citations import Marker, find_markers, resolve_markers
@@ -65,7 +65,6 @@ __all__ = [
     "GroundedGenerator",
     "IndexSearch",
     "Marker",
-    "SearchSettings",
     "SignalReading",
     "StaleCalibrationError",
     "StoredCalibration",

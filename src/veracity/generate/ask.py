@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from veracity import defaults
 from veracity.errors import InputError
@@ -42,13 +43,17 @@ class Retrieved:
     check: AbstentionCheck | None
     timings: Timings
     abstained: Answer | None
+    config: Mapping[str, Any] | None = None
 
     def finish(self, answer: Answer) -> Answer:
-        """``answer`` (the generator's) with this retrieval's check and timings."""
+        """``answer`` (the generator's) with this retrieval's check and timings, and the
+        config of the asker."""
         timings = dataclasses.replace(
             answer.timings, retrieve=self.timings.retrieve, abstain=self.timings.abstain
         )
-        return dataclasses.replace(answer, abstention=self.check, timings=timings)
+        return dataclasses.replace(
+            answer, abstention=self.check, timings=timings, config=self.config
+        )
 
 
 class Asker:
@@ -90,6 +95,9 @@ class Asker:
         self.k = check_k(k)
         self.abstainer = abstainer
         self.notes = tuple(notes)
+        #: The saved config that made this asker (``AskConfig.to_dict()``), which its answers
+        #: carry; ``None`` for one composed by hand.
+        self.config: dict[str, Any] | None = None
 
     def load(self) -> Asker:
         """Load the retriever, the prompt and the verifier (each once)."""
@@ -116,7 +124,9 @@ class Asker:
         if not result.hits:
             nothing = AbstentionCheck("hits", 0.0, 1.0, True, "retrieval found no passage")
             timings = Timings(retrieve=retrieved)
-            return Retrieved((), nothing, timings, self._abstain(question, nothing, timings))
+            return Retrieved(
+                (), nothing, timings, self._abstain(question, nothing, timings), self.config
+            )
         check: AbstentionCheck | None = None
         checked = 0.0
         if self.abstainer is not None:
@@ -126,16 +136,21 @@ class Asker:
             if check.abstain:
                 timings = Timings(retrieve=retrieved, abstain=checked)
                 return Retrieved(
-                    result.hits, check, timings, self._abstain(question, check, timings)
+                    result.hits,
+                    check,
+                    timings,
+                    self._abstain(question, check, timings),
+                    self.config,
                 )
-        return Retrieved(result.hits, check, Timings(retrieve=retrieved, abstain=checked), None)
+        timings = Timings(retrieve=retrieved, abstain=checked)
+        return Retrieved(result.hits, check, timings, None, self.config)
 
-    @staticmethod
-    def _abstain(question: str, check: AbstentionCheck, timings: Timings) -> Answer:
+    def _abstain(self, question: str, check: AbstentionCheck, timings: Timings) -> Answer:
         return Answer(
             question=question,
             text=defaults.ABSTAIN_TEXT,
             abstained=True,
             abstention=check,
             timings=timings,
+            config=self.config,
         )

@@ -1,10 +1,10 @@
-"""Open an index to answer from: the one place where ``ask``'s settings meet its parts.
+"""Open an index to answer from: the one place where ``ask``'s config meets its models.
 
-:func:`open_asker` is what ``veracity ask`` and the service's ``/v1/ask`` run:
+:func:`open_asker` is what ``veracity ask`` runs:
 
 1. search: the index's retriever in a search mode (a hybrid search of an index without dense
-   vectors falls back to BM25 and says so), reranked when a reranker is given;
-2. abstention: a threshold given in the settings, else the index's calibration, else the
+   vectors falls back to BM25 and says so), reranked when the config names a reranker;
+2. abstention: a threshold given in the config, else the index's calibration, else the
    shipped default, which the answer names (:func:`~veracity.generate.calibration.index_abstainer`);
 3. generation: the chat model writes (or, for ``--llm extractive``, the extractive answerer
    picks the passages' sentences), the verifier checks each ``[n]``
@@ -12,68 +12,40 @@
 
 :func:`open_search` does steps 1 and 2 alone: the service keeps one :class:`IndexSearch` per
 search mode and wraps a cheap :class:`~veracity.generate.ask.Asker` around it per request
-(:meth:`IndexSearch.asker`), and ``veracity search`` runs its retriever. The models come in
-made (:class:`veracity.models.Models` makes them by the names users give), so that a test
-passes fakes.
+(:meth:`IndexSearch.asker`), and ``veracity search`` runs its retriever. The config
+(:class:`~veracity.config.AskConfig`, :class:`~veracity.config.SearchConfig`) names the index and
+the models; ``models`` (:class:`veracity.models.Models`) makes them by those names, so that a
+test passes fakes. Every answer carries the config.
 
->>> from veracity.generate.writers import make_writer
->>> from veracity.models.pairs.registry import make_verifier
->>> verifier = make_verifier("embedded")                           # doctest: +SKIP
->>> asker = open_asker("my-index", make_writer("extractive", scorer=verifier), verifier,
-...                    search=SearchSettings(mode="bm25"), k=3)    # doctest: +SKIP
+>>> from veracity.config import AskConfig                            # doctest: +SKIP
+>>> from veracity.models import Models
+>>> config = AskConfig().with_options(index="my-index", mode="bm25", k=3)
+>>> asker = open_asker(config, Models())                             # doctest: +SKIP
 >>> answer = asker.run("When was the hive patented?")               # doctest: +SKIP
->>> asker.notes, answer.status                                      # doctest: +SKIP
-((), 'answered')
+>>> asker.notes, answer.status, answer.config["evidence"]["k"]      # doctest: +SKIP
+((), 'answered', 3)
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from veracity import defaults
+from veracity.config import AskConfig, SearchConfig
 from veracity.errors import OptionError
 from veracity.generate.abstain import Abstainer
 from veracity.generate.ask import Asker
-from veracity.generate.writers import Writer, make_generator
+from veracity.generate.writers import Writer, make_generator, make_writer
 from veracity.retrieve.base import Retriever
 
 if TYPE_CHECKING:
+    from veracity.models import Models
     from veracity.models.pairs.base import PairScorer
-    from veracity.models.relevance.base import RelevanceScorer
 
-__all__ = ["IndexSearch", "SearchSettings", "open_asker", "open_search"]
-
-
-@dataclass(frozen=True)
-class SearchSettings:
-    """How an index is searched for an answer, and when the answer is withheld.
-
-    ``mode``: ``bm25``, ``dense`` or ``hybrid``; ``rerank_depth``: the first-stage candidates
-    the reranker reads (only with a reranker; default ``defaults.RERANK_DEPTH``, or ``k`` if
-    more). ``abstain``: say "I don't know" without asking the model when the passages are weak:
-    below ``threshold`` on ``signal`` (default ``defaults.ABSTAIN_SIGNAL``) when a threshold is
-    given, else below the index's calibration, else below the shipped default; a ``signal``
-    needs its ``threshold``.
-
-    >>> SearchSettings(mode="bm25").abstain
-    True
-    >>> SearchSettings(mode="fuzzy")
-    Traceback (most recent call last):
-    ...
-    veracity.errors.OptionError: mode='fuzzy' is not allowed: one of bm25, dense, hybrid.
-    """
-
-    mode: str = defaults.SEARCH_MODE
-    rerank_depth: int | None = None
-    abstain: bool = True
-    signal: str | None = None
-    threshold: float | None = None
-
-    def __post_init__(self) -> None:
-        if self.mode not in defaults.SEARCH_MODES:
-            raise OptionError("mode", self.mode, f"one of {', '.join(defaults.SEARCH_MODES)}")
+__all__ = ["IndexSearch", "open_asker", "open_search"]
 
 
 @dataclass(frozen=True)
@@ -102,16 +74,10 @@ class IndexSearch:
         return Asker(self.retriever, generator, k=k, abstainer=self.abstainer, notes=self.notes)
 
 
-def open_search(
-    index: str | Path,
-    *,
-    settings: SearchSettings = SearchSettings(),
-    scorer: PairScorer | None = None,
-    reranker: RelevanceScorer | None = None,
-) -> IndexSearch:
-    """The index at ``index`` opened for search as ``settings`` say (steps 1 and 2 of the
-    module docstring). ``scorer`` reads the ``top_support`` signal of the abstention, so it is
-    needed when the settings abstain; ``reranker`` reranks the first stage's candidates.
+def open_search(config: SearchConfig, models: Models) -> IndexSearch:
+    """The index ``config.evidence.index`` opened for search as ``config`` says (steps 1 and
+    2 of the module docstring): ``models`` makes the verifier that reads the abstention's
+    ``top_support`` signal (when the config abstains) and the reranker the config names.
 
     Nothing heavy is read until the first search (or ``retriever.load()``).
     """
@@ -119,54 +85,49 @@ def open_search(
     from veracity.retrieve.open import FallbackRetriever, open_retriever
     from veracity.retrieve.rerank import RerankingRetriever
 
-    if settings.rerank_depth is not None and reranker is None:
+    if not isinstance(config, SearchConfig):
         raise OptionError(
-            "rerank_depth",
-            settings.rerank_depth,
-            "given with a reranker",
-            "Pass reranker=make_reranker(...) as well, or leave rerank_depth out.",
+            "config", type(config).__name__, "a SearchConfig", "Use SearchConfig(...)."
         )
+    index, mode = config.evidence.index, config.evidence.mode
+    if index is None:
+        raise OptionError("index", None, "an index folder", "Give one: --index DIR.")
     notes: list[str] = []
-    first = open_retriever(index, mode=settings.mode)
+    first = open_retriever(index, mode=mode)
     if isinstance(first, FallbackRetriever):
         notes.append(first.note)
     abstainer = None
-    if settings.abstain:
-        if scorer is None:
-            raise OptionError(
-                "scorer",
-                None,
-                "a verifier for the abstention's signal",
-                "Pass scorer=make_verifier(...), or abstain=False in the settings.",
-            )
+    if config.abstain.abstain:
         abstainer = index_abstainer(
             Path(index),
             # the threshold that goes with the search that runs, not the one asked for
-            mode=first.name if isinstance(first, FallbackRetriever) else settings.mode,
-            signal=settings.signal,
-            threshold=settings.threshold,
-            scorer=scorer,
+            mode=first.name if isinstance(first, FallbackRetriever) else mode,
+            signal=config.abstain.signal,
+            threshold=config.abstain.threshold,
+            scorer=models.verifier(config.models.verifier),
             notes=notes,
         )
     retriever: Retriever = first
-    if reranker is not None:
-        retriever = RerankingRetriever(first, reranker, depth=settings.rerank_depth)
+    if config.models.reranker is not None:
+        reranker = models.reranker(config.models.reranker)
+        retriever = RerankingRetriever(first, reranker, depth=config.rerank_depth)
     return IndexSearch(retriever, abstainer, tuple(notes))
 
 
-def open_asker(
-    index: str | Path,
-    writer: Writer,
-    scorer: PairScorer,
-    *,
-    search: SearchSettings = SearchSettings(),
-    k: int = defaults.TOP_K,
-    tau: float = defaults.CITATION_TAU,
-    reranker: RelevanceScorer | None = None,
-) -> Asker:
-    """An :class:`~veracity.generate.ask.Asker` on the index at ``index`` (see the module
-    docstring): searched as ``search`` says (reranked by ``reranker``), ``k`` passages given to
-    ``writer`` (a chat model or the extractive answerer), each ``[n]`` checked by ``scorer``
-    against P(supported) ``tau``. Its ``notes`` say what opening the index had to say."""
-    opened = open_search(index, settings=search, scorer=scorer, reranker=reranker)
-    return opened.asker(writer, scorer, k=k, tau=tau)
+def open_asker(config: AskConfig, models: Models) -> Asker:
+    """An :class:`~veracity.generate.ask.Asker` on the index ``config`` names (see the module
+    docstring): searched as it says, ``evidence.k`` passages given to the writer
+    ``models.llm`` names (a chat model made by ``models.chat``, or the extractive answerer, see
+    :func:`~veracity.generate.writers.make_writer`), each ``[n]`` checked by the verifier against
+    P(supported) ``tau``; its ``notes`` say what opening the index had to say, and its answers
+    carry the config."""
+    if not isinstance(config, AskConfig):
+        raise OptionError("config", type(config).__name__, "an AskConfig", "Use AskConfig(...).")
+    scorer = models.verifier(config.models.verifier)
+    llm = config.models.llm or defaults.CHAT_BACKEND  # an AskConfig always names one
+    writer = make_writer(llm, model=config.models.model, scorer=scorer, chat=models.chat)
+    # one verifier for the abstention and the citations
+    search = open_search(config, dataclasses.replace(models, verifier=lambda _name: scorer))
+    asker = search.asker(writer, scorer, k=config.evidence.k, tau=config.tau)
+    asker.config = config.to_dict()
+    return asker

@@ -1,13 +1,13 @@
 """Repair: research and revise what the sources do not support (RARR), delete it, or refuse.
 
-:func:`open_repairer` makes the pipeline as :class:`RepairSettings` say (see
-:mod:`veracity.repair.open`); :func:`make_repairer` takes the same options as keywords.
+:func:`open_repairer` makes the pipeline as a :class:`~veracity.config.RepairConfig` says (see
+:mod:`veracity.repair.open`); :func:`make_repairer` composes parts you made yourself.
 
->>> from veracity.repair import RepairSettings, open_repairer         # doctest: +SKIP
->>> from veracity.verify import make_verifier, source_chunks, source_documents
->>> sources = source_chunks(source_documents(["notes.md"]))          # doctest: +SKIP
->>> result = open_repairer(make_verifier("embedded"), sources=sources,
-...                        settings=RepairSettings(policy="revise")).run(
+>>> from veracity.config import RepairConfig
+>>> from veracity.models import Models
+>>> from veracity.repair import open_repairer
+>>> config = RepairConfig().with_options(policy="revise", sources=["notes.md"])
+>>> result = open_repairer(config, Models()).run(
 ...     "Karl von Frisch won the Nobel Prize in 1983.")               # doctest: +SKIP
 >>> result.text, [edit.method for edit in result.edits]             # doctest: +SKIP
 ('Karl von Frisch won the Nobel Prize in 1973.', ['value_substitution@1'])
@@ -17,7 +17,7 @@ from veracity.repair.agreement import AGREEMENTS, agreement, mismatches
 from veracity.repair.delete import Deleter, DeletionPlan
 from veracity.repair.formats import render_like
 from veracity.repair.measure import attribution_report, pres_lev, preservation
-from veracity.repair.open import RepairSettings, open_repairer
+from veracity.repair.open import open_repairer
 from veracity.repair.pipeline import POLICIES, Policy, Repairer, make_repairer
 from veracity.repair.questions import QuestionMaker, parse_questions, rule_questions
 from veracity.repair.research import Research, Researcher
@@ -54,7 +54,6 @@ __all__ = [
     "Preservation",
     "QuestionMaker",
     "RepairResult",
-    "RepairSettings",
     "Repairer",
     "Research",
     "Researcher",

@@ -7,6 +7,7 @@ indexes :attr:`RepairResult.text`; an evidence passage's ``start``/``end`` index
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -154,7 +155,9 @@ class RepairResult:
     passages that together support the repaired answer's claims; ``before`` and ``after`` are
     the verifier's reports on the original and the repaired text (``after`` is ``None`` when
     the answer was refused). ``notes`` say what a reader should know ("nothing to repair");
-    ``failures`` count the model replies that could not be read.
+    ``failures`` count the model replies that could not be read; ``config`` is the saved
+    config that made it (``RepairConfig.to_dict()``; ``None``, and left out of ``to_dict``,
+    for a repairer composed by hand).
     """
 
     original: str
@@ -171,6 +174,7 @@ class RepairResult:
     notes: tuple[str, ...] = ()
     calls: dict[str, int] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
+    config: Mapping[str, Any] | None = None
 
     @property
     def changed(self) -> bool:
@@ -227,4 +231,4 @@ class RepairResult:
             "notes": list(self.notes),
             "calls": dict(self.calls),
             "timings": dict(self.timings),
-        }
+        } | ({} if self.config is None else {"config": dict(self.config)})

@@ -7,11 +7,11 @@ the model work, plain synchronous library calls that return the same ``to_dict()
 CLI prints with ``--json``. The app checks outside the models' queue and runs the job in its
 turn (:mod:`veracity.server.gate`), handing it a stop that its models look at between batches
 (:mod:`veracity.server.stop`). Per-request options (``k``, ``tau``, layers, search ``mode``)
-are the settings of the library's entry points (:func:`~veracity.generate.open.open_search`,
+fill the configs of the library's entry points (:func:`~veracity.generate.open.open_search`,
 :func:`~veracity.verify.open.open_answer_verifier`,
 :func:`~veracity.repair.open.open_repairer`), which build cheap stage objects around the loaded
-models and never change the loaded ones; a search mode other than the server's own is opened
-at its first request and kept.
+models and never change the loaded ones (every answer and report carries its config); a search
+mode other than the server's own is opened at its first request and kept.
 
 >>> service = Service(Settings(index="my-index")).load()    # doctest: +SKIP
 >>> service.search("waggle dance", k=3).run()["hits"][0]     # doctest: +SKIP
@@ -38,15 +38,14 @@ from veracity.types import Chunk, ClaimSet, Document
 from veracity.verify.pairs import PairChecker
 
 if TYPE_CHECKING:
+    from veracity.config import RepairConfig, VerifyConfig
     from veracity.corpus.store import ChunkStore
     from veracity.generate.ask import Asker
     from veracity.generate.open import IndexSearch
     from veracity.generate.writers import Writer
     from veracity.models.pairs.base import PairScorer, SpanDetector
     from veracity.models.relevance.base import RelevanceScorer
-    from veracity.repair.open import RepairSettings
     from veracity.rules import KnowledgeLayer
-    from veracity.verify.open import AnswerVerifierSettings
     from veracity.verify.pipeline import AnswerVerifier
 
 __all__ = ["Job", "Service", "VerifyOptions", "document_payload"]
@@ -238,7 +237,7 @@ class Service:
         )
 
     def verify(self, options: VerifyOptions) -> Job[dict[str, Any]]:
-        checked = self._checked(options, "verify", lambda: self._verify_settings(options))
+        checked = self._checked(options, "verify", lambda: self._verify_config(options))
 
         def work(stop: Stop) -> dict[str, Any]:
             verifier = self._verifier(checked, options.mode, stop)
@@ -254,7 +253,7 @@ class Service:
         """``("sentence", {...})`` per sentence of the answer as soon as it is verified: its
         span, text, the verdicts of its claims and why it was skipped (or ``null``); then
         ``("report", Report dict)``, the report on the whole answer."""
-        checked = self._checked(options, "verify", lambda: self._verify_settings(options))
+        checked = self._checked(options, "verify", lambda: self._verify_config(options))
         return Job(
             lambda stop: self._verify_events(self._verifier(checked, options.mode, stop), options),
             kind="verify",
@@ -265,17 +264,18 @@ class Service:
         """The repaired answer (a ``RepairResult``, as `veracity repair --json`), without a
         chat model: values substituted from the evidence, claims deleted, flagged or the
         answer refused, by ``options.policy``."""
+        from veracity.models import Models
         from veracity.repair.open import open_repairer
 
-        checked = self._checked(options, "repair", lambda: self._repair_settings(options))
+        checked = self._checked(options, "repair", lambda: self._repair_config(options))
 
         def work(stop: Stop) -> dict[str, Any]:
             retriever = None if checked.chunks else self._retriever(options.mode, stop)
             repairer = open_repairer(
-                self._scorer(stop),
+                checked.settings,
+                Models(verifier=lambda _name: self._scorer(stop)),
                 retriever=retriever,
                 sources=checked.chunks,
-                settings=checked.settings,
             )
             return repairer.run(options.answer, question=options.question).to_dict()
 
@@ -333,16 +333,16 @@ class Service:
         """The index opened in a search mode (reranked when the server reranks) with the
         abstention that goes with it, as `veracity ask --mode` opens it; each mode is opened
         once."""
-        from veracity.generate.open import SearchSettings, open_search
+        from veracity.config import SearchConfig
+        from veracity.generate.open import open_search
+        from veracity.models import Models
 
         if mode not in self._searches:
             own = mode == self.settings.mode
             try:
                 search = open_search(
-                    self.settings.index,
-                    settings=SearchSettings(mode=mode, rerank_depth=self.settings.rerank_depth),
-                    scorer=self.scorer,
-                    reranker=self.reranker,
+                    SearchConfig().with_options(**self._search_options(mode)),
+                    Models(verifier=lambda _name: self.scorer, reranker=self._loaded_reranker),
                 )
                 if not own:
                     search.retriever.load()
@@ -367,8 +367,32 @@ class Service:
         return StoppingRetriever(self._search(self._mode(mode)).retriever, stop)
 
     def _asker(self, k: int, tau: float, mode: str, stop: Stop) -> Asker:
+        from veracity.config import AskConfig
+
         search = dataclasses.replace(self._search(mode), retriever=self._retriever(mode, stop))
-        return search.asker(self.writer, self._scorer(stop), k=k, tau=tau)
+        asker = search.asker(self.writer, self._scorer(stop), k=k, tau=tau)
+        settings = self.settings
+        config = AskConfig().with_options(
+            **self._search_options(mode), k=k, tau=tau, llm=settings.llm, model=settings.model
+        )
+        asker.config = config.to_dict()  # the answers say how they were made
+        return asker
+
+    def _search_options(self, mode: str) -> dict[str, Any]:
+        """The options of a search in ``mode`` over the service's index and models."""
+        return {
+            "index": str(self.settings.index),
+            "mode": mode,
+            "verifier": self.settings.verifier,
+            "reranker": self.settings.reranker,
+            "rerank_depth": self.settings.rerank_depth,
+        }
+
+    def _loaded_reranker(self, name: str) -> RelevanceScorer:
+        """The reranker the service loaded (the one its settings name)."""
+        if self.reranker is None:  # the config names one only when the settings do
+            raise InputError(f"reranker {name!r}: the service runs no reranker")
+        return self.reranker
 
     @staticmethod
     def _ask_events(asker: Asker, question: str) -> Iterator[tuple[str, Any]]:
@@ -417,23 +441,31 @@ class Service:
         yield "report", flag_report(merge_reports(options.answer, streamed).to_dict())
 
     def _verifier(
-        self, checked: Checked[AnswerVerifierSettings], mode: str | None, stop: Stop
+        self, checked: Checked[VerifyConfig], mode: str | None, stop: Stop
     ) -> AnswerVerifier:
         """The answer verifier of one checked request, over the loaded models."""
+        from veracity.models import Models
         from veracity.verify.open import open_answer_verifier
 
+        config = checked.settings
         return open_answer_verifier(
-            self._scorer(stop),
+            config,
+            Models(verifier=lambda _name: self._scorer(stop), spans=self._loaded_spans),
             retriever=None if checked.chunks else self._retriever(mode, stop),
             sources=checked.chunks,
-            knowledge=self.knowledge if "knowledge" in checked.settings.layers else None,
-            spans=self.spans,
-            settings=checked.settings,
+            knowledge=self.knowledge if "knowledge" in config.decision.layers else None,
         )
 
-    def _verify_settings(self, options: VerifyOptions) -> AnswerVerifierSettings:
-        """The settings of a verify request: the layers and rules the service runs."""
-        from veracity.verify.open import AnswerVerifierSettings
+    def _loaded_spans(self, name: str) -> SpanDetector:
+        """The span detector the service loaded (the one its settings name)."""
+        if self.spans is None:  # the config names one only when the settings do
+            raise InputError(f"spans {name!r}: the service runs no span detector")
+        return self.spans
+
+    def _verify_config(self, options: VerifyOptions) -> VerifyConfig:
+        """The config of a verify request: the layers and rules the service runs, over its
+        models and its index (unless the request brings its passages)."""
+        from veracity.config import VerifyConfig
 
         unknown = [name for name in options.layers if name not in SERVED_LAYERS]
         if unknown or not options.layers:
@@ -448,17 +480,31 @@ class Service:
                 f"{', '.join(SERVED_RULES)} (logistic reads a weights file: use "
                 "`veracity verify --rule logistic --weights W.json`)"
             )
-        return AnswerVerifierSettings(
-            layers=options.layers, rule=options.rule, k=options.k, tau=options.tau
+        pasted = bool(options.sources or options.doc_ids)
+        return VerifyConfig().with_options(
+            verifier=self.settings.verifier,
+            spans=self.settings.spans,
+            index=None if pasted else str(self.settings.index),
+            mode=self._mode(options.mode),
+            layers=options.layers,
+            rule=options.rule,
+            k=options.k,
+            tau=options.tau,
         )
 
-    @staticmethod
-    def _repair_settings(options: VerifyOptions) -> RepairSettings:
-        """The settings of a repair request: no chat model, so no model-written questions."""
-        from veracity.repair.open import RepairSettings
-        from veracity.repair.pipeline import check_policy
+    def _repair_config(self, options: VerifyOptions) -> RepairConfig:
+        """The config of a repair request: no chat model, so no model-written questions."""
+        from veracity.config import RepairConfig
 
-        return RepairSettings(policy=check_policy(options.policy), k=options.k, tau=options.tau)
+        pasted = bool(options.sources or options.doc_ids)
+        return RepairConfig().with_options(
+            verifier=self.settings.verifier,
+            index=None if pasted else str(self.settings.index),
+            mode=self._mode(options.mode),
+            policy=options.policy,
+            k=options.k,
+            tau=options.tau,
+        )
 
     def _checked(
         self, options: VerifyOptions, verb: str, settings_of: Callable[[], S]

@@ -292,6 +292,8 @@ class Answer:
     ``refused`` means the model declined (see ``refusal``); neither has sentences to check.
     ``provenance`` is ``None`` when no model was called. ``truncated``: the model reached its
     token limit, so the answer was cut (its end may be missing, or a sentence repeated).
+    ``config`` is the saved config that made it (``AskConfig.to_dict()``; ``None``, and left
+    out of ``to_dict``, for an answer made by hand).
     """
 
     question: str
@@ -306,6 +308,7 @@ class Answer:
     refusal: Refusal | None = None
     provenance: GenerationProvenance | None = None
     timings: Timings = field(default_factory=Timings)
+    config: Mapping[str, Any] | None = None
 
     @property
     def answered(self) -> bool:
@@ -348,7 +351,7 @@ class Answer:
             "sources": [{"block": n} | hit.to_dict() for n, hit in enumerate(self.sources, 1)],
             "provenance": None if self.provenance is None else self.provenance.to_dict(),
             "timings": self.timings.to_dict(),
-        }
+        } | ({} if self.config is None else {"config": dict(self.config)})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Answer:
@@ -384,6 +387,7 @@ class Answer:
             timings=Timings(
                 *(timings.number(stage) for stage in ("retrieve", "abstain", "generate", "verify"))
             ),
+            config=data.get("config") if isinstance(data.get("config"), Mapping) else None,
         )
 
 

@@ -428,7 +428,9 @@ class Report:
     ``timings`` the seconds spent per stage; ``calls`` the model calls per model
     (``{"verifier": 42, "chat": 6}``); ``span_detector`` the model id of the span detector that
     found each claim's ``unsupported_spans`` (``None``, and left out of ``to_dict``, when none
-    ran).
+    ran); ``config`` the saved config that made the report (``VerifyConfig.to_dict()``, with
+    ``k``, ``tau``, ``window`` and ``aggregation``; ``None``, and left out of ``to_dict``, for a
+    report made by hand), from which ``veracity verify --config`` runs it again.
     """
 
     answer: str
@@ -445,6 +447,7 @@ class Report:
     calls: Mapping[str, int] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     span_detector: str | None = None
+    config: Mapping[str, Any] | None = None
 
     def count(self, label: VerdictLabel) -> int:
         return sum(verdict.label == label for verdict in self.verdicts)
@@ -497,6 +500,7 @@ class Report:
                 "calls": dict(self.calls),
                 "warnings": list(self.warnings),
             }
+            | ({} if self.config is None else {"config": dict(self.config)})
         )
 
     @classmethod
@@ -526,10 +530,19 @@ class Report:
             span_detector=fields.optional_text("span_detector")
             if fields.has("span_detector")
             else None,
+            config=_config(data),
         )
 
 
 # --- from_dict: each reader takes the object its type's to_dict() wrote --------------------------
+
+
+def _config(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The ``config`` a report carries (older reports have none)."""
+    config = data.get("config")
+    if config is None or isinstance(config, Mapping):
+        return config
+    raise InputError(f"report: config must be an object, not {config!r}")
 
 
 def _judgement(fields: Fields) -> EvidenceJudgement:

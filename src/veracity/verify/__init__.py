@@ -1,13 +1,15 @@
 """The answer pipeline: check any answer claim by claim (the pair verifiers it stands on are in
 :mod:`veracity.models.pairs`; ``PairScorer`` and ``make_verifier`` are re-exported here).
 
-:func:`open_answer_verifier` makes the pipeline as :class:`AnswerVerifierSettings` say (see
-:mod:`veracity.verify.open`); :func:`make_answer_verifier` composes parts you made yourself.
+:func:`open_answer_verifier` makes the pipeline as a :class:`~veracity.config.VerifyConfig`
+says (see :mod:`veracity.verify.open`); :func:`make_answer_verifier` composes parts you made
+yourself.
 
->>> from veracity.verify import open_answer_verifier, make_verifier     # doctest: +SKIP
->>> from veracity.verify.gather import source_chunks, source_documents
->>> sources = source_chunks(source_documents(["notes.md"]))          # doctest: +SKIP
->>> report = open_answer_verifier(make_verifier("embedded"), sources=sources).run(
+>>> from veracity.config import VerifyConfig
+>>> from veracity.models import Models
+>>> from veracity.verify import open_answer_verifier
+>>> config = VerifyConfig().with_options(sources=["notes.md"])
+>>> report = open_answer_verifier(config, Models()).run(
 ...     "Honey bees dance to share where food is.")                  # doctest: +SKIP
 >>> report.summary                                                    # doctest: +SKIP
 {'claims': 1, 'supported': 1, 'contradicted': 0, 'unsupported': 0, 'skipped': 0, ...}
@@ -26,7 +28,7 @@ from veracity.verify.gather import (
     source_documents,
 )
 from veracity.verify.nli import AGGREGATIONS, NLILayer, NLIResult, aggregate_support
-from veracity.verify.open import AnswerVerifierSettings, open_answer_verifier
+from veracity.verify.open import open_answer_verifier
 from veracity.verify.pipeline import CLAIM_METHODS, LAYERS, AnswerVerifier, make_answer_verifier
 from veracity.verify.questions import QUERY_MODES, QueryMaker, rule_question
 from veracity.verify.rules import RULES, LayerCombiner, LayerWeights, fit_layer_weights
@@ -39,7 +41,6 @@ __all__ = [
     "QUERY_MODES",
     "RULES",
     "AnswerVerifier",
-    "AnswerVerifierSettings",
     "ClaimEvidence",
     "ClaimExtractor",
     "ConsistencyLayer",

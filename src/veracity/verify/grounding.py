@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from veracity import defaults
+from veracity.config import VerifyConfig
 from veracity.errors import InputError, OptionError
 from veracity.models.pairs.base import PairScorer
 from veracity.types import Chunk, ClaimVerdict, Document, EvidenceJudgement, Report
@@ -127,7 +128,7 @@ class GroundingCheck:
             raise InputError("sources must be a list: wrap the one source as [source]")
         passages = _passages(sources)
         verifier = self.verifier or make_answer_verifier(
-            self.scorer, sources=passages, layers=self.layers
+            self.scorer, VerifyConfig().with_options(layers=self.layers), sources=passages
         )
         report = verifier.run(answer, question=question)
         return decide(report, mode=self.mode, threshold=self.threshold)

@@ -25,7 +25,8 @@ layers listed decide the label.
 >>> from veracity.types import Chunk
 >>> source = Chunk("bees.md#0", "bees.md", 0, "Honey bees dance.", 0, 17)
 >>> scorer = TablePairScorer({("Honey bees dance.", "Honey bees dance."): (0.9, 0.0, 0.1)})
->>> verifier = make_answer_verifier(scorer, sources=[source], layers=("nli",))
+>>> verifier = make_answer_verifier(scorer, VerifyConfig().with_options(layers="nli"),
+...                                 sources=[source])
 >>> report = verifier.run("Honey bees dance.")
 >>> report.summary["supported"], report.verdicts[0].citations[0].doc_id
 (1, 'bees.md')
@@ -35,9 +36,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, TypeVar, get_args
+from pathlib import Path
+from typing import Any, TypeVar, get_args
 
 from veracity import defaults
+from veracity.config import CLAIM_METHODS, ClaimMethod, VerifyConfig, check_layers
 from veracity.defaults import Layer
 from veracity.errors import InputError, OptionError
 from veracity.models.chat.base import ChatModel
@@ -48,17 +51,22 @@ from veracity.types import Chunk, ClaimSet, ClaimVerdict, LayerResult, Report, U
 from veracity.verify.claims import ClaimExtractor
 from veracity.verify.consistency import ConsistencyLayer, ConsistencyResult
 from veracity.verify.gather import EvidenceGatherer, EvidenceSet
-from veracity.verify.nli import Aggregation, EvidenceWindow, NLILayer, NLIResult
-from veracity.verify.questions import QueryMaker, QueryMode
-from veracity.verify.rules import LayerCombiner
+from veracity.verify.nli import NLILayer, NLIResult
+from veracity.verify.questions import QueryMaker
+from veracity.verify.rules import LayerCombiner, LayerWeights
 from veracity.verify.signals import claim_signals
 
-__all__ = ["CLAIM_METHODS", "LAYERS", "AnswerVerifier", "cited_blocks", "make_answer_verifier"]
+__all__ = [
+    "CLAIM_METHODS",
+    "LAYERS",
+    "AnswerVerifier",
+    "ClaimMethod",
+    "check_layers",
+    "cited_blocks",
+    "make_answer_verifier",
+]
 
 LAYERS: tuple[Layer, ...] = get_args(Layer)
-#: How claims are made: by rules, or by the chat model (versioned prompts).
-ClaimMethod = Literal["rules", "llm"]
-CLAIM_METHODS: tuple[ClaimMethod, ...] = get_args(ClaimMethod)
 T = TypeVar("T")
 
 
@@ -66,23 +74,6 @@ def cited_blocks(cited: Mapping[int, Chunk] | None) -> tuple[str, ...] | None:
     """The texts of the numbered blocks an answer was written over (``None`` without any): what
     tells a citation ``dance[1]`` from the source's own ``heap[0]``."""
     return None if cited is None else tuple(chunk.text for chunk in cited.values())
-
-
-def check_layers(layers: Sequence[str]) -> tuple[str, ...]:
-    """``layers`` without repeats (a string is split at commas), else an error naming the
-    layers there are."""
-    if isinstance(layers, str):
-        layers = tuple(part.strip() for part in layers.split(",") if part.strip())
-    chosen = tuple(dict.fromkeys(layers))
-    unknown = [name for name in chosen if name not in LAYERS]
-    if unknown or not chosen:
-        raise OptionError(
-            "layers",
-            ",".join(layers),
-            f"one or more of {', '.join(LAYERS)}",
-            "For example layers='nli,knowledge'.",
-        )
-    return chosen
 
 
 class AnswerVerifier:
@@ -151,6 +142,9 @@ class AnswerVerifier:
         self.consistency = consistency
         self.spans = spans
         self.scorer = nli.scorer
+        #: The saved config that made this verifier (``VerifyConfig.to_dict()``), which its
+        #: reports carry; ``None`` for one composed by hand.
+        self.config: dict[str, Any] | None = None
 
     def load(self) -> AnswerVerifier:
         """Load the verifier (and the knowledge layer's NER, and the span detector); repeat
@@ -265,6 +259,7 @@ class AnswerVerifier:
             calls=_calls(evidence, nli, consistency),
             warnings=_warnings(nli, consistency),
             span_detector=None if self.spans is None else self.spans.model_id,
+            config=self.config,
         )
 
     def _unsupported(
@@ -304,59 +299,101 @@ class AnswerVerifier:
 
 def make_answer_verifier(
     scorer: PairScorer,
+    config: VerifyConfig | None = None,
     *,
     retriever: Retriever | None = None,
     sources: Sequence[Chunk] = (),
-    layers: Sequence[str] = defaults.VERIFY_LAYERS,
-    rule: str | LayerCombiner = defaults.VERIFY_RULE,
     chat: ChatModel | None = None,
-    claims: ClaimMethod = "rules",
-    query: QueryMode = "claim",
     knowledge: KnowledgeLayer | None = None,
     consistency: ConsistencyLayer | None = None,
-    k: int = defaults.VERIFY_TOP_K,
-    aggregation: Aggregation = defaults.VERIFY_AGGREGATION,
-    tau: float = defaults.VERIFY_TAU,
-    decompose: bool = True,
-    decontextualize: bool = True,
-    window: EvidenceWindow | None = None,
     spans: SpanDetector | None = None,
 ) -> AnswerVerifier:
-    """An :class:`AnswerVerifier` for the common cases, with ``chat`` passed wherever it is used.
+    """An :class:`AnswerVerifier` as ``config`` says (default :class:`VerifyConfig`), of the
+    parts given made; its reports carry the config.
 
-    ``chat`` writes the claims when ``claims="llm"``, the retrieval questions when
-    ``query="question"``, and samples the answers of the ``consistency`` layer; asking for any
-    of these without a chat model, or giving one that nothing uses, is an error. Evidence comes
-    from ``retriever``, from ``sources`` (passages, see
-    :func:`~veracity.verify.gather.source_chunks`), or only from what the answer cites.
-    ``window`` is what the NLI layer reads per claim (:mod:`veracity.verify.nli`); by default
-    ``defaults.NLI_WINDOW``, or ``passage`` with noisy-OR ``aggregation``, which combines the
-    readings of separate passages. ``spans`` adds each claim's ``unsupported_spans`` (see the
-    module docstring).
+    ``chat`` writes the claims when ``config.claims.method="llm"``, the retrieval questions
+    when ``config.evidence.query="question"``, and samples the answers of the consistency
+    layer (unless ``consistency`` is given made); asking for any of these without a chat
+    model, or giving one that nothing uses, is an error. Evidence comes from ``retriever``,
+    from ``sources`` (passages, see :func:`~veracity.verify.gather.source_chunks`), or only
+    from what the answer cites. ``knowledge`` is the knowledge layer (default: one without a
+    knowledge base); ``spans`` adds each claim's ``unsupported_spans`` (see the module
+    docstring). :func:`~veracity.verify.open.open_answer_verifier` makes the parts by name.
 
     >>> from veracity.testing import TablePairScorer
-    >>> make_answer_verifier(TablePairScorer({}), claims="llm")
+    >>> make_answer_verifier(TablePairScorer({}), VerifyConfig().with_options(
+    ...     llm="extractive", claims="llm"))
     Traceback (most recent call last):
     ...
     veracity.errors.OptionError: claims='llm' is not allowed: a chat model to write the claims. \
 Give one (--llm on the command line, chat in Python), or let rules write the claims.
     """
-    chosen = check_layers(layers)
-    if claims not in CLAIM_METHODS:
-        raise OptionError("claims", claims, f"one of {', '.join(CLAIM_METHODS)}")
+    config = config or VerifyConfig()
+    chosen = config.decision.layers
+    _check_parts(config, chat=chat, knowledge=knowledge, consistency=consistency)
+    if chat is not None and "consistency" in chosen and consistency is None:
+        decision = config.decision
+        consistency = ConsistencyLayer(
+            chat, scorer, samples=decision.samples, temperature=decision.temperature
+        )
+    claims, evidence, checking = config.claims, config.evidence, config.checking
+    extractor = ClaimExtractor(
+        decompose=claims.decompose,
+        decontextualize=claims.decontextualize,
+        chat=chat if claims.method == "llm" else None,
+    )
+    gatherer = EvidenceGatherer(
+        retriever=retriever,
+        sources=sources,
+        k=evidence.k,
+        queries=QueryMaker(evidence.query, chat=chat if evidence.query == "question" else None),
+    )
+    weights = config.decision.weights
+    combiner = LayerCombiner(
+        config.decision.rule,
+        order=chosen,
+        tau=checking.tau,
+        weights=None if weights is None else LayerWeights.load(Path(weights)),
+    )
+    nli = NLILayer(
+        scorer, aggregation=checking.aggregation, tau=checking.tau, window=checking.reads
+    )
+    verifier = AnswerVerifier(
+        nli,
+        gatherer,
+        claims=extractor,
+        knowledge=(knowledge or KnowledgeLayer()) if "knowledge" in chosen else None,
+        consistency=consistency if "consistency" in chosen else None,
+        rule=combiner,
+        spans=spans,
+    )
+    verifier.config = config.to_dict()
+    return verifier
+
+
+def _check_parts(
+    config: VerifyConfig,
+    *,
+    chat: ChatModel | None,
+    knowledge: KnowledgeLayer | None,
+    consistency: ConsistencyLayer | None,
+) -> None:
+    """The parts given made agree with the config: a chat model exactly where one is used, a
+    knowledge or consistency layer only when the config's layers name it."""
+    chosen = config.decision.layers
     needs = [
         need
         for need, wanted in (
-            ("claims='llm'", claims == "llm"),
-            ("query='question'", query == "question"),
+            ("claims='llm'", config.claims.method == "llm"),
+            ("query='question'", config.evidence.query == "question"),
             ("the consistency layer", "consistency" in chosen and consistency is None),
         )
         if wanted
     ]
-    if chat is None and claims == "llm":
+    if chat is None and config.claims.method == "llm":
         raise OptionError(
             "claims",
-            claims,
+            "llm",
             "a chat model to write the claims",
             "Give one (--llm on the command line, chat in Python), or let rules write the claims.",
         )
@@ -366,6 +403,13 @@ Give one (--llm on the command line, chat in Python), or let rules write the cla
             ",".join(chosen),
             "a chat model for 'consistency'",
             "Pass chat=make_chat(...) (--llm on the command line) or drop the consistency layer.",
+        )
+    if chat is None and config.evidence.query == "question":
+        raise OptionError(
+            "query",
+            "question",
+            "a chat model to write the questions",
+            "Pass chat=make_chat(...) (--llm on the command line), or query by the claim.",
         )
     if chat is not None and not needs:
         raise OptionError(
@@ -377,49 +421,14 @@ Give one (--llm on the command line, chat in Python), or let rules write the cla
             "consistency); ask for one of them, or leave the chat model out "
             "(in Python: the claims, query and layers options).",
         )
-    if knowledge is not None and "knowledge" not in chosen:
-        raise OptionError(
-            "knowledge",
-            type(knowledge).__name__,
-            "a knowledge layer only when layers include 'knowledge'",
-            "Add 'knowledge' to layers.",
-        )
-    if consistency is not None and "consistency" not in chosen:
-        raise OptionError(
-            "consistency",
-            type(consistency).__name__,
-            "a consistency layer only when layers include 'consistency'",
-            "Add 'consistency' to layers.",
-        )
-    if chat is not None and "consistency" in chosen and consistency is None:
-        consistency = ConsistencyLayer(chat, scorer)
-    extractor = ClaimExtractor(
-        decompose=decompose, decontextualize=decontextualize, chat=chat if claims == "llm" else None
-    )
-    gatherer = EvidenceGatherer(
-        retriever=retriever,
-        sources=sources,
-        k=k,
-        queries=QueryMaker(query, chat=chat if query == "question" else None),
-    )
-    combiner = (
-        rule if isinstance(rule, LayerCombiner) else LayerCombiner(rule, order=chosen, tau=tau)
-    )
-    return AnswerVerifier(
-        NLILayer(scorer, aggregation=aggregation, tau=tau, window=window or _window(aggregation)),
-        gatherer,
-        claims=extractor,
-        knowledge=(knowledge or KnowledgeLayer()) if "knowledge" in chosen else None,
-        consistency=consistency if "consistency" in chosen else None,
-        rule=combiner,
-        spans=spans,
-    )
-
-
-def _window(aggregation: Aggregation) -> EvidenceWindow:
-    if aggregation == "noisy_or":
-        return "passage"
-    return defaults.NLI_WINDOW
+    for name, part in (("knowledge", knowledge), ("consistency", consistency)):
+        if part is not None and name not in chosen:
+            raise OptionError(
+                name,
+                type(part).__name__,
+                f"a {name} layer only when layers include '{name}'",
+                f"Add '{name}' to layers.",
+            )
 
 
 def timed(timings: dict[str, float], stage: str, work: Callable[[], T]) -> T:

@@ -11,7 +11,9 @@ last sentence is verified when the stream ends.
 >>> table = {("Bees dance. Bees sting.", "Bees dance."): (0.9, 0.0, 0.1),
 ...          ("Bees dance. Bees sting.", "Bees sting."): (0.8, 0.0, 0.2)}
 >>> from veracity.verify.pipeline import make_answer_verifier
->>> verifier = make_answer_verifier(TablePairScorer(table), sources=[source], layers=("nli",))
+>>> from veracity.config import VerifyConfig
+>>> verifier = make_answer_verifier(TablePairScorer(table), VerifyConfig().with_options(
+...     layers="nli"), sources=[source])
 >>> [(s.text, s.verdicts[0].label) for s in StreamVerifier(verifier).run(
 ...     ["Bees da", "nce. Bees", " sting."])]
 [('Bees dance.', 'supported'), ('Bees sting.', 'supported')]
@@ -158,6 +160,7 @@ def merge_reports(answer: str, streamed: Sequence[StreamedSentence]) -> Report:
         verifier_version=last.verifier_version,
         timings=timings,
         calls=calls,
+        config=last.config,
         warnings=tuple(dict.fromkeys(w for report in reports for w in report.warnings)),
         span_detector=last.span_detector,
     )
