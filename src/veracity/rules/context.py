@@ -24,7 +24,7 @@ from veracity.rules.tokens import extract_tokens
 from veracity.rules.values import Value, extract_values
 from veracity.text.words import STOPWORDS
 from veracity.types import Chunk, Span, ValueCheck
-from veracity.types.verification import ValueStatus
+from veracity.types.findings import ValueStatus
 
 __all__ = [
     "WORD",

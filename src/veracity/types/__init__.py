@@ -11,8 +11,9 @@ the strict JSON writer reads as ``nan``.
 
 The modules, in the order of a question's way through veracity: :mod:`.spans` (``Span``),
 :mod:`.corpus` (documents and chunks), :mod:`.retrieval` (hits, search results, relevance
-scores), :mod:`.pairs` (what a pair verifier says of a premise and a claim), :mod:`.answers`
-(grounded answers and their citations) and :mod:`.verification` (claims, verdicts, the
+scores), :mod:`.pairs` (what a pair verifier says of a premise and a claim), :mod:`.findings`
+(what the knowledge rules find of a claim), :mod:`.answers` (grounded answers and their
+citations) and :mod:`.verification` (claims, verdicts, the
 report). Every name is imported here: ``from veracity.types import Chunk`` is the import to
 write.
 """
@@ -31,6 +32,7 @@ from veracity.types.answers import (
 )
 from veracity.types.corpus import Chunk, Document, MetadataValue, Page, Section
 from veracity.types.decision import ClaimSignals, DecisionResult, Reading
+from veracity.types.findings import ValueCheck, ValueStatus
 from veracity.types.pairs import Label, PairLabel, PairScore, PairScores, ScoredPair
 from veracity.types.retrieval import (
     Confidence,
@@ -53,8 +55,6 @@ from veracity.types.verification import (
     SkippedSentence,
     SkipReason,
     UnsupportedSpan,
-    ValueCheck,
-    ValueStatus,
     VerdictLabel,
 )
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from veracity._json import Fields
 
 if TYPE_CHECKING:  # verification.py imports this module
-    from veracity.types.verification import ValueCheck
+    from veracity.types.findings import ValueCheck
 
 __all__ = [
     "DECISION_LABELS",

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from veracity.types.decision import DecisionResult
+from veracity.types.findings import ValueCheck
 from veracity.types.spans import Span, _pair
-from veracity.types.verification import ValueCheck
 
 __all__ = ["Label", "PairScore", "PairScores", "ScoredPair"]
 
