@@ -45,15 +45,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _report import add_allow_dirty, write_result
 from veracity import defaults
 from veracity.assets import DECISION_FILE
+from veracity.config import VerifyConfig
 from veracity.corpus.chunker import Chunker
 from veracity.decision import FEATURES, Decision, features, fit_decision
 from veracity.errors import InputError
 from veracity.evaluate.classification import balanced_accuracy, cross_threshold, roc_auc
 from veracity.models.pairs.combiner import fit_logistic
 from veracity.models.pairs.registry import make_verifier
-from veracity.types import Claim, ClaimSet, ClaimSignals, Document, Reading, Span, ValueCheck
+from veracity.types import (
+    Chunk,
+    Claim,
+    ClaimSet,
+    ClaimSignals,
+    Document,
+    Reading,
+    Span,
+    ValueCheck,
+)
 from veracity.verify.gather import ClaimEvidence, EvidenceSet
-from veracity.verify.pipeline import make_answer_verifier
+from veracity.verify.pipeline import AnswerVerifier, make_answer_verifier
 from veracity.verify.rules import LayerCombiner
 from veracity.verify.signals import claim_signals
 from verifier_data import DEFAULT_DATA, Item, load
@@ -64,6 +74,20 @@ SETS = ("wice", "lfqa", "climate_fever")
 #: The bench reads the decision's inputs, not its label: judge with weights that decide nothing,
 #: so that a first fit needs no shipped decision.
 _UNFIT = Decision((0.0,) * len(FEATURES), 0.0, (0.0,) * len(FEATURES), 0.0, "unfit")
+
+
+def _collecting_verifier(sources: Sequence[Chunk]) -> AnswerVerifier:
+    """The pipeline with the shipped network and rules whose verdicts decide by the any rule
+    against a placeholder decision: only the raw signals are read, so a decision file that
+    does not fit the current inputs (before a refit) is never loaded."""
+    verifier = make_answer_verifier(
+        make_verifier(defaults.VERIFIER), VerifyConfig().with_options(rule="any"), sources=sources
+    )
+    chosen = verifier.combiner
+    verifier.combiner = LayerCombiner("any", order=chosen.order, tau=chosen.tau, decision=_UNFIT)
+    return verifier.load()
+
+
 COVERAGE_COLUMN = FEATURES.index("coverage_all")
 
 
@@ -130,9 +154,7 @@ def _passages(premise: str, name: str) -> tuple[Any, ...]:
 
 def pair_rows(name: str, items: Sequence[Item], contradicted: Sequence[int | None]) -> list[Row]:
     """Each item's claim judged against its premise's passages by the pipeline."""
-    verifier = make_answer_verifier(
-        make_verifier(defaults.VERIFIER), sources=(), rule=LayerCombiner("any", decision=_UNFIT)
-    ).load()
+    verifier = _collecting_verifier(())
     rows: list[Row] = []
     started = time.perf_counter()
     batch = 32
@@ -192,11 +214,7 @@ def realdocs_rows(folder: Path) -> list[Row]:
     from veracity.verify.gather import source_chunks, source_documents
 
     documents = source_documents([folder / "docs"])
-    verifier = make_answer_verifier(
-        make_verifier(defaults.VERIFIER),
-        sources=source_chunks(documents),
-        rule=LayerCombiner("any", decision=_UNFIT),
-    ).load()
+    verifier = _collecting_verifier(source_chunks(documents))
     rows: list[Row] = []
     with (folder / "answers.jsonl").open(encoding="utf-8") as f:
         answers = [json.loads(line) for line in f if line.strip()]
