@@ -223,7 +223,7 @@ class EntityRecognizer:
                 raise
             self._backend = "rules"
             return self
-        self._nlp = _load_pipeline(self.model, package)
+        self._nlp = load_pipeline(self.model, package)
         self._backend = "spacy"
         return self
 
@@ -263,12 +263,17 @@ class EntityRecognizer:
         return tuple(found)
 
 
-@functools.lru_cache(maxsize=2)
-def _load_pipeline(model: str, package: Any) -> Any:
-    """The spaCy pipeline ``model``, loaded once per process (it is only read afterwards)."""
+#: What the entity recogniser leaves out of spaCy's pipeline: the parser and friends cost time.
+NER_ONLY = ("parser", "lemmatizer", "tagger", "attribute_ruler")
+
+
+@functools.lru_cache(maxsize=4)
+def load_pipeline(model: str, package: Any, exclude: tuple[str, ...] = NER_ONLY) -> Any:
+    """The spaCy pipeline ``model`` (the imported ``package``) without the components
+    ``exclude`` names, loaded once per process (it is only read afterwards); a broken pipeline
+    is a :class:`~veracity.errors.ModelError` that says how to reinstall it."""
     try:
-        # Only the entity recogniser is needed: the parser and friends cost time.
-        return package.load(exclude=["parser", "lemmatizer", "tagger", "attribute_ruler"])
+        return package.load(exclude=list(exclude))
     except Exception as exc:  # spaCy raises plain OSError/ValueError for broken pipelines
         raise ModelError(
             f"the spaCy pipeline {model!r} could not be loaded ({exc}): reinstall it with "

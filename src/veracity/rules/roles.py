@@ -43,8 +43,9 @@ from typing import Any
 
 from veracity import defaults
 from veracity._deps import require
-from veracity.errors import MissingDependencyError, ModelError
+from veracity.errors import MissingDependencyError
 from veracity.rules.align import aligned_sentences, join_hyphenated
+from veracity.rules.entities import load_pipeline
 from veracity.types import Chunk, Span, ValueCheck
 
 __all__ = ["SYMMETRIC_VERBS", "Frame", "RoleReader", "frames"]
@@ -300,15 +301,8 @@ class RoleReader:
 
 @functools.cache
 def _parser(model: str) -> Parser:
-    """spaCy's pipeline ``model`` with its parser (once per process)."""
+    """spaCy's pipeline ``model`` with its parser (once per process), each text's parse kept."""
     purpose = "reading swapped roles"
     require("spacy", extra="nlp", purpose=purpose)
     package = require(model, extra="nlp", purpose=purpose)
-    try:
-        nlp = package.load(exclude=["ner"])
-    except Exception as exc:  # spaCy raises plain OSError/ValueError for broken pipelines
-        raise ModelError(
-            f"the spaCy pipeline {model!r} could not be loaded ({exc}): reinstall it with "
-            "pip install 'veracity[nlp]'"
-        ) from exc
-    return functools.lru_cache(maxsize=2048)(nlp)
+    return functools.lru_cache(maxsize=2048)(load_pipeline(model, package, exclude=("ner",)))
