@@ -9,6 +9,7 @@ from veracity.generate.check import CitationChecker, claim_parts
 from veracity.generate.grounded import GroundedGenerator
 from veracity.models.chat.base import ChatRequest
 from veracity.prompts import load_prompt
+from veracity.rules import KnowledgeLayer
 from veracity.testing import NetworkDecision, ScriptedChatModel, TablePairScorer
 from veracity.types import SENTENCE_STATUSES, Chunk, Hit, Span
 
@@ -374,3 +375,36 @@ def test_claim_parts_keep_every_word_in_order_and_cut_at_clauses():
     assert parts[0].endswith(",")  # the cut falls on the clause boundary after "adult,"
     assert claim_parts("Bees dance.", 1) == ["Bees dance."]
     assert claim_parts("Bees dance.", 5) == ["Bees", "dance."]
+
+
+def test_the_knowledge_rules_weigh_in_when_the_checker_has_them(hits):
+    # The table reads the 12-day claim as fairly supported by the 21-day passage; the value
+    # rule finds 12 against 21 in the aligned sentence and the decision reads that finding.
+    claim = "Worker bees develop in 12 days from egg to adult."
+    scorer = TablePairScorer({(WORKER, claim): (0.8, 0.1, 0.1)})
+    reply = claim[:-1] + " [1]."
+    plain = CitationChecker(scorer).run(reply, hits).sentences[0]
+    ruled = CitationChecker(scorer, rules=KnowledgeLayer(ner="rules")).run(reply, hits)
+    sentence = ruled.sentences[0]
+    assert plain.status == "supported"
+    assert plain.checks == ()
+    assert sentence.status == "contradicted"
+    assert [(c.kind, c.text, c.status, c.found, c.aligned) for c in sentence.checks] == [
+        ("quantity", "12 days", "mismatch", "21 days", True)
+    ]
+    assert sentence.decision is not None
+    assert sentence.decision.inputs["value_mismatch"] == 1.0
+    assert sentence.to_dict()["checks"][0]["status"] == "mismatch"
+
+
+def test_a_generator_takes_a_whole_checker_but_not_its_thresholds_twice(hits):
+    checker = CitationChecker(TablePairScorer(TABLE), tau=0.9, rules=KnowledgeLayer(ner="rules"))
+    made = GroundedGenerator(ScriptedChatModel(["Workers take 21 days [1]."]), checker)
+    assert made.checker is checker
+    assert made.tau == 0.9
+    with pytest.raises(OptionError, match=r"^tau=.*Set tau on the checker"):
+        GroundedGenerator(ScriptedChatModel([]), checker, tau=0.5)
+    copy = checker.with_scorer(TablePairScorer({}))
+    assert (copy.tau, copy.rules, copy.attach) == (0.9, checker.rules, checker.attach)
+    with pytest.raises(OptionError, match=r"^rules="):
+        CitationChecker(TablePairScorer(TABLE), rules=object())  # type: ignore[arg-type]

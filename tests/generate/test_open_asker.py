@@ -62,7 +62,7 @@ def models(
 
 
 def ask(index: Path, **options: Any) -> AskConfig:
-    return AskConfig().with_options(index=index, **({"llm": CHAT} | options))
+    return AskConfig().with_options(index=index, **({"llm": CHAT, "knowledge": False} | options))
 
 
 def search_of(index: Path, **options: Any) -> SearchConfig:

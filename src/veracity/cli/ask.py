@@ -44,6 +44,13 @@ def ask(
     tau: Annotated[
         float, typer.Option(help="P(supported) a citation must reach")
     ] = defaults.CITATION_TAU,
+    knowledge: Annotated[
+        bool,
+        typer.Option(
+            help="let the knowledge rules (numbers, names, negation, scope, roles) "
+            "weigh in each sentence's verdict"
+        ),
+    ] = True,
     abstain: Annotated[
         bool,
         typer.Option(
@@ -98,6 +105,7 @@ def ask(
             mode=mode,
             k=k,
             tau=tau,
+            knowledge=knowledge,
             llm=llm,
             model=model,
             verifier=verifier,

@@ -94,11 +94,11 @@ def evolve(
     sentence cites the seed it comes from and quotes its exact characters. With --llm, the
     model's rewrites join them, and a rewrite joins the population only when its parents
     support each of its sentences (else it is rejected, with the reason, in the trace).
-    Prints the answer checked as ask checks one (✓ supported by the passage it cites, +
-    citation attached, ? uncited), where each sentence comes from, the fitness and the
-    lineage. Exit 0 when it ran with no failure; 1 when some model calls or scorings failed
-    (they are listed in the trace) or a sentence could not be verified; 2 on bad options, a
-    missing index or no passages found.
+    Prints the answer checked as ask checks one, knowledge rules included (✓ supported by the
+    passage it cites, + citation attached, ? uncited), where each sentence comes from, the
+    fitness and the lineage. Exit 0 when it ran with no failure; 1 when some model calls or
+    scorings failed (they are listed in the trace) or a sentence could not be verified; 2 on
+    bad options, a missing index or no passages found.
     """
     from veracity.evolve import (
         OPERATORS,
@@ -108,7 +108,7 @@ def evolve(
         GroundedEvolver,
         ParentCheck,
     )
-    from veracity.generate.check import CitationChecker
+    from veracity.generate.check import rules_checker
     from veracity.generate.extractive import ExtractiveAnswerer
     from veracity.generate.writers import make_writer
     from veracity.retrieve.open import open_retriever
@@ -138,7 +138,7 @@ def evolve(
                 operators=(*SENTENCE_OPERATORS, *OPERATORS),
                 gate=ParentCheck(checker, tau=tau),
             )
-        evolver = GroundedEvolver(breeder, CitationChecker(checker, tau=tau))
+        evolver = GroundedEvolver(breeder, rules_checker(checker, tau=tau))
         evolved = evolver.run(query, hits)
         if trace is not None:
             trace.write_text(

@@ -86,7 +86,8 @@ class AskConfig(SearchConfig):
     """How a question is answered (``veracity ask``): searched as a :class:`SearchConfig`
     says, ``evidence.k`` passages given to the writer ``models.llm`` names (``extractive``, the
     default, or a chat backend; see :func:`veracity.generate.writers.make_writer`), each ``[n]``
-    checked against P(supported) ``tau``."""
+    checked against P(supported) ``tau`` by the one decision over the verifier's readings and,
+    with ``knowledge`` (the default), the knowledge rules' findings."""
 
     pipeline: ClassVar[str] = "ask"
     options: ClassVar[Mapping[str, str]] = {
@@ -94,10 +95,12 @@ class AskConfig(SearchConfig):
         "llm": "models.llm",
         "model": "models.model",
         "tau": "tau",
+        "knowledge": "knowledge",
     }
 
     models: ModelsConfig = field(default_factory=lambda: ModelsConfig(llm=defaults.CHAT_BACKEND))
     tau: float = defaults.CITATION_TAU
+    knowledge: bool = True
 
     def __post_init__(self) -> None:
         super().__post_init__()

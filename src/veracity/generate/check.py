@@ -7,9 +7,11 @@ For each sentence (see :mod:`veracity.text.segment`):
   :class:`~veracity.types.InvalidCitation` s;
 - a factual sentence with valid citations is verified against each cited passage, and the one
   fitted decision (:mod:`veracity.decision`, as ``veracity verify`` decides a claim) reads the
-  verifier's readings of its cited passages and its word coverage: ``supported`` when its
-  P(supported) reaches ``tau``, else ``contradicted`` when P(contradicted | not supported)
-  reaches ``contradiction``, else ``unsupported``;
+  verifier's readings of its cited passages, its word coverage and, when the checker is given
+  ``rules`` (a :class:`~veracity.rules.KnowledgeLayer`), the rules' findings on the sentence
+  against those passages: ``supported`` when its P(supported) reaches ``tau``, else
+  ``contradicted`` when P(contradicted | not supported) reaches ``contradiction``, else
+  ``unsupported``;
 - a factual sentence without a valid citation is scored against every block, and when the
   decision over them finds it supported the best block is attached (``Citation.attached``):
   ``citation_attached``, or ``invalid_citation`` when it cited only blocks that do not exist;
@@ -44,10 +46,13 @@ from veracity.decision import Decision, coverage
 from veracity.errors import ClaimTooLongError, InputError, OptionError
 from veracity.models.pairs.base import PairScorer
 from veracity.models.pairs.scoring import score_groups
+from veracity.rules import KnowledgeLayer
 from veracity.text.citations import resolve_markers
 from veracity.text.segment import AnswerSentence, segment_answer
 from veracity.types import (
+    Chunk,
     Citation,
+    Claim,
     ClaimSignals,
     DecisionResult,
     Hit,
@@ -57,9 +62,10 @@ from veracity.types import (
     SentenceCheck,
     SentenceStatus,
     Span,
+    ValueCheck,
 )
 
-__all__ = ["CheckedAnswer", "CitationChecker", "claim_parts"]
+__all__ = ["CheckedAnswer", "CitationChecker", "checker_of", "claim_parts", "rules_checker"]
 
 #: A part of a long sentence is cut to this share of the verifier's claim budget (in its
 #: tokens), so that word pieces counted by words rarely overflow it.
@@ -107,6 +113,7 @@ class CitationChecker:
         attach: bool = True,
         contradiction: float = defaults.VERIFY_CONTRADICTION,
         decision: Decision | None = None,
+        rules: KnowledgeLayer | None = None,
     ) -> None:
         if not isinstance(scorer, PairScorer):
             raise InputError(
@@ -131,12 +138,32 @@ class CitationChecker:
         self.tau = float(tau)
         self.attach = attach
         self.contradiction = float(contradiction)
+        if rules is not None and not isinstance(rules, KnowledgeLayer):
+            raise OptionError(
+                "rules",
+                type(rules).__name__,
+                "a KnowledgeLayer, or None to decide without the knowledge rules",
+            )
         self._decision = decision
+        self.rules = rules
         self._loaded = False
+
+    def with_scorer(self, scorer: PairScorer) -> CitationChecker:
+        """A checker like this one (thresholds, decision, rules) that reads with ``scorer``."""
+        return CitationChecker(
+            scorer,
+            tau=self.tau,
+            attach=self.attach,
+            contradiction=self.contradiction,
+            decision=self._decision,
+            rules=self.rules,
+        )
 
     def load(self) -> CitationChecker:
         if not self._loaded:
             self.scorer.load()
+            if self.rules is not None:
+                self.rules.load()
             self._loaded = True
         return self
 
@@ -165,8 +192,9 @@ class CitationChecker:
         # A long claim makes the verifier score group by group (score_groups): only then can a
         # group have failed for its length.
         notes, calls = self._read_long(groups, hits, results) if scored.calls > 1 else ({}, 0)
+        checks = self._rules(plans, hits)
         sentences = tuple(
-            self._check(i, plan, text, hits, results, notes.get(plan.sentence.claim))
+            self._check(i, plan, text, hits, results, notes.get(plan.sentence.claim), checks[i])
             for i, plan in enumerate(plans)
         )
         return CheckedAnswer(
@@ -227,6 +255,22 @@ class CitationChecker:
             )
         return notes, calls
 
+    def _rules(self, plans: Sequence[_Plan], hits: Sequence[Hit]) -> list[tuple[ValueCheck, ...]]:
+        """The knowledge rules' findings on each factual sentence against the blocks it is
+        scored with (none without ``rules``), in one call for the whole answer."""
+        found: list[tuple[ValueCheck, ...]] = [() for _ in plans]
+        if self.rules is None:
+            return found
+        read = [i for i, plan in enumerate(plans) if plan.factual and plan.scored]
+        if not read:
+            return found
+        claims = [Claim(i, plans[i].sentence.claim, plans[i].sentence.span, i) for i in read]
+        evidence: list[list[Chunk]] = [[hits[n - 1].chunk for n in plans[i].scored] for i in read]
+        result = self.rules.run(claims, evidence)
+        for i, values in zip(read, result.values, strict=True):
+            found[i] = values
+        return found
+
     def _plan(self, sentence: AnswerSentence, blocks: int) -> _Plan:
         valid, invalid = resolve_markers(sentence.markers, blocks=blocks)
         cited: dict[int, Span] = {}
@@ -249,6 +293,7 @@ class CitationChecker:
         hits: Sequence[Hit],
         results: dict[tuple[str, int], PairScore],
         note: str | None = None,
+        checks: tuple[ValueCheck, ...] = (),
     ) -> SentenceCheck:
         claim = plan.sentence.claim
         scores = {n: results[(claim, n)] for n in plan.scored}
@@ -256,7 +301,7 @@ class CitationChecker:
         citations = tuple(_citation(n, span, hits[n - 1], scores.get(n)) for n, span in plan.cited)
         status: SentenceStatus
         support = _best(scores)
-        decided = None if support is None else self._decide(claim, scores, hits, support[0])
+        decided = None if support is None else self._decide(claim, scores, hits, support[0], checks)
         if not plan.factual:
             status = "not_factual"
         elif plan.cited:
@@ -279,14 +324,19 @@ class CitationChecker:
             failure=failure,
             note=note,
             decision=decided if plan.factual else None,
+            checks=checks,
         )
 
     def _decide(
-        self, claim: str, scores: dict[int, PairScore], hits: Sequence[Hit], best: int
+        self,
+        claim: str,
+        scores: dict[int, PairScore],
+        hits: Sequence[Hit],
+        best: int,
+        checks: tuple[ValueCheck, ...],
     ) -> DecisionResult:
-        """The one decision over the readings of ``scores`` (failed ones left out) and the
-        claim's coverage by its best block. Generation runs no knowledge rules: the decision
-        reads them as absent."""
+        """The one decision over the readings of ``scores`` (failed ones left out), the rules'
+        ``checks`` and the claim's coverage by its best block and by all blocks read."""
         decision = self._decision or Decision.shipped()
         readings = tuple(
             Reading(score.supported, score.contradicted, score.neither)
@@ -295,9 +345,39 @@ class CitationChecker:
         )
         read = "\n\n".join(hits[n - 1].chunk.text for n, s in scores.items() if s.error is None)
         signals = ClaimSignals(
-            readings, (), coverage(claim, hits[best - 1].chunk.text), coverage(claim, read)
+            readings, checks, coverage(claim, hits[best - 1].chunk.text), coverage(claim, read)
         )
         return decision.run(signals, tau=self.tau, contradiction=self.contradiction)
+
+
+def rules_checker(scorer: PairScorer, *, tau: float = defaults.CITATION_TAU) -> CitationChecker:
+    """The checker ``veracity ask`` and ``evolve`` use: citations read by ``scorer`` and the
+    shipped knowledge rules, decided against P(supported) ``tau``."""
+    return CitationChecker(scorer, tau=tau, rules=KnowledgeLayer())
+
+
+def checker_of(
+    scorer: PairScorer | CitationChecker, *, tau: float | None = None, attach: bool | None = None
+) -> CitationChecker:
+    """``scorer`` itself when it is a checker (``tau`` and ``attach`` must then be left out:
+    they are the checker's), else a checker of citations by ``scorer`` against P(supported)
+    ``tau`` (default ``defaults.CITATION_TAU``) that attaches a block to an uncited sentence
+    unless ``attach`` is False."""
+    if isinstance(scorer, CitationChecker):
+        for name, value in (("tau", tau), ("attach", attach)):
+            if value is not None:
+                raise OptionError(
+                    name,
+                    value,
+                    "left out when a CitationChecker is given",
+                    f"Set {name} on the checker: CitationChecker(scorer, {name}=...).",
+                )
+        return scorer
+    return CitationChecker(
+        scorer,
+        tau=defaults.CITATION_TAU if tau is None else tau,
+        attach=True if attach is None else attach,
+    )
 
 
 def claim_parts(claim: str, pieces: int) -> list[str]:

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from veracity import defaults
 from veracity.errors import ClaimTooLongError, InputError, OptionError
-from veracity.generate.check import CitationChecker
+from veracity.generate.check import CitationChecker, checker_of
 from veracity.text.citations import indexed_word
 from veracity.text.prose import prose_spans
 from veracity.text.refusal import detect_refusal
@@ -346,10 +346,10 @@ class ExtractiveGenerator:
     def __init__(
         self,
         answerer: ExtractiveAnswerer,
-        scorer: PairScorer,
+        scorer: PairScorer | CitationChecker,
         *,
-        tau: float = defaults.CITATION_TAU,
-        attach: bool = True,
+        tau: float | None = None,
+        attach: bool | None = None,
         refusal: str = defaults.EXTRACTIVE_REFUSAL,
     ) -> None:
         if not isinstance(answerer, ExtractiveAnswerer):
@@ -359,7 +359,7 @@ class ExtractiveGenerator:
         if not isinstance(refusal, str) or not refusal.strip():
             raise OptionError("refusal", refusal, "a non-empty reply for unanswerable questions")
         self.answerer = answerer
-        self.checker = CitationChecker(scorer, tau=tau, attach=attach)
+        self.checker = checker_of(scorer, tau=tau, attach=attach)
         self.refusal = refusal
         self.model_id = answerer.model_id
 

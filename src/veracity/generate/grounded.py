@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from veracity import defaults
 from veracity.errors import GenerationError, InputError, OptionError
 from veracity.generate.blocks import format_context
-from veracity.generate.check import CitationChecker
+from veracity.generate.check import CitationChecker, checker_of
 from veracity.models.chat.base import ChatModel, ChatRequest, ChatResponse
 from veracity.models.pairs.base import PairScorer
 from veracity.prompts import ChatPrompt, load_prompt
@@ -38,21 +38,24 @@ __all__ = ["GroundedGenerator"]
 class GroundedGenerator:
     """Answers a question from given hits with a chat model, and checks every citation.
 
-    ``tau`` is the P(supported) a sentence's best citation must reach; ``attach`` lets the
-    verifier attach the best block to sentences written without a valid citation.
+    ``scorer`` is the verifier that reads each citation, or a whole
+    :class:`~veracity.generate.check.CitationChecker` (with the knowledge rules, say); else
+    ``tau`` is the P(supported) a sentence's best citation must reach (default
+    ``defaults.CITATION_TAU``) and ``attach`` lets the verifier attach the best block to
+    sentences written without a valid citation (default: it does).
     """
 
     def __init__(
         self,
         chat: ChatModel,
-        scorer: PairScorer,
+        scorer: PairScorer | CitationChecker,
         *,
-        tau: float = defaults.CITATION_TAU,
+        tau: float | None = None,
         prompt: str = defaults.GROUNDED_PROMPT,
         temperature: float = defaults.GENERATE_TEMPERATURE,
         seed: int | None = defaults.GENERATE_SEED,
         max_tokens: int | None = defaults.GENERATE_MAX_TOKENS,
-        attach: bool = True,
+        attach: bool | None = None,
     ) -> None:
         if not isinstance(chat, ChatModel):
             raise InputError(
@@ -79,7 +82,7 @@ class GroundedGenerator:
         ):
             raise OptionError("max_tokens", max_tokens, "an integer of 1 or more, or None")
         self.chat = chat
-        self.checker = CitationChecker(scorer, tau=tau, attach=attach)
+        self.checker = checker_of(scorer, tau=tau, attach=attach)
         self.prompt_id = prompt
         self.temperature = float(temperature)
         self.seed = seed

@@ -7,7 +7,7 @@
 2. abstention: a threshold given in the config, else the index's calibration, else the
    shipped default, which the answer names (:func:`~veracity.generate.calibration.index_abstainer`);
 3. generation: the chat model writes (or, for ``--llm extractive``, the extractive answerer
-   picks the passages' sentences), the verifier checks each ``[n]``
+   picks the passages' sentences), the verifier and the knowledge rules check each ``[n]``
    (:func:`~veracity.generate.writers.make_generator`).
 
 :func:`open_search` does steps 1 and 2 alone: the service keeps one :class:`IndexSearch` per
@@ -40,6 +40,7 @@ from veracity.generate.abstain import Abstainer
 from veracity.generate.ask import Asker
 from veracity.generate.writers import Writer, make_generator, make_writer
 from veracity.retrieve.base import Retriever
+from veracity.rules import KnowledgeLayer
 
 if TYPE_CHECKING:
     from veracity.models import Models
@@ -65,12 +66,13 @@ class IndexSearch:
         *,
         k: int = defaults.TOP_K,
         tau: float = defaults.CITATION_TAU,
+        rules: KnowledgeLayer | None = None,
     ) -> Asker:
         """An :class:`~veracity.generate.ask.Asker` over this search: ``k`` passages to
         ``writer`` (a chat model or the extractive answerer, see
         :func:`~veracity.generate.writers.make_writer`), each ``[n]`` checked by ``scorer``
-        against P(supported) ``tau``."""
-        generator = make_generator(writer, scorer, tau=tau)
+        and the knowledge ``rules`` (when given) against P(supported) ``tau``."""
+        generator = make_generator(writer, scorer, tau=tau, rules=rules)
         return Asker(self.retriever, generator, k=k, abstainer=self.abstainer, notes=self.notes)
 
 
@@ -118,9 +120,9 @@ def open_asker(config: AskConfig, models: Models) -> Asker:
     """An :class:`~veracity.generate.ask.Asker` on the index ``config`` names (see the module
     docstring): searched as it says, ``evidence.k`` passages given to the writer
     ``models.llm`` names (a chat model made by ``models.chat``, or the extractive answerer, see
-    :func:`~veracity.generate.writers.make_writer`), each ``[n]`` checked by the verifier against
-    P(supported) ``tau``; its ``notes`` say what opening the index had to say, and its answers
-    carry the config."""
+    :func:`~veracity.generate.writers.make_writer`), each ``[n]`` checked by the verifier and
+    (with ``knowledge``) the knowledge rules against P(supported) ``tau``; its ``notes`` say
+    what opening the index had to say, and its answers carry the config."""
     if not isinstance(config, AskConfig):
         raise OptionError("config", type(config).__name__, "an AskConfig", "Use AskConfig(...).")
     scorer = models.verifier(config.models.verifier)
@@ -128,6 +130,7 @@ def open_asker(config: AskConfig, models: Models) -> Asker:
     writer = make_writer(llm, model=config.models.model, scorer=scorer, chat=models.chat)
     # one verifier for the abstention and the citations
     search = open_search(config, dataclasses.replace(models, verifier=lambda _name: scorer))
-    asker = search.asker(writer, scorer, k=config.evidence.k, tau=config.tau)
+    rules = KnowledgeLayer() if config.knowledge else None
+    asker = search.asker(writer, scorer, k=config.evidence.k, tau=config.tau, rules=rules)
     asker.config = config.to_dict()
     return asker

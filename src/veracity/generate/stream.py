@@ -29,7 +29,6 @@ import time
 from collections.abc import Generator, Iterator, Sequence
 
 from veracity.generate.ask import Asker
-from veracity.generate.check import CitationChecker
 from veracity.generate.grounded import GroundedGenerator
 from veracity.models.chat.base import ChatResponse, Streamed, StreamingChatModel
 from veracity.models.pairs.base import PairScorer
@@ -70,11 +69,7 @@ class StreamingAsker:
             return
         chat = generator.chat
         request = generator.request(question, hits)
-        checker = CitationChecker(
-            _Remembering(generator.checker.scorer),
-            tau=generator.tau,
-            attach=generator.checker.attach,
-        )
+        checker = generator.checker.with_scorer(_Remembering(generator.checker.scorer))
         text, done, checking = "", 0, 0.0
         blocks = [hit.chunk.text for hit in hits]
         started = time.perf_counter()

@@ -22,11 +22,13 @@ from collections.abc import Callable
 
 from veracity import defaults
 from veracity.errors import OptionError
+from veracity.generate.check import CitationChecker
 from veracity.generate.extractive import ExtractiveAnswerer, ExtractiveGenerator
 from veracity.generate.grounded import GroundedGenerator
 from veracity.models.chat.base import ChatModel
 from veracity.models.chat.registry import CHAT_BACKENDS, make_chat
 from veracity.models.pairs.base import PairScorer
+from veracity.rules import KnowledgeLayer
 
 __all__ = ["WRITERS", "AnswerGenerator", "Writer", "make_generator", "make_writer"]
 
@@ -71,9 +73,15 @@ def make_writer(
 
 
 def make_generator(
-    writer: Writer, scorer: PairScorer, *, tau: float = defaults.CITATION_TAU
+    writer: Writer,
+    scorer: PairScorer,
+    *,
+    tau: float = defaults.CITATION_TAU,
+    rules: KnowledgeLayer | None = None,
 ) -> AnswerGenerator:
-    """The generator that runs ``writer`` and checks its ``[n]`` against P(supported) ``tau``."""
+    """The generator that runs ``writer`` and checks its ``[n]`` by ``scorer`` and, when
+    given, the knowledge ``rules``, against P(supported) ``tau``."""
+    checker = CitationChecker(scorer, tau=tau, rules=rules)
     if isinstance(writer, ExtractiveAnswerer):
-        return ExtractiveGenerator(writer, scorer, tau=tau)
-    return GroundedGenerator(writer, scorer, tau=tau)
+        return ExtractiveGenerator(writer, checker)
+    return GroundedGenerator(writer, checker)

@@ -370,7 +370,7 @@ class Service:
         from veracity.config import AskConfig
 
         search = dataclasses.replace(self._search(mode), retriever=self._retriever(mode, stop))
-        asker = search.asker(self.writer, self._scorer(stop), k=k, tau=tau)
+        asker = search.asker(self.writer, self._scorer(stop), k=k, tau=tau, rules=self.knowledge)
         settings = self.settings
         config = AskConfig().with_options(
             **self._search_options(mode), k=k, tau=tau, llm=settings.llm, model=settings.model

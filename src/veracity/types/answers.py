@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from veracity._json import Fields
 from veracity.types.decision import DecisionResult, decision_from
+from veracity.types.findings import ValueCheck, _value_check
 from veracity.types.retrieval import Hit, _hit
 from veracity.types.spans import Span, _optional_span, _pair, _span, _spans
 
@@ -142,7 +143,9 @@ class SentenceCheck:
 
     ``note`` says how it was read when that was out of the ordinary (a sentence too long for the
     verifier, read in parts). ``decision`` is the one fitted decision that set the status
-    (:mod:`veracity.decision`): its probabilities and each input's contribution.
+    (:mod:`veracity.decision`): its probabilities and each input's contribution; ``checks``
+    the knowledge rules' findings that it read (values, names, negation, scope, roles of
+    ``claim`` against the passages scored; their spans are in ``claim``).
     """
 
     index: int
@@ -156,6 +159,7 @@ class SentenceCheck:
     failure: str | None = None
     note: str | None = None
     decision: DecisionResult | None = None
+    checks: tuple[ValueCheck, ...] = ()
 
     @property
     def flagged(self) -> bool:
@@ -181,6 +185,7 @@ class SentenceCheck:
             "citations": [c.to_dict() for c in self.citations],
             "invalid": [item.to_dict() for item in self.invalid],
             "decision": None if self.decision is None else self.decision.to_dict(),
+            "checks": [check.to_dict() for check in self.checks],
         }
 
 
@@ -433,6 +438,10 @@ def _sentence(fields: Fields) -> SentenceCheck:
         decision=decision_from(fields.child("decision"))
         if fields.has("decision") and fields.value("decision") is not None
         else None,
+        # Answers written before the rules ran in ask have no checks.
+        checks=tuple(_value_check(item) for item in fields.children("checks"))
+        if fields.has("checks")
+        else (),
     )
 
 
