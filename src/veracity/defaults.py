@@ -16,7 +16,7 @@ CHUNK_OVERLAP = 32
 #: Files larger than this are refused (bytes).
 MAX_FILE_BYTES = 50 * 1024 * 1024
 #: File extensions the loaders read.
-EXTENSIONS = (".txt", ".md", ".markdown", ".html", ".htm", ".pdf", ".jsonl")
+EXTENSIONS = (".txt", ".text", ".rst", ".md", ".markdown", ".html", ".htm", ".pdf", ".jsonl")
 
 # --- index ------------------------------------------------------------------------------------
 INDEX_FORMAT_VERSION = 1

@@ -131,6 +131,12 @@ def test_markdown_keeps_raw_text_and_gives_heading_sections(tmp_path):
     assert doc.section_at(0) == ()
 
 
+def test_restructured_text_is_read_as_plain_text_with_exact_spans(tmp_path):
+    text = "mpmath\n======\n\nA Python library for *arbitrary-precision* arithmetic.\n"
+    doc = _only(_write(tmp_path / "METADATA.rst", text))
+    assert (doc.text, doc.title) == (text, "METADATA")
+
+
 def test_markdown_without_headings_is_titled_by_its_file_name(tmp_path):
     doc = _only(_write(tmp_path / "plain-notes.markdown", "Just text, #nottag.\n"))
     assert (doc.title, doc.sections) == ("plain-notes", ())

@@ -75,9 +75,14 @@ def _load_text(source: Source) -> LoadResult:
 _MARKDOWN = Loader("markdown", load_markdown)
 _HTML = Loader("html", load_html)
 
+_TEXT = Loader("text", _load_text)
+
 #: Extension (lower case, with the dot) -> loader. Add an entry to read another format.
+#: reStructuredText is read as plain text (its markup is light and stays in the spans).
 LOADERS: dict[str, Loader] = {
-    ".txt": Loader("text", _load_text),
+    ".txt": _TEXT,
+    ".text": _TEXT,
+    ".rst": _TEXT,
     ".md": _MARKDOWN,
     ".markdown": _MARKDOWN,
     ".html": _HTML,
