@@ -115,6 +115,7 @@ def signals_to(signals: ClaimSignals) -> dict[str, Any]:
         "checks": [[c.kind, c.status] for c in signals.checks],
         "coverage": signals.coverage,
         "coverage_all": signals.coverage_all,
+        "coverage_sentence": signals.coverage_sentence,
     }  # fmt: skip
 
 
@@ -124,6 +125,7 @@ def signals_from(data: dict[str, Any]) -> ClaimSignals:
         tuple(ValueCheck(kind, "", Span(0, 0), "", status) for kind, status in data["checks"]),
         data["coverage"],
         data["coverage_all"],
+        data.get("coverage_sentence"),
     )
 
 

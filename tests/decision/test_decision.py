@@ -9,7 +9,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from veracity.decision import FEATURES, Decision, features, fit_decision
+from veracity.decision import (
+    FEATURES,
+    Decision,
+    coverage,
+    features,
+    fit_decision,
+    sentence_coverage,
+)
 from veracity.errors import InputError, ModelError
 from veracity.types import ClaimSignals, Reading, Span, ValueCheck
 
@@ -26,6 +33,7 @@ def test_features_read_every_signal() -> None:
         (_check("year", "mismatch"), _check("entity", "absent"), _check("negation", "mismatch")),
         coverage=0.75,
         coverage_all=0.9,
+        coverage_sentence=0.6,
     )
     row = dict(zip(FEATURES, features(signals).tolist(), strict=True))
     assert row["support_logit"] == pytest.approx(math.log(0.9 / 0.1))
@@ -35,6 +43,7 @@ def test_features_read_every_signal() -> None:
     assert row["passages_against"] == pytest.approx(math.log(2))
     assert "coverage" not in row  # the best passage's coverage is reported, not read
     assert row["coverage_all"] == pytest.approx(0.4)
+    assert row["coverage_sentence"] == pytest.approx(0.1)
     assert (row["value_mismatch"], row["value_match"], row["entity_absent"]) == (1.0, 0.0, 1.0)
     assert row["polarity_mismatch"] == 1.0
     assert row["no_reading"] == 0.0
@@ -86,6 +95,37 @@ def test_round_trip_and_refusals(tmp_path: Path) -> None:
         Decision.from_json({**decision.to_json(), "inputs": ["a"]})
     with pytest.raises(InputError, match="contradicted rows"):
         fit_decision(x, supported, [None] * len(supported))
+
+
+def test_a_decision_fit_before_an_input_existed_reads_it_with_weight_zero() -> None:
+    x, supported, contradicted = _toy()
+    decision = fit_decision(x, supported, contradicted, version="t")
+    data = decision.to_json()
+    keep = [i for i, name in enumerate(FEATURES) if name != "coverage_sentence"]
+    older = {
+        **data,
+        "inputs": [FEATURES[i] for i in keep],
+        "support": {"weights": [data["support"]["weights"][i] for i in keep], "bias": 0.0},
+        "contradiction": {
+            "weights": [data["contradiction"]["weights"][i] for i in keep],
+            "bias": 0.0,
+        },
+    }
+    read = Decision.from_json(older)
+    assert read.names == FEATURES
+    weights = dict(zip(FEATURES, read.support_weights, strict=True))
+    assert weights["coverage_sentence"] == 0.0
+    assert weights["support_logit"] == data["support"]["weights"][FEATURES.index("support_logit")]
+
+
+def test_sentence_coverage_finds_the_words_a_passage_holds_only_apart() -> None:
+    passage = "Wget 1.21.3 adds TLS 1.3. HTTP/2 support is planned. The default protocol is HTTP."
+    claim = "Wget 1.21.3 adds HTTP/2 as the default protocol."
+    assert coverage(claim, passage) == 1.0
+    # the best window, the first two sentences, lacks "default" and "protocol"
+    assert sentence_coverage(claim, [passage]) == pytest.approx(7 / 9)
+    assert sentence_coverage(claim, []) == 0.0
+    assert sentence_coverage("the of", [passage]) == 1.0
 
 
 def test_shipped_decision_reads_the_network() -> None:

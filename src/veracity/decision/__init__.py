@@ -8,7 +8,8 @@ data) and whose contributions are published:
 
 1. :func:`features` turns :class:`~veracity.types.ClaimSignals` into named numbers
    (:data:`FEATURES`): the network's best support and contradiction over the passages it read,
-   how many passages agree and disagree, word coverage, and the rules' findings by kind;
+   how many passages agree and disagree, word coverage (of all the passages read and of their
+   best sentence), and the rules' findings by kind;
 2. P(supported) is a logistic model over them; P(contradicted | not supported) a second one;
 3. the label is ``supported`` when P(supported) reaches 0.5, else ``contradicted`` when
    P(contradicted | not supported) reaches 0.5, else ``unsupported``.
@@ -21,7 +22,21 @@ data) and whose contributions are published:
 'unsupported'
 """
 
-from veracity.decision.features import FEATURES, RULE_KINDS, coverage, features
+from veracity.decision.features import (
+    FEATURES,
+    RULE_KINDS,
+    coverage,
+    features,
+    sentence_coverage,
+)
 from veracity.decision.model import Decision, fit_decision
 
-__all__ = ["FEATURES", "RULE_KINDS", "Decision", "coverage", "features", "fit_decision"]
+__all__ = [
+    "FEATURES",
+    "RULE_KINDS",
+    "Decision",
+    "coverage",
+    "features",
+    "fit_decision",
+    "sentence_coverage",
+]

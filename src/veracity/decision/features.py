@@ -9,13 +9,15 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
+from veracity.text.sentences import split_sentences
 from veracity.text.words import content_words
 from veracity.types import ClaimSignals
 
-__all__ = ["FEATURES", "RULE_KINDS", "coverage", "features"]
+__all__ = ["FEATURES", "RULE_KINDS", "coverage", "features", "sentence_coverage"]
 
 #: Value kinds of the knowledge rules, grouped: a number, date or version of the claim against
 #: its evidence; a name; a polarity (negation, antonym, quantifier).
@@ -34,6 +36,7 @@ FEATURES: tuple[str, ...] = (
     "passages_for",
     "passages_against",
     "coverage_all",
+    "coverage_sentence",
     "no_reading",
     "value_mismatch",
     "value_absent",
@@ -57,6 +60,29 @@ def coverage(claim: str, passage: str) -> float:
     if not words:
         return 1.0
     return len(words & set(content_words(passage))) / len(words)
+
+
+def sentence_coverage(claim: str, passages: Sequence[str]) -> float:
+    """The largest share of the claim's content words (stemmed) that one sentence of the
+    passages holds together with the sentence after it; 1.0 for a claim without content
+    words, 0.0 without passages.
+
+    A claim that adds a fact to what a sentence says keeps its coverage of all the passages
+    when the added words occur elsewhere in them; here it loses it.
+
+    >>> sentence_coverage("Bees dance at dawn.", ["Bees dance. Ants march at dawn."])
+    0.6666666666666666
+    """
+    words = set(content_words(claim))
+    if not words:
+        return 1.0
+    best = 0.0
+    for passage in passages:
+        sentences = [set(content_words(span.of(passage))) for span in split_sentences(passage)]
+        for i, held in enumerate(sentences):
+            window = held | sentences[i + 1] if i + 1 < len(sentences) else held
+            best = max(best, len(words & window) / len(words))
+    return best
 
 
 def _clip(p: float) -> float:
@@ -99,6 +125,7 @@ def features(signals: ClaimSignals) -> np.ndarray:
         math.log1p(sum(r.supported >= 0.5 for r in readings)),
         math.log1p(sum(r.contradicted >= 0.5 for r in stating)),
         0.0 if signals.coverage_all is None else signals.coverage_all - 0.5,
+        0.0 if signals.coverage_sentence is None else signals.coverage_sentence - 0.5,
         float(not readings),
         float("mismatch" in values),
         float("absent" in values),

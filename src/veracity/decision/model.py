@@ -129,13 +129,21 @@ class Decision:
                 f"not a {FORMAT} file (format {data.get('format')!r}): write it with "
                 "bench/decision_fit.py"
             )
+        names = tuple(str(n) for n in data["inputs"])
+        support = [float(w) for w in data["support"]["weights"]]
+        against = [float(w) for w in data["contradiction"]["weights"]]
+        if set(names) < set(FEATURES) and len(support) == len(against) == len(names):
+            # A decision fit before an input existed reads that input with weight 0.
+            support = [dict(zip(names, support, strict=True)).get(n, 0.0) for n in FEATURES]
+            against = [dict(zip(names, against, strict=True)).get(n, 0.0) for n in FEATURES]
+            names = FEATURES
         return cls(
-            tuple(float(w) for w in data["support"]["weights"]),
+            tuple(support),
             float(data["support"]["bias"]),
-            tuple(float(w) for w in data["contradiction"]["weights"]),
+            tuple(against),
             float(data["contradiction"]["bias"]),
             str(data.get("version", "dev")),
-            tuple(str(n) for n in data["inputs"]),
+            names,
             dict(data.get("provenance") or {}),
         )
 

@@ -42,7 +42,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veracity import defaults
-from veracity.decision import Decision, coverage
+from veracity.decision import Decision, coverage, sentence_coverage
 from veracity.errors import ClaimTooLongError, InputError, OptionError
 from veracity.models.pairs.base import PairScorer
 from veracity.models.pairs.scoring import score_groups
@@ -336,16 +336,21 @@ class CitationChecker:
         checks: tuple[ValueCheck, ...],
     ) -> DecisionResult:
         """The one decision over the readings of ``scores`` (failed ones left out), the rules'
-        ``checks`` and the claim's coverage by its best block and by all blocks read."""
+        ``checks`` and the claim's coverage by its best block, by all blocks read and by their
+        sentence that holds most of it."""
         decision = self._decision or Decision.shipped()
         readings = tuple(
             Reading(score.supported, score.contradicted, score.neither)
             for score in scores.values()
             if score.error is None
         )
-        read = "\n\n".join(hits[n - 1].chunk.text for n, s in scores.items() if s.error is None)
+        read = [hits[n - 1].chunk.text for n, s in scores.items() if s.error is None]
         signals = ClaimSignals(
-            readings, checks, coverage(claim, hits[best - 1].chunk.text), coverage(claim, read)
+            readings,
+            checks,
+            coverage(claim, hits[best - 1].chunk.text),
+            coverage(claim, "\n\n".join(read)),
+            sentence_coverage(claim, read),
         )
         return decision.run(signals, tau=self.tau, contradiction=self.contradiction)
 

@@ -50,13 +50,16 @@ class ClaimSignals:
     """Every input the decision reads about one claim.
 
     ``coverage`` is the share of the claim's content words found in the passage that supports
-    it best, ``coverage_all`` in all the passages read together (None: not measured).
+    it best, ``coverage_all`` in all the passages read together, ``coverage_sentence`` in the
+    one passage sentence (with the sentence after it) that holds most of them (None: not
+    measured).
     """
 
     readings: tuple[Reading, ...] = ()
     checks: tuple[ValueCheck, ...] = ()
     coverage: float | None = None
     coverage_all: float | None = None
+    coverage_sentence: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from veracity.decision import Decision, coverage
+from veracity.decision import Decision, coverage, sentence_coverage
 from veracity.models.pairs.base import PairScorer, check_pairs
 from veracity.rules.layer import KnowledgeLayer
 from veracity.text.factual import skip_reason
@@ -84,6 +84,7 @@ class PairChecker:
                         tuple(values),
                         coverage(claim, premise),
                         coverage(claim, premise),
+                        sentence_coverage(claim, [premise]),
                     )
                 )
                 if probabilities and score.error is None and reason is None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from veracity.decision import coverage
+from veracity.decision import coverage, sentence_coverage
 from veracity.types import ClaimSignals, EvidenceJudgement, Reading, ValueCheck
 
 __all__ = ["claim_signals"]
@@ -21,8 +21,8 @@ def claim_signals(
     claim: str, judged: Sequence[EvidenceJudgement], checks: Sequence[ValueCheck]
 ) -> ClaimSignals:
     """The decision's inputs for ``claim``: one reading per passage read (failed ones left
-    out), the rules' ``checks``, the coverage of the passage that supports it best and of all
-    the passages read."""
+    out), the rules' ``checks``, the coverage of the passage that supports it best, of all the
+    passages read and of their sentence that holds most of it."""
     read = [j for j in judged if j.error is None]
     best = max(read, key=lambda j: j.supported, default=None)
     return ClaimSignals(
@@ -33,4 +33,5 @@ def claim_signals(
         checks=tuple(checks),
         coverage=None if best is None else coverage(claim, best.text),
         coverage_all=None if not read else coverage(claim, "\n\n".join(j.text for j in read)),
+        coverage_sentence=None if not read else sentence_coverage(claim, [j.text for j in read]),
     )
