@@ -381,7 +381,7 @@ def test_the_knowledge_rules_weigh_in_when_the_checker_has_them(hits):
     # The table reads the 12-day claim as fairly supported by the 21-day passage; the value
     # rule finds 12 against 21 in the aligned sentence and the decision reads that finding.
     claim = "Worker bees develop in 12 days from egg to adult."
-    scorer = TablePairScorer({(WORKER, claim): (0.8, 0.1, 0.1)})
+    scorer = TablePairScorer({(WORKER, claim): (0.7, 0.1, 0.2)})
     reply = claim[:-1] + " [1]."
     plain = CitationChecker(scorer).run(reply, hits).sentences[0]
     ruled = CitationChecker(scorer, rules=KnowledgeLayer(ner="rules")).run(reply, hits)
