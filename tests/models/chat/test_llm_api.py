@@ -21,6 +21,7 @@ def test_public_api_is_pinned() -> None:
             "ChatModel",
             "ChatRequest",
             "ChatResponse",
+            "HttpPolicy",
             "LlamaCppChat",
             "MalformedReplyError",
             "Message",
