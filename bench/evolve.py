@@ -242,7 +242,7 @@ class Bench:
     """The models, loaded once, and one (query, method) row at a time."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        from veracity.evolve import Bonus, EvolveConfig, Fitness, RougeBonus, SupportBonus
+        from veracity.evolve import Bonus, Fitness, GeneticConfig, RougeBonus, SupportBonus
         from veracity.generate.check import CitationChecker
         from veracity.models.chat.registry import make_chat
         from veracity.models.pairs.registry import make_verifier
@@ -286,7 +286,7 @@ class Bench:
             for name, bonus in bonuses.items()
         }
         self.fitness["gen2ir"] = Fitness(self.reranker)
-        self.config = EvolveConfig(
+        self.config = GeneticConfig(
             offspring=args.offspring,
             max_iterations=args.iterations,
             max_calls=args.calls,

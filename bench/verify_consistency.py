@@ -33,6 +33,7 @@ from _report import write_result
 from veracity import defaults
 from veracity.config import VerifyConfig
 from veracity.evaluate.classification import roc_auc
+from veracity.models.chat.base import Decoding
 from veracity.models.chat.registry import make_chat
 from veracity.models.pairs.registry import make_verifier
 from veracity.types import ClaimSet, Document
@@ -84,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     chat = make_chat("llamacpp")
     extractor = ClaimExtractor()
     samples_layer = ConsistencyLayer(
-        chat, scorer, samples=args.samples, temperature=args.temperature
+        chat, scorer, samples=args.samples, decoding=Decoding(args.temperature)
     ).load()
     two_temperature = ConsistencyLayer(
         chat, scorer, mode="two_temperature", second_temperature=args.temperature

@@ -165,14 +165,18 @@ def _run(command: list[str]) -> tuple[int, dict[str, Any]]:
     return done.returncode, json.loads(done.stdout)
 
 
-def run_cli(answers: Sequence[Answer], docs: Path, work: Path, verifier: str | None) -> Any:
-    """Index ``docs`` and verify the answers against the index, both with the defaults."""
+def index_docs(docs: Path, work: Path) -> tuple[Path, int, dict[str, Any], float]:
+    """``veracity index DOCS --index WORK/index`` with its defaults: the index folder, the
+    exit code, the ``--json`` report and the seconds taken."""
     index = work / "index"
     began = time.monotonic()
-    index_code, index_report = _run(
-        [*_veracity(), "index", str(docs), "--index", str(index), "--json"]
-    )
-    index_seconds = time.monotonic() - began
+    code, report = _run([*_veracity(), "index", str(docs), "--index", str(index), "--json"])
+    return index, code, report, time.monotonic() - began
+
+
+def run_cli(answers: Sequence[Answer], docs: Path, work: Path, verifier: str | None) -> Any:
+    """Index ``docs`` and verify the answers against the index, both with the defaults."""
+    index, index_code, index_report, index_seconds = index_docs(docs, work)
     source = work / "answers.jsonl"
     source.write_text(
         "".join(

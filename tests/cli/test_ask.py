@@ -427,6 +427,25 @@ def test_ask_failures_exit_2(index, tmp_path, fakes):
     assert "needs --threshold" in flat(lonely.output)
 
 
+def test_ask_runs_again_from_its_answer_with_config(index, fakes, tmp_path):
+    fakes([REPLY, REPLY])
+    first = fakes.ask(index, "-k", "2", "--tau", "0.4", "--no-knowledge", "--json")
+    assert first.exit_code in (0, 1), first.output
+    saved = tmp_path / "answer.json"
+    saved.write_text(first.stdout, encoding="utf-8")
+    config = json.loads(first.stdout)["config"]
+    assert (config["evidence"]["k"], config["tau"], config["knowledge"]) == (2, 0.4, False)
+    again = CliRunner().invoke(
+        fakes.app, ["ask", QUESTION, "--config", str(saved), "--tau", "0.6", "--json"]
+    )
+    assert again.exit_code in (0, 1), again.output
+    rerun = json.loads(again.stdout)["config"]
+    assert rerun == config | {"tau": 0.6}
+    missing = CliRunner().invoke(fakes.app, ["ask", QUESTION])
+    assert missing.exit_code == 2
+    assert "--index DIR" in flat(missing.output)
+
+
 def test_ask_in_the_default_mode_on_an_index_without_vectors_says_it_used_bm25(index, fakes):
     fakes([REPLY])
     result = CliRunner().invoke(

@@ -134,11 +134,10 @@ OTHER_REASON = {
     ("serve", "--mode", "dense"): "no index at",
     ("serve", "--mode", "hybrid"): "no index at",
 }
+
+
 #: Found by these tests: the option is read only when an answer is there to repair, so a bad
 #: value passes when the answer abstains (the fake chat's answer cites nothing that supports it).
-LATE = {("ask --repair", "--policy")}
-
-
 def _run(args: list[str]) -> Result:
     return CliRunner().invoke(APP, args)
 
@@ -149,17 +148,7 @@ def _refusal(option: str, value: str) -> str:
 
 @pytest.mark.parametrize(
     ("command", "option", "choices"),
-    [
-        pytest.param(
-            *case,
-            marks=pytest.mark.xfail(
-                case[:2] in LATE,
-                reason="read only when it repairs, not validated early",
-                strict=True,
-            ),
-        )
-        for case in CHOICES
-    ],
+    [pytest.param(*case) for case in CHOICES],
 )
 def test_a_value_outside_the_choices_is_refused_naming_each_allowed_one(
     command: str, option: str, choices: tuple[str, ...], where: dict[str, str]

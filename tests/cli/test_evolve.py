@@ -69,6 +69,7 @@ def test_evolve_prints_json_with_the_trace(index: Path, tmp_path: Path) -> None:
             "llamacpp",
             "--trace",
             str(trace),
+            "--no-knowledge",
             "--json",
         ],
     )
@@ -79,6 +80,34 @@ def test_evolve_prints_json_with_the_trace(index: Path, tmp_path: Path) -> None:
     assert "rouge2" in payload["fitness"]
     assert json.loads(trace.read_text(encoding="utf-8"))["members"] == payload["members"]
     assert all(r.temperature == 0.7 for r in chat.requests)
+    config = payload["config"]
+    assert (config["pipeline"], config["knowledge"], config["evidence"]["index"]) == (
+        "evolve",
+        False,
+        str(index),
+    )
+    assert (config["genetic"]["offspring"], config["genetic"]["seed"]) == (2, 3)
+
+
+def test_evolve_runs_again_from_its_output_with_config(index: Path, tmp_path: Path) -> None:
+    built, _ = app([])
+    args = ["evolve", QUERY, "--index", str(index), "--mode", "bm25", "--iterations", "2"]
+    first = CliRunner().invoke(built, [*args, "--seed", "5", "--no-knowledge", "--json"])
+    assert first.exit_code == 0, first.output
+    saved = tmp_path / "evolved.json"
+    saved.write_text(first.stdout, encoding="utf-8")
+    again = CliRunner().invoke(built, ["evolve", QUERY, "--config", str(saved), "--json"])
+    assert again.exit_code == 0, again.output
+    payload, earlier = json.loads(again.stdout), json.loads(first.stdout)
+    assert payload["config"] == earlier["config"]
+    assert payload["answer"]["text"] == earlier["answer"]["text"]
+    changed = CliRunner().invoke(
+        built, ["evolve", QUERY, "--config", str(saved), "--seed", "6", "--json"]
+    )
+    assert json.loads(changed.stdout)["config"]["genetic"]["seed"] == 6
+    missing = CliRunner().invoke(built, ["evolve", QUERY])
+    assert missing.exit_code == 2
+    assert "--index" in missing.output
 
 
 def test_evolve_shows_the_best_answer_and_its_lineage(index: Path) -> None:
@@ -97,6 +126,7 @@ def test_evolve_shows_the_best_answer_and_its_lineage(index: Path) -> None:
         "relevance",
         "--llm",
         "llamacpp",
+        "--no-knowledge",
     ]
     built, chat = app([""] * 6)
     result = CliRunner().invoke(built, args)

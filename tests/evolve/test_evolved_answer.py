@@ -7,7 +7,7 @@ import json
 import pytest
 
 from veracity.errors import InputError
-from veracity.evolve import EvolveConfig, Evolver, Fitness, GroundedEvolver, check_member
+from veracity.evolve import Evolver, Fitness, GeneticConfig, GroundedEvolver, check_member
 from veracity.generate.check import CitationChecker
 from veracity.testing import OverlapRelevanceScorer, ScriptedChatModel, TablePairScorer
 from veracity.types import Chunk, Hit
@@ -37,7 +37,7 @@ def grounded(replies: list[str]) -> GroundedEvolver:
     evolver = Evolver(
         ScriptedChatModel(replies, model_id="scripted"),
         Fitness(OverlapRelevanceScorer()),
-        EvolveConfig(offspring=1, max_iterations=1, seed=4),
+        GeneticConfig(offspring=1, max_iterations=1, seed=4),
     )
     return GroundedEvolver(evolver, CitationChecker(TablePairScorer(TABLE), tau=0.5))
 

@@ -19,9 +19,9 @@ from veracity.errors import (
 )
 from veracity.evolve import (
     OPERATORS,
-    EvolveConfig,
     Evolver,
     Fitness,
+    GeneticConfig,
     OneShotRAG,
     RougeBonus,
     SupportBonus,
@@ -80,7 +80,7 @@ def rouge_fitness(weight: float = 10.0) -> Fitness:
 def evolve(seed: int = 0, fitness: Fitness | None = None, **config: int) -> tuple[Any, ...]:
     chat = VaryingChat()
     settings = {"offspring": 6, "max_iterations": 8, "max_calls": 60, **config}
-    result = Evolver(chat, fitness or rouge_fitness(), EvolveConfig(seed=seed, **settings)).run(
+    result = Evolver(chat, fitness or rouge_fitness(), GeneticConfig(seed=seed, **settings)).run(
         QUERY, SEEDS
     )
     return result, chat
@@ -165,7 +165,7 @@ def test_the_population_is_elitist() -> None:
 
 def test_it_stops_when_the_top_two_neither_change_nor_reorder() -> None:
     chat = ScriptedChatModel(["Completely unrelated words about tax forms."] * 12)
-    result = Evolver(chat, rouge_fitness(), EvolveConfig()).run(QUERY, SEEDS)
+    result = Evolver(chat, rouge_fitness(), GeneticConfig()).run(QUERY, SEEDS)
     assert result.stop_reason == "converged"
     assert len(result.generations) == 1
     assert result.calls == 12
@@ -178,7 +178,7 @@ def test_it_keeps_going_while_the_top_changes() -> None:
         ["Honeybees dance in the hive to tell nestmates where food is."]
         + ["Completely unrelated words about tax forms."] * 23
     )
-    result = Evolver(chat, Fitness(OverlapRelevanceScorer()), EvolveConfig()).run(QUERY, SEEDS)
+    result = Evolver(chat, Fitness(OverlapRelevanceScorer()), GeneticConfig()).run(QUERY, SEEDS)
     assert result.generations[0].top[0] == 3  # the first offspring took the lead
     assert result.stop_reason == "converged"
     assert len(result.generations) == 2
@@ -198,7 +198,7 @@ def test_the_model_call_cap_is_never_passed() -> None:
 )
 def test_a_budget_of_zero_is_an_error(name: str) -> None:
     with pytest.raises(OptionError, match=name):
-        EvolveConfig(**{name: 0})
+        GeneticConfig(**{name: 0})
 
 
 def test_every_member_records_its_provenance() -> None:
@@ -240,7 +240,7 @@ def test_garbage_and_failing_replies_are_reported_failures_not_members() -> None
         "Honeybees dance to show food.",
     ]
     chat = ScriptedChatModel(replies)
-    result = Evolver(chat, rouge_fitness(), EvolveConfig(offspring=5, max_iterations=1)).run(
+    result = Evolver(chat, rouge_fitness(), GeneticConfig(offspring=5, max_iterations=1)).run(
         QUERY, SEEDS
     )
     assert len(result.failures) == 4
@@ -252,7 +252,7 @@ def test_garbage_and_failing_replies_are_reported_failures_not_members() -> None
 
 def test_a_generation_where_every_call_fails_stops_the_run() -> None:
     chat = ScriptedChatModel([""] * 3)
-    result = Evolver(chat, rouge_fitness(), EvolveConfig(offspring=3)).run(QUERY, SEEDS)
+    result = Evolver(chat, rouge_fitness(), GeneticConfig(offspring=3)).run(QUERY, SEEDS)
     assert result.stop_reason == "all_failed"
     assert len(result.failures) == 3
     assert result.best.operator == "seed"
@@ -401,14 +401,14 @@ def test_a_candidate_that_cannot_be_scored_gets_a_failure_score_the_others_keep_
 
 def test_a_seed_the_fitness_cannot_score_is_reported_and_left_out() -> None:
     fitness = support_fitness(6)  # the first seed has 8 words
-    result = Evolver(VaryingChat(), fitness, EvolveConfig(offspring=2, max_iterations=1)).run(
+    result = Evolver(VaryingChat(), fitness, GeneticConfig(offspring=2, max_iterations=1)).run(
         QUERY, SEEDS
     )
     [seed_failure] = [f for f in result.failures if f.operator == "seed"]
     assert (seed_failure.generation, seed_failure.reply) == (0, SEEDS[0])
     assert [m.text for m in result.members if m.operator == "seed"] == SEEDS[1:]
     with pytest.raises(InputError, match="none of the 3 seed passages could be scored"):
-        Evolver(VaryingChat(), support_fitness(2), EvolveConfig()).run(QUERY, SEEDS)
+        Evolver(VaryingChat(), support_fitness(2), GeneticConfig()).run(QUERY, SEEDS)
 
 
 def test_support_bonus_is_the_mean_over_the_factual_sentences() -> None:

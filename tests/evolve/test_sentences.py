@@ -11,9 +11,9 @@ from veracity.evolve import (
     OPERATORS,
     Compress,
     Cross,
-    EvolveConfig,
     Evolver,
     Fitness,
+    GeneticConfig,
     GroundedEvolver,
     Mutate,
     ParentCheck,
@@ -175,7 +175,7 @@ def fitness() -> Fitness:
 
 
 def test_the_loop_without_a_model_composes_an_answer_from_several_seeds() -> None:
-    result = Evolver(None, fitness(), EvolveConfig(seed=1)).run(QUERY, SEEDS)
+    result = Evolver(None, fitness(), GeneticConfig(seed=1)).run(QUERY, SEEDS)
     assert result.calls == 0
     assert result.stop_reason in ("converged", "max_iterations")
     assert not result.failures
@@ -188,7 +188,7 @@ def test_the_loop_without_a_model_composes_an_answer_from_several_seeds() -> Non
         assert "|" not in member.text
     texts = [m.text for m in result.members]
     assert len(texts) == len(set(texts))  # a repeat is never added twice
-    again = Evolver(None, fitness(), EvolveConfig(seed=1)).run(QUERY, SEEDS)
+    again = Evolver(None, fitness(), GeneticConfig(seed=1)).run(QUERY, SEEDS)
     assert again.best.text == best.text
 
 
@@ -209,7 +209,7 @@ def test_a_rewrite_its_parents_do_not_support_is_rejected_with_the_reason() -> N
         result = Evolver(
             chat,
             fitness(),
-            EvolveConfig(offspring=1, max_iterations=1),
+            GeneticConfig(offspring=1, max_iterations=1),
             operators=OPERATORS[:1],
             gate=ParentCheck(table),
         ).run(QUERY, [seed])
@@ -241,7 +241,7 @@ def test_the_evolved_answer_cites_and_quotes_each_sentence_exactly() -> None:
     for gene in pool.genes:
         table[(SEEDS[gene.seed], gene.text)] = (0.9, 0.0, 0.1)
     evolver = GroundedEvolver(
-        Evolver(None, fitness(), EvolveConfig(seed=1)), CitationChecker(TablePairScorer(table))
+        Evolver(None, fitness(), GeneticConfig(seed=1)), CitationChecker(TablePairScorer(table))
     )
     evolved = evolver.run(QUERY, hits)
     best = evolved.evolution.best

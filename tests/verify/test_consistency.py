@@ -9,6 +9,7 @@ import pytest
 
 from veracity import defaults
 from veracity.errors import ClaimTooLongError, GenerationError, InputError, OptionError
+from veracity.models.chat.base import Decoding
 from veracity.prompts import available, load_prompt
 from veracity.testing import ScriptedChatModel, ScriptExhaustedError, TablePairScorer
 from veracity.types import Claim, PairScore, PairScores, Span
@@ -74,6 +75,10 @@ class FailingPairScorer:
         return PairScores(tuple(scores), self.model_id, "0")
 
 
+#: The options of Decoding that ``run`` takes as keywords.
+DECODING = ("temperature", "seed", "max_tokens")
+
+
 def run(
     replies: Sequence[str | Exception],
     claims: Sequence[Claim] = (X, Y, Z),
@@ -82,6 +87,10 @@ def run(
 ) -> tuple[ConsistencyResult, ScriptedChatModel, TablePairScorer]:
     chat = ScriptedChatModel(replies, model_id="sampler")
     scorer = TablePairScorer(table, default=None)
+    decoding = {name: options.pop(name) for name in DECODING if name in options}
+    if decoding:
+        decoding.setdefault("temperature", defaults.CONSISTENCY_TEMPERATURE)
+        options["decoding"] = Decoding(**decoding)  # type: ignore[arg-type]
     layer = ConsistencyLayer(chat, scorer, **options)  # type: ignore[arg-type]
     return layer.run(QUESTION, claims), chat, scorer
 
@@ -352,7 +361,7 @@ def test_bad_claims_are_input_errors(claims: object) -> None:
 )
 def test_bad_options_name_themselves(option: str, value: object) -> None:
     with pytest.raises(OptionError, match=rf"^{option}="):
-        ConsistencyLayer(ScriptedChatModel([]), TablePairScorer({}), **{option: value})  # type: ignore[arg-type]
+        run([], **{option: value})  # type: ignore[arg-type]
 
 
 def test_chat_and_scorer_must_fit_their_protocols() -> None:

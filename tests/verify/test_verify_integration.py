@@ -66,11 +66,12 @@ def test_streaming_gives_the_same_verdicts(verifier: AnswerVerifier) -> None:
 
 def test_consistency_with_smollm2_scores_every_claim() -> None:
     pytest.importorskip("llama_cpp")
+    from veracity.models.chat.base import Decoding
     from veracity.models.chat.registry import make_chat
 
     scorer = make_verifier("embedded")
     layer = ConsistencyLayer(
-        make_chat("llamacpp"), scorer, samples=3, temperature=1.0, max_tokens=48
+        make_chat("llamacpp"), scorer, samples=3, decoding=Decoding(1.0, max_tokens=48)
     )
     sources = source_chunks(source_documents([SOURCE]))
     verifier = make_answer_verifier(

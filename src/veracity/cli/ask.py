@@ -14,24 +14,29 @@ from veracity import defaults
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
+    ConfigOption,
     VerifierOption,
     choice_list,
+    command_config,
     emit_json,
     fail,
     models_of,
+    read_saved,
 )
 from veracity.cli.output.answer import print_answer
 from veracity.cli.output.calibration import print_calibration
 from veracity.cli.output.repair import print_repair
 from veracity.cli.render import console, errors, show, styled
 from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP, reranker_of
-from veracity.errors import VeracityError
+from veracity.errors import InputError, VeracityError
 
 
 def ask(
     ctx: typer.Context,
     question: Annotated[str, typer.Argument(help="the question")],
-    index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
+    index_dir: Annotated[
+        Path | None, typer.Option("--index", help="index folder (or from --config)")
+    ] = None,
     llm: Annotated[
         str, typer.Option(help="extractive, llamacpp[:PATH] or openai:URL")
     ] = defaults.CHAT_BACKEND,
@@ -79,6 +84,7 @@ def ask(
     policy: Annotated[
         str, typer.Option(help=f"--repair: {choice_list(get_args(defaults.Policy))}")
     ] = defaults.REPAIR_POLICY,
+    config_file: ConfigOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Answer from the index with checked [n] citations, or say "I don't know".
@@ -94,29 +100,43 @@ def ask(
     sentence (or a repair edit's model reply could not be read); 2 on bad options or a missing
     index.
     """
-    from veracity.config import AskConfig
+    from veracity.config import AskConfig, RepairConfig
     from veracity.generate.grounded import GroundedGenerator
     from veracity.generate.open import open_asker
 
     notes: list[str] = []
     try:
-        config = AskConfig().with_options(
-            index=index_dir,
-            mode=mode,
-            k=k,
-            tau=tau,
-            knowledge=knowledge,
-            llm=llm,
-            model=model,
-            verifier=verifier,
-            reranker=reranker_of(rerank=rerank, reranker=reranker, depth=rerank_depth),
-            rerank_depth=rerank_depth,
-            abstain=abstain,
-            signal=signal,
-            threshold=threshold,
+        saved = None if config_file is None else read_saved(config_file)
+        chosen = ("reranker", reranker_of(rerank=rerank, reranker=reranker, depth=rerank_depth))
+        config = command_config(
+            ctx,
+            AskConfig,
+            saved,
+            {
+                "index_dir": ("index", None if index_dir is None else str(index_dir)),
+                "mode": ("mode", mode),
+                "k": ("k", k),
+                "tau": ("tau", tau),
+                "knowledge": ("knowledge", knowledge),
+                "llm": ("llm", llm),
+                "model": ("model", model),
+                "verifier": ("verifier", verifier),
+                "rerank": chosen,
+                "reranker": chosen,
+                "rerank_depth": ("rerank_depth", rerank_depth),
+                "abstain": ("abstain", abstain),
+                "signal": ("signal", signal),
+                "threshold": ("threshold", threshold),
+            },
+        )
+        if config.evidence.index is None:
+            raise InputError("give the index to answer from: --index DIR (or --config FILE)")
+        # checked before anything runs, though only --repair reads it
+        fixing = RepairConfig().with_options(
+            policy=policy, k=config.evidence.k, verifier=config.models.verifier
         )
         models = models_of(ctx)
-        scorer = models.verifier(verifier)
+        scorer = models.verifier(config.models.verifier)
         # the repair below reads with the same verifier
         models = dataclasses.replace(models, verifier=lambda _name: scorer)
         asker = open_asker(config, models)
@@ -124,17 +144,15 @@ def ask(
         answer = asker.run(question)
         repaired = None
         if repair and answer.answered and answer.text.strip():
-            from veracity.config import RepairConfig
             from veracity.repair.open import open_repairer
 
-            fixing = RepairConfig().with_options(policy=policy, k=k, verifier=verifier)
             # The extractive answerer copies passages: it cannot write questions or edits.
             generator = asker.generator
             # the models ask made already, and the index it searched
             made = models
             if fixing.policy.uses_chat and isinstance(generator, GroundedGenerator):
                 chat = generator.chat
-                fixing = fixing.with_options(llm=llm, model=model)
+                fixing = fixing.with_options(llm=config.models.llm, model=config.models.model)
                 made = dataclasses.replace(made, chat=lambda *_names: chat)
             repairer = open_repairer(fixing, made, retriever=asker.retriever)
             blocks = {n: hit.chunk for n, hit in enumerate(answer.sources, start=1)}

@@ -12,43 +12,30 @@ from veracity import defaults
 from veracity.cli.application import (
     EXIT_OK,
     EXIT_PARTIAL,
+    ConfigOption,
     choice_list,
+    command_config,
     emit_json,
     fail,
     models_of,
+    read_saved,
 )
 from veracity.cli.output.answer import print_answer
 from veracity.cli.render import console, show, styled
 from veracity.cli.search import RERANKER_HELP
-from veracity.errors import OptionError, VeracityError
+from veracity.config import EVOLVE_FITNESSES
+from veracity.errors import VeracityError
 
 if TYPE_CHECKING:
-    from veracity.evolve import EvolvedAnswer, Fitness
-
-FITNESSES = ("rouge1", "rouge2", "rougeL", "support", "relevance")
-
-
-def _fitness(
-    ctx: typer.Context, name: str, *, weight: float, reranker: str, verifier: str
-) -> Fitness:
-    from veracity.evolve import Fitness, RougeBonus, SupportBonus
-
-    if name not in FITNESSES:
-        raise OptionError(
-            "fitness", name, f"one of {', '.join(FITNESSES)}", "Use --fitness rouge2 (GAuGE)."
-        )
-    relevance = models_of(ctx).reranker(reranker)
-    if name == "relevance":
-        return Fitness(relevance)
-    if name == "support":
-        return Fitness(relevance, SupportBonus(models_of(ctx).verifier(verifier)), weight=weight)
-    return Fitness(relevance, RougeBonus(n=name[len("rouge") :]), weight=weight)
+    from veracity.evolve import EvolvedAnswer
 
 
 def evolve(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="the question")],
-    index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
+    index_dir: Annotated[
+        Path | None, typer.Option("--index", help="index folder (or from --config)")
+    ] = None,
     llm: Annotated[
         str,
         typer.Option(
@@ -57,7 +44,9 @@ def evolve(
         ),
     ] = defaults.CHAT_BACKEND,
     model: Annotated[str | None, typer.Option(help="model name (openai)")] = None,
-    fitness: Annotated[str, typer.Option(help=", ".join(FITNESSES))] = defaults.EVOLVE_FITNESS,
+    fitness: Annotated[
+        str, typer.Option(help=", ".join(EVOLVE_FITNESSES))
+    ] = defaults.EVOLVE_FITNESS,
     weight: Annotated[
         float, typer.Option("--lambda", help="weight of the bonus")
     ] = defaults.EVOLVE_WEIGHT,
@@ -83,7 +72,15 @@ def evolve(
     tau: Annotated[
         float, typer.Option(help="P(supported) a sentence's seed must reach")
     ] = defaults.CITATION_TAU,
+    knowledge: Annotated[
+        bool,
+        typer.Option(
+            help="let the knowledge rules (numbers, names, negation, scope, roles) "
+            "weigh in each sentence's verdict"
+        ),
+    ] = True,
     trace: Annotated[Path | None, typer.Option(help="write the whole trace as JSON here")] = None,
+    config_file: ConfigOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Evolve a cited answer from the reranked top passages (GAuGE).
@@ -100,46 +97,35 @@ def evolve(
     scorings failed (they are listed in the trace) or a sentence could not be verified; 2 on
     bad options, a missing index or no passages found.
     """
-    from veracity.evolve import (
-        OPERATORS,
-        SENTENCE_OPERATORS,
-        EvolveConfig,
-        Evolver,
-        GroundedEvolver,
-        ParentCheck,
-    )
-    from veracity.generate.check import rules_checker
-    from veracity.generate.extractive import ExtractiveAnswerer
-    from veracity.generate.writers import make_writer
-    from veracity.retrieve.open import open_retriever
-    from veracity.retrieve.rerank import RerankingRetriever
+    from veracity.config import EvolveConfig
+    from veracity.evolve.open import open_evolver
 
     try:
-        config = EvolveConfig(
-            offspring=offspring,
-            max_iterations=iterations,
-            max_calls=calls,
-            max_tokens=max_tokens,
-            seed=seed,
+        saved = None if config_file is None else read_saved(config_file)
+        config = command_config(
+            ctx,
+            EvolveConfig,
+            saved,
+            {
+                "index_dir": ("index", None if index_dir is None else str(index_dir)),
+                "llm": ("llm", llm),
+                "model": ("model", model),
+                "fitness": ("fitness", fitness),
+                "weight": ("weight", weight),
+                "offspring": ("offspring", offspring),
+                "iterations": ("iterations", iterations),
+                "calls": ("calls", calls),
+                "max_tokens": ("max_tokens", max_tokens),
+                "seeds": ("seeds", seeds),
+                "seed": ("seed", seed),
+                "mode": ("mode", mode),
+                "reranker": ("reranker", reranker),
+                "verifier": ("verifier", verifier),
+                "tau": ("tau", tau),
+                "knowledge": ("knowledge", knowledge),
+            },
         )
-        scorer = _fitness(ctx, fitness, weight=weight, reranker=reranker, verifier=verifier)
-        retriever = RerankingRetriever(open_retriever(index_dir, mode=mode), scorer.relevance)
-        hits = retriever.run(query, k=seeds).hits
-        checker = models_of(ctx).verifier(verifier)
-        writer = make_writer(llm, model=model, scorer=checker, chat=models_of(ctx).chat)
-        if isinstance(writer, ExtractiveAnswerer):
-            # it copies sentences: the sentence operators do that better
-            breeder = Evolver(None, scorer, config)
-        else:
-            breeder = Evolver(
-                writer,
-                scorer,
-                config,
-                operators=(*SENTENCE_OPERATORS, *OPERATORS),
-                gate=ParentCheck(checker, tau=tau),
-            )
-        evolver = GroundedEvolver(breeder, rules_checker(checker, tau=tau))
-        evolved = evolver.run(query, hits)
+        evolved = open_evolver(config, models_of(ctx)).run(query)
         if trace is not None:
             trace.write_text(
                 json.dumps(evolved.to_dict(), indent=2, ensure_ascii=False), encoding="utf-8"

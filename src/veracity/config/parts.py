@@ -1,4 +1,5 @@
-"""The parts pipelines share: models by name, evidence, claims, checking, decision, repair.
+"""The parts pipelines share: models by name, evidence, claims, checking, decision, repair,
+evolution.
 
 Each part checks its own options when it is made; a pipeline's config
 (:mod:`veracity.config.pipelines`) checks the conflicts between parts. Option names in messages
@@ -27,6 +28,7 @@ __all__ = [
     "ClaimsConfig",
     "DecisionConfig",
     "EvidenceConfig",
+    "GeneticConfig",
     "ModelsConfig",
     "PolicyConfig",
     "check_layers",
@@ -229,3 +231,40 @@ class PolicyConfig(Config):
         """Whether the policy can use a chat model: ``revise`` (questions and edits) and
         ``delete`` (questions); ``flag`` and ``refuse`` make no model call."""
         return self.policy in ("revise", "delete")
+
+
+@dataclass(frozen=True)
+class GeneticConfig(Config):
+    """The genetic search of ``veracity evolve`` (GAuGE): offspring per iteration, sampling
+    and termination ``depth``, parents drawn from the ``top_k``, the budgets of iterations,
+    model calls and tokens per rewrite, the model's temperature and the random seed; the
+    defaults are the paper's tuned ones (12 offspring, depth 2, temperature 0.7)."""
+
+    offspring: int = defaults.EVOLVE_OFFSPRING
+    depth: int = defaults.EVOLVE_DEPTH
+    top_k: int = defaults.EVOLVE_TOP_K
+    max_iterations: int = defaults.EVOLVE_MAX_ITERATIONS
+    max_calls: int = defaults.EVOLVE_MAX_CALLS
+    temperature: float = defaults.EVOLVE_TEMPERATURE
+    max_tokens: int | None = defaults.EVOLVE_MAX_TOKENS
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        for name in ("offspring", "depth", "top_k", "max_iterations", "max_calls"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise OptionError(
+                    name,
+                    value,
+                    "an integer of 1 or more",
+                    f"A budget of 0 evolves nothing; use e.g. {name}=2.",
+                )
+        if self.max_tokens is not None and (
+            not isinstance(self.max_tokens, int) or self.max_tokens < 1
+        ):
+            raise OptionError(
+                "max_tokens",
+                self.max_tokens,
+                "an integer of 1 or more, or None",
+                "Use e.g. max_tokens=128.",
+            )

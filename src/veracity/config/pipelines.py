@@ -29,15 +29,18 @@ from veracity.config.parts import (
     ClaimsConfig,
     DecisionConfig,
     EvidenceConfig,
+    GeneticConfig,
     ModelsConfig,
     PolicyConfig,
 )
-from veracity.errors import OptionError
+from veracity.errors import OptionError, check_choice
 
 __all__ = [
     "BATCH_LAYERS",
+    "EVOLVE_FITNESSES",
     "AskConfig",
     "BatchConfig",
+    "EvolveConfig",
     "RepairConfig",
     "SearchConfig",
     "VerifyConfig",
@@ -111,6 +114,79 @@ class AskConfig(SearchConfig):
                 None,
                 "a writer for the answer: extractive or a chat model",
                 "Use e.g. llm='extractive'.",
+            )
+
+
+#: The fitness of ``veracity evolve``: relevance plus a ROUGE bonus against the seeds (GAuGE),
+#: plus the verifier's support of the answer by the seeds, or relevance alone (Gen²IR).
+EVOLVE_FITNESSES = ("rouge1", "rouge2", "rougeL", "support", "relevance")
+
+
+@dataclass(frozen=True)
+class EvolveConfig(PipelineConfig):
+    """How an answer is evolved (``veracity evolve``): ``evidence.k`` seed passages searched
+    in the index and reranked by ``models.reranker``, bred by the writer ``models.llm`` names
+    (``extractive``: the seeds' own sentences; a chat backend: its rewrites join them) under
+    ``fitness`` (relevance plus ``weight`` times its bonus), as ``genetic`` says; the best
+    answer's sentences are then checked as ``veracity ask`` checks them, against P(supported)
+    ``tau``, with the knowledge rules unless ``knowledge`` is off."""
+
+    pipeline: ClassVar[str] = "evolve"
+    options: ClassVar[Mapping[str, str]] = {
+        "llm": "models.llm",
+        "model": "models.model",
+        "verifier": "models.verifier",
+        "reranker": "models.reranker",
+        "index": "evidence.index",
+        "mode": "evidence.mode",
+        "seeds": "evidence.k",
+        "fitness": "fitness",
+        "weight": "weight",
+        "tau": "tau",
+        "knowledge": "knowledge",
+        "offspring": "genetic.offspring",
+        "iterations": "genetic.max_iterations",
+        "calls": "genetic.max_calls",
+        "max_tokens": "genetic.max_tokens",
+        "seed": "genetic.seed",
+    }
+
+    models: ModelsConfig = field(
+        default_factory=lambda: ModelsConfig(llm=defaults.CHAT_BACKEND, reranker=defaults.RERANKER)
+    )
+    evidence: EvidenceConfig = field(
+        default_factory=lambda: EvidenceConfig(k=defaults.EVOLVE_SEEDS)
+    )
+    fitness: str = defaults.EVOLVE_FITNESS
+    weight: float = defaults.EVOLVE_WEIGHT
+    tau: float = defaults.CITATION_TAU
+    knowledge: bool = True
+    genetic: GeneticConfig = field(default_factory=GeneticConfig)
+
+    def __post_init__(self) -> None:
+        check_choice("fitness", self.fitness, EVOLVE_FITNESSES, "Use fitness='rouge2' (GAuGE).")
+        check_range("tau", self.tau, 0.0, 1.0, "A probability, e.g. tau=0.5.")
+        check_range("weight", self.weight, 0.0, fix="The weight of the bonus, e.g. 10.")
+        if self.models.llm is None:
+            raise OptionError(
+                "llm",
+                None,
+                "a writer: extractive or a chat model",
+                "Use e.g. llm='extractive'.",
+            )
+        if self.models.reranker is None:
+            raise OptionError(
+                "reranker",
+                None,
+                "a reranker to order the seeds and score relevance",
+                f"Use e.g. reranker={defaults.RERANKER!r}.",
+            )
+        if self.evidence.sources:
+            raise OptionError(
+                "sources",
+                ",".join(self.evidence.sources),
+                "left out: evolve seeds from an index",
+                "Index the files first (veracity index) and give the index.",
             )
 
 

@@ -8,11 +8,13 @@ trace. A model's rewrite joins only when its parents support each of its sentenc
 (:class:`ParentCheck`). Gen²IR is the same loop with a
 relevance-only :class:`Fitness`; :class:`OneShotRAG` is the one-prompt baseline.
 :class:`GroundedEvolver` checks the evolved answer sentence by sentence against the seeds, as
-``veracity ask`` checks a model's answer.
+``veracity ask`` checks a model's answer; :func:`open_evolver` builds the whole pipeline from an
+:class:`~veracity.config.EvolveConfig` (what ``veracity evolve`` runs). The genetic search's
+settings are :class:`~veracity.config.GeneticConfig`.
 
 >>> from veracity.testing import OverlapRelevanceScorer
 >>> fitness = Fitness(OverlapRelevanceScorer(), RougeBonus(n=2, top=2), weight=10.0)
->>> result = Evolver(None, fitness, EvolveConfig(max_iterations=3)).run(
+>>> result = Evolver(None, fitness, GeneticConfig(max_iterations=3)).run(
 ...     "why do honeybees dance", ["Honeybees dance to show where food is. Wax is soft.",
 ...                                "Bees dance in the dark hive. Wasps build paper nests."])
 >>> result.best.text
@@ -21,10 +23,11 @@ relevance-only :class:`Fitness`; :class:`OneShotRAG` is the one-prompt baseline.
 ([0, 1, 0], 'cross', 0)
 """
 
+from veracity.config import GeneticConfig
 from veracity.evolve.baseline import OneShotRAG
 from veracity.evolve.fitness import Bonus, Fitness, RougeBonus, SupportBonus
 from veracity.evolve.grounded import EvolvedAnswer, GroundedEvolver, check_member
-from veracity.evolve.loop import EvolveConfig, Evolver
+from veracity.evolve.loop import Evolver
 from veracity.evolve.members import (
     EvolutionResult,
     Failure,
@@ -33,6 +36,7 @@ from veracity.evolve.members import (
     Member,
     StopReason,
 )
+from veracity.evolve.open import IndexEvolver, make_fitness, open_evolver
 from veracity.evolve.operators import OPERATORS, Operator, parse_rewrite
 from veracity.evolve.parents import ParentCheck
 from veracity.evolve.sentences import (
@@ -54,7 +58,6 @@ __all__ = [
     "Compress",
     "Cross",
     "EvolutionResult",
-    "EvolveConfig",
     "EvolvedAnswer",
     "Evolver",
     "Failure",
@@ -62,7 +65,9 @@ __all__ = [
     "FitnessScore",
     "Gene",
     "Generation",
+    "GeneticConfig",
     "GroundedEvolver",
+    "IndexEvolver",
     "Member",
     "Mutate",
     "OneShotRAG",
@@ -76,5 +81,7 @@ __all__ = [
     "Trim",
     "build_pool",
     "check_member",
+    "make_fitness",
+    "open_evolver",
     "parse_rewrite",
 ]

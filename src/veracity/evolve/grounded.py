@@ -7,14 +7,14 @@ every seed passage and the best one that reaches ``tau`` is attached as its cita
 span of that passage), or the sentence is ``uncited``. The lineage says which seeds the answer
 was bred from; the checks say which seed each sentence rests on.
 
->>> from veracity.evolve import EvolveConfig, Evolver, Fitness
+>>> from veracity.evolve import GeneticConfig, Evolver, Fitness
 >>> from veracity.generate.check import CitationChecker
 >>> from veracity.testing import OverlapRelevanceScorer, ScriptedChatModel, TablePairScorer
 >>> from veracity.types import Chunk, Hit
 >>> hit = Hit(Chunk("d#0", "d", 0, "Bees dance.", 0, 11), 1.0, 1, "bm25")
 >>> text = "Bees dance to show food."
 >>> evolver = Evolver(ScriptedChatModel([text]), Fitness(OverlapRelevanceScorer()),
-...                   EvolveConfig(offspring=1, max_iterations=1))
+...                   GeneticConfig(offspring=1, max_iterations=1))
 >>> checker = CitationChecker(TablePairScorer({("Bees dance.", "Bees dance."): (0.9, 0.0, 0.1),
 ...                                             ("Bees dance.", text): (0.9, 0.0, 0.1)}))
 >>> evolved = GroundedEvolver(evolver, checker).run("why do bees dance", [hit])
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,10 +45,12 @@ __all__ = ["EvolvedAnswer", "GroundedEvolver", "Quote", "check_member", "cited_t
 @dataclass(frozen=True)
 class EvolvedAnswer:
     """An evolution and its best member checked as an :class:`~veracity.types.Answer` (its
-    ``sources`` are the seed hits, block ``n`` the ``n``-th seed)."""
+    ``sources`` are the seed hits, block ``n`` the ``n``-th seed); ``config`` the saved
+    :class:`~veracity.config.GeneticConfig` that made it (``None`` when built by hand)."""
 
     evolution: EvolutionResult
     answer: Answer
+    config: Mapping[str, Any] | None = None
 
     @property
     def failures(self) -> int:
@@ -63,10 +65,11 @@ class EvolvedAnswer:
         return quotes(self.evolution.best, self.answer.sources)
 
     def to_dict(self) -> dict[str, Any]:
-        return self.evolution.to_dict() | {
-            "answer": self.answer.to_dict(),
-            "quotes": [q.to_dict() for q in self.quotes],
-        }
+        return (
+            self.evolution.to_dict()
+            | {"answer": self.answer.to_dict(), "quotes": [q.to_dict() for q in self.quotes]}
+            | ({} if self.config is None else {"config": dict(self.config)})
+        )
 
 
 @dataclass(frozen=True, slots=True)

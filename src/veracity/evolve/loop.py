@@ -13,7 +13,7 @@ from one ``random.Random(seed)``, so a run is deterministic for a seed and a det
 >>> from veracity.evolve.fitness import Fitness
 >>> chat = ScriptedChatModel(["Bees dance to share where food is."] * 2)
 >>> evolver = Evolver(chat, Fitness(OverlapRelevanceScorer()),
-...                   EvolveConfig(offspring=2, max_iterations=1))
+...                   GeneticConfig(offspring=2, max_iterations=1))
 >>> result = evolver.run("why do bees dance", ["Bees dance.", "Ants march."])
 >>> result.calls, result.stop_reason
 (2, 'max_iterations')
@@ -26,7 +26,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from veracity import defaults
+from veracity.config import GeneticConfig
 from veracity.errors import GenerationError, InputError, OptionError
 from veracity.evolve.fitness import Fitness
 from veracity.evolve.members import (
@@ -48,42 +48,7 @@ from veracity.evolve.sentences import (
 )
 from veracity.models.chat.base import ChatModel
 
-__all__ = ["EvolveConfig", "Evolver"]
-
-
-@dataclass(frozen=True, slots=True)
-class EvolveConfig:
-    """The GA's settings; the defaults are the paper's tuned ones (12 offspring, sampling and
-    termination depth 2, temperature 0.7)."""
-
-    offspring: int = defaults.EVOLVE_OFFSPRING
-    depth: int = defaults.EVOLVE_DEPTH
-    top_k: int = defaults.EVOLVE_TOP_K
-    max_iterations: int = defaults.EVOLVE_MAX_ITERATIONS
-    max_calls: int = defaults.EVOLVE_MAX_CALLS
-    temperature: float = defaults.EVOLVE_TEMPERATURE
-    max_tokens: int | None = defaults.EVOLVE_MAX_TOKENS
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        for name in ("offspring", "depth", "top_k", "max_iterations", "max_calls"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise OptionError(
-                    name,
-                    value,
-                    "an integer of 1 or more",
-                    f"A budget of 0 evolves nothing; use e.g. {name}=2.",
-                )
-        if self.max_tokens is not None and (
-            not isinstance(self.max_tokens, int) or self.max_tokens < 1
-        ):
-            raise OptionError(
-                "max_tokens",
-                self.max_tokens,
-                "an integer of 1 or more, or None",
-                "Use e.g. max_tokens=128.",
-            )
+__all__ = ["Evolver"]
 
 
 class Evolver:
@@ -104,7 +69,7 @@ class Evolver:
         self,
         chat: ChatModel | None,
         fitness: Fitness,
-        config: EvolveConfig | None = None,
+        config: GeneticConfig | None = None,
         *,
         operators: Sequence[Operator | SentenceOperator] | None = None,
         gate: ParentCheck | None = None,
@@ -123,7 +88,7 @@ class Evolver:
             )
         self.chat = chat
         self.fitness = fitness
-        self.config = config or EvolveConfig()
+        self.config = config or GeneticConfig()
         self.operators = tuple(operators)
         self.gate = gate
         #: Seeds join as sentence genomes when any operator breeds from sentences.

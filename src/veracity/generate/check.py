@@ -65,7 +65,7 @@ from veracity.types import (
     ValueCheck,
 )
 
-__all__ = ["CheckedAnswer", "CitationChecker", "checker_of", "claim_parts", "rules_checker"]
+__all__ = ["CheckedAnswer", "CitationChecker", "checker_of", "citation_checker", "claim_parts"]
 
 #: A part of a long sentence is cut to this share of the verifier's claim budget (in its
 #: tokens), so that word pieces counted by words rarely overflow it.
@@ -355,10 +355,12 @@ class CitationChecker:
         return decision.run(signals, tau=self.tau, contradiction=self.contradiction)
 
 
-def rules_checker(scorer: PairScorer, *, tau: float = defaults.CITATION_TAU) -> CitationChecker:
-    """The checker ``veracity ask`` and ``evolve`` use: citations read by ``scorer`` and the
-    shipped knowledge rules, decided against P(supported) ``tau``."""
-    return CitationChecker(scorer, tau=tau, rules=KnowledgeLayer())
+def citation_checker(
+    scorer: PairScorer, *, tau: float = defaults.CITATION_TAU, knowledge: bool = True
+) -> CitationChecker:
+    """The checker ``veracity ask`` and ``evolve`` use: citations read by ``scorer`` and, with
+    ``knowledge``, the shipped knowledge rules, decided against P(supported) ``tau``."""
+    return CitationChecker(scorer, tau=tau, rules=KnowledgeLayer() if knowledge else None)
 
 
 def checker_of(

@@ -49,7 +49,7 @@ from typing import Literal
 
 from veracity import defaults
 from veracity.errors import GenerationError, InputError, ModelError, OptionError
-from veracity.models.chat.base import ChatModel, ChatRequest
+from veracity.models.chat.base import ChatModel, ChatRequest, Decoding
 from veracity.models.pairs.base import PairScorer
 from veracity.models.pairs.scoring import score_groups
 from veracity.prompts import ChatPrompt, load_prompt
@@ -127,11 +127,12 @@ def inconsistency(scores: Sequence[PairScore]) -> float | None:
 class ConsistencyLayer:
     """Samples fresh answers to the question and measures how much they contradict each claim.
 
-    ``samples`` answers at ``temperature`` (mode ``"samples"``), or one regeneration at
-    ``second_temperature`` (mode ``"two_temperature"``, which requires it; ``samples`` and
-    ``temperature`` are then unused). ``seed`` is the first sample's seed, ``max_tokens`` the
-    reply length, ``threshold`` the inconsistency score at or above which a claim is flagged
-    (0.5 by default, untuned until calibrated on labelled data).
+    ``samples`` answers as ``decoding`` says (:class:`~veracity.models.chat.base.Decoding`:
+    its temperature, default ``defaults.CONSISTENCY_TEMPERATURE``; its seed, the first sample's;
+    its max_tokens, the reply length) in mode ``"samples"``, or one regeneration at
+    ``second_temperature`` (mode ``"two_temperature"``, which requires it; ``samples`` and the
+    temperature are then unused); ``threshold`` the inconsistency score at or above which a
+    claim is flagged (0.5 by default, untuned until calibrated on labelled data).
 
     >>> from veracity.testing import ScriptedChatModel, TablePairScorer
     >>> layer = ConsistencyLayer(ScriptedChatModel([]), TablePairScorer({}), samples=3)
@@ -145,11 +146,9 @@ class ConsistencyLayer:
         scorer: PairScorer,
         *,
         samples: int = defaults.CONSISTENCY_SAMPLES,
-        temperature: float = defaults.CONSISTENCY_TEMPERATURE,
+        decoding: Decoding | None = None,
         mode: ConsistencyMode = "samples",
         second_temperature: float | None = None,
-        seed: int = defaults.CONSISTENCY_SEED,
-        max_tokens: int = defaults.CONSISTENCY_MAX_TOKENS,
         threshold: float = defaults.CONSISTENCY_THRESHOLD,
         prompt: str = defaults.CONSISTENCY_PROMPT,
     ) -> None:
@@ -178,7 +177,12 @@ class ConsistencyLayer:
                 "an integer of 1 or more",
                 f"Use samples={defaults.CONSISTENCY_SAMPLES} (the default).",
             )
-        _check_temperature("temperature", temperature)
+        if decoding is None:
+            decoding = Decoding(defaults.CONSISTENCY_TEMPERATURE)
+        if not isinstance(decoding, Decoding):
+            raise OptionError(
+                "decoding", decoding, "a Decoding", "Use Decoding(temperature=1.0, seed=0)."
+            )
         if mode == "two_temperature":
             if second_temperature is None:
                 raise OptionError(
@@ -196,17 +200,6 @@ class ConsistencyLayer:
                 "None in mode 'samples' (it is only used to regenerate the answer)",
                 "Pass mode='two_temperature' to use it, or drop it.",
             )
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise OptionError(
-                "seed", seed, "an integer, 0 or more", "Sample i is drawn with seed + i."
-            )
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-            raise OptionError(
-                "max_tokens",
-                max_tokens,
-                "an integer of 1 or more",
-                f"Use max_tokens={defaults.CONSISTENCY_MAX_TOKENS} for a brief answer.",
-            )
         if isinstance(threshold, bool) or not 0.0 < threshold <= 1.0:
             raise OptionError(
                 "threshold",
@@ -217,11 +210,14 @@ class ConsistencyLayer:
         self.chat = chat
         self.scorer = scorer
         self.samples = samples
-        self.temperature = float(temperature)
+        self.temperature = float(decoding.temperature)
         self.mode: ConsistencyMode = mode
         self.second_temperature = None if second_temperature is None else float(second_temperature)
-        self.seed = seed
-        self.max_tokens = max_tokens
+        # sample i is drawn with seed + i
+        self.seed = defaults.CONSISTENCY_SEED if decoding.seed is None else decoding.seed
+        self.max_tokens = (
+            defaults.CONSISTENCY_MAX_TOKENS if decoding.max_tokens is None else decoding.max_tokens
+        )
         self.threshold = float(threshold)
         self.prompt_id = prompt
         self._prompt: ChatPrompt | None = None

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from veracity.config import VerifyConfig
 from veracity.errors import OptionError
+from veracity.models.chat.base import Decoding
 from veracity.retrieve.base import Retriever
 from veracity.rules import KnowledgeBase, KnowledgeLayer
 from veracity.types import Chunk
@@ -79,7 +80,7 @@ def open_answer_verifier(
     consistency = None
     if "consistency" in decision.layers and chat is not None:
         consistency = ConsistencyLayer(
-            chat, scorer, samples=decision.samples, temperature=decision.temperature
+            chat, scorer, samples=decision.samples, decoding=Decoding(decision.temperature)
         )
     # The consistency layer holds the chat model it samples; the rest is given it only where
     # it writes the claims or the questions, so that a chat model nothing uses stays an error.

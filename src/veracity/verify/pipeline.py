@@ -43,7 +43,7 @@ from veracity import defaults
 from veracity.config import CLAIM_METHODS, ClaimMethod, VerifyConfig, check_layers
 from veracity.defaults import Layer
 from veracity.errors import InputError, OptionError
-from veracity.models.chat.base import ChatModel
+from veracity.models.chat.base import ChatModel, Decoding
 from veracity.models.pairs.base import PairScorer, SpanDetector
 from veracity.retrieve.base import Retriever
 from veracity.rules import KnowledgeLayer, KnowledgeResult
@@ -334,7 +334,7 @@ Give one (--llm on the command line, chat in Python), or let rules write the cla
     if chat is not None and "consistency" in chosen and consistency is None:
         decision = config.decision
         consistency = ConsistencyLayer(
-            chat, scorer, samples=decision.samples, temperature=decision.temperature
+            chat, scorer, samples=decision.samples, decoding=Decoding(decision.temperature)
         )
     claims, evidence, checking = config.claims, config.evidence, config.checking
     extractor = ClaimExtractor(

@@ -21,6 +21,8 @@ def test_public_api_is_pinned() -> None:
             "ChatModel",
             "ChatRequest",
             "ChatResponse",
+            "Decoding",
+            "HttpPolicy",
             "LlamaCppChat",
             "MalformedReplyError",
             "Message",

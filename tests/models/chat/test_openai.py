@@ -19,9 +19,13 @@ from veracity.models.chat import (
     StreamingChatModel,
 )
 from veracity.models.chat.base import Streamed
+from veracity.models.chat.openai import HttpPolicy
 from veracity.models.chat.wire import iter_sse_data, parse_stream_chunk, request_body
 
 pytestmark = pytest.mark.unit
+
+#: The options of HttpPolicy that the helpers below take as keywords.
+POLICY = ("timeout", "connect_timeout", "max_retries", "backoff", "max_wait")
 
 BASE = "http://127.0.0.1:8080/v1"
 Handler = Callable[[httpx.Request], httpx.Response]
@@ -62,8 +66,10 @@ class Recorder:
 def make_chat(handler: Handler, sleeps: list[float] | None = None, **options: object) -> OpenAIChat:
     waits = [] if sleeps is None else sleeps
     settings: dict[str, object] = {"model": "m", "base_url": BASE, "api_key": None, "env": {}}
+    timing = {name: options.pop(name) for name in POLICY if name in options}
     settings.update(options)
-    return OpenAIChat(transport=httpx.MockTransport(handler), sleep=waits.append, **settings)  # type: ignore[arg-type]
+    policy = HttpPolicy(sleep=waits.append, **timing)  # type: ignore[arg-type]
+    return OpenAIChat(client=httpx.MockTransport(handler), policy=policy, **settings)  # type: ignore[arg-type]
 
 
 def test_success_returns_the_reply_with_usage_and_provenance() -> None:
@@ -400,14 +406,21 @@ def test_invalid_options_name_the_value_and_the_fix(
     options: dict[str, object], needle: str
 ) -> None:
     settings: dict[str, object] = {"env": {}}
+    timing = {name: options.pop(name) for name in POLICY if name in options}
     settings.update(options)
     with pytest.raises(OptionError, match=needle):
-        OpenAIChat(**settings)  # type: ignore[arg-type]
+        OpenAIChat(policy=HttpPolicy(**timing), **settings)  # type: ignore[arg-type]
 
 
-def test_client_and_transport_together_are_refused() -> None:
-    with httpx.Client() as client, pytest.raises(OptionError, match="client="):
-        OpenAIChat(model="m", client=client, transport=httpx.MockTransport(Recorder([])), env={})
+def test_a_shared_client_is_used_and_left_open_and_a_bad_policy_is_refused() -> None:
+    recorder = Recorder([httpx.Response(200, json=completion("ok"))])
+    with httpx.Client(transport=httpx.MockTransport(recorder)) as client:
+        chat = OpenAIChat(model="m", base_url=BASE, api_key=None, client=client, env={})
+        assert chat.run(ChatRequest.of("q")).text == "ok"
+        chat.close()
+        assert not client.is_closed
+    with pytest.raises(OptionError, match="policy="):
+        OpenAIChat(model="m", policy={"timeout": 1}, env={})  # type: ignore[arg-type]
 
 
 def test_init_and_load_make_no_request_and_load_is_idempotent() -> None:

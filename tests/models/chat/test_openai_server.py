@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from veracity.models.chat import ChatRequest, OpenAIChat, ServerStatusError, bundled_gguf
+from veracity.models.chat.openai import HttpPolicy
 
 pytestmark = pytest.mark.integration
 
@@ -96,7 +97,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture
 def chat(server: str) -> Iterator[OpenAIChat]:
-    with OpenAIChat(model=ALIAS, base_url=server, api_key=None, env={}, max_retries=1) as client:
+    with OpenAIChat(
+        model=ALIAS, base_url=server, api_key=None, env={}, policy=HttpPolicy(max_retries=1)
+    ) as client:
         yield client
 
 

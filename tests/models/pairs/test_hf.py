@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from veracity.errors import MissingDependencyError, ModelError, OptionError
-from veracity.models.pairs.hf import PRESETS, HFVerifier
+from veracity.models.pairs.hf import PRESETS, HFOptions, HFVerifier
 from veracity.models.pairs.windows import EvidenceSelector
 from veracity.testing import save_tiny_classifier
 
@@ -88,13 +88,14 @@ def test_unknown_preset_lists_the_presets() -> None:
     ],
 )
 def test_bad_options_are_named(options: dict[str, Any], needle: str) -> None:
+    labels = options.pop("labels")
     with pytest.raises(OptionError, match=needle):
-        HFVerifier("some/model", **options)
+        HFVerifier("some/model", labels=labels, options=HFOptions(**options))
 
 
 @pytest.mark.unit
 def test_init_does_no_io() -> None:
-    verifier = HFVerifier("/no/such/folder", labels="nli", device="cuda:1")
+    verifier = HFVerifier("/no/such/folder", labels="nli", options=HFOptions(device="cuda:1"))
     assert verifier.model_id == "/no/such/folder"
 
 
@@ -130,7 +131,7 @@ def test_scores_are_the_softmax_of_the_models_own_logits(models: dict[str, Path]
 
 @pytest.mark.integration
 def test_revision_is_recorded_and_load_is_idempotent(models: dict[str, Path]) -> None:
-    verifier = HFVerifier(models["nli"], labels="nli", revision="main")
+    verifier = HFVerifier(models["nli"], labels="nli", options=HFOptions(revision="main"))
     assert verifier.load() is verifier
     model = verifier.hf.get().model
     assert verifier.load().hf.get().model is model
@@ -150,7 +151,9 @@ def test_long_premise_slides_windows_and_keeps_the_best(models: dict[str, Path])
     from transformers import AutoTokenizer
 
     claim = "Sentence 7 talks about subject number 7."
-    verifier = HFVerifier(models["nli"], labels="nli", max_tokens=48, strategy="slide")
+    verifier = HFVerifier(
+        models["nli"], labels="nli", options=HFOptions(max_tokens=48, strategy="slide")
+    )
     (score,) = verifier.run([LONG], [claim]).scores
     tokenizer = AutoTokenizer.from_pretrained(models["nli"])
     selector = EvidenceSelector(
@@ -173,21 +176,21 @@ def test_long_premise_slides_windows_and_keeps_the_best(models: dict[str, Path])
 def test_default_window_is_the_models_own_length(models: dict[str, Path]) -> None:
     premise = LONG * 2  # about 500 tokens; the tiny model takes 128 positions
     (score,) = (
-        HFVerifier(models["nli"], labels="nli", strategy="slide")
+        HFVerifier(models["nli"], labels="nli", options=HFOptions(strategy="slide"))
         .run([premise], ["Sentence 3 talks about subject number 3."])
         .scores
     )
     assert score.windows > 1
     with pytest.raises(OptionError, match="at most 128"):
-        HFVerifier(models["nli"], labels="nli", max_tokens=256).load()
+        HFVerifier(models["nli"], labels="nli", options=HFOptions(max_tokens=256)).load()
 
 
 @pytest.mark.integration
 def test_batches_give_the_one_by_one_results(models: dict[str, Path]) -> None:
     premises = [PREMISE, "Short.", LONG, "Water boils at 100 degrees at sea level.", PREMISE]
     claims = [CLAIM, "Short.", "Sentence 2 talks about subject number 2.", "Water boils.", "No."]
-    single = HFVerifier(models["nli"], labels="nli", batch_size=1)
-    batched = HFVerifier(models["nli"], labels="nli", batch_size=4).load()
+    single = HFVerifier(models["nli"], labels="nli", options=HFOptions(batch_size=1))
+    batched = HFVerifier(models["nli"], labels="nli", options=HFOptions(batch_size=4)).load()
     calls: list[int] = []
     batched.hf.get().model.register_forward_hook(
         lambda _module, _args, kwargs, _out: calls.append(len(kwargs["input_ids"])),

@@ -15,6 +15,7 @@ import pytest
 
 from veracity.errors import GenerationError
 from veracity.models.chat import OpenAIChat
+from veracity.models.chat.openai import HttpPolicy
 from veracity.models.pairs.judge import LLMJudgeVerifier, parse_label
 from veracity.prompts import load_prompt
 
@@ -92,7 +93,9 @@ def base_url() -> Iterator[str]:
 
 def judge(base_url: str, prompt: str = PROMPT, **options: Any) -> LLMJudgeVerifier:
     model = "granite-guardian-3.1-2b" if prompt == GUARDIAN else "bespoke-minicheck-7b"
-    chat = OpenAIChat(model=model, base_url=base_url, api_key=None, max_retries=0)
+    chat = OpenAIChat(
+        model=model, base_url=base_url, api_key=None, policy=HttpPolicy(max_retries=0)
+    )
     return LLMJudgeVerifier(chat, prompt=prompt, **options)
 
 

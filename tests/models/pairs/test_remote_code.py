@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from veracity.errors import ModelError, OptionError
-from veracity.models.pairs.hf import HFVerifier
+from veracity.models.pairs.hf import HFOptions, HFVerifier
 from veracity.models.pairs.registry import make_verifier
 from veracity.models.pairs.remote_code import RemoteCodeVerifier
 from veracity.testing import save_tiny_classifier
@@ -133,7 +133,9 @@ def test_hf_code_scores_with_the_model_s_predict(folder: Path) -> None:
 
 
 def test_a_pair_scores_the_same_alone_and_in_a_batch(folder: Path) -> None:
-    verifier = RemoteCodeVerifier(folder, trust_remote_code=True, batch_size=3).load()
+    verifier = RemoteCodeVerifier(
+        folder, trust_remote_code=True, options=HFOptions(batch_size=3)
+    ).load()
     alone = verifier.run([PREMISE], [CLAIM]).scores[0].supported
     premises = ["Short.", PREMISE, PREMISE + " " + PREMISE, "Bees dance in the hive."]
     claims = ["Bees dance.", CLAIM, CLAIM, "Bees sing."]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from veracity.errors import ModelError, OptionError
+from veracity.models.pairs.hf import HFOptions
 from veracity.models.pairs.spans import ClaimSpans, TokenSpanDetector
 from veracity.testing import save_tiny_classifier
 from veracity.types import Span
@@ -75,7 +76,7 @@ def test_spans_are_the_claim_tokens_at_or_above_the_threshold(folder: Path) -> N
 def test_a_long_premise_is_windowed_and_a_token_supported_anywhere_is_supported(
     folder: Path,
 ) -> None:
-    detector = TokenSpanDetector(folder, max_tokens=64, strategy="slide").load()
+    detector = TokenSpanDetector(folder, options=HFOptions(max_tokens=64, strategy="slide")).load()
     (found,) = detector.run([LONG + " " + PREMISE], [CLAIM])
     assert found.windows > 1
     assert all(isinstance(span.span, Span) for span in found.spans)

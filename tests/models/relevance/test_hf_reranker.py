@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from veracity.errors import ModelError, OptionError
+from veracity.models.pairs.hf import HFOptions
 from veracity.models.relevance import RelevanceScorer, make_reranker
 from veracity.models.relevance.hf import HFReranker
 from veracity.testing import save_tiny_classifier
@@ -53,13 +54,14 @@ def _logits(folder: Path, pairs: list[tuple[str, str]]) -> np.ndarray:
     ],
 )
 def test_bad_options_are_named(options: dict[str, object], needle: str) -> None:
+    model = str(options.pop("model", "x"))
     with pytest.raises(OptionError, match=needle):
-        HFReranker(**{"model": "x"} | options)  # type: ignore[arg-type]
+        HFReranker(model, options=HFOptions(**options))  # type: ignore[arg-type]
 
 
 @pytest.mark.integration
 def test_scores_are_the_models_own_logits_in_input_order(models: dict[str, Path]) -> None:
-    reranker = HFReranker(models["one"], batch_size=2).load()
+    reranker = HFReranker(models["one"], options=HFOptions(batch_size=2)).load()
     assert isinstance(reranker, RelevanceScorer)
     passages = [
         "Bees dance to show where food is.",
@@ -72,7 +74,9 @@ def test_scores_are_the_models_own_logits_in_input_order(models: dict[str, Path]
     assert scores.logits() == pytest.approx(expected.tolist(), abs=1e-4)
     assert scores.model_version == "local"
     assert scores.windowed == 0
-    again = HFReranker(models["one"], batch_size=1).run("why do bees dance", passages)
+    again = HFReranker(models["one"], options=HFOptions(batch_size=1)).run(
+        "why do bees dance", passages
+    )
     assert again.logits() == pytest.approx(scores.logits(), abs=1e-5)  # batch-independent
 
 

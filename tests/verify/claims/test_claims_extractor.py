@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from veracity.errors import GenerationError, InputError, OptionError
+from veracity.models.chat.base import Decoding
 from veracity.testing import ScriptedChatModel
 from veracity.text.grammar import finish
 from veracity.types import ClaimSet, Span
@@ -162,7 +163,7 @@ def test_a_non_string_answer_is_refused() -> None:
             {"chat": ScriptedChatModel([]), "decompose": False, "decontextualize": False},
             r"Drop chat=, or pass decompose=True",
         ),
-        ({"chat": ScriptedChatModel([]), "temperature": 5.0}, r"temperature=5.0"),
+        ({"chat": ScriptedChatModel([]), "decoding": {"temperature": 0}}, r"decoding="),
     ],
 )
 def test_bad_options_are_refused_at_construction(options: dict[str, object], match: str) -> None:
@@ -197,7 +198,7 @@ DECONTEXTUALIZED = json.dumps(
 
 def test_with_a_chat_model_the_llm_decomposes_and_decontextualizes() -> None:
     chat = ScriptedChatModel([DECOMPOSED, DECONTEXTUALIZED], model_id="tiny-chat")
-    result = ClaimExtractor(chat=chat, seed=3).run(LLM_ANSWER)
+    result = ClaimExtractor(chat=chat, decoding=Decoding(seed=3)).run(LLM_ANSWER)
     assert (result.method, result.model) == ("llm", "tiny-chat")
     assert result.prompt == "decompose_v1@1, decontextualize_v1@1"
     assert [(c.text, c.sentence, c.markers) for c in result.claims] == [

@@ -22,6 +22,7 @@ from veracity.models.chat.base import (
     ChatModel,
     ChatRequest,
     ChatResponse,
+    Decoding,
     Message,
     Role,
     StreamingChatModel,
@@ -32,7 +33,7 @@ from veracity.models.chat.errors import (
     ServerUnreachableError,
 )
 from veracity.models.chat.llamacpp import LlamaCppChat, bundled_gguf
-from veracity.models.chat.openai import NOT_GIVEN, OpenAIChat
+from veracity.models.chat.openai import NOT_GIVEN, HttpPolicy, OpenAIChat
 from veracity.models.chat.registry import CHAT_BACKENDS, make_chat
 
 __all__ = [
@@ -42,6 +43,8 @@ __all__ = [
     "ChatModel",
     "ChatRequest",
     "ChatResponse",
+    "Decoding",
+    "HttpPolicy",
     "LlamaCppChat",
     "MalformedReplyError",
     "Message",

@@ -24,6 +24,7 @@ __all__ = [
     "ChatModel",
     "ChatRequest",
     "ChatResponse",
+    "Decoding",
     "Message",
     "Role",
     "Streamed",
@@ -44,6 +45,32 @@ class Message:
     def __post_init__(self) -> None:
         if self.role not in ROLES:
             raise OptionError("role", self.role, f"one of {', '.join(ROLES)}")
+
+
+@dataclass(frozen=True, slots=True)
+class Decoding:
+    """How a stage asks its chat model to write: ``temperature`` (0 to 2), ``seed`` (an integer,
+    0 or more; ``None``: the stage's own) and ``max_tokens`` per reply (``None``: the stage's
+    own). A stage that samples several replies draws reply ``i`` with ``seed + i``."""
+
+    temperature: float = 0.0
+    seed: int | None = None
+    max_tokens: int | None = None
+
+    def __post_init__(self) -> None:
+        t = self.temperature
+        if isinstance(t, bool) or not isinstance(t, int | float) or not 0.0 <= t <= 2.0:
+            raise OptionError("temperature", t, "a number from 0 to 2")
+        if self.seed is not None and (
+            isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0
+        ):
+            raise OptionError("seed", self.seed, "an integer, 0 or more, or None")
+        if self.max_tokens is not None and (
+            isinstance(self.max_tokens, bool)
+            or not isinstance(self.max_tokens, int)
+            or self.max_tokens < 1
+        ):
+            raise OptionError("max_tokens", self.max_tokens, "an integer of 1 or more, or None")
 
 
 @dataclass(frozen=True, slots=True)

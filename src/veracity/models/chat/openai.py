@@ -37,6 +37,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, Literal
@@ -62,6 +63,7 @@ from veracity.models.chat.wire import (
 __all__ = [
     "NOT_GIVEN",
     "RETRY_STATUSES",
+    "HttpPolicy",
     "OpenAIChat",
 ]
 
@@ -89,14 +91,49 @@ class _Unset(enum.Enum):
 NOT_GIVEN = _Unset.NOT_GIVEN
 
 
+@dataclass(frozen=True)
+class HttpPolicy:
+    """How long :class:`OpenAIChat` waits and how often it asks again.
+
+    ``timeout`` bounds the wait for a reply (or for each streamed piece) and ``connect_timeout``
+    the wait for a connection; a failed request (a status of :data:`RETRY_STATUSES`, or no
+    connection) is sent again up to ``max_retries`` times, after ``backoff`` × 2^attempt seconds
+    (or the server's Retry-After), never waiting more than ``max_wait``; ``sleep`` waits (tests
+    replace it).
+    """
+
+    timeout: float = defaults.LLM_TIMEOUT_S
+    connect_timeout: float = defaults.LLM_CONNECT_TIMEOUT_S
+    max_retries: int = defaults.LLM_MAX_RETRIES
+    backoff: float = defaults.LLM_BACKOFF_S
+    max_wait: float = defaults.LLM_MAX_WAIT_S
+    sleep: Callable[[float], None] = field(default=time.sleep, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for name in ("timeout", "connect_timeout"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and value > 0 and math.isfinite(value)):
+                raise OptionError(name, value, "a number of seconds above 0")
+        if not (isinstance(self.max_retries, int) and 0 <= self.max_retries <= MAX_RETRIES_LIMIT):
+            raise OptionError(
+                "max_retries",
+                self.max_retries,
+                f"an integer from 0 to {MAX_RETRIES_LIMIT}",
+                "Use 0 to fail on the first error.",
+            )
+        for name in ("backoff", "max_wait"):
+            value = getattr(self, name)
+            if not (isinstance(value, int | float) and value >= 0 and math.isfinite(value)):
+                raise OptionError(name, value, "a number of seconds, 0 or more")
+
+
 class OpenAIChat:
     """Chat completions from an OpenAI-compatible server; a ``StreamingChatModel``.
 
-    ``timeout`` bounds the wait for a reply (or for each streamed piece) and ``connect_timeout``
-    the wait for a connection. ``extra_body`` adds server-specific request fields (``top_p``,
-    ``repeat_penalty``, ...). Pass ``client`` to share an ``httpx.Client`` (it is then not closed
-    here) or ``transport`` for tests; ``env`` replaces ``os.environ`` and ``sleep`` replaces
-    ``time.sleep`` for the waits between retries.
+    ``policy`` says how long it waits and how often it asks again (:class:`HttpPolicy`).
+    ``extra_body`` adds server-specific request fields (``top_p``, ``repeat_penalty``, ...).
+    ``client`` is an ``httpx.Client`` to share (it is then not closed here) or a transport to
+    build one with (tests); ``env`` replaces ``os.environ``.
     """
 
     def __init__(
@@ -105,35 +142,19 @@ class OpenAIChat:
         model: str | None = None,
         base_url: str | None = None,
         api_key: str | Literal[_Unset.NOT_GIVEN] | None = NOT_GIVEN,
-        timeout: float = defaults.LLM_TIMEOUT_S,
-        connect_timeout: float = defaults.LLM_CONNECT_TIMEOUT_S,
-        max_retries: int = defaults.LLM_MAX_RETRIES,
-        backoff: float = defaults.LLM_BACKOFF_S,
-        max_wait: float = defaults.LLM_MAX_WAIT_S,
+        policy: HttpPolicy | None = None,
         extra_body: Mapping[str, Any] | None = None,
         headers: Mapping[str, str] | None = None,
-        client: httpx.Client | None = None,
-        transport: httpx.BaseTransport | None = None,
+        client: httpx.Client | httpx.BaseTransport | None = None,
         env: Mapping[str, str] | None = None,
-        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         environ = os.environ if env is None else env
         self.base_url = _base_url(base_url, environ)
         self.model_id = _model(model, environ, self.base_url)
         self._api_key, self._key_source = _api_key(api_key, environ)
-        for name, value in (("timeout", timeout), ("connect_timeout", connect_timeout)):
-            if not (isinstance(value, int | float) and value > 0 and math.isfinite(value)):
-                raise OptionError(name, value, "a number of seconds above 0")
-        if not (isinstance(max_retries, int) and 0 <= max_retries <= MAX_RETRIES_LIMIT):
-            raise OptionError(
-                "max_retries",
-                max_retries,
-                f"an integer from 0 to {MAX_RETRIES_LIMIT}",
-                "Use 0 to fail on the first error.",
-            )
-        for name, value in (("backoff", backoff), ("max_wait", max_wait)):
-            if not (isinstance(value, int | float) and value >= 0 and math.isfinite(value)):
-                raise OptionError(name, value, "a number of seconds, 0 or more")
+        policy = HttpPolicy() if policy is None else policy
+        if not isinstance(policy, HttpPolicy):
+            raise OptionError("policy", policy, "an HttpPolicy", "Use HttpPolicy(timeout=...).")
         clash = sorted(set(extra_body or {}) & set(RESERVED_FIELDS))
         if clash:
             raise OptionError(
@@ -142,24 +163,19 @@ class OpenAIChat:
                 f"fields other than {', '.join(RESERVED_FIELDS)}",
                 f"Set {', '.join(clash)} on the ChatRequest or the constructor.",
             )
-        if client is not None and transport is not None:
-            raise OptionError(
-                "transport",
-                transport,
-                "None when client= is given",
-                "Build the client with that transport instead.",
-            )
-        self.timeout = float(timeout)
-        self.connect_timeout = float(connect_timeout)
-        self.max_retries = max_retries
-        self.backoff = float(backoff)
-        self.max_wait = float(max_wait)
+        self.policy = policy
+        self.timeout = float(policy.timeout)
+        self.connect_timeout = float(policy.connect_timeout)
+        self.max_retries = policy.max_retries
+        self.backoff = float(policy.backoff)
+        self.max_wait = float(policy.max_wait)
         self.extra_body: dict[str, Any] = dict(extra_body or {})
         self.headers: dict[str, str] = dict(headers or {})
-        self._client = client
-        self._owns_client = client is None
-        self._transport = transport
-        self._sleep = sleep
+        shared = client if isinstance(client, httpx.Client) else None
+        self._client = shared
+        self._owns_client = shared is None
+        self._transport = client if isinstance(client, httpx.BaseTransport) else None
+        self._sleep = policy.sleep
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:  # never shows the API key
@@ -440,7 +456,7 @@ def _timeout_hint(exc: Exception, timeout: float) -> str:
     if isinstance(exc, httpx.TimeoutException):
         return (
             f"no reply within timeout={timeout:g} s: a slow model needs a larger "
-            "timeout (Python: OpenAIChat(timeout=...)) or a shorter reply"
+            "timeout (Python: OpenAIChat(policy=HttpPolicy(timeout=...))) or a shorter reply"
         )
     return "check the server's log"
 

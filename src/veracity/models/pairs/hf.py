@@ -42,10 +42,10 @@ __all__ = [
     "TARGETS",
     "Classifier",
     "HFModel",
+    "HFOptions",
     "HFVerifier",
     "LabelMapping",
     "Target",
-    "check_hf_options",
     "label_mapping",
     "length_batches",
     "load_classifier",
@@ -242,36 +242,44 @@ def length_batches(encodings: Sequence[Any], batch_size: int) -> list[list[int]]
     return [order[first : first + batch_size] for first in range(0, len(order), batch_size)]
 
 
-def check_hf_options(
-    model: str | Path, device: str, batch_size: int, max_tokens: int | None, strategy: str
-) -> None:
-    """:class:`OptionError` for a bad Hugging Face model option, before anything loads."""
-    if not str(model).strip():
-        raise OptionError("model", model, "a hub model id or a local folder")
-    if not _DEVICE.match(device):
-        raise OptionError(
-            "device",
-            device,
-            f"one of {', '.join(DEVICES)}, optionally with an index such as cuda:0",
-        )
-    if batch_size < 1:
-        raise OptionError("batch_size", batch_size, "1 or more")
-    if max_tokens is not None and max_tokens < 32:
-        raise OptionError(
-            "max_tokens", max_tokens, "32 or more, or None for the model's own maximum length"
-        )
-    if strategy not in STRATEGIES:
-        raise OptionError("strategy", strategy, f"one of {', '.join(STRATEGIES)}")
+@dataclass(frozen=True)
+class HFOptions:
+    """How a Hugging Face model is loaded and run, checked when made: ``revision`` (a hub
+    branch, tag or commit), from local files only unless ``local_files_only=False`` (never a
+    download by surprise), on ``device`` (``cpu``, ``cuda[:n]``, ``mps``), ``batch_size`` pairs
+    per forward pass (``None``: the model's default), at most ``max_tokens`` tokens per window
+    (``None``: the model's own maximum length) and long premises windowed by ``strategy``."""
+
+    revision: str | None = None
+    local_files_only: bool = True
+    device: str = "cpu"
+    batch_size: int | None = None
+    max_tokens: int | None = None
+    strategy: Strategy = "select"
+
+    def __post_init__(self) -> None:
+        if not _DEVICE.match(self.device):
+            raise OptionError(
+                "device",
+                self.device,
+                f"one of {', '.join(DEVICES)}, optionally with an index such as cuda:0",
+            )
+        if self.batch_size is not None and self.batch_size < 1:
+            raise OptionError("batch_size", self.batch_size, "1 or more")
+        if self.max_tokens is not None and self.max_tokens < 32:
+            raise OptionError(
+                "max_tokens",
+                self.max_tokens,
+                "32 or more, or None for the model's own maximum length",
+            )
+        if self.strategy not in STRATEGIES:
+            raise OptionError("strategy", self.strategy, f"one of {', '.join(STRATEGIES)}")
 
 
 def load_classifier(
     model_id: str,
+    options: HFOptions,
     *,
-    revision: str | None,
-    local_files_only: bool,
-    device: str,
-    max_tokens: int | None,
-    strategy: Strategy,
     purpose: str,
     check: Callable[[Mapping[int, str]], object] | None = None,
     seq2seq: Callable[[Any], int] | None = None,
@@ -287,11 +295,13 @@ def load_classifier(
     check_model_folder(model_id)
     torch = require("torch", extra="hf", purpose=purpose)
     transformers = require("transformers", extra="hf", purpose=purpose)
-    options = {"revision": revision, "local_files_only": local_files_only}
+    revision, local_files_only = options.revision, options.local_files_only
+    device, max_tokens, strategy = options.device, options.max_tokens, options.strategy
+    hub = {"revision": revision, "local_files_only": local_files_only}
     try:
         if own_code(transformers, model_id, revision=revision, local_files_only=local_files_only):
             raise refuse_own_code(model_id)
-        hf_tokenizer = transformers.AutoTokenizer.from_pretrained(model_id, **options)
+        hf_tokenizer = transformers.AutoTokenizer.from_pretrained(model_id, **hub)
         auto = (
             transformers.AutoModelForSeq2SeqLM
             if seq2seq is not None
@@ -299,7 +309,7 @@ def load_classifier(
             if tokens
             else transformers.AutoModelForSequenceClassification
         )
-        model = auto.from_pretrained(model_id, **options)
+        model = auto.from_pretrained(model_id, **hub)
     except (OSError, ValueError) as exc:
         kind = (
             "sequence-to-sequence"
@@ -450,38 +460,42 @@ def _model_window(model_id: str, tokenizer: Any, config: Any, max_tokens: int | 
 
 
 class HFModel:
-    """A Hugging Face model's options, checked at once, and its one load: what the Hugging Face
-    verifier, reranker, seq2seq checker and span detector share (see :func:`load_classifier`
-    for ``check``, ``seq2seq`` and ``tokens``).
+    """A Hugging Face model's options and its one load: what the Hugging Face verifier,
+    reranker, seq2seq checker and span detector share (see :func:`load_classifier` for
+    ``check``, ``seq2seq`` and ``tokens``); ``batch_size`` is the caller's default when the
+    options leave it out.
 
-    ``version`` is ``revision`` when given, else (once loaded) the hub commit the files came
-    from, else ``"local"``.
+    ``version`` is the options' ``revision`` when given, else (once loaded) the hub commit the
+    files came from, else ``"local"``.
     """
 
     def __init__(
         self,
         model: str | Path,
+        options: HFOptions | None,
         *,
         purpose: str,
         batch_size: int,
-        revision: str | None = None,
-        local_files_only: bool = True,
-        device: str = "cpu",
-        max_tokens: int | None = None,
-        strategy: Strategy = "select",
         check: Callable[[Mapping[int, str]], object] | None = None,
         seq2seq: Callable[[Any], int] | None = None,
         tokens: bool = False,
     ) -> None:
-        check_hf_options(model, device, batch_size, max_tokens, strategy)
+        options = HFOptions() if options is None else options
+        if not isinstance(options, HFOptions):
+            raise OptionError(
+                "options", options, "an HFOptions", "Use HFOptions(device='cuda', ...)."
+            )
+        if not str(model).strip():
+            raise OptionError("model", model, "a hub model id or a local folder")
         self.model_id = str(model)
+        self.options = options
         self.purpose = purpose
-        self.batch_size = batch_size
-        self.revision = revision
-        self.local_files_only = local_files_only
-        self.device = device
-        self.max_tokens = max_tokens
-        self.strategy: Strategy = strategy
+        self.batch_size = batch_size if options.batch_size is None else options.batch_size
+        self.revision = options.revision
+        self.local_files_only = options.local_files_only
+        self.device = options.device
+        self.max_tokens = options.max_tokens
+        self.strategy: Strategy = options.strategy
         self.check = check
         self.seq2seq = seq2seq
         self.tokens = tokens
@@ -499,11 +513,7 @@ class HFModel:
         if self._model is None:
             self._model = load_classifier(
                 self.model_id,
-                revision=self.revision,
-                local_files_only=self.local_files_only,
-                device=self.device,
-                max_tokens=self.max_tokens,
-                strategy=self.strategy,
+                self.options,
                 purpose=self.purpose,
                 check=self.check,
                 seq2seq=self.seq2seq,
@@ -516,8 +526,8 @@ class HFVerifier:
     """A ``PairScorer`` backed by a Hugging Face sequence-classification model.
 
     ``labels`` is required: a preset from :data:`PRESETS` or a mapping (see the module
-    docstring). ``max_tokens=None`` uses the model's own maximum length; ``strategy`` chooses
-    how long premises are windowed. ``model_version`` in results is ``revision`` when given,
+    docstring); ``options`` says how it loads and runs (:class:`HFOptions`: revision, device,
+    batch size, window, strategy). ``model_version`` in results is the revision when given,
     else the hub commit the files came from, else ``"local"``.
     """
 
@@ -526,22 +536,13 @@ class HFVerifier:
         model: str | Path,
         *,
         labels: str | Mapping[str, str] | Mapping[int, str],
-        revision: str | None = None,
-        local_files_only: bool = True,
-        device: str = "cpu",
-        batch_size: int = defaults.VERIFIER_BATCH,
-        max_tokens: int | None = None,
-        strategy: Strategy = "select",
+        options: HFOptions | None = None,
     ) -> None:
         self.hf = HFModel(
             model,
+            options,
             purpose="HFVerifier (Hugging Face checkers)",
-            batch_size=batch_size,
-            revision=revision,
-            local_files_only=local_files_only,
-            device=device,
-            max_tokens=max_tokens,
-            strategy=strategy,
+            batch_size=defaults.VERIFIER_BATCH,
             check=self._read_labels,
         )
         self.mapping = label_mapping(labels)

@@ -32,7 +32,7 @@ from veracity._deps import require
 from veracity.errors import ModelError, OptionError
 from veracity.models.pairs.base import check_pairs, strip_control_tokens
 from veracity.models.pairs.hf import (
-    check_hf_options,
+    HFOptions,
     check_model_folder,
     load_failure,
     on_device,
@@ -49,8 +49,10 @@ class RemoteCodeVerifier:
     """A ``PairScorer`` backed by a sequence classifier whose own code defines ``predict(pairs)``.
 
     ``trust_remote_code=True`` is required: loading runs the Python files that come with the
-    model. Nothing is downloaded unless ``local_files_only=False``. ``model_version`` in results
-    is ``revision`` when given, else the hub commit the files came from, else ``"local"``.
+    model. ``options`` (:class:`~veracity.models.pairs.hf.HFOptions`) give the revision, device
+    and batch size; nothing is downloaded unless ``local_files_only=False``. ``model_version``
+    in results is the revision when given, else the hub commit the files came from, else
+    ``"local"``.
     """
 
     def __init__(
@@ -58,12 +60,11 @@ class RemoteCodeVerifier:
         model: str | Path,
         *,
         trust_remote_code: bool,
-        revision: str | None = None,
-        local_files_only: bool = True,
-        device: str = "cpu",
-        batch_size: int = defaults.VERIFIER_BATCH,
+        options: HFOptions | None = None,
     ) -> None:
-        check_hf_options(model, device, batch_size, None, "select")
+        options = HFOptions() if options is None else options
+        if not str(model).strip():
+            raise OptionError("model", model, "a hub model id or a local folder")
         if trust_remote_code is not True:
             raise OptionError(
                 "trust_remote_code",
@@ -73,10 +74,10 @@ class RemoteCodeVerifier:
                 "trust_remote_code=True only for a model whose authors you trust.",
             )
         self.model_id = str(model)
-        self.revision = revision
-        self.local_files_only = local_files_only
-        self.device = device
-        self.batch_size = batch_size
+        self.revision = options.revision
+        self.local_files_only = options.local_files_only
+        self.device = options.device
+        self.batch_size = options.batch_size or defaults.VERIFIER_BATCH
         self._model: Any = None
         self._version: str | None = None
 

@@ -31,9 +31,8 @@ import numpy as np
 from veracity import defaults
 from veracity.errors import ModelError, OptionError
 from veracity.models.pairs.base import check_pairs, strip_control_tokens
-from veracity.models.pairs.hf import HFModel, length_batches
+from veracity.models.pairs.hf import HFModel, HFOptions, length_batches
 from veracity.models.pairs.windowed import score_pairs
-from veracity.models.pairs.windows import Strategy
 from veracity.types import PairScores
 
 __all__ = ["SEQ2SEQ_PRESETS", "Seq2SeqFormat", "Seq2SeqVerifier"]
@@ -74,22 +73,13 @@ class Seq2SeqVerifier:
         model: str | Path,
         *,
         preset: str | Seq2SeqFormat = "minicheck",
-        revision: str | None = None,
-        local_files_only: bool = True,
-        device: str = "cpu",
-        batch_size: int = defaults.VERIFIER_BATCH,
-        max_tokens: int | None = None,
-        strategy: Strategy = "select",
+        options: HFOptions | None = None,
     ) -> None:
         self.hf = HFModel(
             model,
+            options,
             purpose="Seq2SeqVerifier (seq2seq checkers)",
-            batch_size=batch_size,
-            revision=revision,
-            local_files_only=local_files_only,
-            device=device,
-            max_tokens=max_tokens,
-            strategy=strategy,
+            batch_size=defaults.VERIFIER_BATCH,
             seq2seq=self._format_tokens,
         )
         if isinstance(preset, str) and preset not in SEQ2SEQ_PRESETS:

@@ -28,8 +28,7 @@ import numpy as np
 from veracity import defaults
 from veracity.errors import ModelError, OptionError
 from veracity.models.pairs.base import check_pairs
-from veracity.models.pairs.hf import HFModel, length_batches
-from veracity.models.pairs.windows import Strategy
+from veracity.models.pairs.hf import HFModel, HFOptions, length_batches
 from veracity.types import ClaimSpans, Span, UnsupportedSpan
 
 __all__ = ["ClaimSpans", "TokenSpanDetector", "UnsupportedSpan"]
@@ -48,22 +47,13 @@ class TokenSpanDetector:
         *,
         hallucinated: str | int = 1,
         threshold: float = 0.5,
-        revision: str | None = None,
-        local_files_only: bool = True,
-        device: str = "cpu",
-        batch_size: int = defaults.VERIFIER_BATCH,
-        max_tokens: int | None = None,
-        strategy: Strategy = "select",
+        options: HFOptions | None = None,
     ) -> None:
         self.hf = HFModel(
             model,
+            options,
             purpose="TokenSpanDetector (token-level span detectors)",
-            batch_size=batch_size,
-            revision=revision,
-            local_files_only=local_files_only,
-            device=device,
-            max_tokens=max_tokens,
-            strategy=strategy,
+            batch_size=defaults.VERIFIER_BATCH,
             check=self._read_labels,
             tokens=True,
         )

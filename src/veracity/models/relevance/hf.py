@@ -11,6 +11,7 @@ model's own tokenizer.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -18,7 +19,7 @@ import numpy as np
 
 from veracity import defaults
 from veracity.errors import ModelError
-from veracity.models.pairs.hf import HFModel
+from veracity.models.pairs.hf import HFModel, HFOptions
 from veracity.models.relevance.base import batched_logits, check_passages, score_windows
 from veracity.types import RelevanceScores
 
@@ -28,29 +29,25 @@ __all__ = ["HFReranker"]
 class HFReranker:
     """A ``RelevanceScorer`` backed by a one-logit Hugging Face cross-encoder.
 
-    ``max_tokens=None`` uses the model's own maximum length. ``model_version`` in results is
-    ``revision`` when given, else the hub commit the files came from, else ``"local"``.
+    ``options`` (:class:`~veracity.models.pairs.hf.HFOptions`) give the revision, device, batch
+    size and window (``max_tokens=None``: the model's own maximum length); a passage longer
+    than the window is read in sliding windows. ``model_version`` in results is the revision
+    when given, else the hub commit the files came from, else ``"local"``.
     """
 
     def __init__(
         self,
         model: str | Path,
         *,
-        revision: str | None = None,
-        local_files_only: bool = True,
-        device: str = "cpu",
-        batch_size: int = defaults.HF_RERANK_BATCH,
-        max_tokens: int | None = None,
+        options: HFOptions | None = None,
     ) -> None:
+        # a passage longer than the window is read in sliding windows, whatever options say
+        sliding = dataclasses.replace(options or HFOptions(), strategy="slide")
         self.hf = HFModel(
             model,
+            sliding,
             purpose="HFReranker (Hugging Face rerankers)",
-            batch_size=batch_size,
-            revision=revision,
-            local_files_only=local_files_only,
-            device=device,
-            max_tokens=max_tokens,
-            strategy="slide",
+            batch_size=defaults.HF_RERANK_BATCH,
             check=self._check_outputs,
         )
         self.model_id = self.hf.model_id

@@ -30,7 +30,7 @@ from typing import Literal
 
 from veracity import defaults
 from veracity.errors import GenerationError, InputError, OptionError
-from veracity.models.chat.base import ChatModel
+from veracity.models.chat.base import ChatModel, Decoding
 from veracity.text.grammar import capitalised_opening, finish
 from veracity.types import Claim, ClaimSet, SkippedSentence
 from veracity.verify.claims.decompose import Part, RuleDecomposer
@@ -51,8 +51,9 @@ class ClaimExtractor:
     """Split an answer into atomic, self-contained claims (see the module docstring).
 
     ``decompose`` and ``decontextualize`` switch those steps on or off; ``chat`` makes an LLM do
-    them (``temperature``, ``seed`` and ``reply_tokens`` go into its requests, and the prompts
-    are ``decompose_prompt`` and ``decontextualize_prompt``); ``on_error`` is ``"raise"``
+    them (``decoding``'s temperature, seed and max_tokens go into its requests, by default
+    temperature 0, seed 0 and ``defaults.CLAIMS_REPLY_TOKENS``; the prompts are
+    ``decompose_prompt`` and ``decontextualize_prompt``); ``on_error`` is ``"raise"``
     (default) or ``"rules"``.
     """
 
@@ -62,9 +63,7 @@ class ClaimExtractor:
         decompose: bool = True,
         decontextualize: bool = True,
         chat: ChatModel | None = None,
-        temperature: float = defaults.CLAIMS_TEMPERATURE,
-        seed: int | None = defaults.CLAIMS_SEED,
-        reply_tokens: int = defaults.CLAIMS_REPLY_TOKENS,
+        decoding: Decoding | None = None,
         decompose_prompt: str = defaults.CLAIMS_DECOMPOSE_PROMPT,
         decontextualize_prompt: str = defaults.CLAIMS_DECONTEXTUALIZE_PROMPT,
         on_error: OnError = "raise",
@@ -87,6 +86,12 @@ class ClaimExtractor:
                 "a chat model only when decompose or decontextualize is on",
                 "Drop chat=, or pass decompose=True or decontextualize=True.",
             )
+        if decoding is None:
+            decoding = Decoding(defaults.CLAIMS_TEMPERATURE, defaults.CLAIMS_SEED)
+        if not isinstance(decoding, Decoding):
+            raise OptionError("decoding", decoding, "a Decoding", "Use Decoding(seed=0).")
+        temperature, seed = decoding.temperature, decoding.seed
+        reply_tokens = decoding.max_tokens or defaults.CLAIMS_REPLY_TOKENS
         self.decompose = decompose
         self.decontextualize = decontextualize
         self.chat = chat
