@@ -28,453 +28,53 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from importlib.resources import files
 from typing import Annotated, Any
 
-from veracity import defaults
 from veracity._deps import require
-from veracity._json import strict_json
 from veracity.assets import VERDICTS_CSS
-from veracity.defaults import SearchMode  # a type, so the schema lists the modes
-from veracity.errors import OptionError, VeracityError
-from veracity.repair.pipeline import POLICIES
-from veracity.server.errors import ServiceError, error_body, status_of
+from veracity.errors import VeracityError
+from veracity.server.errors import ServiceError, error_body
 from veracity.server.gate import CHEAP_THREADS, Gate
 from veracity.server.live import Generation
+from veracity.server.middleware import BodyLimit, HostCheck, SecurityHeaders
 from veracity.server.public import Public
-from veracity.server.service import SERVED_LAYERS, SERVED_RULES, Job, Service, VerifyOptions
-from veracity.server.settings import Limits, Settings, host_name, is_host_name
+from veracity.server.replies import Replies, json_response, stamped
+from veracity.server.schema import (
+    BEARER,
+    ERRORS,
+    GENERATION_HEADER,
+    JSON_OBJECT,
+    AskRequest,
+    CheckRequest,
+    RepairRequest,
+    SearchRequest,
+    VerifyRequest,
+    declare_limits,
+    sse_response,
+)
+from veracity.server.service import Job, Service
+from veracity.server.settings import Settings
 from veracity.server.stop import Stop
 
 require("fastapi", extra="server", purpose="the web service (veracity serve)")
 
-from fastapi import Depends, FastAPI, Request, Security  # noqa: E402
+from fastapi import Depends, FastAPI, Request  # noqa: E402
 from fastapi.exceptions import RequestValidationError  # noqa: E402
 from fastapi.openapi.utils import get_openapi  # noqa: E402
 from fastapi.responses import FileResponse, Response, StreamingResponse  # noqa: E402
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer  # noqa: E402
-from fastapi.sse import format_sse_event  # noqa: E402
-from pydantic import BaseModel, ConfigDict, Field  # noqa: E402
+from fastapi.security import HTTPAuthorizationCredentials  # noqa: E402
 from starlette.exceptions import HTTPException as StarletteHTTPException  # noqa: E402
-from starlette.types import ASGIApp, Message, Receive, Scope, Send  # noqa: E402
 
 __all__ = ["create_app"]
 
 log = logging.getLogger("veracity.server")
 STATIC = files("veracity.server") / "static"
-#: The page loads only its own files; nothing inline, nothing from elsewhere.
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
-    "img-src 'self'; connect-src 'self'; base-uri 'none'; "
-    "form-action 'none'; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "Cache-Control": "no-store",
-}
 
 
-def sse_response(*names: str) -> dict[int | str, dict[str, Any]]:
-    """The declared answer of a stream: events named ``names`` (and ``error``), each with a
-    JSON ``data`` (comments keep the connection alive)."""
-    return {
-        200: {
-            "description": "Server-Sent Events (see the endpoint's description)",
-            "content": {
-                "text/event-stream": {
-                    "schema": {
-                        "type": "object",
-                        "properties": {
-                            "event": {"type": "string", "enum": [*names, "error"]},
-                            "data": {"type": "string", "contentMediaType": "application/json"},
-                        },
-                        "required": ["event", "data"],
-                    }
-                }
-            },
-        }
-    }
-
-
-JSON_OBJECT: dict[int | str, dict[str, Any]] = {
-    200: {"content": {"application/json": {"schema": {"type": "object"}}}}
-}
-
-
-class LimitReached(BaseModel):
-    name: str = Field(description="the limit, as `veracity serve --help` and Limits name it")
-    value: float = Field(description="its value on this server")
-
-
-class ErrorDetail(BaseModel):
-    status: int
-    type: str = Field(description="limit, invalid, unauthorized, not_found, overloaded, ...")
-    message: str = Field(description="what went wrong and what to send instead")
-    limit: LimitReached | None = Field(None, description="the limit reached, if one was")
-
-
-class ErrorBody(BaseModel):
-    """Every error response: ``{"error": {status, type, message, limit?}}``."""
-
-    error: ErrorDetail
-
-
-#: The errors any endpoint may answer, with the body they are sent with.
-ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": ErrorBody, "description": description}
-    for status, description in {
-        400: "bad input, or a Host this server does not answer to",
-        401: "a bearer token is needed (the server was started with --token) or is wrong",
-        404: "no such document",
-        408: "the body or the work took longer than its time limit",
-        413: "the body is over body_bytes",
-        422: "a field of the wrong type, or over a limit (the limit is named)",
-        500: "an unforeseen failure (its id is in the server's log)",
-        503: "busy (Retry-After says when to retry), or the index or a model cannot be used",
-    }.items()
-}
-
-
-def declare_limits(schema: dict[str, Any], limits: Limits) -> dict[str, Any]:
-    """``schema`` (the OpenAPI document) with this server's limits on the request fields."""
-    bounds = {
-        "query": {"maxLength": limits.question_chars},
-        "question": {"maxLength": limits.question_chars},
-        "answer": {"maxLength": limits.answer_chars},
-        "k": {"maximum": limits.k},
-        "sources": {"maxItems": limits.sources},
-        "doc_ids": {"maxItems": limits.sources},
-        "pairs": {"maxItems": limits.pairs},
-    }
-    for model in schema.get("components", {}).get("schemas", {}).values():
-        for name, field in model.get("properties", {}).items():
-            if name in bounds:
-                target = next(
-                    (option for option in field.get("anyOf", ()) if option.get("type")), field
-                )
-                target.update(bounds[name])
-    return schema
-
-
-#: The bearer scheme, declared in the API description (the token is checked by ``authorized``).
-BEARER = Security(
-    HTTPBearer(
-        auto_error=False,
-        description="the --token the server was started with (none needed without one)",
-    )
-)
-
-
-# --- requests -------------------------------------------------------------------------------
-class _Body(BaseModel):
-    """Every request body: no unknown fields, and each field of its own JSON type (``"k": true``
-    or ``"k": "5"`` is a 422, never read as 1 or 5)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-
-MODE_HELP = (
-    f"how the index is searched: {', '.join(defaults.SEARCH_MODES[:-1])} or "
-    f"{defaults.SEARCH_MODES[-1]} (default: the server's --mode)"
-)
-
-
-class SearchRequest(_Body):
-    query: str = Field(min_length=1, description="what to look for")
-    k: int = Field(defaults.TOP_K, ge=1, description="passages to return")
-    mode: SearchMode | None = Field(None, description=MODE_HELP)
-
-
-class AskRequest(_Body):
-    question: str = Field(min_length=1)
-    k: int = Field(defaults.TOP_K, ge=1, description="passages given to the model")
-    tau: float = Field(
-        defaults.CITATION_TAU, ge=0.0, le=1.0, description="P(supported) a citation must reach"
-    )
-    mode: SearchMode | None = Field(None, description=MODE_HELP)
-
-
-class VerifyRequest(_Body):
-    answer: str = Field(min_length=1, description="the answer to check, from any system")
-    question: str | None = Field(None, description="the question it replies to")
-    sources: list[str] = Field(
-        default_factory=list, description="source texts to check against (ids text-1, ...)"
-    )
-    doc_ids: list[str] = Field(
-        default_factory=list, description="documents of the index to check against"
-    )
-    layers: list[str] = Field(
-        default_factory=lambda: list[str](defaults.VERIFY_LAYERS),
-        description=", ".join(SERVED_LAYERS),
-        json_schema_extra={"items": {"type": "string", "enum": list(SERVED_LAYERS)}},
-    )
-    rule: str = Field(
-        defaults.VERIFY_RULE,
-        description=" or ".join((", ".join(SERVED_RULES[:-1]), SERVED_RULES[-1])),
-        json_schema_extra={"enum": list(SERVED_RULES)},
-    )
-    k: int = Field(defaults.VERIFY_TOP_K, ge=1, description="passages per claim")
-    tau: float = Field(defaults.VERIFY_TAU, ge=0.0, le=1.0)
-    mode: SearchMode | None = Field(
-        None, description=MODE_HELP + "; unused with sources or doc_ids"
-    )
-
-    def options(self) -> VerifyOptions:
-        return VerifyOptions(
-            answer=self.answer,
-            question=self.question,
-            sources=tuple(self.sources),
-            doc_ids=tuple(self.doc_ids),
-            layers=tuple(self.layers),
-            rule=self.rule,
-            k=self.k,
-            tau=self.tau,
-            mode=self.mode,
-        )
-
-
-class RepairRequest(_Body):
-    answer: str = Field(min_length=1, description="the answer to repair, from any system")
-    question: str | None = Field(None, description="the question it replies to")
-    sources: list[str] = Field(
-        default_factory=list, description="source texts to repair against (ids text-1, ...)"
-    )
-    doc_ids: list[str] = Field(
-        default_factory=list, description="documents of the index to repair against"
-    )
-    policy: str = Field(
-        defaults.REPAIR_POLICY,
-        description=" or ".join((", ".join(POLICIES[:-1]), POLICIES[-1])),
-        json_schema_extra={"enum": list(POLICIES)},
-    )
-    k: int = Field(defaults.VERIFY_TOP_K, ge=1, description="passages per claim")
-    tau: float = Field(defaults.VERIFY_TAU, ge=0.0, le=1.0)
-    mode: SearchMode | None = Field(
-        None, description=MODE_HELP + "; unused with sources or doc_ids"
-    )
-
-    def options(self) -> VerifyOptions:
-        return VerifyOptions(
-            answer=self.answer,
-            question=self.question,
-            sources=tuple(self.sources),
-            doc_ids=tuple(self.doc_ids),
-            k=self.k,
-            tau=self.tau,
-            policy=self.policy,
-            mode=self.mode,
-        )
-
-
-class Pair(_Body):
-    premise: str
-    claim: str
-    id: str | None = None
-
-
-class CheckRequest(_Body):
-    pairs: list[Pair] = Field(min_length=1)
-
-
-# --- responses ------------------------------------------------------------------------------
-#: The index generation a response was read from.
-GENERATION_HEADER = "X-Veracity-Generation"
-
-
-def stamped(response: Response, generation: Generation[Any]) -> Response:
-    """``response`` with the name of the generation it was read from."""
-    response.headers[GENERATION_HEADER] = generation.name
-    return response
-
-
-def json_response(
-    payload: Any, status: int = 200, headers: dict[str, str] | None = None
-) -> Response:
-    """Strict JSON (a non-finite score is ``null``), as ``--json`` prints it."""
-    return Response(
-        strict_json(payload), status_code=status, headers=headers, media_type="application/json"
-    )
-
-
-def sse(event: str, payload: Any) -> bytes:
-    return format_sse_event(event=event, data_str=strict_json(payload))
-
-
-def error_of(exc: Exception) -> tuple[int, dict[str, Any], dict[str, str]]:
-    """The status, body and headers of the response to a failed request."""
-    if isinstance(exc, ServiceError):
-        return exc.status, exc.body(), exc.headers
-    if isinstance(exc, VeracityError):
-        status = status_of(exc)
-        message = exc.message() if isinstance(exc, OptionError) else str(exc)
-        return status, error_body(status, type(exc).__name__, message), {}
-    ident = uuid.uuid4().hex[:12]
-    log.error("request failed (error id %s)", ident, exc_info=exc)
-    return (
-        500,
-        error_body(
-            500,
-            "internal",
-            f"the server failed on this request (error id {ident} in the server's log)",
-        ),
-        {},
-    )
-
-
-class Replies:
-    """Every response body the endpoints send, JSON or event, passes here: through
-    :class:`~veracity.server.public.Public`, so that none shows a path on the server."""
-
-    def __init__(self, public: Public) -> None:
-        self.public = public
-
-    def json(
-        self, payload: Any, status: int = 200, headers: dict[str, str] | None = None
-    ) -> Response:
-        return json_response(self.public(payload), status, headers)
-
-    def event(self, name: str, payload: Any) -> bytes:
-        return sse(name, self.public(payload))
-
-    def failure(self, exc: Exception, generation: Generation[Any] | None = None) -> Response:
-        status, body, headers = error_of(exc)
-        response = self.json(body, status, headers)
-        return response if generation is None else stamped(response, generation)
-
-    def failure_event(self, exc: Exception) -> bytes:
-        return self.event("error", error_of(exc)[1])
-
-
-# --- middleware ------------------------------------------------------------------------------
-class BodyLimit:
-    """Reads a request's body before any endpoint does: over ``limit`` bytes is a 413, and a
-    body not all there within ``seconds`` (a ``Content-Length`` of 500 with 9 bytes sent) is a
-    408, so a client cannot hold a connection open by sending less than it declared."""
-
-    def __init__(self, app: ASGIApp, limit: int, seconds: float) -> None:
-        self.app = app
-        self.limit = limit
-        self.seconds = seconds
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        too_large = ServiceError.over_limit(
-            "body_bytes", self.limit, "the request body is larger", status=413
-        )
-        for name, value in scope.get("headers", ()):
-            if name == b"content-length" and value.isdigit() and int(value) > self.limit:
-                await _send(json_response(too_large.body(), 413), scope, receive, send)
-                return
-        body = bytearray()
-        more = True
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.seconds
-        while more:
-            try:
-                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
-            except TimeoutError:
-                late = ServiceError.over_limit(
-                    "body_seconds",
-                    self.seconds,
-                    f"the request body was not all there after "
-                    f"{self.seconds:g} s ({len(body)} bytes arrived)",
-                    status=408,
-                    fix="send the whole body at once, as many bytes as its Content-Length says",
-                )
-                await _send(
-                    json_response(late.body(), 408, {"Connection": "close"}), scope, receive, send
-                )
-                return
-            if message["type"] != "http.request":
-                break
-            body += message.get("body", b"")
-            more = message.get("more_body", False)
-            if len(body) > self.limit:
-                await _send(json_response(too_large.body(), 413), scope, receive, send)
-                return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": bytes(body), "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
-
-
-async def _send(response: Response, scope: Scope, receive: Receive, send: Send) -> None:
-    await response(scope, receive, send)
-
-
-class HostCheck:
-    """Refuses a request whose ``Host`` header names the server by a name it was not started
-    for (400): a page on another site whose name resolves to 127.0.0.1 (DNS rebinding) must not
-    reach the token-less loopback service."""
-
-    def __init__(self, app: ASGIApp, names: frozenset[str]) -> None:
-        self.app = app
-        self.names = names
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        given = next(
-            (
-                value.decode("latin-1")
-                for name, value in scope.get("headers", ())
-                if name == b"host"
-            ),
-            "",
-        )
-        name = host_name(given)
-        server = scope.get("server") or ("",)
-        arrived_on = host_name(str(server[0] or ""))
-        if name in self.names or (name and name == arrived_on):
-            # the address the connection came in on names this server (no DNS involved)
-            await self.app(scope, receive, send)
-            return
-        known = ", ".join(sorted(self.names))
-        if not name:
-            message = f"the request has no Host header; send one that names this server ({known})"
-        elif is_host_name(given):
-            message = (
-                f"this server does not answer to the name {name!r} (the request's Host "
-                f"header), only to {known} and the address a request arrives on; if clients "
-                f"reach it by that name, start it with --allowed-host {name}"
-            )
-        else:
-            message = (
-                f"the request's Host header {given[:100]!r} is not a host name; send one that "
-                f"names this server ({known})"
-            )
-        await _send(json_response(error_body(400, "host", message), 400), scope, receive, send)
-
-
-class SecurityHeaders:
-    """Adds :data:`SECURITY_HEADERS` to every response."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-        self.headers = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *self.headers]
-            await send(message)
-
-        await self.app(scope, receive, with_headers if scope["type"] == "http" else send)
-
-
-# --- the app ---------------------------------------------------------------------------------
 def create_app(settings: Settings, *, service: Service | None = None) -> FastAPI:
     """The service's app; the models load once, when it starts (its lifespan).
 
