@@ -270,15 +270,27 @@ def test_index(fakes: Fakes) -> None:
     assert payload["exit_code"] == 1
 
 
+SEARCH_CONFIG = {
+    "config": ["format", "pipeline", "models", "evidence", "rerank_depth", "abstain"],
+    "config.models": ["verifier", "llm", "model", "reranker", "spans"],
+    "config.evidence": ["index", "mode", "sources", "query", "k"],
+    "config.abstain": ["abstain", "signal", "threshold"],
+}
+
+
 def test_search(fakes: Fakes) -> None:
-    payload = fakes.indexed().json("search", "beeswax melts", "--index", str(fakes.index), "--json")
+    payload = fakes.indexed().json(
+        "search", "beeswax melts", "--index", str(fakes.index), "-k", "2", "--json"
+    )
     assert shapes(payload) == {
-        "": ["query", "mode", "confidence", "notes", "hits"],
+        "": ["query", "mode", "confidence", "notes", "hits", "config"],
         "confidence": ["top_bm25", "top_cosine", "margin", "top_rerank"],
         "hits[]": HIT,
         "hits[].scores": ["bm25"],
+        **SEARCH_CONFIG,
     }
     assert payload["notes"]  # the hybrid default fell back to BM25
+    assert (payload["config"]["pipeline"], payload["config"]["evidence"]["k"]) == ("search", 2)
 
 
 def test_search_reranked(fakes: Fakes) -> None:
@@ -289,10 +301,11 @@ def test_search_reranked(fakes: Fakes) -> None:
         "search", "beeswax melts", "--index", str(fakes.index), "--rerank", "--json"
     )
     assert shapes(payload) == {
-        "": ["query", "mode", "confidence", "notes", "hits"],
+        "": ["query", "mode", "confidence", "notes", "hits", "config"],
         "confidence": ["top_bm25", "top_cosine", "margin", "top_rerank"],
         "hits[]": HIT,
         "hits[].scores": ["bm25", "rerank", "first_stage", "first_stage_rank"],
+        **SEARCH_CONFIG,
     }
 
 

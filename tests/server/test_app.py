@@ -52,7 +52,12 @@ def test_search_is_the_shape_the_cli_prints(index_dir: Path) -> None:
     expected = open_retriever(index_dir, mode="bm25").run("waggle dance", k=2).to_dict()
     for hit in expected["hits"]:  # the file's name, never its path on the server
         hit["source"] = Path(hit["source"]).name
-    assert response.json() == expected
+    served = response.json()
+    config = served.pop("config")
+    assert served == expected
+    # the config names the index folder, never its path on the server
+    assert (config["pipeline"], config["evidence"]["k"]) == ("search", 2)
+    assert config["evidence"]["index"] == index_dir.resolve().name
 
 
 def test_ask_and_its_stream_give_the_same_answer(index_dir: Path) -> None:

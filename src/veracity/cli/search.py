@@ -68,6 +68,6 @@ def search(
             rerank_depth=rerank_depth,
             abstain=False,
         )
-        return open_search(config, models_of(ctx)).retriever.run(query, k=k)
+        return open_search(config, models_of(ctx)).run(query, k=k)
 
     run_and_show(work, print_search, as_json=as_json)

@@ -29,9 +29,10 @@ test passes fakes. Every answer carries the config.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from veracity import defaults
 from veracity.config import AskConfig, SearchConfig
@@ -41,6 +42,7 @@ from veracity.generate.ask import Asker
 from veracity.generate.writers import Writer, make_generator, make_writer
 from veracity.retrieve.base import Retriever
 from veracity.rules import KnowledgeLayer
+from veracity.types import SearchResult
 
 if TYPE_CHECKING:
     from veracity.models import Models
@@ -52,12 +54,22 @@ __all__ = ["IndexSearch", "open_asker", "open_search"]
 @dataclass(frozen=True)
 class IndexSearch:
     """An index opened in one search mode: its ``retriever`` (reranked, with a reranker), the
-    ``abstainer`` that goes with it (``None`` when the settings do not abstain) and the
-    ``notes`` the opening had to say."""
+    ``abstainer`` that goes with it (``None`` when the settings do not abstain), the ``notes``
+    the opening had to say and the saved ``config`` it was opened with."""
 
     retriever: Retriever
     abstainer: Abstainer | None = None
     notes: tuple[str, ...] = ()
+    config: Mapping[str, Any] | None = None
+
+    def run(self, query: str, k: int) -> SearchResult:
+        """The ``k`` best passages for ``query``, carrying this search's config (its ``k``
+        the one asked for)."""
+        result = self.retriever.run(query, k=k)
+        if self.config is None:
+            return result
+        config = dict(self.config) | {"evidence": dict(self.config["evidence"]) | {"k": k}}
+        return dataclasses.replace(result, config=config)
 
     def asker(
         self,
@@ -113,7 +125,7 @@ def open_search(config: SearchConfig, models: Models) -> IndexSearch:
     if config.models.reranker is not None:
         reranker = models.reranker(config.models.reranker)
         retriever = RerankingRetriever(first, reranker, depth=config.rerank_depth)
-    return IndexSearch(retriever, abstainer, tuple(notes))
+    return IndexSearch(retriever, abstainer, tuple(notes), config.to_dict())
 
 
 def open_asker(config: AskConfig, models: Models) -> Asker:

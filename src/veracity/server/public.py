@@ -8,10 +8,10 @@ every streamed event the service sends, errors included:
 
 1. a ``source`` that is a path is cut to its file name (``/home/me/corpus/bees.md`` ->
    ``bees.md``; ``faq.jsonl:12`` keeps its line);
-2. in the service's own messages (the values of :data:`MESSAGE_KEYS`), the index folder's path
-   is cut to the folder's name (``/srv/veracity/idx/gen-2`` -> ``idx/gen-2``), and so is the
-   private view through which a generation is opened (:meth:`Public.add_views`:
-   ``/tmp/veracity-serve-x/gen-2`` -> ``idx``).
+2. in the service's own messages (the values of :data:`MESSAGE_KEYS`, and the ``index`` that a
+   response's config names), the index folder's path is cut to the folder's name
+   (``/srv/veracity/idx/gen-2`` -> ``idx/gen-2``), and so is the private view through which a
+   generation is opened (:meth:`Public.add_views`: ``/tmp/veracity-serve-x/gen-2`` -> ``idx``).
 
 Texts (a document's, an answer's, a passage's) are content and are never changed: citations'
 offsets index them.
@@ -31,9 +31,21 @@ from typing import Any
 
 __all__ = ["MESSAGE_KEYS", "Public"]
 
-#: Keys whose string values are the library's or the service's own words, never user text.
+#: Keys whose string values are the library's or the service's own words, never user text
+#: (``index``: the index folder a response's config names).
 MESSAGE_KEYS = frozenset(
-    {"detail", "error", "failure", "message", "note", "notes", "reason", "source", "warnings"}
+    {
+        "detail",
+        "error",
+        "failure",
+        "index",
+        "message",
+        "note",
+        "notes",
+        "reason",
+        "source",
+        "warnings",
+    }
 )
 _ABSOLUTE = re.compile(r"^(?:[/\\~]|[A-Za-z]:[/\\])")
 

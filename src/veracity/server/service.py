@@ -207,7 +207,7 @@ class Service:
         k, mode = self._k(k), self._mode(mode)
         models = mode != "bm25" or self.reranker is not None  # a query embedder, a reranker
         return Job(
-            lambda stop: self._search(mode).retriever.run(query, k=k).to_dict(),
+            lambda stop: self._search(mode).run(query, k=k).to_dict(),
             kind="search",
             models=models,
         )

@@ -76,7 +76,9 @@ class SearchResult:
     """Hits for one query, best first, with the confidence signals of the ranking.
 
     ``mode`` is the retriever that ranked them; ``notes`` say what a reader should know about
-    how (for example that a hybrid search fell back to BM25 on an index without vectors).
+    how (for example that a hybrid search fell back to BM25 on an index without vectors);
+    ``config`` the saved :class:`~veracity.config.SearchConfig` that made them (``None`` when a
+    retriever was run by hand).
     """
 
     query: str
@@ -84,6 +86,7 @@ class SearchResult:
     hits: tuple[Hit, ...]
     confidence: Confidence
     notes: tuple[str, ...] = ()
+    config: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -92,7 +95,7 @@ class SearchResult:
             "confidence": self.confidence.to_dict(),
             "notes": list(self.notes),
             "hits": [hit.to_dict() for hit in self.hits],
-        }
+        } | ({} if self.config is None else {"config": dict(self.config)})
 
 
 @dataclass(frozen=True, slots=True)
