@@ -51,7 +51,7 @@ from ask_abstention import (  # noqa: E402
 )
 from veracity import defaults  # noqa: E402
 from veracity.evaluate.classification import roc_auc  # noqa: E402
-from veracity.generate import calibrate, make_signal  # noqa: E402
+from veracity.retrieve import calibrate, make_signal  # noqa: E402
 
 SIGNALS = ("top_cosine", "top_support")
 #: Questions the Python example of docs/guide/ask.md (once the README's) and ``make demo`` ask of

@@ -57,11 +57,11 @@ from _data import data_root  # noqa: E402
 from _report import REPO, write_result  # noqa: E402
 from veracity import defaults  # noqa: E402
 from veracity.evaluate.classification import roc_auc  # noqa: E402
-from veracity.generate import calibrate, make_signal  # noqa: E402
-from veracity.generate.abstain import question_content  # noqa: E402
-from veracity.generate.calibration import threshold_point  # noqa: E402
 from veracity.models.embedding import TextEmbedder  # noqa: E402
 from veracity.models.pairs.scoring import score_groups  # noqa: E402
+from veracity.retrieve import calibrate, make_signal  # noqa: E402
+from veracity.retrieve.abstain import question_content  # noqa: E402
+from veracity.retrieve.calibration import threshold_point  # noqa: E402
 from veracity.types import SearchResult  # noqa: E402
 
 SEED = 13

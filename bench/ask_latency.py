@@ -36,13 +36,8 @@ sys.path.insert(0, str(BENCH))
 from _report import write_result  # noqa: E402
 from ask_abstention import MODE, K, bench_chat, clapnq_index, load_clapnq  # noqa: E402
 from veracity import defaults  # noqa: E402
-from veracity.generate import (  # noqa: E402
-    Abstainer,
-    Asker,
-    calibrate,
-    make_generator,
-    make_signal,
-)
+from veracity.generate import Asker, make_generator  # noqa: E402
+from veracity.retrieve import Abstainer, calibrate, make_signal  # noqa: E402
 
 SEED = 13
 PER_CLASS = 10

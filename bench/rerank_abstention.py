@@ -33,7 +33,7 @@ from ask_abstention import (  # noqa: E402
     split_halves,
 )
 from veracity.evaluate.classification import roc_auc  # noqa: E402
-from veracity.generate import calibrate  # noqa: E402
+from veracity.retrieve import calibrate  # noqa: E402
 
 
 def main() -> None:

@@ -11,9 +11,9 @@ import pytest
 from veracity._json import strict_json
 from veracity.config import VerifyConfig
 from veracity.errors import InputError
-from veracity.generate.abstain import Abstainer, make_signal
 from veracity.generate.ask import Asker
 from veracity.generate.grounded import GroundedGenerator
+from veracity.retrieve.abstain import Abstainer, make_signal
 from veracity.retrieve.memory import MemoryBM25
 from veracity.testing import (
     FailingPairScorer,

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from veracity.corpus.indexer import Failure, IndexReport
-from veracity.generate.calibration import Calibration, StoredCalibration, ThresholdPoint
+from veracity.retrieve.calibration import Calibration, StoredCalibration, ThresholdPoint
 from veracity.types import (
     Chunk,
     Claim,

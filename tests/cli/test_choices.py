@@ -13,9 +13,9 @@ from typer.testing import CliRunner, Result
 
 from veracity import cli, defaults
 from veracity.config import BATCH_LAYERS
-from veracity.generate.abstain import SIGNALS
 from veracity.models import VERIFIERS
 from veracity.repair.pipeline import POLICIES
+from veracity.retrieve.abstain import SIGNALS
 from veracity.testing import OverlapRelevanceScorer, ScriptedChatModel, TablePairScorer
 from veracity.verify.nli import WINDOWS
 from veracity.verify.pipeline import LAYERS

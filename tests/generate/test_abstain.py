@@ -8,7 +8,9 @@ import pytest
 
 from veracity import defaults
 from veracity.errors import InputError, OptionError
-from veracity.generate.abstain import (
+from veracity.generate.ask import Asker
+from veracity.generate.grounded import GroundedGenerator
+from veracity.retrieve.abstain import (
     RANK_ONLY,
     SIGNALS,
     Abstainer,
@@ -17,8 +19,6 @@ from veracity.generate.abstain import (
     make_signal,
     question_content,
 )
-from veracity.generate.ask import Asker
-from veracity.generate.grounded import GroundedGenerator
 from veracity.retrieve.base import Retriever
 from veracity.testing import ScriptedChatModel, TablePairScorer
 from veracity.types import Confidence, Hit, SearchResult

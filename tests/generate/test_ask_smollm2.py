@@ -14,10 +14,10 @@ import pytest
 
 from veracity.corpus.index_dir import IndexDir
 from veracity.corpus.indexer import Indexer
-from veracity.generate import Abstainer, Asker, GroundedGenerator, calibrate, make_signal
+from veracity.generate import Asker, GroundedGenerator
 from veracity.models.chat.base import ChatModel, ChatRequest, ChatResponse
 from veracity.models.pairs.base import PairScorer
-from veracity.retrieve import BM25Builder, open_retriever
+from veracity.retrieve import Abstainer, BM25Builder, calibrate, make_signal, open_retriever
 from veracity.types import SENTENCE_STATUSES
 
 pytestmark = pytest.mark.integration

@@ -10,7 +10,7 @@ import pytest
 
 from veracity.corpus.index_dir import IndexDir
 from veracity.errors import IndexNotFoundError, IndexStoreError, InputError
-from veracity.generate.calibration import (
+from veracity.retrieve.calibration import (
     StaleCalibrationError,
     calibrate,
     calibration_path,

@@ -12,11 +12,12 @@ from veracity.corpus.indexer import Indexer
 from veracity.errors import OptionError, VeracityError
 from veracity.generate.ask import Asker
 from veracity.generate.extractive import ExtractiveGenerator
-from veracity.generate.open import IndexSearch, open_asker, open_search
+from veracity.generate.open import open_asker, search_asker
 from veracity.models import Models
 from veracity.retrieve.bm25 import BM25Builder
 from veracity.retrieve.open import FallbackRetriever
 from veracity.retrieve.rerank import RerankingRetriever
+from veracity.retrieve.search import IndexSearch, open_search
 from veracity.testing import OverlapRelevanceScorer, ScriptedChatModel, TablePairScorer
 
 pytestmark = pytest.mark.unit
@@ -178,8 +179,8 @@ def test_a_config_checks_the_search_mode_when_made() -> None:
 
 def test_an_index_search_makes_askers_without_changing_itself(index: Path) -> None:
     search = open_search(search_of(index, mode="bm25"), models())
-    one = search.asker(ScriptedChatModel([]), scorer(), k=1, tau=0.9)
-    two = search.asker(ScriptedChatModel([]), scorer(), k=3)
+    one = search_asker(search, ScriptedChatModel([]), scorer(), k=1, tau=0.9)
+    two = search_asker(search, ScriptedChatModel([]), scorer(), k=3)
     assert (one.k, one.generator.tau, two.k, two.generator.tau) == (1, 0.9, 3, 0.5)
     assert one.retriever is two.retriever is search.retriever
     assert one.abstainer is two.abstainer is search.abstainer

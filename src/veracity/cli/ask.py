@@ -234,8 +234,8 @@ def calibrate_command(
     """
     from rich.progress import track
 
-    from veracity.generate.abstain import make_signal
-    from veracity.generate.calibration import calibrate, save_calibration
+    from veracity.retrieve.abstain import make_signal
+    from veracity.retrieve.calibration import calibrate, save_calibration
     from veracity.retrieve.open import open_retriever
 
     try:

@@ -57,7 +57,7 @@ def search(
 ) -> None:
     """Search an index; each passage shows its document, section, page and character span."""
     from veracity.config import SearchConfig
-    from veracity.generate.open import open_search
+    from veracity.retrieve.search import open_search
 
     def work() -> SearchResult:
         config = SearchConfig().with_options(

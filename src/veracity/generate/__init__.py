@@ -1,5 +1,6 @@
 """Grounded generation: numbered context blocks, ``[n]`` citations mapped to exact source
-passages and verified, refusal recognition, and abstention on weak retrieval.
+passages and verified, and refusal recognition (abstention on weak retrieval is
+:mod:`veracity.retrieve`'s).
 
 :func:`open_asker` answers from an index folder (see :mod:`veracity.generate.open`); the parts
 compose by hand too:
@@ -13,33 +14,12 @@ compose by hand too:
 [('supported', ['bees.md'])]
 """
 
-from veracity.generate.abstain import (
-    RANK_ONLY,
-    SIGNALS,
-    Abstainer,
-    ConfidenceSignal,
-    SignalReading,
-    make_signal,
-    question_content,
-)
 from veracity.generate.ask import Asker
 from veracity.generate.blocks import format_context
-from veracity.generate.calibration import (
-    Calibration,
-    DefaultThreshold,
-    StaleCalibrationError,
-    StoredCalibration,
-    ThresholdPoint,
-    calibrate,
-    default_threshold,
-    load_calibration,
-    read_calibration,
-    save_calibration,
-)
 from veracity.generate.check import CheckedAnswer, CitationChecker
 from veracity.generate.extractive import ExtractiveAnswerer, ExtractiveGenerator
 from veracity.generate.grounded import GroundedGenerator
-from veracity.generate.open import IndexSearch, open_asker, open_search
+from veracity.generate.open import open_asker, search_asker
 from veracity.generate.stream import StreamingAsker
 from veracity.generate.writers import WRITERS, AnswerGenerator, Writer, make_generator, make_writer
 from veracity.text.citations import Marker, find_markers, resolve_markers
@@ -48,45 +28,27 @@ from veracity.text.refusal import detect_refusal, refusal_languages
 from veracity.text.segment import AnswerSentence, segment_answer
 
 __all__ = [
-    "RANK_ONLY",
-    "SIGNALS",
     "WRITERS",
-    "Abstainer",
     "AnswerGenerator",
     "AnswerSentence",
     "Asker",
-    "Calibration",
     "CheckedAnswer",
     "CitationChecker",
-    "ConfidenceSignal",
-    "DefaultThreshold",
     "ExtractiveAnswerer",
     "ExtractiveGenerator",
     "GroundedGenerator",
-    "IndexSearch",
     "Marker",
-    "SignalReading",
-    "StaleCalibrationError",
-    "StoredCalibration",
     "StreamingAsker",
-    "ThresholdPoint",
     "Writer",
-    "calibrate",
-    "default_threshold",
     "detect_refusal",
     "find_markers",
     "format_context",
     "is_factual",
-    "load_calibration",
     "make_generator",
-    "make_signal",
     "make_writer",
     "open_asker",
-    "open_search",
-    "question_content",
-    "read_calibration",
     "refusal_languages",
     "resolve_markers",
-    "save_calibration",
+    "search_asker",
     "segment_answer",
 ]

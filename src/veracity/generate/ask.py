@@ -26,8 +26,8 @@ from typing import Any
 
 from veracity import defaults
 from veracity.errors import InputError
-from veracity.generate.abstain import Abstainer
 from veracity.generate.writers import AnswerGenerator
+from veracity.retrieve.abstain import Abstainer
 from veracity.retrieve.base import Retriever, check_k
 from veracity.types import AbstentionCheck, Answer, Hit, Timings
 

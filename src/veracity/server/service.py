@@ -41,10 +41,10 @@ if TYPE_CHECKING:
     from veracity.config import RepairConfig, VerifyConfig
     from veracity.corpus.store import ChunkStore
     from veracity.generate.ask import Asker
-    from veracity.generate.open import IndexSearch
     from veracity.generate.writers import Writer
     from veracity.models.pairs.base import PairScorer, SpanDetector
     from veracity.models.relevance.base import RelevanceScorer
+    from veracity.retrieve.search import IndexSearch
     from veracity.rules import KnowledgeLayer
     from veracity.verify.pipeline import AnswerVerifier
 
@@ -334,8 +334,8 @@ class Service:
         abstention that goes with it, as `veracity ask --mode` opens it; each mode is opened
         once."""
         from veracity.config import SearchConfig
-        from veracity.generate.open import open_search
         from veracity.models import Models
+        from veracity.retrieve.search import open_search
 
         if mode not in self._searches:
             own = mode == self.settings.mode
@@ -368,9 +368,12 @@ class Service:
 
     def _asker(self, k: int, tau: float, mode: str, stop: Stop) -> Asker:
         from veracity.config import AskConfig
+        from veracity.generate.open import search_asker
 
         search = dataclasses.replace(self._search(mode), retriever=self._retriever(mode, stop))
-        asker = search.asker(self.writer, self._scorer(stop), k=k, tau=tau, rules=self.knowledge)
+        asker = search_asker(
+            search, self.writer, self._scorer(stop), k=k, tau=tau, rules=self.knowledge
+        )
         settings = self.settings
         config = AskConfig().with_options(
             **self._search_options(mode), k=k, tau=tau, llm=settings.llm, model=settings.model

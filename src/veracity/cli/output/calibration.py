@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from veracity.cli.render import console, show
 
 if TYPE_CHECKING:
-    from veracity.generate.calibration import StoredCalibration
+    from veracity.retrieve.calibration import StoredCalibration
 
 __all__ = ["print_calibration"]
 

@@ -44,8 +44,8 @@ from veracity import defaults
 from veracity.errors import IndexStoreError, InputError, VeracityError
 
 if TYPE_CHECKING:
-    from veracity.generate.abstain import Abstainer
     from veracity.models.pairs.base import PairScorer
+    from veracity.retrieve.abstain import Abstainer
 
 __all__ = [
     "CALIBRATION_FORMAT",
@@ -453,7 +453,7 @@ def index_abstainer(
     """The abstainer ``ask`` and ``serve`` use: ``--threshold``, else the index's own
     calibration, else the shipped default threshold (labelled as such on the answer: a stale or
     missing calibration never turns abstention off in silence)."""
-    from veracity.generate.abstain import SIGNAL_MODES, Abstainer, make_signal
+    from veracity.retrieve.abstain import SIGNAL_MODES, Abstainer, make_signal
 
     if threshold is not None:
         name = signal or defaults.ABSTAIN_SIGNAL

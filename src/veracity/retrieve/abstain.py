@@ -2,7 +2,7 @@
 
 A confidence signal reads a number from each :class:`~veracity.types.SearchResult`; the
 :class:`Abstainer` says "I don't know" without calling the model when that number is below a
-threshold (choose it with :func:`veracity.generate.calibration.calibrate`). Signals, by name
+threshold (choose it with :func:`veracity.retrieve.calibration.calibrate`). Signals, by name
 (:data:`SIGNALS`):
 
 - ``top_bm25``: the best raw BM25 score over the index (modes ``bm25`` and ``hybrid``);
