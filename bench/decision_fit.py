@@ -76,12 +76,17 @@ SETS = ("wice", "lfqa", "climate_fever")
 _UNFIT = Decision((0.0,) * len(FEATURES), 0.0, (0.0,) * len(FEATURES), 0.0, "unfit")
 
 
+#: The network whose readings the decision is fit on (``--verifier``; the shipped one by
+#: default).
+NETWORK = [defaults.VERIFIER]
+
+
 def _collecting_verifier(sources: Sequence[Chunk]) -> AnswerVerifier:
-    """The pipeline with the shipped network and rules whose verdicts decide by the any rule
-    against a placeholder decision: only the raw signals are read, so a decision file that
-    does not fit the current inputs (before a refit) is never loaded."""
+    """The pipeline with the network (:data:`NETWORK`) and rules whose verdicts decide by the
+    any rule against a placeholder decision: only the raw signals are read, so a decision file
+    that does not fit the current inputs (before a refit) is never loaded."""
     verifier = make_answer_verifier(
-        make_verifier(defaults.VERIFIER), VerifyConfig().with_options(rule="any"), sources=sources
+        make_verifier(NETWORK[0]), VerifyConfig().with_options(rule="any"), sources=sources
     )
     chosen = verifier.combiner
     verifier.combiner = LayerCombiner("any", order=chosen.order, tau=chosen.tau, decision=_UNFIT)
@@ -506,10 +511,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--ship", action="store_true", help="write assets/decision.json")
     parser.add_argument("--version", default="1.0.0")
     parser.add_argument("--name", default="decision_fit")
+    parser.add_argument(
+        "--verifier",
+        default=defaults.VERIFIER,
+        help="the network to read with (a --verifier name, e.g. embedded:RUN/export); "
+        "only the shipped one may be used with --ship",
+    )
     add_allow_dirty(parser)
     args = parser.parse_args(argv)
+    if args.ship and args.verifier != defaults.VERIFIER:
+        parser.error("--ship fits the decision for the shipped network: leave --verifier out")
+    NETWORK[0] = args.verifier
     command = "python bench/decision_fit.py " + shlex.join(sys.argv[1:] if argv is None else argv)
-    checker = make_verifier(defaults.VERIFIER)
+    checker = make_verifier(args.verifier)
     checker.load()
     version = str(getattr(checker, "version", "unknown"))
     rows: list[Row] = []
