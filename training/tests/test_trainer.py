@@ -186,7 +186,7 @@ def test_an_exported_verifier_comes_back_as_a_network_to_train_on(
     after = Trainer(frozen).run()
     np.testing.assert_array_equal(weights(after.checkpoint)[name], rebuilt[name])
     # the release's card traces the chain through the export: export first, then continue
-    from veracity_training.release import release_verifier
+    from veracity_training.release import ReleaseOptions, release_verifier
 
     release_verifier(
         after.checkpoint,
@@ -194,8 +194,7 @@ def test_an_exported_verifier_comes_back_as_a_network_to_train_on(
         tmp_path / "again",
         version="t2",
         command="veracity export-verifier ...",
-        aligner=False,
-        combine=False,
+        options=ReleaseOptions(aligner=False, combine=False),
     )
     card = (tmp_path / "again" / "CARD.md").read_text()
     assert (
@@ -217,7 +216,7 @@ def test_release_writes_a_three_way_combined_model_and_its_card(
     data_dir: Path, tmp_path: Path
 ) -> None:
     from veracity.models.pairs.shipped import EmbeddedVerifier
-    from veracity_training.release import release_verifier
+    from veracity_training.release import ReleaseOptions, release_verifier
 
     report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=2)
     released = release_verifier(
@@ -226,7 +225,7 @@ def test_release_writes_a_three_way_combined_model_and_its_card(
         tmp_path / "model",
         version="t1",
         command="veracity export-verifier ...",
-        gate=0.7,
+        options=ReleaseOptions(gate=0.7),
     )
     card = (tmp_path / "model" / "CARD.md").read_text()
     assert "| t | 74 | CC0 |" in card
@@ -269,7 +268,7 @@ def test_release_from_an_exported_verifier_adds_the_aligner_or_refits(
 ) -> None:
     from veracity.errors import InputError
     from veracity.models.pairs.shipped import EmbeddedVerifier
-    from veracity_training.release import release_verifier
+    from veracity_training.release import ReleaseOptions, release_verifier
 
     report = Trainer(config(data_dir, tmp_path / "run")).run(stop_after=1)
     release_verifier(
@@ -278,7 +277,7 @@ def test_release_from_an_exported_verifier_adds_the_aligner_or_refits(
         tmp_path / "plain",
         version="p",
         command="veracity export-verifier ...",
-        aligner=False,
+        options=ReleaseOptions(aligner=False),
     )
     plain = json.loads((tmp_path / "plain" / "config.json").read_text())
     assert "aligner" not in plain
@@ -313,9 +312,9 @@ def test_release_from_an_exported_verifier_adds_the_aligner_or_refits(
         data_dir,
         tmp_path / "refit",
         version="b",
-        gate=0.9,
         command="veracity export-verifier --from-verifier VERIFIER --gate 0.9",
         from_verifier=tmp_path / "aligned",
+        options=ReleaseOptions(gate=0.9),
     )
     refit = json.loads((tmp_path / "refit" / "config.json").read_text())
     assert refit["aligner"] == aligned["aligner"]

@@ -251,7 +251,7 @@ def export_verifier(
     as_json: Annotated[bool, typer.Option("--json", help="print the report as JSON")] = False,
 ) -> None:
     """Export a checkpoint to int8 ONNX with its combiner and model card."""
-    from veracity_training.release import release_verifier
+    from veracity_training.release import ReleaseOptions, release_verifier
 
     if (checkpoint is None) == (from_verifier is None):
         raise fail(
@@ -276,10 +276,8 @@ def export_verifier(
             out,
             version=version,
             command=command,
-            combine=combine,
-            aligner=aligner,
             from_verifier=from_verifier,
-            gate=gate,
+            options=ReleaseOptions(combine=combine, aligner=aligner, gate=gate),
         ),
         printers.print_verifier_export,
         as_json=as_json,

@@ -34,6 +34,7 @@ from veracity_training.rows import Row, fitting_rows, read_rows
 
 __all__ = [
     "MODEL_ID",
+    "ReleaseOptions",
     "ReleaseReport",
     "combiner_fit_mask",
     "fit_release_combiner",
@@ -111,6 +112,20 @@ def fit_release_combiner(
     return record, validation
 
 
+@dataclass(frozen=True)
+class ReleaseOptions:
+    """What a release builds: the three-way combiner (``combine``), the aligner merged into the
+    model file (``aligner``) and the network's contradiction ``gate`` (checked when made)."""
+
+    combine: bool = True
+    aligner: bool = True
+    gate: float = defaults.VERIFIER_GATE
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.gate <= 1.0:
+            raise OptionError("gate", self.gate, "a probability between 0 and 1")
+
+
 def release_verifier(
     checkpoint: Path | None,
     data_dir: Path,
@@ -118,14 +133,13 @@ def release_verifier(
     *,
     version: str,
     command: str,
-    combine: bool = True,
-    aligner: bool = True,
     from_verifier: Path | None = None,
-    gate: float = defaults.VERIFIER_GATE,
+    options: ReleaseOptions | None = None,
 ) -> ReleaseReport:
     """Export ``checkpoint`` into ``out_dir`` as the verifier veracity ships, with a three-way
     combiner (:class:`~veracity.models.pairs.combiner.ThreeWayCombiner`) fit on the validation rows
-    (see :func:`combiner_fit_mask`) and the network's contradiction ``gate``.
+    (see :func:`combiner_fit_mask`) and the network's contradiction gate, as ``options`` say
+    (:class:`ReleaseOptions`).
 
     ``from_verifier`` instead takes the network of a verifier exported earlier (its config.json
     records its training): without an aligner, the aligner is added; with one, the network and
@@ -136,8 +150,8 @@ def release_verifier(
     """
     if checkpoint is not None and from_verifier is not None:
         raise InputError("give a training checkpoint or an exported verifier, not both")
-    if not 0.0 <= gate <= 1.0:
-        raise OptionError("gate", gate, "a probability between 0 and 1")
+    options = ReleaseOptions() if options is None else options
+    combine, aligner, gate = options.combine, options.aligner, options.gate
     data_card = json.loads((data_dir / "card.json").read_text())
     if from_verifier is not None:
         state, exported = _copy_network(from_verifier, out_dir, version)
