@@ -70,6 +70,13 @@ def test_the_source_files_a_config_names_are_read(tmp_path: Path) -> None:
     assert verifier.run(CLAIM).verdicts[0].label == "supported"
 
 
+def test_a_search_mode_with_source_files_is_refused() -> None:
+    # the files are searched with BM25 in memory: a mode would be silently ignored
+    with pytest.raises(OptionError, match=r"^mode='dense'.*Leave --mode out"):
+        VerifyConfig().with_options(sources=["notes.md"], mode="dense")
+    assert VerifyConfig().with_options(sources=["notes.md"]).evidence.sources == ("notes.md",)
+
+
 def test_layers_are_checked_when_the_config_is_made() -> None:
     assert config(layers=["nli", "nli"]).decision.layers == ("nli",)
     with pytest.raises(OptionError, match="one or more of nli, knowledge, consistency"):

@@ -105,6 +105,14 @@ class EvidenceConfig(Config):
                 "give the sources to check against: sources or an index, not both "
                 "(--sources FILE ... or --index DIR)"
             )
+        if self.sources and self.mode != defaults.SEARCH_MODE:
+            raise OptionError(
+                "mode",
+                self.mode,
+                "left out with sources (it chooses how an index is searched; source files "
+                "are searched with BM25 in memory)",
+                "Leave --mode out, or index the files (veracity index) and give --index DIR.",
+            )
 
 
 @dataclass(frozen=True)
