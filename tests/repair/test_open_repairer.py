@@ -51,7 +51,7 @@ def test_the_config_reaches_the_repairer_and_its_result() -> None:
     assert (repairer.policy, repairer.refuse_below) == ("refuse", 0.9)
     assert (repairer.limits.max_chars, repairer.limits.max_share) == (10, 0.5)
     assert repairer.verifier.nli.tau == 0.8
-    assert repairer.verifier.gatherer.k == 2
+    assert repairer.verifier.evidence.k == 2
     result = repairer.run(WRONG)
     assert result.refused
     assert RepairConfig.from_dict(result.to_dict()["config"]) == chosen

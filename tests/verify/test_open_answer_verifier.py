@@ -52,7 +52,7 @@ def test_the_config_reaches_the_stages_and_the_report() -> None:
     assert verifier.layers == ("knowledge", "nli")  # the cascade's order, as given
     assert verifier.combiner.rule == "cascade"
     assert verifier.combiner.order == ("knowledge", "nli")
-    assert (verifier.nli.tau, verifier.nli.window, verifier.gatherer.k) == (0.8, "claim", 2)
+    assert (verifier.nli.tau, verifier.nli.window, verifier.evidence.k) == (0.8, "claim", 2)
     report = verifier.run(f"{CLAIM}")
     assert report.layers == ("knowledge", "nli")
     assert report.verdicts[0].label == "supported"
@@ -151,7 +151,7 @@ def test_a_chat_model_is_asked_for_where_one_is_used_and_refused_elsewhere() -> 
     verifier = open_answer_verifier(
         config(query="question", llm="scripted"), models(), sources=sources()
     )
-    assert verifier.gatherer.queries.chat is not None
+    assert verifier.evidence.queries.chat is not None
 
 
 def test_logistic_reads_its_weights_from_a_file(tmp_path: Path) -> None:

@@ -136,7 +136,7 @@ class AnswerVerifier:
                 f"it: add it to the rule's order or leave it out.",
             )
         self.nli = nli
-        self.gatherer = evidence
+        self.evidence = evidence
         self.extractor = claims or ClaimExtractor()
         self.knowledge = knowledge
         self.consistency = consistency
@@ -185,7 +185,7 @@ class AnswerVerifier:
     ) -> Report:
         """The report for claims already extracted (the streaming entry point uses this)."""
         timings = dict(timings or {})
-        if self.gatherer.retriever is None and not self.gatherer.sources and not cited:
+        if self.evidence.retriever is None and not self.evidence.sources and not cited:
             raise InputError(
                 "no sources to verify against: pass an index (--index DIR), "
                 "source texts (--sources FILE ...), or the cited passages"
@@ -196,7 +196,7 @@ class AnswerVerifier:
                 "pass question=... (--question TEXT) or drop the layer"
             )
         self.load()
-        evidence = timed(timings, "evidence", lambda: self.gatherer.run(claims.claims, cited=cited))
+        evidence = timed(timings, "evidence", lambda: self.evidence.run(claims.claims, cited=cited))
         return self.judge(claims, evidence, question=question, timings=timings)
 
     def judge(
