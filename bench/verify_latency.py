@@ -15,6 +15,7 @@ with the verifier pairs each window read.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import statistics
 import sys
@@ -105,8 +106,10 @@ def main(argv: Sequence[str] | None = None) -> None:
             "max_s": max(seconds),
         }
         print(window, figures["windows"][window], flush=True)
-    command = "OMP_NUM_THREADS=1 nice -n 15 .venv/bin/python bench/verify_latency.py " + shlex.join(
-        sys.argv[1:]
+    # the command as it ran: the thread setting it read from the environment, never a guess
+    threads = os.environ.get("OMP_NUM_THREADS")
+    command = ("" if threads is None else f"OMP_NUM_THREADS={threads} ") + (
+        "python bench/verify_latency.py " + shlex.join(sys.argv[1:])
     )
     write_result("verify_latency", figures, table_md(figures), command)
 
