@@ -293,6 +293,19 @@ def test_search(fakes: Fakes) -> None:
     assert (payload["config"]["pipeline"], payload["config"]["evidence"]["k"]) == ("search", 2)
 
 
+def test_search_runs_again_from_its_output_with_config(fakes: Fakes) -> None:
+    first = fakes.indexed().json(
+        "search", "beeswax melts", "--index", str(fakes.index), "-k", "2", "--json"
+    )
+    saved = fakes.tmp_path / "search.json"
+    saved.write_text(json.dumps(first), encoding="utf-8")
+    again = fakes.json("search", "beeswax melts", "--config", str(saved), "--json")
+    assert again["config"] == first["config"]
+    assert [hit["chunk_id"] for hit in again["hits"]] == [hit["chunk_id"] for hit in first["hits"]]
+    more = fakes.json("search", "beeswax melts", "--config", str(saved), "-k", "3", "--json")
+    assert more["config"]["evidence"]["k"] == 3
+
+
 def test_search_reranked(fakes: Fakes) -> None:
     from veracity.testing import OverlapRelevanceScorer
 

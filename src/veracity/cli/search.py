@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from veracity import defaults
-from veracity.cli.application import choice_list, models_of, run_and_show
+from veracity.cli.application import (
+    ConfigOption,
+    choice_list,
+    command_config,
+    models_of,
+    read_saved,
+    run_and_show,
+)
 from veracity.cli.output.search import print_search
 
 if TYPE_CHECKING:
@@ -45,7 +52,9 @@ def reranker_of(*, rerank: bool, reranker: str, depth: int | None) -> str | None
 def search(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="what to look for")],
-    index_dir: Annotated[Path, typer.Option("--index", help="index folder")],
+    index_dir: Annotated[
+        Path | None, typer.Option("--index", help="index folder (or from --config)")
+    ] = None,
     mode: Annotated[
         str, typer.Option(help=choice_list(defaults.SEARCH_MODES))
     ] = defaults.SEARCH_MODE,
@@ -53,21 +62,32 @@ def search(
     rerank: Annotated[bool, typer.Option("--rerank", help=RERANK_HELP)] = False,
     reranker: Annotated[str, typer.Option(help=RERANKER_HELP)] = defaults.RERANKER,
     rerank_depth: Annotated[int | None, typer.Option(help=DEPTH_HELP)] = None,
+    config_file: ConfigOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
 ) -> None:
     """Search an index; each passage shows its document, section, page and character span."""
     from veracity.config import SearchConfig
+    from veracity.errors import InputError
     from veracity.retrieve.search import open_search
 
     def work() -> SearchResult:
-        config = SearchConfig().with_options(
-            index=index_dir,
-            mode=mode,
-            k=k,
-            reranker=reranker_of(rerank=rerank, reranker=reranker, depth=rerank_depth),
-            rerank_depth=rerank_depth,
-            abstain=False,
-        )
-        return open_search(config, models_of(ctx)).run(query, k=k)
+        saved = None if config_file is None else read_saved(config_file)
+        chosen = ("reranker", reranker_of(rerank=rerank, reranker=reranker, depth=rerank_depth))
+        config = command_config(
+            ctx,
+            SearchConfig,
+            saved,
+            {
+                "index_dir": ("index", None if index_dir is None else str(index_dir)),
+                "mode": ("mode", mode),
+                "k": ("k", k),
+                "rerank": chosen,
+                "reranker": chosen,
+                "rerank_depth": ("rerank_depth", rerank_depth),
+            },
+        ).with_options(abstain=False)  # a search shows what it found; only ask abstains
+        if config.evidence.index is None:
+            raise InputError("give the index to search: --index DIR (or --config FILE)")
+        return open_search(config, models_of(ctx)).run(query, k=config.evidence.k)
 
     run_and_show(work, print_search, as_json=as_json)
