@@ -122,12 +122,17 @@ def _files(room: str) -> list[Path]:
     return [PACKAGE / f"{room}.py"]
 
 
+@functools.cache  # parsed once per run: several tests read every file
+def _tree(file: Path) -> ast.AST:
+    return ast.parse(file.read_text(encoding="utf-8"))
+
+
 @functools.cache  # read once per run: several tests ask for every room
 def _imports(room: str) -> dict[str, set[str]]:
     """Every module of ``room`` and the other veracity rooms it imports at run time."""
     found = {}
     for file in _files(room):
-        tree = ast.parse(file.read_text(encoding="utf-8"))
+        tree = _tree(file)
         rooms = {_room_of(name) for name in _runtime_imports(tree)} - {None, room}
         found[str(file.relative_to(PACKAGE))] = {r for r in rooms if r is not None}
     return found
@@ -192,10 +197,7 @@ def test_no_module_uses_a_relative_import() -> None:
     relative = [
         str(file.relative_to(PACKAGE))
         for file in sorted(PACKAGE.rglob("*.py"))
-        if any(
-            isinstance(node, ast.ImportFrom) and node.level
-            for node in ast.walk(ast.parse(file.read_text(encoding="utf-8")))
-        )
+        if any(isinstance(node, ast.ImportFrom) and node.level for node in ast.walk(_tree(file)))
     ]
     assert relative == []
 
@@ -311,7 +313,7 @@ def test_no_module_imports_the_training_package() -> None:
     importers = [
         str(file.relative_to(PACKAGE))
         for file in sorted(PACKAGE.rglob("*.py"))
-        if _imports_training(ast.parse(file.read_text(encoding="utf-8")))
+        if _imports_training(_tree(file))
     ]
     assert importers == []
 
