@@ -70,7 +70,7 @@ def sentence_coverage(claim: str, passages: Sequence[str]) -> float:
     A claim that adds a fact to what a sentence says keeps its coverage of all the passages
     when the added words occur elsewhere in them; here it loses it.
 
-    >>> sentence_coverage("Bees dance at dawn.", ["Bees dance. Ants march at dawn."])
+    >>> sentence_coverage("Bees dance at dawn.", ["Bees dance. Wax is soft. Ants march at dawn."])
     0.6666666666666666
     """
     words = set(content_words(claim))
