@@ -244,7 +244,8 @@ def logistic_values(
 ) -> np.ndarray:
     mean, std, w = model
     x = np.hstack([(features - mean) / std, np.ones((len(features), 1))])
-    return 1.0 / (1.0 + np.exp(-x @ w))
+    values: np.ndarray = 1.0 / (1.0 + np.exp(-x @ w))
+    return values
 
 
 # --- evaluation -------------------------------------------------------------------------------
@@ -415,16 +416,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     combined: dict[str, Any] = {"features": feature_names}
     for label, calib, test in (("A->B", a, b), ("B->A", b, a)):
         model = fit_logistic(features[calib], answerable[calib])
-        values = logistic_values(features, model)
+        fitted = logistic_values(features, model)
         chosen = calibrate(
-            [float(values[i]) for i in calib], [should[i] for i in calib], signal="combined"
+            [float(fitted[i]) for i in calib], [should[i] for i in calib], signal="combined"
         )
         measured = measure(
-            chosen.threshold, [float(values[i]) for i in test], [should[i] for i in test]
+            chosen.threshold, [float(fitted[i]) for i in test], [should[i] for i in test]
         )
         measured["calibration_f1"] = round(chosen.f1, 4)
         measured["test_roc_auc"] = round(
-            roc_auc([-float(values[i]) for i in test], [int(should[i]) for i in test]), 4
+            roc_auc([-float(fitted[i]) for i in test], [int(should[i]) for i in test]), 4
         )
         measured["weights"] = [round(float(w), 4) for w in model[2]]
         combined[label] = measured

@@ -98,7 +98,7 @@ def load_quotesum() -> list[Item]:
     path = data_dir("quotesum") / "dev.jsonl"
     for line in path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
-        hits = []
+        hits: list[Any] = []
         for n in range(1, 9):
             text = row.get(f"source{n}") or ""
             if not text.strip():

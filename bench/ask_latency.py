@@ -117,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         asker.run(questions[rest[0]].question)  # warm-up, untimed
         load_before = load_average()
         started = time.perf_counter()
-        per_question: list[dict[str, float]] = []
+        per_question: list[dict[str, Any]] = []
         outcomes: dict[str, int] = {"answered": 0, "refused": 0, "abstained": 0, "failed": 0}
         for n, i in enumerate(chosen, 1):
             runs: list[dict[str, float]] = []

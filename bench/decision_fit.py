@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import hashlib
 import json
 import shlex
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -266,7 +267,7 @@ def code_digest() -> str:
 DIGEST = code_digest()
 
 
-def cached(name: str, version: str, make: Any) -> list[Row]:
+def cached(name: str, version: str, make: Callable[[], list[Row]]) -> list[Row]:
     path = CACHE / f"{name}-{version}-{DIGEST}.jsonl"
     if path.is_file():
         return [Row(**json.loads(line)) for line in path.read_text().splitlines()]
@@ -535,7 +536,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             else [None] * len(items)
         )
         key = name if args.limit is None else f"{name}-limit{args.limit}"
-        rows += cached(key, version, lambda n=name, i=items, g=gold: pair_rows(n, i, g))
+        rows += cached(key, version, functools.partial(pair_rows, name, items, gold))
     if args.val is not None:
         items, gold = val_items(args.val, args.val_rows)
         key = f"val-{args.val.parent.name}-{args.val_rows}"

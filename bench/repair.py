@@ -431,7 +431,7 @@ def _outcome(result: RepairResult, case: Case) -> str:
 def run_rgb(cases: list[Case], scorer: CachedScorer) -> dict[str, Any]:
     rows: dict[str, Any] = {}
     for name, policy, query in RGB_RUNS:
-        counts = {
+        counts: dict[str, Any] = {
             "cases": 0,
             "corrected": 0,
             "flagged": 0,

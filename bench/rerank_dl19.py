@@ -151,7 +151,8 @@ class CheckpointScorer:
         feeds = pad_batch([e.ids for e in encodings], [e.type_ids for e in encodings])
         with torch.no_grad():
             out = self.model(**{k: torch.from_numpy(v) for k, v in feeds.items()}).logits
-        return out.double().numpy()
+        logits: np.ndarray = out.double().numpy()
+        return logits
 
 
 def rerank_all(

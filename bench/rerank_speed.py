@@ -111,20 +111,20 @@ def main() -> None:
     print(json.dumps(figures, indent=1))
     if args.name:
         rows = ["| measure | value |", "| --- | ---: |"]
-        for tokens, value in throughput.items():
+        for length, pairs_per_s in throughput.items():
             over = (
                 f", over the {reranker.max_tokens}-token window: scored as its windows"
-                if int(tokens) > reranker.max_tokens
+                if int(length) > reranker.max_tokens
                 else ""
             )
             rows.append(
-                f"| pairs/s at {tokens} tokens ({args.threads} threads, median of "
-                f"{args.runs}{over}) | {value} |"
+                f"| pairs/s at {length} tokens ({args.threads} threads, median of "
+                f"{args.runs}{over}) | {pairs_per_s} |"
             )
-        for depth, value in added.items():
+        for at_depth, added_ms in added.items():
             rows.append(
-                f"| added ms per search at depth {depth} (sample corpus, hybrid, k 5, "
-                f"{len(questions)} questions) | {value} |"
+                f"| added ms per search at depth {at_depth} (sample corpus, hybrid, k 5, "
+                f"{len(questions)} questions) | {added_ms} |"
             )
         rows += [
             "",

@@ -62,7 +62,9 @@ def data_dir() -> Path:
 
 
 def load(folder: Path) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, int]]]:
-    corpus, queries, qrels = {}, {}, {}
+    corpus: dict[str, str] = {}
+    queries: dict[str, str] = {}
+    qrels: dict[str, dict[str, int]] = {}
     for line in (folder / "corpus.tsv").read_text(encoding="utf-8").splitlines():
         docid, text = line.split("\t", 1)
         corpus[docid] = text

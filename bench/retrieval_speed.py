@@ -41,7 +41,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -181,7 +181,7 @@ def questions(folder: Path, count: int) -> list[str]:
 
 # --- timing -----------------------------------------------------------------------------------
 def timed_runs(
-    systems: dict[str, tuple[Callable[[str], object], Sequence[str]]], runs: int
+    systems: Mapping[str, tuple[Callable[[str], object], Sequence[str]]], runs: int
 ) -> dict[str, list[float]]:
     """Seconds per query of each system in each run; systems interleaved within a run."""
     for fn, queries in systems.values():  # warm-up: loads, page cache

@@ -185,7 +185,7 @@ async def load(
         )
         elapsed = time.perf_counter() - started
     ordered = sorted(latencies)
-    row = {
+    row: dict[str, Any] = {
         "clients": clients,
         "requests": len(latencies),
         "seconds": round(elapsed, 2),

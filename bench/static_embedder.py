@@ -51,8 +51,9 @@ from retrieval_noveleval import data_dir as noveleval_dir  # noqa: E402
 from retrieval_noveleval import index_and_search  # noqa: E402
 from retrieval_noveleval import load as load_noveleval  # noqa: E402
 from veracity import defaults  # noqa: E402
+from veracity.assets import EMBEDDER_DIR  # noqa: E402
 from veracity.evaluate.classification import roc_auc  # noqa: E402
-from veracity.models.embedding import EMBEDDER_DIR, Embedder, StaticEmbedder, TextEmbedder  # noqa: E402
+from veracity.models.embedding import Embedder, StaticEmbedder, TextEmbedder  # noqa: E402
 from veracity.retrieve.open import open_retriever  # noqa: E402
 
 #: Hybrid nDCG@10 points the static embedder may lose and still become the default (issue 30).

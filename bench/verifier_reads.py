@@ -82,7 +82,7 @@ def _score(
     scorer: PairScorer, premises: Sequence[str], claims: Sequence[str], batch: int = 32
 ) -> np.ndarray:
     """(supported, contradicted, neither) per pair, in batches."""
-    rows = []
+    rows: list[tuple[float, float, float]] = []
     for first in range(0, len(premises), batch):
         result = scorer.run(
             list(premises[first : first + batch]), list(claims[first : first + batch])
@@ -247,7 +247,8 @@ def combiner_of(name: str) -> dict[str, Any] | None:
     from veracity.assets import VERIFIER_DIR
 
     config = json.loads((Path(path or VERIFIER_DIR) / "config.json").read_text())
-    return config.get("combiner")
+    combiner: dict[str, Any] | None = config.get("combiner")
+    return combiner
 
 
 def _pct(value: float | None) -> str:

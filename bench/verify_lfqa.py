@@ -296,9 +296,11 @@ def throughput(
     sample = answers[:: max(1, len(answers) // 30)][:30]
     chunks_by_question = {a.question_id: source_chunks(docs[a.question_id]) for a in sample}
     extractor = ClaimExtractor()
-    rates, stage_totals = [], {}
+    rates: list[float] = []
+    stage_totals: dict[str, list[float]] = {}
     for _ in range(runs):
-        claims, stages, started = 0, {}, time.perf_counter()
+        claims, started = 0, time.perf_counter()
+        stages: dict[str, float] = {}
         for answer in sample:
             verifier = AnswerVerifier(
                 NLILayer(scorer),

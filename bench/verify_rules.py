@@ -152,12 +152,13 @@ def _finding(check: Any) -> str:
     finding = getattr(check, "finding", None)
     if isinstance(finding, str):
         return finding
-    return {
+    groups: dict[str, str] = {
         "percent": "number",
         "money": "number",
         "year": "date",
         "quantity": "unit",
-    }.get(check.kind, check.kind)
+    }
+    return groups.get(str(check.kind), str(check.kind))
 
 
 def read(pairs: Sequence[Pair]) -> list[dict[str, Any]]:
