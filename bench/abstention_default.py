@@ -8,7 +8,7 @@ An index that was never calibrated (or whose content changed since) abstains wit
 threshold instead of never abstaining. This script chooses it: for each signal that needs no
 corpus statistics of its own (``top_cosine``, the best query-passage cosine, for searches with
 dense vectors; ``top_support``, the verifier's P(supported) of the question's key content, for
-any search), ``veracity.generate.calibrate`` picks the threshold of best abstention F1 on all
+any search), ``veracity.retrieve.calibrate`` picks the threshold of best abstention F1 on all
 600 ClapNQ dev questions (300 answerable, 300 unanswerable; their 600 gold passages are the
 corpus, as in ``ask_abstention.py``, searched hybrid with k=5) among those that still answer
 ``defaults.ABSTAIN_DEFAULT_MIN_ANSWERED`` (90%) of the answerable ones: an uncalibrated default
@@ -20,13 +20,14 @@ dev questions (``examples/sample_corpus``, ``examples/questions.jsonl``), and to
 the docs (once the README) and ``make demo`` ask of it (:data:`README_QUESTIONS`); neither is
 used to choose.
 
-Writes ``src/veracity/generate/abstention_default.json`` (read by
-``veracity.generate.default_abstainer``), ``bench/results/abstention_default.json`` and its
+Writes ``src/veracity/retrieve/abstention_default.json`` (read by
+``veracity.retrieve.default_threshold``), ``bench/results/abstention_default.json`` and its
 section of ``bench/README.md``.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Sequence
@@ -36,7 +37,7 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from _report import REPO, git_commit, write_result  # noqa: E402
+from _report import REPO, add_allow_dirty, git_commit, write_result  # noqa: E402
 from ask_abstention import (  # noqa: E402
     CACHE,
     MODE,
@@ -61,7 +62,7 @@ README_QUESTIONS = (
     "How many days does a queen take to develop from egg to adult?",
     "When was the first Asian hornet nest found in Britain?",
 )
-TARGET = REPO / "src" / "veracity" / "generate" / "abstention_default.json"
+TARGET = REPO / "src" / "veracity" / "retrieve" / "abstention_default.json"
 
 
 def sample_index(cache: Path = CACHE) -> Path:
@@ -96,6 +97,9 @@ def signal_values(name: str, scorer: Any, results: Sequence[Any]) -> list[float]
 
 def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    add_allow_dirty(parser)
+    args = parser.parse_args(argv)
     from veracity.models.pairs.registry import make_verifier
     from veracity.retrieve.open import open_retriever
 
@@ -169,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "signals": rows,
     }
     text = command(argv).replace("ask_abstention.py", "abstention_default.py")
-    write_result("abstention_default", figures, table(figures), text)
+    write_result("abstention_default", figures, table(figures), text, allow_dirty=args.allow_dirty)
     TARGET.write_text(
         json.dumps(
             {  # after write_result, whose commit must not see it changed
@@ -235,7 +239,7 @@ def table(figures: dict[str, Any]) -> str:
         f"{figures['verifier_version']}) as the best abstention F1 among those that "
         f"answer at least {figures['min_answered']:.0%} of the answerable ones, and "
         "shipped in "
-        "`src/veracity/generate/abstention_default.json`; an index without a calibration "
+        "`src/veracity/retrieve/abstention_default.json`; an index without a calibration "
         "of its own abstains with them and says so. The sample-corpus columns apply the "
         f"same thresholds unchanged to the {figures['sample_questions']} questions of "
         "`examples/questions.jsonl` on the sample corpus: how far a threshold chosen on "

@@ -425,7 +425,7 @@ def default_threshold(signal: str) -> DefaultThreshold:
     from importlib import resources
 
     data = json.loads(
-        resources.files("veracity.generate").joinpath(DEFAULT_FILE).read_text(encoding="utf-8")
+        resources.files("veracity.retrieve").joinpath(DEFAULT_FILE).read_text(encoding="utf-8")
     )
     shipped = data["signals"]
     if signal not in shipped:

@@ -192,6 +192,9 @@ def train(cfg, pool, kinds_vocab, devs, base):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):
+        print((__doc__ or "").strip())
+        return
     t0 = time.time()
     budget = float(sys.argv[1]) if len(sys.argv) > 1 else 420
     base = base_state()

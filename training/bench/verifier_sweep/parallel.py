@@ -30,6 +30,9 @@ WORK = Path("/tmp/sweep-work")
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]) or len(sys.argv) < 2:
+        print((__doc__ or "").strip())
+        return
     budget, names = sys.argv[1], sys.argv[2:]
     if not names:
         sys.exit("name at least one setting of gpu.py")
