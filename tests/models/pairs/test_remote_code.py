@@ -132,6 +132,12 @@ def test_hf_code_scores_with_the_model_s_predict(folder: Path) -> None:
     assert result.model_version == "local"
 
 
+def test_windowing_options_it_cannot_honour_are_refused() -> None:
+    for options in (HFOptions(max_tokens=64), HFOptions(strategy="slide")):
+        with pytest.raises(OptionError, match="predict"):
+            RemoteCodeVerifier("some/model", trust_remote_code=True, options=options)
+
+
 def test_a_pair_scores_the_same_alone_and_in_a_batch(folder: Path) -> None:
     verifier = RemoteCodeVerifier(
         folder, trust_remote_code=True, options=HFOptions(batch_size=3)

@@ -44,6 +44,14 @@ def _logits(folder: Path, pairs: list[tuple[str, str]]) -> np.ndarray:
 
 
 @pytest.mark.unit
+def test_a_reranker_slides_and_refuses_another_windowing() -> None:
+    assert HFReranker("x").hf.strategy == "slide"
+    assert HFReranker("x", options=HFOptions(strategy="slide")).hf.strategy == "slide"
+    with pytest.raises(OptionError, match=r"^strategy='select'.*one of slide"):
+        HFReranker("x", options=HFOptions(strategy="select"))
+
+
+@pytest.mark.unit
 @pytest.mark.parametrize(
     ("options", "needle"),
     [

@@ -20,6 +20,7 @@ tokenizer, selects evidence or slides windows, and the window with the highest s
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -248,14 +249,15 @@ class HFOptions:
     branch, tag or commit), from local files only unless ``local_files_only=False`` (never a
     download by surprise), on ``device`` (``cpu``, ``cuda[:n]``, ``mps``), ``batch_size`` pairs
     per forward pass (``None``: the model's default), at most ``max_tokens`` tokens per window
-    (``None``: the model's own maximum length) and long premises windowed by ``strategy``."""
+    (``None``: the model's own maximum length) and long premises windowed by ``strategy``
+    (``None``: the model's own way, ``select`` for a checker, ``slide`` for a reranker)."""
 
     revision: str | None = None
     local_files_only: bool = True
     device: str = "cpu"
     batch_size: int | None = None
     max_tokens: int | None = None
-    strategy: Strategy = "select"
+    strategy: Strategy | None = None
 
     def __post_init__(self) -> None:
         if not _DEVICE.match(self.device):
@@ -272,7 +274,7 @@ class HFOptions:
                 self.max_tokens,
                 "32 or more, or None for the model's own maximum length",
             )
-        if self.strategy not in STRATEGIES:
+        if self.strategy is not None and self.strategy not in STRATEGIES:
             raise OptionError("strategy", self.strategy, f"one of {', '.join(STRATEGIES)}")
 
 
@@ -296,7 +298,8 @@ def load_classifier(
     torch = require("torch", extra="hf", purpose=purpose)
     transformers = require("transformers", extra="hf", purpose=purpose)
     revision, local_files_only = options.revision, options.local_files_only
-    device, max_tokens, strategy = options.device, options.max_tokens, options.strategy
+    device, max_tokens = options.device, options.max_tokens
+    strategy: Strategy = options.strategy or "select"
     hub = {"revision": revision, "local_files_only": local_files_only}
     try:
         if own_code(transformers, model_id, revision=revision, local_files_only=local_files_only):
@@ -463,7 +466,8 @@ class HFModel:
     """A Hugging Face model's options and its one load: what the Hugging Face verifier,
     reranker, seq2seq checker and span detector share (see :func:`load_classifier` for
     ``check``, ``seq2seq`` and ``tokens``); ``batch_size`` is the caller's default when the
-    options leave it out.
+    options leave it out, and ``strategies`` the windowings it reads with, the first its
+    default (a reranker slides, nothing else); another is refused, never ignored.
 
     ``version`` is the options' ``revision`` when given, else (once loaded) the hub commit the
     files came from, else ``"local"``.
@@ -479,6 +483,7 @@ class HFModel:
         check: Callable[[Mapping[int, str]], object] | None = None,
         seq2seq: Callable[[Any], int] | None = None,
         tokens: bool = False,
+        strategies: tuple[Strategy, ...] = STRATEGIES,
     ) -> None:
         options = HFOptions() if options is None else options
         if not isinstance(options, HFOptions):
@@ -487,15 +492,25 @@ class HFModel:
             )
         if not str(model).strip():
             raise OptionError("model", model, "a hub model id or a local folder")
+        strategy = options.strategy or strategies[0]
+        if strategy not in strategies:
+            raise OptionError(
+                "strategy",
+                strategy,
+                f"one of {', '.join(strategies)} for {purpose.split(' ')[0]}",
+                "Leave strategy out: it has its own.",
+            )
+        self.batch_size = batch_size if options.batch_size is None else options.batch_size
+        # the options as the model is loaded and run: every default filled in
+        options = dataclasses.replace(options, strategy=strategy, batch_size=self.batch_size)
         self.model_id = str(model)
         self.options = options
         self.purpose = purpose
-        self.batch_size = batch_size if options.batch_size is None else options.batch_size
         self.revision = options.revision
         self.local_files_only = options.local_files_only
         self.device = options.device
         self.max_tokens = options.max_tokens
-        self.strategy: Strategy = options.strategy
+        self.strategy: Strategy = strategy
         self.check = check
         self.seq2seq = seq2seq
         self.tokens = tokens

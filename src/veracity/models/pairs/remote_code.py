@@ -65,6 +65,14 @@ class RemoteCodeVerifier:
         options = HFOptions() if options is None else options
         if not str(model).strip():
             raise OptionError("model", model, "a hub model id or a local folder")
+        for name in ("max_tokens", "strategy"):
+            if getattr(options, name) is not None:
+                raise OptionError(
+                    name,
+                    getattr(options, name),
+                    "left out: the model's own predict() reads whole pairs",
+                    "Give revision, device and batch_size only.",
+                )
         if trust_remote_code is not True:
             raise OptionError(
                 "trust_remote_code",

@@ -11,7 +11,6 @@ model's own tokenizer.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -41,14 +40,13 @@ class HFReranker:
         *,
         options: HFOptions | None = None,
     ) -> None:
-        # a passage longer than the window is read in sliding windows, whatever options say
-        sliding = dataclasses.replace(options or HFOptions(), strategy="slide")
         self.hf = HFModel(
             model,
-            sliding,
+            options,
             purpose="HFReranker (Hugging Face rerankers)",
             batch_size=defaults.HF_RERANK_BATCH,
             check=self._check_outputs,
+            strategies=("slide",),  # a passage longer than the window: its best window
         )
         self.model_id = self.hf.model_id
 
