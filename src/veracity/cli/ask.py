@@ -27,7 +27,7 @@ from veracity.cli.output.answer import print_answer
 from veracity.cli.output.calibration import print_calibration
 from veracity.cli.output.repair import print_repair
 from veracity.cli.render import console, errors, show, styled
-from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP, reranker_of
+from veracity.cli.search import DEPTH_HELP, RERANK_HELP, RERANKER_HELP, search_options
 from veracity.errors import InputError, VeracityError
 
 
@@ -107,23 +107,25 @@ def ask(
     notes: list[str] = []
     try:
         saved = None if config_file is None else read_saved(config_file)
-        chosen = ("reranker", reranker_of(rerank=rerank, reranker=reranker, depth=rerank_depth))
+        searched = search_options(
+            index_dir=index_dir,
+            mode=mode,
+            k=k,
+            rerank=rerank,
+            reranker=reranker,
+            rerank_depth=rerank_depth,
+        )
         config = command_config(
             ctx,
             AskConfig,
             saved,
-            {
-                "index_dir": ("index", None if index_dir is None else str(index_dir)),
-                "mode": ("mode", mode),
-                "k": ("k", k),
+            searched
+            | {
                 "tau": ("tau", tau),
                 "knowledge": ("knowledge", knowledge),
                 "llm": ("llm", llm),
                 "model": ("model", model),
                 "verifier": ("verifier", verifier),
-                "rerank": chosen,
-                "reranker": chosen,
-                "rerank_depth": ("rerank_depth", rerank_depth),
                 "abstain": ("abstain", abstain),
                 "signal": ("signal", signal),
                 "threshold": ("threshold", threshold),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -49,6 +49,28 @@ def reranker_of(*, rerank: bool, reranker: str, depth: int | None) -> str | None
     return reranker
 
 
+def search_options(
+    *,
+    index_dir: Path | None,
+    mode: str,
+    k: int,
+    rerank: bool,
+    reranker: str,
+    rerank_depth: int | None,
+) -> dict[str, tuple[str, Any]]:
+    """The search flags a command shares (``search``, ``ask``) as :func:`command_config` takes
+    them: each parameter's name -> (its config option, its value)."""
+    chosen = ("reranker", reranker_of(rerank=rerank, reranker=reranker, depth=rerank_depth))
+    return {
+        "index_dir": ("index", None if index_dir is None else str(index_dir)),
+        "mode": ("mode", mode),
+        "k": ("k", k),
+        "rerank": chosen,
+        "reranker": chosen,
+        "rerank_depth": ("rerank_depth", rerank_depth),
+    }
+
+
 def search(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="what to look for")],
@@ -72,20 +94,17 @@ def search(
 
     def work() -> SearchResult:
         saved = None if config_file is None else read_saved(config_file)
-        chosen = ("reranker", reranker_of(rerank=rerank, reranker=reranker, depth=rerank_depth))
-        config = command_config(
-            ctx,
-            SearchConfig,
-            saved,
-            {
-                "index_dir": ("index", None if index_dir is None else str(index_dir)),
-                "mode": ("mode", mode),
-                "k": ("k", k),
-                "rerank": chosen,
-                "reranker": chosen,
-                "rerank_depth": ("rerank_depth", rerank_depth),
-            },
-        ).with_options(abstain=False)  # a search shows what it found; only ask abstains
+        given = search_options(
+            index_dir=index_dir,
+            mode=mode,
+            k=k,
+            rerank=rerank,
+            reranker=reranker,
+            rerank_depth=rerank_depth,
+        )
+        config = command_config(ctx, SearchConfig, saved, given).with_options(
+            abstain=False
+        )  # a search shows what it found; only ask abstains
         if config.evidence.index is None:
             raise InputError("give the index to search: --index DIR (or --config FILE)")
         return open_search(config, models_of(ctx)).run(query, k=config.evidence.k)
