@@ -494,12 +494,8 @@ class HFModel:
             raise OptionError("model", model, "a hub model id or a local folder")
         strategy = options.strategy or strategies[0]
         if strategy not in strategies:
-            raise OptionError(
-                "strategy",
-                strategy,
-                f"one of {', '.join(strategies)} for {purpose.split(' ')[0]}",
-                "Leave strategy out: it has its own.",
-            )
+            allowed = f"one of {', '.join(strategies)} for {purpose.split(' ')[0]}"
+            raise OptionError("strategy", strategy, allowed, "Leave strategy out: it has its own.")
         self.batch_size = batch_size if options.batch_size is None else options.batch_size
         # the options as the model is loaded and run: every default filled in
         options = dataclasses.replace(options, strategy=strategy, batch_size=self.batch_size)
