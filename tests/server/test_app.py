@@ -356,10 +356,10 @@ def test_a_request_over_the_time_limit_is_408(index_dir: Path) -> None:
     async def work(client: httpx.AsyncClient) -> httpx.Response:
         return await client.post("/v1/check", json={"pairs": [{"premise": "a", "claim": "b"}]})
 
-    response = serve(settings_for(index_dir, scorer=SlowScorer(delay=2.5), seconds=1), work)
+    response = serve(settings_for(index_dir, scorer=SlowScorer(delay=2.5), seconds=0.3), work)
     assert response.status_code == 408
     assert response.json()["error"]["message"] == (
-        "the request took longer than the time limit, over this server's limit seconds = 1; "
+        "the request took longer than the time limit, over this server's limit seconds = 0.3; "
         "send less (the server's operator sets the limit)"
     )
 
@@ -689,7 +689,7 @@ def test_an_allowed_host_must_be_a_name(index_dir: Path) -> None:
 def test_a_body_shorter_than_it_declared_is_408_not_held_open(index_dir: Path) -> None:
     """``Content-Length: 500`` and 9 bytes sent: the service answers 408 after body_seconds
     instead of waiting for the rest for as long as the client keeps the connection."""
-    app = create_app(settings_for(index_dir, body_seconds=1))
+    app = create_app(settings_for(index_dir, body_seconds=0.3))
     never = asyncio.Event()
     parts = [{"type": "http.request", "body": b'{"query":', "more_body": True}]
     sent: list[MutableMapping[str, Any]] = []
@@ -736,10 +736,10 @@ def test_a_body_shorter_than_it_declared_is_408_not_held_open(index_dir: Path) -
     body = json.loads(
         b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     )
-    assert body["error"]["limit"] == {"name": "body_seconds", "value": 1}
+    assert body["error"]["limit"] == {"name": "body_seconds", "value": 0.3}
     assert body["error"]["message"] == (
-        "the request body was not all there after 1 s (9 bytes arrived), over this server's "
-        "limit body_seconds = 1; send the whole body at once, as many bytes as its "
+        "the request body was not all there after 0.3 s (9 bytes arrived), over this server's "
+        "limit body_seconds = 0.3; send the whole body at once, as many bytes as its "
         "Content-Length says (the server's operator sets the limit)"
     )
 
@@ -953,7 +953,7 @@ def test_a_request_past_its_time_limit_stops_its_work(index_dir: Path) -> None:
             await asyncio.sleep(0.02)
         return response, loop.time() - answered
 
-    response, freed = serve(settings_for(index_dir, scorer=scorer, seconds=1), work)
+    response, freed = serve(settings_for(index_dir, scorer=scorer, seconds=0.3), work)
     assert response.status_code == 408
     assert freed < 1.5  # before, the job kept the models until its last pair (4 s)
     assert scorer.scored < 100

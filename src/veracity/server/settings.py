@@ -37,6 +37,13 @@ __all__ = [
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 
 
+#: The limits that are durations in seconds, and the least each may be.
+DURATIONS = frozenset(
+    {"seconds", "body_seconds", "stall_seconds", "header_seconds", "keep_alive_seconds"}
+)
+MIN_SECONDS = 0.1
+
+
 @dataclass(frozen=True)
 class Limits:
     """Bounds on one request; each has the name a client sees in the error that enforces it.
@@ -89,8 +96,10 @@ class Limits:
             value = getattr(self, item.name)
             if value is None and item.name == "pair_ms":
                 continue
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 1:
-                raise OptionError(item.name, value, "a number of 1 or more")
+            # a time limit may be a fraction of a second (a latency gate); a count is whole
+            least = MIN_SECONDS if item.name in DURATIONS else 1
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < least:
+                raise OptionError(item.name, value, f"a number of {least:g} or more")
 
 
 def is_loopback(host: str) -> bool:
