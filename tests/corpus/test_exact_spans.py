@@ -176,7 +176,7 @@ def test_html(elements, chunker):
     check_chunks(document, chunker)
 
 
-@PROPERTY
+@settings(PROPERTY, max_examples=20)  # up to five documents an example: half the examples
 @given(texts=st.lists(_body.filter(str.strip), min_size=1, max_size=5), chunker=_chunkers())
 def test_jsonl(texts, chunker):
     lines = [json.dumps({"id": f"doc-{i}", "text": text}) for i, text in enumerate(texts)]

@@ -793,17 +793,17 @@ def test_an_answer_over_the_claims_budget_is_refused_up_front(index_dir: Path) -
 
     async def work(client: httpx.AsyncClient) -> list[httpx.Response]:
         return [
-            await client.post(path, json={"answer": BEES})
+            await client.post(path, json={"answer": "Bees fly. " * 30})
             for path in ("/v1/verify", "/v1/verify/stream", "/v1/repair")
         ]
 
-    for response in serve(settings_for(index_dir, scorer=scorer), work):
+    for response in serve(settings_for(index_dir, scorer=scorer, claims=20), work):
         assert response.status_code == 422, response.text
         assert response.json()["error"]["message"] == (
-            "the answer has 1999 claims, over this server's limit claims = 100; send less (the "
+            "the answer has 30 claims, over this server's limit claims = 20; send less (the "
             "server's operator sets the limit)"
         )
-        assert response.json()["error"]["limit"] == {"name": "claims", "value": 100}
+        assert response.json()["error"]["limit"] == {"name": "claims", "value": 20}
     assert scorer.calls == []  # no model work was started
 
 
