@@ -23,7 +23,7 @@ WORDS = (
 texts = st.lists(st.sampled_from(WORDS), min_size=1, max_size=40).map(" ".join)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(claim=texts, premise=texts, offset=st.integers(min_value=0, max_value=50))
 def test_every_span_lies_inside_its_own_text(claim: str, premise: str, offset: int) -> None:
     document = "x" * offset + premise
